@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Deck",
+    products: [
+        .executable(name: "deckd", targets: ["deckd"]),
+        .executable(name: "deckctl", targets: ["deckctl"]),
+        .executable(name: "deck-bench", targets: ["deck-bench"]),
+        .library(name: "DeckRuntime", targets: ["DeckRuntime"]),
+        .library(name: "DeckSDK", targets: ["DeckSDK"]),
+        // First-party plugins: each a shared library packed into a bundle by `make`.
+        .library(name: "Tone", type: .dynamic, targets: ["Tone"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .systemLibrary(name: "CDeckPlugin"),
+
+        .target(name: "DeckRuntime", dependencies: ["CLibUV", "CJansson", "CDeckPlugin"]),
+        .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
+        .executableTarget(name: "deckd", dependencies: ["DeckRuntime"]),
+        .executableTarget(name: "deckctl"),
+        .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime"]),
+
+        .target(name: "Tone", dependencies: ["DeckSDK"], path: "Plugins/Tone",
+                exclude: ["manifest.json"]),
+
+        .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckRuntime", "CLibUV"]),
+        .testTarget(name: "DeckSDKTests", dependencies: ["DeckSDK", "DeckRuntime"]),
+        .testTarget(name: "deckdTests", dependencies: ["DeckRuntime"]),
+    ]
+)

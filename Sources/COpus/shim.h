@@ -1,0 +1,1 @@
+#include <opus/opus.h>

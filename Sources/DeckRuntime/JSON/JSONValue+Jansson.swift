@@ -1,0 +1,128 @@
+import CJansson
+import Glibc
+
+/// Bounds applied to untrusted JSON before and while it is parsed.
+public struct JSONLimits: Sendable, Equatable {
+    public var maxBytes: Int
+    public var maxDepth: Int
+
+    public init(maxBytes: Int = 1 << 20, maxDepth: Int = 64) {
+        self.maxBytes = maxBytes
+        self.maxDepth = maxDepth
+    }
+}
+
+/// Why a JSON text was refused, with the position jansson reports (1-based line and column).
+public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable { case syntax, tooLarge, tooDeep }
+    public var kind: Kind
+    public var line: Int
+    public var column: Int
+    public var message: String
+
+    public var description: String {
+        kind == .syntax ? "line \(line), column \(column): \(message)" : message
+    }
+}
+
+extension JSONValue {
+    /// Parses one JSON value (any type at the top level); duplicate object keys are refused.
+    public static func parse(_ bytes: [UInt8], limits: JSONLimits = JSONLimits()) throws(JSONParseError) -> JSONValue {
+        if bytes.count > limits.maxBytes {
+            throw JSONParseError(kind: .tooLarge, line: 0, column: 0,
+                                 message: "JSON text of \(bytes.count) bytes exceeds the limit of \(limits.maxBytes) bytes")
+        }
+        var error = json_error_t()
+        let flags = Int(JSON_DECODE_ANY | JSON_REJECT_DUPLICATES)
+        let root = bytes.withUnsafeBytes { buf in
+            if let base = buf.baseAddress { return json_loadb(base.assumingMemoryBound(to: CChar.self), buf.count, flags, &error) }
+            return json_loads("", flags, &error)
+        }
+        guard let root else {
+            let text = withUnsafeBytes(of: &error.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            throw JSONParseError(kind: .syntax, line: Int(error.line), column: Int(error.column), message: text)
+        }
+        defer { json_decref(root) }
+        return try JSONValue(jansson: root, depth: 1, maxDepth: limits.maxDepth)
+    }
+
+    public static func parse(_ text: String, limits: JSONLimits = JSONLimits()) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8), limits: limits)
+    }
+
+    private init(jansson json: UnsafeMutablePointer<json_t>, depth: Int, maxDepth: Int) throws(JSONParseError) {
+        let isContainer = json.pointee.type == JSON_OBJECT || json.pointee.type == JSON_ARRAY
+        if isContainer && depth > maxDepth {
+            throw JSONParseError(kind: .tooDeep, line: 0, column: 0,
+                                 message: "JSON nesting deeper than the limit of \(maxDepth) levels")
+        }
+        switch json.pointee.type {
+        case JSON_NULL: self = .null
+        case JSON_TRUE: self = .bool(true)
+        case JSON_FALSE: self = .bool(false)
+        case JSON_INTEGER: self = .int(Int64(json_integer_value(json)))
+        case JSON_REAL: self = .double(json_real_value(json))
+        case JSON_STRING:
+            let length = json_string_length(json)
+            let text = json_string_value(json)!.withMemoryRebound(to: UInt8.self, capacity: length) {
+                String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+            }
+            self = .string(text)
+        case JSON_ARRAY:
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(json_array_size(json))
+            for index in 0..<json_array_size(json) {
+                elements.append(try JSONValue(jansson: json_array_get(json, index), depth: depth + 1, maxDepth: maxDepth))
+            }
+            self = .array(elements)
+        default:
+            var members: [String: JSONValue] = [:]
+            var iterator = json_object_iter(json)
+            while let it = iterator {
+                let key = String(cString: json_object_iter_key(it))
+                members[key] = try JSONValue(jansson: json_object_iter_value(it), depth: depth + 1, maxDepth: maxDepth)
+                iterator = json_object_iter_next(json, it)
+            }
+            self = .object(members)
+        }
+    }
+
+    /// Compact JSON text with sorted object keys; non-finite numbers, which JSON cannot carry, become null.
+    public func encoded() -> String {
+        let json = makeJansson()
+        defer { json_decref(json) }
+        guard let text = json_dumps(json, Int(JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)) else { return "null" }
+        defer { free(text) }
+        return String(cString: text)
+    }
+
+    private func makeJansson() -> UnsafeMutablePointer<json_t> {
+        switch self {
+        case .null: return json_null()
+        case .bool(let b): return b ? json_true() : json_false()
+        case .int(let i): return json_integer(json_int_t(i))
+        case .double(let d): return d.isFinite ? json_real(d) : json_null()
+        case .string(let s):
+            var s = s
+            return s.withUTF8 { buf in
+                guard let base = buf.baseAddress else { return json_string_nocheck("") }
+                return json_stringn_nocheck(UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), buf.count)
+            }
+        case .array(let elements):
+            let array = json_array()!
+            for element in elements { json_array_append_new(array, element.makeJansson()) }
+            return array
+        case .object(let members):
+            let object = json_object()!
+            for (key, value) in members {
+                var key = key
+                key.withUTF8 { buf in
+                    guard let base = buf.baseAddress else { return _ = json_object_set_new_nocheck(object, "", value.makeJansson()) }
+                    let text = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
+                    _ = json_object_setn_new_nocheck(object, text, buf.count, value.makeJansson())
+                }
+            }
+            return object
+        }
+    }
+}

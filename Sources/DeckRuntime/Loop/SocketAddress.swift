@@ -1,0 +1,54 @@
+import CLibUV
+import Glibc
+
+/// An IPv4 or IPv6 address and port, parsed by libuv.
+public struct SocketAddress: Sendable, CustomStringConvertible {
+    var storage = sockaddr_storage()
+    public let host: String
+    public let port: Int
+
+    public init(host: String, port: Int) throws(LoopError) {
+        guard (0...65535).contains(port) else { throw LoopError("port \(port)", code: UV_EINVAL.rawValue) }
+        self.host = host
+        self.port = port
+        let status: Int32 = withUnsafeMutableBytes(of: &storage) { bytes in
+            if host.contains(":") {
+                return uv_ip6_addr(host, Int32(port), bytes.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self))
+            }
+            return uv_ip4_addr(host, Int32(port), bytes.baseAddress!.assumingMemoryBound(to: sockaddr_in.self))
+        }
+        try LoopError.check(status, "address \(host)")
+    }
+
+    /// Reads back the address of a bound socket (e.g. the port picked for port 0).
+    init(storage: sockaddr_storage) {
+        self.storage = storage
+        var buffer = [CChar](repeating: 0, count: 64)
+        var storage = storage
+        let port: UInt16 = withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                if address.pointee.sa_family == sa_family_t(AF_INET6) {
+                    return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                        uv_ip6_name($0, &buffer, buffer.count)
+                        return $0.pointee.sin6_port
+                    }
+                }
+                return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    uv_ip4_name($0, &buffer, buffer.count)
+                    return $0.pointee.sin_port
+                }
+            }
+        }
+        host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self.port = Int(UInt16(bigEndian: port))
+    }
+
+    /// Whether this is 127.0.0.0/8 or ::1.
+    public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
+
+    func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>) -> R) -> R {
+        withUnsafeBytes(of: storage) { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self)) }
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

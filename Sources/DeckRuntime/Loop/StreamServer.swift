@@ -1,0 +1,74 @@
+import CLibUV
+import Glibc
+
+/// A listening Unix-domain or TCP socket handing each accepted client to its owner. Loop-thread-confined.
+public final class StreamServer: LoopHandle {
+    public enum Address: Sendable {
+        case unix(path: String)
+        case tcp(SocketAddress)
+    }
+
+    private let loop: EventLoop
+    private let address: Address
+    private var onConnection: ((StreamConnection) -> Void)?
+
+    /// Creates the socket and binds it; `listen` starts accepting.
+    public init(loop: EventLoop, address: Address) throws(LoopError) {
+        self.loop = loop
+        self.address = address
+        super.init()
+        let status: Int32 = switch address {
+        case .unix: uv_pipe_init(loop.raw, raw.assumingMemoryBound(to: uv_pipe_t.self), 0)
+        case .tcp: uv_tcp_init(loop.raw, raw.assumingMemoryBound(to: uv_tcp_t.self))
+        }
+        if status < 0 {
+            discardUninitialised()
+            throw LoopError("creating the socket", code: status)
+        }
+        attach()
+        do {
+            switch address {
+            case .unix(let path):
+                try LoopError.check(uv_pipe_bind(raw.assumingMemoryBound(to: uv_pipe_t.self), path), "binding \(path)")
+            case .tcp(let socketAddress):
+                let status = socketAddress.withSockaddr { uv_tcp_bind(raw.assumingMemoryBound(to: uv_tcp_t.self), $0, 0) }
+                try LoopError.check(status, "binding \(socketAddress)")
+            }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    public func listen(backlog: Int32 = 128, _ onConnection: @escaping (StreamConnection) -> Void) throws(LoopError) {
+        self.onConnection = onConnection
+        let status = uv_listen(raw.assumingMemoryBound(to: uv_stream_t.self), backlog) { server, status in
+            guard status >= 0, let owner = LoopHandle.owner(server, as: StreamServer.self) else { return }
+            owner.accept()
+        }
+        try LoopError.check(status, "listening")
+    }
+
+    /// The bound TCP address (useful after binding port 0); nil for Unix sockets.
+    public var localAddress: SocketAddress? {
+        guard case .tcp = address else { return nil }
+        var storage = sockaddr_storage()
+        var length = Int32(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                uv_tcp_getsockname(raw.assumingMemoryBound(to: uv_tcp_t.self), $0, &length)
+            }
+        }
+        return status == 0 ? SocketAddress(storage: storage) : nil
+    }
+
+    private func accept() {
+        let isUnix = if case .unix = address { true } else { false }
+        guard let client = try? StreamConnection(loop: loop, unix: isUnix) else { return }
+        guard uv_accept(raw.assumingMemoryBound(to: uv_stream_t.self), client.stream) == 0 else {
+            client.close()
+            return
+        }
+        onConnection?(client)
+    }
+}

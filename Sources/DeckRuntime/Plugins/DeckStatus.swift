@@ -1,0 +1,43 @@
+import CDeckPlugin
+
+/// The ABI's facts the runtime checks plugins against.
+public enum PluginABI {
+    public static let major = UInt32(DECK_ABI_VERSION_MAJOR)
+    public static let minor = UInt32(DECK_ABI_VERSION_MINOR)
+    public static let patch = UInt32(DECK_ABI_VERSION_PATCH)
+    public static let entrySymbol = "deck_plugin_entry"
+}
+
+/// A `deck_status_t` as Swift sees it.
+public enum DeckStatus: Int32, Error, Sendable, CustomStringConvertible {
+    case ok = 0
+    case invalid = -1
+    case notEntitled = -2
+    case limit = -3
+    case state = -4
+    case unsupported = -5
+    case `internal` = -6
+
+    /// Unknown negative codes from a newer plugin read as `internal`, as plugin.h asks.
+    public init(code: Int32) { self = DeckStatus(rawValue: code) ?? (code >= 0 ? .ok : .internal) }
+
+    public var description: String {
+        switch self {
+        case .ok: "DECK_OK"
+        case .invalid: "DECK_E_INVALID"
+        case .notEntitled: "DECK_E_NOT_ENTITLED"
+        case .limit: "DECK_E_LIMIT"
+        case .state: "DECK_E_STATE"
+        case .unsupported: "DECK_E_UNSUPPORTED"
+        case .internal: "DECK_E_INTERNAL"
+        }
+    }
+}
+
+/// A call into or out of a plugin that was refused or failed, with a message for the log.
+public struct PluginCallError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var status: DeckStatus
+    public var message: String
+
+    public var description: String { "\(status): \(message)" }
+}

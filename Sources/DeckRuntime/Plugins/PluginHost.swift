@@ -1,0 +1,132 @@
+import CDeckPlugin
+import Glibc
+import Synchronization
+
+/// The host side of the ABI for one plugin instance: the `deck_host_t` it is handed and the
+/// state its callbacks read. Plugins call in from any thread, so every field is immutable,
+/// atomic or locked.
+final class PluginHost: Sendable {
+    /// Lifecycle as seen from any thread (the loop thread's `PluginInstance` is the authority).
+    enum Phase: Int { case loading, running, destroyed }
+
+    let pluginID: String
+    let instance: Int
+    let entitlements: Set<Entitlement>
+    let logger: Logger
+    let loopThread: LoopThread
+    let callbacks: CallbackRequests
+    let phase = Atomic<Int>(Phase.loading.rawValue)
+    /// Set between a plugin's request and its delivery, so repeated requests coalesce.
+    let callbackPending = Atomic<Bool>(false)
+    private let lastErrorText = Mutex<CStringBox>(CStringBox(""))
+    /// The last error the plugin logged, quoted when one of its own calls fails.
+    private let lastLoggedErrorText = Mutex<String>("")
+    /// The C structs handed to the plugin; stable addresses until this host is freed.
+    let structs: HostStructs
+
+    init(pluginID: String, instance: Int, entitlements: Set<Entitlement>, logger: Logger,
+         loopThread: LoopThread, callbacks: CallbackRequests) {
+        self.pluginID = pluginID
+        self.instance = instance
+        self.entitlements = entitlements
+        self.logger = logger
+        self.loopThread = loopThread
+        self.callbacks = callbacks
+        structs = HostStructs()
+        structs.fill(context: Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    var raw: UnsafePointer<deck_host_t> { UnsafePointer(structs.host) }
+
+    var currentPhase: Phase { Phase(rawValue: phase.load(ordering: .acquiring)) ?? .destroyed }
+
+    /// Records why a host call failed, for `last_error`, and returns the status to hand back.
+    func fail(_ status: DeckStatus, _ message: String) -> deck_status_t {
+        lastErrorText.withLock { $0 = CStringBox(message) }
+        logger.debug(pluginID, "host call refused: \(message)")
+        return status.rawValue
+    }
+
+    var lastErrorMessage: String { lastErrorText.withLock { $0.string } }
+
+    var lastLoggedError: String { lastLoggedErrorText.withLock { $0 } }
+
+    fileprivate func log(_ level: LogLevel, _ message: String) {
+        if level == .error { lastLoggedErrorText.withLock { $0 = message } }
+        logger.log(level, pluginID, message)
+    }
+
+    fileprivate var lastErrorPointer: UnsafePointer<CChar> { lastErrorText.withLock { UnsafePointer($0.pointer) } }
+
+    fileprivate static func from(_ host: UnsafePointer<deck_host_t>?) -> PluginHost? {
+        guard let context = host?.pointee.host_data else { return nil }
+        return Unmanaged<PluginHost>.fromOpaque(context).takeUnretainedValue()
+    }
+}
+
+/// A C string owned by Swift, freed with its box.
+final class CStringBox: @unchecked Sendable {  // Immutable after init; only handed out as a read-only pointer.
+    let string: String
+    let pointer: UnsafeMutablePointer<CChar>
+
+    init(_ string: String) {
+        self.string = string
+        pointer = strdup(string)
+    }
+
+    deinit { free(pointer) }
+}
+
+/// The `deck_host_t` and the host extensions for one plugin, at fixed addresses.
+final class HostStructs: @unchecked Sendable {  // Written once in `fill` before the plugin sees them, then read-only.
+    let host = UnsafeMutablePointer<deck_host_t>.allocate(capacity: 1)
+    let threadCheck = UnsafeMutablePointer<deck_host_thread_check_t>.allocate(capacity: 1)
+    private let name = CStringBox("Deck")
+    private let version = CStringBox(DeckVersion.string)
+
+    func fill(context: UnsafeMutableRawPointer) {
+        host.initialize(to: deck_host_t())
+        host.pointee.abi = deck_abi_version_t(major: PluginABI.major, minor: PluginABI.minor, patch: PluginABI.patch)
+        host.pointee.host_data = context
+        host.pointee.name = UnsafePointer(name.pointer)
+        host.pointee.version = UnsafePointer(version.pointer)
+        host.pointee.get_extension = { host, id in
+            guard let owner = PluginHost.from(host), let id else { return nil }
+            switch String(cString: id) {
+            case DECK_EXT_THREAD_CHECK: return UnsafeRawPointer(owner.structs.threadCheck)
+            default: return nil
+            }
+        }
+        host.pointee.log = { host, level, message in
+            guard let owner = PluginHost.from(host), let message else { return }
+            owner.log(LogLevel(rawValue: Int(level.rawValue)) ?? .info, String(cString: message))
+        }
+        host.pointee.last_error = { host in
+            PluginHost.from(host)?.lastErrorPointer
+        }
+        host.pointee.request_callback = { host in
+            guard let owner = PluginHost.from(host) else { return DeckStatus.invalid.rawValue }
+            guard owner.currentPhase != .destroyed else {
+                return owner.fail(.state, "request_callback: the plugin is destroyed")
+            }
+            if !owner.callbackPending.exchange(true, ordering: .acquiringAndReleasing) {
+                owner.callbacks.request(instance: owner.instance)
+            }
+            return DeckStatus.ok.rawValue
+        }
+        host.pointee.has_entitlement = { host, category in
+            guard let owner = PluginHost.from(host), let category,
+                  let entitlement = Entitlement(rawValue: String(cString: category)) else { return false }
+            return owner.entitlements.contains(entitlement)
+        }
+        threadCheck.initialize(to: deck_host_thread_check_t(
+            is_loop_thread: { host in PluginHost.from(host)?.loopThread.isCurrent ?? false },
+            // There is no audio thread yet; no caller can be on it.
+            is_audio_thread: { _ in false }))
+    }
+
+    deinit {
+        host.deallocate()
+        threadCheck.deallocate()
+    }
+}
