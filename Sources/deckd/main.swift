@@ -1,1 +1,2 @@
-print("deckd")
+import Glibc
+exit(Daemon.run(CommandLine.arguments))

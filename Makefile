@@ -1,0 +1,60 @@
+# Deck — every entry point installs what is missing first (make deps).
+#   make demo   build and show the runtime working end to end
+#   make run    run deckd on its embedded default until Ctrl-C
+#   make test   build everything and run every test
+#   make bench  run deck-bench and print the figures recorded in BENCHMARKS.md
+
+SWIFT        ?= swift
+SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
+APT_PACKAGES := gcc g++ make pkg-config libuv1-dev libjansson-dev libopus-dev libogg-dev procps
+
+RELEASE_BIN  = $(shell $(SWIFT) build -c release --show-bin-path)
+DEBUG_BIN    = $(shell $(SWIFT) build -c debug --show-bin-path)
+
+.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c demo run test bench clean
+
+all: build
+
+# Installs the Debian packages the build and tests need; does nothing when they are there.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  if [ "$$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	@$(MAKE) --no-print-directory bundles-release
+
+build-debug: deps
+	$(SWIFT) build -c debug $(SWIFT_FLAGS)
+	@$(MAKE) --no-print-directory bundles-debug
+
+# First-party plugin bundles next to deckd: <bin>/plugins/NAME.deckplugin/{manifest.json,libNAME.so}.
+bundles-release:
+	@scripts/make-bundles.sh "$(RELEASE_BIN)"
+bundles-debug:
+	@scripts/make-bundles.sh "$(DEBUG_BIN)"
+
+plugin-c: deps
+	@$(MAKE) --no-print-directory -C examples/plugin-c
+
+demo: build plugin-c
+	@scripts/demo.sh "$(RELEASE_BIN)"
+
+run: build
+	"$(RELEASE_BIN)/deckd"
+
+test: build-debug plugin-c
+	$(SWIFT) test $(SWIFT_FLAGS)
+
+bench: build plugin-c
+	"$(RELEASE_BIN)/deck-bench" --bin "$(RELEASE_BIN)" --plugin-c examples/plugin-c/build/Hello.deckplugin
+
+clean:
+	$(SWIFT) package clean
+	@$(MAKE) --no-print-directory -C examples/plugin-c clean

@@ -1,0 +1,28 @@
+import CDeckPlugin
+
+/// A failed host call, or a reason a plugin gives the host for failing: a status and a message.
+public struct DeckError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: Int32, Sendable {
+        case invalid = -1
+        case notEntitled = -2
+        case limit = -3
+        case state = -4
+        case unsupported = -5
+        case `internal` = -6
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// A `deck_status_t` from the host; unknown codes read as `internal`.
+    init(status: deck_status_t, message: String) {
+        self.init(Code(rawValue: status) ?? .internal, message)
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,58 @@
+import CDeckPlugin
+
+/// The runtime as a plugin sees it: logging, callbacks, entitlements, thread checks.
+/// Valid from the plugin's `init(host:)` until it is destroyed.
+public struct DeckHost: @unchecked Sendable {  // Wraps the host's pointer; the host makes its calls thread-safe per plugin.h.
+    public enum LogLevel: UInt32, Sendable {
+        case error = 0, warning, info, debug
+    }
+
+    let raw: UnsafePointer<deck_host_t>
+
+    init(raw: UnsafePointer<deck_host_t>) { self.raw = raw }
+
+    public var name: String { raw.pointee.name.map { String(cString: $0) } ?? "" }
+    public var version: String { raw.pointee.version.map { String(cString: $0) } ?? "" }
+
+    /// Writes a line to the runtime's log, attributed to this plugin. [any-thread]
+    public func log(_ level: LogLevel, _ message: String) {
+        raw.pointee.log(raw, deck_log_level_t(rawValue: level.rawValue), message)
+    }
+
+    /// Asks for `onCallback()` soon on the loop thread; requests coalesce. [any-thread]
+    public func requestCallback() throws(DeckError) {
+        try check(raw.pointee.request_callback(raw))
+    }
+
+    /// Whether the plugin's effective entitlements include `category` ("audio", "maps", …). [any-thread]
+    public func hasEntitlement(_ category: String) -> Bool {
+        raw.pointee.has_entitlement(raw, category)
+    }
+
+    /// Whether the caller runs on the runtime's loop thread (false when the host cannot tell). [any-thread]
+    public var isLoopThread: Bool {
+        guard let check = threadCheck else { return false }
+        return check.pointee.is_loop_thread(raw)
+    }
+
+    /// Whether the caller runs on the runtime's audio thread. [any-thread]
+    public var isAudioThread: Bool {
+        guard let check = threadCheck else { return false }
+        return check.pointee.is_audio_thread(raw)
+    }
+
+    /// A host extension by id, or nil when the host does not offer it. [any-thread]
+    public func extensionPointer(_ id: String) -> UnsafeRawPointer? {
+        raw.pointee.get_extension(raw, id)
+    }
+
+    private var threadCheck: UnsafePointer<deck_host_thread_check_t>? {
+        extensionPointer(DECK_EXT_THREAD_CHECK)?.assumingMemoryBound(to: deck_host_thread_check_t.self)
+    }
+
+    private func check(_ status: deck_status_t) throws(DeckError) {
+        guard status != deck_status_t(DECK_OK) else { return }
+        let message = raw.pointee.last_error(raw).map { String(cString: $0) } ?? ""
+        throw DeckError(status: status, message: message)
+    }
+}

@@ -1,0 +1,41 @@
+/// A Deck plugin written in Swift: a class conforming to this protocol plus one exported entry
+/// function (see `DeckPluginExport`). Every requirement runs on the runtime's loop thread.
+public protocol DeckPlugin: AnyObject {
+    /// Facts about the plugin; `id` must equal the bundle manifest's id.
+    static var descriptor: PluginDescriptor { get }
+
+    /// The host's `init`: prepare the instance. Throwing refuses the load; the error is logged.
+    init(host: DeckHost) throws
+
+    /// The plugin starts running and may use its entitlements.
+    func activate() throws
+
+    /// The plugin stops running.
+    func deactivate()
+
+    /// Answers `host.requestCallback()`, on the loop thread.
+    func onCallback()
+}
+
+extension DeckPlugin {
+    public func activate() throws {}
+    public func deactivate() {}
+    public func onCallback() {}
+}
+
+/// The static facts a plugin reports about itself.
+public struct PluginDescriptor: Sendable {
+    public var id: String
+    public var name: String
+    public var version: String
+    public var vendor: String?
+    public var description: String?
+
+    public init(id: String, name: String, version: String, vendor: String? = nil, description: String? = nil) {
+        self.id = id
+        self.name = name
+        self.version = version
+        self.vendor = vendor
+        self.description = description
+    }
+}

@@ -1,0 +1,86 @@
+import CDeckPlugin
+import Glibc
+
+/// One plugin instance behind a `deck_plugin_t`: the C struct, its descriptor strings, and the
+/// Swift object once the host has called `init`.
+final class PluginInstanceBox {
+    let type: any DeckPlugin.Type
+    let host: DeckHost
+    var plugin: (any DeckPlugin)?
+    let raw = UnsafeMutablePointer<deck_plugin_t>.allocate(capacity: 1)
+    private let descriptor = UnsafeMutablePointer<deck_plugin_descriptor_t>.allocate(capacity: 1)
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+
+    private init(type: any DeckPlugin.Type, host: DeckHost) {
+        self.type = type
+        self.host = host
+    }
+
+    /// Builds the C instance; the box stays alive until the host calls `destroy`.
+    static func create(type: any DeckPlugin.Type, host: DeckHost) -> UnsafePointer<deck_plugin_t> {
+        let box = PluginInstanceBox(type: type, host: host)
+        box.fillDescriptor(type.descriptor)
+        box.raw.initialize(to: deck_plugin_t())
+        box.raw.pointee.desc = UnsafePointer(box.descriptor)
+        box.raw.pointee.plugin_data = Unmanaged.passRetained(box).toOpaque()
+        box.raw.pointee.`init` = { plugin in
+            guard let box = PluginInstanceBox.from(plugin) else { return deck_status_t(DECK_E_INVALID) }
+            return box.run("init") { box.plugin = try box.type.init(host: box.host) }
+        }
+        box.raw.pointee.activate = { plugin in
+            guard let box = PluginInstanceBox.from(plugin), let instance = box.plugin else { return deck_status_t(DECK_E_STATE) }
+            return box.run("activate") { try instance.activate() }
+        }
+        box.raw.pointee.deactivate = { plugin in PluginInstanceBox.from(plugin)?.plugin?.deactivate() }
+        box.raw.pointee.destroy = { plugin in
+            guard let data = plugin?.pointee.plugin_data else { return }
+            let box = Unmanaged<PluginInstanceBox>.fromOpaque(data).takeRetainedValue()
+            box.plugin = nil
+        }
+        box.raw.pointee.get_extension = { _, _ in nil }
+        box.raw.pointee.on_callback = { plugin in PluginInstanceBox.from(plugin)?.plugin?.onCallback() }
+        return UnsafePointer(box.raw)
+    }
+
+    private static func from(_ plugin: UnsafePointer<deck_plugin_t>?) -> PluginInstanceBox? {
+        guard let data = plugin?.pointee.plugin_data else { return nil }
+        return Unmanaged<PluginInstanceBox>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    /// Runs a throwing plugin call, logging a thrown error and turning it into a status.
+    private func run(_ call: String, _ body: () throws -> Void) -> deck_status_t {
+        do {
+            try body()
+            return deck_status_t(DECK_OK)
+        } catch let error as DeckError {
+            host.log(.error, "\(call) failed: \(error.message)")
+            return error.code.rawValue
+        } catch {
+            host.log(.error, "\(call) failed: \(error)")
+            return deck_status_t(DECK_E_INTERNAL)
+        }
+    }
+
+    private func fillDescriptor(_ facts: PluginDescriptor) {
+        func text(_ value: String?) -> UnsafePointer<CChar>? {
+            guard let value else { return nil }
+            let copy = strdup(value)!
+            strings.append(copy)
+            return UnsafePointer(copy)
+        }
+        descriptor.initialize(to: deck_plugin_descriptor_t())
+        descriptor.pointee.abi = deck_abi_version_t(major: UInt32(DECK_ABI_VERSION_MAJOR), minor: UInt32(DECK_ABI_VERSION_MINOR),
+                                                    patch: UInt32(DECK_ABI_VERSION_PATCH))
+        descriptor.pointee.id = text(facts.id)
+        descriptor.pointee.name = text(facts.name)
+        descriptor.pointee.version = text(facts.version)
+        descriptor.pointee.vendor = text(facts.vendor)
+        descriptor.pointee.description = text(facts.description)
+    }
+
+    deinit {
+        strings.forEach { free($0) }
+        descriptor.deallocate()
+        raw.deallocate()
+    }
+}

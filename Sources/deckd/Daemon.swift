@@ -1,0 +1,89 @@
+import DeckRuntime
+import Glibc
+
+/// The `deckd` process: options and config in, the runtime running until a signal, a clean exit.
+enum Daemon {
+    static func run(_ arguments: [String]) -> Int32 {
+        let options: DaemonOptions
+        do {
+            options = try DaemonOptions.parse(Array(arguments.dropFirst()))
+        } catch {
+            printError("deckd: \(error.message)\nTry 'deckd --help' for more information.")
+            return 2
+        }
+        if options.showHelp {
+            print(DaemonOptions.usage)
+            return 0
+        }
+        if options.showVersion {
+            print("deckd \(DeckVersion.string) (plugin ABI \(PluginABI.major).\(PluginABI.minor))")
+            return 0
+        }
+
+        let configuration: RuntimeConfiguration
+        do {
+            configuration = try makeConfiguration(options)
+        } catch {
+            printError("deckd: \(error)")
+            return 2
+        }
+
+        let logger = Logger(level: configuration.logLevel)
+        do {
+            try serve(configuration: configuration, logger: logger)
+            return 0
+        } catch {
+            logger.error("deckd", "\(error)")
+            return 1
+        }
+    }
+
+    /// Defaults, then the config file, then the flags.
+    static func makeConfiguration(_ options: DaemonOptions) throws(ConfigurationError) -> RuntimeConfiguration {
+        var configuration = RuntimeConfiguration()
+        configuration.pluginDirectories = [defaultPluginDirectory()]
+        if let file = options.configFile { try configuration.apply(configFile: file) }
+        if !options.pluginDirectories.isEmpty { configuration.pluginDirectories = options.pluginDirectories }
+        if let policy = options.policyFile { try configuration.loadPolicy(policy) }
+        if let level = options.logLevel { configuration.logLevel = level }
+        if options.insecurePlugins { configuration.allowInsecurePlugins = true }
+        return configuration
+    }
+
+    /// Runs until SIGINT or SIGTERM, then deactivates and destroys every plugin in reverse order.
+    private static func serve(configuration: RuntimeConfiguration, logger: Logger) throws(LoopError) {
+        let runtime = try Runtime(configuration: configuration, logger: logger)
+        if configuration.allowInsecurePlugins {
+            logger.warning("deckd", "--insecure-plugins: bundle ownership and permission checks are off")
+        }
+        runtime.loadPlugins()
+        runtime.activatePlugins()
+
+        var watchers: [SignalWatcher] = []
+        for signal in [SIGINT, SIGTERM] {
+            let watcher = try SignalWatcher(loop: runtime.loop)
+            try watcher.start(signal: signal) { number in
+                logger.info("deckd", "\(number == SIGINT ? "SIGINT" : "SIGTERM") received, shutting down")
+                runtime.shutdown()
+                watchers.forEach { $0.close() }
+            }
+            watchers.append(watcher)
+        }
+        logger.info("deckd", "ready: \(runtime.plugins.count) plugin(s) loaded, \(runtime.loadFailures.count) refused")
+        runtime.loop.run()
+        logger.info("deckd", "stopped")
+    }
+
+    /// The first-party bundles installed next to the executable: `<dir of deckd>/plugins`.
+    static func defaultPluginDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return "plugins" }
+        let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) + "/plugins"
+    }
+
+    private static func printError(_ message: String) {
+        _ = (message + "\n").utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    }
+}

@@ -1,0 +1,75 @@
+import DeckRuntime
+
+/// `deckd`'s command line. Flags override the config file.
+struct DaemonOptions: Equatable {
+    var configFile: String?
+    var pluginDirectories: [String] = []
+    var policyFile: String?
+    var logLevel: LogLevel?
+    var insecurePlugins = false
+    var showHelp = false
+    var showVersion = false
+
+    static let usage = """
+        usage: deckd [--config FILE] [--plugins DIR]... [--policy FILE] [--log-level LEVEL]
+                     [--insecure-plugins] [--help] [--version]
+
+        Runs the Deck plugin runtime until SIGINT or SIGTERM.
+
+          --config FILE        JSON config: {"plugins": [DIR...], "policy": FILE, "logLevel": LEVEL,
+                               "insecurePlugins": BOOL}; relative paths are from the file's folder
+          --plugins DIR        load the *.deckplugin bundles in DIR (repeatable; replaces the config's
+                               list and the default, the first-party plugins next to deckd)
+          --policy FILE        the integrator's entitlement policy (default: grant what is declared)
+          --log-level LEVEL    error, warning, info (default) or debug
+          --insecure-plugins   load bundles writable by group/others or owned by another user
+          --help, --version    print this help or the version and exit
+
+        Exit status: 0 after a clean shutdown, 1 on a runtime failure, 2 on a usage or config error.
+        """
+
+    /// Parses `arguments` (without the program name); `--flag=value` and `--flag value` both work.
+    static func parse(_ arguments: [String]) throws(UsageError) -> DaemonOptions {
+        var options = DaemonOptions()
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            var flag = argument
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                flag = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(UsageError) -> String {
+                if let inlineValue { return inlineValue }
+                guard let next = remaining.popFirst(), !next.hasPrefix("--") else { throw UsageError("\(flag) needs a value") }
+                return next
+            }
+            func noValue() throws(UsageError) {
+                if inlineValue != nil { throw UsageError("\(flag) takes no value") }
+            }
+            switch flag {
+            case "--config": options.configFile = try value()
+            case "--plugins": options.pluginDirectories.append(try value())
+            case "--policy": options.policyFile = try value()
+            case "--log-level":
+                let name = try value()
+                guard let level = LogLevel(name: name) else {
+                    throw UsageError("--log-level must be error, warning, info or debug, not '\(name)'")
+                }
+                options.logLevel = level
+            case "--insecure-plugins": try noValue(); options.insecurePlugins = true
+            case "--help", "-h": try noValue(); options.showHelp = true
+            case "--version": try noValue(); options.showVersion = true
+            default:
+                throw UsageError(argument.hasPrefix("-") ? "unknown option \(flag)" : "unexpected argument '\(argument)'")
+            }
+        }
+        return options
+    }
+}
+
+/// A command-line mistake: reported on one line with a hint, exit status 2.
+struct UsageError: Error, Equatable {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
