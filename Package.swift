@@ -28,7 +28,6 @@ let package = Package(
                 exclude: ["manifest.json"]),
 
         .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckRuntime", "CLibUV"]),
-        .testTarget(name: "DeckSDKTests", dependencies: ["DeckSDK", "DeckRuntime"]),
         .testTarget(name: "deckdTests", dependencies: ["DeckRuntime"]),
     ]
 )

@@ -30,7 +30,7 @@ public final class AsyncDoorbell: LoopHandle {
     public init(loop: EventLoop, _ action: @escaping () -> Void) throws(LoopError) {
         self.action = action
         ringer = Ringer()
-        super.init()
+        super.init(owning: loop)
         let status = uv_async_init(loop.raw, raw.assumingMemoryBound(to: uv_async_t.self)) { async in
             LoopHandle.owner(async, as: AsyncDoorbell.self)?.action()
         }
@@ -52,6 +52,4 @@ public final class AsyncDoorbell: LoopHandle {
         super.close()
     }
 
-    /// Lets the loop exit while only this doorbell is open.
-    public func unref() { uv_unref(handle) }
 }

@@ -69,7 +69,7 @@ public final class EventLoop {
     public var now: UInt64 { uv_now(raw) }
 
     deinit {
-        // Close whatever an owner forgot, let the close callbacks run, then release the loop.
+        // Owners retain the loop, so only handles already closing remain; let their callbacks run.
         uv_walk(raw, { handle, _ in
             if let handle, uv_is_closing(handle) == 0 {
                 LoopHandle.detach(handle)

@@ -1,13 +1,16 @@
 import CLibUV
 
 /// Owns one libuv handle's memory; `close()` hands it to `uv_close`, whose callback frees it.
+/// Each owner keeps its loop alive, so a loop never goes away under an open handle.
 /// Subclasses are loop-thread-confined.
 open class LoopHandle {
     /// Storage large enough for any handle type, so one owner type serves pipes and TCP alike.
     let raw: UnsafeMutableRawPointer
+    let loop: EventLoop
     public private(set) var isClosed = false
 
-    init() {
+    init(owning loop: EventLoop) {
+        self.loop = loop
         raw = .allocate(byteCount: MemoryLayout<uv_any_handle>.size, alignment: MemoryLayout<uv_any_handle>.alignment)
         raw.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<uv_any_handle>.size)
     }

@@ -5,7 +5,7 @@ public final class LoopTimer: LoopHandle {
     private var action: (() -> Void)?
 
     public init(loop: EventLoop) throws(LoopError) {
-        super.init()
+        super.init(owning: loop)
         let status = uv_timer_init(loop.raw, raw.assumingMemoryBound(to: uv_timer_t.self))
         if status < 0 {
             discardUninitialised()
@@ -28,6 +28,4 @@ public final class LoopTimer: LoopHandle {
         uv_timer_stop(raw.assumingMemoryBound(to: uv_timer_t.self))
     }
 
-    /// Lets the loop exit while only this timer is pending.
-    public func unref() { uv_unref(handle) }
 }

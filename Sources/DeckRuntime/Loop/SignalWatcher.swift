@@ -5,7 +5,7 @@ public final class SignalWatcher: LoopHandle {
     private var action: ((Int32) -> Void)?
 
     public init(loop: EventLoop) throws(LoopError) {
-        super.init()
+        super.init(owning: loop)
         let status = uv_signal_init(loop.raw, raw.assumingMemoryBound(to: uv_signal_t.self))
         if status < 0 {
             discardUninitialised()
@@ -22,6 +22,4 @@ public final class SignalWatcher: LoopHandle {
         try LoopError.check(status, "uv_signal_start(\(signal))")
     }
 
-    /// Lets the loop exit while only this watcher is active.
-    public func unref() { uv_unref(handle) }
 }

@@ -13,7 +13,7 @@ public final class StreamConnection: LoopHandle {
     private var readBuffer: UnsafeMutableRawBufferPointer?
 
     init(loop: EventLoop, unix: Bool) throws(LoopError) {
-        super.init()
+        super.init(owning: loop)
         let status = unix
             ? uv_pipe_init(loop.raw, raw.assumingMemoryBound(to: uv_pipe_t.self), 0)
             : uv_tcp_init(loop.raw, raw.assumingMemoryBound(to: uv_tcp_t.self))

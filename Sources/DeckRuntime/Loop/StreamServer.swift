@@ -8,15 +8,13 @@ public final class StreamServer: LoopHandle {
         case tcp(SocketAddress)
     }
 
-    private let loop: EventLoop
     private let address: Address
     private var onConnection: ((StreamConnection) -> Void)?
 
     /// Creates the socket and binds it; `listen` starts accepting.
     public init(loop: EventLoop, address: Address) throws(LoopError) {
-        self.loop = loop
         self.address = address
-        super.init()
+        super.init(owning: loop)
         let status: Int32 = switch address {
         case .unix: uv_pipe_init(loop.raw, raw.assumingMemoryBound(to: uv_pipe_t.self), 0)
         case .tcp: uv_tcp_init(loop.raw, raw.assumingMemoryBound(to: uv_tcp_t.self))

@@ -8,7 +8,7 @@ public final class UDPSocket: LoopHandle {
     private var readBuffer: UnsafeMutableRawBufferPointer?
 
     public init(loop: EventLoop) throws(LoopError) {
-        super.init()
+        super.init(owning: loop)
         let status = uv_udp_init(loop.raw, udp)
         if status < 0 {
             discardUninitialised()

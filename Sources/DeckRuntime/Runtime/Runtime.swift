@@ -1,5 +1,5 @@
 /// The one object that wires Deck's subsystems together: the loop, the plugins and their
-/// callbacks. Loop-thread-confined.
+/// callbacks. It keeps the loop running until `shutdown()`. Loop-thread-confined.
 public final class Runtime {
     public let loop: EventLoop
     public let logger: Logger
@@ -18,7 +18,6 @@ public final class Runtime {
         self.logger = logger
         if let loop { self.loop = loop } else { self.loop = try EventLoop() }
         let doorbell = try AsyncDoorbell(loop: self.loop) { [unowned self] in deliverCallbacks() }
-        doorbell.unref()
         callbackDoorbell = doorbell
         callbackRequests = CallbackRequests(ringer: doorbell.ringer)
     }

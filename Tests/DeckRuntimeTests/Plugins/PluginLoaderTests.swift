@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+@testable import DeckRuntime
+
+/// Each way a bundle can be wrong is refused with its exact reason, and the runtime carries on.
+@Suite struct PluginLoaderTests {
+    let dir = TemporaryDirectory()
+    let log = LogCapture()
+
+    /// Loads `bundle` into a fresh runtime and returns why it was refused.
+    func refusal(_ bundle: String, runtime: Runtime? = nil) throws -> PluginLoadError.Reason? {
+        let runtime = try runtime ?? makeRuntime(log: log)
+        #expect(runtime.loadBundle(bundle) == nil)
+        let failure = runtime.loadFailures.last
+        #expect(failure?.bundle == bundle)
+        if let failure { #expect(log.contains(.error, failure.reasonText)) }
+        return failure?.reason
+    }
+
+    @Test func aGoodCPluginLoadsWithItsDeclaredEntitlements() throws {
+        let runtime = try makeRuntime(log: log)
+        let plugin = try #require(runtime.loadBundle(Paths.helloBundle))
+        #expect(plugin.id == "org.example.hello")
+        #expect(plugin.entitlements == [.audio])
+        #expect(plugin.state == .initialized)
+        #expect(!plugin.isSwift)
+        #expect(log.messages(from: "org.example.hello").contains { $0.hasPrefix("hello from C") })
+        runtime.shutdown()
+    }
+
+    @Test func aGoodSwiftPluginLoadsWithItsEffectiveEntitlements() throws {
+        let runtime = try makeRuntime(log: log)
+        let plugin = try #require(runtime.loadBundle(Paths.toneBundle))
+        #expect(plugin.id == "org.deck.tone")
+        #expect(plugin.entitlements == [.audio])
+        #expect(plugin.isSwift)
+        runtime.shutdown()
+    }
+
+    @Test func malformedJSONIsReportedWithLineAndColumn() throws {
+        let bundle = try Fixture.bundle(in: dir.path, manifestText: "{\n  \"id\": \"org.deck.test.fixture\",\n  \"name\": }\n")
+        guard case .manifest(.malformedJSON(let error)) = try refusal(bundle) else {
+            Issue.record("expected a JSON error"); return
+        }
+        #expect(error.line == 3)
+        #expect(error.column == 11)
+    }
+
+    @Test(arguments: ["id", "name", "version", "abi", "library", "entitlements"])
+    func eachRequiredKeyIsRequired(key: String) throws {
+        let bundle = try Fixture.bundle(in: dir.path, manifest: [key: NSNull()])
+        #expect(try refusal(bundle) == .manifest(.missingKey(key)))
+    }
+
+    @Test func keysOfTheWrongTypeAreNamed() throws {
+        let bundle = try Fixture.bundle(in: dir.path, manifest: ["abi": "1"])
+        #expect(try refusal(bundle) == .manifest(.wrongType(key: "abi", expected: "an integer", got: "a string")))
+    }
+
+    @Test func anUnknownEntitlementIsRefused() throws {
+        let bundle = try Fixture.bundle(in: dir.path, manifest: ["entitlements": ["audio", "teleport"]])
+        #expect(try refusal(bundle) == .manifest(.unknownEntitlement("teleport")))
+    }
+
+    @Test(arguments: ["radio", "org..radio", "-org.radio", "org.ra dio", "1org.radio", "org.radio-"])
+    func idsMustBeReverseDNS(id: String) throws {
+        let bundle = try Fixture.bundle(in: dir.path, manifest: ["id": id])
+        #expect(try refusal(bundle) == .manifest(.invalidID(id)))
+    }
+
+    @Test(arguments: ["1.0", "01.0.0", "1.0.0-", "v1.0.0", "1.0.0+build+x"])
+    func versionsMustBeSemantic(version: String) throws {
+        let bundle = try Fixture.bundle(in: dir.path, manifest: ["version": version])
+        #expect(try refusal(bundle) == .manifest(.invalidVersion(version)))
+    }
+
+    @Test(arguments: [("../libfixture.so", "it contains a '/'; it must name a file directly inside the bundle"),
+                      ("/usr/lib/libfixture.so", "it is an absolute path"),
+                      ("..", "it names a directory")])
+    func theLibraryMustBeAPlainFileName(library: String, reason: String) throws {
+        let bundle = try Fixture.bundle(in: dir.path, manifest: ["library": library])
+        #expect(try refusal(bundle) == .manifest(.invalidLibrary(library, reason: reason)))
+    }
+
+    @Test func aSymlinkEscapingTheBundleIsRefused() throws {
+        let outside = try Fixture.bundle(in: dir.path, name: "Outside")
+        let bundle = try Fixture.bundle(in: dir.path, manifest: ["library": "liblink.so"])
+        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/liblink.so", withDestinationPath: "\(outside)/libfixture.so")
+        let resolved = try #require(PluginLoader.realPath("\(outside)/libfixture.so"))
+        #expect(try refusal(bundle) == .libraryEscapesBundle(resolved: resolved))
+    }
+
+    @Test func aMissingLibraryIsRefused() throws {
+        let bundle = try Fixture.bundle(in: dir.path, manifest: ["library": "libabsent.so"])
+        #expect(try refusal(bundle) == .libraryUnusable("library libabsent.so not found in the bundle: No such file or directory"))
+    }
+
+    @Test func aManifestForAnotherABIMajorIsRefusedBeforeOpening() throws {
+        let bundle = try Fixture.bundle(in: dir.path, manifest: ["abi": 2])
+        #expect(try refusal(bundle) == .abiMajorMismatch(declared: 2))
+        #expect(log.contains(.error, "manifest declares ABI 2, but this runtime implements ABI 1"))
+    }
+
+    @Test func aLibraryBuiltForAnotherMajorIsRefused() throws {
+        let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_ENTRY_MAJOR=2"])
+        #expect(try refusal(bundle) == .abiTooNew(major: 2, minor: 0))
+        #expect(log.contains(.error, "library is built for ABI 2.0, but this runtime implements ABI 1.0"))
+    }
+
+    @Test func aLibraryBuiltForANewerMinorIsRefused() throws {
+        let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_ENTRY_MINOR=\(PluginABI.minor + 1)"])
+        #expect(try refusal(bundle) == .abiTooNew(major: 1, minor: PluginABI.minor + 1))
+        #expect(log.contains(.error, "newer than this runtime's ABI"))
+    }
+
+    @Test func aLibraryWithoutTheEntrySymbolIsRefused() throws {
+        let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_NO_ENTRY"])
+        #expect(try refusal(bundle) == .missingEntrySymbol)
+    }
+
+    @Test func dlopenErrorsCarryTheLinkersText() throws {
+        let bundle = try Fixture.bundle(in: dir.path)
+        try "not a shared object".write(toFile: "\(bundle)/libfixture.so", atomically: false, encoding: .utf8)
+        guard case .dlopenFailed(let message) = try refusal(bundle) else { Issue.record("expected dlopen failure"); return }
+        #expect(message.contains("libfixture.so"))
+        #expect(message.contains("file too short") || message.contains("invalid ELF header"))
+    }
+
+    @Test func anEntryInitReturningFalseIsRefused() throws {
+        let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_ENTRY_INIT_FAILS"])
+        #expect(try refusal(bundle) == .entryInitFailed)
+    }
+
+    @Test func aCreateReturningNullIsRefused() throws {
+        let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_CREATE_FAILS"])
+        #expect(try refusal(bundle) == .createFailed)
+    }
+
+    @Test func aPluginInitFailureQuotesWhatThePluginLogged() throws {
+        let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_PLUGIN_INIT_FAILS"])
+        #expect(try refusal(bundle) == .pluginInitFailed(status: .internal, message: "cannot find my tuner"))
+    }
+
+    @Test func aDescriptorIdDifferentFromTheManifestIsRefused() throws {
+        let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_ID=\"org.deck.other\""])
+        #expect(try refusal(bundle) == .pluginInvalid(
+            "descriptor id \"org.deck.other\" differs from the manifest id \"org.deck.test.fixture\""))
+    }
+
+    @Test func aPluginStructMissingAFunctionIsRefused() throws {
+        let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_NO_DEACTIVATE"])
+        #expect(try refusal(bundle) == .pluginInvalid("missing deactivate"))
+    }
+
+    @Test func theFirstOfTwoBundlesWithOneIdWins() throws {
+        let runtime = try makeRuntime(log: log)
+        let first = try Fixture.bundle(in: dir.path, name: "A")
+        let second = try Fixture.bundle(in: dir.path, name: "B")
+        runtime.loadPlugins()
+        #expect(runtime.loadBundle(first) != nil)
+        #expect(try refusal(second, runtime: runtime) == .duplicateID("org.deck.test.fixture", firstBundle: first))
+        #expect(runtime.plugins.map(\.bundlePath) == [first])
+        runtime.shutdown()
+    }
+
+    @Test func entitlementsThePolicyDoesNotGrantAreDroppedWithAWarning() throws {
+        let bundle = try Fixture.bundle(in: dir.path, manifest: ["entitlements": ["audio", "maps"]])
+        let policy = EntitlementPolicy(defaultGrants: [.audio], pluginGrants: [:])
+        let runtime = try makeRuntime(policy: policy, log: log)
+        let plugin = try #require(runtime.loadBundle(bundle))
+        #expect(plugin.entitlements == [.audio])
+        #expect(log.contains(.warning, "org.deck.test.fixture: entitlements not granted by policy, loading without them: maps"))
+        runtime.shutdown()
+    }
+
+    @Test func aSwiftPluginThatRefusesWithoutItsEntitlementReportsTheSDKError() throws {
+        let policy = EntitlementPolicy(defaultGrants: [], pluginGrants: [:])
+        let runtime = try makeRuntime(policy: policy, log: log)
+        #expect(try refusal(Paths.toneBundle, runtime: runtime)
+            == .pluginInitFailed(status: .notEntitled, message: "init failed: Tone needs the audio entitlement"))
+    }
+
+    @Test func aBundleWritableByOthersIsRefusedUnlessInsecureIsAllowed() throws {
+        let bundle = try Fixture.bundle(in: dir.path)
+        chmod("\(bundle)/libfixture.so", 0o777)
+        guard case .insecure(_, let problem) = try refusal(bundle) else { Issue.record("expected insecure"); return }
+        #expect(problem == "it is writable by group or others (mode 777)")
+        let insecure = try makeRuntime(insecure: true, log: log)
+        #expect(insecure.loadBundle(bundle) != nil)
+        insecure.shutdown()
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "changing a file's owner needs root"))
+    func aLibraryOwnedByAnotherUserIsRefused() throws {
+        let bundle = try Fixture.bundle(in: dir.path)
+        #expect(chown("\(bundle)/libfixture.so", 65534, 65534) == 0)
+        guard case .insecure(_, let problem) = try refusal(bundle) else { Issue.record("expected insecure"); return }
+        #expect(problem == "it is owned by uid 65534, not by the runtime's user (uid 0) or root")
+    }
+
+    @Test func oneBadBundleDoesNotStopTheOthersInItsDirectory() throws {
+        try Fixture.bundle(in: dir.path, name: "A-broken", manifest: ["entitlements": ["teleport"]])
+        try Fixture.bundle(in: dir.path, name: "B-good", defines: ["FIXTURE_ID=\"org.deck.test.good\""],
+                           manifest: ["id": "org.deck.test.good"])
+        var configuration = RuntimeConfiguration()
+        configuration.pluginDirectories = [dir.path, dir.path + "/absent"]
+        let runtime = try Runtime(configuration: configuration, logger: log.logger)
+        runtime.loadPlugins()
+        #expect(runtime.plugins.map(\.id) == ["org.deck.test.good"])
+        #expect(runtime.loadFailures.map(\.reason) == [
+            .manifest(.unknownEntitlement("teleport")),
+            .notADirectory("cannot read plugin directory: No such file or directory"),
+        ])
+        runtime.shutdown()
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import DeckRuntime
+
+/// Where the repository, the build products and the C fixtures are.
+enum Paths {
+    static let repoRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// The build products folder: the test binary lives there.
+    static let binDir: String = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return (exe as NSString).deletingLastPathComponent
+    }()
+
+    static let sdkInclude = repoRoot + "/sdk/include"
+    static let fixtureSource = repoRoot + "/Tests/Fixtures/fixture-plugin.c"
+    static let toneBundle = binDir + "/plugins/Tone.deckplugin"
+    static let helloBundle = repoRoot + "/examples/plugin-c/build/Hello.deckplugin"
+}
+
+/// A fresh folder, removed when the value goes away.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "deck-test-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        chmod(path, 0o755)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Runs a program to completion and returns its exit status and combined output.
+@discardableResult
+func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// Builds C fixture plugins from Tests/Fixtures/fixture-plugin.c with plain `cc`.
+enum Fixture {
+    static var defaultManifest: [String: Any] { [
+        "id": "org.deck.test.fixture", "name": "Fixture", "version": "1.0.0", "abi": 1,
+        "library": "libfixture.so", "entitlements": ["audio"],
+    ] }
+
+    /// Compiles the fixture with `defines` into `<dir>/<name>.deckplugin` next to a manifest.
+    /// `manifest` replaces keys of the default manifest (NSNull removes one); `manifestText` replaces it whole.
+    @discardableResult
+    static func bundle(in dir: String, name: String = "Fixture", defines: [String] = [],
+                       manifest: [String: Any] = [:], manifestText: String? = nil,
+                       library: String = "libfixture.so") throws -> String {
+        let bundle = "\(dir)/\(name).deckplugin"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        chmod(bundle, 0o755)
+        let (status, output) = try runProgram("/usr/bin/cc", ["-std=c11", "-Wall", "-Wextra", "-shared", "-fPIC",
+                                                             "-I", Paths.sdkInclude] + defines.map { "-D\($0)" }
+                                              + ["-o", "\(bundle)/\(library)", Paths.fixtureSource, "-lpthread"])
+        guard status == 0 else { throw CommandFailure(description: "cc failed: \(output)") }
+        var fields = defaultManifest
+        for (key, value) in manifest { fields[key] = value is NSNull ? nil : value }
+        let text = try manifestText ?? String(decoding: JSONSerialization.data(withJSONObject: fields), as: UTF8.self)
+        try text.write(toFile: "\(bundle)/manifest.json", atomically: true, encoding: .utf8)
+        return bundle
+    }
+}
+
+/// Keeps every log record for assertions.
+final class LogCapture: Sendable {
+    private final class Records: Sendable {
+        let list = Mutex<[LogRecord]>([])
+    }
+
+    private let records = Records()
+    let logger: Logger
+
+    init(level: LogLevel = .debug) {
+        let records = self.records
+        logger = Logger(level: level) { record in records.list.withLock { $0.append(record) } }
+    }
+
+    var all: [LogRecord] { records.list.withLock { $0 } }
+
+    func messages(from source: String) -> [String] { all.filter { $0.source == source }.map(\.message) }
+
+    func contains(_ level: LogLevel, _ fragment: String) -> Bool {
+        all.contains { $0.level == level && $0.message.contains(fragment) }
+    }
+}
+
+func makeRuntime(policy: EntitlementPolicy = .grantAll, insecure: Bool = false, log: LogCapture) throws -> Runtime {
+    var configuration = RuntimeConfiguration()
+    configuration.policy = policy
+    configuration.allowInsecurePlugins = insecure
+    return try Runtime(configuration: configuration, logger: log.logger)
+}
+
+/// Turns the loop without blocking until `condition` holds or `seconds` pass.
+@discardableResult
+func turnLoop(_ loop: EventLoop, seconds: Double = 5, until condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > deadline { return false }
+        loop.runNoWait()
+        usleep(1000)
+    }
+    return true
+}

@@ -1,0 +1,144 @@
+/*
+ * A configurable plugin for the loader and lifecycle tests. Each test compiles
+ * it with -D switches to produce exactly the fault it checks:
+ *   FIXTURE_ID="..."             descriptor id (default org.deck.test.fixture)
+ *   FIXTURE_ENTRY_MAJOR / _MINOR ABI version in the entry struct
+ *   FIXTURE_NO_ENTRY             do not export deck_plugin_entry
+ *   FIXTURE_ENTRY_INIT_FAILS     entry->init returns false
+ *   FIXTURE_CREATE_FAILS         entry->create returns NULL
+ *   FIXTURE_PLUGIN_INIT_FAILS    plugin->init logs an error and fails
+ *   FIXTURE_NO_DEACTIVATE        leave plugin->deactivate NULL
+ * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
+ * and on activate it asks for callbacks from a second thread.
+ */
+#include <deck/plugin.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FIXTURE_ID
+#define FIXTURE_ID "org.deck.test.fixture"
+#endif
+#ifndef FIXTURE_ENTRY_MAJOR
+#define FIXTURE_ENTRY_MAJOR DECK_ABI_VERSION_MAJOR
+#endif
+#ifndef FIXTURE_ENTRY_MINOR
+#define FIXTURE_ENTRY_MINOR DECK_ABI_VERSION_MINOR
+#endif
+
+typedef struct fixture {
+    deck_plugin_t plugin;
+    const deck_host_t *host;
+    pthread_t thread;
+    int thread_started;
+} fixture_t;
+
+static const deck_plugin_descriptor_t fixture_descriptor = {
+    .abi = DECK_ABI_VERSION_INIT,
+    .id = FIXTURE_ID,
+    .name = "Fixture",
+    .version = "1.0.0",
+};
+
+static void say(const deck_plugin_t *plugin, const char *what) {
+    fixture_t *f = plugin->plugin_data;
+    f->host->log(f->host, DECK_LOG_INFO, what);
+}
+
+static void *request_thread(void *arg) {
+    fixture_t *f = arg;
+    /* Three requests from one thread coalesce into at most three, at least one, callbacks. */
+    for (int i = 0; i < 3; i++) f->host->request_callback(f->host);
+    return NULL;
+}
+
+static deck_status_t fixture_init(const deck_plugin_t *plugin) {
+#ifdef FIXTURE_PLUGIN_INIT_FAILS
+    fixture_t *f = plugin->plugin_data;
+    f->host->log(f->host, DECK_LOG_ERROR, "cannot find my tuner");
+    return DECK_E_INTERNAL;
+#else
+    say(plugin, "lifecycle: init");
+    return DECK_OK;
+#endif
+}
+
+static deck_status_t fixture_activate(const deck_plugin_t *plugin) {
+    fixture_t *f = plugin->plugin_data;
+    say(plugin, "lifecycle: activate");
+    f->thread_started = pthread_create(&f->thread, NULL, request_thread, f) == 0;
+    return DECK_OK;
+}
+
+static void fixture_deactivate(const deck_plugin_t *plugin) {
+    fixture_t *f = plugin->plugin_data;
+    if (f->thread_started) pthread_join(f->thread, NULL);
+    f->thread_started = 0;
+    say(plugin, "lifecycle: deactivate");
+}
+
+static void fixture_destroy(const deck_plugin_t *plugin) {
+    say(plugin, "lifecycle: destroy");
+    free(plugin->plugin_data);
+}
+
+static const int fixture_extension_marker = 42;
+
+static const void *fixture_get_extension(const deck_plugin_t *plugin, const char *id) {
+    (void)plugin;
+    return strcmp(id, "org.deck.test.marker") == 0 ? &fixture_extension_marker : NULL;
+}
+
+static void fixture_on_callback(const deck_plugin_t *plugin) {
+    fixture_t *f = plugin->plugin_data;
+    const deck_host_thread_check_t *check = f->host->get_extension(f->host, DECK_EXT_THREAD_CHECK);
+    say(plugin, check && check->is_loop_thread(f->host) ? "callback: loop thread" : "callback: other thread");
+}
+
+static const deck_plugin_t *fixture_create(const deck_host_t *host, const char *plugin_id) {
+    (void)plugin_id;
+#ifdef FIXTURE_CREATE_FAILS
+    (void)host;
+    return NULL;
+#else
+    fixture_t *f = calloc(1, sizeof *f);
+    f->host = host;
+    f->plugin.desc = &fixture_descriptor;
+    f->plugin.plugin_data = f;
+    f->plugin.init = fixture_init;
+    f->plugin.activate = fixture_activate;
+#ifndef FIXTURE_NO_DEACTIVATE
+    f->plugin.deactivate = fixture_deactivate;
+#endif
+    f->plugin.destroy = fixture_destroy;
+    f->plugin.get_extension = fixture_get_extension;
+    f->plugin.on_callback = fixture_on_callback;
+    return &f->plugin;
+#endif
+}
+
+static bool fixture_entry_init(const char *bundle_path) {
+    (void)bundle_path;
+#ifdef FIXTURE_ENTRY_INIT_FAILS
+    return false;
+#else
+    return true;
+#endif
+}
+
+static void fixture_entry_deinit(void) {}
+
+static const deck_plugin_entry_t fixture_entry = {
+    .abi = { FIXTURE_ENTRY_MAJOR, FIXTURE_ENTRY_MINOR, 0 },
+    .init = fixture_entry_init,
+    .deinit = fixture_entry_deinit,
+    .create = fixture_create,
+};
+
+#ifndef FIXTURE_NO_ENTRY
+const deck_plugin_entry_t *deck_plugin_entry(void) { return &fixture_entry; }
+#else
+const deck_plugin_entry_t *not_the_entry(void) { return &fixture_entry; }
+#endif
