@@ -1,0 +1,189 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import DeckRuntime
+
+/// The libuv owners: each delivers its events on the loop and closes its handle before release.
+@Suite struct LoopHandleTests {
+    @Test func aTimerFiresOnceAndARepeatingTimerUntilStopped() throws {
+        let loop = try EventLoop()
+        let once = try LoopTimer(loop: loop)
+        let repeating = try LoopTimer(loop: loop)
+        var onceCount = 0, repeatCount = 0
+        once.start(after: 1) { onceCount += 1 }
+        repeating.start(after: 1, repeat: 1) {
+            repeatCount += 1
+            if repeatCount == 3 { repeating.stop() }
+        }
+        loop.run()  // returns once both timers are inactive
+        #expect(onceCount == 1)
+        #expect(repeatCount == 3)
+        once.close()
+        repeating.close()
+        #expect(once.isClosed)
+    }
+
+    @Test func aClosedTimerNeverFires() throws {
+        let loop = try EventLoop()
+        let timer = try LoopTimer(loop: loop)
+        var fired = false
+        timer.start(after: 1) { fired = true }
+        timer.close()
+        loop.run()
+        #expect(!fired)
+    }
+
+    @Test func aSignalIsDeliveredOnTheLoopThread() throws {
+        let loop = try EventLoop()
+        let watcher = try SignalWatcher(loop: loop)
+        var received: Int32 = 0
+        try watcher.start(signal: SIGUSR2) { number in
+            received = number
+            #expect(loop.thread.isCurrent)
+            watcher.close()
+        }
+        kill(getpid(), SIGUSR2)
+        loop.run()
+        #expect(received == SIGUSR2)
+    }
+
+    @Test func doorbellRingsFromOtherThreadsCoalesceIntoLoopCallbacks() throws {
+        let loop = try EventLoop()
+        let rang = Atomic<Int>(0)
+        var callbacks = 0
+        var doorbell: AsyncDoorbell!
+        doorbell = try AsyncDoorbell(loop: loop) {
+            callbacks += 1
+            #expect(loop.thread.isCurrent)
+            if rang.load(ordering: .acquiring) == 100 { doorbell.close() }
+        }
+        let ringer = doorbell.ringer
+        let thread = Thread {
+            for _ in 0..<100 {
+                ringer.ring()
+                rang.add(1, ordering: .releasing)
+            }
+            ringer.ring()
+        }
+        thread.start()
+        loop.run()  // returns after the doorbell closes itself
+        #expect((1...101).contains(callbacks))
+        #expect(ringer.ring() == false)
+    }
+
+    @Test func aUnixStreamServerEchoesToAClient() throws {
+        let loop = try EventLoop()
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/echo.sock"
+        let server = try StreamServer(loop: loop, address: .unix(path: path))
+        var connections: [StreamConnection] = []
+        try server.listen { connection in
+            connections.append(connection)
+            connection.startReading { event in
+                switch event {
+                case .data(let bytes): connection.write(bytes)
+                case .end, .failed: connection.close(); server.close()
+                }
+            }
+        }
+        let reply = Mutex<[UInt8]>([])
+        let client = Thread {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                path.utf8CString.withUnsafeBytes { raw.copyMemory(from: $0) }
+            }
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            _ = "ping".withCString { send(fd, $0, 4, 0) }
+            var buffer = [UInt8](repeating: 0, count: 4)
+            let count = recv(fd, &buffer, 4, Int32(MSG_WAITALL))
+            reply.withLock { $0 = Array(buffer.prefix(max(count, 0))) }
+            close(fd)
+        }
+        client.start()
+        loop.run()
+        #expect(reply.withLock { $0 } == Array("ping".utf8))
+    }
+
+    @Test func aTCPServerOnPortZeroReportsItsPort() throws {
+        let loop = try EventLoop()
+        let server = try StreamServer(loop: loop, address: .tcp(SocketAddress(host: "127.0.0.1", port: 0)))
+        try server.listen { _ in }
+        let address = try #require(server.localAddress)
+        #expect(address.host == "127.0.0.1")
+        #expect(address.port > 0)
+        #expect(address.isLoopback)
+        server.close()
+    }
+
+    @Test func bindingAnAddressInUseFailsWithLibuvsMessage() throws {
+        let loop = try EventLoop()
+        let first = try StreamServer(loop: loop, address: .tcp(SocketAddress(host: "127.0.0.1", port: 0)))
+        try first.listen { _ in }
+        let port = try #require(first.localAddress?.port)
+        #expect {
+            let second = try StreamServer(loop: loop, address: .tcp(SocketAddress(host: "127.0.0.1", port: port)))
+            try second.listen { _ in }
+        } throws: { error in
+            (error as? LoopError)?.description.contains("address already in use") == true
+        }
+        first.close()
+    }
+
+    @Test func udpDatagramsArriveOnLoopback() throws {
+        let loop = try EventLoop()
+        let receiver = try UDPSocket(loop: loop)
+        try receiver.bind(SocketAddress(host: "127.0.0.1", port: 0))
+        let sender = try UDPSocket(loop: loop)
+        var received: [[UInt8]] = []
+        try receiver.startReceiving { datagram in
+            received.append(datagram)
+            if received.count == 2 { receiver.close(); sender.close() }
+        }
+        let target = try #require(receiver.localAddress)
+        try sender.send([1, 2, 3], to: target)
+        try sender.send([4], to: target)
+        loop.run()
+        #expect(received == [[1, 2, 3], [4]])
+    }
+
+    @Test func aLoopFileWritesChunksInOrderAndReportsFailures() throws {
+        let loop = try EventLoop()
+        let dir = TemporaryDirectory()
+        let file = try LoopFile(loop: loop, path: dir.path + "/out.bin")
+        var expected: [UInt8] = []
+        for chunk in 0..<50 {
+            let bytes = [UInt8](repeating: UInt8(chunk), count: 1000 + chunk)
+            expected += bytes
+            file.write(bytes)
+        }
+        var closed = false
+        file.close { closed = true }
+        loop.run()
+        #expect(closed)
+        #expect(!file.isOpen)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.path + "/out.bin")) == Data(expected))
+
+        #expect {
+            _ = try LoopFile(loop: loop, path: dir.path + "/absent/out.bin")
+        } throws: { error in
+            (error as? LoopError)?.description == "opening \(dir.path)/absent/out.bin: no such file or directory (ENOENT)"
+        }
+    }
+
+    @Test func writesToAFullDeviceAreReportedNotFatal() throws {
+        let loop = try EventLoop()
+        let file = try LoopFile(loop: loop, path: "/dev/full")
+        var errors: [LoopError] = []
+        file.onError = { errors.append($0) }
+        file.write([1, 2, 3])
+        file.write([4])
+        file.close()
+        loop.run()
+        #expect(errors.count == 2)
+        #expect(errors.first?.description == "writing: no space left on device (ENOSPC)")
+    }
+}
