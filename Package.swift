@@ -27,7 +27,8 @@ let package = Package(
         .target(name: "Tone", dependencies: ["DeckSDK"], path: "Plugins/Tone",
                 exclude: ["manifest.json"]),
 
-        .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckRuntime", "CLibUV"]),
-        .testTarget(name: "deckdTests", dependencies: ["DeckRuntime"]),
+        .target(name: "DeckTestSupport", dependencies: ["DeckRuntime"], path: "Tests/DeckTestSupport"),
+        .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckRuntime", "CDeckPlugin", "DeckTestSupport"]),
+        .testTarget(name: "deckdTests", dependencies: ["DeckTestSupport"]),
     ]
 )

@@ -59,6 +59,12 @@ enum Daemon {
         runtime.loadPlugins()
         runtime.activatePlugins()
 
+        // A parent may have spawned us with these blocked; we must hear them to shut down cleanly.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
         var watchers: [SignalWatcher] = []
         for signal in [SIGINT, SIGTERM] {
             let watcher = try SignalWatcher(loop: runtime.loop)

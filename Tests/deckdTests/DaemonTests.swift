@@ -1,1 +1,113 @@
+import DeckTestSupport
+import Foundation
 import Testing
+
+/// `deckd` as an integrator runs it: flags, config, plugins, and a clean exit on SIGTERM/SIGINT.
+@Suite struct DaemonTests {
+    let deckd = Paths.binDir + "/deckd"
+    let firstParty = Paths.binDir + "/plugins"
+    let examples = Paths.repoRoot + "/examples/plugin-c/build"
+
+    @Test func helpAndVersionExitZero() throws {
+        let help = try runProgram(deckd, ["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.hasPrefix("usage: deckd [--config FILE] [--plugins DIR]..."))
+        let version = try runProgram(deckd, ["--version"])
+        #expect(version.status == 0)
+        #expect(version.output == "deckd 0.1.0 (plugin ABI 1.0)\n")
+    }
+
+    @Test(arguments: [
+        (["--bogus"], "deckd: unknown option --bogus"),
+        (["stray"], "deckd: unexpected argument 'stray'"),
+        (["--plugins"], "deckd: --plugins needs a value"),
+        (["--log-level", "loud"], "deckd: --log-level must be error, warning, info or debug, not 'loud'"),
+        (["--insecure-plugins=yes"], "deckd: --insecure-plugins takes no value"),
+        (["--policy", "/nonexistent/policy.json"], "deckd: cannot read /nonexistent/policy.json: No such file or directory"),
+    ])
+    func usageErrorsExitTwoWithAOneLineHint(arguments: [String], message: String) throws {
+        let result = try runProgram(deckd, arguments)
+        #expect(result.status == 2)
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == message)
+        if !message.contains("cannot read") { #expect(lines.last == "Try 'deckd --help' for more information.") }
+    }
+
+    @Test func aBrokenConfigFileIsAUsageErrorNamingFileAndPosition() throws {
+        let dir = TemporaryDirectory()
+        try "{\n  \"logLevel\": \"info\",,\n}".write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let result = try runProgram(deckd, ["--config", dir.path + "/deck.json"])
+        #expect(result.status == 2)
+        #expect(result.output.hasPrefix("deckd: \(dir.path)/deck.json is not valid JSON: line 2, column 22"))
+
+        try #"{"plugin": ["x"]}"#.write(toFile: dir.path + "/typo.json", atomically: true, encoding: .utf8)
+        let typo = try runProgram(deckd, ["--config", dir.path + "/typo.json"])
+        #expect(typo.status == 2)
+        #expect(typo.output.contains("unknown key \"plugin\""))
+    }
+
+    @Test func loadsPluginsRunsUntilSIGTERMAndShutsDownInReverseOrder() throws {
+        let daemon = try DeckdProcess(["--plugins", firstParty, "--plugins", examples])
+        #expect(daemon.waitForLog("deckd: ready: 2 plugin(s) loaded, 0 refused"))
+        #expect(daemon.waitForLog("org.example.hello: callback delivered on the loop thread"))
+        #expect(daemon.stop(signal: SIGTERM) == 0)
+        let log = daemon.log
+        #expect(log.contains("loaded org.deck.tone 0.1.0 from \(firstParty)/Tone.deckplugin (Swift; entitlements: audio)"))
+        #expect(log.contains("loaded org.example.hello 1.0.0 from \(examples)/Hello.deckplugin (C; entitlements: audio)"))
+        let order = ["SIGTERM received", "org.example.hello: deactivated", "unloaded org.example.hello",
+                     "unloaded org.deck.tone", "deckd: stopped"].map { log.range(of: $0)?.lowerBound }
+        #expect(order.allSatisfy { $0 != nil })
+        #expect(order.compactMap { $0 } == order.compactMap { $0 }.sorted())
+    }
+
+    @Test func sigintStopsItCleanlyToo() throws {
+        let daemon = try DeckdProcess(["--plugins", examples])
+        #expect(daemon.waitForLog("ready"))
+        #expect(daemon.stop(signal: SIGINT) == 0)
+        #expect(daemon.log.contains("SIGINT received, shutting down"))
+    }
+
+    @Test func withNoArgumentsItLoadsTheFirstPartyPluginsNextToIt() throws {
+        let daemon = try DeckdProcess([])
+        #expect(daemon.waitForLog("ready"))
+        #expect(daemon.stop() == 0)
+        #expect(daemon.log.contains("loaded org.deck.tone 0.1.0 from \(firstParty)/Tone.deckplugin"))
+    }
+
+    @Test func aConfigFileSetsDirectoriesPolicyAndLevelWithRelativePaths() throws {
+        let dir = TemporaryDirectory()
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/plugins", withDestinationPath: examples)
+        try #"{"default": []}"#.write(toFile: dir.path + "/policy.json", atomically: true, encoding: .utf8)
+        try #"{"plugins": ["plugins"], "policy": "policy.json", "logLevel": "debug"}"#
+            .write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let daemon = try DeckdProcess(["--config", dir.path + "/deck.json"])
+        #expect(daemon.waitForLog("ready"))
+        #expect(daemon.stop() == 0)
+        let log = daemon.log
+        #expect(log.contains("entitlement policy from \(dir.path)/policy.json"))
+        #expect(log.contains("org.example.hello: entitlements not granted by policy, loading without them: audio"))
+        #expect(log.contains("(C; entitlements: none)"))
+        #expect(log.contains("debug org.example.hello: worker thread asking for a callback"))
+    }
+
+    @Test func flagsOverrideTheConfigFile() throws {
+        let dir = TemporaryDirectory()
+        try #"{"plugins": ["/nonexistent"], "logLevel": "debug"}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let daemon = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", examples, "--log-level", "warning"])
+        #expect(daemon.waitForLog("hello", seconds: 2) == false)  // info lines are filtered out
+        #expect(daemon.stop() == 0)
+        #expect(!daemon.log.contains("/nonexistent"))
+    }
+
+    @Test func refusedBundlesAreReportedAndTheRestRun() throws {
+        let dir = TemporaryDirectory()
+        let bundle = dir.path + "/Broken.deckplugin"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        try #"{"id": "org.example.broken", "name": "Broken", "version": "1.0.0", "abi": 1, "library": "libbroken.so", "entitlements": ["warp"]}"#
+            .write(toFile: bundle + "/manifest.json", atomically: true, encoding: .utf8)
+        let daemon = try DeckdProcess(["--plugins", dir.path, "--plugins", examples])
+        #expect(daemon.waitForLog("ready: 1 plugin(s) loaded, 1 refused"))
+        #expect(daemon.stop() == 0)
+        #expect(daemon.log.contains("error plugins: \(bundle): unknown entitlement \"warp\""))
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DeckRuntime
+import DeckTestSupport
 
 @Suite struct JSONValueTests {
     @Test func parsesEveryJSONType() throws {

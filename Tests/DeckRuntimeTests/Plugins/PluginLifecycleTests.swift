@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DeckRuntime
+import DeckTestSupport
 import CDeckPlugin
 
 /// The host drives init → activate → deactivate → destroy and refuses calls in the wrong state.

@@ -1,33 +1,32 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import DeckRuntime
+import DeckRuntime
 
 /// Where the repository, the build products and the C fixtures are.
-enum Paths {
-    static let repoRoot: String = {
+public enum Paths {
+    public static let repoRoot: String = {
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }
+        for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.path
     }()
 
     /// The build products folder: the test binary lives there.
-    static let binDir: String = {
+    public static let binDir: String = {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
         return (exe as NSString).deletingLastPathComponent
     }()
 
-    static let sdkInclude = repoRoot + "/sdk/include"
-    static let fixtureSource = repoRoot + "/Tests/Fixtures/fixture-plugin.c"
-    static let toneBundle = binDir + "/plugins/Tone.deckplugin"
-    static let helloBundle = repoRoot + "/examples/plugin-c/build/Hello.deckplugin"
+    public static let sdkInclude = repoRoot + "/sdk/include"
+    public static let fixtureSource = repoRoot + "/Tests/Fixtures/fixture-plugin.c"
+    public static let toneBundle = binDir + "/plugins/Tone.deckplugin"
+    public static let helloBundle = repoRoot + "/examples/plugin-c/build/Hello.deckplugin"
 }
 
 /// A fresh folder, removed when the value goes away.
-final class TemporaryDirectory {
-    let path: String
+public final class TemporaryDirectory {
+    public let path: String
 
-    init() {
+    public init() {
         path = NSTemporaryDirectory() + "deck-test-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         chmod(path, 0o755)
@@ -36,13 +35,13 @@ final class TemporaryDirectory {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-struct CommandFailure: Error, CustomStringConvertible {
-    var description: String
+public struct CommandFailure: Error, CustomStringConvertible {
+    public var description: String
 }
 
 /// Runs a program to completion and returns its exit status and combined output.
 @discardableResult
-func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+public func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
@@ -56,8 +55,8 @@ func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32,
 }
 
 /// Builds C fixture plugins from Tests/Fixtures/fixture-plugin.c with plain `cc`.
-enum Fixture {
-    static var defaultManifest: [String: Any] { [
+public enum Fixture {
+    public static var defaultManifest: [String: Any] { [
         "id": "org.deck.test.fixture", "name": "Fixture", "version": "1.0.0", "abi": 1,
         "library": "libfixture.so", "entitlements": ["audio"],
     ] }
@@ -65,7 +64,7 @@ enum Fixture {
     /// Compiles the fixture with `defines` into `<dir>/<name>.deckplugin` next to a manifest.
     /// `manifest` replaces keys of the default manifest (NSNull removes one); `manifestText` replaces it whole.
     @discardableResult
-    static func bundle(in dir: String, name: String = "Fixture", defines: [String] = [],
+    public static func bundle(in dir: String, name: String = "Fixture", defines: [String] = [],
                        manifest: [String: Any] = [:], manifestText: String? = nil,
                        library: String = "libfixture.so") throws -> String {
         let bundle = "\(dir)/\(name).deckplugin"
@@ -84,29 +83,29 @@ enum Fixture {
 }
 
 /// Keeps every log record for assertions.
-final class LogCapture: Sendable {
+public final class LogCapture: Sendable {
     private final class Records: Sendable {
         let list = Mutex<[LogRecord]>([])
     }
 
     private let records = Records()
-    let logger: Logger
+    public let logger: Logger
 
-    init(level: LogLevel = .debug) {
+    public init(level: LogLevel = .debug) {
         let records = self.records
         logger = Logger(level: level) { record in records.list.withLock { $0.append(record) } }
     }
 
-    var all: [LogRecord] { records.list.withLock { $0 } }
+    public var all: [LogRecord] { records.list.withLock { $0 } }
 
-    func messages(from source: String) -> [String] { all.filter { $0.source == source }.map(\.message) }
+    public func messages(from source: String) -> [String] { all.filter { $0.source == source }.map(\.message) }
 
-    func contains(_ level: LogLevel, _ fragment: String) -> Bool {
+    public func contains(_ level: LogLevel, _ fragment: String) -> Bool {
         all.contains { $0.level == level && $0.message.contains(fragment) }
     }
 }
 
-func makeRuntime(policy: EntitlementPolicy = .grantAll, insecure: Bool = false, log: LogCapture) throws -> Runtime {
+public func makeRuntime(policy: EntitlementPolicy = .grantAll, insecure: Bool = false, log: LogCapture) throws -> Runtime {
     var configuration = RuntimeConfiguration()
     configuration.policy = policy
     configuration.allowInsecurePlugins = insecure
@@ -115,7 +114,7 @@ func makeRuntime(policy: EntitlementPolicy = .grantAll, insecure: Bool = false, 
 
 /// Turns the loop without blocking until `condition` holds or `seconds` pass.
 @discardableResult
-func turnLoop(_ loop: EventLoop, seconds: Double = 5, until condition: () -> Bool) -> Bool {
+public func turnLoop(_ loop: EventLoop, seconds: Double = 5, until condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while !condition() {
         if Date() > deadline { return false }

@@ -1,0 +1,44 @@
+import Testing
+@testable import DeckRuntime
+import DeckTestSupport
+
+@Suite struct EntitlementPolicyTests {
+    func manifest(_ id: String, _ entitlements: Set<Entitlement>) throws -> PluginManifest {
+        try PluginManifest(json: ["id": .string(id), "name": "X", "version": "1.0.0", "abi": 1, "library": "libx.so",
+                                  "entitlements": .array(entitlements.map { .string($0.rawValue) })])
+    }
+
+    @Test func effectiveEntitlementsAreDeclaredIntersectGranted() throws {
+        let policy = try EntitlementPolicy(json: ["default": ["audio"], "plugins": ["org.example.maps": ["maps", "audio"]]])
+        let maps = policy.effective(for: try manifest("org.example.maps", [.maps, .charging]))
+        #expect(maps.granted == [.maps])
+        #expect(maps.denied == [.charging])
+        let other = policy.effective(for: try manifest("org.example.radio", [.audio, .communication]))
+        #expect(other.granted == [.audio])
+        #expect(other.denied == [.communication])
+    }
+
+    @Test func withoutAPolicyEverythingDeclaredIsGranted() throws {
+        let effective = EntitlementPolicy.grantAll.effective(for: try manifest("org.example.all", [.audio, .maps]))
+        #expect(effective.granted == [.audio, .maps])
+        #expect(effective.denied.isEmpty)
+    }
+
+    @Test func aPolicyWithoutDefaultGrantsNothingToUnlistedPlugins() throws {
+        let policy = try EntitlementPolicy(json: ["plugins": ["org.example.a": ["audio"]]])
+        #expect(policy.effective(for: try manifest("org.example.b", [.audio])).granted.isEmpty)
+    }
+
+    @Test(arguments: [
+        (JSONValue.array([]), "policy: the policy must be a JSON object, got an array"),
+        (JSONValue.object(["default": "audio"]), "policy: \"default\" must be an array of entitlement names"),
+        (JSONValue.object(["default": ["radio"]]), "policy: \"default\" lists \"radio\", which is not a known entitlement"),
+        (JSONValue.object(["grants": []]), "policy: unknown key \"grants\" (expected \"default\" and \"plugins\")"),
+        (JSONValue.object(["plugins": ["org.x.y": [1]]]), "policy: \"plugins.org.x.y\" lists 1, which is not a known entitlement"),
+    ] as [(JSONValue, String)])
+    func malformedPoliciesAreRefusedWithTheKey(json: JSONValue, message: String) {
+        #expect(throws: PolicyError.invalid(String(message.dropFirst("policy: ".count)))) {
+            try EntitlementPolicy(json: json)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// A `deckd` started as a subprocess, its log captured to a file for assertions.
+public final class DeckdProcess {
+    public let process = Process()
+    private let logPath: String
+    private let dir = TemporaryDirectory()
+
+    public init(_ arguments: [String]) throws {
+        logPath = dir.path + "/deckd.log"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Paths.binDir + "/deckd")
+        process.arguments = arguments
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardError = log
+        process.standardOutput = log
+        try process.run()
+    }
+
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Waits until the log contains `fragment` (or the process exits, or `seconds` pass).
+    @discardableResult
+    public func waitForLog(_ fragment: String, seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if log.contains(fragment) { return true }
+            if !process.isRunning { return log.contains(fragment) }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// Sends `signal` and returns the exit status, or nil if it did not exit within `seconds`.
+    public func stop(signal: Int32 = SIGTERM, seconds: Double = 10) -> Int32? {
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+    }
+}
