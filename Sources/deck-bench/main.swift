@@ -1,1 +1,3 @@
-print("bench")
+import Glibc
+
+exit(Bench.run(CommandLine.arguments))

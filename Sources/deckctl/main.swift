@@ -1,1 +1,3 @@
-print("deckctl")
+import Glibc
+
+exit(ControlClient.run(CommandLine.arguments))

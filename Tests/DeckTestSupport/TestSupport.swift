@@ -41,10 +41,12 @@ public struct CommandFailure: Error, CustomStringConvertible {
 
 /// Runs a program to completion and returns its exit status and combined output.
 @discardableResult
-public func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+public func runProgram(_ path: String, _ arguments: [String],
+                       environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe

@@ -38,3 +38,13 @@ import DeckTestSupport
         runtime.shutdown()
     }
 }
+
+extension PluginHeaderTests {
+    @Test func thePkgConfigFileGivesTheSDKIncludePath() throws {
+        let (status, output) = try runProgram("/usr/bin/pkg-config", ["--cflags", "deck-plugin"],
+                                              environment: ["PKG_CONFIG_PATH": Paths.repoRoot + "/sdk"])
+        #expect(status == 0)
+        let include = output.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst(2)
+        #expect(FileManager.default.fileExists(atPath: "\(include)/deck/plugin.h"))
+    }
+}

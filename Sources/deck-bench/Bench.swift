@@ -1,0 +1,77 @@
+import Glibc
+
+/// `deck-bench [--bin DIR] [--plugin-c BUNDLE] [--runs N] [startup]`: ratios measured side by side in one run.
+enum Bench {
+    static let usage = """
+        usage: deck-bench [--bin DIR] [--plugin-c BUNDLE] [--runs N] [SUITE...]
+
+        Suites: startup (default: all). DIR holds deckd and plugins/ (default: next to deck-bench);
+        BUNDLE is the example C plugin's built bundle, loaded beside the first-party ones.
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        var options = BenchOptions()
+        var rest = arguments.dropFirst()
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--bin": options.bin = rest.popFirst() ?? ""
+            case "--plugin-c": options.pluginC = rest.popFirst()
+            case "--runs": options.runs = Int(rest.popFirst() ?? "") ?? 0
+            case "--help", "-h": print(usage); return 0
+            case "startup": options.suites.append(argument)
+            default:
+                printError("deck-bench: unknown argument \(argument)\n\(usage)")
+                return 2
+            }
+        }
+        guard options.runs > 0 else { printError("deck-bench: --runs needs a positive number"); return 2 }
+        if options.suites.isEmpty { options.suites = ["startup"] }
+        print("# deck-bench on \(MachineInfo.describe())\n")
+        do {
+            for suite in options.suites {
+                switch suite {
+                default: try StartupBench(options: options).run()
+                }
+            }
+            return 0
+        } catch {
+            printError("deck-bench: \(error)")
+            return 1
+        }
+    }
+}
+
+struct BenchOptions {
+    var bin = Bench.defaultBin()
+    var pluginC: String?
+    var runs = 15
+    var suites: [String] = []
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Bench {
+    static func defaultBin() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let path = String(decoding: buffer[..<max(count, 0)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+    }
+}
+
+extension Bench {
+    /// sdk/include, found from the working directory (make runs benches from the repository root).
+    static func sdkInclude() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let cwd = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "."
+        return cwd + "/sdk/include"
+    }
+}
+
+/// Writes one message line to standard error.
+func printError(_ message: String) {
+    _ = (message + "\n").utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+}

@@ -1,0 +1,87 @@
+import Glibc
+
+/// deckd start-up: exec → "ready" with 0, 5 and 100 plugins, against `deckd --version` (exec → exit,
+/// the floor any Swift process on this machine pays), and peak resident memory against 0 plugins.
+struct StartupBench {
+    var options: BenchOptions
+
+    func run() throws {
+        let deckd = options.bin + "/deckd"
+        let work = try TemporaryFolder()
+        let generated = try BenchPlugin.build(in: work.path)
+
+        let none = work.path + "/none"
+        let five = work.path + "/five"
+        let hundred = work.path + "/hundred"
+        for dir in [none, five, hundred] { mkdir(dir, 0o755) }
+        try copyBundle(options.bin + "/plugins/Tone.deckplugin", to: five + "/Tone.deckplugin")
+        if let pluginC = options.pluginC { try copyBundle(pluginC, to: five + "/Hello.deckplugin") }
+        let generatedInFive = 5 - (options.pluginC == nil ? 1 : 2)
+        for index in 0..<generatedInFive { try generated.bundle(number: index, in: five) }
+        for index in 0..<100 { try generated.bundle(number: index, in: hundred) }
+
+        print("## startup (\(options.runs) runs each, median / p90)\n")
+        print("| case | exec → ready (ms) | ratio to `deckd --version` | peak RSS (MiB) |")
+        print("|---|---|---|---|")
+        let floor = try measure(runs: options.runs) { try spawnVersion(deckd) }
+        print(row("`deckd --version` (exec → exit)", floor, floor, rss: nil))
+        var rssNone = 0
+        for (name, dir, expected) in [("0 plugins", none, 0), ("5 plugins (1 Swift, 4 C)", five, 5), ("100 plugins (C)", hundred, 100)] {
+            var rss: [Int] = []
+            let times = try measure(runs: options.runs) {
+                let (ms, kib) = try spawnReady(deckd, dir, expected: expected)
+                rss.append(kib)
+                return ms
+            }
+            let peak = rss.sorted()[rss.count / 2]
+            if expected == 0 { rssNone = peak }
+            print(row(name, times, floor, rss: peak))
+        }
+        print("\nResident memory of 0 plugins is the runtime core: \(String(format1: Double(rssNone) / 1024)) MiB.")
+        print("Goals: 5 plugins ready < 150 ms, 100 plugins < 1000 ms, 5 plugins < 25 MiB resident.\n")
+    }
+
+    private func row(_ name: String, _ times: [Double], _ floor: [Double], rss: Int?) -> String {
+        let median = times[times.count / 2], p90 = times[times.count * 9 / 10]
+        let ratio = median / floor[floor.count / 2]
+        let memory = rss.map { String(format1: Double($0) / 1024) } ?? "—"
+        return "| \(name) | \(String(format1: median)) / \(String(format1: p90)) | \(String(format2: ratio))× | \(memory) |"
+    }
+
+    private func measure(runs: Int, _ body: () throws -> Double) throws -> [Double] {
+        _ = try body()  // warm the page cache
+        return try (0..<runs).map { _ in try body() }.sorted()
+    }
+
+    private func spawnVersion(_ deckd: String) throws -> Double {
+        let child = try Subprocess(deckd, ["--version"])
+        guard child.finish() == 0 else { throw BenchError("deckd --version failed: \(child.output)") }
+        return child.elapsedMilliseconds()
+    }
+
+    private func spawnReady(_ deckd: String, _ dir: String, expected: Int) throws -> (Double, Int) {
+        let child = try Subprocess(deckd, ["--plugins", dir, "--log-level", "info"])
+        guard let ms = child.millisecondsUntil("deckd: ready") else { throw BenchError("deckd exited early:\n\(child.output)") }
+        let kib = child.peakResidentKiB()
+        let status = child.finish(signal: SIGTERM)
+        guard child.output.contains("ready: \(expected) plugin(s) loaded, 0 refused"), status == 0 else {
+            throw BenchError("deckd did not load \(expected) plugins cleanly (exit \(status)):\n\(child.output)")
+        }
+        return (ms, kib)
+    }
+
+    private func copyBundle(_ source: String, to target: String) throws {
+        mkdir(target, 0o755)
+        for name in try TemporaryFolder.list(source) {
+            try TemporaryFolder.copyFile(source + "/" + name, to: target + "/" + name)
+        }
+    }
+}
+
+extension String {
+    init(format1 value: Double) { self = String(Int((value * 10).rounded()) / 10) + "." + String(Int((value * 10).rounded()) % 10) }
+    init(format2 value: Double) {
+        let hundredths = Int((value * 100).rounded())
+        self = "\(hundredths / 100)." + (hundredths % 100 < 10 ? "0" : "") + "\(hundredths % 100)"
+    }
+}

@@ -1,0 +1,43 @@
+import Glibc
+
+/// A scratch folder under /tmp, removed on deinit, with the few file operations the benches need.
+final class TemporaryFolder {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/deck-bench-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp failed") }
+        path = String(cString: made)
+    }
+
+    deinit { _ = TemporaryFolder.shell("rm -rf '\(path)'") }
+
+    static func list(_ directory: String) throws -> [String] {
+        guard let dir = opendir(directory) else { throw BenchError("cannot read \(directory)") }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    static func copyFile(_ source: String, to target: String) throws {
+        guard shell("cp '\(source)' '\(target)' && chmod go-w '\(target)'") == 0 else {
+            throw BenchError("cannot copy \(source)")
+        }
+    }
+
+    static func write(_ text: String, to path: String) throws {
+        guard let file = fopen(path, "w") else { throw BenchError("cannot write \(path)") }
+        fputs(text, file)
+        fclose(file)
+    }
+
+    @discardableResult
+    static func shell(_ command: String) -> Int32 {
+        let status = system(command)
+        return (status >> 8) & 0xff
+    }
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# make demo: shows, end to end, everything the runtime does today. BIN is the release build folder.
+set -euo pipefail
+bin="$1"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "deckd --version"
+"$bin/deckd" --version
+
+step "A third-party plugin built with plain cc against sdk/include only (examples/plugin-c)"
+ls -l examples/plugin-c/build/Hello.deckplugin
+
+step "A broken bundle: it asks for an entitlement that does not exist"
+mkdir -p "$work/extra/Broken.deckplugin"
+cat > "$work/extra/Broken.deckplugin/manifest.json" <<'JSON'
+{"id": "org.example.broken", "name": "Broken", "version": "1.0.0", "abi": 1,
+ "library": "libbroken.so", "entitlements": ["audio", "warp-drive"]}
+JSON
+cat "$work/extra/Broken.deckplugin/manifest.json"
+
+step "deckd: first-party Swift plugin + C example + the broken bundle, under examples/configs/policy.json"
+echo "(the policy grants Tone audio and Hello only communication, so Hello loads without audio)"
+"$bin/deckd" --plugins "$bin/plugins" --plugins examples/plugin-c/build --plugins "$work/extra" \
+  --policy examples/configs/policy.json 2> "$work/deckd.log" &
+pid=$!
+for _ in $(seq 100); do grep -q "deckd: ready" "$work/deckd.log" && break; sleep 0.05; done
+sleep 0.3
+step "SIGTERM: plugins deactivated and destroyed in reverse order, exit status 0"
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+cat "$work/deckd.log"
+echo "deckd exit status: $status"
+[ "$status" -eq 0 ]
+
+step "Usage errors exit 2 with a hint"
+"$bin/deckd" --sink file:out.opus 2>&1 || echo "exit status: $?"
+
+step "Done. Next: make run (deckd on its embedded default until Ctrl-C), make test, make bench."
