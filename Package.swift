@@ -16,9 +16,10 @@ let package = Package(
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .systemLibrary(name: "COgg", pkgConfig: "ogg", providers: [.apt(["libogg-dev"])]),
         .systemLibrary(name: "CDeckPlugin"),
 
-        .target(name: "DeckRuntime", dependencies: ["CLibUV", "CJansson", "CDeckPlugin"]),
+        .target(name: "DeckRuntime", dependencies: ["CLibUV", "CJansson", "COpus", "COgg", "CDeckPlugin"]),
         .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime"]),
         .executableTarget(name: "deckctl"),

@@ -1,12 +1,14 @@
 import DeckSDK
 
-/// Test signals an integrator uses to check speakers and the audio path.
-final class Tone: DeckPlugin {
+/// Test signals an integrator uses to check speakers and the audio path; see `Signal` for items.
+final class Tone: DeckAudioPlugin {
     static let descriptor = PluginDescriptor(
         id: "org.deck.tone", name: "Tone", version: "0.1.0", vendor: "Deck",
         description: "Test signals for checking speakers and the audio path")
 
     private let host: DeckHost
+    /// Read by the audio thread only while the stream is open; replaced only while it is closed.
+    private var signal: Signal?
 
     init(host: DeckHost) throws {
         guard host.hasEntitlement("audio") else {
@@ -23,7 +25,30 @@ final class Tone: DeckPlugin {
         host.log(.info, "ready on \(host.name) \(host.version)" + (host.isLoopThread ? " (loop thread)" : ""))
     }
 
+    func start(item: String?) throws {
+        let item = item ?? Signal.defaultItem
+        guard let signal = Signal(item: item) else {
+            throw DeckError(.invalid, "unknown item \"\(item)\" (try stereo-440-660, sine-1000, sweep, pink-noise, silence)")
+        }
+        try host.closeStream()  // render is not running after this returns, so the swap is safe
+        self.signal = signal
+        try host.openStream()
+        host.log(.info, "playing \(item)")
+    }
+
+    func stop() {
+        try? host.closeStream()
+        signal = nil
+    }
+
+    func render(frames: Int, into samples: UnsafeMutablePointer<Float>) -> Int {
+        guard signal != nil else { return 0 }
+        signal!.render(frames: frames, into: samples)
+        return frames
+    }
+
     func deactivate() {
+        stop()
         host.log(.debug, "deactivated")
     }
 }

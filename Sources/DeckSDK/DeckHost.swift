@@ -41,9 +41,25 @@ public struct DeckHost: @unchecked Sendable {  // Wraps the host's pointer; the 
         return check.pointee.is_audio_thread(raw)
     }
 
+    /// Starts the host pulling `render` on the audio thread; needs the audio entitlement. Loop thread.
+    public func openStream() throws(DeckError) {
+        guard let audio else { throw DeckError(.unsupported, "the host does not offer deck.audio") }
+        try check(audio.pointee.open_stream(raw))
+    }
+
+    /// Stops the host pulling `render`; when this returns, `render` is not running. Loop thread.
+    public func closeStream() throws(DeckError) {
+        guard let audio else { throw DeckError(.unsupported, "the host does not offer deck.audio") }
+        try check(audio.pointee.close_stream(raw))
+    }
+
     /// A host extension by id, or nil when the host does not offer it. [any-thread]
     public func extensionPointer(_ id: String) -> UnsafeRawPointer? {
         raw.pointee.get_extension(raw, id)
+    }
+
+    private var audio: UnsafePointer<deck_host_audio_t>? {
+        extensionPointer(DECK_EXT_AUDIO)?.assumingMemoryBound(to: deck_host_audio_t.self)
     }
 
     private var threadCheck: UnsafePointer<deck_host_thread_check_t>? {

@@ -39,3 +39,18 @@ public struct PluginDescriptor: Sendable {
         self.description = description
     }
 }
+
+/// A plugin that plays audio (`deck.audio`): the host asks it to start an item, then pulls
+/// `render` on the audio thread while its stream is open.
+public protocol DeckAudioPlugin: DeckPlugin {
+    /// Start playing `item` (nil: the default), then call `host.openStream()`. Throw
+    /// `DeckError(.invalid, …)` for an unknown item. Loop thread.
+    func start(item: String?) throws
+
+    /// Stop playing and call `host.closeStream()`. Loop thread.
+    func stop()
+
+    /// Write up to `frames` frames of 48 kHz interleaved stereo into `samples`; return how many.
+    /// Audio thread: must not block, lock, allocate or do I/O.
+    func render(frames: Int, into samples: UnsafeMutablePointer<Float>) -> Int
+}

@@ -7,7 +7,10 @@ final class PluginInstanceBox {
     let type: any DeckPlugin.Type
     let host: DeckHost
     var plugin: (any DeckPlugin)?
+    /// The same object when it plays audio; cached so the audio thread never casts.
+    var audioPlugin: (any DeckAudioPlugin)?
     let raw = UnsafeMutablePointer<deck_plugin_t>.allocate(capacity: 1)
+    private let audio = UnsafeMutablePointer<deck_plugin_audio_t>.allocate(capacity: 1)
     private let descriptor = UnsafeMutablePointer<deck_plugin_descriptor_t>.allocate(capacity: 1)
     private var strings: [UnsafeMutablePointer<CChar>] = []
 
@@ -25,7 +28,11 @@ final class PluginInstanceBox {
         box.raw.pointee.plugin_data = Unmanaged.passRetained(box).toOpaque()
         box.raw.pointee.`init` = { plugin in
             guard let box = PluginInstanceBox.from(plugin) else { return deck_status_t(DECK_E_INVALID) }
-            return box.run("init") { box.plugin = try box.type.init(host: box.host) }
+            return box.run("init") {
+                let instance = try box.type.init(host: box.host)
+                box.plugin = instance
+                box.audioPlugin = instance as? any DeckAudioPlugin
+            }
         }
         box.raw.pointee.activate = { plugin in
             guard let box = PluginInstanceBox.from(plugin), let instance = box.plugin else { return deck_status_t(DECK_E_STATE) }
@@ -36,8 +43,26 @@ final class PluginInstanceBox {
             guard let data = plugin?.pointee.plugin_data else { return }
             let box = Unmanaged<PluginInstanceBox>.fromOpaque(data).takeRetainedValue()
             box.plugin = nil
+            box.audioPlugin = nil
         }
-        box.raw.pointee.get_extension = { _, _ in nil }
+        box.raw.pointee.get_extension = { plugin, id in
+            guard let box = PluginInstanceBox.from(plugin), let id, String(cString: id) == DECK_EXT_AUDIO,
+                  box.type is any DeckAudioPlugin.Type else { return nil }
+            return UnsafeRawPointer(box.audio)
+        }
+        box.audio.initialize(to: deck_plugin_audio_t())
+        box.audio.pointee.start = { plugin, item in
+            guard let box = PluginInstanceBox.from(plugin), let audio = box.audioPlugin else { return deck_status_t(DECK_E_STATE) }
+            return box.run("start") { try audio.start(item: item.map { String(cString: $0) }) }
+        }
+        box.audio.pointee.stop = { plugin in PluginInstanceBox.from(plugin)?.audioPlugin?.stop() }
+        box.audio.pointee.render = { plugin, frames, out in
+            guard let data = plugin?.pointee.plugin_data, let out else { return 0 }
+            return Unmanaged<PluginInstanceBox>.fromOpaque(data)._withUnsafeGuaranteedRef { box in
+                guard let audio = box.audioPlugin else { return 0 }
+                return UInt32(clamping: audio.render(frames: Int(frames), into: out))
+            }
+        }
         box.raw.pointee.on_callback = { plugin in PluginInstanceBox.from(plugin)?.plugin?.onCallback() }
         return UnsafePointer(box.raw)
     }
@@ -81,6 +106,7 @@ final class PluginInstanceBox {
     deinit {
         strings.forEach { free($0) }
         descriptor.deallocate()
+        audio.deallocate()
         raw.deallocate()
     }
 }

@@ -30,7 +30,7 @@ enum Daemon {
 
         let logger = Logger(level: configuration.logLevel)
         do {
-            try serve(configuration: configuration, logger: logger)
+            try serve(configuration: configuration, play: options.play, logger: logger)
             return 0
         } catch {
             logger.error("deckd", "\(error)")
@@ -38,26 +38,40 @@ enum Daemon {
         }
     }
 
+    static let defaultSink = "http://127.0.0.1:8000/stream.opus"
+
     /// Defaults, then the config file, then the flags.
     static func makeConfiguration(_ options: DaemonOptions) throws(ConfigurationError) -> RuntimeConfiguration {
         var configuration = RuntimeConfiguration()
         configuration.pluginDirectories = [defaultPluginDirectory()]
+        configuration.sinks = [defaultSink]
         if let file = options.configFile { try configuration.apply(configFile: file) }
         if !options.pluginDirectories.isEmpty { configuration.pluginDirectories = options.pluginDirectories }
+        if !options.sinks.isEmpty { configuration.sinks = options.sinks }
+        if options.freewheel { configuration.audio.freewheel = true }
+        if let seconds = options.durationSeconds {
+            configuration.audio.durationSamples = Int((seconds * Double(AudioFormat.sampleRate)).rounded())
+        }
         if let policy = options.policyFile { try configuration.loadPolicy(policy) }
         if let level = options.logLevel { configuration.logLevel = level }
         if options.insecurePlugins { configuration.allowInsecurePlugins = true }
         return configuration
     }
 
-    /// Runs until SIGINT or SIGTERM, then deactivates and destroys every plugin in reverse order.
-    private static func serve(configuration: RuntimeConfiguration, logger: Logger) throws(LoopError) {
+    /// Runs until SIGINT, SIGTERM or the end of `--duration`, then ends the stream cleanly and
+    /// deactivates and destroys every plugin in reverse order.
+    private static func serve(configuration: RuntimeConfiguration, play: (pluginID: String, item: String?)?,
+                              logger: Logger) throws(RuntimeError) {
         let runtime = try Runtime(configuration: configuration, logger: logger)
         if configuration.allowInsecurePlugins {
             logger.warning("deckd", "--insecure-plugins: bundle ownership and permission checks are off")
         }
         runtime.loadPlugins()
         runtime.activatePlugins()
+        if let play {
+            do { try runtime.play(pluginID: play.pluginID, item: play.item) } catch { logger.error("deckd", "--play: \(error.message)") }
+        }
+        try runtime.startOutput()
 
         // A parent may have spawned us with these blocked; we must hear them to shut down cleanly.
         var stopSignals = sigset_t()
@@ -66,14 +80,25 @@ enum Daemon {
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
         var watchers: [SignalWatcher] = []
-        for signal in [SIGINT, SIGTERM] {
-            let watcher = try SignalWatcher(loop: runtime.loop)
-            try watcher.start(signal: signal) { number in
-                logger.info("deckd", "\(number == SIGINT ? "SIGINT" : "SIGTERM") received, shutting down")
-                runtime.shutdown()
-                watchers.forEach { $0.close() }
+        let stop = {
+            runtime.shutdown()
+            watchers.forEach { $0.close() }
+        }
+        runtime.onOutputFinished = {
+            logger.info("deckd", "--duration reached, shutting down")
+            stop()
+        }
+        do {
+            for signal in [SIGINT, SIGTERM] {
+                let watcher = try SignalWatcher(loop: runtime.loop)
+                try watcher.start(signal: signal) { number in
+                    logger.info("deckd", "\(number == SIGINT ? "SIGINT" : "SIGTERM") received, shutting down")
+                    stop()
+                }
+                watchers.append(watcher)
             }
-            watchers.append(watcher)
+        } catch {
+            throw .loop(error)
         }
         logger.info("deckd", "ready: \(runtime.plugins.count) plugin(s) loaded, \(runtime.loadFailures.count) refused")
         runtime.loop.run()

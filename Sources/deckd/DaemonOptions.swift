@@ -1,26 +1,37 @@
 import DeckRuntime
 
 /// `deckd`'s command line. Flags override the config file.
-struct DaemonOptions: Equatable {
+struct DaemonOptions {
     var configFile: String?
     var pluginDirectories: [String] = []
     var policyFile: String?
     var logLevel: LogLevel?
     var insecurePlugins = false
+    var sinks: [String] = []
+    var play: (pluginID: String, item: String?)?
+    var freewheel = false
+    var durationSeconds: Double?
     var showHelp = false
     var showVersion = false
 
     static let usage = """
-        usage: deckd [--config FILE] [--plugins DIR]... [--policy FILE] [--log-level LEVEL]
-                     [--insecure-plugins] [--help] [--version]
+        usage: deckd [--config FILE] [--plugins DIR]... [--policy FILE] [--sink URI]...
+                     [--play PLUGIN_ID[:ITEM]] [--freewheel] [--duration SECONDS]
+                     [--log-level LEVEL] [--insecure-plugins] [--help] [--version]
 
-        Runs the Deck plugin runtime until SIGINT or SIGTERM.
+        Runs the Deck plugin runtime until SIGINT or SIGTERM (or until --duration of audio is made).
 
           --config FILE        JSON config: {"plugins": [DIR...], "policy": FILE, "logLevel": LEVEL,
                                "insecurePlugins": BOOL}; relative paths are from the file's folder
           --plugins DIR        load the *.deckplugin bundles in DIR (repeatable; replaces the config's
                                list and the default, the first-party plugins next to deckd)
           --policy FILE        the integrator's entitlement policy (default: grant what is declared)
+          --sink URI           send the Opus stream to URI (repeatable; replaces the default
+                               http://127.0.0.1:8000/stream.opus): file:PATH.opus,
+                               http://HOST:PORT/PATH, rtp://HOST:PORT?pt=96&sdp=PATH
+          --play ID[:ITEM]     start plugin ID playing ITEM at start-up, as a remote play would
+          --freewheel          render as fast as possible instead of in real time
+          --duration SECONDS   stop after this much audio has been produced, then exit
           --log-level LEVEL    error, warning, info (default) or debug
           --insecure-plugins   load bundles writable by group/others or owned by another user
           --help, --version    print this help or the version and exit
@@ -58,6 +69,22 @@ struct DaemonOptions: Equatable {
                 }
                 options.logLevel = level
             case "--insecure-plugins": try noValue(); options.insecurePlugins = true
+            case "--sink":
+                let uri = try value()
+                do { _ = try SinkURI(uri) } catch { throw UsageError(error.description) }
+                options.sinks.append(uri)
+            case "--play":
+                let target = try value()
+                let parts = target.split(separator: ":", maxSplits: 1).map(String.init)
+                guard let id = parts.first, !id.isEmpty else { throw UsageError("--play needs PLUGIN_ID[:ITEM]") }
+                options.play = (id, parts.count > 1 ? parts[1] : nil)
+            case "--freewheel": try noValue(); options.freewheel = true
+            case "--duration":
+                let text = try value()
+                guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                    throw UsageError("--duration must be a positive number of seconds, not '\(text)'")
+                }
+                options.durationSeconds = seconds
             case "--help", "-h": try noValue(); options.showHelp = true
             case "--version": try noValue(); options.showVersion = true
             default:

@@ -22,13 +22,13 @@ public struct LoopError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Remembers which thread runs the loop so any thread can ask "am I on it?".
-public final class LoopThread: Sendable {
+/// Remembers which thread runs the loop (or the audio) so any thread can ask "am I on it?".
+public final class ThreadIdentity: Sendable {
     private let id = Atomic<UInt>(0)
 
     public init() {}
 
-    /// Marks the calling thread as the loop thread.
+    /// Marks the calling thread as the one this identity names.
     func claim() { id.store(UInt(pthread_self()), ordering: .releasing) }
 
     public var isCurrent: Bool { id.load(ordering: .acquiring) == UInt(pthread_self()) }
@@ -37,7 +37,7 @@ public final class LoopThread: Sendable {
 /// The runtime's libuv loop. Loop-thread-confined.
 public final class EventLoop {
     let raw: UnsafeMutablePointer<uv_loop_t>
-    public let thread = LoopThread()
+    public let thread = ThreadIdentity()
 
     public init() throws(LoopError) {
         raw = .allocate(capacity: 1)

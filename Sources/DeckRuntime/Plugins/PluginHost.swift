@@ -13,8 +13,9 @@ final class PluginHost: Sendable {
     let instance: Int
     let entitlements: Set<Entitlement>
     let logger: Logger
-    let loopThread: LoopThread
+    let loopThread: ThreadIdentity
     let callbacks: CallbackRequests
+    let audio: AudioHostActions
     let phase = Atomic<Int>(Phase.loading.rawValue)
     /// Set between a plugin's request and its delivery, so repeated requests coalesce.
     let callbackPending = Atomic<Bool>(false)
@@ -25,13 +26,14 @@ final class PluginHost: Sendable {
     let structs: HostStructs
 
     init(pluginID: String, instance: Int, entitlements: Set<Entitlement>, logger: Logger,
-         loopThread: LoopThread, callbacks: CallbackRequests) {
+         loopThread: ThreadIdentity, callbacks: CallbackRequests, audio: AudioHostActions) {
         self.pluginID = pluginID
         self.instance = instance
         self.entitlements = entitlements
         self.logger = logger
         self.loopThread = loopThread
         self.callbacks = callbacks
+        self.audio = audio
         structs = HostStructs()
         structs.fill(context: Unmanaged.passUnretained(self).toOpaque())
     }
@@ -58,6 +60,14 @@ final class PluginHost: Sendable {
 
     fileprivate var lastErrorPointer: UnsafePointer<CChar> { lastErrorText.withLock { UnsafePointer($0.pointer) } }
 
+    /// Runs a [loop-thread] host call, refusing it from any other thread or after destroy.
+    fileprivate func onLoop(_ call: String, _ body: (PluginHost) -> PluginCallError?) -> deck_status_t {
+        guard loopThread.isCurrent else { return fail(.state, "\(call) must be called on the loop thread") }
+        guard currentPhase != .destroyed else { return fail(.state, "\(call): the plugin is destroyed") }
+        if let error = body(self) { return fail(error.status, error.message) }
+        return DeckStatus.ok.rawValue
+    }
+
     fileprivate static func from(_ host: UnsafePointer<deck_host_t>?) -> PluginHost? {
         guard let context = host?.pointee.host_data else { return nil }
         return Unmanaged<PluginHost>.fromOpaque(context).takeUnretainedValue()
@@ -81,6 +91,7 @@ final class CStringBox: @unchecked Sendable {  // Immutable after init; only han
 final class HostStructs: @unchecked Sendable {  // Written once in `fill` before the plugin sees them, then read-only.
     let host = UnsafeMutablePointer<deck_host_t>.allocate(capacity: 1)
     let threadCheck = UnsafeMutablePointer<deck_host_thread_check_t>.allocate(capacity: 1)
+    let audio = UnsafeMutablePointer<deck_host_audio_t>.allocate(capacity: 1)
     private let name = CStringBox("Deck")
     private let version = CStringBox(DeckVersion.string)
 
@@ -94,6 +105,7 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
             guard let owner = PluginHost.from(host), let id else { return nil }
             switch String(cString: id) {
             case DECK_EXT_THREAD_CHECK: return UnsafeRawPointer(owner.structs.threadCheck)
+            case DECK_EXT_AUDIO: return UnsafeRawPointer(owner.structs.audio)
             default: return nil
             }
         }
@@ -121,12 +133,19 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
         }
         threadCheck.initialize(to: deck_host_thread_check_t(
             is_loop_thread: { host in PluginHost.from(host)?.loopThread.isCurrent ?? false },
-            // There is no audio thread yet; no caller can be on it.
-            is_audio_thread: { _ in false }))
+            is_audio_thread: { host in PluginHost.from(host)?.audio.audioThread.isCurrent ?? false }))
+        audio.initialize(to: deck_host_audio_t())
+        audio.pointee.open_stream = { host in
+            PluginHost.from(host)?.onLoop("open_stream") { $0.audio.open($0.instance) } ?? DeckStatus.invalid.rawValue
+        }
+        audio.pointee.close_stream = { host in
+            PluginHost.from(host)?.onLoop("close_stream") { $0.audio.close($0.instance) } ?? DeckStatus.invalid.rawValue
+        }
     }
 
     deinit {
         host.deallocate()
         threadCheck.deallocate()
+        audio.deallocate()
     }
 }

@@ -16,6 +16,12 @@ public final class PluginInstance {
     private let library: PluginLibrary
     private let entry: UnsafePointer<deck_plugin_entry_t>
     private let plugin: UnsafePointer<deck_plugin_t>
+    /// The plugin's deck.audio extension, when it offers a complete one.
+    public private(set) var audio: UnsafePointer<deck_plugin_audio_t>?
+    /// The mixer slot of the plugin's open stream. Managed by the runtime.
+    public var streamSlot: Int?
+    /// Underruns and invalid frames of the plugin's streams, over its lifetime.
+    public let streamCounters = StreamCounters()
 
     init(manifest: PluginManifest, bundlePath: String, host: PluginHost, library: PluginLibrary,
          entry: UnsafePointer<deck_plugin_entry_t>, plugin: UnsafePointer<deck_plugin_t>) {
@@ -38,6 +44,14 @@ public final class PluginInstance {
         guard status == .ok else { throw PluginCallError(status: status, message: host.lastLoggedError) }
         state = .initialized
         host.phase.store(PluginHost.Phase.running.rawValue, ordering: .releasing)
+        if let pointer = plugin.pointee.get_extension?(plugin, DECK_EXT_AUDIO) {
+            let audio = pointer.assumingMemoryBound(to: deck_plugin_audio_t.self)
+            if audio.pointee.start != nil && audio.pointee.stop != nil && audio.pointee.render != nil {
+                self.audio = audio
+            } else {
+                host.logger.warning("plugins", "\(id): ignoring its deck.audio extension: start, stop or render is NULL")
+            }
+        }
     }
 
     /// initialized → active.
@@ -67,6 +81,30 @@ public final class PluginInstance {
         entry.pointee.deinit?()
         state = .destroyed
         library.close()
+    }
+
+    /// Asks the plugin to start playing `item` (nil: its default); it opens its stream when ready.
+    public func startPlayback(item: String?) throws(PluginCallError) {
+        try expect(.active, for: "play")
+        guard let audio else { throw PluginCallError(status: .unsupported, message: "\(id) does not offer deck.audio") }
+        let status = DeckStatus(code: item.map { audio.pointee.start(plugin, $0) } ?? audio.pointee.start(plugin, nil))
+        guard status == .ok else {
+            let reason = host.lastLoggedError
+            throw PluginCallError(status: status, message: "\(id) refused to play \(item ?? "its default item")"
+                                  + (reason.isEmpty ? "" : ": \(reason)"))
+        }
+    }
+
+    /// Asks the plugin to stop playing.
+    public func stopPlayback() {
+        guard state == .active, let audio else { return }
+        audio.pointee.stop(plugin)
+    }
+
+    /// What the audio thread calls for this plugin's stream.
+    var renderSource: RenderSource? {
+        guard let render = audio?.pointee.render else { return nil }
+        return RenderSource(plugin: plugin, render: render)
     }
 
     /// The plugin's extension with this id, or nil. Refused once destroyed.

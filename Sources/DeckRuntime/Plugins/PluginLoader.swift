@@ -8,8 +8,9 @@ struct PluginLoader {
     var policy: EntitlementPolicy
     var allowInsecure: Bool
     var logger: Logger
-    var loopThread: LoopThread
+    var loopThread: ThreadIdentity
     var callbacks: CallbackRequests
+    var audio: AudioHostActions
 
     static let bundleSuffix = ".deckplugin"
 
@@ -103,7 +104,7 @@ struct PluginLoader {
         }
 
         let host = PluginHost(pluginID: manifest.id, instance: instance, entitlements: granted, logger: logger,
-                              loopThread: loopThread, callbacks: callbacks)
+                              loopThread: loopThread, callbacks: callbacks, audio: audio)
         func abandon(_ reason: PluginLoadError.Reason) -> PluginLoadError {
             host.phase.store(PluginHost.Phase.destroyed.rawValue, ordering: .releasing)
             entry.pointee.deinit?()

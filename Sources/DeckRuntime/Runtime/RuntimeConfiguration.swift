@@ -1,8 +1,13 @@
-/// What the runtime is told at start: where plugins are, who may do what, how much to log.
-/// Read from a config file (JSON) and overridden by command-line flags or the embedder.
+/// What the runtime is told at start: where plugins are, who may do what, how much to log, how
+/// to encode and where to send the audio. Read from a config file (JSON) and overridden by
+/// command-line flags or the embedder.
 ///
 ///     {"plugins": ["/usr/lib/deck/plugins"], "policy": "policy.json",
-///      "logLevel": "info", "insecurePlugins": false}
+///      "logLevel": "info", "insecurePlugins": false,
+///      "sinks": ["http://127.0.0.1:8000/stream.opus"],
+///      "encoder": {"bitrate": 128000, "complexity": 10, "frameMs": 20, "application": "audio",
+///                  "fec": false, "packetLoss": 0, "dtx": false},
+///      "http": {"maxQueuedBytes": 1048576, "maxHeadBytes": 8192, "headTimeoutMs": 5000}}
 public struct RuntimeConfiguration: Sendable, Equatable {
     public var pluginDirectories: [String] = []
     public var policy: EntitlementPolicy = .grantAll
@@ -11,6 +16,10 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var logLevel: LogLevel = .info
     /// Loads bundles that group/others can write or another user owns (development only).
     public var allowInsecurePlugins = false
+    /// Sink URIs opened when the output starts.
+    public var sinks: [String] = []
+    public var audio = AudioConfiguration()
+    public var httpLimits = HTTPStreamSink.Limits()
 
     public init() {}
 
@@ -40,8 +49,69 @@ public struct RuntimeConfiguration: Sendable, Equatable {
             case "insecurePlugins":
                 guard let flag = value.boolValue else { throw .invalid(path, "\"insecurePlugins\" must be true or false") }
                 allowInsecurePlugins = flag
+            case "sinks":
+                guard let list = value.arrayValue, let uris = Optional(list.compactMap(\.stringValue)), uris.count == list.count else {
+                    throw .invalid(path, "\"sinks\" must be an array of sink URIs")
+                }
+                sinks = uris.map { $0.hasPrefix("file:") && !$0.hasPrefix("file:/") ? "file:" + resolve(String($0.dropFirst(5))) : $0 }
+            case "encoder":
+                try applyEncoder(value, path: path)
+            case "http":
+                try applyHTTP(value, path: path)
             default:
-                throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins)")
+                throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, encoder, http)")
+            }
+        }
+    }
+
+    private mutating func applyEncoder(_ value: JSONValue, path: String) throws(ConfigurationError) {
+        guard case .object(let members) = value else { throw .invalid(path, "\"encoder\" must be an object") }
+        var encoder = audio.encoder
+        for (key, value) in members {
+            func integer() throws(ConfigurationError) -> Int {
+                guard let number = value.intValue else { throw .invalid(path, "encoder.\(key) must be an integer") }
+                return Int(number)
+            }
+            func flag() throws(ConfigurationError) -> Bool {
+                guard let flag = value.boolValue else { throw .invalid(path, "encoder.\(key) must be true or false") }
+                return flag
+            }
+            switch key {
+            case "bitrate": encoder.bitrate = try integer()
+            case "complexity": encoder.complexity = try integer()
+            case "packetLoss": encoder.expectedPacketLoss = try integer()
+            case "fec": encoder.inbandFEC = try flag()
+            case "dtx": encoder.dtx = try flag()
+            case "application":
+                guard let name = value.stringValue, let application = EncoderSettings.Application(rawValue: name) else {
+                    throw .invalid(path, AudioConfigurationError.application(value.stringValue ?? value.encoded()).description)
+                }
+                encoder.application = application
+            case "frameMs":
+                let milliseconds: Double
+                switch value {
+                case .int(let number): milliseconds = Double(number)
+                case .double(let number): milliseconds = number
+                default: throw .invalid(path, "encoder.frameMs must be a number")
+                }
+                do { audio.frameSize = try FrameSize(milliseconds: milliseconds) } catch { throw .invalid(path, error.description) }
+            default:
+                throw .invalid(path, "unknown key \"encoder.\(key)\" (known: bitrate, complexity, frameMs, application, fec, packetLoss, dtx)")
+            }
+        }
+        do { try encoder.validate() } catch { throw .invalid(path, error.description) }
+        audio.encoder = encoder
+    }
+
+    private mutating func applyHTTP(_ value: JSONValue, path: String) throws(ConfigurationError) {
+        guard case .object(let members) = value else { throw .invalid(path, "\"http\" must be an object") }
+        for (key, value) in members {
+            guard let number = value.intValue, number > 0 else { throw .invalid(path, "http.\(key) must be a positive integer") }
+            switch key {
+            case "maxQueuedBytes": httpLimits.maxQueuedBytes = Int(number)
+            case "maxHeadBytes": httpLimits.maxHeadBytes = Int(number)
+            case "headTimeoutMs": httpLimits.headTimeoutMilliseconds = UInt64(number)
+            default: throw .invalid(path, "unknown key \"http.\(key)\" (known: maxQueuedBytes, maxHeadBytes, headTimeoutMs)")
             }
         }
     }

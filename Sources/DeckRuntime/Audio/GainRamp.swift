@@ -1,0 +1,63 @@
+import Glibc
+
+/// A gain moving to a target over a number of samples, applied sample by sample so changes never
+/// click. Linear ramps move the factor in equal steps; exponential ones in equal dB steps.
+public struct GainRamp: BitwiseCopyable, Sendable {
+    public enum Curve: BitwiseCopyable, Sendable { case linear, exponential }
+
+    /// Exponential ramps cannot reach 0: they go to −100 dB and then snap to silence.
+    static let floor: Float = 1e-5
+
+    public private(set) var current: Float
+    public private(set) var target: Float
+    private var step: Float = 0
+    private var remaining = 0
+    private var curve = Curve.linear
+
+    public init(_ gain: Float) {
+        current = gain
+        target = gain
+    }
+
+    public var isRamping: Bool { remaining > 0 }
+
+    /// Starts moving from the current gain to `target` over `samples` samples (0 jumps at once).
+    public mutating func ramp(to target: Float, samples: Int, curve: Curve) {
+        self.target = target
+        self.curve = curve
+        guard samples > 0, target != current else {
+            current = target
+            remaining = 0
+            return
+        }
+        remaining = samples
+        switch curve {
+        case .linear:
+            step = (target - current) / Float(samples)
+        case .exponential:
+            let from = max(current, GainRamp.floor), to = max(target, GainRamp.floor)
+            current = from
+            step = expf(logf(to / from) / Float(samples))
+        }
+    }
+
+    /// Multiplies `frames` interleaved stereo frames by the gain, advancing the ramp per frame.
+    public mutating func apply(to buffer: UnsafeMutablePointer<Float>, frames: Int) {
+        var index = 0
+        if remaining == 0 {
+            if current == 1 { return }
+            for i in 0..<(frames * 2) { buffer[i] *= current }
+            return
+        }
+        for frame in 0..<frames {
+            if remaining > 0 {
+                current = curve == .linear ? current + step : current * step
+                remaining -= 1
+                if remaining == 0 { current = target }
+            }
+            index = frame * 2
+            buffer[index] *= current
+            buffer[index + 1] *= current
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// Hands each packet to a closure: the embedding API's sink, and the tests'. Loop-thread-confined.
+public final class CallbackSink: Sink {
+    public let uri: String
+    public private(set) var status = SinkStatus()
+    private let onPacket: (EncodedPacket) -> Void
+    private let onFinish: () -> Void
+
+    public init(name: String, onPacket: @escaping (EncodedPacket) -> Void, onFinish: @escaping () -> Void = {}) {
+        uri = "callback:\(name)"
+        self.onPacket = onPacket
+        self.onFinish = onFinish
+    }
+
+    public func deliver(_ packet: EncodedPacket) {
+        status.packets += 1
+        status.bytes += packet.bytes.count
+        onPacket(packet)
+    }
+
+    public func finish() { onFinish() }
+
+    public func close() {}
+}

@@ -1,0 +1,20 @@
+/// One Opus packet on its way from the audio thread to the sinks.
+public struct EncodedPacket: Sendable, Equatable {
+    public var bytes: [UInt8]
+    /// Index of the packet's first sample since the output started (48 kHz, per channel).
+    public var sampleIndex: Int64
+    /// Samples per channel the packet covers.
+    public var samples: Int
+    /// Whether this packet ends the stream.
+    public var isLast: Bool
+    /// For the last packet: the samples of real audio in the whole stream plus the pre-skip, which
+    /// may be less than the samples encoded (the end trimming an Ogg decoder applies).
+    public var finalGranule: Int64?
+    /// The encoder's delay, which an Ogg stream announces as pre-skip.
+    public var preSkip: Int
+
+    /// The Ogg granule position after this packet, counted from `origin` (the first sample a sink saw).
+    func granule(from origin: Int64) -> Int64 {
+        (finalGranule ?? (sampleIndex + Int64(samples))) - origin
+    }
+}

@@ -1,0 +1,42 @@
+/// The request line and headers of an HTTP/1.x request, parsed strictly: anything unexpected is a
+/// 400, never a guess.
+struct HTTPRequestHead: Equatable {
+    var method: String
+    var target: String
+    var version: String
+    var headers: [(name: String, value: String)]
+
+    static func == (a: HTTPRequestHead, b: HTTPRequestHead) -> Bool {
+        a.method == b.method && a.target == b.target && a.version == b.version
+            && a.headers.elementsEqual(b.headers) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// The length of the head including its blank line, once `bytes` hold a whole one.
+    static func headLength(in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 3..<bytes.count where bytes[index] == 10 {
+            if bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 { return index + 1 }
+        }
+        return nil
+    }
+
+    /// Parses a complete head (ending in CRLF CRLF); nil when it is malformed.
+    static func parse(_ bytes: ArraySlice<UInt8>) -> HTTPRequestHead? {
+        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
+        guard lines.count >= 3, lines.removeLast() == "", lines.removeLast() == "" else { return nil }
+        let request = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        guard request.count == 3,
+              !request[0].isEmpty, request[0].allSatisfy({ $0.isASCII && $0.isUppercase }),
+              request[1].hasPrefix("/"), !request[1].contains(where: { $0.isWhitespace }),
+              request[2] == "HTTP/1.1" || request[2] == "HTTP/1.0" else { return nil }
+        var headers: [(String, String)] = []
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
+                  !line[..<colon].contains(where: { $0.isWhitespace }) else { return nil }
+            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+            headers.append((String(line[..<colon]), String(value.reversed().drop { $0 == " " || $0 == "\t" }.reversed())))
+        }
+        return HTTPRequestHead(method: request[0], target: request[1], version: request[2], headers: headers)
+    }
+}

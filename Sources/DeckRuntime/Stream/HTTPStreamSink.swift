@@ -1,0 +1,165 @@
+/// `http://HOST:PORT/PATH`: serves the live Ogg Opus stream to any number of clients. A client
+/// joining late gets the header pages first, then pages from the next page boundary. Slow clients
+/// are dropped, never the stream; other paths get 404, malformed requests 400, and a request head
+/// over 8 KiB or slower than 5 s is cut off. Loop-thread-confined.
+public final class HTTPStreamSink: Sink {
+    public struct Limits: Sendable, Equatable {
+        /// Bytes a client may have queued before it counts as too slow and is dropped.
+        public var maxQueuedBytes = 1 << 20
+        public var maxHeadBytes = 8 * 1024
+        public var headTimeoutMilliseconds: UInt64 = 5_000
+
+        public init() {}
+    }
+
+    public private(set) var uri: String
+    private let path: String
+    private let server: StreamServer
+    private let context: SinkContext
+    private var clients: [ObjectIdentifier: HTTPClient] = [:]
+    private var muxer: OggOpusMuxer?
+    private var statusCounters = SinkStatus()
+
+    init(host: String, port: Int, path: String, context: SinkContext) throws(SinkError) {
+        let requested = SinkURI.http(host: host, port: port, path: path).description
+        self.path = path
+        self.context = context
+        do {
+            server = try StreamServer(loop: context.loop, address: .tcp(SocketAddress(host: host, port: port)))
+        } catch {
+            throw .cannotOpen(requested, error.description)
+        }
+        uri = requested
+        do {
+            try server.listen { [unowned self] connection in accept(connection) }
+        } catch {
+            server.close()
+            throw .cannotOpen(requested, error.description)
+        }
+        if let bound = server.localAddress { uri = SinkURI.http(host: bound.host, port: bound.port, path: path).description }
+        statusCounters.clients = 0
+        statusCounters.droppedClients = 0
+    }
+
+    public var status: SinkStatus {
+        var status = statusCounters
+        status.clients = clients.values.filter(\.isStreaming).count
+        return status
+    }
+
+    public func deliver(_ packet: EncodedPacket) {
+        if muxer == nil {
+            let muxer = OggOpusMuxer(preSkip: context.preSkip)
+            self.muxer = muxer
+            for client in clients.values where client.isStreaming { muxer.headerPages.forEach { send($0, to: client) } }
+        }
+        statusCounters.packets += 1
+        for page in muxer?.pages(for: packet) ?? [] {
+            for client in clients.values where client.isStreaming { send(page, to: client) }
+        }
+    }
+
+    /// The stream ended: the next packet starts a new Ogg link (new serial, new headers) for the
+    /// clients still connected, which Ogg players follow as a chained stream.
+    public func finish() { muxer = nil }
+
+    public func close() {
+        clients.values.forEach { $0.close() }
+        clients = [:]
+        server.close()
+    }
+
+    private func accept(_ connection: StreamConnection) {
+        let client = HTTPClient(connection: connection)
+        let key = ObjectIdentifier(client)
+        clients[key] = client
+        client.timer = try? LoopTimer(loop: context.loop)
+        client.timer?.start(after: context.http.headTimeoutMilliseconds) { [unowned self] in
+            reject(client, status: "408 Request Timeout", reason: "request head not received within \(context.http.headTimeoutMilliseconds) ms")
+        }
+        connection.startReading { [unowned self] event in
+            switch event {
+            case .data(let bytes): received(bytes, from: client)
+            case .end, .failed: forget(client)
+            }
+        }
+    }
+
+    private func received(_ bytes: [UInt8], from client: HTTPClient) {
+        guard !client.isStreaming, !client.isClosing else { return }  // streaming clients have nothing more to say
+        client.head += bytes
+        guard let length = HTTPRequestHead.headLength(in: client.head) else {
+            if client.head.count > context.http.maxHeadBytes {
+                reject(client, status: "431 Request Header Fields Too Large", reason: "request head over \(context.http.maxHeadBytes) bytes")
+            }
+            return
+        }
+        guard length <= context.http.maxHeadBytes else {
+            return reject(client, status: "431 Request Header Fields Too Large", reason: "request head over \(context.http.maxHeadBytes) bytes")
+        }
+        guard let request = HTTPRequestHead.parse(client.head[..<length]) else {
+            return reject(client, status: "400 Bad Request", reason: "malformed request")
+        }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return reject(client, status: "405 Method Not Allowed", reason: "\(request.method) \(request.target)", extra: "Allow: GET, HEAD\r\n")
+        }
+        guard request.target == path else {
+            return reject(client, status: "404 Not Found", reason: "\(request.method) \(request.target)")
+        }
+        client.timer?.close()
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: audio/ogg\r\nCache-Control: no-cache, no-store\r\n"
+            + "Connection: close\r\nServer: Deck/\(DeckVersion.string)\r\n\r\n"
+        if request.method == "HEAD" {
+            client.isClosing = true
+            client.connection.write(Array(head.utf8)) { [unowned self] _ in forget(client) }
+            return
+        }
+        client.isStreaming = true
+        client.connection.write(Array(head.utf8))
+        muxer?.headerPages.forEach { send($0, to: client) }
+        context.logger.info("sinks", "\(uri): client connected (\(status.clients ?? 0) listening)")
+    }
+
+    private func send(_ page: [UInt8], to client: HTTPClient) {
+        client.connection.write(page)
+        statusCounters.bytes += page.count
+        if client.connection.pendingWriteBytes > context.http.maxQueuedBytes {
+            statusCounters.droppedClients = (statusCounters.droppedClients ?? 0) + 1
+            context.logger.warning("sinks", "\(uri): dropped a client that is not reading (over \(context.http.maxQueuedBytes) bytes queued)")
+            forget(client)
+        }
+    }
+
+    private func reject(_ client: HTTPClient, status: String, reason: String, extra: String = "") {
+        guard !client.isClosing else { return }
+        client.isClosing = true
+        client.timer?.close()
+        if statusCounters.count(error: "\(status): \(reason)") { context.logger.warning("sinks", "\(uri): \(status): \(reason)") }
+        let body = status + "\n"
+        let response = "HTTP/1.1 \(status)\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n"
+            + extra + "Connection: close\r\n\r\n" + body
+        client.connection.stopReading()
+        client.connection.write(Array(response.utf8)) { [unowned self] _ in forget(client) }
+    }
+
+    private func forget(_ client: HTTPClient) {
+        client.close()
+        clients[ObjectIdentifier(client)] = nil
+    }
+}
+
+/// One HTTP connection to the stream sink. Loop-thread-confined.
+final class HTTPClient {
+    let connection: StreamConnection
+    var head: [UInt8] = []
+    var isStreaming = false
+    var isClosing = false
+    var timer: LoopTimer?
+
+    init(connection: StreamConnection) { self.connection = connection }
+
+    func close() {
+        timer?.close()
+        connection.close()
+    }
+}

@@ -1,0 +1,35 @@
+/// Where encoded audio goes. Each sink fails alone: errors are logged and counted and the other
+/// sinks, the audio thread and the runtime go on. Loop-thread-confined.
+public protocol Sink: AnyObject {
+    var uri: String { get }
+    var status: SinkStatus { get }
+    /// Called once per packet, in order, from the first packet after the sink was added.
+    func deliver(_ packet: EncodedPacket)
+    /// The output ended (the packet marked last was delivered): end the stream cleanly.
+    func finish()
+    /// The sink is removed: release sockets and files now.
+    func close()
+}
+
+/// A sink's counters, for `sinks.list`.
+public struct SinkStatus: Sendable, Equatable {
+    public var packets = 0
+    public var bytes = 0
+    public var errors = 0
+    public var lastError: String?
+    /// HTTP only: clients now connected and clients dropped for reading too slowly.
+    public var clients: Int?
+    public var droppedClients: Int?
+
+    public init() {}
+
+    /// Counts a failure; true when it should be logged (the 1st, 10th, 100th… so a dead disk
+    /// does not flood the log).
+    mutating func count(error: String) -> Bool {
+        errors += 1
+        lastError = error
+        var power = 1
+        while power < errors { power *= 10 }
+        return power == errors
+    }
+}

@@ -1,0 +1,41 @@
+/// A sink as `sinks.list` shows it.
+public struct SinkInfo: Sendable, Equatable {
+    public var id: Int
+    public var uri: String
+    public var status: SinkStatus
+}
+
+/// The sinks the output feeds, each with an id; every packet goes to each of them in turn.
+/// Loop-thread-confined.
+public final class SinkSet {
+    private var sinks: [(id: Int, sink: any Sink)] = []
+    private var nextID = 1
+
+    public init() {}
+
+    @discardableResult
+    public func add(_ sink: any Sink) -> Int {
+        defer { nextID += 1 }
+        sinks.append((nextID, sink))
+        return nextID
+    }
+
+    public func remove(_ id: Int) throws(SinkError) {
+        guard let index = sinks.firstIndex(where: { $0.id == id }) else { throw .noSuchSink(id) }
+        sinks.remove(at: index).sink.close()
+    }
+
+    public var list: [SinkInfo] { sinks.map { SinkInfo(id: $0.id, uri: $0.sink.uri, status: $0.sink.status) } }
+
+    public func deliver(_ packet: EncodedPacket) {
+        for (_, sink) in sinks {
+            sink.deliver(packet)
+            if packet.isLast { sink.finish() }
+        }
+    }
+
+    public func closeAll() {
+        sinks.forEach { $0.sink.close() }
+        sinks = []
+    }
+}

@@ -1,0 +1,94 @@
+/// A sink address as users write it: `file:PATH.opus`, `http://HOST:PORT/PATH`,
+/// `rtp://HOST:PORT?pt=96&sdp=PATH`.
+public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
+    case file(path: String)
+    case http(host: String, port: Int, path: String)
+    case rtp(host: String, port: Int, payloadType: Int, sdpPath: String?)
+
+    public init(_ text: String) throws(SinkError) {
+        if text.hasPrefix("file:") {
+            let path = String(text.dropFirst(5))
+            guard !path.isEmpty else { throw .invalidURI(text, "a file sink needs a path, e.g. file:out.opus") }
+            self = .file(path: path)
+        } else if text.hasPrefix("http://") {
+            let rest = text.dropFirst(7)
+            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+            let (host, port) = try SinkURI.hostAndPort(String(rest[..<slash]), in: text)
+            let path = slash == rest.endIndex ? "/" : String(rest[slash...])
+            guard !path.contains("?"), !path.contains(" ") else { throw .invalidURI(text, "the path may not contain '?' or spaces") }
+            self = .http(host: host, port: port, path: path)
+        } else if text.hasPrefix("rtp://") {
+            let rest = text.dropFirst(6)
+            let question = rest.firstIndex(of: "?") ?? rest.endIndex
+            let (host, port) = try SinkURI.hostAndPort(String(rest[..<question]), in: text)
+            guard port > 0 else { throw .invalidURI(text, "an RTP sink needs a destination port") }
+            var payloadType = 96
+            var sdpPath: String?
+            if question != rest.endIndex {
+                for pair in rest[rest.index(after: question)...].split(separator: "&") {
+                    let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                    guard parts.count == 2 else { throw .invalidURI(text, "query item '\(pair)' is not key=value") }
+                    switch parts[0] {
+                    case "pt":
+                        guard let value = Int(parts[1]), (96...127).contains(value) else {
+                            throw .invalidURI(text, "pt must be a dynamic payload type, 96 to 127")
+                        }
+                        payloadType = value
+                    case "sdp": sdpPath = parts[1]
+                    default: throw .invalidURI(text, "unknown query item '\(parts[0])' (known: pt, sdp)")
+                    }
+                }
+            }
+            self = .rtp(host: host, port: port, payloadType: payloadType, sdpPath: sdpPath)
+        } else {
+            throw .invalidURI(text, "expected file:PATH, http://HOST:PORT/PATH or rtp://HOST:PORT?pt=96&sdp=PATH")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .file(let path): "file:\(path)"
+        case .http(let host, let port, let path): "http://\(SinkURI.bracketed(host)):\(port)\(path)"
+        case .rtp(let host, let port, let payloadType, let sdp):
+            "rtp://\(SinkURI.bracketed(host)):\(port)?pt=\(payloadType)" + (sdp.map { "&sdp=\($0)" } ?? "")
+        }
+    }
+
+    private static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+
+    private static func hostAndPort(_ authority: String, in text: String) throws(SinkError) -> (String, Int) {
+        var host = authority
+        var portText = ""
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            host = String(authority[authority.index(after: authority.startIndex)..<close])
+            let after = authority[authority.index(after: close)...]
+            guard after.hasPrefix(":") else { throw .invalidURI(text, "expected HOST:PORT") }
+            portText = String(after.dropFirst())
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = String(authority[..<colon])
+            portText = String(authority[authority.index(after: colon)...])
+        } else {
+            throw .invalidURI(text, "expected HOST:PORT")
+        }
+        if host == "localhost" { host = "127.0.0.1" }
+        guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else {
+            throw .invalidURI(text, "expected HOST:PORT with a port from 0 to 65535")
+        }
+        return (host, port)
+    }
+}
+
+/// Why a sink could not be added, or what went wrong with it later.
+public enum SinkError: Error, Equatable, Sendable, CustomStringConvertible {
+    case invalidURI(String, String)
+    case cannotOpen(String, String)
+    case noSuchSink(Int)
+
+    public var description: String {
+        switch self {
+        case .invalidURI(let uri, let reason): "invalid sink \(uri): \(reason)"
+        case .cannotOpen(let uri, let reason): "cannot open sink \(uri): \(reason)"
+        case .noSuchSink(let id): "no sink with id \(id)"
+        }
+    }
+}
