@@ -6,7 +6,7 @@
 
 SWIFT        ?= swift
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
-APT_PACKAGES := gcc g++ make pkg-config libuv1-dev libjansson-dev libopus-dev libogg-dev procps
+APT_PACKAGES := gcc g++ make pkg-config libuv1-dev libjansson-dev libopus-dev libogg-dev procps opus-tools ffmpeg
 
 RELEASE_BIN  = $(shell $(SWIFT) build -c release --show-bin-path)
 DEBUG_BIN    = $(shell $(SWIFT) build -c debug --show-bin-path)

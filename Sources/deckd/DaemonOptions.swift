@@ -75,7 +75,7 @@ struct DaemonOptions {
                 options.sinks.append(uri)
             case "--play":
                 let target = try value()
-                let parts = target.split(separator: ":", maxSplits: 1).map(String.init)
+                let parts = target.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 guard let id = parts.first, !id.isEmpty else { throw UsageError("--play needs PLUGIN_ID[:ITEM]") }
                 options.play = (id, parts.count > 1 ? parts[1] : nil)
             case "--freewheel": try noValue(); options.freewheel = true

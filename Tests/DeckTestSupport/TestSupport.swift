@@ -37,12 +37,14 @@ public final class TemporaryDirectory {
 
 public struct CommandFailure: Error, CustomStringConvertible {
     public var description: String
+    public init(description: String) { self.description = description }
 }
 
-/// Runs a program to completion and returns its exit status and combined output.
+/// Runs a program to completion and returns its exit status and combined output; one still
+/// running after `timeout` seconds is killed (and the test sees its non-zero status).
 @discardableResult
-public func runProgram(_ path: String, _ arguments: [String],
-                       environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+public func runProgram(_ path: String, _ arguments: [String], environment: [String: String] = [:],
+                       timeout: Double = 120) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
@@ -51,6 +53,9 @@ public func runProgram(_ path: String, _ arguments: [String],
     process.standardOutput = pipe
     process.standardError = pipe
     try process.run()
+    let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+    defer { watchdog.cancel() }
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
@@ -74,7 +79,7 @@ public enum Fixture {
         chmod(bundle, 0o755)
         let (status, output) = try runProgram("/usr/bin/cc", ["-std=c11", "-Wall", "-Wextra", "-shared", "-fPIC",
                                                              "-I", Paths.sdkInclude] + defines.map { "-D\($0)" }
-                                              + ["-o", "\(bundle)/\(library)", Paths.fixtureSource, "-lpthread"])
+                                              + ["-o", "\(bundle)/\(library)", Paths.fixtureSource, "-lpthread", "-lm"])
         guard status == 0 else { throw CommandFailure(description: "cc failed: \(output)") }
         var fields = defaultManifest
         for (key, value) in manifest { fields[key] = value is NSNull ? nil : value }

@@ -10,9 +10,17 @@
  *   FIXTURE_NO_DEACTIVATE        leave plugin->deactivate NULL
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
+ *
+ * It offers deck.audio; the item chooses what render() does:
+ *   "sine-F"     a sine of F Hz on both channels at -12 dBFS
+ *   "underrun"   a 440 Hz sine, but only half of each frame asked for
+ *   "nan"        a 440 Hz sine with NaN written into every other frame
+ *   "loud"       a square wave at 4.0 (far over full scale)
  */
+#define _DEFAULT_SOURCE
 #include <deck/plugin.h>
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,11 +36,17 @@
 #define FIXTURE_ENTRY_MINOR DECK_ABI_VERSION_MINOR
 #endif
 
+typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD } audio_mode_t;
+
 typedef struct fixture {
     deck_plugin_t plugin;
     const deck_host_t *host;
     pthread_t thread;
     int thread_started;
+    audio_mode_t mode;
+    double frequency;
+    double phase;
+    unsigned long frames_rendered;
 } fixture_t;
 
 static const deck_plugin_descriptor_t fixture_descriptor = {
@@ -84,10 +98,53 @@ static void fixture_destroy(const deck_plugin_t *plugin) {
     free(plugin->plugin_data);
 }
 
+static const deck_host_audio_t *host_audio(fixture_t *f) {
+    return f->host->get_extension(f->host, DECK_EXT_AUDIO);
+}
+
+static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char *item) {
+    fixture_t *f = plugin->plugin_data;
+    f->frequency = 440;
+    if (item && strncmp(item, "sine-", 5) == 0) { f->mode = AUDIO_SINE; f->frequency = atof(item + 5); }
+    else if (item && strcmp(item, "underrun") == 0) f->mode = AUDIO_UNDERRUN;
+    else if (item && strcmp(item, "nan") == 0) f->mode = AUDIO_NAN;
+    else if (item && strcmp(item, "loud") == 0) f->mode = AUDIO_LOUD;
+    else { f->host->log(f->host, DECK_LOG_ERROR, "unknown item"); return DECK_E_INVALID; }
+    deck_status_t status = host_audio(f)->open_stream(f->host);
+    if (status != DECK_OK) f->host->log(f->host, DECK_LOG_ERROR, f->host->last_error(f->host));
+    return status;
+}
+
+static void fixture_audio_stop(const deck_plugin_t *plugin) {
+    fixture_t *f = plugin->plugin_data;
+    host_audio(f)->close_stream(f->host);
+}
+
+static uint32_t fixture_audio_render(const deck_plugin_t *plugin, uint32_t frames, float *out) {
+    fixture_t *f = plugin->plugin_data;
+    uint32_t produced = f->mode == AUDIO_UNDERRUN ? frames / 2 : frames;
+    for (uint32_t i = 0; i < produced; i++) {
+        float sample = f->mode == AUDIO_LOUD ? (i % 96 < 48 ? 4.0f : -4.0f) : 0.25f * (float)sin(f->phase);
+        f->phase = fmod(f->phase + 2 * M_PI * f->frequency / DECK_AUDIO_SAMPLE_RATE, 2 * M_PI);
+        out[2 * i] = sample;
+        out[2 * i + 1] = sample;
+    }
+    if (f->mode == AUDIO_NAN && f->frames_rendered % 2 == 1) out[0] = NAN;
+    f->frames_rendered++;
+    return produced;
+}
+
+static const deck_plugin_audio_t fixture_audio = {
+    .start = fixture_audio_start,
+    .stop = fixture_audio_stop,
+    .render = fixture_audio_render,
+};
+
 static const int fixture_extension_marker = 42;
 
 static const void *fixture_get_extension(const deck_plugin_t *plugin, const char *id) {
     (void)plugin;
+    if (strcmp(id, DECK_EXT_AUDIO) == 0) return &fixture_audio;
     return strcmp(id, "org.deck.test.marker") == 0 ? &fixture_extension_marker : NULL;
 }
 

@@ -10,7 +10,9 @@ public struct GainRamp: BitwiseCopyable, Sendable {
 
     public private(set) var current: Float
     public private(set) var target: Float
+    private var start: Float = 0
     private var step: Float = 0
+    private var length = 0
     private var remaining = 0
     private var curve = Curve.linear
 
@@ -31,6 +33,8 @@ public struct GainRamp: BitwiseCopyable, Sendable {
             return
         }
         remaining = samples
+        length = samples
+        start = current
         switch curve {
         case .linear:
             step = (target - current) / Float(samples)
@@ -51,8 +55,9 @@ public struct GainRamp: BitwiseCopyable, Sendable {
         }
         for frame in 0..<frames {
             if remaining > 0 {
-                current = curve == .linear ? current + step : current * step
                 remaining -= 1
+                // Linear steps are computed from the start, so rounding never accumulates.
+                current = curve == .linear ? start + step * Float(length - remaining) : current * step
                 if remaining == 0 { current = target }
             }
             index = frame * 2

@@ -12,12 +12,16 @@ public final class CallbackSink: Sink {
     }
 
     public func deliver(_ packet: EncodedPacket) {
+        status.finished = false
         status.packets += 1
         status.bytes += packet.bytes.count
         onPacket(packet)
     }
 
-    public func finish() { onFinish() }
+    public func finish() {
+        status.finished = true
+        onFinish()
+    }
 
     public func close() {}
 }

@@ -31,7 +31,7 @@ public final class HTTPStreamSink: Sink {
         }
         uri = requested
         do {
-            try server.listen { [unowned self] connection in accept(connection) }
+            try server.listen { [weak self] connection in self?.accept(connection) }
         } catch {
             server.close()
             throw .cannotOpen(requested, error.description)
@@ -54,6 +54,7 @@ public final class HTTPStreamSink: Sink {
             for client in clients.values where client.isStreaming { muxer.headerPages.forEach { send($0, to: client) } }
         }
         statusCounters.packets += 1
+        statusCounters.finished = false
         for page in muxer?.pages(for: packet) ?? [] {
             for client in clients.values where client.isStreaming { send(page, to: client) }
         }
@@ -61,7 +62,10 @@ public final class HTTPStreamSink: Sink {
 
     /// The stream ended: the next packet starts a new Ogg link (new serial, new headers) for the
     /// clients still connected, which Ogg players follow as a chained stream.
-    public func finish() { muxer = nil }
+    public func finish() {
+        muxer = nil
+        statusCounters.finished = true
+    }
 
     public func close() {
         clients.values.forEach { $0.close() }
@@ -74,13 +78,14 @@ public final class HTTPStreamSink: Sink {
         let key = ObjectIdentifier(client)
         clients[key] = client
         client.timer = try? LoopTimer(loop: context.loop)
-        client.timer?.start(after: context.http.headTimeoutMilliseconds) { [unowned self] in
-            reject(client, status: "408 Request Timeout", reason: "request head not received within \(context.http.headTimeoutMilliseconds) ms")
+        let timeout = context.http.headTimeoutMilliseconds
+        client.timer?.start(after: timeout) { [weak self, unowned client] in
+            self?.reject(client, status: "408 Request Timeout", reason: "request head not received within \(timeout) ms")
         }
-        connection.startReading { [unowned self] event in
+        connection.startReading { [weak self, unowned client] event in
             switch event {
-            case .data(let bytes): received(bytes, from: client)
-            case .end, .failed: forget(client)
+            case .data(let bytes): self?.received(bytes, from: client)
+            case .end, .failed: self?.forget(client)
             }
         }
     }
@@ -111,7 +116,7 @@ public final class HTTPStreamSink: Sink {
             + "Connection: close\r\nServer: Deck/\(DeckVersion.string)\r\n\r\n"
         if request.method == "HEAD" {
             client.isClosing = true
-            client.connection.write(Array(head.utf8)) { [unowned self] _ in forget(client) }
+            client.connection.write(Array(head.utf8)) { [weak self] _ in self?.forget(client) }
             return
         }
         client.isStreaming = true
@@ -139,7 +144,7 @@ public final class HTTPStreamSink: Sink {
         let response = "HTTP/1.1 \(status)\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n"
             + extra + "Connection: close\r\n\r\n" + body
         client.connection.stopReading()
-        client.connection.write(Array(response.utf8)) { [unowned self] _ in forget(client) }
+        client.connection.write(Array(response.utf8)) { [weak self] _ in self?.forget(client) }
     }
 
     private func forget(_ client: HTTPClient) {

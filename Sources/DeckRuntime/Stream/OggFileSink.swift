@@ -15,10 +15,9 @@ public final class OggFileSink: Sink {
         } catch {
             throw .cannotOpen(uri, error.description)
         }
-        file.onError = { [unowned self] error in
-            if status.count(error: error.description) {
-                context.logger.error("sinks", "\(uri): \(error) (\(status.errors) failed writes so far)")
-            }
+        file.onError = { [weak self] error in
+            guard let self, status.count(error: error.description) else { return }
+            context.logger.error("sinks", "\(uri): \(error) (\(status.errors) failed writes so far)")
         }
     }
 
@@ -33,7 +32,7 @@ public final class OggFileSink: Sink {
         status.packets += 1
     }
 
-    public func finish() { file.close() }
+    public func finish() { file.close { [weak self] in self?.status.finished = true } }
 
     public func close() { file.close() }
 

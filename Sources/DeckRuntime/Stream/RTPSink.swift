@@ -38,6 +38,7 @@ public final class RTPSink: Sink {
 
     public func deliver(_ packet: EncodedPacket) {
         // DTX frames (1–2 bytes) are not sent; the receiver conceals the gap (RFC 7587 §3.1.3).
+        status.finished = false
         if dtx && packet.bytes.count <= 2 { return }
         let marker = expectedSampleIndex != packet.sampleIndex
         expectedSampleIndex = packet.sampleIndex + Int64(packet.samples)
@@ -56,7 +57,10 @@ public final class RTPSink: Sink {
         }
     }
 
-    public func finish() { expectedSampleIndex = nil }
+    public func finish() {
+        expectedSampleIndex = nil
+        status.finished = true
+    }
 
     public func close() { socket.close() }
 

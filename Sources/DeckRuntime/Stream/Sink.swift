@@ -20,6 +20,8 @@ public struct SinkStatus: Sendable, Equatable {
     /// HTTP only: clients now connected and clients dropped for reading too slowly.
     public var clients: Int?
     public var droppedClients: Int?
+    /// The output ended and everything for it has been written (a file is closed).
+    public var finished = false
 
     public init() {}
 

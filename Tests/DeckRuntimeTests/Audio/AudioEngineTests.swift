@@ -1,0 +1,59 @@
+import DeckTestSupport
+import Foundation
+import Testing
+@testable import DeckRuntime
+
+@Suite struct AudioEngineTests {
+    let dir = TemporaryDirectory()
+
+    @Test func freewheelOutputIsContinuousAndEndsWithTheTrimmedGranule() throws {
+        let harness = try StreamingHarness(freewheel: true, seconds: 2.5)
+        var packets: [EncodedPacket] = []
+        harness.runtime.sinks.add(CallbackSink(name: "test") { packets.append($0) })
+        try harness.start()
+        #expect(harness.runUntilFinished())
+        #expect(packets.count == 126)  // 125 frames of audio, then one covering the encoder's 312-sample delay
+        #expect(packets.map(\.sampleIndex) == (0..<126).map { Int64($0) * 960 })
+        #expect(packets.dropLast().allSatisfy { !$0.isLast && $0.finalGranule == nil })
+        #expect(packets.last?.finalGranule == Int64(312 + 120_000))
+        #expect(harness.runtime.audio.stats.frames.load(ordering: .relaxed) == 126)
+        #expect(harness.runtime.audio.stats.droppedPackets.load(ordering: .relaxed) == 0)
+    }
+
+    @Test func afterCloseStreamReturnsRenderIsNeverCalledAgain() throws {
+        let harness = try StreamingHarness(freewheel: false)
+        let plugin = try harness.load(try Fixture.bundle(in: dir.path))
+        try harness.runtime.play(pluginID: plugin.id, item: "sine-440")
+        try harness.start()
+        harness.run(for: 0.2)
+        let slot = try #require(plugin.streamSlot)
+        harness.runtime.audio.closeStream(slot)
+        let rendered = plugin.streamCounters.renderedFrames.load(ordering: .relaxed)
+        #expect(rendered > 3)
+        harness.run(for: 0.2)
+        #expect(plugin.streamCounters.renderedFrames.load(ordering: .relaxed) == rendered)
+    }
+
+    @Test func pacedOutputKeepsRealTime() throws {
+        let harness = try StreamingHarness(freewheel: false)
+        try harness.start()
+        let started = Date()
+        harness.run(for: 1)
+        let frames = harness.runtime.audio.stats.frames.load(ordering: .relaxed)
+        let expected = Date().timeIntervalSince(started) * 50
+        #expect(abs(Double(frames) - expected) <= 3)
+    }
+
+    @Test(arguments: [7.5, 100.0])
+    func frameSizesOutsideOpusAreRefused(milliseconds: Double) {
+        #expect(throws: AudioConfigurationError.frameSize(milliseconds)) { try FrameSize(milliseconds: milliseconds) }
+    }
+
+    @Test func badEncoderSettingsAreRefusedBeforeAnythingRuns() {
+        var configuration = RuntimeConfiguration()
+        configuration.audio.encoder.bitrate = 1_000_000
+        #expect(throws: RuntimeError.audio(.configuration(.bitrate(1_000_000)))) {
+            _ = try Runtime(configuration: configuration, logger: LogCapture().logger)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import CDeckPlugin
+import Testing
+@testable import DeckRuntime
+
+/// A stream source for mixer tests: a constant value, with an optional shortfall or NaN.
+private struct ConstantSource {
+    var value: Float
+    var produced: Int?
+    var nan = false
+}
+
+private let constantRender: RenderSource.Render = { plugin, frames, out in
+    let source = plugin!.pointee.plugin_data!.assumingMemoryBound(to: ConstantSource.self).pointee
+    let count = source.produced ?? Int(frames)
+    for i in 0..<(count * 2) { out![i] = source.value }
+    if source.nan { out![1] = .nan }
+    return UInt32(count)
+}
+
+/// Owns the C structs a RenderSource points at.
+private final class TestStream {
+    let state: UnsafeMutablePointer<ConstantSource>
+    let plugin: UnsafeMutablePointer<deck_plugin_t>
+    let counters = StreamCounters()
+
+    init(_ source: ConstantSource) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: source)
+        plugin = .allocate(capacity: 1)
+        plugin.initialize(to: deck_plugin_t())
+        plugin.pointee.plugin_data = UnsafeMutableRawPointer(state)
+    }
+
+    var source: RenderSource { RenderSource(plugin: plugin, render: constantRender) }
+
+    deinit {
+        state.deallocate()
+        plugin.deallocate()
+    }
+}
+
+@Suite struct MixerTests {
+    let frames = 960
+
+    func mix(_ mixer: Mixer) -> [Float] {
+        var out = [Float](repeating: 99, count: frames * 2)
+        out.withUnsafeMutableBufferPointer { mixer.mix(into: $0.baseAddress!) }
+        return out
+    }
+
+    @Test func streamsAreSummedWithTheirGains() {
+        let mixer = Mixer(frames: frames)
+        let a = TestStream(ConstantSource(value: 0.25)), b = TestStream(ConstantSource(value: 0.5))
+        mixer.open(slot: 0, source: a.source, gain: 1, counters: .passUnretained(a.counters))
+        mixer.open(slot: 3, source: b.source, gain: 0.5, counters: .passUnretained(b.counters))
+        #expect(mix(mixer).allSatisfy { $0 == 0.5 })
+        mixer.close(slot: 0)
+        #expect(mix(mixer).allSatisfy { $0 == 0.25 })
+        #expect(a.counters.renderedFrames.load(ordering: .relaxed) == 1)
+        #expect(b.counters.renderedFrames.load(ordering: .relaxed) == 2)
+    }
+
+    @Test func silenceWhenNothingIsOpen() {
+        #expect(mix(Mixer(frames: frames)).allSatisfy { $0 == 0 })
+    }
+
+    @Test func theSumIsClampedToFullScale() {
+        let mixer = Mixer(frames: frames)
+        let loud = TestStream(ConstantSource(value: 0.75)), louder = TestStream(ConstantSource(value: -3))
+        mixer.open(slot: 0, source: loud.source, gain: 1, counters: .passUnretained(loud.counters))
+        mixer.open(slot: 1, source: loud.source, gain: 1, counters: .passUnretained(loud.counters))
+        #expect(mix(mixer).allSatisfy { $0 == 1 })
+        mixer.open(slot: 2, source: louder.source, gain: 1, counters: .passUnretained(louder.counters))
+        #expect(mix(mixer).allSatisfy { $0 == -1 })
+        #expect(mixer.limitedSamples == 2 * frames * 2)
+    }
+
+    @Test func aShortRenderIsPaddedWithSilenceAndCounted() {
+        let mixer = Mixer(frames: frames)
+        let short = TestStream(ConstantSource(value: 0.5, produced: 600))
+        mixer.open(slot: 0, source: short.source, gain: 1, counters: .passUnretained(short.counters))
+        let out = mix(mixer)
+        #expect(out[..<1200].allSatisfy { $0 == 0.5 })
+        #expect(out[1200...].allSatisfy { $0 == 0 })
+        #expect(short.counters.underrunFrames.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func aFrameWithNaNIsSilencedAndCounted() {
+        let mixer = Mixer(frames: frames)
+        let bad = TestStream(ConstantSource(value: 0.5, nan: true)), good = TestStream(ConstantSource(value: 0.125))
+        mixer.open(slot: 0, source: bad.source, gain: 1, counters: .passUnretained(bad.counters))
+        mixer.open(slot: 1, source: good.source, gain: 1, counters: .passUnretained(good.counters))
+        #expect(mix(mixer).allSatisfy { $0 == 0.125 })
+        #expect(bad.counters.invalidFrames.load(ordering: .relaxed) == 1)
+    }
+}

@@ -1,0 +1,127 @@
+import DeckTestSupport
+import Foundation
+import Synchronization
+import Testing
+@testable import DeckRuntime
+
+@Suite struct HTTPStreamSinkTests {
+    func port(_ harness: StreamingHarness) throws -> Int {
+        let uri = try #require(harness.sink("http://")?.uri)
+        guard case .http(_, let port, _) = try SinkURI(uri) else { throw CommandFailure(description: uri) }
+        return port
+    }
+
+    /// Runs `client` on a helper thread while the loop turns, and returns what it returned.
+    func exchange(_ harness: StreamingHarness, _ client: @escaping @Sendable () -> [UInt8]) -> String {
+        let result = Mutex<[UInt8]?>(nil)
+        Thread { let bytes = client(); result.withLock { $0 = bytes } }.start()
+        turnLoop(harness.runtime.loop, seconds: 15) { result.withLock { $0 != nil } }
+        return String(decoding: result.withLock { $0 } ?? [], as: UTF8.self)
+    }
+
+    @Test func ffmpegJoiningLateGetsTheHeadersAndDecodesTheStream() throws {
+        let harness = try StreamingHarness(freewheel: false, sinks: ["http://127.0.0.1:0/stream.opus"])
+        try harness.load(Paths.toneBundle)
+        try harness.runtime.play(pluginID: "org.deck.tone", item: "stereo-440-660")
+        try harness.start()
+        harness.run(for: 0.7)  // the stream is under way before the client arrives
+        let dir = TemporaryDirectory()
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-v", "error", "-nostdin", "-y", "-i", "http://127.0.0.1:\(try port(harness))/stream.opus",
+                            "-t", "1.5", "-f", "f32le", "-ac", "2", "-ar", "48000", dir.path + "/out.f32"]
+        try ffmpeg.run()
+        harness.run(while: ffmpeg, seconds: 30)
+        #expect(ffmpeg.terminationStatus == 0)
+        let decoded = try AudioAnalysis.readF32Stereo(dir.path + "/out.f32")
+        #expect(abs(decoded.frames - 72_000) <= 960)
+        #expect(abs(AudioAnalysis.dominantFrequency(decoded.left, start: 0) - 440) < 3)
+        #expect(abs(AudioAnalysis.dominantFrequency(decoded.right, start: 0) - 660) < 3)
+    }
+
+    @Test func aClientThatStopsReadingIsDroppedWhileAnotherKeepsReceiving() throws {
+        let harness = try StreamingHarness(freewheel: true, seconds: 120) {
+            $0.audio.encoder.bitrate = 510_000
+            $0.httpLimits.maxQueuedBytes = 64 * 1024
+        }
+        try harness.runtime.addSink("http://127.0.0.1:0/stream.opus")  // open, but no audio yet
+        try harness.load(Paths.toneBundle)
+        try harness.runtime.play(pluginID: "org.deck.tone", item: "pink-noise")
+        let port = try port(harness)
+        let stalled = LoopbackClient.connect(port: port, receiveBuffer: 4096)
+        LoopbackClient.send(stalled, "GET /stream.opus HTTP/1.1\r\nHost: x\r\n\r\n")
+        let received = Atomic<Int>(-1)
+        Thread {
+            let fd = LoopbackClient.connect(port: port)
+            LoopbackClient.send(fd, "GET /stream.opus HTTP/1.1\r\nHost: x\r\n\r\n")
+            received.store(LoopbackClient.readAll(fd, limit: 1 << 30, seconds: 20).count, ordering: .relaxed)
+            close(fd)
+        }.start()
+        harness.run(for: 0.3)  // both requests are read before the audio starts
+        #expect(harness.sink("http://")?.status.clients == 2)
+        try harness.start()
+        #expect(harness.runUntilFinished())
+        #expect(harness.sink("http://")?.status.droppedClients == 1)
+        #expect(harness.sink("http://")?.status.clients == 1)
+        harness.runtime.sinks.closeAll()  // ends the reader's response
+        turnLoop(harness.runtime.loop) { received.load(ordering: .relaxed) >= 0 }
+        close(stalled)
+        #expect(harness.log.contains(.warning, "dropped a client that is not reading"))
+        // 120 s at 510 kbit/s is about 7.6 MB: the reading client got it all.
+        #expect(received.load(ordering: .relaxed) > 6_000_000)
+    }
+
+    @Test func otherPathsMalformedRequestsAndBadMethodsAreAnsweredAndClosed() throws {
+        let harness = try StreamingHarness(freewheel: false, sinks: ["http://127.0.0.1:0/stream.opus"])
+        try harness.start()
+        let port = try port(harness)
+        func request(_ text: String) -> String {
+            exchange(harness) {
+                let fd = LoopbackClient.connect(port: port)
+                LoopbackClient.send(fd, text)
+                defer { close(fd) }
+                return LoopbackClient.readAll(fd)
+            }
+        }
+        #expect(request("GET /other.opus HTTP/1.1\r\nHost: x\r\n\r\n").hasPrefix("HTTP/1.1 404 Not Found\r\n"))
+        #expect(request("GARBAGE\r\n\r\n").hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(request("GET /stream.opus HTTP/1.1\r\nno colon here\r\n\r\n").hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(request("GET /stream.opus HTTP/2.0\r\n\r\n").hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        let post = request("POST /stream.opus HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+        #expect(post.hasPrefix("HTTP/1.1 405 Method Not Allowed\r\n"))
+        #expect(post.contains("Allow: GET, HEAD\r\n"))
+        let head = request("HEAD /stream.opus HTTP/1.0\r\n\r\n")
+        #expect(head.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: audio/ogg\r\n"))
+        #expect(head.hasSuffix("\r\n\r\n"))
+        let huge = "GET /stream.opus HTTP/1.1\r\nX-Padding: " + String(repeating: "a", count: 9000) + "\r\n\r\n"
+        #expect(request(huge).hasPrefix("HTTP/1.1 431 Request Header Fields Too Large\r\n"))
+        #expect(harness.runtime.sinks.list.first?.status.errors == 6)
+    }
+
+    @Test func aRequestHeadNotFinishedInTimeIsCutOff() throws {
+        let harness = try StreamingHarness(freewheel: false, sinks: ["http://127.0.0.1:0/stream.opus"]) {
+            $0.httpLimits.headTimeoutMilliseconds = 200
+        }
+        try harness.start()
+        let port = try port(harness)
+        let started = Date()
+        let response = exchange(harness) {
+            let fd = LoopbackClient.connect(port: port)
+            LoopbackClient.send(fd, "GET /stream.opus HTTP/1.1\r\n")  // never finished
+            defer { close(fd) }
+            return LoopbackClient.readAll(fd)
+        }
+        #expect(response.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"))
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
+    @Test func aPortInUseIsRefusedWithTheReason() throws {
+        let harness = try StreamingHarness(freewheel: false, sinks: ["http://127.0.0.1:0/a.opus"])
+        try harness.start()
+        let port = try port(harness)
+        #expect(throws: SinkError.cannotOpen("http://127.0.0.1:\(port)/b.opus",
+                                             "listening: address already in use (EADDRINUSE)")) {
+            try harness.runtime.addSink("http://127.0.0.1:\(port)/b.opus")
+        }
+    }
+}

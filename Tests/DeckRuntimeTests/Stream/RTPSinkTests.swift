@@ -1,0 +1,83 @@
+import DeckTestSupport
+import Foundation
+import Testing
+@testable import DeckRuntime
+
+@Suite struct RTPSinkTests {
+    /// A free UDP port on loopback (bound, read back, released).
+    func freePort() throws -> Int {
+        let loop = try EventLoop()
+        let probe = try UDPSocket(loop: loop)
+        try probe.bind(SocketAddress(host: "127.0.0.1", port: 0))
+        defer { probe.close() }
+        return try #require(probe.localAddress?.port)
+    }
+
+    @Test func ffmpegReceivesTheStreamFromTheSDPAndHearsTheTone() throws {
+        let dir = TemporaryDirectory()
+        let sdp = dir.path + "/stream.sdp"
+        let port = try freePort()
+        let harness = try StreamingHarness(freewheel: false, sinks: ["rtp://127.0.0.1:\(port)?pt=97&sdp=\(sdp)"])
+        try harness.load(Paths.toneBundle)
+        try harness.start()  // opens the sink, which writes the SDP
+        let description = try String(contentsOfFile: sdp, encoding: .utf8)
+        #expect(description.contains("m=audio \(port) RTP/AVP 97\r\n"))
+        #expect(description.contains("a=rtpmap:97 opus/48000/2\r\n"))
+        #expect(description.contains("a=fmtp:97 sprop-stereo=1;"))
+
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-v", "error", "-nostdin", "-y", "-protocol_whitelist", "file,udp,rtp", "-i", sdp,
+                            "-t", "1.5", "-f", "f32le", "-ac", "2", "-ar", "48000", dir.path + "/out.f32"]
+        try ffmpeg.run()
+        harness.run(for: 0.5)  // ffmpeg is listening before the tone starts
+        try harness.runtime.play(pluginID: "org.deck.tone", item: "sine-1000")
+        harness.run(while: ffmpeg, seconds: 30)
+        #expect(ffmpeg.terminationStatus == 0)
+        let decoded = try AudioAnalysis.readF32Stereo(dir.path + "/out.f32")
+        #expect(decoded.frames >= 48_000)
+        #expect(abs(AudioAnalysis.dominantFrequency(decoded.left, start: decoded.frames - 40_000) - 1000) < 3)
+    }
+
+    @Test func datagramsCarryRFC7587Headers() throws {
+        let receiverLoop = try EventLoop()
+        let receiver = try UDPSocket(loop: receiverLoop)
+        try receiver.bind(SocketAddress(host: "127.0.0.1", port: 0))
+        var datagrams: [[UInt8]] = []
+        try receiver.startReceiving { datagrams.append($0) }
+        let port = try #require(receiver.localAddress?.port)
+
+        let harness = try StreamingHarness(freewheel: true, seconds: 1, sinks: ["rtp://127.0.0.1:\(port)"])
+        try harness.load(Paths.toneBundle)
+        try harness.runtime.play(pluginID: "org.deck.tone", item: "sine-440")
+        try harness.start()
+        #expect(harness.runUntilFinished())
+        turnLoop(receiverLoop, seconds: 5) { datagrams.count >= 51 }
+
+        // 1 s of 20 ms frames plus one frame flushing the encoder's delay.
+        #expect(datagrams.count == 51)
+        let headers = datagrams.map { bytes in
+            (version: bytes[0] >> 6, marker: bytes[1] >> 7, payloadType: bytes[1] & 0x7f,
+             sequence: UInt16(bytes[2]) << 8 | UInt16(bytes[3]),
+             timestamp: bytes[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) },
+             ssrc: bytes[8..<12].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        }
+        #expect(headers.allSatisfy { $0.version == 2 && $0.payloadType == 96 })
+        #expect(headers.map(\.marker) == [1] + Array(repeating: 0, count: 50))
+        #expect(Set(headers.map(\.ssrc)).count == 1)
+        for (previous, next) in zip(headers, headers.dropFirst()) {
+            #expect(next.sequence == previous.sequence &+ 1)
+            #expect(next.timestamp == previous.timestamp &+ 960)
+        }
+        #expect(datagrams.allSatisfy { $0.count > 12 + 2 })
+        receiver.close()
+    }
+
+    @Test func aMissingSDPFolderIsRefusedWithTheReason() throws {
+        let harness = try StreamingHarness(freewheel: true)
+        #expect(throws: SinkError.cannotOpen("rtp://127.0.0.1:5004?pt=96&sdp=/nonexistent/s.sdp",
+                                             "cannot write the SDP file /nonexistent/s.sdp: No such file or directory")) {
+            try harness.runtime.addSink("rtp://127.0.0.1:5004?sdp=/nonexistent/s.sdp")
+        }
+    }
+}

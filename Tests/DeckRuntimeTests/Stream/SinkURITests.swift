@@ -1,0 +1,36 @@
+import Testing
+@testable import DeckRuntime
+
+@Suite struct SinkURITests {
+    @Test(arguments: [
+        ("file:out.opus", SinkURI.file(path: "out.opus")),
+        ("http://127.0.0.1:8000/stream.opus", .http(host: "127.0.0.1", port: 8000, path: "/stream.opus")),
+        ("http://localhost:0", .http(host: "127.0.0.1", port: 0, path: "/")),
+        ("http://[::1]:8000/s", .http(host: "::1", port: 8000, path: "/s")),
+        ("rtp://127.0.0.1:5004", .rtp(host: "127.0.0.1", port: 5004, payloadType: 96, sdpPath: nil)),
+        ("rtp://127.0.0.1:5004?pt=111&sdp=/tmp/s.sdp", .rtp(host: "127.0.0.1", port: 5004, payloadType: 111, sdpPath: "/tmp/s.sdp")),
+    ])
+    func parsesTheThreeKinds(text: String, uri: SinkURI) throws {
+        #expect(try SinkURI(text) == uri)
+    }
+
+    @Test(arguments: [
+        ("ftp://host/x", "expected file:PATH, http://HOST:PORT/PATH or rtp://HOST:PORT?pt=96&sdp=PATH"),
+        ("file:", "a file sink needs a path, e.g. file:out.opus"),
+        ("http://127.0.0.1/x", "expected HOST:PORT"),
+        ("http://127.0.0.1:99999/x", "expected HOST:PORT with a port from 0 to 65535"),
+        ("http://127.0.0.1:80/x?y", "the path may not contain '?' or spaces"),
+        ("rtp://127.0.0.1:0", "an RTP sink needs a destination port"),
+        ("rtp://127.0.0.1:5004?pt=8", "pt must be a dynamic payload type, 96 to 127"),
+        ("rtp://127.0.0.1:5004?ttl=3", "unknown query item 'ttl' (known: pt, sdp)"),
+    ])
+    func refusesWhatItCannotUseWithTheReason(text: String, reason: String) {
+        #expect(throws: SinkError.invalidURI(text, reason)) { try SinkURI(text) }
+    }
+
+    @Test func describesItselfAsWritten() throws {
+        for text in ["file:/a/b.opus", "http://[::1]:8000/s", "rtp://127.0.0.1:5004?pt=96&sdp=s.sdp"] {
+            #expect(try SinkURI(text).description == text)
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// Decoding with tools nobody here wrote (ffmpeg, opusdec) and measuring what came out.
+public enum AudioAnalysis {
+    public struct Stereo {
+        public var left: [Float]
+        public var right: [Float]
+        public var frames: Int { left.count }
+    }
+
+    /// Decodes any file or URL ffmpeg reads into 48 kHz stereo float.
+    public static func decodeWithFFmpeg(_ input: String, extraInputOptions: [String] = [], seconds: Double? = nil) throws -> Stereo {
+        let dir = TemporaryDirectory()
+        let raw = dir.path + "/decoded.f32"
+        var arguments = ["-v", "error", "-nostdin", "-y"] + extraInputOptions + ["-i", input]
+        if let seconds { arguments += ["-t", String(seconds)] }
+        arguments += ["-f", "f32le", "-ac", "2", "-ar", "48000", raw]
+        let (status, output) = try runProgram("/usr/bin/ffmpeg", arguments)
+        guard status == 0 else { throw CommandFailure(description: "ffmpeg failed (\(status)): \(output)") }
+        return try readF32Stereo(raw)
+    }
+
+    /// Decodes with opusdec to a WAV file and returns its sample frames per channel.
+    public static func decodeWithOpusdec(_ path: String) throws -> Int {
+        let dir = TemporaryDirectory()
+        let wav = dir.path + "/decoded.wav"
+        let (status, output) = try runProgram("/usr/bin/opusdec", ["--quiet", "--rate", "48000", path, wav])
+        guard status == 0 else { throw CommandFailure(description: "opusdec failed (\(status)): \(output)") }
+        let data = try Data(contentsOf: URL(fileURLWithPath: wav))
+        // Find the "data" chunk of the RIFF file; 16-bit stereo is 4 bytes per frame.
+        var offset = 12
+        while offset + 8 <= data.count {
+            let id = String(decoding: data[offset..<offset + 4], as: UTF8.self)
+            let size = data[offset + 4..<offset + 8].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            if id == "data" { return size / 4 }
+            offset += 8 + size
+        }
+        throw CommandFailure(description: "no data chunk in \(wav)")
+    }
+
+    /// opusinfo's report; `warnings` are its lines that say WARNING or ERROR.
+    public static func opusinfo(_ path: String) throws -> (status: Int32, output: String, warnings: [String]) {
+        let (status, output) = try runProgram("/usr/bin/opusinfo", [path])
+        let warnings = output.split(separator: "\n").map(String.init)
+            .filter { $0.localizedCaseInsensitiveContains("warning") || $0.localizedCaseInsensitiveContains("error") }
+        return (status, output, warnings)
+    }
+
+    public static func readF32Stereo(_ path: String) throws -> Stereo {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        var stereo = Stereo(left: [], right: [])
+        stereo.left.reserveCapacity(samples.count / 2)
+        stereo.right.reserveCapacity(samples.count / 2)
+        for frame in 0..<(samples.count / 2) {
+            stereo.left.append(samples[frame * 2])
+            stereo.right.append(samples[frame * 2 + 1])
+        }
+        return stereo
+    }
+
+    /// The frequency of the strongest spectral peak (FFT of 32768 samples from `start`, Hann window).
+    public static func dominantFrequency(_ signal: [Float], start: Int = 4800) -> Double {
+        let size = 32_768
+        precondition(signal.count >= start + size, "need \(start + size) samples, have \(signal.count)")
+        var real = (0..<size).map { i in Double(signal[start + i]) * (0.5 - 0.5 * cos(2 * .pi * Double(i) / Double(size - 1))) }
+        var imaginary = [Double](repeating: 0, count: size)
+        fft(&real, &imaginary)
+        var best = 1
+        var bestPower = 0.0
+        for bin in 1..<(size / 2) {
+            let power = real[bin] * real[bin] + imaginary[bin] * imaginary[bin]
+            if power > bestPower { bestPower = power; best = bin }
+        }
+        return Double(best) * 48_000 / Double(size)
+    }
+
+    /// Signal-to-noise ratio in dB of a sine at `frequency`: the best-fitting sine (least squares)
+    /// over the window is the signal, what is left is the noise.
+    public static func sineSNR(_ signal: [Float], frequency: Double, start: Int = 4800, count: Int = 48_000) -> Double {
+        let window = Array(signal[start..<min(start + count, signal.count)]).map(Double.init)
+        let omega = 2 * Double.pi * frequency / 48_000
+        var ss = 0.0, cc = 0.0, sc = 0.0, ys = 0.0, yc = 0.0
+        for (n, y) in window.enumerated() {
+            let s = sin(omega * Double(n)), c = cos(omega * Double(n))
+            ss += s * s; cc += c * c; sc += s * c; ys += y * s; yc += y * c
+        }
+        let det = ss * cc - sc * sc
+        let a = (ys * cc - yc * sc) / det, b = (yc * ss - ys * sc) / det
+        var signalEnergy = 0.0, noiseEnergy = 0.0
+        for (n, y) in window.enumerated() {
+            let fit = a * sin(omega * Double(n)) + b * cos(omega * Double(n))
+            signalEnergy += fit * fit
+            noiseEnergy += (y - fit) * (y - fit)
+        }
+        return 10 * log10(signalEnergy / max(noiseEnergy, 1e-20))
+    }
+
+    public static func rms(_ signal: ArraySlice<Float>) -> Double {
+        sqrt(signal.reduce(0) { $0 + Double($1) * Double($1) } / Double(max(signal.count, 1)))
+    }
+
+    /// In-place iterative radix-2 FFT.
+    private static func fft(_ real: inout [Double], _ imaginary: inout [Double]) {
+        let n = real.count
+        var j = 0
+        for i in 1..<n {
+            var bit = n >> 1
+            while j & bit != 0 { j ^= bit; bit >>= 1 }
+            j |= bit
+            if i < j { real.swapAt(i, j); imaginary.swapAt(i, j) }
+        }
+        var length = 2
+        while length <= n {
+            let angle = -2 * Double.pi / Double(length)
+            for start in stride(from: 0, to: n, by: length) {
+                for k in 0..<(length / 2) {
+                    let wr = cos(angle * Double(k)), wi = sin(angle * Double(k))
+                    let a = start + k, b = a + length / 2
+                    let tr = real[b] * wr - imaginary[b] * wi, ti = real[b] * wi + imaginary[b] * wr
+                    real[b] = real[a] - tr; imaginary[b] = imaginary[a] - ti
+                    real[a] += tr; imaginary[a] += ti
+                }
+            }
+            length <<= 1
+        }
+    }
+}
