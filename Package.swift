@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime"]),
         .executableTarget(name: "deckctl"),
-        .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime"]),
+        .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "COpus", "CDeckPlugin"]),
 
         .target(name: "Tone", dependencies: ["DeckSDK"], path: "Plugins/Tone",
                 exclude: ["manifest.json"]),

@@ -52,8 +52,8 @@ struct Signal {
             for frame in 0..<frames {
                 out[frame * 2] = Signal.amplitude * Float(sin(phase.left))
                 out[frame * 2 + 1] = Signal.amplitude * Float(sin(phase.right))
-                phase.left = (phase.left + stepLeft).truncatingRemainder(dividingBy: 2 * Double.pi)
-                phase.right = (phase.right + stepRight).truncatingRemainder(dividingBy: 2 * Double.pi)
+                phase.left = Signal.wrap(phase.left + stepLeft)
+                phase.right = Signal.wrap(phase.right + stepRight)
             }
         case .sweep:
             let rate = log(20_000.0 / 20.0) / (Signal.sweepSeconds * Signal.sampleRate)
@@ -62,7 +62,7 @@ struct Signal {
                 let sample = Signal.amplitude * Float(sin(phase.left))
                 out[frame * 2] = sample
                 out[frame * 2 + 1] = sample
-                phase.left = (phase.left + 2 * Double.pi * frequency / Signal.sampleRate).truncatingRemainder(dividingBy: 2 * Double.pi)
+                phase.left = Signal.wrap(phase.left + 2 * Double.pi * frequency / Signal.sampleRate)
                 sweepPosition += 1
                 if sweepPosition >= Signal.sweepSeconds * Signal.sampleRate { sweepPosition = 0 }
             }
@@ -76,6 +76,9 @@ struct Signal {
             out.update(repeating: 0, count: frames * 2)
         }
     }
+
+    /// Keeps a phase in [0, 2π) without fmod (steps are always below 2π).
+    private static func wrap(_ phase: Double) -> Double { phase >= 2 * Double.pi ? phase - 2 * Double.pi : phase }
 
     /// Paul Kellet's refined pink filter over xorshift white noise.
     private mutating func nextPink() -> Float {

@@ -3,9 +3,9 @@ import Glibc
 /// `deck-bench [--bin DIR] [--plugin-c BUNDLE] [--runs N] [startup]`: ratios measured side by side in one run.
 enum Bench {
     static let usage = """
-        usage: deck-bench [--bin DIR] [--plugin-c BUNDLE] [--runs N] [SUITE...]
+        usage: deck-bench [--bin DIR] [--plugin-c BUNDLE] [--runs N] [--realtime-seconds N] [SUITE...]
 
-        Suites: startup (default: all). DIR holds deckd and plugins/ (default: next to deck-bench);
+        Suites: startup, stream (default: all). DIR holds deckd and plugins/ (default: next to deck-bench);
         BUNDLE is the example C plugin's built bundle, loaded beside the first-party ones.
         """
 
@@ -17,19 +17,24 @@ enum Bench {
             case "--bin": options.bin = rest.popFirst() ?? ""
             case "--plugin-c": options.pluginC = rest.popFirst()
             case "--runs": options.runs = Int(rest.popFirst() ?? "") ?? 0
+            case "--realtime-seconds": options.realtimeSeconds = Int(rest.popFirst() ?? "") ?? 0
             case "--help", "-h": print(usage); return 0
-            case "startup": options.suites.append(argument)
+            case "startup", "stream": options.suites.append(argument)
             default:
                 printError("deck-bench: unknown argument \(argument)\n\(usage)")
                 return 2
             }
         }
-        guard options.runs > 0 else { printError("deck-bench: --runs needs a positive number"); return 2 }
-        if options.suites.isEmpty { options.suites = ["startup"] }
+        guard options.runs > 0, options.realtimeSeconds > 0 else {
+            printError("deck-bench: --runs and --realtime-seconds need a positive number")
+            return 2
+        }
+        if options.suites.isEmpty { options.suites = ["startup", "stream"] }
         print("# deck-bench on \(MachineInfo.describe())\n")
         do {
             for suite in options.suites {
                 switch suite {
+                case "stream": try StreamBench(options: options).run()
                 default: try StartupBench(options: options).run()
                 }
             }
@@ -45,6 +50,7 @@ struct BenchOptions {
     var bin = Bench.defaultBin()
     var pluginC: String?
     var runs = 15
+    var realtimeSeconds = 60
     var suites: [String] = []
 }
 

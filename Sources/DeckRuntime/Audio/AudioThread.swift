@@ -122,8 +122,12 @@ final class AudioThread: @unchecked Sendable {  // The loop touches the mixer an
         }
         packets.commit(PacketRing.Slot(length: length, sampleIndex: sampleIndex, samples: frames, isLast: isLast,
                                        finalGranule: Int64(encoder.lookahead) + inputSamples))
-        doorbell.ring()
+        // Paced, every packet wakes the loop at once; in freewheel only every few, since a wake-up
+        // per packet would cost more than the packet.
+        if !configuration.freewheel || isLast || packets.count >= AudioThread.freewheelBatch { doorbell.ring() }
     }
+
+    static let freewheelBatch = 32
 
     /// Applies queued commands to the mixer. [audio-thread, or the loop while the thread is not running]
     func applyCommands() {

@@ -2,21 +2,21 @@ import CDeckPlugin
 
 /// Pulls every open stream, applies its gain ramp, sums, and limits: the audio thread's one frame
 /// of work before encoding. Never allocates after init. Audio-thread-confined.
-final class Mixer {
-    struct Slot {
+public final class Mixer {
+    private struct Slot {
         var source: RenderSource?
         var gain = GainRamp(1)
         var counters: Unmanaged<StreamCounters>?
     }
 
-    static let capacity = 32
-    let frames: Int
+    public static let capacity = 32
+    public let frames: Int
     private let slots: UnsafeMutablePointer<Slot>
     private let scratch: UnsafeMutablePointer<Float>
     /// Output samples that were outside [-1, 1] and clamped.
-    private(set) var limitedSamples = 0
+    public private(set) var limitedSamples = 0
 
-    init(frames: Int) {
+    public init(frames: Int) {
         self.frames = frames
         slots = .allocate(capacity: Mixer.capacity)
         slots.initialize(repeating: Slot(), count: Mixer.capacity)
@@ -29,20 +29,18 @@ final class Mixer {
         scratch.deallocate()
     }
 
-    func open(slot: Int, source: RenderSource, gain: Float, counters: Unmanaged<StreamCounters>) {
+    public func open(slot: Int, source: RenderSource, gain: Float, counters: Unmanaged<StreamCounters>) {
         slots[slot] = Slot(source: source, gain: GainRamp(gain), counters: counters)
     }
 
-    func close(slot: Int) { slots[slot] = Slot() }
+    public func close(slot: Int) { slots[slot] = Slot() }
 
-    func rampGain(slot: Int, to target: Float, samples: Int, curve: GainRamp.Curve) {
+    public func rampGain(slot: Int, to target: Float, samples: Int, curve: GainRamp.Curve) {
         slots[slot].gain.ramp(to: target, samples: samples, curve: curve)
     }
 
-    func gain(slot: Int) -> Float { slots[slot].gain.current }
-
     /// Renders and mixes one frame of interleaved stereo into `out` (frames × 2 floats).
-    func mix(into out: UnsafeMutablePointer<Float>) {
+    public func mix(into out: UnsafeMutablePointer<Float>) {
         let count = frames * AudioFormat.channels
         out.update(repeating: 0, count: count)
         for index in 0..<Mixer.capacity {

@@ -2,7 +2,8 @@ import CLibUV
 import Glibc
 
 /// A file written through libuv's thread pool so the loop never blocks on disk; writes land in
-/// order, one in flight at a time. Loop-thread-confined.
+/// order, one in flight at a time, and what queues up meanwhile goes out as one write.
+/// Loop-thread-confined.
 public final class LoopFile {
     private let loop: EventLoop
     private var descriptor: Int32
@@ -43,8 +44,9 @@ public final class LoopFile {
     private func writeNext() {
         guard !writing, !queue.isEmpty else { return }
         writing = true
-        let bytes = queue.removeFirst()
-        FileWrite.start(loop: loop, descriptor: descriptor, bytes: bytes) { [self] error in
+        let chunks = queue
+        queue = []
+        FileWrite.start(loop: loop, descriptor: descriptor, chunks: chunks) { [self] error in
             writing = false
             if let error { onError?(error) }
             if !queue.isEmpty {
@@ -70,7 +72,8 @@ public final class LoopFile {
     }
 }
 
-/// One `uv_fs_write` in flight, keeping its bytes alive; short writes continue with the rest.
+/// One `uv_fs_write` of one or more queued chunks, keeping the bytes alive; short writes continue
+/// with the rest.
 private final class FileWrite {
     private let request = UnsafeMutablePointer<uv_fs_t>.allocate(capacity: 1)
     private let loop: EventLoop
@@ -79,16 +82,20 @@ private final class FileWrite {
     private var offset = 0
     private let completion: (LoopError?) -> Void
 
-    private init(loop: EventLoop, descriptor: Int32, bytes: [UInt8], completion: @escaping (LoopError?) -> Void) {
+    private init(loop: EventLoop, descriptor: Int32, chunks: [[UInt8]], completion: @escaping (LoopError?) -> Void) {
         self.loop = loop
         self.descriptor = descriptor
-        storage = .allocate(byteCount: bytes.count, alignment: 1)
-        storage.copyBytes(from: bytes)
+        storage = .allocate(byteCount: chunks.reduce(0) { $0 + $1.count }, alignment: 1)
+        var offset = 0
+        for chunk in chunks {
+            UnsafeMutableRawBufferPointer(rebasing: storage[offset..<(offset + chunk.count)]).copyBytes(from: chunk)
+            offset += chunk.count
+        }
         self.completion = completion
     }
 
-    static func start(loop: EventLoop, descriptor: Int32, bytes: [UInt8], completion: @escaping (LoopError?) -> Void) {
-        FileWrite(loop: loop, descriptor: descriptor, bytes: bytes, completion: completion).submit()
+    static func start(loop: EventLoop, descriptor: Int32, chunks: [[UInt8]], completion: @escaping (LoopError?) -> Void) {
+        FileWrite(loop: loop, descriptor: descriptor, chunks: chunks, completion: completion).submit()
     }
 
     private func submit() {

@@ -1,0 +1,233 @@
+import CDeckPlugin
+import COpus
+import DeckRuntime
+import Glibc
+
+/// The streaming pipeline against a bare libopus encode of the same PCM, in one run:
+/// freewheel throughput (also against opusenc and ffmpeg), real-time pacing, and mixing cost.
+struct StreamBench {
+    var options: BenchOptions
+    let seconds = 60
+    let bitrate = 128_000
+
+    func run() throws {
+        let work = try TemporaryFolder()
+        let pcm = StreamBench.stereoSine(seconds: seconds)
+        print("## stream (\(seconds) s of 48 kHz stereo, 440 Hz left / 660 Hz right, Opus 128 kbit/s, complexity 10, 20 ms)\n")
+        try throughput(pcm: pcm, work: work)
+        try realTime(pcm: pcm)
+        mixing()
+    }
+
+    // MARK: Freewheel throughput
+
+    private func throughput(pcm: [Float], work: TemporaryFolder) throws {
+        var pipeline: [Measurement] = [], bare: [Measurement] = []
+        for _ in 0..<max(options.runs / 3, 3) {  // interleaved, so drift hits both alike
+            pipeline.append(try Measurement.of { try renderPipeline(pcm, to: work.path + "/pipeline.opus") })
+            bare.append(Measurement.of { StreamBench.bareEncode(pcm) })
+        }
+        let wav = work.path + "/input.wav"
+        try StreamBench.writeWAV(pcm, to: wav)
+        let opusenc = try Measurement.children {
+            guard TemporaryFolder.shell("opusenc --quiet --bitrate 128 --comp 10 --framesize 20 '\(wav)' '\(work.path)/opusenc.opus'") == 0 else {
+                throw BenchError("opusenc failed (is opus-tools installed?)")
+            }
+        }
+        let ffmpeg = try Measurement.children {
+            guard TemporaryFolder.shell("ffmpeg -v error -nostdin -y -i '\(wav)' -c:a libopus -b:a 128k -compression_level 10 "
+                + "-frame_duration 20 '\(work.path)/ffmpeg.opus'") == 0 else { throw BenchError("ffmpeg failed") }
+        }
+        let reference = bare.median
+        print("### Freewheel throughput (median of \(bare.count) interleaved runs; tools run once)\n")
+        print("| encoder | wall (s) | CPU (s) | × real time | wall vs bare libopus | CPU vs bare libopus |")
+        print("|---|---|---|---|---|---|")
+        for (name, m) in [("bare libopus loop (reference)", reference), ("Deck pipeline: render → mixer → encoder → Ogg file", pipeline.median),
+                          ("opusenc (WAV in, process)", opusenc), ("ffmpeg -c:a libopus (WAV in, process)", ffmpeg)] {
+            print("| \(name) | \(String(format3: m.wall)) | \(String(format3: m.cpu)) | \(Int(Double(seconds) / m.wall)) | "
+                + "\(String(format2: m.wall / reference.wall))× | \(String(format2: m.cpu / reference.cpu))× |")
+        }
+        print("\nGoal: the pipeline within 5% of bare libopus (wall ≤ 1.05×), faster than both tools.\n")
+    }
+
+    /// Runs the real runtime in freewheel into a file sink, with a stream that plays `pcm` through
+    /// the plugin render ABI (a copy, so the comparison is of the pipeline, not of signal generation).
+    private func renderPipeline(_ pcm: [Float], to path: String) throws {
+        var configuration = RuntimeConfiguration()
+        configuration.audio.freewheel = true
+        configuration.audio.durationSamples = pcm.count / 2
+        configuration.sinks = ["file:\(path)"]
+        let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
+        let source = BenchSource(pcm: pcm)
+        _ = try runtime.audio.openStream(source.renderSource, counters: StreamCounters())
+        runtime.onOutputFinished = { runtime.shutdown() }
+        try runtime.startOutput()
+        runtime.loop.run()  // returns once the file is closed and every handle is released
+        withExtendedLifetime(source) {}
+    }
+
+    // MARK: Real time
+
+    private func realTime(pcm: [Float]) throws {
+        let pacedSeconds = options.realtimeSeconds
+        var configuration = RuntimeConfiguration()
+        configuration.sinks = []
+        let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
+        let source = BenchSource(pcm: pcm)
+        let counters = StreamCounters()
+        _ = try runtime.audio.openStream(source.renderSource, counters: counters)
+        runtime.sinks.add(CallbackSink(name: "bench") { _ in })
+        let stop = try LoopTimer(loop: runtime.loop)
+        let measured = try Measurement.of {
+            try runtime.startOutput()
+            stop.start(after: UInt64(pacedSeconds) * 1000) {
+                runtime.shutdown()
+                stop.close()
+            }
+            runtime.loop.run()
+        }
+        withExtendedLifetime(source) {}
+        let audio = Array(pcm.prefix(pacedSeconds * 96_000))
+        let bare = Measurement.of { StreamBench.bareEncode(audio) }
+        let barePaced = Measurement.of { StreamBench.bareEncode(audio, paced: true) }
+        let stats = runtime.audio.stats
+        let lateness = stats.lateness
+        func ms(_ nanoseconds: Int) -> String { String(format3: Double(nanoseconds) / 1e6) }
+        print("### Real time (\(pacedSeconds) s paced, one stream playing the same PCM, callback sink)\n")
+        print("| frames | late events | dropped packets | underruns | lateness p50 / p99 / max (ms) |")
+        print("|---|---|---|---|---|")
+        print("| \(stats.frames.load(ordering: .relaxed)) | \(stats.lateEvents.load(ordering: .relaxed)) | "
+            + "\(stats.droppedPackets.load(ordering: .relaxed)) | \(counters.underrunFrames.load(ordering: .relaxed)) | "
+            + "\(ms(lateness.quantile(0.5))) / \(ms(lateness.quantile(0.99))) / \(ms(lateness.maximum)) |")
+        print("\n| CPU for \(pacedSeconds) s of audio | CPU (s) | ratio |")
+        print("|---|---|---|")
+        print("| bare libopus, unpaced (hot loop) | \(String(format3: bare.cpu)) | 1.00× |")
+        print("| bare libopus, paced by the same 20 ms deadlines | \(String(format3: barePaced.cpu)) | \(String(format2: barePaced.cpu / bare.cpu))× |")
+        print("| Deck runtime, paced | \(String(format3: measured.cpu)) | \(String(format2: measured.cpu / bare.cpu))× "
+            + "(\(String(format2: measured.cpu / barePaced.cpu))× of paced bare) |")
+        print("\nLateness is wake-up time minus deadline, in 10 µs buckets. Goal: p99 < 2 ms, zero underruns, CPU within 1.15× of bare.\n")
+    }
+
+    // MARK: Mixing
+
+    private func mixing() {
+        print("### Mixer (sine streams, gain 0.5, 20 ms frames)\n")
+        print("| streams | audio seconds mixed per CPU second | stream-seconds per CPU second |")
+        print("|---|---|---|")
+        for count in [1, 4, 16] {
+            let mixer = Mixer(frames: 960)
+            let sources = (0..<count).map { _ in BenchSource(pcm: StreamBench.stereoSine(seconds: 1)) }
+            let counters = StreamCounters()
+            for (slot, source) in sources.enumerated() {
+                mixer.open(slot: slot, source: source.renderSource, gain: 0.5, counters: .passUnretained(counters))
+            }
+            let out = UnsafeMutablePointer<Float>.allocate(capacity: 1920)
+            let frames = 5_000  // 100 s of audio
+            let measured = Measurement.of { for _ in 0..<frames { mixer.mix(into: out) } }
+            out.deallocate()
+            let audioSeconds = Double(frames) / 50
+            print("| \(count) | \(Int(audioSeconds / measured.cpu)) | \(Int(audioSeconds * Double(count) / measured.cpu)) |")
+            withExtendedLifetime(sources) {}
+        }
+        print("")
+    }
+
+    // MARK: Reference pieces
+
+    /// The same test signal Tone's stereo-440-660 renders, as one interleaved buffer.
+    static func stereoSine(seconds: Int) -> [Float] {
+        var pcm = [Float](repeating: 0, count: seconds * 96_000)
+        for frame in 0..<(seconds * 48_000) {
+            pcm[frame * 2] = 0.25 * Float(sin(2 * Double.pi * 440 * Double(frame) / 48_000))
+            pcm[frame * 2 + 1] = 0.25 * Float(sin(2 * Double.pi * 660 * Double(frame) / 48_000))
+        }
+        return pcm
+    }
+
+    /// libopus alone: create, configure as the runtime does, encode every 20 ms frame; when paced,
+    /// each frame waits for its absolute deadline as the audio thread does.
+    static func bareEncode(_ pcm: [Float], paced: Bool = false) {
+        var error: Int32 = 0
+        let encoder = opus_encoder_create(48_000, 2, OPUS_APPLICATION_AUDIO, &error)!
+        defer { opus_encoder_destroy(encoder) }
+        deck_opus_set_bitrate(encoder, 128_000)
+        deck_opus_set_complexity(encoder, 10)
+        var packet = [UInt8](repeating: 0, count: 4000)
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        pcm.withUnsafeBufferPointer { samples in
+            for frame in 0..<(samples.count / 1920) {
+                _ = opus_encode_float(encoder, samples.baseAddress! + frame * 1920, 960, &packet, 4000)
+                if paced {
+                    deadline.tv_nsec += 20_000_000
+                    if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
+                    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil)
+                }
+            }
+        }
+    }
+
+    /// A 32-bit float WAV file, the input the tools read.
+    static func writeWAV(_ pcm: [Float], to path: String) throws {
+        func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+        let dataBytes = UInt32(pcm.count * 4)
+        var header = Array("RIFF".utf8) + le(36 + dataBytes) + Array("WAVEfmt ".utf8) + le(UInt32(16)) + le(UInt16(3))
+        header += le(UInt16(2)) + le(UInt32(48_000)) + le(UInt32(48_000 * 8)) + le(UInt16(8)) + le(UInt16(32))
+        header += Array("data".utf8) + le(dataBytes)
+        guard let file = fopen(path, "wb") else { throw BenchError("cannot write \(path)") }
+        defer { fclose(file) }
+        fwrite(header, 1, header.count, file)
+        pcm.withUnsafeBytes { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+    }
+}
+
+/// A stream that plays a PCM buffer in a loop, shaped as a plugin so it goes through the render ABI.
+final class BenchSource {
+    struct State {
+        var samples: UnsafeMutablePointer<Float>
+        var count: Int
+        var position = 0
+    }
+
+    let state: UnsafeMutablePointer<State>
+    let plugin: UnsafeMutablePointer<deck_plugin_t>
+
+    init(pcm: [Float]) {
+        let samples = UnsafeMutablePointer<Float>.allocate(capacity: pcm.count)
+        samples.initialize(from: pcm, count: pcm.count)
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(samples: samples, count: pcm.count))
+        plugin = .allocate(capacity: 1)
+        plugin.initialize(to: deck_plugin_t())
+        plugin.pointee.plugin_data = UnsafeMutableRawPointer(state)
+    }
+
+    var renderSource: RenderSource {
+        RenderSource(plugin: plugin) { plugin, frames, out in
+            let state = plugin!.pointee.plugin_data!.assumingMemoryBound(to: State.self)
+            var written = 0
+            let wanted = Int(frames) * 2
+            while written < wanted {
+                let chunk = min(wanted - written, state.pointee.count - state.pointee.position)
+                (out! + written).update(from: state.pointee.samples + state.pointee.position, count: chunk)
+                written += chunk
+                state.pointee.position = (state.pointee.position + chunk) % state.pointee.count
+            }
+            return frames
+        }
+    }
+
+    deinit {
+        state.pointee.samples.deallocate()
+        state.deallocate()
+        plugin.deallocate()
+    }
+}
+
+extension String {
+    init(format3 value: Double) {
+        let thousandths = Int((value * 1000).rounded())
+        let fraction = thousandths % 1000
+        self = "\(thousandths / 1000)." + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + "\(fraction)"
+    }
+}
