@@ -35,7 +35,25 @@ cat "$work/deckd.log"
 echo "deckd exit status: $status"
 [ "$status" -eq 0 ]
 
-step "Usage errors exit 2 with a hint"
-"$bin/deckd" --sink file:out.opus 2>&1 || echo "exit status: $?"
+step "Rendering 5 s of Tone (440 Hz left, 660 Hz right) to an Ogg Opus file, no client needed"
+"$bin/deckd" --plugins "$bin/plugins" --freewheel --duration 5 --play org.deck.tone:stereo-440-660 \
+  --sink "file:$work/tone.opus" --log-level warning
+echo "opusinfo says:"
+opusinfo "$work/tone.opus" | sed 's/^/  /'
+echo "ffprobe says: $(ffprobe -v error -show_entries stream=codec_name,channels,sample_rate:format=duration \
+  -of compact=p=0:nk=0 "$work/tone.opus" | tr '\n' ' ')"
 
-step "Done. Next: make run (deckd on its embedded default until Ctrl-C), make test, make bench."
+step "The embedded default: deckd streams live on http://127.0.0.1:8000/stream.opus; ffmpeg joins late"
+"$bin/deckd" --play org.deck.tone:sine-1000 2> "$work/live.log" &
+pid=$!
+for _ in $(seq 100); do grep -q "deckd: ready" "$work/live.log" && break; sleep 0.05; done
+sleep 1
+ffmpeg -v error -nostdin -y -i http://127.0.0.1:8000/stream.opus -t 2 -ac 1 "$work/live.wav"
+echo "ffmpeg recorded $(ffprobe -v error -show_entries format=duration -of csv=p=0 "$work/live.wav") s from the live stream"
+kill -TERM "$pid"; wait "$pid"
+grep -E "sink|output|client|playing" "$work/live.log" | sed 's/^/  /'
+
+step "Usage errors exit 2 with a hint"
+"$bin/deckd" --sink ftp://example 2>&1 || echo "exit status: $?"
+
+step "Done. Next: make run (deckd on its embedded default until Ctrl-C; listen with ffplay http://127.0.0.1:8000/stream.opus), make test, make bench."

@@ -111,3 +111,19 @@ import Testing
         #expect(daemon.log.contains("error plugins: \(bundle): unknown entitlement \"warp\""))
     }
 }
+
+extension DaemonTests {
+    @Test func sigtermWhileStreamingEndsTheFileCleanly() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/live.opus"
+        let daemon = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone:sine-440", "--sink", "file:\(path)"])
+        #expect(daemon.waitForLog("ready"))
+        usleep(700_000)
+        #expect(daemon.stop(signal: SIGTERM) == 0)
+        #expect(!daemon.log.contains("--duration reached"))
+        let info = try AudioAnalysis.opusinfo(path)
+        #expect(info.warnings.isEmpty, "\(info.output)")
+        #expect(info.output.contains("Logical stream 1 ended"))
+        #expect(try AudioAnalysis.decodeWithOpusdec(path) > 24_000)
+    }
+}

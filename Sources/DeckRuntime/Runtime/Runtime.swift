@@ -11,7 +11,7 @@ public final class Runtime {
     public private(set) var loadFailures: [PluginLoadError] = []
     public let audio: AudioEngine
     public let sinks = SinkSet()
-    /// Runs once when the output has ended by itself (`--duration` reached).
+    /// Runs once when the output has ended by itself (`--duration` reached), not on `shutdown()`.
     public var onOutputFinished: (() -> Void)?
     private var callbackDoorbell: AsyncDoorbell?
     private var callbackRequests: CallbackRequests!
@@ -39,7 +39,7 @@ public final class Runtime {
         audio.onPacket = { [unowned self] packet in sinks.deliver(packet) }
         audio.onFinished = { [unowned self] in
             logger.info("audio", "output finished after \(audio.stats.frames.load(ordering: .relaxed)) frames")
-            onOutputFinished?()
+            if !isShutDown { onOutputFinished?() }
         }
     }
 

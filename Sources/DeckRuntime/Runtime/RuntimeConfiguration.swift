@@ -7,7 +7,8 @@
 ///      "sinks": ["http://127.0.0.1:8000/stream.opus"],
 ///      "encoder": {"bitrate": 128000, "complexity": 10, "frameMs": 20, "application": "audio",
 ///                  "fec": false, "packetLoss": 0, "dtx": false},
-///      "http": {"maxQueuedBytes": 1048576, "maxHeadBytes": 8192, "headTimeoutMs": 5000}}
+///      "http": {"maxQueuedBytes": 1048576, "maxHeadBytes": 8192, "headTimeoutMs": 5000},
+///      "audio": {"lateBoundMs": 50}}
 public struct RuntimeConfiguration: Sendable, Equatable {
     public var pluginDirectories: [String] = []
     public var policy: EntitlementPolicy = .grantAll
@@ -58,8 +59,13 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 try applyEncoder(value, path: path)
             case "http":
                 try applyHTTP(value, path: path)
+            case "audio":
+                guard case .object(let members) = value, members.count == 1, let bound = members["lateBoundMs"]?.intValue, bound > 0 else {
+                    throw .invalid(path, "\"audio\" must be {\"lateBoundMs\": N} with N a positive number of milliseconds")
+                }
+                audio.lateBoundNanoseconds = Int(bound) * 1_000_000
             default:
-                throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, encoder, http)")
+                throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, encoder, http, audio)")
             }
         }
     }
