@@ -9,6 +9,8 @@ final class Tone: DeckAudioPlugin {
     private let host: DeckHost
     /// Read by the audio thread only while the stream is open; replaced only while it is closed.
     private var signal: Signal?
+    /// What to play once a delayed focus request is granted.
+    private var waiting: Signal?
 
     init(host: DeckHost) throws {
         guard host.hasEntitlement("audio") else {
@@ -30,15 +32,44 @@ final class Tone: DeckAudioPlugin {
         guard let signal = Signal(item: item) else {
             throw DeckError(.invalid, "unknown item \"\(item)\" (try stereo-440-660, sine-1000, sweep, pink-noise, silence)")
         }
-        try host.closeStream()  // render is not running after this returns, so the swap is safe
-        self.signal = signal
-        try host.openStream()
-        host.log(.info, "playing \(item)")
+        switch try host.requestFocus(context: "music", acceptsDelayed: true) {
+        case .granted:
+            try play(signal)
+            host.log(.info, "playing \(item)")
+        case .delayed(let reason):
+            waiting = signal
+            host.log(.info, "\(item) waits: \(reason)")
+        case .rejected(let reason):
+            throw DeckError(.state, reason)
+        }
     }
 
     func stop() {
         try? host.closeStream()
+        try? host.abandonFocus()
         signal = nil
+        waiting = nil
+    }
+
+    func focusChanged(_ change: FocusChange) {
+        switch change {
+        case .loss:
+            host.log(.info, "lost focus; stopping")
+            stop()
+        case .gain:
+            if let waiting {
+                self.waiting = nil
+                try? play(waiting)
+            }
+        default:
+            break  // the runtime ducks and mutes the stream itself
+        }
+    }
+
+    private func play(_ signal: Signal) throws {
+        try host.closeStream()  // render is not running after this returns, so the swap is safe
+        self.signal = signal
+        try host.openStream()
     }
 
     func render(frames: Int, into samples: UnsafeMutablePointer<Float>) -> Int {

@@ -53,9 +53,41 @@ public struct DeckHost: @unchecked Sendable {  // Wraps the host's pointer; the 
         try check(audio.pointee.close_stream(raw))
     }
 
+    /// Requests audio focus for `context` ("music", "navigation", …); a second request replaces the
+    /// first. Throws for a context the plugin is not entitled to. Loop thread.
+    public func requestFocus(context: String, type: FocusType = .gain, acceptsDelayed: Bool = false,
+                             pausesOnDuck: Bool = false) throws(DeckError) -> FocusResult {
+        guard let session else { throw DeckError(.unsupported, "the host does not offer deck.session") }
+        var flags: UInt32 = 0
+        if acceptsDelayed { flags |= DECK_FOCUS_FLAG_ACCEPTS_DELAYED }
+        if pausesOnDuck { flags |= DECK_FOCUS_FLAG_PAUSES_ON_DUCK }
+        var result: Int32 = 0
+        let status = context.withCString { name in
+            var request = deck_focus_request_t(context: name, type: type.rawValue, flags: flags, reserved: (nil, nil))
+            return session.pointee.request_focus(raw, &request, &result)
+        }
+        try check(status)
+        let reason = raw.pointee.last_error(raw).map { String(cString: $0) } ?? ""
+        switch result {
+        case Int32(DECK_FOCUS_GRANTED.rawValue): return .granted
+        case Int32(DECK_FOCUS_DELAYED.rawValue): return .delayed(reason)
+        default: return .rejected(reason)
+        }
+    }
+
+    /// Gives audio focus up. Loop thread.
+    public func abandonFocus() throws(DeckError) {
+        guard let session else { throw DeckError(.unsupported, "the host does not offer deck.session") }
+        try check(session.pointee.abandon_focus(raw))
+    }
+
     /// A host extension by id, or nil when the host does not offer it. [any-thread]
     public func extensionPointer(_ id: String) -> UnsafeRawPointer? {
         raw.pointee.get_extension(raw, id)
+    }
+
+    private var session: UnsafePointer<deck_host_session_t>? {
+        extensionPointer(DECK_EXT_SESSION)?.assumingMemoryBound(to: deck_host_session_t.self)
     }
 
     private var audio: UnsafePointer<deck_host_audio_t>? {

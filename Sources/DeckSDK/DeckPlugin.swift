@@ -15,12 +15,20 @@ public protocol DeckPlugin: AnyObject {
 
     /// Answers `host.requestCallback()`, on the loop thread.
     func onCallback()
+
+    /// The plugin's audio focus changed (see `DeckHost.requestFocus`). Loop thread.
+    func focusChanged(_ change: FocusChange)
+
+    /// The output was activated or deactivated. Loop thread.
+    func sessionChanged(active: Bool)
 }
 
 extension DeckPlugin {
     public func activate() throws {}
     public func deactivate() {}
     public func onCallback() {}
+    public func focusChanged(_ change: FocusChange) {}
+    public func sessionChanged(active: Bool) {}
 }
 
 /// The static facts a plugin reports about itself.

@@ -11,6 +11,7 @@ final class PluginInstanceBox {
     var audioPlugin: (any DeckAudioPlugin)?
     let raw = UnsafeMutablePointer<deck_plugin_t>.allocate(capacity: 1)
     private let audio = UnsafeMutablePointer<deck_plugin_audio_t>.allocate(capacity: 1)
+    private let session = UnsafeMutablePointer<deck_plugin_session_t>.allocate(capacity: 1)
     private let descriptor = UnsafeMutablePointer<deck_plugin_descriptor_t>.allocate(capacity: 1)
     private var strings: [UnsafeMutablePointer<CChar>] = []
 
@@ -46,10 +47,19 @@ final class PluginInstanceBox {
             box.audioPlugin = nil
         }
         box.raw.pointee.get_extension = { plugin, id in
-            guard let box = PluginInstanceBox.from(plugin), let id, String(cString: id) == DECK_EXT_AUDIO,
-                  box.type is any DeckAudioPlugin.Type else { return nil }
-            return UnsafeRawPointer(box.audio)
+            guard let box = PluginInstanceBox.from(plugin), let id else { return nil }
+            switch String(cString: id) {
+            case DECK_EXT_AUDIO: return box.type is any DeckAudioPlugin.Type ? UnsafeRawPointer(box.audio) : nil
+            case DECK_EXT_SESSION: return UnsafeRawPointer(box.session)
+            default: return nil
+            }
         }
+        box.session.initialize(to: deck_plugin_session_t())
+        box.session.pointee.focus_changed = { plugin, code, resume in
+            guard let change = FocusChange(code: code, shouldResume: resume) else { return }
+            PluginInstanceBox.from(plugin)?.plugin?.focusChanged(change)
+        }
+        box.session.pointee.session_changed = { plugin, active in PluginInstanceBox.from(plugin)?.plugin?.sessionChanged(active: active) }
         box.audio.initialize(to: deck_plugin_audio_t())
         box.audio.pointee.start = { plugin, item in
             guard let box = PluginInstanceBox.from(plugin), let audio = box.audioPlugin else { return deck_status_t(DECK_E_STATE) }
@@ -107,6 +117,7 @@ final class PluginInstanceBox {
         strings.forEach { free($0) }
         descriptor.deallocate()
         audio.deallocate()
+        session.deallocate()
         raw.deallocate()
     }
 }

@@ -14,6 +14,7 @@ public final class StreamingHarness {
         configuration.audio.freewheel = freewheel
         configuration.audio.durationSamples = seconds.map { Int($0 * 48_000) }
         configuration.sinks = sinks
+        configuration.session.alwaysActive = true  // the output runs from start(), as a broadcast would
         configure(&configuration)
         runtime = try Runtime(configuration: configuration, logger: log.logger)
         runtime.onOutputFinished = { [weak self] in self?.finished = true }

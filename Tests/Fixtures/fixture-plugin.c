@@ -16,6 +16,10 @@
  *   "underrun"   a 440 Hz sine, but only half of each frame asked for
  *   "nan"        a 440 Hz sine with NaN written into every other frame
  *   "loud"       a square wave at 4.0 (far over full scale)
+ *   "silence"    zeros
+ * followed by "@CONTEXT" and "/TYPE" for the focus it requests first
+ * (default music, gain 1), e.g. "sine-440@navigation/3". It logs focus and
+ * session changes ("focus: -2 resume=0", "session: 1").
  */
 #define _DEFAULT_SOURCE
 #include <deck/plugin.h>
@@ -36,7 +40,7 @@
 #define FIXTURE_ENTRY_MINOR DECK_ABI_VERSION_MINOR
 #endif
 
-typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD } audio_mode_t;
+typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD, AUDIO_SILENCE } audio_mode_t;
 
 typedef struct fixture {
     deck_plugin_t plugin;
@@ -102,15 +106,34 @@ static const deck_host_audio_t *host_audio(fixture_t *f) {
     return f->host->get_extension(f->host, DECK_EXT_AUDIO);
 }
 
-static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char *item) {
+static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char *item_id) {
     fixture_t *f = plugin->plugin_data;
+    char item[128], context[64] = "music";
+    int type = DECK_FOCUS_GAIN;
+    snprintf(item, sizeof item, "%s", item_id ? item_id : "");
+    char *at = strchr(item, '@');
+    if (at) {
+        *at = 0;
+        char *slash = strchr(at + 1, '/');
+        if (slash) { *slash = 0; type = atoi(slash + 1); }
+        snprintf(context, sizeof context, "%s", at + 1);
+    }
     f->frequency = 440;
-    if (item && strncmp(item, "sine-", 5) == 0) { f->mode = AUDIO_SINE; f->frequency = atof(item + 5); }
-    else if (item && strcmp(item, "underrun") == 0) f->mode = AUDIO_UNDERRUN;
-    else if (item && strcmp(item, "nan") == 0) f->mode = AUDIO_NAN;
-    else if (item && strcmp(item, "loud") == 0) f->mode = AUDIO_LOUD;
+    if (strncmp(item, "sine-", 5) == 0) { f->mode = AUDIO_SINE; f->frequency = atof(item + 5); }
+    else if (strcmp(item, "underrun") == 0) f->mode = AUDIO_UNDERRUN;
+    else if (strcmp(item, "nan") == 0) f->mode = AUDIO_NAN;
+    else if (strcmp(item, "loud") == 0) f->mode = AUDIO_LOUD;
+    else if (strcmp(item, "silence") == 0) f->mode = AUDIO_SILENCE;
     else { f->host->log(f->host, DECK_LOG_ERROR, "unknown item"); return DECK_E_INVALID; }
-    deck_status_t status = host_audio(f)->open_stream(f->host);
+    const deck_host_session_t *session = f->host->get_extension(f->host, DECK_EXT_SESSION);
+    deck_focus_request_t request = { context, type, 0, { NULL, NULL } };
+    int32_t result = DECK_FOCUS_REJECTED;
+    deck_status_t status = session->request_focus(f->host, &request, &result);
+    if (status != DECK_OK || result != DECK_FOCUS_GRANTED) {
+        f->host->log(f->host, DECK_LOG_ERROR, f->host->last_error(f->host));
+        return status != DECK_OK ? status : DECK_E_STATE;
+    }
+    status = host_audio(f)->open_stream(f->host);
     if (status != DECK_OK) f->host->log(f->host, DECK_LOG_ERROR, f->host->last_error(f->host));
     return status;
 }
@@ -118,13 +141,16 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
 static void fixture_audio_stop(const deck_plugin_t *plugin) {
     fixture_t *f = plugin->plugin_data;
     host_audio(f)->close_stream(f->host);
+    const deck_host_session_t *session = f->host->get_extension(f->host, DECK_EXT_SESSION);
+    session->abandon_focus(f->host);
 }
 
 static uint32_t fixture_audio_render(const deck_plugin_t *plugin, uint32_t frames, float *out) {
     fixture_t *f = plugin->plugin_data;
     uint32_t produced = f->mode == AUDIO_UNDERRUN ? frames / 2 : frames;
     for (uint32_t i = 0; i < produced; i++) {
-        float sample = f->mode == AUDIO_LOUD ? (i % 96 < 48 ? 4.0f : -4.0f) : 0.25f * (float)sin(f->phase);
+        float sample = f->mode == AUDIO_LOUD ? (i % 96 < 48 ? 4.0f : -4.0f)
+                     : f->mode == AUDIO_SILENCE ? 0.0f : 0.25f * (float)sin(f->phase);
         f->phase = fmod(f->phase + 2 * M_PI * f->frequency / DECK_AUDIO_SAMPLE_RATE, 2 * M_PI);
         out[2 * i] = sample;
         out[2 * i + 1] = sample;
@@ -133,6 +159,21 @@ static uint32_t fixture_audio_render(const deck_plugin_t *plugin, uint32_t frame
     f->frames_rendered++;
     return produced;
 }
+
+static void fixture_focus_changed(const deck_plugin_t *plugin, int32_t change, bool should_resume) {
+    char line[64];
+    snprintf(line, sizeof line, "focus: %d resume=%d", (int)change, should_resume ? 1 : 0);
+    say(plugin, line);
+}
+
+static void fixture_session_changed(const deck_plugin_t *plugin, bool active) {
+    say(plugin, active ? "session: 1" : "session: 0");
+}
+
+static const deck_plugin_session_t fixture_session = {
+    .focus_changed = fixture_focus_changed,
+    .session_changed = fixture_session_changed,
+};
 
 static const deck_plugin_audio_t fixture_audio = {
     .start = fixture_audio_start,
@@ -145,6 +186,7 @@ static const int fixture_extension_marker = 42;
 static const void *fixture_get_extension(const deck_plugin_t *plugin, const char *id) {
     (void)plugin;
     if (strcmp(id, DECK_EXT_AUDIO) == 0) return &fixture_audio;
+    if (strcmp(id, DECK_EXT_SESSION) == 0) return &fixture_session;
     return strcmp(id, "org.deck.test.marker") == 0 ? &fixture_extension_marker : NULL;
 }
 

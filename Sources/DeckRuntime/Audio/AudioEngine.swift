@@ -2,16 +2,19 @@ import Glibc
 import Synchronization
 
 /// The loop's handle on the audio thread: opens and closes streams, ramps gains, and receives the
-/// encoded packets through a ring and a doorbell. Loop-thread-confined.
+/// encoded packets through a ring and a doorbell. Each start begins a fresh run (a new encoder and
+/// a new stream for the sinks); streams and their gains carry over. Loop-thread-confined.
 public final class AudioEngine {
     public let configuration: AudioConfiguration
-    private let worker: AudioThread
+    private var worker: AudioThread
     private var doorbell: AsyncDoorbell!
     private var thread: pthread_t?
     private var sentCommands = 0
-    private var slots: [Int: StreamCounters] = [:]
+    private var slots: [Int: (source: RenderSource, counters: StreamCounters, gain: Float)] = [:]
     private var hasFinished = false
     private var joined = false
+    public let stats = AudioStats()
+    public let audioThread = ThreadIdentity()
     /// Each packet, in order, on the loop thread.
     public var onPacket: ((EncodedPacket) -> Void)?
     /// Once, after the last packet (duration reached or `stop()`).
@@ -23,7 +26,7 @@ public final class AudioEngine {
         let doorbell: AsyncDoorbell
         do { doorbell = try AsyncDoorbell(loop: loop) { drain?() } } catch { throw .loop(error) }
         do {
-            worker = try AudioThread(configuration: configuration, doorbell: doorbell.ringer)
+            worker = try AudioThread(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread)
         } catch {
             doorbell.close()
             throw .configuration(error)
@@ -41,15 +44,26 @@ public final class AudioEngine {
         doorbell = nil
     }
 
-    public var stats: AudioStats { worker.stats }
-    public var audioThread: ThreadIdentity { worker.identity }
     public var isRunning: Bool { thread != nil && !hasFinished }
     /// The encoder's delay in samples: the Ogg pre-skip.
     public var preSkip: Int { worker.encoder.lookahead }
 
-    /// Starts the audio thread; real-time scheduling is tried when paced and reported.
+    /// Starts a run of the audio thread: a fresh encoder, its packets a new stream for the sinks.
     public func start() throws(AudioEngineError) {
-        guard thread == nil else { return }
+        if thread != nil {
+            guard joined else { return }  // running
+            do {
+                worker = try AudioThread(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread)
+            } catch {
+                throw .configuration(error)
+            }
+            thread = nil
+            joined = false
+            hasFinished = false
+            for (slot, stream) in slots.sorted(by: { $0.key < $1.key }) {
+                worker.mixer.open(slot: slot, source: stream.source, gain: stream.gain, counters: .passUnretained(stream.counters))
+            }
+        }
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -78,7 +92,7 @@ public final class AudioEngine {
     /// Starts pulling `source` into the mix; returns the slot that names the stream.
     public func openStream(_ source: RenderSource, gain: Float = 1, counters: StreamCounters) throws(AudioEngineError) -> Int {
         guard let slot = (0..<Mixer.capacity).first(where: { slots[$0] == nil }) else { throw .tooManyStreams(Mixer.capacity) }
-        slots[slot] = counters
+        slots[slot] = (source, counters, gain)
         send(.open(slot: slot, source: source, gain: gain, counters: Unmanaged.passUnretained(counters)))
         return slot
     }
@@ -94,6 +108,7 @@ public final class AudioEngine {
     /// Moves a stream's gain to `target` over `milliseconds`, sample-accurately.
     public func rampGain(_ slot: Int, to target: Float, milliseconds: Double, curve: GainRamp.Curve = .exponential) {
         guard slots[slot] != nil else { return }
+        slots[slot]?.gain = target
         send(.ramp(slot: slot, target: target, samples: Int(milliseconds * 48), curve: curve))
     }
 

@@ -10,8 +10,8 @@ final class AudioThread: @unchecked Sendable {  // The loop touches the mixer an
     let encoder: OpusEncoder
     let commands = SPSCRing<AudioCommand>(capacity: 256)
     let packets = PacketRing(capacity: 256)
-    let stats = AudioStats()
-    let identity = ThreadIdentity()
+    let stats: AudioStats
+    let identity: ThreadIdentity
     /// Commands applied so far; the loop waits on it to know a stream is detached.
     let appliedCommands = Atomic<Int>(0)
     let stopRequested = Atomic<Bool>(false)
@@ -23,9 +23,12 @@ final class AudioThread: @unchecked Sendable {  // The loop touches the mixer an
     /// Samples per channel of real (not padding) audio produced.
     private var inputSamples: Int64 = 0
 
-    init(configuration: AudioConfiguration, doorbell: AsyncDoorbell.Ringer) throws(AudioConfigurationError) {
+    init(configuration: AudioConfiguration, doorbell: AsyncDoorbell.Ringer, stats: AudioStats,
+         identity: ThreadIdentity) throws(AudioConfigurationError) {
         self.configuration = configuration
         self.doorbell = doorbell
+        self.stats = stats
+        self.identity = identity
         let frames = configuration.frameSize.samples
         mixer = Mixer(frames: frames)
         encoder = try OpusEncoder(settings: configuration.encoder, frameSamples: frames)

@@ -53,9 +53,15 @@ public final class Mixer {
                 } else {
                     counters.renderedFrames.add(1, ordering: .relaxed)
                 }
-                if !Mixer.allFinite(scratch, count: produced * 2) {
+                let peak = Mixer.peak(scratch, count: produced * 2)
+                if !peak.isFinite {
                     scratch.update(repeating: 0, count: count)
                     counters.invalidFrames.add(1, ordering: .relaxed)
+                }
+                if peak.isFinite && peak > Mixer.silenceThreshold {
+                    counters.silentRun.store(0, ordering: .relaxed)
+                } else {
+                    counters.silentRun.add(1, ordering: .relaxed)
                 }
             }
             slots[index].gain.apply(to: scratch, frames: frames)
@@ -67,9 +73,18 @@ public final class Mixer {
         }
     }
 
-    private static func allFinite(_ samples: UnsafeMutablePointer<Float>, count: Int) -> Bool {
-        var ok = true
-        for i in 0..<count where !samples[i].isFinite { ok = false }
-        return ok
+    /// −90 dBFS: below this a frame counts as silence.
+    static let silenceThreshold: Float = 3.2e-5
+
+    /// The largest magnitude among `count` samples; NaN or infinity when any sample is not finite.
+    private static func peak(_ samples: UnsafeMutablePointer<Float>, count: Int) -> Float {
+        var peak: Float = 0
+        var finite = true
+        for i in 0..<count {
+            let sample = samples[i]
+            finite = finite && sample.isFinite
+            peak = max(peak, abs(sample))
+        }
+        return finite ? peak : .nan
     }
 }

@@ -27,6 +27,9 @@ public final class LoopFile {
 
     public var isOpen: Bool { descriptor >= 0 }
 
+    /// Nothing queued and nothing in flight: every write so far has landed (or failed).
+    public var isIdle: Bool { !writing && queue.isEmpty }
+
     /// Appends `bytes` after everything written before.
     public func write(_ bytes: [UInt8]) {
         guard isOpen, !bytes.isEmpty else { return }

@@ -15,7 +15,7 @@ final class PluginHost: Sendable {
     let logger: Logger
     let loopThread: ThreadIdentity
     let callbacks: CallbackRequests
-    let audio: AudioHostActions
+    let actions: HostActions
     let phase = Atomic<Int>(Phase.loading.rawValue)
     /// Set between a plugin's request and its delivery, so repeated requests coalesce.
     let callbackPending = Atomic<Bool>(false)
@@ -26,14 +26,14 @@ final class PluginHost: Sendable {
     let structs: HostStructs
 
     init(pluginID: String, instance: Int, entitlements: Set<Entitlement>, logger: Logger,
-         loopThread: ThreadIdentity, callbacks: CallbackRequests, audio: AudioHostActions) {
+         loopThread: ThreadIdentity, callbacks: CallbackRequests, actions: HostActions) {
         self.pluginID = pluginID
         self.instance = instance
         self.entitlements = entitlements
         self.logger = logger
         self.loopThread = loopThread
         self.callbacks = callbacks
-        self.audio = audio
+        self.actions = actions
         structs = HostStructs()
         structs.fill(context: Unmanaged.passUnretained(self).toOpaque())
     }
@@ -92,6 +92,7 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
     let host = UnsafeMutablePointer<deck_host_t>.allocate(capacity: 1)
     let threadCheck = UnsafeMutablePointer<deck_host_thread_check_t>.allocate(capacity: 1)
     let audio = UnsafeMutablePointer<deck_host_audio_t>.allocate(capacity: 1)
+    let session = UnsafeMutablePointer<deck_host_session_t>.allocate(capacity: 1)
     private let name = CStringBox("Deck")
     private let version = CStringBox(DeckVersion.string)
 
@@ -106,6 +107,7 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
             switch String(cString: id) {
             case DECK_EXT_THREAD_CHECK: return UnsafeRawPointer(owner.structs.threadCheck)
             case DECK_EXT_AUDIO: return UnsafeRawPointer(owner.structs.audio)
+            case DECK_EXT_SESSION: return UnsafeRawPointer(owner.structs.session)
             default: return nil
             }
         }
@@ -133,13 +135,44 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
         }
         threadCheck.initialize(to: deck_host_thread_check_t(
             is_loop_thread: { host in PluginHost.from(host)?.loopThread.isCurrent ?? false },
-            is_audio_thread: { host in PluginHost.from(host)?.audio.audioThread.isCurrent ?? false }))
+            is_audio_thread: { host in PluginHost.from(host)?.actions.audioThread.isCurrent ?? false }))
         audio.initialize(to: deck_host_audio_t())
         audio.pointee.open_stream = { host in
-            PluginHost.from(host)?.onLoop("open_stream") { $0.audio.open($0.instance) } ?? DeckStatus.invalid.rawValue
+            PluginHost.from(host)?.onLoop("open_stream") { $0.actions.openStream($0.instance) } ?? DeckStatus.invalid.rawValue
         }
         audio.pointee.close_stream = { host in
-            PluginHost.from(host)?.onLoop("close_stream") { $0.audio.close($0.instance) } ?? DeckStatus.invalid.rawValue
+            PluginHost.from(host)?.onLoop("close_stream") { $0.actions.closeStream($0.instance) } ?? DeckStatus.invalid.rawValue
+        }
+        session.initialize(to: deck_host_session_t())
+        session.pointee.request_focus = { host, request, result in
+            guard let owner = PluginHost.from(host) else { return DeckStatus.invalid.rawValue }
+            return owner.onLoop("request_focus") { owner in
+                guard let request, let result else { return PluginCallError(status: .invalid, message: "request_focus: NULL argument") }
+                let name = request.pointee.context.map { String(cString: $0) } ?? ""
+                guard let context = AudioContext(rawValue: name) else {
+                    return PluginCallError(status: .invalid, message: "request_focus: unknown context \"\(name)\"")
+                }
+                let types: [Int32: FocusRequestType] = [1: .gain, 2: .gainTransient, 3: .gainTransientMayDuck, 4: .gainTransientExclusive]
+                guard let type = types[request.pointee.type] else {
+                    return PluginCallError(status: .invalid, message: "request_focus: unknown focus type \(request.pointee.type)")
+                }
+                let flags = request.pointee.flags
+                switch owner.actions.requestFocus(owner.instance, context, type, flags & DECK_FOCUS_FLAG_ACCEPTS_DELAYED != 0,
+                                                  flags & DECK_FOCUS_FLAG_PAUSES_ON_DUCK != 0) {
+                case .failure(let error): return error
+                case .success(.granted): result.pointee = Int32(DECK_FOCUS_GRANTED.rawValue)
+                case .success(.delayed(let reason)):
+                    result.pointee = Int32(DECK_FOCUS_DELAYED.rawValue)
+                    _ = owner.fail(.ok, "focus delayed: \(reason)")
+                case .success(.rejected(let reason)):
+                    result.pointee = Int32(DECK_FOCUS_REJECTED.rawValue)
+                    _ = owner.fail(.ok, "focus rejected: \(reason)")
+                }
+                return nil
+            }
+        }
+        session.pointee.abandon_focus = { host in
+            PluginHost.from(host)?.onLoop("abandon_focus") { $0.actions.abandonFocus($0.instance) } ?? DeckStatus.invalid.rawValue
         }
     }
 
@@ -147,5 +180,6 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
         host.deallocate()
         threadCheck.deallocate()
         audio.deallocate()
+        session.deallocate()
     }
 }

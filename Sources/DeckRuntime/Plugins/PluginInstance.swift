@@ -18,6 +18,8 @@ public final class PluginInstance {
     private let plugin: UnsafePointer<deck_plugin_t>
     /// The plugin's deck.audio extension, when it offers a complete one.
     public private(set) var audio: UnsafePointer<deck_plugin_audio_t>?
+    /// The plugin's deck.session extension, to tell it about focus and the output.
+    private var session: UnsafePointer<deck_plugin_session_t>?
     /// The mixer slot of the plugin's open stream. Managed by the runtime.
     public var streamSlot: Int?
     /// Underruns and invalid frames of the plugin's streams, over its lifetime.
@@ -52,6 +54,7 @@ public final class PluginInstance {
                 host.logger.warning("plugins", "\(id): ignoring its deck.audio extension: start, stop or render is NULL")
             }
         }
+        session = plugin.pointee.get_extension?(plugin, DECK_EXT_SESSION)?.assumingMemoryBound(to: deck_plugin_session_t.self)
     }
 
     /// initialized → active.
@@ -99,6 +102,25 @@ public final class PluginInstance {
     public func stopPlayback() {
         guard state == .active, let audio else { return }
         audio.pointee.stop(plugin)
+    }
+
+    /// Tells the plugin its focus changed (nothing reaches a destroyed plugin).
+    func notifyFocus(_ change: FocusChange) {
+        guard state == .initialized || state == .active, let callback = session?.pointee.focus_changed else { return }
+        let (code, resume): (deck_focus_change_t, Bool) = switch change {
+        case .gain(let shouldResume): (DECK_FOCUS_CHANGE_GAIN, shouldResume)
+        case .unduck: (DECK_FOCUS_CHANGE_UNDUCK, false)
+        case .loss: (DECK_FOCUS_CHANGE_LOSS, false)
+        case .lossTransient: (DECK_FOCUS_CHANGE_LOSS_TRANSIENT, false)
+        case .duck: (DECK_FOCUS_CHANGE_DUCK, false)
+        }
+        callback(plugin, code.rawValue, resume)
+    }
+
+    /// Tells the plugin the output was activated or deactivated.
+    func notifySession(active: Bool) {
+        guard state == .initialized || state == .active, let callback = session?.pointee.session_changed else { return }
+        callback(plugin, active)
     }
 
     /// What the audio thread calls for this plugin's stream.

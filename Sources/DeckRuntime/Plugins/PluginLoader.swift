@@ -10,7 +10,7 @@ struct PluginLoader {
     var logger: Logger
     var loopThread: ThreadIdentity
     var callbacks: CallbackRequests
-    var audio: AudioHostActions
+    var actions: HostActions
 
     static let bundleSuffix = ".deckplugin"
 
@@ -104,7 +104,7 @@ struct PluginLoader {
         }
 
         let host = PluginHost(pluginID: manifest.id, instance: instance, entitlements: granted, logger: logger,
-                              loopThread: loopThread, callbacks: callbacks, audio: audio)
+                              loopThread: loopThread, callbacks: callbacks, actions: actions)
         func abandon(_ reason: PluginLoadError.Reason) -> PluginLoadError {
             host.phase.store(PluginHost.Phase.destroyed.rawValue, ordering: .releasing)
             entry.pointee.deinit?()

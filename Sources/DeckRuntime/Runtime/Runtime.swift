@@ -11,14 +11,26 @@ public final class Runtime {
     public private(set) var loadFailures: [PluginLoadError] = []
     public let audio: AudioEngine
     public let sinks = SinkSet()
+    public let session: AudioSession
     /// Runs once when the output has ended by itself (`--duration` reached), not on `shutdown()`.
     public var onOutputFinished: (() -> Void)?
     private var callbackDoorbell: AsyncDoorbell?
     private var callbackRequests: CallbackRequests!
-    private var audioActions: AudioHostActions!
-    private var instanceNumbers: [Int: PluginInstance] = [:]
+    private var hostActions: HostActions!
+    var instanceNumbers: [Int: PluginInstance] = [:]
     private var nextInstance = 1
-    private var isShutDown = false
+    var isShutDown = false
+    /// Set when the runtime itself ends a run of the output (idle, shutdown), so that end is not
+    /// mistaken for the end of `--duration`.
+    var endingOutput = false
+    var sessionTimer: LoopTimer?
+    var starvationWatchdog: LoopTimer?
+    /// Starts the audio run at the end of the loop turn that activated the session, so a plugin that
+    /// is granted focus and opens its stream in one callback starts together with the output.
+    var activationTimer: LoopTimer?
+    /// Plugins reported as starving, until they make sound again.
+    var starving: Set<String> = []
+    public internal(set) var starvationReports = 0
 
     public init(configuration: RuntimeConfiguration, logger: Logger, loop: EventLoop? = nil) throws(RuntimeError) {
         self.configuration = configuration
@@ -29,23 +41,38 @@ public final class Runtime {
             do { self.loop = try EventLoop() } catch { throw .loop(error) }
         }
         do { audio = try AudioEngine(configuration: configuration.audio, loop: self.loop) } catch { throw .audio(error) }
+        session = AudioSession(policy: configuration.session)
         let doorbell: AsyncDoorbell
         do { doorbell = try AsyncDoorbell(loop: self.loop) { [unowned self] in deliverCallbacks() } } catch { throw .loop(error) }
         callbackDoorbell = doorbell
         callbackRequests = CallbackRequests(ringer: doorbell.ringer)
-        audioActions = AudioHostActions(audioThread: audio.audioThread,
-                                        open: { [unowned self] in openStream(instance: $0) },
-                                        close: { [unowned self] in closeStream(instance: $0) })
+        hostActions = HostActions(
+            audioThread: audio.audioThread,
+            openStream: { [unowned self] in openStream(instance: $0) },
+            closeStream: { [unowned self] in closeStream(instance: $0) },
+            requestFocus: { [unowned self] in requestFocus(instance: $0, context: $1, type: $2, acceptsDelayed: $3, pausesOnDuck: $4) },
+            abandonFocus: { [unowned self] in abandonFocus(instance: $0) })
+        do {
+            sessionTimer = try LoopTimer(loop: self.loop)
+            starvationWatchdog = try LoopTimer(loop: self.loop)
+            activationTimer = try LoopTimer(loop: self.loop)
+        } catch {
+            throw .loop(error)
+        }
         audio.onPacket = { [unowned self] packet in sinks.deliver(packet) }
         audio.onFinished = { [unowned self] in
-            logger.info("audio", "output finished after \(audio.stats.frames.load(ordering: .relaxed)) frames")
-            if !isShutDown { onOutputFinished?() }
+            logger.info("audio", "output run ended after \(audio.stats.frames.load(ordering: .relaxed)) frames in all")
+            if endingOutput {
+                endingOutput = false
+            } else if !isShutDown {
+                onOutputFinished?()
+            }
         }
     }
 
     private var loader: PluginLoader {
         PluginLoader(policy: configuration.policy, allowInsecure: configuration.allowInsecurePlugins, logger: logger,
-                     loopThread: loop.thread, callbacks: callbackRequests, audio: audioActions)
+                     loopThread: loop.thread, callbacks: callbackRequests, actions: hostActions)
     }
 
     // MARK: Plugins
@@ -98,81 +125,17 @@ public final class Runtime {
 
     public func plugin(id: String) -> PluginInstance? { plugins.first { $0.id == id } }
 
-    /// Closes the plugin's stream, deactivates and destroys it, and forgets it.
+    /// Closes the plugin's stream, gives up its focus (others recover at once), deactivates and
+    /// destroys it, and forgets it.
     public func unload(_ plugin: PluginInstance) {
-        if let slot = plugin.streamSlot {
-            audio.closeStream(slot)
-            plugin.streamSlot = nil
+        _ = closeStream(instance: plugin.host.instance)
+        if session.arbiter.holder(.plugin(plugin.id)) != nil || session.arbiter.pending?.owner == .plugin(plugin.id) {
+            apply(session.abandon(.plugin(plugin.id), now: loop.now))
         }
         plugin.destroy()
         plugins.removeAll { $0 === plugin }
         instanceNumbers = instanceNumbers.filter { $0.value !== plugin }
         logger.info("plugins", "unloaded \(plugin.id)")
-    }
-
-    // MARK: Playback and output
-
-    /// Starts the audio thread and opens the configured sinks; a sink that cannot open is logged
-    /// and the rest run.
-    public func startOutput() throws(RuntimeError) {
-        for uri in configuration.sinks {
-            do { try addSink(uri) } catch { logger.error("sinks", error.description) }
-        }
-        do { try audio.start() } catch { throw .audio(error) }
-        let mode = configuration.audio.freewheel ? "freewheel" : (audio.requestRealtimePriority() ? "paced, real-time priority" : "paced")
-        logger.info("audio", "output started: \(configuration.audio.frameSize) frames, \(configuration.audio.encoder.bitrate / 1000) kbit/s, \(mode)")
-    }
-
-    /// Asks plugin `id` to play `item`: the path a remote "play" and `deckd --play` take.
-    public func play(pluginID id: String, item: String?) throws(PluginCallError) {
-        guard let plugin = plugin(id: id) else { throw PluginCallError(status: .invalid, message: "no plugin with id \(id)") }
-        try plugin.startPlayback(item: item)
-        logger.info("audio", "\(id): playing \(item ?? "its default item")")
-    }
-
-    @discardableResult
-    public func addSink(_ uri: String) throws(SinkError) -> SinkInfo {
-        var context = SinkContext(loop: loop, logger: logger, preSkip: audio.preSkip,
-                                  frameSize: configuration.audio.frameSize, encoder: configuration.audio.encoder)
-        context.http = configuration.httpLimits
-        let sink = try SinkURI(uri).makeSink(context)
-        let id = sinks.add(sink)
-        logger.info("sinks", "sink \(id): \(sink.uri)")
-        return SinkInfo(id: id, uri: sink.uri, status: sink.status)
-    }
-
-    public func removeSink(_ id: Int) throws(SinkError) {
-        try sinks.remove(id)
-        logger.info("sinks", "sink \(id) removed")
-    }
-
-    private func openStream(instance: Int) -> PluginCallError? {
-        guard let plugin = instanceNumbers[instance] else { return PluginCallError(status: .state, message: "open_stream: unknown plugin") }
-        guard plugin.entitlements.contains(.audio) else {
-            return PluginCallError(status: .notEntitled, message: "open_stream: \(plugin.id) lacks the audio entitlement")
-        }
-        guard plugin.state == .active else {
-            return PluginCallError(status: .state, message: "open_stream: \(plugin.id) is \(plugin.state.rawValue), expected active")
-        }
-        guard let source = plugin.renderSource else {
-            return PluginCallError(status: .unsupported, message: "open_stream: \(plugin.id) does not offer deck.audio")
-        }
-        guard plugin.streamSlot == nil else { return nil }
-        do {
-            plugin.streamSlot = try audio.openStream(source, counters: plugin.streamCounters)
-        } catch {
-            return PluginCallError(status: .limit, message: "open_stream: \(error)")
-        }
-        logger.debug("audio", "\(plugin.id): stream opened")
-        return nil
-    }
-
-    private func closeStream(instance: Int) -> PluginCallError? {
-        guard let plugin = instanceNumbers[instance], let slot = plugin.streamSlot else { return nil }
-        audio.closeStream(slot)
-        plugin.streamSlot = nil
-        logger.debug("audio", "\(plugin.id): stream closed")
-        return nil
     }
 
     // MARK: Shutdown
@@ -186,11 +149,14 @@ public final class Runtime {
         for plugin in plugins.reversed() { unload(plugin) }
         sinks.closeAll()
         audio.close()
+        sessionTimer?.close()
+        starvationWatchdog?.close()
+        activationTimer?.close()
         callbackDoorbell?.close()
         callbackDoorbell = nil
     }
 
-    private func record(_ error: PluginLoadError) {
+    func record(_ error: PluginLoadError) {
         loadFailures.append(error)
         logger.error("plugins", error.description)
     }

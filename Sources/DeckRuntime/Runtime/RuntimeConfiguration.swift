@@ -8,7 +8,9 @@
 ///      "encoder": {"bitrate": 128000, "complexity": 10, "frameMs": 20, "application": "audio",
 ///                  "fec": false, "packetLoss": 0, "dtx": false},
 ///      "http": {"maxQueuedBytes": 1048576, "maxHeadBytes": 8192, "headTimeoutMs": 5000},
-///      "audio": {"lateBoundMs": 50}}
+///      "audio": {"lateBoundMs": 50},
+///      "session": {"duckDb": -14, "duckRampMs": 500, "restoreRampMs": 500, "idleTimeoutMs": 5000,
+///                  "starvationMs": 30000, "alwaysActive": false, "matrix": {"call": {"navigation": "reject"}}}}
 public struct RuntimeConfiguration: Sendable, Equatable {
     public var pluginDirectories: [String] = []
     public var policy: EntitlementPolicy = .grantAll
@@ -21,6 +23,7 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var sinks: [String] = []
     public var audio = AudioConfiguration()
     public var httpLimits = HTTPStreamSink.Limits()
+    public var session = SessionPolicy()
 
     public init() {}
 
@@ -64,8 +67,10 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                     throw .invalid(path, "\"audio\" must be {\"lateBoundMs\": N} with N a positive number of milliseconds")
                 }
                 audio.lateBoundNanoseconds = Int(bound) * 1_000_000
+            case "session":
+                do { try session.apply(value) } catch { throw .invalid(path, error.description) }
             default:
-                throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, encoder, http, audio)")
+                throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, encoder, http, audio, session)")
             }
         }
     }

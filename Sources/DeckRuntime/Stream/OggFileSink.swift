@@ -1,8 +1,10 @@
 /// `file:PATH.opus`: an Ogg Opus file, pages written through libuv's thread pool as they are
-/// flushed (at least every 100 ms), ending with the EOS page. Loop-thread-confined.
+/// flushed (at least every 100 ms). Each run of the output is one Ogg link ending with its EOS
+/// page; the next run chains a new link (new serial, new headers) onto the same file, which Ogg
+/// players play through. Loop-thread-confined.
 public final class OggFileSink: Sink {
     public let uri: String
-    public private(set) var status = SinkStatus()
+    private var counters = SinkStatus()
     private let file: LoopFile
     private var muxer: OggOpusMuxer?
     private let context: SinkContext
@@ -16,9 +18,15 @@ public final class OggFileSink: Sink {
             throw .cannotOpen(uri, error.description)
         }
         file.onError = { [weak self] error in
-            guard let self, status.count(error: error.description) else { return }
-            context.logger.error("sinks", "\(uri): \(error) (\(status.errors) failed writes so far)")
+            guard let self, counters.count(error: error.description) else { return }
+            context.logger.error("sinks", "\(uri): \(error) (\(counters.errors) failed writes so far)")
         }
+    }
+
+    public var status: SinkStatus {
+        var status = counters
+        status.finished = counters.packets > 0 && muxer == nil && file.isIdle
+        return status
     }
 
     public func deliver(_ packet: EncodedPacket) {
@@ -29,15 +37,16 @@ public final class OggFileSink: Sink {
             self.muxer = muxer
         }
         muxer?.pages(for: packet).forEach(write)
-        status.packets += 1
+        counters.packets += 1
     }
 
-    public func finish() { file.close { [weak self] in self?.status.finished = true } }
+    /// The link ended (its EOS page is queued); the next packet starts a new one.
+    public func finish() { muxer = nil }
 
     public func close() { file.close() }
 
     private func write(_ page: [UInt8]) {
         file.write(page)
-        status.bytes += page.count
+        counters.bytes += page.count
     }
 }

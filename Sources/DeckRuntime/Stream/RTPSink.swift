@@ -1,19 +1,19 @@
 import Glibc
 
 /// `rtp://HOST:PORT?pt=96&sdp=PATH`: one Opus packet per RTP datagram (RFC 7587), 48 kHz timestamps,
-/// a random SSRC and sequence base, the marker bit on the first packet after a gap, and an SDP file
-/// a player can open. Loop-thread-confined.
+/// a random SSRC and sequence base (new for each run of the output), the marker bit on the first
+/// packet after a gap, and an SDP file a player can open. Loop-thread-confined.
 public final class RTPSink: Sink {
     public let uri: String
     public private(set) var status = SinkStatus()
-    public let ssrc = UInt32.random(in: 0...UInt32.max)
+    public private(set) var ssrc = UInt32.random(in: 0...UInt32.max)
     private let socket: UDPSocket
     private let target: SocketAddress
     private let payloadType: UInt8
     private let dtx: Bool
     private let logger: Logger
     private var sequence = UInt16.random(in: 0...UInt16.max)
-    private let timestampBase = UInt32.random(in: 0...UInt32.max)
+    private var timestampBase = UInt32.random(in: 0...UInt32.max)
     private var expectedSampleIndex: Int64?
 
     init(host: String, port: Int, payloadType: Int, sdpPath: String?, context: SinkContext) throws(SinkError) {
@@ -57,8 +57,12 @@ public final class RTPSink: Sink {
         }
     }
 
+    /// The run ended: the next one is a new RTP stream (new SSRC, sequence and timestamp bases).
     public func finish() {
         expectedSampleIndex = nil
+        ssrc = UInt32.random(in: 0...UInt32.max)
+        sequence = UInt16.random(in: 0...UInt16.max)
+        timestampBase = UInt32.random(in: 0...UInt32.max)
         status.finished = true
     }
 

@@ -1,0 +1,118 @@
+extension Runtime {
+    /// The integrator's own request (RPC `session.request`, the embedding API): any context, e.g. a
+    /// chime the car plays on its own amplifier while Deck's streams duck.
+    public func requestFocus(_ request: FocusRequest) -> FocusResult {
+        let (result, effects) = session.request(request, now: loop.now)
+        logger.info("session", "\(request.owner) asked for \(request.context.rawValue) (\(request.type.rawValue)): \(result)")
+        apply(effects)
+        return result
+    }
+
+    public func abandonFocus(_ owner: FocusOwner) {
+        logger.info("session", "\(owner) abandoned focus")
+        apply(session.abandon(owner, now: loop.now))
+    }
+
+    func requestFocus(instance: Int, context: AudioContext, type: FocusRequestType, acceptsDelayed: Bool,
+                      pausesOnDuck: Bool) -> Result<FocusResult, PluginCallError> {
+        guard let plugin = instanceNumbers[instance], plugin.state == .active else {
+            return .failure(PluginCallError(status: .state, message: "request_focus: the plugin is not active"))
+        }
+        guard AudioContext.allowed(for: plugin.entitlements).contains(context) else {
+            let entitlements = Entitlement.list(plugin.entitlements)
+            return .failure(PluginCallError(status: .notEntitled,
+                                            message: "request_focus: \(plugin.id) may not request \(context.rawValue) (entitlements: \(entitlements))"))
+        }
+        let request = FocusRequest(owner: .plugin(plugin.id), context: context, type: type,
+                                   acceptsDelayedFocus: acceptsDelayed, pausesOnDuck: pausesOnDuck)
+        return .success(requestFocus(request))
+    }
+
+    func abandonFocus(instance: Int) -> PluginCallError? {
+        guard let plugin = instanceNumbers[instance] else { return nil }
+        abandonFocus(.plugin(plugin.id))
+        return nil
+    }
+
+    /// Carries out what the session decided: start or stop the output, tell holders, move gains.
+    func apply(_ effects: [AudioSession.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .activate:
+                activationTimer?.start(after: 0) { [unowned self] in startAudioRun() }
+                logger.info("session", "output activated")
+                plugins.forEach { $0.notifySession(active: true) }
+                starvationWatchdog?.start(after: 1_000, repeat: 1_000) { [unowned self] in checkStarvation() }
+            case .deactivate:
+                activationTimer?.stop()
+                endingOutput = audio.isRunning
+                audio.stop()
+                starvationWatchdog?.stop()
+                logger.info("session", "output deactivated after \(session.policy.idleTimeoutMilliseconds) ms idle")
+                plugins.forEach { $0.notifySession(active: false) }
+            case .notify(let owner, let change):
+                logger.info("session", "\(owner): \(change)")
+                if case .plugin(let id) = owner { plugin(id: id)?.notifyFocus(change) }
+            case .gain(let owner, let gain, let ramp):
+                guard case .plugin(let id) = owner, let slot = plugin(id: id)?.streamSlot else { continue }
+                audio.rampGain(slot, to: gain, milliseconds: ramp, curve: gain == 0 ? .linear : .exponential)
+            }
+        }
+        if let deadline = session.deadline {
+            sessionTimer?.start(after: deadline > loop.now ? deadline - loop.now : 0) { [unowned self] in
+                apply(session.tick(now: loop.now))
+            }
+        } else {
+            sessionTimer?.stop()
+        }
+    }
+
+    /// Reports holders that play, unpaused, but have rendered only silence for the starvation time.
+    func checkStarvation() {
+        let limit = session.policy.starvationMilliseconds
+        guard limit > 0 else { return }
+        for plugin in plugins {
+            let owner = FocusOwner.plugin(plugin.id)
+            guard plugin.streamSlot != nil, let holder = session.arbiter.holder(owner), holder.state != .paused else {
+                starving.remove(plugin.id)
+                continue
+            }
+            let silentMilliseconds = Double(plugin.streamCounters.silentRun.load(ordering: .relaxed)) * configuration.audio.frameSize.milliseconds
+            if silentMilliseconds < Double(limit) {
+                starving.remove(plugin.id)
+            } else if starving.insert(plugin.id).inserted {
+                starvationReports += 1
+                logger.warning("session", "\(plugin.id) holds \(holder.request.context.rawValue) focus but has played only silence "
+                               + "for \(Int(silentMilliseconds / 1000)) s: it is starving the others")
+            }
+        }
+    }
+
+    /// What `session.get` shows: holders, the pending request, streams, activation and counters.
+    public var sessionDescription: JSONValue {
+        func describe(_ request: FocusRequest) -> [String: JSONValue] {
+            ["owner": .string(request.owner.description), "context": .string(request.context.rawValue),
+             "type": .string(request.type.rawValue), "acceptsDelayedFocus": .bool(request.acceptsDelayedFocus),
+             "pausesOnDuck": .bool(request.pausesOnDuck)]
+        }
+        let holders: [JSONValue] = session.arbiter.holders.map { holder in
+            var entry = describe(holder.request)
+            entry["state"] = .string(holder.state.rawValue)
+            entry["gain"] = .double(Double(session.targetGain(holder.request.owner)))
+            entry["pausedBy"] = .array(holder.pausedBy.sorted().map { .string($0.description) })
+            entry["duckedBy"] = .array(holder.duckedBy.sorted().map { .string($0.description) })
+            return .object(entry)
+        }
+        let counters = session.counters
+        return .object([
+            "active": .bool(session.isActive),
+            "holders": .array(holders),
+            "pending": session.arbiter.pending.map { .object(describe($0)) } ?? .null,
+            "streams": .array(session.streams.sorted().map { .string($0.description) }),
+            "counters": ["granted": .int(Int64(counters.granted)), "delayed": .int(Int64(counters.delayed)),
+                         "rejected": .int(Int64(counters.rejected)), "activations": .int(Int64(counters.activations)),
+                         "deactivations": .int(Int64(counters.deactivations)),
+                         "starvationReports": .int(Int64(starvationReports))],
+        ])
+    }
+}

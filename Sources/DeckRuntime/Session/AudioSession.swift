@@ -1,0 +1,123 @@
+/// Audio focus plus the output's life: the output activates on the first grant and deactivates
+/// once nothing has held focus or played for the idle timeout; each owner's stream gets the gain its
+/// focus state calls for. Driven by explicit times in milliseconds, so it runs on a virtual clock in
+/// tests and on the loop's clock in the runtime. Loop-thread-confined.
+public final class AudioSession {
+    public enum Effect: Sendable, Equatable {
+        case notify(FocusOwner, FocusChange)
+        /// Move `owner`'s stream to `gain` over `rampMilliseconds`.
+        case gain(FocusOwner, Float, rampMilliseconds: Double)
+        case activate
+        case deactivate
+    }
+
+    public struct Counters: Sendable, Equatable {
+        public var granted = 0, delayed = 0, rejected = 0, activations = 0, deactivations = 0
+    }
+
+    public let policy: SessionPolicy
+    public private(set) var arbiter: SessionArbiter
+    public private(set) var isActive = false
+    /// When the session became idle (no focus, no stream), while active.
+    public private(set) var idleSince: UInt64?
+    public private(set) var counters = Counters()
+    /// Owners with an open stream.
+    public private(set) var streams: Set<FocusOwner> = []
+    private var gains: [FocusOwner: Float] = [:]
+
+    public init(policy: SessionPolicy) {
+        self.policy = policy
+        arbiter = SessionArbiter(matrix: policy.matrix)
+    }
+
+    /// With `alwaysActive`, the output starts now and never deactivates.
+    public func start(now: UInt64) -> [Effect] {
+        guard policy.alwaysActive, !isActive else { return [] }
+        return activate()
+    }
+
+    public func request(_ request: FocusRequest, now: UInt64) -> (result: FocusResult, effects: [Effect]) {
+        let (result, notifications) = arbiter.request(request)
+        var effects: [Effect] = []
+        switch result {
+        case .granted:
+            counters.granted += 1
+            if !isActive { effects += activate() }
+        case .delayed: counters.delayed += 1
+        case .rejected: counters.rejected += 1
+        }
+        effects += notifications.map { .notify($0.owner, $0.change) }
+        return (result, effects + settle(now: now))
+    }
+
+    public func abandon(_ owner: FocusOwner, now: UInt64) -> [Effect] {
+        let notifications = arbiter.abandon(owner)
+        return notifications.map { .notify($0.owner, $0.change) } + settle(now: now)
+    }
+
+    public func streamOpened(_ owner: FocusOwner, now: UInt64) -> [Effect] {
+        streams.insert(owner)
+        return settle(now: now)
+    }
+
+    public func streamClosed(_ owner: FocusOwner, now: UInt64) -> [Effect] {
+        streams.remove(owner)
+        gains[owner] = nil
+        return settle(now: now)
+    }
+
+    /// Deactivates the output when the idle timeout has run out.
+    public func tick(now: UInt64) -> [Effect] {
+        guard let since = idleSince, isActive, policy.idleTimeoutMilliseconds > 0,
+              now >= since + policy.idleTimeoutMilliseconds else { return [] }
+        isActive = false
+        idleSince = nil
+        counters.deactivations += 1
+        return [.deactivate]
+    }
+
+    /// When `tick` should run next, if a deactivation is due.
+    public var deadline: UInt64? {
+        guard let since = idleSince, isActive, policy.idleTimeoutMilliseconds > 0 else { return nil }
+        return since + policy.idleTimeoutMilliseconds
+    }
+
+    /// The gain `owner`'s stream should have now: 1 playing, the duck level ducked, 0 paused or without focus.
+    public func targetGain(_ owner: FocusOwner) -> Float {
+        switch arbiter.holder(owner)?.state {
+        case .playing: 1
+        case .ducked: policy.duckGain
+        case .paused, nil: 0
+        }
+    }
+
+    private func activate() -> [Effect] {
+        isActive = true
+        counters.activations += 1
+        return [.activate]
+    }
+
+    /// Gain changes for every stream whose target moved, and the idle clock.
+    private func settle(now: UInt64) -> [Effect] {
+        var effects: [Effect] = []
+        for owner in streams.sorted() {
+            let target = targetGain(owner), previous = gains[owner]
+            guard previous != target else { continue }
+            gains[owner] = target
+            guard let previous else {
+                effects.append(.gain(owner, target, rampMilliseconds: 0))
+                continue
+            }
+            let ramp = target == 0 ? policy.pauseRampMilliseconds
+                : target < previous ? policy.duckRampMilliseconds : policy.restoreRampMilliseconds
+            effects.append(.gain(owner, target, rampMilliseconds: ramp))
+        }
+        let idle = arbiter.holders.isEmpty && arbiter.pending == nil && streams.isEmpty && !policy.alwaysActive
+        if !idle {
+            idleSince = nil
+        } else if isActive && idleSince == nil {
+            idleSince = now
+        }
+        return effects
+    }
+}

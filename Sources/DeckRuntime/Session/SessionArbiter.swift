@@ -1,0 +1,165 @@
+/// Who holds or asks for audio focus: a plugin, or the integrator (a chime, a call from the car).
+public enum FocusOwner: Hashable, Sendable, Comparable, CustomStringConvertible {
+    case plugin(String)
+    case integrator(String)
+
+    public var description: String {
+        switch self {
+        case .plugin(let id): id
+        case .integrator(let name): "integrator:\(name)"
+        }
+    }
+
+    public static func < (a: FocusOwner, b: FocusOwner) -> Bool { a.description < b.description }
+}
+
+/// One request for the output.
+public struct FocusRequest: Sendable, Equatable {
+    public var owner: FocusOwner
+    public var context: AudioContext
+    public var type: FocusRequestType
+    /// Wait (at most one request waits) instead of being rejected.
+    public var acceptsDelayedFocus = false
+    /// Spoken audio: pause instead of being ducked.
+    public var pausesOnDuck = false
+
+    public init(owner: FocusOwner, context: AudioContext, type: FocusRequestType,
+                acceptsDelayedFocus: Bool = false, pausesOnDuck: Bool = false) {
+        self.owner = owner
+        self.context = context
+        self.type = type
+        self.acceptsDelayedFocus = acceptsDelayedFocus
+        self.pausesOnDuck = pausesOnDuck
+    }
+}
+
+/// The answer to a request.
+public enum FocusResult: Sendable, Equatable {
+    case granted
+    /// Waiting; granted when the blockers leave. The reason names them.
+    case delayed(String)
+    case rejected(String)
+}
+
+/// What a holder is told when its focus changes (Android's focus changes, plus duck/unduck,
+/// which the runtime applies itself; the plugin is told so it can show it).
+public enum FocusChange: Sendable, Equatable {
+    /// Focus (re)gained: a delayed request granted, or a transient loss ended (`shouldResume`).
+    case gain(shouldResume: Bool)
+    /// Lost for good: stop and release.
+    case loss
+    /// Lost for a while: pause; focus comes back by itself.
+    case lossTransient
+    /// Still playing, ducked by the runtime.
+    case duck
+    /// No longer ducked.
+    case unduck
+}
+
+/// A granted request and what others have done to it.
+public struct FocusHolder: Sendable, Equatable {
+    public var request: FocusRequest
+    /// Transient requests that paused this holder; it resumes when all have left.
+    public var pausedBy: Set<FocusOwner> = []
+    /// Requests ducking this holder.
+    public var duckedBy: Set<FocusOwner> = []
+
+    public enum State: String, Sendable { case playing, ducked, paused }
+
+    public var state: State { !pausedBy.isEmpty ? .paused : !duckedBy.isEmpty ? .ducked : .playing }
+}
+
+/// Audio focus by the interaction matrix: who plays, who is ducked, who is paused and resumed.
+/// Pure logic (no clock, no I/O): each call returns the notifications to send.
+public struct SessionArbiter: Sendable {
+    public var matrix: InteractionMatrix
+    /// Holders in grant order, paused ones included.
+    public private(set) var holders: [FocusHolder] = []
+    /// The one request waiting for delayed focus.
+    public private(set) var pending: FocusRequest?
+
+    public typealias Notification = (owner: FocusOwner, change: FocusChange)
+
+    public init(matrix: InteractionMatrix = .automotive) { self.matrix = matrix }
+
+    public func holder(_ owner: FocusOwner) -> FocusHolder? { holders.first { $0.request.owner == owner } }
+
+    /// Decides `request`; a holder asking again replaces its earlier request.
+    /// A rejected request changes nothing, not even the requester's earlier focus.
+    public mutating func request(_ request: FocusRequest) -> (result: FocusResult, notifications: [Notification]) {
+        if let blockers = blockers(of: request) {
+            let reason = "blocked by " + blockers.map { "\($0.owner) (\($0.context.rawValue))" }.joined(separator: ", ")
+            guard request.acceptsDelayedFocus else { return (.rejected(reason), []) }
+            var notifications = removeSilently(request.owner)
+            if let replaced = pending, replaced.owner != request.owner { notifications.append((replaced.owner, .loss)) }
+            pending = request
+            return (.delayed(reason), notifications)
+        }
+        var notifications = removeSilently(request.owner)
+        if pending?.owner == request.owner { pending = nil }
+        notifications += grant(request)
+        return (.granted, notifications)
+    }
+
+    /// Removes `owner`'s request (held, paused or pending); those it paused or ducked recover, and a
+    /// pending request that is no longer blocked is granted.
+    public mutating func abandon(_ owner: FocusOwner) -> [Notification] {
+        if pending?.owner == owner { pending = nil }
+        var notifications = removeSilently(owner)
+        if let waiting = pending, blockers(of: waiting) == nil {
+            pending = nil
+            notifications += grant(waiting)
+            notifications.append((waiting.owner, .gain(shouldResume: false)))
+        }
+        return notifications
+    }
+
+    /// The other holders whose matrix cell rejects `request` (paused holders count: they will
+    /// resume), or nil.
+    private func blockers(of request: FocusRequest) -> [FocusRequest]? {
+        let blocking = holders.filter {
+            $0.request.owner != request.owner && matrix[$0.request.context, request.context] == .reject
+        }.map(\.request)
+        return blocking.isEmpty ? nil : blocking
+    }
+
+    private mutating func grant(_ request: FocusRequest) -> [Notification] {
+        var notifications: [Notification] = []
+        var kept: [FocusHolder] = []
+        for var holder in holders {
+            let wasPaused = holder.state == .paused, wasDucked = holder.state == .ducked
+            let ducks = matrix[holder.request.context, request.context] == .concurrent && request.type.allowsDucking
+            if ducks && !holder.request.pausesOnDuck {
+                holder.duckedBy.insert(request.owner)
+                if !wasPaused && !wasDucked { notifications.append((holder.request.owner, .duck)) }
+            } else if request.type.isTransient {
+                holder.pausedBy.insert(request.owner)
+                if !wasPaused { notifications.append((holder.request.owner, .lossTransient)) }
+            } else {
+                notifications.append((holder.request.owner, .loss))
+                continue
+            }
+            kept.append(holder)
+        }
+        holders = kept + [FocusHolder(request: request)]
+        return notifications
+    }
+
+    /// Drops `owner`'s holder entry and its effect on the others, telling those that recover.
+    private mutating func removeSilently(_ owner: FocusOwner) -> [Notification] {
+        holders.removeAll { $0.request.owner == owner }
+        var notifications: [Notification] = []
+        for index in holders.indices {
+            let before = holders[index].state
+            holders[index].pausedBy.remove(owner)
+            holders[index].duckedBy.remove(owner)
+            let after = holders[index].state
+            if before == .paused && after != .paused {
+                notifications.append((holders[index].request.owner, .gain(shouldResume: true)))
+            } else if before == .ducked && after == .playing {
+                notifications.append((holders[index].request.owner, .unduck))
+            }
+        }
+        return notifications
+    }
+}
