@@ -60,6 +60,7 @@ public final class AudioEngine {
             thread = nil
             joined = false
             hasFinished = false
+            sentCommands = 0  // counted against the new worker's applied commands
             for (slot, stream) in slots.sorted(by: { $0.key < $1.key }) {
                 worker.mixer.open(slot: slot, source: stream.source, gain: stream.gain, counters: .passUnretained(stream.counters))
             }

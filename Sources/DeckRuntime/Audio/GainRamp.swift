@@ -12,6 +12,8 @@ public struct GainRamp: BitwiseCopyable, Sendable {
     public private(set) var target: Float
     private var start: Float = 0
     private var step: Float = 0
+    /// The exponential ramp's running gain and factor, in Double so 24 000 multiplications do not drift.
+    private var exponential: (gain: Double, factor: Double) = (1, 1)
     private var length = 0
     private var remaining = 0
     private var curve = Curve.linear
@@ -39,9 +41,9 @@ public struct GainRamp: BitwiseCopyable, Sendable {
         case .linear:
             step = (target - current) / Float(samples)
         case .exponential:
-            let from = max(current, GainRamp.floor), to = max(target, GainRamp.floor)
-            current = from
-            step = expf(logf(to / from) / Float(samples))
+            let from = Double(max(current, GainRamp.floor)), to = Double(max(target, GainRamp.floor))
+            current = Float(from)
+            exponential = (from, Glibc.exp(Glibc.log(to / from) / Double(samples)))
         }
     }
 
@@ -57,7 +59,12 @@ public struct GainRamp: BitwiseCopyable, Sendable {
             if remaining > 0 {
                 remaining -= 1
                 // Linear steps are computed from the start, so rounding never accumulates.
-                current = curve == .linear ? start + step * Float(length - remaining) : current * step
+                if curve == .linear {
+                    current = start + step * Float(length - remaining)
+                } else {
+                    exponential.gain *= exponential.factor
+                    current = Float(exponential.gain)
+                }
                 if remaining == 0 { current = target }
             }
             index = frame * 2
