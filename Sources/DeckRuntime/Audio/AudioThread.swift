@@ -143,6 +143,7 @@ final class AudioThread: @unchecked Sendable {  // The loop touches the mixer an
             case .ramp(let slot, let target, let samples, let curve):
                 mixer.rampGain(slot: slot, to: target, samples: samples, curve: curve)
             }
+            stats.lastCommandFrame.store(stats.frames.load(ordering: .relaxed), ordering: .relaxed)
             appliedCommands.add(1, ordering: .releasing)
         }
     }
