@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "DeckRuntime", dependencies: ["CLibUV", "CJansson", "COpus", "COgg", "CDeckPlugin"]),
         .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime"]),
-        .executableTarget(name: "deckctl"),
+        .executableTarget(name: "deckctl", dependencies: ["CJansson"]),
         .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "COpus", "CDeckPlugin"]),
 
         .target(name: "Tone", dependencies: ["DeckSDK"], path: "Plugins/Tone",

@@ -1,42 +1,127 @@
 import Glibc
 
-/// `deckctl`: the control CLI. It speaks to `deckd` over the control socket only.
+/// `deckctl`: the control CLI. It speaks JSON-RPC 2.0 to `deckd` over the control socket only.
 enum ControlClient {
     static let version = "0.1.0"
+
+    struct Command: Sendable {
+        var name: String
+        var usage: String
+        var summary: String
+        var run: @Sendable (Session, [String]) throws(ClientError) -> Void
+    }
 
     static let usage = """
         usage: deckctl [--socket PATH] [--json] COMMAND [ARGS...]
 
-        Controls a running deckd over its control socket
+        Controls a running deckd over its JSON-RPC socket
         (default: $XDG_RUNTIME_DIR/deck.sock, else /tmp/deck-$UID.sock).
 
+        Commands:
+        \(commands.map { "  \($0.usage.padding(28))\($0.summary)" }.joined(separator: "\n"))
+
+        deckctl COMMAND --help shows one command. --json prints the raw JSON result.
         Exit status: 0 success, 1 runtime error, 2 usage error, 3 cannot connect.
         """
 
+    static let commands: [Command] = [
+        Command(name: "status", usage: "status", summary: "runtime version, apps, output and sinks") { session, _ throws(ClientError) in
+            try session.show("runtime.info") { info in
+                let output = info["output"]
+                print("Deck \(info["version"].display) (plugin ABI \(info["abi"].display))")
+                print("apps: \(info["apps"].display) loaded, \(info["refused"].display) refused")
+                print("output: \(output["active"].bool == true ? "active" : "inactive"), \(output["frames"].display) frames, "
+                    + "\(output["lateEvents"].display) late")
+                print("sinks: \(info["sinks"].display)")
+            }
+        },
+        Command(name: "apps", usage: "apps", summary: "loaded apps and refused bundles") { session, _ throws(ClientError) in
+            try session.show("apps.list") { list in
+                for app in list["apps"].elements {
+                    let entitlements = app["entitlements"].elements.compactMap(\.string).joined(separator: ",")
+                    print("\(app["id"].display)  \(app["version"].display)  \(app["state"].display)  \(app["language"].display)  "
+                        + "[\(entitlements.isEmpty ? "none" : entitlements)]" + (app["streaming"].bool == true ? "  streaming" : ""))
+                }
+                for refused in list["refused"].elements { print("refused: \(refused["bundle"].display): \(refused["reason"].display)") }
+            }
+        },
+        Command(name: "launch", usage: "launch ID [ITEM]", summary: "activate an app and play ITEM (default item)") { session, args throws(ClientError) in
+            guard (1...2).contains(args.count) else { throw .usage("launch needs an app id and at most one item") }
+            let params = "{\"id\":\(JSONDocument.quote(args[0]))" + (args.count > 1 ? ",\"item\":\(JSONDocument.quote(args[1]))" : "") + "}"
+            try session.show("apps.launch", params) { app in print("\(app["id"].display): \(app["state"].display)") }
+        },
+        Command(name: "session", usage: "session", summary: "audio focus holders, pending request, output state") { session, _ throws(ClientError) in
+            try session.show("session.get") { state in
+                print("output: \(state["active"].bool == true ? "active" : "inactive")")
+                for holder in state["holders"].elements {
+                    print("\(holder["owner"].display)  \(holder["context"].display)  \(holder["type"].display)  "
+                        + "\(holder["state"].display)  gain \(holder["gain"].display)")
+                }
+                if state["pending"].string == nil, state["pending"]["owner"].exists {
+                    print("pending: \(state["pending"]["owner"].display) \(state["pending"]["context"].display)")
+                }
+            }
+        },
+        Command(name: "sinks", usage: "sinks", summary: "sinks with their counters") { session, _ throws(ClientError) in
+            try session.show("sinks.list") { sinks in
+                for sink in sinks.elements {
+                    print("\(sink["id"].display)  \(sink["uri"].display)  \(sink["packets"].display) packets  "
+                        + "\(sink["bytes"].display) bytes  \(sink["errors"].display) errors"
+                        + (sink["clients"].exists ? "  \(sink["clients"].display) clients" : ""))
+                }
+            }
+        },
+        Command(name: "events", usage: "events [TOPIC...]", summary: "print notifications as they come (all topics by default)") { session, args throws(ClientError) in
+            let topics = args.isEmpty ? ["apps.changed", "session.changed", "sinks.changed"] : args
+            let params = "{\"topics\":[" + topics.map(JSONDocument.quote).joined(separator: ",") + "]}"
+            _ = try session.call("events.subscribe", params)
+            while let line = try session.readLine() {
+                guard let message = JSONDocument(line) else { continue }
+                if session.json {
+                    print(line)
+                } else {
+                    print("\(message.value["method"].display): \(message.value["params"].text(pretty: false))")
+                }
+                fflush(nil)  // each line as it comes, also into a pipe
+            }
+        },
+        Command(name: "call", usage: "call METHOD [JSON]", summary: "call any method; JSON is the params") { session, args throws(ClientError) in
+            guard (1...2).contains(args.count) else { throw .usage("call needs a method and at most one JSON params value") }
+            let result = try session.call(args[0], args.count > 1 ? args[1] : nil)
+            print(result.value.text(pretty: !session.json))
+        },
+    ]
+
     static func run(_ arguments: [String]) -> Int32 {
         var socketPath = defaultSocketPath()
+        var json = false
         var rest = arguments.dropFirst()
         while let argument = rest.first, argument.hasPrefix("-") {
             rest.removeFirst()
             switch argument {
             case "--help", "-h": print(usage); return 0
             case "--version": print("deckctl \(version)"); return 0
-            case "--json": break
+            case "--json": json = true
             case "--socket":
-                guard let path = rest.popFirst() else { return usageError("--socket needs a path") }
+                guard let path = rest.popFirst() else { return report(.usage("--socket needs a path")) }
                 socketPath = path
-            default: return usageError("unknown option \(argument)")
+            default: return report(.usage("unknown option \(argument)"))
             }
         }
-        guard let command = rest.first else { return usageError("no command given") }
-        let fd = connectUnix(socketPath)
-        guard fd >= 0 else {
-            printError("deckctl: cannot connect to \(socketPath): \(String(cString: strerror(errno)))\n"
-                + "Is deckd running? Start it with `deckd` (or `make run`), or pass --socket PATH.")
-            return 3
+        guard let name = rest.popFirst() else { return report(.usage("no command given")) }
+        guard let command = commands.first(where: { $0.name == name }) else { return report(.usage("unknown command \(name)")) }
+        let args = Array(rest)
+        if args.contains("--help") || args.contains("-h") {
+            print("usage: deckctl [--socket PATH] [--json] \(command.usage)\n\n\(command.summary)")
+            return 0
         }
-        close(fd)
-        return usageError("unknown command \(command)")
+        do {
+            let session = try Session(path: socketPath, json: json)
+            try command.run(session, args)
+            return 0
+        } catch {
+            return report(error)
+        }
     }
 
     /// `$XDG_RUNTIME_DIR/deck.sock`, else `/tmp/deck-$UID.sock`, as deckd chooses.
@@ -45,36 +130,24 @@ enum ControlClient {
         return "/tmp/deck-\(getuid()).sock"
     }
 
-    private static func connectUnix(_ path: String) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return -1 }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
-            errno = ENAMETOOLONG
-            return -1
+    private static func report(_ error: ClientError) -> Int32 {
+        let (message, status): (String, Int32) = switch error {
+        case .usage(let text): ("deckctl: \(text)\nTry 'deckctl --help' for more information.", 2)
+        case .cannotConnect(let path, let reason):
+            ("deckctl: cannot connect to \(path): \(reason)\nIs deckd running? Start it with `deckd` (or `make run`), or pass --socket PATH.", 3)
+        case .runtime(let text): ("deckctl: \(text)", 1)
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if status != 0 {
-            let saved = errno
-            close(fd)
-            errno = saved
-            return -1
-        }
-        return fd
-    }
-
-    private static func usageError(_ message: String) -> Int32 {
-        printError("deckctl: \(message)\nTry 'deckctl --help' for more information.")
-        return 2
-    }
-
-    private static func printError(_ message: String) {
         _ = (message + "\n").utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+        return status
     }
+}
+
+enum ClientError: Error {
+    case usage(String)
+    case cannotConnect(String, String)
+    case runtime(String)
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
 }

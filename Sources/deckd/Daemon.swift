@@ -30,7 +30,8 @@ enum Daemon {
 
         let logger = Logger(level: configuration.logLevel)
         do {
-            try serve(configuration: configuration, play: options.play, logger: logger)
+            try serve(configuration: configuration, play: options.play, socket: options.socketPath ?? ControlServer.defaultPath(),
+                      logger: logger)
             return 0
         } catch {
             logger.error("deckd", "\(error)")
@@ -61,8 +62,17 @@ enum Daemon {
     /// Runs until SIGINT, SIGTERM or the end of `--duration`, then ends the stream cleanly and
     /// deactivates and destroys every plugin in reverse order.
     private static func serve(configuration: RuntimeConfiguration, play: (pluginID: String, item: String?)?,
-                              logger: Logger) throws(RuntimeError) {
-        let runtime = try Runtime(configuration: configuration, logger: logger)
+                              socket: String, logger: Logger) throws(DaemonError) {
+        let runtime: Runtime
+        do { runtime = try Runtime(configuration: configuration, logger: logger) } catch { throw .runtime(error) }
+        let control: ControlServer
+        do {
+            control = try ControlServer(path: socket, loop: runtime.loop, dispatcher: runtime.makeDispatcher(), logger: logger)
+        } catch {
+            throw .control(error)
+        }
+        runtime.onEvent = { topic, params in control.publish(topic, params) }
+        logger.info("control", "JSON-RPC on \(socket)")
         if configuration.allowInsecurePlugins {
             logger.warning("deckd", "--insecure-plugins: bundle ownership and permission checks are off")
         }
@@ -71,7 +81,7 @@ enum Daemon {
         if let play {
             do { try runtime.play(pluginID: play.pluginID, item: play.item) } catch { logger.error("deckd", "--play: \(error.message)") }
         }
-        try runtime.startOutput()
+        do { try runtime.startOutput() } catch { throw .runtime(error) }
 
         // A parent may have spawned us with these blocked; we must hear them to shut down cleanly.
         var stopSignals = sigset_t()
@@ -81,6 +91,7 @@ enum Daemon {
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
         var watchers: [SignalWatcher] = []
         let stop = {
+            control.close()
             runtime.shutdown()
             watchers.forEach { $0.close() }
         }
@@ -98,7 +109,7 @@ enum Daemon {
                 watchers.append(watcher)
             }
         } catch {
-            throw .loop(error)
+            throw .runtime(.loop(error))
         }
         logger.info("deckd", "ready: \(runtime.plugins.count) plugin(s) loaded, \(runtime.loadFailures.count) refused")
         runtime.loop.run()
@@ -116,5 +127,18 @@ enum Daemon {
 
     private static func printError(_ message: String) {
         _ = (message + "\n").utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    }
+}
+
+/// Why deckd could not run.
+enum DaemonError: Error, CustomStringConvertible {
+    case runtime(RuntimeError)
+    case control(ControlServerError)
+
+    var description: String {
+        switch self {
+        case .runtime(let error): error.description
+        case .control(let error): error.description
+        }
     }
 }

@@ -3,6 +3,7 @@ import DeckRuntime
 /// `deckd`'s command line. Flags override the config file.
 struct DaemonOptions {
     var configFile: String?
+    var socketPath: String?
     var pluginDirectories: [String] = []
     var policyFile: String?
     var logLevel: LogLevel?
@@ -15,7 +16,7 @@ struct DaemonOptions {
     var showVersion = false
 
     static let usage = """
-        usage: deckd [--config FILE] [--plugins DIR]... [--policy FILE] [--sink URI]...
+        usage: deckd [--config FILE] [--plugins DIR]... [--policy FILE] [--socket PATH] [--sink URI]...
                      [--play PLUGIN_ID[:ITEM]] [--freewheel] [--duration SECONDS]
                      [--log-level LEVEL] [--insecure-plugins] [--help] [--version]
 
@@ -26,6 +27,8 @@ struct DaemonOptions {
           --plugins DIR        load the *.deckplugin bundles in DIR (repeatable; replaces the config's
                                list and the default, the first-party plugins next to deckd)
           --policy FILE        the integrator's entitlement policy (default: grant what is declared)
+          --socket PATH        the JSON-RPC control socket (default $XDG_RUNTIME_DIR/deck.sock,
+                               else /tmp/deck-$UID.sock)
           --sink URI           send the Opus stream to URI (repeatable; replaces the default
                                http://127.0.0.1:8000/stream.opus): file:PATH.opus,
                                http://HOST:PORT/PATH, rtp://HOST:PORT?pt=96&sdp=PATH
@@ -61,6 +64,7 @@ struct DaemonOptions {
             switch flag {
             case "--config": options.configFile = try value()
             case "--plugins": options.pluginDirectories.append(try value())
+            case "--socket": options.socketPath = try value()
             case "--policy": options.policyFile = try value()
             case "--log-level":
                 let name = try value()

@@ -11,11 +11,16 @@ public final class DeckdProcess {
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Paths.binDir + "/deckd")
         process.arguments = arguments
+        // Each daemon gets its own control socket: $XDG_RUNTIME_DIR/deck.sock in its own folder.
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": dir.path]) { _, new in new }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardError = log
         process.standardOutput = log
         try process.run()
     }
+
+    /// The control socket this daemon listens on.
+    public var socket: String { dir.path + "/deck.sock" }
 
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 

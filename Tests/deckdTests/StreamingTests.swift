@@ -12,7 +12,8 @@ import Testing
         let dir = TemporaryDirectory()
         let path = dir.path + "/out.opus"
         let (status, log) = try runProgram(deckd, ["--plugins", firstParty, "--freewheel", "--duration", seconds,
-                                                   "--play", "org.deck.tone:\(item)", "--sink", "file:\(path)"] + extra)
+                                                   "--play", "org.deck.tone:\(item)", "--sink", "file:\(path)",
+                                                   "--socket", dir.path + "/deck.sock"] + extra)
         #expect(status == 0, "\(log)")
         return (path, dir, log)
     }
@@ -91,7 +92,8 @@ import Testing
         let good = dir.path + "/good.opus"
         let (status, log) = try runProgram(deckd, ["--plugins", firstParty, "--freewheel", "--duration", "1",
                                                    "--play", "org.deck.tone:sine-440",
-                                                   "--sink", "file:/nonexistent/dir/out.opus", "--sink", "file:\(good)"])
+                                                   "--sink", "file:/nonexistent/dir/out.opus", "--sink", "file:\(good)",
+                                                   "--socket", dir.path + "/deck.sock"])
         #expect(status == 0)
         #expect(log.contains("cannot open sink file:/nonexistent/dir/out.opus: opening /nonexistent/dir/out.opus: no such file or directory"))
         #expect(try AudioAnalysis.opusinfo(good).warnings.isEmpty)

@@ -58,6 +58,7 @@ extension Runtime {
                 audio.rampGain(slot, to: gain, milliseconds: ramp, curve: gain == 0 ? .linear : .exponential)
             }
         }
+        if !effects.isEmpty { publish("session.changed", sessionDescription) }
         if let deadline = session.deadline {
             sessionTimer?.start(after: deadline > loop.now ? deadline - loop.now : 0) { [unowned self] in
                 apply(session.tick(now: loop.now))

@@ -14,6 +14,8 @@ public final class Runtime {
     public let session: AudioSession
     /// Runs once when the output has ended by itself (`--duration` reached), not on `shutdown()`.
     public var onOutputFinished: (() -> Void)?
+    /// Receives every event (topic, params) for JSON-RPC notifications.
+    public var onEvent: ((String, JSONValue) -> Void)?
     private var callbackDoorbell: AsyncDoorbell?
     private var callbackRequests: CallbackRequests!
     private var hostActions: HostActions!

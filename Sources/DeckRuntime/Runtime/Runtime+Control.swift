@@ -1,0 +1,146 @@
+extension Runtime {
+    /// Topics the runtime publishes today (now playing, queue and UI come with their subsystems).
+    public static let eventTopics = ["apps.changed", "session.changed", "sinks.changed"]
+
+    /// The dispatcher for this runtime's JSON-RPC API: every method, `rpc.discover`, events.
+    public func makeDispatcher() -> RPCDispatcher {
+        let dispatcher = RPCDispatcher()
+        dispatcher.topics = Runtime.eventTopics
+        dispatcher.registerBuiltins(title: "Deck", version: DeckVersion.string)
+        let object: JSONValue = ["type": "object"]
+        let idParam = RPCMethod.Param("id", ["type": "string"], "a plugin id, e.g. org.deck.tone")
+
+        dispatcher.register(RPCMethod("runtime.info", "Version, ABI, plugins, output and sinks at a glance.", result: object) { [unowned self] _ in
+            [
+                "version": .string(DeckVersion.string),
+                "abi": .string("\(PluginABI.major).\(PluginABI.minor)"),
+                "apps": .int(Int64(plugins.count)),
+                "refused": .int(Int64(loadFailures.count)),
+                "output": ["active": .bool(session.isActive), "running": .bool(audio.isRunning),
+                           "frames": .int(Int64(audio.stats.frames.load(ordering: .relaxed))),
+                           "lateEvents": .int(Int64(audio.stats.lateEvents.load(ordering: .relaxed)))],
+                "sinks": .int(Int64(sinks.list.count)),
+            ]
+        })
+        dispatcher.register(RPCMethod("apps.list", "Loaded apps with state and effective entitlements, and refused bundles.",
+                                      result: object) { [unowned self] _ in appsDescription })
+        dispatcher.register(RPCMethod("apps.load", "Load and activate the bundle at a path.",
+                                      params: [.init("path", ["type": "string"], "a NAME.deckplugin folder")],
+                                      result: object, errors: [-32004]) { [unowned self] call throws(RPCError) in
+            let path = try call.string("path")
+            guard let plugin = loadBundle(path) else { throw .commandFailed(loadFailures.last?.reasonText ?? "not loaded") }
+            try? plugin.activate()
+            publish("apps.changed", appsDescription)
+            return describe(plugin)
+        })
+        dispatcher.register(RPCMethod("apps.unload", "Deactivate, destroy and forget an app.", params: [idParam],
+                                      result: ["type": "boolean"], errors: [-32003]) { [unowned self] call throws(RPCError) in
+            let id = try call.string("id")
+            guard let plugin = plugin(id: id) else { throw .noSuchApp(id) }
+            unload(plugin)
+            publish("apps.changed", appsDescription)
+            return true
+        })
+        dispatcher.register(RPCMethod("apps.launch", "Activate an app and ask it to play an item (its default when none).",
+                                      params: [idParam, .init("item", ["type": "string"], required: false)],
+                                      result: object, errors: [-32000, -32003, -32004]) { [unowned self] call throws(RPCError) in
+            let id = try call.string("id")
+            guard let plugin = plugin(id: id) else { throw .noSuchApp(id) }
+            if plugin.state == .initialized {
+                do throws(PluginCallError) { try plugin.activate() } catch { throw .commandFailed(error.message) }
+            }
+            let item = try call.optionalString("item")
+            do throws(PluginCallError) {
+                try play(pluginID: id, item: item)
+            } catch {
+                throw error.status == .notEntitled ? .notEntitled(error.message) : .commandFailed(error.message)
+            }
+            publish("apps.changed", appsDescription)
+            return describe(plugin)
+        })
+        dispatcher.register(RPCMethod("session.get", "Focus holders, the pending request, streams, activation and counters.",
+                                      result: object) { [unowned self] _ in sessionDescription })
+        let contexts: JSONValue = ["type": "string", "enum": .array(AudioContext.allCases.map { .string($0.rawValue) })]
+        let types: JSONValue = ["type": "string", "enum": .array(FocusRequestType.allCases.map { .string($0.rawValue) })]
+        dispatcher.register(RPCMethod(
+            "session.request", "Request focus as the integrator (any context), e.g. for a chime the car plays itself.",
+            params: [.init("context", contexts), .init("type", types, required: false, "default gainTransientMayDuck"),
+                     .init("name", ["type": "string"], required: false, "the integrator's owner name (default rpc)"),
+                     .init("acceptsDelayedFocus", ["type": "boolean"], required: false),
+                     .init("pausesOnDuck", ["type": "boolean"], required: false)],
+            result: ["type": "object", "properties": ["result": ["type": "string", "enum": ["granted", "delayed", "rejected"]],
+                                                      "reason": ["type": "string"]]]) { [unowned self] call throws(RPCError) in
+            let contextName = try call.string("context")
+            guard let context = AudioContext(rawValue: contextName) else { throw .invalidParams("unknown context \"\(contextName)\"") }
+            let typeName = try call.optionalString("type") ?? FocusRequestType.gainTransientMayDuck.rawValue
+            guard let type = FocusRequestType(rawValue: typeName) else { throw .invalidParams("unknown type \"\(typeName)\"") }
+            let owner = FocusOwner.integrator(try call.optionalString("name") ?? "rpc")
+            let request = FocusRequest(owner: owner, context: context, type: type,
+                                       acceptsDelayedFocus: call.optional("acceptsDelayedFocus")?.boolValue ?? false,
+                                       pausesOnDuck: call.optional("pausesOnDuck")?.boolValue ?? false)
+            return switch requestFocus(request) {
+            case .granted: ["result": "granted"]
+            case .delayed(let reason): ["result": "delayed", "reason": .string(reason)]
+            case .rejected(let reason): ["result": "rejected", "reason": .string(reason)]
+            }
+        })
+        dispatcher.register(RPCMethod("session.abandon", "Give up the integrator's focus.",
+                                      params: [.init("name", ["type": "string"], required: false)],
+                                      result: ["type": "boolean"]) { [unowned self] call throws(RPCError) in
+            abandonFocus(.integrator(try call.optionalString("name") ?? "rpc"))
+            return true
+        })
+        dispatcher.register(RPCMethod("sinks.list", "Every sink with its counters.", result: ["type": "array"]) { [unowned self] _ in
+            sinksDescription
+        })
+        dispatcher.register(RPCMethod("sinks.add", "Open a sink by URI (file:, http://, rtp://).",
+                                      params: [.init("uri", ["type": "string"])], result: object, errors: [-32004]) { [unowned self] call throws(RPCError) in
+            let uri = try call.string("uri")
+            let info: SinkInfo
+            do throws(SinkError) { info = try addSink(uri) } catch { throw .commandFailed(error.description) }
+            publish("sinks.changed", sinksDescription)
+            return Runtime.describe(info)
+        })
+        dispatcher.register(RPCMethod("sinks.remove", "Close and forget a sink.", params: [.init("id", ["type": "integer"])],
+                                      result: ["type": "boolean"], errors: [-32004]) { [unowned self] call throws(RPCError) in
+            guard let id = call.optional("id")?.intValue else { throw .invalidParams("\"id\" must be an integer") }
+            do throws(SinkError) { try removeSink(Int(id)) } catch { throw .commandFailed(error.description) }
+            publish("sinks.changed", sinksDescription)
+            return true
+        })
+        return dispatcher
+    }
+
+    /// Sends `topic` to whoever listens (deckd's control server).
+    func publish(_ topic: String, _ params: JSONValue) { onEvent?(topic, params) }
+
+    var appsDescription: JSONValue {
+        [
+            "apps": .array(plugins.map(describe)),
+            "refused": .array(loadFailures.map { ["bundle": .string($0.bundle), "reason": .string($0.reasonText)] }),
+        ]
+    }
+
+    func describe(_ plugin: PluginInstance) -> JSONValue {
+        [
+            "id": .string(plugin.id), "name": .string(plugin.manifest.name), "version": .string(plugin.manifest.version.description),
+            "state": .string(plugin.state.rawValue), "language": .string(plugin.isSwift ? "swift" : "c"),
+            "entitlements": .array(plugin.entitlements.sorted().map { .string($0.rawValue) }),
+            "bundle": .string(plugin.bundlePath), "streaming": .bool(plugin.streamSlot != nil),
+            "underrunFrames": .int(Int64(plugin.streamCounters.underrunFrames.load(ordering: .relaxed))),
+        ]
+    }
+
+    var sinksDescription: JSONValue { .array(sinks.list.map(Runtime.describe)) }
+
+    static func describe(_ sink: SinkInfo) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "id": .int(Int64(sink.id)), "uri": .string(sink.uri), "packets": .int(Int64(sink.status.packets)),
+            "bytes": .int(Int64(sink.status.bytes)), "errors": .int(Int64(sink.status.errors)),
+        ]
+        if let error = sink.status.lastError { object["lastError"] = .string(error) }
+        if let clients = sink.status.clients { object["clients"] = .int(Int64(clients)) }
+        if let dropped = sink.status.droppedClients { object["droppedClients"] = .int(Int64(dropped)) }
+        return .object(object)
+    }
+}

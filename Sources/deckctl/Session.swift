@@ -1,0 +1,79 @@
+import Glibc
+
+/// One connection to deckd: a request out, its response back, notifications in between.
+final class Session {
+    let json: Bool
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private var nextID = 1
+
+    init(path: String, json: Bool) throws(ClientError) {
+        self.json = json
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard fd >= 0, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw .cannotConnect(path, "the path is too long for a Unix socket")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if status != 0 {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw .cannotConnect(path, reason)
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Calls `method` with `params` (JSON text) and returns the result, or throws its error.
+    func call(_ method: String, _ params: String? = nil) throws(ClientError) -> JSONDocument.Result {
+        let id = nextID
+        nextID += 1
+        let request = "{\"jsonrpc\":\"2.0\",\"id\":\(id),\"method\":\(JSONDocument.quote(method))" + (params.map { ",\"params\":\($0)" } ?? "") + "}\n"
+        if let params, JSONDocument(params) == nil { throw .usage("params are not valid JSON: \(params)") }
+        let sent = request.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        guard sent == request.utf8.count else { throw .runtime("the connection to deckd broke: \(String(cString: strerror(errno)))") }
+        while let line = try readLine() {
+            guard let response = JSONDocument(line) else { throw .runtime("deckd sent something that is not JSON") }
+            guard response.value["id"].int == id else { continue }  // a notification
+            let error = response.value["error"]
+            if error.exists { throw .runtime("\(error["code"].display) \(error["message"].display)") }
+            return JSONDocument.Result(document: response)
+        }
+        throw .runtime("deckd closed the connection")
+    }
+
+    /// Calls `method` and prints its result: raw JSON with --json, else through `human`.
+    func show(_ method: String, _ params: String? = nil, human: (JSONDocument.Value) -> Void) throws(ClientError) {
+        let result = try call(method, params)
+        if json { print(result.value.text(pretty: false)) } else { human(result.value) }
+    }
+
+    /// The next line from deckd, or nil when it closes the connection.
+    func readLine() throws(ClientError) -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count == 0 { return nil }
+            guard count > 0 else { throw .runtime("reading from deckd failed: \(String(cString: strerror(errno)))") }
+            buffer += chunk[..<count]
+        }
+    }
+}
+
+extension JSONDocument {
+    /// A response's result, keeping its document alive.
+    struct Result {
+        let document: JSONDocument
+        var value: Value { document.value["result"] }
+    }
+}

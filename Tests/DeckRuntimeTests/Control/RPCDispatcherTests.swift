@@ -1,0 +1,154 @@
+import Testing
+@testable import DeckRuntime
+
+/// The JSON-RPC 2.0 specification's examples (section 7), as a transcript against the dispatcher
+/// with the spec's example methods registered.
+@Suite struct RPCDispatcherTests {
+    func specDispatcher() -> RPCDispatcher {
+        let dispatcher = RPCDispatcher()
+        func numbers(_ call: RPCCall) -> [Int64] { call.params.positional.compactMap(\.intValue) }
+        dispatcher.register(RPCMethod("subtract", "", params: [.init("minuend", ["type": "integer"]), .init("subtrahend", ["type": "integer"])]) { call throws(RPCError) in
+            guard let a = call.optional("minuend")?.intValue, let b = call.optional("subtrahend")?.intValue else { throw .invalidParams("numbers") }
+            return .int(a - b)
+        })
+        dispatcher.register(RPCMethod("sum", "", params: (0..<3).map { .init("n\($0)", ["type": "integer"], required: false) }) { call in
+            .int(numbers(call).reduce(0, +))
+        })
+        dispatcher.register(RPCMethod("update", "", params: (0..<5).map { .init("p\($0)", ["type": "integer"], required: false) }) { _ in .null })
+        dispatcher.register(RPCMethod("notify_hello", "", params: [.init("n", ["type": "integer"], required: false)]) { _ in .null })
+        dispatcher.register(RPCMethod("notify_sum", "", params: (0..<3).map { .init("n\($0)", ["type": "integer"], required: false) }) { _ in .null })
+        dispatcher.register(RPCMethod("get_data", "") { _ in ["hello", 5] })
+        return dispatcher
+    }
+
+    /// Sends `request`; compares the response as JSON (member order does not matter).
+    func exchange(_ request: String, _ expected: String?) throws {
+        let connection = RPCConnection { _ in }
+        let response = specDispatcher().handle(request, connection: connection)
+        guard let expected else {
+            #expect(response == nil, "expected no response to \(request)")
+            return
+        }
+        let got = try JSONValue.parse(try #require(response))
+        var want = try JSONValue.parse(expected)
+        // The spec leaves error messages to the server: compare codes and ids only.
+        func strip(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .array(let items): return .array(items.map(strip))
+            case .object(var members):
+                if case .object(var error)? = members["error"] { error["message"] = nil; members["error"] = .object(error) }
+                return .object(members)
+            default: return value
+            }
+        }
+        want = strip(want)
+        #expect(strip(got) == want, "\(request) → \(response ?? "nil")")
+    }
+
+    @Test func positionalParameters() throws {
+        try exchange(#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#, #"{"jsonrpc": "2.0", "result": 19, "id": 1}"#)
+        try exchange(#"{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}"#, #"{"jsonrpc": "2.0", "result": -19, "id": 2}"#)
+    }
+
+    @Test func namedParameters() throws {
+        try exchange(#"{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}"#,
+                     #"{"jsonrpc": "2.0", "result": 19, "id": 3}"#)
+        try exchange(#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}"#,
+                     #"{"jsonrpc": "2.0", "result": 19, "id": 4}"#)
+    }
+
+    @Test func notificationsAreNeverAnswered() throws {
+        try exchange(#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#, nil)
+        try exchange(#"{"jsonrpc": "2.0", "method": "foobar"}"#, nil)
+    }
+
+    @Test func theStandardErrors() throws {
+        try exchange(#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
+                     #"{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}"#)
+        try exchange(#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#,
+                     #"{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}"#)
+        try exchange(#"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#,
+                     #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}"#)
+        try exchange(#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 1}, "id": 9}"#,
+                     #"{"jsonrpc": "2.0", "error": {"code": -32602, "message": "Invalid params"}, "id": 9}"#)
+    }
+
+    @Test func batches() throws {
+        try exchange(#"[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method""#,
+                     #"{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}"#)
+        try exchange("[]", #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}"#)
+        try exchange("[1]", #"[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]"#)
+        try exchange("[1,2,3]", """
+            [{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
+             {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
+             {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]
+            """)
+        try exchange("""
+            [{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
+             {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
+             {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
+             {"foo": "boo"},
+             {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
+             {"jsonrpc": "2.0", "method": "get_data", "id": "9"}]
+            """, """
+            [{"jsonrpc": "2.0", "result": 7, "id": "1"},
+             {"jsonrpc": "2.0", "result": 19, "id": "2"},
+             {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
+             {"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "5"},
+             {"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"}]
+            """)
+        try exchange(#"[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]"#, nil)
+    }
+
+    @Test(arguments: [#""abc""#, "1.5", "-7", "null"])
+    func idsOfEveryAllowedTypeAreEchoedExactly(id: String) throws {
+        try exchange(#"{"jsonrpc": "2.0", "method": "get_data", "id": \#(id)}"#, #"{"jsonrpc": "2.0", "result": ["hello", 5], "id": \#(id)}"#)
+    }
+
+    @Test func anObjectIdIsAnInvalidRequest() throws {
+        try exchange(#"{"jsonrpc": "2.0", "method": "get_data", "id": {}}"#,
+                     #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}"#)
+    }
+
+    @Test func oversizedAndTooDeepMessagesAreRefusedAsLimits() throws {
+        let dispatcher = specDispatcher()
+        dispatcher.limits = JSONLimits(maxBytes: 100, maxDepth: 4)
+        let connection = RPCConnection { _ in }
+        let big = try JSONValue.parse(try #require(dispatcher.handle(String(repeating: " ", count: 200) + "{}", connection: connection)))
+        #expect(big["error"]?["code"] == -32001)
+        let deep = try JSONValue.parse(try #require(dispatcher.handle("[[[[[1]]]]]", connection: connection)))
+        #expect(deep["error"]?["code"] == -32001)
+        let bytes: [UInt8] = [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]  // invalid UTF-8 in a key
+        #expect(try JSONValue.parse(try #require(dispatcher.handle(bytes, connection: connection)))["error"]?["code"] == -32700)
+    }
+
+    @Test func theOpenRPCDocumentComesFromTheMethodTable() throws {
+        let dispatcher = specDispatcher()
+        dispatcher.topics = ["apps.changed"]
+        dispatcher.registerBuiltins(title: "Deck", version: "0.1.0")
+        let document = dispatcher.openRPCDocument(title: "Deck", version: "0.1.0")
+        #expect(document["openrpc"] == "1.2.6")
+        let names = document["methods"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+        #expect(names == dispatcher.methods.map(\.name))
+        let subtract = document["methods"]?.arrayValue?.first { $0["name"] == "subtract" }
+        #expect(subtract?["params"]?.arrayValue?.map { $0["name"] } == ["minuend", "subtrahend"])
+        let connection = RPCConnection { _ in }
+        let discovered = try JSONValue.parse(try #require(dispatcher.handle(#"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"#, connection: connection)))
+        #expect(discovered["result"] == document)
+    }
+
+    @Test func subscriptionsAreKeptPerConnection() throws {
+        let dispatcher = RPCDispatcher()
+        dispatcher.topics = ["apps.changed", "sinks.changed"]
+        dispatcher.registerBuiltins(title: "Deck", version: "0.1.0")
+        let connection = RPCConnection { _ in }
+        _ = dispatcher.handle(#"{"jsonrpc":"2.0","method":"events.subscribe","params":{"topics":["apps.changed","sinks.changed"]},"id":1}"#, connection: connection)
+        #expect(connection.topics == ["apps.changed", "sinks.changed"])
+        _ = dispatcher.handle(#"{"jsonrpc":"2.0","method":"events.unsubscribe","params":[["sinks.changed"]],"id":2}"#, connection: connection)
+        #expect(connection.topics == ["apps.changed"])
+        let bad = try JSONValue.parse(try #require(dispatcher.handle(
+            #"{"jsonrpc":"2.0","method":"events.subscribe","params":{"topics":["weather"]},"id":3}"#, connection: connection)))
+        #expect(bad["error"]?["code"] == -32602)
+        #expect(RPCDispatcher.notification("apps.changed", ["apps": []]) == #"{"jsonrpc":"2.0","method":"apps.changed","params":{"apps":[]}}"#)
+    }
+}

@@ -1,0 +1,163 @@
+import DeckTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// deckctl and raw clients against a real deckd over its control socket.
+@Suite struct ControlTests {
+    let deckctl = Paths.binDir + "/deckctl"
+    let firstParty = Paths.binDir + "/plugins"
+
+    func daemon(_ extra: [String] = []) throws -> DeckdProcess {
+        let daemon = try DeckdProcess(["--plugins", firstParty] + extra)
+        #expect(daemon.waitForLog("deckd: ready"))
+        return daemon
+    }
+
+    func ctl(_ daemon: DeckdProcess, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        try runProgram(deckctl, ["--socket", daemon.socket] + arguments, timeout: 20)
+    }
+
+    @Test func everyCommandInHumanAndJSONForm() throws {
+        let dir = TemporaryDirectory()
+        let deckd = try daemon(["--sink", "file:\(dir.path)/out.opus"])
+        var result = try ctl(deckd, ["status"])
+        #expect(result.status == 0)
+        #expect(result.output.hasPrefix("Deck 0.1.0 (plugin ABI 1.0)\napps: 1 loaded, 0 refused\noutput: inactive"))
+        result = try ctl(deckd, ["--json", "status"])
+        #expect(result.output.contains(#""version":"0.1.0""#))
+
+        #expect(try ctl(deckd, ["apps"]).output == "org.deck.tone  0.1.0  active  swift  [audio]\n")
+        #expect(try ctl(deckd, ["--json", "apps"]).output.contains(#""id":"org.deck.tone""#))
+
+        result = try ctl(deckd, ["launch", "org.deck.tone", "sine-440"])
+        #expect(result == (0, "org.deck.tone: active\n"))
+        #expect(try ctl(deckd, ["session"]).output == "output: active\norg.deck.tone  music  gain  playing  gain 1.0\n")
+        #expect(try ctl(deckd, ["--json", "session"]).output.contains(#""state":"playing""#))
+
+        let sinks = try ctl(deckd, ["sinks"]).output
+        #expect(sinks.hasPrefix("1  file:\(dir.path)/out.opus  "))
+        #expect(try ctl(deckd, ["--json", "sinks"]).output.hasPrefix(#"[{"bytes":"#))
+
+        result = try ctl(deckd, ["call", "session.request", #"{"context":"navigation"}"#])
+        #expect(result.output == "{\n  \"result\": \"granted\"\n}\n")
+        #expect(try ctl(deckd, ["--json", "call", "session.get"]).output.contains(#""state":"ducked""#))
+        #expect(deckd.stop() == 0)
+    }
+
+    @Test func eventsArriveAsTheyHappen() throws {
+        let deckd = try daemon()
+        let events = Process()
+        events.executableURL = URL(fileURLWithPath: deckctl)
+        events.arguments = ["--socket", deckd.socket, "events", "sinks.changed"]
+        let pipe = Pipe()
+        events.standardOutput = pipe
+        try events.run()
+        usleep(300_000)
+        let dir = TemporaryDirectory()
+        #expect(try ctl(deckd, ["call", "sinks.add", #"{"uri":"file:\#(dir.path)/e.opus"}"#]).status == 0)
+        usleep(300_000)
+        #expect(deckd.stop() == 0)  // closing the socket ends the events command
+        events.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(output.hasPrefix("sinks.changed: [{"))
+        #expect(output.contains("e.opus"))
+    }
+
+    @Test func exitCodesAndMessages() throws {
+        let deckd = try daemon()
+        #expect(try ctl(deckd, ["frobnicate"]).status == 2)
+        #expect(try ctl(deckd, ["launch"]).status == 2)
+        let missing = try ctl(deckd, ["launch", "org.example.absent"])
+        #expect(missing == (1, "deckctl: -32003 No such app: org.example.absent\n"))
+        let help = try ctl(deckd, ["sinks", "--help"])
+        #expect(help.status == 0 && help.output.hasPrefix("usage: deckctl [--socket PATH] [--json] sinks"))
+        let noDaemon = try runProgram(deckctl, ["--socket", "/nonexistent/deck.sock", "status"])
+        #expect(noDaemon.status == 3)
+        #expect(noDaemon.output.contains("cannot connect to /nonexistent/deck.sock"))
+        #expect(noDaemon.output.contains("Start it with `deckd`"))
+        #expect(deckd.stop() == 0)
+    }
+
+    @Test func theSocketIsPrivateAndALiveOneIsNotStolen() throws {
+        let deckd = try daemon()
+        var info = stat()
+        #expect(stat(deckd.socket, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        let second = try runProgram(Paths.binDir + "/deckd", ["--plugins", firstParty, "--socket", deckd.socket], timeout: 20)
+        #expect(second.status == 1)
+        #expect(second.output.contains("another deckd is answering on \(deckd.socket)"))
+        #expect(try ctl(deckd, ["status"]).status == 0)
+        #expect(deckd.stop() == 0)
+        #expect(stat(deckd.socket, &info) != 0)  // removed on exit
+    }
+
+    @Test func aStaleSocketFileIsReplaced() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/stale.sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        close(fd)  // the file stays; nobody answers on it
+        let deckd = try daemon(["--socket", path])
+        #expect(try runProgram(deckctl, ["--socket", path, "status"]).status == 0)
+        #expect(deckd.stop() == 0)
+    }
+
+    @Test func hostileInputIsAnsweredOrCutOffWhileOthersAndTheAudioCarryOn() throws {
+        let dir = TemporaryDirectory()
+        let deckd = try daemon(["--play", "org.deck.tone:sine-440", "--sink", "file:\(dir.path)/live.opus"])
+        let socketPath = deckd.socket
+        func connect() -> Int32 {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8)) }
+            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            return fd
+        }
+        func send(_ fd: Int32, _ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        func readLine(_ fd: Int32) -> String {
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while recv(fd, &byte, 1, 0) == 1 && byte != 10 { line.append(byte) }
+            return String(decoding: line, as: UTF8.self)
+        }
+        let hostile = connect()
+        send(hostile, [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D, 10])  // invalid UTF-8
+        #expect(readLine(hostile).contains(#""code":-32700"#))
+        send(hostile, Array((String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "\n").utf8))
+        #expect(readLine(hostile).contains(#""code":-32001"#))
+        // A 10 MiB line: refused once, the rest of it skipped, and the connection still answers.
+        let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
+        for _ in 0..<10 { send(hostile, chunk) }
+        send(hostile, Array("\n{\"jsonrpc\":\"2.0\",\"method\":\"runtime.info\",\"id\":7}\n".utf8))
+        #expect(readLine(hostile).contains(#""code":-32001"#))
+        #expect(readLine(hostile).contains(#""id":7"#))
+        // A half-written request, then the client vanishes.
+        let vanishing = connect()
+        send(vanishing, Array(#"{"jsonrpc":"2.0","method":"runtime.in"#.utf8))
+        close(vanishing)
+        // A client that never reads its responses is disconnected, not buffered without bound.
+        let deaf = connect()
+        var size: Int32 = 4096
+        setsockopt(deaf, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        let request = Array(#"{"jsonrpc":"2.0","method":"apps.list","id":1}"#.utf8) + [10]
+        let many = Array([[UInt8]](repeating: request, count: 2_000).joined())
+        for _ in 0..<30 { send(deaf, many) }
+        #expect(deckd.waitForLog("disconnected a client that does not read its responses", seconds: 20))
+        close(deaf)
+        // Meanwhile another client is answered, and the audio kept streaming.
+        let status = try ctl(deckd, ["--json", "status"])
+        #expect(status.status == 0)
+        let frames = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
+        #expect(((frames?["output"] as? [String: Any])?["frames"] as? Int ?? 0) > 10)
+        close(hostile)
+        #expect(deckd.stop() == 0)
+        #expect(try AudioAnalysis.opusinfo(dir.path + "/live.opus").warnings.isEmpty)
+    }
+}
