@@ -7,6 +7,7 @@
 SWIFT        ?= swift
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
 APT_PACKAGES := gcc g++ make pkg-config libuv1-dev libjansson-dev libopus-dev libogg-dev procps opus-tools ffmpeg
+PIP_PACKAGES := openrpc jsonschema
 
 RELEASE_BIN  = $(shell $(SWIFT) build -c release --show-bin-path)
 DEBUG_BIN    = $(shell $(SWIFT) build -c debug --show-bin-path)
@@ -25,6 +26,8 @@ deps:
 	  if [ "$$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@python3 -c "import openrpc, jsonschema" 2>/dev/null || { echo "make deps: installing $(PIP_PACKAGES) (pip)"; \
+	  python3 -m pip install --quiet $(PIP_PACKAGES); }
 
 build: deps
 	$(SWIFT) build -c release $(SWIFT_FLAGS)

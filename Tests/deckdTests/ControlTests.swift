@@ -161,3 +161,27 @@ import Testing
         #expect(try AudioAnalysis.opusinfo(dir.path + "/live.opus").warnings.isEmpty)
     }
 }
+
+extension ControlTests {
+    @Test func rpcDiscoverIsAValidOpenRPCDocumentListingEveryMethod() throws {
+        let deckd = try daemon()
+        let discovered = try ctl(deckd, ["--json", "call", "rpc.discover"])
+        #expect(discovered.status == 0)
+        let dir = TemporaryDirectory()
+        try discovered.output.write(toFile: dir.path + "/openrpc.json", atomically: true, encoding: .utf8)
+        let check = try runProgram("/bin/sh", ["-c", "python3 '\(Paths.repoRoot)/Tests/Scripts/validate_openrpc.py' < '\(dir.path)/openrpc.json'"])
+        #expect(check == (0, "ok\n"), "\(check.output)")
+        let document = try JSONSerialization.jsonObject(with: Data(discovered.output.utf8)) as? [String: Any]
+        let names = (document?["methods"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+        #expect(Set(names) == ["rpc.discover", "events.subscribe", "events.unsubscribe", "runtime.info", "apps.list", "apps.load",
+                               "apps.unload", "apps.launch", "session.get", "session.request", "session.abandon",
+                               "sinks.list", "sinks.add", "sinks.remove"])
+        // The validator is not a rubber stamp: a broken document fails it.
+        try #"{"openrpc": "one", "info": {"title": "x", "version": "1"}, "methods": [{"name": "a", "params": [], "result": {"name": "r", "schema": {"type": 5}}}]}"#
+            .write(toFile: dir.path + "/bad.json", atomically: true, encoding: .utf8)
+        let bad = try runProgram("/bin/sh", ["-c", "python3 '\(Paths.repoRoot)/Tests/Scripts/validate_openrpc.py' < '\(dir.path)/bad.json'"])
+        #expect(bad.status == 1)
+        #expect(bad.output.contains("is not 1.x.y"))
+        #expect(deckd.stop() == 0)
+    }
+}
