@@ -1,9 +1,10 @@
 import DeckRuntime
 import Glibc
 
-/// Newline-delimited JSON-RPC 2.0 on a Unix socket (mode 0600): bounded message size, nesting,
-/// connections and unsent bytes per client; a stale socket file is replaced, a live one is not
-/// stolen. Loop-thread-confined.
+/// Newline-delimited JSON-RPC 2.0 on a Unix socket (mode 0600) and, optionally, TCP with a token:
+/// bounded message size, nesting, connections and unsent bytes per client; a stale socket file is
+/// replaced, a live one is not stolen; a TCP client must log in first and within the idle timeout.
+/// Loop-thread-confined.
 final class ControlServer {
     struct Limits {
         var maxMessageBytes = 1 << 20
@@ -11,10 +12,20 @@ final class ControlServer {
         var maxConnections = 64
         /// A client that lets this many response bytes pile up unread is disconnected.
         var maxPendingBytes = 4 << 20
+        /// A TCP client that has not logged in by then is disconnected.
+        var loginTimeoutMilliseconds: UInt64 = 10_000
+    }
+
+    /// An optional TCP listener and the token its clients must give to `auth.login`.
+    struct TCPListener {
+        var address: SocketAddress
+        var token: String
     }
 
     let path: String
+    private let loop: EventLoop
     private let server: StreamServer
+    private var tcpServer: StreamServer?
     private let dispatcher: RPCDispatcher
     private let logger: Logger
     private let limits: Limits
@@ -25,12 +36,15 @@ final class ControlServer {
         var rpc: RPCConnection!
         var buffer: [UInt8] = []
         var discarding = false
+        var loginTimer: LoopTimer?
 
         init(stream: StreamConnection) { self.stream = stream }
     }
 
-    init(path: String, loop: EventLoop, dispatcher: RPCDispatcher, logger: Logger, limits: Limits = Limits()) throws(ControlServerError) {
+    init(path: String, tcp: TCPListener? = nil, loop: EventLoop, dispatcher: RPCDispatcher, logger: Logger,
+         limits: Limits = Limits()) throws(ControlServerError) {
         self.path = path
+        self.loop = loop
         self.dispatcher = dispatcher
         self.logger = logger
         self.limits = limits
@@ -50,7 +64,21 @@ final class ControlServer {
             throw .cannotListen(path, error.description)
         }
         chmod(path, 0o600)
+        if let tcp {
+            do {
+                let listener = try StreamServer(loop: loop, address: .tcp(tcp.address))
+                try listener.listen { [weak self] connection in self?.accept(connection, token: tcp.token) }
+                tcpServer = listener
+            } catch {
+                server.close()
+                unlink(path)
+                throw .cannotListen(tcp.address.description, error.description)
+            }
+        }
     }
+
+    /// Where TCP clients connect, when enabled (the port is real even when 0 was asked for).
+    var tcpAddress: SocketAddress? { tcpServer?.localAddress }
 
     /// Sends a notification to every client subscribed to `topic`.
     func publish(_ topic: String, _ params: JSONValue) {
@@ -60,13 +88,14 @@ final class ControlServer {
 
     /// Stops listening, disconnects everyone and removes the socket file.
     func close() {
-        clients.values.forEach { $0.stream.close() }
+        clients.values.forEach { $0.stream.close(); $0.loginTimer?.close() }
         clients = [:]
         server.close()
+        tcpServer?.close()
         unlink(path)
     }
 
-    private func accept(_ stream: StreamConnection) {
+    private func accept(_ stream: StreamConnection, token: String? = nil) {
         if clients.count >= limits.maxConnections {
             let error = RPCError.overloaded("\(limits.maxConnections) connections already open")
             stream.write(Array((RPCDispatcher.errorLine(error) + "\n").utf8)) { _ in stream.close() }
@@ -74,8 +103,16 @@ final class ControlServer {
             return
         }
         let client = Client(stream: stream)
-        client.rpc = RPCConnection { [weak self, unowned client] line in self?.send(line, to: client) }
+        client.rpc = RPCConnection(token: token) { [weak self, unowned client] line in self?.send(line, to: client) }
         clients[ObjectIdentifier(client)] = client
+        if token != nil {
+            client.loginTimer = try? LoopTimer(loop: loop)
+            client.loginTimer?.start(after: limits.loginTimeoutMilliseconds) { [weak self, unowned client] in
+                guard let self, !client.rpc.authenticated else { return }
+                logger.warning("control", "disconnected a TCP client that did not log in within \(limits.loginTimeoutMilliseconds) ms")
+                drop(client)
+            }
+        }
         stream.startReading { [weak self, unowned client] event in
             guard let self else { return }
             switch event {
@@ -100,6 +137,15 @@ final class ControlServer {
             if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
             if let response = dispatcher.handle(line, connection: client.rpc) { send(response, to: client) }
             guard clients[ObjectIdentifier(client)] != nil else { return }
+            if !client.rpc.authenticated {
+                // A TCP client's first request must log it in; anything else ends the connection.
+                logger.warning("control", "refused a TCP client that did not log in first")
+                client.stream.stopReading()
+                client.stream.write([]) { [weak self, unowned client] _ in self?.drop(client) }
+                return
+            }
+            client.loginTimer?.close()
+            client.loginTimer = nil
         }
         guard !client.discarding else { return }
         client.buffer += bytes[start...]
@@ -121,6 +167,7 @@ final class ControlServer {
     }
 
     private func drop(_ client: Client) {
+        client.loginTimer?.close()
         client.stream.close()
         clients[ObjectIdentifier(client)] = nil
     }

@@ -28,10 +28,17 @@ enum Daemon {
             return 2
         }
 
+        let tcp: ControlServer.TCPListener?
+        do {
+            tcp = try makeTCPListener(options)
+        } catch {
+            printError("deckd: \(error.message)\nTry 'deckd --help' for more information.")
+            return 2
+        }
         let logger = Logger(level: configuration.logLevel)
         do {
             try serve(configuration: configuration, play: options.play, socket: options.socketPath ?? ControlServer.defaultPath(),
-                      logger: logger)
+                      tcp: tcp, logger: logger)
             return 0
         } catch {
             logger.error("deckd", "\(error)")
@@ -61,18 +68,39 @@ enum Daemon {
 
     /// Runs until SIGINT, SIGTERM or the end of `--duration`, then ends the stream cleanly and
     /// deactivates and destroys every plugin in reverse order.
+    /// The TCP listener asked for: a loopback address unless remote access is explicit, and a token.
+    static func makeTCPListener(_ options: DaemonOptions) throws(UsageError) -> ControlServer.TCPListener? {
+        guard let text = options.tcp, let tokenFile = options.tokenFile else { return nil }
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
+            throw UsageError("--tcp must be HOST:PORT, not '\(text)'")
+        }
+        let host = String(text[..<colon].drop { $0 == "[" }.reversed().drop { $0 == "]" }.reversed())
+        let address: SocketAddress
+        do { address = try SocketAddress(host: host, port: port) } catch { throw UsageError("--tcp \(text): \(error)") }
+        guard address.isLoopback || options.tcpAllowRemote else {
+            throw UsageError("--tcp \(text) is not a loopback address; add --tcp-allow-remote to expose the control API")
+        }
+        guard let file = fopen(tokenFile, "r") else { throw UsageError("cannot read --token-file \(tokenFile)") }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 4096)
+        let firstLine = fgets(&line, Int32(line.count), file).map { String(cString: $0) } ?? ""
+        let token = String(firstLine.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        guard token.count >= 16 else { throw UsageError("the token in \(tokenFile) must be at least 16 characters") }
+        return ControlServer.TCPListener(address: address, token: token)
+    }
+
     private static func serve(configuration: RuntimeConfiguration, play: (pluginID: String, item: String?)?,
-                              socket: String, logger: Logger) throws(DaemonError) {
+                              socket: String, tcp: ControlServer.TCPListener?, logger: Logger) throws(DaemonError) {
         let runtime: Runtime
         do { runtime = try Runtime(configuration: configuration, logger: logger) } catch { throw .runtime(error) }
         let control: ControlServer
         do {
-            control = try ControlServer(path: socket, loop: runtime.loop, dispatcher: runtime.makeDispatcher(), logger: logger)
+            control = try ControlServer(path: socket, tcp: tcp, loop: runtime.loop, dispatcher: runtime.makeDispatcher(), logger: logger)
         } catch {
             throw .control(error)
         }
         runtime.onEvent = { topic, params in control.publish(topic, params) }
-        logger.info("control", "JSON-RPC on \(socket)")
+        logger.info("control", "JSON-RPC on \(socket)" + (control.tcpAddress.map { " and tcp \($0) (token required)" } ?? ""))
         if configuration.allowInsecurePlugins {
             logger.warning("deckd", "--insecure-plugins: bundle ownership and permission checks are off")
         }

@@ -4,6 +4,9 @@ import DeckRuntime
 struct DaemonOptions {
     var configFile: String?
     var socketPath: String?
+    var tcp: String?
+    var tokenFile: String?
+    var tcpAllowRemote = false
     var pluginDirectories: [String] = []
     var policyFile: String?
     var logLevel: LogLevel?
@@ -16,7 +19,8 @@ struct DaemonOptions {
     var showVersion = false
 
     static let usage = """
-        usage: deckd [--config FILE] [--plugins DIR]... [--policy FILE] [--socket PATH] [--sink URI]...
+        usage: deckd [--config FILE] [--plugins DIR]... [--policy FILE] [--socket PATH]
+                     [--tcp HOST:PORT --token-file FILE [--tcp-allow-remote]] [--sink URI]...
                      [--play PLUGIN_ID[:ITEM]] [--freewheel] [--duration SECONDS]
                      [--log-level LEVEL] [--insecure-plugins] [--help] [--version]
 
@@ -29,6 +33,9 @@ struct DaemonOptions {
           --policy FILE        the integrator's entitlement policy (default: grant what is declared)
           --socket PATH        the JSON-RPC control socket (default $XDG_RUNTIME_DIR/deck.sock,
                                else /tmp/deck-$UID.sock)
+          --tcp HOST:PORT      also serve JSON-RPC on TCP (loopback unless --tcp-allow-remote);
+                               clients must call auth.login with the token first
+          --token-file FILE    the TCP token (the file's first line)
           --sink URI           send the Opus stream to URI (repeatable; replaces the default
                                http://127.0.0.1:8000/stream.opus): file:PATH.opus,
                                http://HOST:PORT/PATH, rtp://HOST:PORT?pt=96&sdp=PATH
@@ -65,6 +72,9 @@ struct DaemonOptions {
             case "--config": options.configFile = try value()
             case "--plugins": options.pluginDirectories.append(try value())
             case "--socket": options.socketPath = try value()
+            case "--tcp": options.tcp = try value()
+            case "--token-file": options.tokenFile = try value()
+            case "--tcp-allow-remote": try noValue(); options.tcpAllowRemote = true
             case "--policy": options.policyFile = try value()
             case "--log-level":
                 let name = try value()
@@ -95,6 +105,7 @@ struct DaemonOptions {
                 throw UsageError(argument.hasPrefix("-") ? "unknown option \(flag)" : "unexpected argument '\(argument)'")
             }
         }
+        if options.tcp != nil && options.tokenFile == nil { throw UsageError("--tcp needs --token-file: TCP clients must log in") }
         return options
     }
 }

@@ -173,7 +173,7 @@ extension ControlTests {
         #expect(check == (0, "ok\n"), "\(check.output)")
         let document = try JSONSerialization.jsonObject(with: Data(discovered.output.utf8)) as? [String: Any]
         let names = (document?["methods"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
-        #expect(Set(names) == ["rpc.discover", "events.subscribe", "events.unsubscribe", "runtime.info", "apps.list", "apps.load",
+        #expect(Set(names) == ["rpc.discover", "auth.login", "events.subscribe", "events.unsubscribe", "runtime.info", "apps.list", "apps.load",
                                "apps.unload", "apps.launch", "session.get", "session.request", "session.abandon",
                                "sinks.list", "sinks.add", "sinks.remove"])
         // The validator is not a rubber stamp: a broken document fails it.
@@ -183,5 +183,77 @@ extension ControlTests {
         #expect(bad.status == 1)
         #expect(bad.output.contains("is not 1.x.y"))
         #expect(deckd.stop() == 0)
+    }
+}
+
+extension ControlTests {
+    /// Connects to 127.0.0.1:`port` and exchanges lines.
+    final class TCPClient {
+        let fd: Int32
+
+        init(port: Int) {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            var timeout = timeval(tv_sec: 15, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
+
+        func send(_ line: String) { _ = (line + "\n").utf8CString.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) } }
+
+        /// The next line, or nil when the server closed the connection.
+        func readLine() -> String? {
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while true {
+                guard recv(fd, &byte, 1, 0) == 1 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
+                if byte == 10 { return String(decoding: line, as: UTF8.self) }
+                line.append(byte)
+            }
+        }
+
+        deinit { close(fd) }
+    }
+
+    @Test func tcpClientsMustLogInFirstWithTheToken() throws {
+        let dir = TemporaryDirectory()
+        try "correct-horse-battery-staple\n".write(toFile: dir.path + "/token", atomically: true, encoding: .utf8)
+        let deckd = try daemon(["--tcp", "127.0.0.1:0", "--token-file", dir.path + "/token"])
+        let logLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") })
+        let port = try #require(Int(logLine.split(separator: ":").last!.split(separator: " ").first!))
+        let info = #"{"jsonrpc":"2.0","method":"runtime.info","id":1}"#
+
+        let eager = TCPClient(port: port)
+        eager.send(info)
+        #expect(eager.readLine()?.contains(#""code":-32005"#) == true)
+        #expect(eager.readLine() == nil)  // refused: disconnected
+
+        let wrong = TCPClient(port: port)
+        wrong.send(#"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"guess"},"id":1}"#)
+        #expect(wrong.readLine()?.contains("wrong token") == true)
+        #expect(wrong.readLine() == nil)
+
+        let good = TCPClient(port: port)
+        good.send(#"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"correct-horse-battery-staple"},"id":1}"#)
+        #expect(good.readLine() == #"{"id":1,"jsonrpc":"2.0","result":true}"#)
+        good.send(info)
+        #expect(good.readLine()?.contains(#""version":"0.1.0""#) == true)
+
+        let idle = TCPClient(port: port)
+        #expect(idle.readLine() == nil)  // cut off after the 10 s login timeout
+        #expect(deckd.log.contains("did not log in within 10000 ms"))
+        #expect(deckd.stop() == 0)
+    }
+
+    @Test(arguments: [(["--tcp", "127.0.0.1:7700"], "deckd: --tcp needs --token-file: TCP clients must log in"),
+                      (["--tcp", "0.0.0.0:7700", "--token-file", "/dev/null"],
+                       "deckd: --tcp 0.0.0.0:7700 is not a loopback address; add --tcp-allow-remote to expose the control API")])
+    func tcpMisuseIsAUsageError(arguments: [String], message: String) throws {
+        let result = try runProgram(Paths.binDir + "/deckd", arguments)
+        #expect(result.status == 2)
+        #expect(result.output.hasPrefix(message))
     }
 }

@@ -29,8 +29,24 @@ extension RPCDispatcher {
         ]
     }
 
-    /// Registers `rpc.discover` and `events.subscribe` / `events.unsubscribe`, which every server has.
+    /// Registers `rpc.discover`, `auth.login` and `events.subscribe` / `events.unsubscribe`, which
+    /// every server has.
     public func registerBuiltins(title: String, version: String) {
+        register(RPCMethod("auth.login", "Log a TCP connection in with the token (local socket connections need not).",
+                           params: [.init("token", ["type": "string"])], result: ["type": "boolean"], errors: [-32005],
+                           open: true) { call throws(RPCError) in
+            let given = try call.string("token")
+            guard let token = call.connection.token else { return true }
+            // Compare every byte whatever the mismatch, so timing says nothing about the token.
+            let a = Array(given.utf8), b = Array(token.utf8)
+            var difference = a.count ^ b.count
+            for index in 0..<max(a.count, b.count) {
+                difference |= Int((index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0))
+            }
+            guard difference == 0 else { throw RPCError(code: -32005, message: "Unauthorized: wrong token") }
+            call.connection.authenticated = true
+            return true
+        })
         register(RPCMethod("rpc.discover", "This API as an OpenRPC document.",
                            result: ["type": "object", "required": ["openrpc", "info", "methods"]]) { [unowned self] _ in
             openRPCDocument(title: title, version: version)

@@ -69,7 +69,9 @@ public final class RPCDispatcher {
         }
         let result: Result<JSONValue, RPCError>
         if let index = byName[name] {
-            result = call(methods[index], params: params, connection: connection)
+            result = !connection.authenticated && !methods[index].open
+                ? .failure(RPCError(code: -32005, message: "Unauthorized: call auth.login with the token first"))
+                : call(methods[index], params: params, connection: connection)
         } else {
             result = .failure(.methodNotFound(name))
         }

@@ -34,15 +34,18 @@ public struct RPCMethod {
     public var result: JSONValue
     /// Server error codes the method may answer with.
     public var errors: [Int]
+    /// Callable before the connection has logged in (only `auth.login` is).
+    public var open = false
     public var handler: Handler
 
     public init(_ name: String, _ summary: String, params: [Param] = [], result: JSONValue = ["type": "object"],
-                errors: [Int] = [], handler: @escaping Handler) {
+                errors: [Int] = [], open: Bool = false, handler: @escaping Handler) {
         self.name = name
         self.summary = summary
         self.params = params
         self.result = result
         self.errors = errors
+        self.open = open
         self.handler = handler
     }
 }
@@ -74,8 +77,16 @@ public struct RPCCall {
 /// Loop-thread-confined.
 public final class RPCConnection {
     public var topics: Set<String> = []
+    /// False on a TCP connection until `auth.login` succeeds; local socket connections start true.
+    public var authenticated: Bool
+    /// The token `auth.login` must be given, when the transport needs one.
+    public let token: String?
     /// Sends one notification line to the client.
     public let send: (String) -> Void
 
-    public init(send: @escaping (String) -> Void) { self.send = send }
+    public init(token: String? = nil, send: @escaping (String) -> Void) {
+        self.token = token
+        authenticated = token == nil
+        self.send = send
+    }
 }
