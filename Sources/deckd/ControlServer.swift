@@ -10,8 +10,11 @@ final class ControlServer {
         var maxMessageBytes = 1 << 20
         var maxDepth = 64
         var maxConnections = 64
-        /// A client that lets this many response bytes pile up unread is disconnected.
-        var maxPendingBytes = 4 << 20
+        /// Past this many unsent response bytes a client's requests are not read until it catches up
+        /// (pipelining stays bounded)…
+        var maxPendingBytes = 1 << 20
+        /// … and a client that reads none of them for this long is disconnected.
+        var stallTimeoutMilliseconds: UInt64 = 5_000
         /// A TCP client that has not logged in by then is disconnected.
         var loginTimeoutMilliseconds: UInt64 = 10_000
     }
@@ -37,6 +40,8 @@ final class ControlServer {
         var buffer: [UInt8] = []
         var discarding = false
         var loginTimer: LoopTimer?
+        /// Set while reading is paused because the client is behind on its responses.
+        var stallTimer: LoopTimer?
 
         init(stream: StreamConnection) { self.stream = stream }
     }
@@ -113,7 +118,11 @@ final class ControlServer {
                 drop(client)
             }
         }
-        stream.startReading { [weak self, unowned client] event in
+        resumeReading(client)
+    }
+
+    private func resumeReading(_ client: Client) {
+        client.stream.startReading { [weak self, unowned client] event in
             guard let self else { return }
             switch event {
             case .data(let bytes): received(bytes, from: client)
@@ -122,7 +131,10 @@ final class ControlServer {
         }
     }
 
+    /// Answers every complete line in `bytes`; the answers go out in one write.
     private func received(_ bytes: [UInt8], from client: Client) {
+        var answers: [UInt8] = []
+        defer { if !answers.isEmpty { send(answers, to: client) } }
         var start = 0
         for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
             let piece = bytes[start..<index]
@@ -135,9 +147,11 @@ final class ControlServer {
             let line = client.buffer
             client.buffer = []
             if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-            if let response = dispatcher.handle(line, connection: client.rpc) { send(response, to: client) }
+            if let response = dispatcher.handle(line, connection: client.rpc) { answers += Array(response.utf8) + [10] }
             guard clients[ObjectIdentifier(client)] != nil else { return }
             if !client.rpc.authenticated {
+                if !answers.isEmpty { send(answers, to: client) }
+                answers = []
                 // A TCP client's first request must log it in; anything else ends the connection.
                 logger.warning("control", "refused a TCP client that did not log in first")
                 client.stream.stopReading()
@@ -158,16 +172,30 @@ final class ControlServer {
         }
     }
 
-    private func send(_ line: String, to client: Client) {
-        client.stream.write(Array((line + "\n").utf8))
-        if client.stream.pendingWriteBytes > limits.maxPendingBytes {
-            logger.warning("control", "disconnected a client that does not read its responses (over \(limits.maxPendingBytes) bytes queued)")
+    private func send(_ line: String, to client: Client) { send(Array(line.utf8) + [10], to: client) }
+
+    private func send(_ bytes: [UInt8], to client: Client) {
+        client.stream.write(bytes) { [weak self, weak client] _ in
+            guard let self, let client, client.stallTimer != nil, client.stream.pendingWriteBytes < limits.maxPendingBytes / 2 else { return }
+            client.stallTimer?.close()  // caught up: read its requests again
+            client.stallTimer = nil
+            resumeReading(client)
+        }
+        guard client.stallTimer == nil, client.stream.pendingWriteBytes > limits.maxPendingBytes else { return }
+        client.stream.stopReading()
+        client.stallTimer = try? LoopTimer(loop: loop)
+        client.stallTimer?.start(after: limits.stallTimeoutMilliseconds) { [weak self, unowned client] in
+            guard let self else { return }
+            logger.warning("control", "disconnected a client that does not read its responses "
+                           + "(over \(limits.maxPendingBytes) bytes unsent for \(limits.stallTimeoutMilliseconds) ms)")
             drop(client)
         }
     }
 
     private func drop(_ client: Client) {
         client.loginTimer?.close()
+        client.stallTimer?.close()
+        client.stallTimer = nil
         client.stream.close()
         clients[ObjectIdentifier(client)] = nil
     }

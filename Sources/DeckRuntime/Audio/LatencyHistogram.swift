@@ -4,21 +4,29 @@ public final class LatencyHistogram: @unchecked Sendable {  // Single writer; wo
     public static let bucketNanoseconds = 10_000
     public static let bucketCount = 10_000
     private let buckets: UnsafeMutablePointer<Int>
+    /// Frames recorded, and the highest bucket used, kept as they come so readers never sum 10 000 buckets.
+    private let totals: UnsafeMutablePointer<(count: Int, highest: Int)>
 
     init() {
         buckets = .allocate(capacity: LatencyHistogram.bucketCount)
         buckets.initialize(repeating: 0, count: LatencyHistogram.bucketCount)
+        totals = .allocate(capacity: 1)
+        totals.initialize(to: (0, -1))
     }
 
-    deinit { buckets.deallocate() }
+    deinit {
+        buckets.deallocate()
+        totals.deallocate()
+    }
 
     /// Counts one frame that was `nanoseconds` late (0 or less: on time). [audio-thread]
     func record(_ nanoseconds: Int) {
         let index = min(max(nanoseconds, 0) / LatencyHistogram.bucketNanoseconds, LatencyHistogram.bucketCount - 1)
         buckets[index] += 1
+        totals.pointee = (totals.pointee.count + 1, max(totals.pointee.highest, index))
     }
 
-    public var count: Int { (0..<LatencyHistogram.bucketCount).reduce(0) { $0 + buckets[$1] } }
+    public var count: Int { totals.pointee.count }
 
     /// The lateness at quantile `q` (0...1), as the upper edge of its bucket, in nanoseconds.
     public func quantile(_ q: Double) -> Int {
@@ -35,9 +43,7 @@ public final class LatencyHistogram: @unchecked Sendable {  // Single writer; wo
 
     /// The largest recorded lateness, as the upper edge of its bucket, in nanoseconds.
     public var maximum: Int {
-        for index in stride(from: LatencyHistogram.bucketCount - 1, through: 0, by: -1) where buckets[index] > 0 {
-            return (index + 1) * LatencyHistogram.bucketNanoseconds
-        }
-        return 0
+        let highest = totals.pointee.highest
+        return highest < 0 ? 0 : (highest + 1) * LatencyHistogram.bucketNanoseconds
     }
 }

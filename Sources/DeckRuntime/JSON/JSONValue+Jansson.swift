@@ -86,43 +86,4 @@ extension JSONValue {
             self = .object(members)
         }
     }
-
-    /// Compact JSON text with sorted object keys; non-finite numbers, which JSON cannot carry, become null.
-    public func encoded() -> String {
-        let json = makeJansson()
-        defer { json_decref(json) }
-        guard let text = json_dumps(json, Int(JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)) else { return "null" }
-        defer { free(text) }
-        return String(cString: text)
-    }
-
-    private func makeJansson() -> UnsafeMutablePointer<json_t> {
-        switch self {
-        case .null: return json_null()
-        case .bool(let b): return b ? json_true() : json_false()
-        case .int(let i): return json_integer(json_int_t(i))
-        case .double(let d): return d.isFinite ? json_real(d) : json_null()
-        case .string(let s):
-            var s = s
-            return s.withUTF8 { buf in
-                guard let base = buf.baseAddress else { return json_string_nocheck("") }
-                return json_stringn_nocheck(UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), buf.count)
-            }
-        case .array(let elements):
-            let array = json_array()!
-            for element in elements { json_array_append_new(array, element.makeJansson()) }
-            return array
-        case .object(let members):
-            let object = json_object()!
-            for (key, value) in members {
-                var key = key
-                key.withUTF8 { buf in
-                    guard let base = buf.baseAddress else { return _ = json_object_set_new_nocheck(object, "", value.makeJansson()) }
-                    let text = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
-                    _ = json_object_setn_new_nocheck(object, text, buf.count, value.makeJansson())
-                }
-            }
-            return object
-        }
-    }
 }

@@ -18,7 +18,12 @@ extension Runtime {
                 "refused": .int(Int64(loadFailures.count)),
                 "output": ["active": .bool(session.isActive), "running": .bool(audio.isRunning),
                            "frames": .int(Int64(audio.stats.frames.load(ordering: .relaxed))),
-                           "lateEvents": .int(Int64(audio.stats.lateEvents.load(ordering: .relaxed)))],
+                           "lateEvents": .int(Int64(audio.stats.lateEvents.load(ordering: .relaxed))),
+                           "droppedPackets": .int(Int64(audio.stats.droppedPackets.load(ordering: .relaxed))),
+                           "underrunFrames": .int(Int64(plugins.reduce(0) { $0 + $1.streamCounters.underrunFrames.load(ordering: .relaxed) })),
+                           "latenessMs": ["p50": .double(Double(audio.stats.lateness.quantile(0.5)) / 1e6),
+                                          "p99": .double(Double(audio.stats.lateness.quantile(0.99)) / 1e6),
+                                          "max": .double(Double(audio.stats.lateness.maximum) / 1e6)]],
                 "sinks": .int(Int64(sinks.list.count)),
             ]
         })
