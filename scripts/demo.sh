@@ -23,7 +23,7 @@ cat "$work/extra/Broken.deckplugin/manifest.json"
 step "deckd: first-party Swift plugin + C example + the broken bundle, under examples/configs/policy.json"
 echo "(the policy grants Tone audio and Hello only communication, so Hello loads without audio)"
 "$bin/deckd" --plugins "$bin/plugins" --plugins examples/plugin-c/build --plugins "$work/extra" \
-  --policy examples/configs/policy.json 2> "$work/deckd.log" &
+  --policy examples/configs/policy.json --socket "$work/first.sock" 2> "$work/deckd.log" &
 pid=$!
 for _ in $(seq 100); do grep -q "deckd: ready" "$work/deckd.log" && break; sleep 0.05; done
 sleep 0.3
@@ -37,21 +37,34 @@ echo "deckd exit status: $status"
 
 step "Rendering 5 s of Tone (440 Hz left, 660 Hz right) to an Ogg Opus file, no client needed"
 "$bin/deckd" --plugins "$bin/plugins" --freewheel --duration 5 --play org.deck.tone:stereo-440-660 \
-  --sink "file:$work/tone.opus" --log-level warning
+  --sink "file:$work/tone.opus" --socket "$work/render.sock" --log-level warning
 echo "opusinfo says:"
 opusinfo "$work/tone.opus" | sed 's/^/  /'
 echo "ffprobe says: $(ffprobe -v error -show_entries stream=codec_name,channels,sample_rate:format=duration \
   -of compact=p=0:nk=0 "$work/tone.opus" | tr '\n' ' ')"
 
 step "The embedded default: deckd streams live on http://127.0.0.1:8000/stream.opus; ffmpeg joins late"
-"$bin/deckd" --play org.deck.tone:sine-1000 2> "$work/live.log" &
+sock="$work/deck.sock"
+"$bin/deckd" --socket "$sock" --play org.deck.tone:sine-1000 2> "$work/live.log" &
 pid=$!
 for _ in $(seq 100); do grep -q "deckd: ready" "$work/live.log" && break; sleep 0.05; done
 sleep 1
 ffmpeg -v error -nostdin -y -i http://127.0.0.1:8000/stream.opus -t 2 -ac 1 "$work/live.wav"
 echo "ffmpeg recorded $(ffprobe -v error -show_entries format=duration -of csv=p=0 "$work/live.wav") s from the live stream"
+
+step "deckctl over the JSON-RPC socket: status, apps, sinks, session"
+"$bin/deckctl" --socket "$sock" status
+"$bin/deckctl" --socket "$sock" apps
+"$bin/deckctl" --socket "$sock" sinks
+"$bin/deckctl" --socket "$sock" session
+echo "-- a navigation prompt from the integrator ducks the music to -14 dB:"
+"$bin/deckctl" --socket "$sock" call session.request '{"context":"navigation","name":"prompt"}'
+"$bin/deckctl" --socket "$sock" session
+"$bin/deckctl" --socket "$sock" call session.abandon '{"name":"prompt"}' > /dev/null
+echo "-- errors are JSON-RPC errors with exit status 1:"
+"$bin/deckctl" --socket "$sock" launch org.example.absent || echo "exit status: $?"
 kill -TERM "$pid"; wait "$pid"
-grep -E "sink|output|client|playing" "$work/live.log" | sed 's/^/  /'
+grep -E "sink|output|client|playing|control|session" "$work/live.log" | sed 's/^/  /'
 
 step "Usage errors exit 2 with a hint"
 "$bin/deckd" --sink ftp://example 2>&1 || echo "exit status: $?"

@@ -57,6 +57,7 @@ struct StreamBench {
         configuration.audio.freewheel = true
         configuration.audio.durationSamples = pcm.count / 2
         configuration.sinks = ["file:\(path)"]
+        configuration.session.alwaysActive = true  // the stream is opened directly, without focus
         let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
         let source = BenchSource(pcm: pcm)
         _ = try runtime.audio.openStream(source.renderSource, counters: StreamCounters())
@@ -72,6 +73,7 @@ struct StreamBench {
         let pacedSeconds = options.realtimeSeconds
         var configuration = RuntimeConfiguration()
         configuration.sinks = []
+        configuration.session.alwaysActive = true  // the stream is opened directly, without focus
         let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
         let source = BenchSource(pcm: pcm)
         let counters = StreamCounters()

@@ -35,5 +35,4 @@ final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {  // One pr
     }
 
     var count: Int { tail.load(ordering: .acquiring) - head.load(ordering: .acquiring) }
-    var isFull: Bool { count >= capacity }
 }

@@ -35,11 +35,6 @@ extension JSONValue {
         return nil
     }
 
-    public var objectValue: [String: JSONValue]? {
-        if case .object(let o) = self { return o }
-        return nil
-    }
-
     /// The JSON type's name as users know it, for error messages ("expected a string, got a number").
     public var typeName: String {
         switch self {

@@ -42,9 +42,6 @@ public final class AsyncDoorbell: LoopHandle {
         ringer.address.store(UInt(bitPattern: raw), ordering: .releasing)
     }
 
-    /// Any thread may ring through this.
-    public func ring() { ringer.ring() }
-
     public override func close() {
         guard !isClosed else { return }
         ringer.closed.store(true, ordering: .sequentiallyConsistent)
