@@ -257,3 +257,37 @@ extension ControlTests {
         #expect(result.output.hasPrefix(message))
     }
 }
+
+extension ControlTests {
+    @Test func theConnectionAfterTheLimitIsRefusedWithOverloaded() throws {
+        let deckd = try daemon()
+        var open: [Int32] = []
+        defer { open.forEach { close($0) } }
+        func connect() -> Int32 {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(deckd.socket.utf8)) }
+            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            return fd
+        }
+        for _ in 0..<64 { open.append(connect()) }
+        // Make sure all 64 were accepted before the 65th arrives.
+        let request = Array(#"{"jsonrpc":"2.0","method":"runtime.info","id":1}"#.utf8) + [10]
+        for fd in open {
+            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            var byte: UInt8 = 0
+            while recv(fd, &byte, 1, 0) == 1 && byte != 10 {}
+        }
+        let extra = connect()
+        open.append(extra)
+        var reply: [UInt8] = []
+        var byte: UInt8 = 0
+        while recv(extra, &byte, 1, 0) == 1 && byte != 10 { reply.append(byte) }
+        #expect(String(decoding: reply, as: UTF8.self).contains(#""code":-32006"#))
+        #expect(deckd.waitForLog("refused a connection: 64 already open"))
+        #expect(deckd.stop() == 0)
+    }
+}
