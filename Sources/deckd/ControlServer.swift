@@ -155,7 +155,7 @@ final class ControlServer {
                 // A TCP client's first request must log it in; anything else ends the connection.
                 logger.warning("control", "refused a TCP client that did not log in first")
                 client.stream.stopReading()
-                client.stream.write([]) { [weak self, unowned client] _ in self?.drop(client) }
+                client.stream.write([]) { [weak self, weak client] _ in if let client { self?.drop(client) } }
                 return
             }
             client.loginTimer?.close()
