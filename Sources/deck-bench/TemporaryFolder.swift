@@ -5,7 +5,8 @@ final class TemporaryFolder {
     let path: String
 
     init() throws {
-        var template = Array("/tmp/deck-bench-XXXXXX".utf8CString)
+        // mkdtemp replaces the trailing six X's with a unique suffix.
+        var template = Array(("/tmp/deck-bench-" + String(repeating: "X", count: 6)).utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp failed") }
         path = String(cString: made)
     }
