@@ -135,6 +135,7 @@ enum ControlClient {
         case .usage(let text): ("deckctl: \(text)\nTry 'deckctl --help' for more information.", 2)
         case .cannotConnect(let path, let reason):
             ("deckctl: cannot connect to \(path): \(reason)\nIs deckd running? Start it with `deckd` (or `make run`), or pass --socket PATH.", 3)
+        case .untrusted(let path, let reason): ("deckctl: \(path): \(reason)", 3)
         case .runtime(let text): ("deckctl: \(text)", 1)
         }
         _ = (message + "\n").utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
@@ -145,6 +146,7 @@ enum ControlClient {
 enum ClientError: Error {
     case usage(String)
     case cannotConnect(String, String)
+    case untrusted(String, String)
     case runtime(String)
 }
 

@@ -26,9 +26,11 @@ final class JSONDocument {
         var bool: Bool? { raw.flatMap { $0.pointee.type == JSON_TRUE ? true : $0.pointee.type == JSON_FALSE ? false : nil } }
         var elements: [Value] { (0..<count).map { self[$0] } }
 
-        /// The value as JSON text: pretty for people, compact for scripts.
+        /// The value as JSON text: pretty for people, compact for scripts. Reals get 15 significant
+        /// digits (JSON_REAL_PRECISION), so 8.84 prints as 8.84, not 8.8399999999999999.
         func text(pretty: Bool) -> String {
-            guard let raw, let dumped = json_dumps(raw, Int(JSON_ENCODE_ANY | JSON_SORT_KEYS) | (pretty ? 2 : Int(JSON_COMPACT))) else { return "null" }
+            let flags = Int(JSON_ENCODE_ANY | JSON_SORT_KEYS) | (pretty ? 2 : Int(JSON_COMPACT)) | JSONDocument.realPrecision
+            guard let raw, let dumped = json_dumps(raw, flags) else { return "null" }
             defer { free(dumped) }
             return String(cString: dumped)
         }
@@ -38,6 +40,9 @@ final class JSONDocument {
     }
 
     var value: Value { Value(raw: root) }
+
+    /// jansson's JSON_REAL_PRECISION(15), a macro Swift does not import.
+    static let realPrecision = (15 & 0x1F) << 11
 
     /// Quotes `text` as a JSON string.
     static func quote(_ text: String) -> String {

@@ -25,6 +25,20 @@ final class Session {
             close(fd)
             throw .cannotConnect(path, reason)
         }
+        // Another user may have planted a socket at the (shared /tmp) default path: talk only to
+        // a deckd of our own user or root.
+        var credentials = PeerCredentials()
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw .cannotConnect(path, "cannot learn who serves it: \(reason)")
+        }
+        guard credentials.uid == getuid() || credentials.uid == 0 else {
+            close(fd)
+            throw .untrusted(path, "it is served by uid \(credentials.uid) (pid \(credentials.pid)), not by you (uid \(getuid())) or root; "
+                             + "refusing to talk to it. Remove it or pass --socket PATH")
+        }
     }
 
     deinit { close(fd) }
@@ -68,6 +82,13 @@ final class Session {
             buffer += chunk[..<count]
         }
     }
+}
+
+/// Linux's `struct ucred` (pid, uid, gid), which Glibc's module hides behind _GNU_SOURCE.
+private struct PeerCredentials {
+    var pid: pid_t = 0
+    var uid: uid_t = 0
+    var gid: gid_t = 0
 }
 
 extension JSONDocument {

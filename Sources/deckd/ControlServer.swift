@@ -1,24 +1,12 @@
 import DeckRuntime
 import Glibc
 
-/// Newline-delimited JSON-RPC 2.0 on a Unix socket (mode 0600) and, optionally, TCP with a token:
-/// bounded message size, nesting, connections and unsent bytes per client; a stale socket file is
-/// replaced, a live one is not stolen; a TCP client must log in first and within the idle timeout.
-/// Loop-thread-confined.
+/// Newline-delimited JSON-RPC 2.0 on a Unix socket (mode 0600) and, optionally, TCP with a token.
+/// Every client is bounded (`ControlLimits`): message size and depth, batch and answer size, unsent
+/// bytes, and connections per transport, with TCP clients that have not logged in capped apart so
+/// they cannot lock the owner out; failed logins slow down their source. A stale socket file is
+/// replaced, a live one is not stolen. Loop-thread-confined.
 final class ControlServer {
-    struct Limits {
-        var maxMessageBytes = 1 << 20
-        var maxDepth = 64
-        var maxConnections = 64
-        /// Past this many unsent response bytes a client's requests are not read until it catches up
-        /// (pipelining stays bounded)…
-        var maxPendingBytes = 1 << 20
-        /// … and a client that reads none of them for this long is disconnected.
-        var stallTimeoutMilliseconds: UInt64 = 5_000
-        /// A TCP client that has not logged in by then is disconnected.
-        var loginTimeoutMilliseconds: UInt64 = 10_000
-    }
-
     /// An optional TCP listener and the token its clients must give to `auth.login`.
     struct TCPListener {
         var address: SocketAddress
@@ -31,29 +19,55 @@ final class ControlServer {
     private var tcpServer: StreamServer?
     private let dispatcher: RPCDispatcher
     private let logger: Logger
-    private let limits: Limits
+    private let limits: ControlLimits
     private var clients: [ObjectIdentifier: Client] = [:]
+    private var acceptErrors = LogThrottle()
+    private var loginFailures: [String: LoginFailures] = [:]
 
     private final class Client {
         let stream: StreamConnection
+        /// The TCP peer's host; nil on the Unix socket.
+        let source: String?
         var rpc: RPCConnection!
         var buffer: [UInt8] = []
         var discarding = false
-        var loginTimer: LoopTimer?
-        /// Set while reading is paused because the client is behind on its responses.
+        /// Login timeout before `auth.login`, idle timeout after (TCP only).
+        var timer: LoopTimer?
+        /// Set while reading is paused because the client is behind on its answers.
         var stallTimer: LoopTimer?
 
-        init(stream: StreamConnection) { self.stream = stream }
+        init(stream: StreamConnection, source: String?) {
+            self.stream = stream
+            self.source = source
+        }
+
+        var isTCP: Bool { source != nil }
+
+        func close() {
+            timer?.close()
+            stallTimer?.close()
+            stallTimer = nil
+            stream.close()
+        }
+    }
+
+    /// Failed logins from one source host: they delay its next connections, doubling up to 10 s.
+    private struct LoginFailures {
+        var count = 0
+        var last: UInt64 = 0
+
+        var delayMilliseconds: UInt64 { count == 0 ? 0 : min(10_000, 100 << UInt64(min(count - 1, 7))) }
     }
 
     init(path: String, tcp: TCPListener? = nil, loop: EventLoop, dispatcher: RPCDispatcher, logger: Logger,
-         limits: Limits = Limits()) throws(ControlServerError) {
+         limits: ControlLimits = ControlLimits()) throws(ControlServerError) {
         self.path = path
         self.loop = loop
         self.dispatcher = dispatcher
         self.logger = logger
         self.limits = limits
-        dispatcher.limits = JSONLimits(maxBytes: limits.maxMessageBytes, maxDepth: limits.maxDepth)
+        dispatcher.limits = limits
+        try ControlServer.checkSocketPath(path)
         try ControlServer.clearStaleSocket(path)
         let previous = umask(0o177)  // the socket is created 0600
         defer { umask(previous) }
@@ -68,11 +82,13 @@ final class ControlServer {
             server.close()
             throw .cannotListen(path, error.description)
         }
+        server.onAcceptError = { [weak self] error in self?.acceptFailed(error, on: path) }
         chmod(path, 0o600)
         if let tcp {
             do {
                 let listener = try StreamServer(loop: loop, address: .tcp(tcp.address))
                 try listener.listen { [weak self] connection in self?.accept(connection, token: tcp.token) }
+                listener.onAcceptError = { [weak self] error in self?.acceptFailed(error, on: tcp.address.description) }
                 tcpServer = listener
             } catch {
                 server.close()
@@ -93,32 +109,59 @@ final class ControlServer {
 
     /// Stops listening, disconnects everyone and removes the socket file.
     func close() {
-        clients.values.forEach { $0.stream.close(); $0.loginTimer?.close() }
+        clients.values.forEach { $0.close() }
         clients = [:]
         server.close()
         tcpServer?.close()
         unlink(path)
     }
 
+    private func acceptFailed(_ error: LoopError, on listener: String) {
+        let (log, held) = acceptErrors.admit(now: loop.now)
+        if log { logger.error("control", "\(listener): \(error); a client was turned away\(LogThrottle.suffix(held))") }
+    }
+
+    /// Whether another client of this kind fits; the reason it does not, otherwise.
+    private func refusal(tcp: Bool) -> String? {
+        let open = clients.values.filter { $0.isTCP == tcp }
+        if !tcp {
+            return open.count >= limits.maxConnections ? "\(limits.maxConnections) local connections already open (control.maxConnections)" : nil
+        }
+        let waiting = open.filter { !$0.rpc.authenticated }.count
+        if waiting >= limits.maxUnauthenticated {
+            return "\(waiting) TCP connections are waiting to log in (control.maxUnauthenticated)"
+        }
+        if open.count - waiting >= limits.maxTCPConnections {
+            return "\(limits.maxTCPConnections) TCP connections already open (control.maxTCPConnections)"
+        }
+        return nil
+    }
+
     private func accept(_ stream: StreamConnection, token: String? = nil) {
-        if clients.count >= limits.maxConnections {
-            let error = RPCError.overloaded("\(limits.maxConnections) connections already open")
-            stream.write(Array((RPCDispatcher.errorLine(error) + "\n").utf8)) { _ in stream.close() }
-            logger.warning("control", "refused a connection: \(limits.maxConnections) already open")
+        let source = token == nil ? nil : stream.peerAddress?.host ?? "unknown"
+        if let reason = refusal(tcp: source != nil) {
+            stream.write(Array((RPCDispatcher.errorLine(.overloaded(reason)) + "\n").utf8)) { _ in stream.close() }
+            logger.warning("control", "refused a connection\(source.map { " from \($0)" } ?? ""): \(reason)")
             return
         }
-        let client = Client(stream: stream)
+        let client = Client(stream: stream, source: source)
         client.rpc = RPCConnection(token: token) { [weak self, unowned client] line in self?.send(line, to: client) }
         clients[ObjectIdentifier(client)] = client
-        if token != nil {
-            client.loginTimer = try? LoopTimer(loop: loop)
-            client.loginTimer?.start(after: limits.loginTimeoutMilliseconds) { [weak self, unowned client] in
+        guard let source else { return resumeReading(client) }
+        // A source that failed to log in waits before it is heard, and the login clock starts after.
+        var failures = loginFailures[source] ?? LoginFailures()
+        if failures.count > 0 && loop.now > failures.last + 60_000 { failures = LoginFailures() }
+        loginFailures[source] = failures.count == 0 ? nil : failures
+        client.timer = try? LoopTimer(loop: loop)
+        client.timer?.start(after: failures.delayMilliseconds) { [weak self, unowned client] in
+            guard let self else { return }
+            resumeReading(client)
+            client.timer?.start(after: UInt64(limits.loginTimeoutMs)) { [weak self, unowned client] in
                 guard let self, !client.rpc.authenticated else { return }
-                logger.warning("control", "disconnected a TCP client that did not log in within \(limits.loginTimeoutMilliseconds) ms")
+                logger.warning("control", "disconnected a TCP client from \(source) that did not log in within \(limits.loginTimeoutMs) ms")
                 drop(client)
             }
         }
-        resumeReading(client)
     }
 
     private func resumeReading(_ client: Client) {
@@ -147,20 +190,18 @@ final class ControlServer {
             let line = client.buffer
             client.buffer = []
             if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
+            let wasAuthenticated = client.rpc.authenticated
             if let response = dispatcher.handle(line, connection: client.rpc) { answers += Array(response.utf8) + [10] }
             guard clients[ObjectIdentifier(client)] != nil else { return }
             if !client.rpc.authenticated {
-                if !answers.isEmpty { send(answers, to: client) }
+                send(answers, to: client)
                 answers = []
-                // A TCP client's first request must log it in; anything else ends the connection.
-                logger.warning("control", "refused a TCP client that did not log in first")
-                client.stream.stopReading()
-                client.stream.write([]) { [weak self, weak client] _ in if let client { self?.drop(client) } }
+                loginFailed(client)
                 return
             }
-            client.loginTimer?.close()
-            client.loginTimer = nil
+            if !wasAuthenticated { loggedIn(client) }
         }
+        if client.isTCP && client.rpc.authenticated && limits.idleTimeoutMs > 0 { restartIdleTimer(client) }
         guard !client.discarding else { return }
         client.buffer += bytes[start...]
         if client.buffer.count > limits.maxMessageBytes {
@@ -168,36 +209,89 @@ final class ControlServer {
             client.buffer = []
             client.discarding = true
             logger.warning("control", "a message over \(limits.maxMessageBytes) bytes was refused")
-            send(RPCDispatcher.errorLine(.limit("message over \(limits.maxMessageBytes) bytes")), to: client)
+            send(RPCDispatcher.errorLine(.limit("message over \(limits.maxMessageBytes) bytes (control.maxMessageBytes)")), to: client)
+        }
+    }
+
+    /// A TCP client's first request must log it in; anything else ends the connection and slows
+    /// the source's next attempts. Failures are logged at the 1st, 10th, 100th… from a source.
+    private func loginFailed(_ client: Client) {
+        let source = client.source ?? "unknown"
+        var failures = loginFailures[source] ?? LoginFailures()
+        failures.count += 1
+        failures.last = loop.now
+        loginFailures[source] = failures
+        var power = 1
+        while power < failures.count { power *= 10 }
+        if power == failures.count {
+            logger.warning("control", "refused a TCP client from \(source) that did not log in first "
+                           + "(\(failures.count) failed login(s) from it; its next connections wait \(failures.delayMilliseconds) ms)")
+        }
+        client.stream.stopReading()
+        client.stream.write([]) { [weak self, weak client] _ in if let client { self?.drop(client) } }
+    }
+
+    private func loggedIn(_ client: Client) {
+        client.timer?.stop()
+        if let source = client.source { loginFailures[source] = nil }
+        if limits.idleTimeoutMs > 0 { restartIdleTimer(client) }
+    }
+
+    private func restartIdleTimer(_ client: Client) {
+        client.timer?.start(after: UInt64(limits.idleTimeoutMs)) { [weak self, unowned client] in
+            guard let self else { return }
+            logger.info("control", "disconnected a TCP client from \(client.source ?? "unknown") idle for \(limits.idleTimeoutMs) ms (control.idleTimeoutMs)")
+            drop(client)
         }
     }
 
     private func send(_ line: String, to client: Client) { send(Array(line.utf8) + [10], to: client) }
 
+    /// Queues `bytes`; a client over `maxQueuedBytes` unsent is cut off at once, and one over half
+    /// of it is not read until it catches up (or is cut off after `stallTimeoutMs`).
     private func send(_ bytes: [UInt8], to client: Client) {
+        guard !bytes.isEmpty, clients[ObjectIdentifier(client)] != nil else { return }
+        let resumeBelow = limits.maxQueuedBytes / 4
         client.stream.write(bytes) { [weak self, weak client] _ in
-            guard let self, let client, client.stallTimer != nil, client.stream.pendingWriteBytes < limits.maxPendingBytes / 2 else { return }
+            guard let self, let client, client.stallTimer != nil, client.stream.pendingWriteBytes < resumeBelow else { return }
             client.stallTimer?.close()  // caught up: read its requests again
             client.stallTimer = nil
             resumeReading(client)
         }
-        guard client.stallTimer == nil, client.stream.pendingWriteBytes > limits.maxPendingBytes else { return }
+        let pending = client.stream.pendingWriteBytes
+        if pending > limits.maxQueuedBytes {
+            logger.warning("control", "disconnected a client that does not read what it is sent "
+                           + "(\(pending) bytes unsent, over control.maxQueuedBytes = \(limits.maxQueuedBytes))")
+            drop(client)
+            return
+        }
+        guard client.stallTimer == nil, pending > limits.maxQueuedBytes / 2 else { return }
         client.stream.stopReading()
         client.stallTimer = try? LoopTimer(loop: loop)
-        client.stallTimer?.start(after: limits.stallTimeoutMilliseconds) { [weak self, unowned client] in
+        client.stallTimer?.start(after: UInt64(limits.stallTimeoutMs)) { [weak self, unowned client] in
             guard let self else { return }
-            logger.warning("control", "disconnected a client that does not read its responses "
-                           + "(over \(limits.maxPendingBytes) bytes unsent for \(limits.stallTimeoutMilliseconds) ms)")
+            logger.warning("control", "disconnected a client that does not read its answers "
+                           + "(over \(limits.maxQueuedBytes / 2) bytes unsent for \(limits.stallTimeoutMs) ms)")
             drop(client)
         }
     }
 
     private func drop(_ client: Client) {
-        client.loginTimer?.close()
-        client.stallTimer?.close()
-        client.stallTimer = nil
-        client.stream.close()
+        client.close()
         clients[ObjectIdentifier(client)] = nil
+    }
+
+    /// Refuses a path the kernel would cut short or a folder that is not there, naming which.
+    private static func checkSocketPath(_ path: String) throws(ControlServerError) {
+        let capacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
+        guard path.utf8.count < capacity else {
+            throw .cannotListen(path, "the path is \(path.utf8.count) bytes; a Unix socket path must be under \(capacity) bytes")
+        }
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var info = stat()
+        guard stat(folder.isEmpty ? "/" : folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw .cannotListen(path, "the folder \(folder) does not exist")
+        }
     }
 
     /// Removes a socket file no process answers on; refuses to touch one that answers.

@@ -4,6 +4,8 @@ import Glibc
 /// The `deckd` process: options and config in, the runtime running until a signal, a clean exit.
 enum Daemon {
     static func run(_ arguments: [String]) -> Int32 {
+        // A client that hangs up, or a closed stderr pipe, must cost a write error, never the process.
+        signal(SIGPIPE, SIG_IGN)
         let options: DaemonOptions
         do {
             options = try DaemonOptions.parse(Array(arguments.dropFirst()))
@@ -24,7 +26,7 @@ enum Daemon {
         do {
             configuration = try makeConfiguration(options)
         } catch {
-            printError("deckd: \(error)")
+            printError("deckd: \(error)\nEvery key, its range and unit: docs/integrator-guide.md; flags: 'deckd --help'.")
             return 2
         }
 
@@ -63,6 +65,8 @@ enum Daemon {
         if let policy = options.policyFile { try configuration.loadPolicy(policy) }
         if let level = options.logLevel { configuration.logLevel = level }
         if options.insecurePlugins { configuration.allowInsecurePlugins = true }
+        if let directory = options.outputDirectory { configuration.files.directory = directory }
+        if options.overwriteFiles { configuration.files.overwrite = true }
         return configuration
     }
 
@@ -74,19 +78,37 @@ enum Daemon {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
             throw UsageError("--tcp must be HOST:PORT, not '\(text)'")
         }
-        let host = String(text[..<colon].drop { $0 == "[" }.reversed().drop { $0 == "]" }.reversed())
+        var host = String(text[..<colon].drop { $0 == "[" }.reversed().drop { $0 == "]" }.reversed())
+        if host == "localhost" { host = "127.0.0.1" }
         let address: SocketAddress
         do { address = try SocketAddress(host: host, port: port) } catch { throw UsageError("--tcp \(text): \(error)") }
         guard address.isLoopback || options.tcpAllowRemote else {
             throw UsageError("--tcp \(text) is not a loopback address; add --tcp-allow-remote to expose the control API")
         }
-        guard let file = fopen(tokenFile, "r") else { throw UsageError("cannot read --token-file \(tokenFile)") }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 4096)
-        let firstLine = fgets(&line, Int32(line.count), file).map { String(cString: $0) } ?? ""
+        return ControlServer.TCPListener(address: address, token: try readToken(tokenFile))
+    }
+
+    /// The token file's first line. Like ssh with a private key, a file another user owns or that
+    /// group or others can read is refused, naming the fix.
+    static func readToken(_ path: String) throws(UsageError) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw UsageError("cannot read --token-file \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw UsageError("--token-file \(path) is not a regular file") }
+        guard info.st_uid == geteuid() || info.st_uid == 0 else {
+            throw UsageError("--token-file \(path) is owned by uid \(info.st_uid), not by you (uid \(geteuid())) or root")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw UsageError("--token-file \(path) is accessible by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); "
+                             + "run 'chmod 600 \(path)'")
+        }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        let firstLine = String(decoding: bytes[..<max(count, 0)].prefix { $0 != 10 }, as: UTF8.self)
         let token = String(firstLine.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-        guard token.count >= 16 else { throw UsageError("the token in \(tokenFile) must be at least 16 characters") }
-        return ControlServer.TCPListener(address: address, token: token)
+        guard token.count >= 16 else { throw UsageError("the token in \(path) must be at least 16 characters") }
+        return token
     }
 
     private static func serve(configuration: RuntimeConfiguration, play: (pluginID: String, item: String?)?,
@@ -95,7 +117,8 @@ enum Daemon {
         do { runtime = try Runtime(configuration: configuration, logger: logger) } catch { throw .runtime(error) }
         let control: ControlServer
         do {
-            control = try ControlServer(path: socket, tcp: tcp, loop: runtime.loop, dispatcher: runtime.makeDispatcher(), logger: logger)
+            control = try ControlServer(path: socket, tcp: tcp, loop: runtime.loop, dispatcher: runtime.makeDispatcher(), logger: logger,
+                                        limits: configuration.control)
         } catch {
             throw .control(error)
         }
@@ -106,33 +129,64 @@ enum Daemon {
         }
         runtime.loadPlugins()
         runtime.activatePlugins()
-        if let play {
-            do { try runtime.play(pluginID: play.pluginID, item: play.item) } catch { logger.error("deckd", "--play: \(error.message)") }
+        do {
+            try runtime.startOutput()
+        } catch {
+            control.close()
+            runtime.shutdown()
+            throw .runtime(error)
         }
-        do { try runtime.startOutput() } catch { throw .runtime(error) }
+        if let play {
+            // A render job (--duration) that cannot play would run for ever or make silence: fail it.
+            let problem: String?
+            do {
+                let outcome = try runtime.play(pluginID: play.pluginID, item: play.item)
+                if case .silent(let reason) = outcome { problem = reason } else { problem = nil }
+            } catch {
+                problem = error.message
+            }
+            if let problem {
+                guard configuration.audio.durationSamples == nil else {
+                    control.close()
+                    runtime.shutdown()
+                    throw .play(problem)
+                }
+                logger.error("deckd", "--play: \(problem)")
+            }
+        }
 
         // A parent may have spawned us with these blocked; we must hear them to shut down cleanly.
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGINT)
-        sigaddset(&stopSignals, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+        let handled = [SIGINT, SIGTERM, SIGHUP, SIGUSR1]
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        handled.forEach { sigaddset(&unblocked, $0) }
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         var watchers: [SignalWatcher] = []
         let stop = {
             control.close()
             runtime.shutdown()
             watchers.forEach { $0.close() }
         }
+        var lostOutput = false
         runtime.onOutputFinished = {
             logger.info("deckd", "--duration reached, shutting down")
+            lostOutput = runtime.outputLost
             stop()
         }
         do {
-            for signal in [SIGINT, SIGTERM] {
+            for number in handled {
                 let watcher = try SignalWatcher(loop: runtime.loop)
-                try watcher.start(signal: signal) { number in
-                    logger.info("deckd", "\(number == SIGINT ? "SIGINT" : "SIGTERM") received, shutting down")
-                    stop()
+                try watcher.start(signal: number) { number in
+                    switch number {
+                    case SIGHUP:
+                        logger.info("deckd", "SIGHUP received: rescanning the plugin folders for new bundles")
+                        runtime.rescanPlugins()
+                    case SIGUSR1:
+                        logger.info("deckd", "SIGUSR1 received: \(runtime.statusLine)")
+                    default:
+                        logger.info("deckd", "\(number == SIGINT ? "SIGINT" : "SIGTERM") received, shutting down")
+                        stop()
+                    }
                 }
                 watchers.append(watcher)
             }
@@ -142,6 +196,7 @@ enum Daemon {
         logger.info("deckd", "ready: \(runtime.plugins.count) plugin(s) loaded, \(runtime.loadFailures.count) refused")
         runtime.loop.run()
         logger.info("deckd", "stopped")
+        if lostOutput { throw .runtime(.noOutput("every sink failed during the run; see the errors above")) }
     }
 
     /// The first-party bundles installed next to the executable: `<dir of deckd>/plugins`.
@@ -162,11 +217,13 @@ enum Daemon {
 enum DaemonError: Error, CustomStringConvertible {
     case runtime(RuntimeError)
     case control(ControlServerError)
+    case play(String)
 
     var description: String {
         switch self {
         case .runtime(let error): error.description
         case .control(let error): error.description
+        case .play(let reason): "--play: \(reason)"
         }
     }
 }

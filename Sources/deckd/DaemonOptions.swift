@@ -11,6 +11,8 @@ struct DaemonOptions {
     var policyFile: String?
     var logLevel: LogLevel?
     var insecurePlugins = false
+    var outputDirectory: String?
+    var overwriteFiles = false
     var sinks: [String] = []
     var play: (pluginID: String, item: String?)?
     var freewheel = false
@@ -21,13 +23,15 @@ struct DaemonOptions {
     static let usage = """
         usage: deckd [--config FILE] [--plugins DIR]... [--policy FILE] [--socket PATH]
                      [--tcp HOST:PORT --token-file FILE [--tcp-allow-remote]] [--sink URI]...
-                     [--play PLUGIN_ID[:ITEM]] [--freewheel] [--duration SECONDS]
-                     [--log-level LEVEL] [--insecure-plugins] [--help] [--version]
+                     [--output-dir DIR] [--overwrite-files] [--play PLUGIN_ID[:ITEM]]
+                     [--freewheel] [--duration SECONDS] [--log-level LEVEL]
+                     [--insecure-plugins] [--help] [--version]
 
         Runs the Deck plugin runtime until SIGINT or SIGTERM (or until --duration of audio is made).
+        SIGHUP rescans the plugin folders for new bundles; SIGUSR1 logs a status line.
 
-          --config FILE        JSON config: {"plugins": [DIR...], "policy": FILE, "logLevel": LEVEL,
-                               "insecurePlugins": BOOL}; relative paths are from the file's folder
+          --config FILE        JSON config (every key, its range and unit: docs/integrator-guide.md);
+                               relative paths are from the file's folder
           --plugins DIR        load the *.deckplugin bundles in DIR (repeatable; replaces the config's
                                list and the default, the first-party plugins next to deckd)
           --policy FILE        the integrator's entitlement policy (default: grant what is declared)
@@ -35,10 +39,15 @@ struct DaemonOptions {
                                else /tmp/deck-$UID.sock)
           --tcp HOST:PORT      also serve JSON-RPC on TCP (loopback unless --tcp-allow-remote);
                                clients must call auth.login with the token first
-          --token-file FILE    the TCP token (the file's first line)
+          --token-file FILE    the TCP token: the file's first line, at least 16 characters; the file
+                               must be yours and not readable by group or others (chmod 600)
+          --tcp-allow-remote   let --tcp listen on an address other than loopback
           --sink URI           send the Opus stream to URI (repeatable; replaces the default
                                http://127.0.0.1:8000/stream.opus): file:PATH.opus,
                                http://HOST:PORT/PATH, rtp://HOST:PORT?pt=96&sdp=PATH
+          --output-dir DIR     the folder where clients may add file sinks (sinks.add); without it
+                               they may not
+          --overwrite-files    let file sinks replace existing regular files (never links or FIFOs)
           --play ID[:ITEM]     start plugin ID playing ITEM at start-up, as a remote play would
           --freewheel          render as fast as possible instead of in real time
           --duration SECONDS   stop after this much audio has been produced, then exit
@@ -46,7 +55,8 @@ struct DaemonOptions {
           --insecure-plugins   load bundles writable by group/others or owned by another user
           --help, --version    print this help or the version and exit
 
-        Exit status: 0 after a clean shutdown, 1 on a runtime failure, 2 on a usage or config error.
+        Exit status: 0 after a clean shutdown, 1 on a runtime failure (including an output with
+        nowhere to go, or a --play that could not start), 2 on a usage or config error.
         """
 
     /// Parses `arguments` (without the program name); `--flag=value` and `--flag value` both work.
@@ -83,6 +93,8 @@ struct DaemonOptions {
                 }
                 options.logLevel = level
             case "--insecure-plugins": try noValue(); options.insecurePlugins = true
+            case "--output-dir": options.outputDirectory = try value()
+            case "--overwrite-files": try noValue(); options.overwriteFiles = true
             case "--sink":
                 let uri = try value()
                 do { _ = try SinkURI(uri) } catch { throw UsageError(error.description) }
@@ -106,6 +118,8 @@ struct DaemonOptions {
             }
         }
         if options.tcp != nil && options.tokenFile == nil { throw UsageError("--tcp needs --token-file: TCP clients must log in") }
+        if options.tcp == nil && options.tokenFile != nil { throw UsageError("--token-file goes with --tcp HOST:PORT") }
+        if options.tcp == nil && options.tcpAllowRemote { throw UsageError("--tcp-allow-remote goes with --tcp HOST:PORT") }
         return options
     }
 }

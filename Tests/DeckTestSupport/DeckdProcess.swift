@@ -1,6 +1,8 @@
 import Foundation
 
-/// A `deckd` started as a subprocess, its log captured to a file for assertions.
+/// A `deckd` started as a subprocess, its log captured to a file for assertions. Unless a test
+/// names its sinks, it streams to an HTTP sink on a free port: never the default 8000, so the
+/// tests and a running deckd never collide.
 public final class DeckdProcess {
     public let process = Process()
     private let logPath: String
@@ -10,7 +12,7 @@ public final class DeckdProcess {
         logPath = dir.path + "/deckd.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Paths.binDir + "/deckd")
-        process.arguments = arguments
+        process.arguments = arguments + (arguments.contains("--sink") ? [] : ["--sink", "http://127.0.0.1:0/stream.opus"])
         // Each daemon gets its own control socket: $XDG_RUNTIME_DIR/deck.sock in its own folder.
         process.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": dir.path]) { _, new in new }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))

@@ -46,22 +46,31 @@ import Testing
     }
 
     @Test func eventsArriveAsTheyHappen() throws {
-        let deckd = try daemon()
+        let dir = TemporaryDirectory()
+        let deckd = try daemon(["--output-dir", dir.path])
         let events = Process()
         events.executableURL = URL(fileURLWithPath: deckctl)
         events.arguments = ["--socket", deckd.socket, "events", "sinks.changed"]
         let pipe = Pipe()
         events.standardOutput = pipe
         try events.run()
-        usleep(300_000)
-        let dir = TemporaryDirectory()
-        #expect(try ctl(deckd, ["call", "sinks.add", #"{"uri":"file:\#(dir.path)/e.opus"}"#]).status == 0)
-        usleep(300_000)
+        // The subscription races the first change: add sinks until one is heard of.
+        let heard = Mutex(Data())
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            heard.withLock { $0.append(data) }
+        }
+        var added = 0
+        while heard.withLock({ $0.isEmpty }) && added < 50 {
+            added += 1
+            #expect(try ctl(deckd, ["call", "sinks.add", #"{"uri":"file:e\#(added).opus"}"#]).status == 0)
+        }
         #expect(deckd.stop() == 0)  // closing the socket ends the events command
         events.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        pipe.fileHandleForReading.readabilityHandler = nil
+        let output = String(decoding: heard.withLock { $0 } + pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(output.hasPrefix("sinks.changed: [{"))
-        #expect(output.contains("e.opus"))
+        #expect(output.contains("e\(added).opus"))
     }
 
     @Test func exitCodesAndMessages() throws {
@@ -148,14 +157,21 @@ import Testing
         setsockopt(deaf, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         let request = Array(#"{"jsonrpc":"2.0","method":"apps.list","id":1}"#.utf8) + [10]
         let many = Array([[UInt8]](repeating: request, count: 2_000).joined())
-        for _ in 0..<30 { send(deaf, many) }
-        #expect(deckd.waitForLog("disconnected a client that does not read its responses", seconds: 20))
-        close(deaf)
-        // Meanwhile another client is answered, and the audio kept streaming.
+        var sendTimeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(deaf, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
+        for _ in 0..<30 {  // until deckd stops reading it: the kernel's buffers fill and a send times out
+            let sent = many.withUnsafeBytes { Glibc.send(deaf, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < many.count { break }
+        }
+        // While it is still connected and stalled, another client is answered and the audio streams.
+        #expect(!deckd.log.contains("disconnected a client"))
         let status = try ctl(deckd, ["--json", "status"])
+        #expect(!deckd.log.contains("disconnected a client"))
         #expect(status.status == 0)
         let frames = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
         #expect(((frames?["output"] as? [String: Any])?["frames"] as? Int ?? 0) > 10)
+        #expect(deckd.waitForLog("disconnected a client that does not read its answers", seconds: 20))
+        close(deaf)
         close(hostile)
         #expect(deckd.stop() == 0)
         #expect(try AudioAnalysis.opusinfo(dir.path + "/live.opus").warnings.isEmpty)
@@ -221,7 +237,8 @@ extension ControlTests {
     @Test func tcpClientsMustLogInFirstWithTheToken() throws {
         let dir = TemporaryDirectory()
         try "correct-horse-battery-staple\n".write(toFile: dir.path + "/token", atomically: true, encoding: .utf8)
-        let deckd = try daemon(["--tcp", "127.0.0.1:0", "--token-file", dir.path + "/token"])
+        chmod(dir.path + "/token", 0o600)
+        let deckd = try daemon(["--tcp", "localhost:0", "--token-file", dir.path + "/token"])
         let logLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") })
         let port = try #require(Int(logLine.split(separator: ":").last!.split(separator: " ").first!))
         let info = #"{"jsonrpc":"2.0","method":"runtime.info","id":1}"#
@@ -243,12 +260,64 @@ extension ControlTests {
         #expect(good.readLine()?.contains(#""version":"0.1.0""#) == true)
 
         let idle = TCPClient(port: port)
-        #expect(idle.readLine() == nil)  // cut off after the 10 s login timeout
-        #expect(deckd.log.contains("did not log in within 10000 ms"))
+        #expect(idle.readLine() == nil)  // cut off after the 3 s login timeout
+        #expect(deckd.log.contains("did not log in within 3000 ms"))
+
+        // The local socket needs no login, and says so rather than accept any token.
+        let local = try ctl(deckd, ["call", "auth.login", #"{"token":"guess"}"#])
+        #expect(local.status == 1)
+        #expect(local.output.contains("this connection needs no login"))
         #expect(deckd.stop() == 0)
     }
 
+    @Test func unauthenticatedTCPClientsCannotLockTheOwnerOutAndFailedLoginsSlowDown() throws {
+        let dir = TemporaryDirectory()
+        try "correct-horse-battery-staple\n".write(toFile: dir.path + "/token", atomically: true, encoding: .utf8)
+        chmod(dir.path + "/token", 0o600)
+        let deckd = try daemon(["--tcp", "127.0.0.1:0", "--token-file", dir.path + "/token"])
+        let logLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") })
+        let port = try #require(Int(logLine.split(separator: ":").last!.split(separator: " ").first!))
+
+        // Four silent TCP connections fill the unauthenticated quota…
+        let squatters = (0..<4).map { _ in TCPClient(port: port) }
+        #expect(try ctl(deckd, ["status"]).status == 0)  // … they are accepted by now; the owner still gets in
+        let fifth = TCPClient(port: port)
+        #expect(fifth.readLine()?.contains(#""code":-32006"#) == true)
+        #expect(deckd.waitForLog("TCP connections are waiting to log in (control.maxUnauthenticated)"))
+        #expect(try ctl(deckd, ["status"]).status == 0)
+        withExtendedLifetime(squatters) {}
+
+        // Failed logins from one source: each next attempt waits longer, and the log is not flooded.
+        #expect(deckd.waitForLog("did not log in within 3000 ms", seconds: 10))
+        let wrongLogin = #"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"guess"},"id":1}"#
+        var answered: [Double] = []
+        for _ in 0..<5 {
+            let started = Date()
+            let client = TCPClient(port: port)
+            client.send(wrongLogin)
+            #expect(client.readLine()?.contains("wrong token") == true)
+            answered.append(Date().timeIntervalSince(started))
+        }
+        #expect(answered[4] >= 0.7)  // heard at once, then after 100, 200, 400 and 800 ms
+        #expect(answered[4] > answered[1])
+        let lines = deckd.log.split(separator: "\n").filter { $0.contains("that did not log in first") }
+        #expect(lines.count == 1)  // the 1st is logged; the 10th, 100th… would be next
+        #expect(deckd.stop() == 0)
+    }
+
+    @Test func aTokenFileOthersCanReadIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let token = dir.path + "/token"
+        try "correct-horse-battery-staple\n".write(toFile: token, atomically: true, encoding: .utf8)
+        chmod(token, 0o640)
+        let result = try runProgram(Paths.binDir + "/deckd", ["--tcp", "127.0.0.1:0", "--token-file", token, "--socket", dir.path + "/d.sock"])
+        #expect(result.status == 2)
+        #expect(result.output.hasPrefix("deckd: --token-file \(token) is accessible by group or others (mode 640); run 'chmod 600 \(token)'"))
+    }
+
     @Test(arguments: [(["--tcp", "127.0.0.1:7700"], "deckd: --tcp needs --token-file: TCP clients must log in"),
+                      (["--token-file", "/dev/null"], "deckd: --token-file goes with --tcp HOST:PORT"),
+                      (["--tcp-allow-remote"], "deckd: --tcp-allow-remote goes with --tcp HOST:PORT"),
                       (["--tcp", "0.0.0.0:7700", "--token-file", "/dev/null"],
                        "deckd: --tcp 0.0.0.0:7700 is not a loopback address; add --tcp-allow-remote to expose the control API")])
     func tcpMisuseIsAUsageError(arguments: [String], message: String) throws {
@@ -287,7 +356,7 @@ extension ControlTests {
         var byte: UInt8 = 0
         while recv(extra, &byte, 1, 0) == 1 && byte != 10 { reply.append(byte) }
         #expect(String(decoding: reply, as: UTF8.self).contains(#""code":-32006"#))
-        #expect(deckd.waitForLog("refused a connection: 64 already open"))
+        #expect(deckd.waitForLog("refused a connection: 64 local connections already open (control.maxConnections)"))
         #expect(deckd.stop() == 0)
     }
 }

@@ -95,7 +95,7 @@ import Testing
                                                    "--sink", "file:/nonexistent/dir/out.opus", "--sink", "file:\(good)",
                                                    "--socket", dir.path + "/deck.sock"])
         #expect(status == 0)
-        #expect(log.contains("cannot open sink file:/nonexistent/dir/out.opus: opening /nonexistent/dir/out.opus: no such file or directory"))
+        #expect(log.contains("cannot open sink file:/nonexistent/dir/out.opus: cannot create /nonexistent/dir/out.opus: No such file or directory"))
         #expect(try AudioAnalysis.opusinfo(good).warnings.isEmpty)
     }
 }

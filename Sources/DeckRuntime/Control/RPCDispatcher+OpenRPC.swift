@@ -36,7 +36,9 @@ extension RPCDispatcher {
                            params: [.init("token", ["type": "string"])], result: ["type": "boolean"], errors: [-32005],
                            open: true) { call throws(RPCError) in
             let given = try call.string("token")
-            guard let token = call.connection.token else { return true }
+            guard let token = call.connection.token else {
+                throw .invalidParams("this connection needs no login (only TCP clients log in); the token was not checked")
+            }
             // Compare every byte whatever the mismatch, so timing says nothing about the token.
             let a = Array(given.utf8), b = Array(token.utf8)
             var difference = a.count ^ b.count

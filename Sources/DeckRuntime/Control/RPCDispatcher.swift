@@ -4,7 +4,8 @@
 public final class RPCDispatcher {
     public private(set) var methods: [RPCMethod] = []
     private var byName: [String: Int] = [:]
-    public var limits = JSONLimits(maxBytes: 1 << 20, maxDepth: 64)
+    /// Message size and depth, batch length and response size (the transport's own limits aside).
+    public var limits = ControlLimits()
     /// Topics clients may subscribe to, for `events.subscribe` and `rpc.discover`.
     public var topics: [String] = []
 
@@ -23,7 +24,7 @@ public final class RPCDispatcher {
     public func handle(_ bytes: [UInt8], connection: RPCConnection) -> String? {
         let message: JSONValue
         do {
-            message = try JSONValue.parse(bytes, limits: limits)
+            message = try JSONValue.parse(bytes, limits: limits.json)
         } catch {
             let rpcError: RPCError = switch error.kind {
             case .syntax: .parseError(error.description)
@@ -33,8 +34,10 @@ public final class RPCDispatcher {
         }
         if case .array(let batch) = message {
             guard !batch.isEmpty else { return RPCDispatcher.response(id: .null, error: .invalidRequest("empty batch")).encoded() }
-            let responses = batch.compactMap { handle(single: $0, connection: connection) }
-            return responses.isEmpty ? nil : JSONValue.array(responses).encoded()
+            guard batch.count <= limits.maxBatch else {
+                return RPCDispatcher.errorLine(.limit("a batch of \(batch.count) requests is over the limit of \(limits.maxBatch) (control.maxBatch)"))
+            }
+            return handle(batch: batch, connection: connection)
         }
         return handle(single: message, connection: connection)?.encoded()
     }
@@ -47,6 +50,25 @@ public final class RPCDispatcher {
     /// A notification line for `topic`, as subscribed clients receive it.
     public static func notification(_ topic: String, _ params: JSONValue) -> String {
         JSONValue.object(["jsonrpc": "2.0", "method": .string(topic), "params": params]).encoded()
+    }
+
+    /// Answers each member in order while the answer stays within `maxResponseBytes`; members past
+    /// that are not run and are answered with a limit error, so one message cannot grow memory unbounded.
+    private func handle(batch: [JSONValue], connection: RPCConnection) -> String? {
+        var parts: [String] = []
+        var size = 2
+        for message in batch {
+            if size > limits.maxResponseBytes {
+                guard case .object(let request) = message, let id = request["id"], RPCDispatcher.isValidID(id) else { continue }
+                let error = RPCError.limit("the answer to this batch is over \(limits.maxResponseBytes) bytes (control.maxResponseBytes); send fewer requests at once")
+                parts.append(RPCDispatcher.response(id: id, error: error).encoded())
+                continue
+            }
+            guard let response = handle(single: message, connection: connection)?.encoded() else { continue }
+            size += response.utf8.count + 1
+            parts.append(response)
+        }
+        return parts.isEmpty ? nil : "[" + parts.joined(separator: ",") + "]"
     }
 
     private func handle(single message: JSONValue, connection: RPCConnection) -> JSONValue? {

@@ -25,7 +25,8 @@ extension JSONValue {
     }
 
     private static func readFile(_ path: String, limit: Int) throws(JSONFileError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO or device in the way must not block the loop in open(); it is refused below.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()

@@ -13,15 +13,53 @@ public final class LoopFile {
     private var closeCompletion: (() -> Void)?
     /// Called on the loop for every failed write; the file stays open and later writes are tried.
     public var onError: ((LoopError) -> Void)?
+    /// Called once on the loop when the file is found deleted (or its folder removed) while open:
+    /// what is written after that is lost.
+    public var onDeleted: (() -> Void)?
+    private var deletedReported = false
+    private var lastLinkCheck: UInt64 = 0
 
-    /// Opens (creating or truncating) `path` for writing; opening is synchronous, writing is not.
-    public init(loop: EventLoop, path: String, mode: Int32 = 0o644) throws(LoopError) {
+    /// How an output file is opened.
+    public enum OpenMode: Sendable, Equatable {
+        /// Create a new regular file; an existing one is refused.
+        case create
+        /// Create, or replace an existing regular file (truncated).
+        case overwrite
+        /// Open an existing FIFO or character device that a reader is waiting on (e.g. a
+        /// snapserver pipe source); writes that would block fail and are counted instead.
+        case pipe
+    }
+
+    /// Opens `path` for writing without blocking the loop: never through a symbolic link, and never
+    /// a FIFO or device unless `mode` is `.pipe`. Opening is synchronous, writing is not.
+    public init(loop: EventLoop, path: String, mode: OpenMode = .create, permissions: Int32 = 0o644) throws(LoopFileError) {
         self.loop = loop
         self.path = path
-        var request = uv_fs_t()
-        let fd = uv_fs_open(loop.raw, &request, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode, nil)
-        uv_fs_req_cleanup(&request)
-        try LoopError.check(fd, "opening \(path)")
+        let creation: Int32 = switch mode {
+        case .create: O_CREAT | O_EXCL
+        case .overwrite: O_CREAT
+        case .pipe: 0
+        }
+        let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | creation, mode_t(permissions))
+        guard fd >= 0 else {
+            switch errno {
+            case EEXIST: throw .exists(path)
+            case ELOOP: throw .symbolicLink(path)
+            case ENXIO: throw mode == .pipe ? .noReader(path) : .notRegular(path)
+            case let code: throw .system(path, String(cString: strerror(code)))
+            }
+        }
+        var info = stat()
+        let type = fstat(fd, &info) == 0 ? info.st_mode & S_IFMT : 0
+        guard mode == .pipe ? type == S_IFIFO || type == S_IFCHR : type == S_IFREG else {
+            Glibc.close(fd)
+            throw mode == .pipe ? .notPipe(path) : .notRegular(path)
+        }
+        if mode == .overwrite && ftruncate(fd, 0) != 0 {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw .system(path, reason)
+        }
         descriptor = fd
     }
 
@@ -52,12 +90,23 @@ public final class LoopFile {
         FileWrite.start(loop: loop, descriptor: descriptor, chunks: chunks) { [self] error in
             writing = false
             if let error { onError?(error) }
+            checkStillLinked()
             if !queue.isEmpty {
                 writeNext()
             } else if closeCompletion != nil {
                 finishClose()
             }
         }
+    }
+
+    /// At most once a second, asks whether the file still has a name (fstat on an open fd does not block).
+    private func checkStillLinked() {
+        guard !deletedReported, descriptor >= 0, loop.now >= lastLinkCheck + 1_000 else { return }
+        lastLinkCheck = loop.now
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_nlink == 0 else { return }
+        deletedReported = true
+        onDeleted?()
     }
 
     private func finishClose() {
@@ -127,5 +176,26 @@ private final class FileWrite {
     deinit {
         request.deallocate()
         storage.deallocate()
+    }
+}
+
+/// Why an output file could not be created.
+public enum LoopFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    case exists(String)
+    case symbolicLink(String)
+    case notRegular(String)
+    case notPipe(String)
+    case noReader(String)
+    case system(String, String)
+
+    public var description: String {
+        switch self {
+        case .exists(let path): "\(path) already exists; choose a new name, or allow overwriting (files.overwrite, --overwrite-files)"
+        case .symbolicLink(let path): "\(path) is a symbolic link; output files are never written through links"
+        case .notRegular(let path): "\(path) is not a regular file (a FIFO, socket or device); to write into a pipe, add ?pipe to the URI"
+        case .notPipe(let path): "\(path) is not a FIFO or character device, which ?pipe asks for"
+        case .noReader(let path): "nobody is reading the FIFO \(path); start its reader first"
+        case .system(let path, let reason): "cannot create \(path): \(reason)"
+        }
     }
 }

@@ -66,6 +66,26 @@ public final class StreamConnection: LoopHandle {
         WriteRequest.start(bytes, on: stream, completion: completion)
     }
 
+    /// The connected peer's address, for TCP connections; nil for Unix sockets or once closed.
+    public var peerAddress: SocketAddress? {
+        guard !isClosed, handle.pointee.type == UV_TCP else { return nil }
+        var storage = sockaddr_storage()
+        var length = Int32(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                uv_tcp_getpeername(raw.assumingMemoryBound(to: uv_tcp_t.self), $0, &length)
+            }
+        }
+        return status == 0 ? SocketAddress(storage: storage) : nil
+    }
+
+    /// The socket's file descriptor (fds are handed out lowest first, so it also tells how many
+    /// the process has open), or -1.
+    public var fileDescriptor: Int32 {
+        var fd = uv_os_fd_t(-1)
+        return isClosed || uv_fileno(handle, &fd) != 0 ? -1 : fd
+    }
+
     /// Bytes queued but not yet handed to the kernel: a slow reader makes this grow.
     public var pendingWriteBytes: Int { isClosed ? 0 : uv_stream_get_write_queue_size(stream) }
 

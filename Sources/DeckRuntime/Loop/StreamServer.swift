@@ -10,6 +10,9 @@ public final class StreamServer: LoopHandle {
 
     private let address: Address
     private var onConnection: ((StreamConnection) -> Void)?
+    /// Called when a connection could not be accepted (e.g. EMFILE: out of file descriptors);
+    /// libuv has already closed the waiting connection so the listener does not spin.
+    public var onAcceptError: ((LoopError) -> Void)?
 
     /// Creates the socket and binds it; `listen` starts accepting.
     public init(loop: EventLoop, address: Address) throws(LoopError) {
@@ -41,7 +44,8 @@ public final class StreamServer: LoopHandle {
     public func listen(backlog: Int32 = 128, _ onConnection: @escaping (StreamConnection) -> Void) throws(LoopError) {
         self.onConnection = onConnection
         let status = uv_listen(raw.assumingMemoryBound(to: uv_stream_t.self), backlog) { server, status in
-            guard status >= 0, let owner = LoopHandle.owner(server, as: StreamServer.self) else { return }
+            guard let owner = LoopHandle.owner(server, as: StreamServer.self) else { return }
+            guard status >= 0 else { return owner.onAcceptError?(LoopError("accepting a connection", code: status)) ?? () }
             owner.accept()
         }
         try LoopError.check(status, "listening")
@@ -63,8 +67,10 @@ public final class StreamServer: LoopHandle {
     private func accept() {
         let isUnix = if case .unix = address { true } else { false }
         guard let client = try? StreamConnection(loop: loop, unix: isUnix) else { return }
-        guard uv_accept(raw.assumingMemoryBound(to: uv_stream_t.self), client.stream) == 0 else {
+        let status = uv_accept(raw.assumingMemoryBound(to: uv_stream_t.self), client.stream)
+        guard status == 0 else {
             client.close()
+            onAcceptError?(LoopError("accepting a connection", code: status))
             return
         }
         onConnection?(client)

@@ -33,7 +33,9 @@ extension Runtime {
                                       params: [.init("path", ["type": "string"], "a NAME.deckplugin folder")],
                                       result: object, errors: [-32004]) { [unowned self] call throws(RPCError) in
             let path = try call.string("path")
-            guard let plugin = loadBundle(path) else { throw .commandFailed(loadFailures.last?.reasonText ?? "not loaded") }
+            guard let plugin = loadBundle(path, recordFailure: false) else {
+                throw .commandFailed(lastLoadFailure?.reasonText ?? "not loaded")
+            }
             try? plugin.activate()
             publish("apps.changed", appsDescription)
             return describe(plugin)
@@ -55,11 +57,13 @@ extension Runtime {
                 do throws(PluginCallError) { try plugin.activate() } catch { throw .commandFailed(error.message) }
             }
             let item = try call.optionalString("item")
+            let outcome: PlayOutcome
             do throws(PluginCallError) {
-                try play(pluginID: id, item: item)
+                outcome = try play(pluginID: id, item: item)
             } catch {
                 throw error.status == .notEntitled ? .notEntitled(error.message) : .commandFailed(error.message)
             }
+            if case .silent(let reason) = outcome { throw .commandFailed(reason) }
             publish("apps.changed", appsDescription)
             return describe(plugin)
         })
@@ -102,7 +106,12 @@ extension Runtime {
                                       params: [.init("uri", ["type": "string"])], result: object, errors: [-32004]) { [unowned self] call throws(RPCError) in
             let uri = try call.string("uri")
             let info: SinkInfo
-            do throws(SinkError) { info = try addSink(uri) } catch { throw .commandFailed(error.description) }
+            do throws(SinkError) {
+                info = try addSink(uri, fromClient: true)
+            } catch {
+                logger.warning("sinks", "a client's sinks.add was refused: \(error)")
+                throw .commandFailed(error.description)
+            }
             publish("sinks.changed", sinksDescription)
             return Runtime.describe(info)
         })
@@ -114,6 +123,14 @@ extension Runtime {
             return true
         })
         return dispatcher
+    }
+
+    /// One log line of the runtime's state, for SIGUSR1 and the like.
+    public var statusLine: String {
+        let stats = audio.stats
+        return "\(plugins.count) plugin(s), \(loadFailures.count) refused; output \(session.isActive ? "active" : "inactive"), "
+            + "\(stats.frames.load(ordering: .relaxed)) frames, \(stats.lateEvents.load(ordering: .relaxed)) late, "
+            + "\(stats.droppedPackets.load(ordering: .relaxed)) packets dropped; \(sinks.list.count) sink(s)"
     }
 
     /// Sends `topic` to whoever listens (deckd's control server).
@@ -144,6 +161,7 @@ extension Runtime {
             "bytes": .int(Int64(sink.status.bytes)), "errors": .int(Int64(sink.status.errors)),
         ]
         if let error = sink.status.lastError { object["lastError"] = .string(error) }
+        if sink.status.failed { object["failed"] = true; object["droppedPackets"] = .int(Int64(sink.status.droppedPackets)) }
         if let clients = sink.status.clients { object["clients"] = .int(Int64(clients)) }
         if let dropped = sink.status.droppedClients { object["droppedClients"] = .int(Int64(dropped)) }
         return .object(object)

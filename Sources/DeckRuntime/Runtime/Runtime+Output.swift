@@ -1,26 +1,71 @@
 extension Runtime {
     /// Opens the configured sinks (a sink that cannot open is logged and the rest run) and arms the
     /// session: the output itself starts on the first focus grant, or now with `alwaysActive`.
+    /// Throws when sinks were configured and none could open: the output would have nowhere to go.
     public func startOutput() throws(RuntimeError) {
+        var failures: [String] = []
         for uri in configuration.sinks {
-            do { try addSink(uri) } catch { logger.error("sinks", error.description) }
+            do { try addSink(uri) } catch { failures.append(error.description) }
+        }
+        failures.forEach { logger.error("sinks", $0) }
+        if !configuration.sinks.isEmpty && failures.count == configuration.sinks.count {
+            throw .noOutput("no sink could open: \(failures.joined(separator: "; "))")
         }
         apply(session.start(now: loop.now))
     }
 
-    /// Asks plugin `id` to play `item`: the path a remote "play" and `deckd --play` take.
-    public func play(pluginID id: String, item: String?) throws(PluginCallError) {
-        guard let plugin = plugin(id: id) else { throw PluginCallError(status: .invalid, message: "no plugin with id \(id)") }
-        try plugin.startPlayback(item: item)
-        logger.info("audio", "\(id): playing \(item ?? "its default item")")
+    /// Whether the output has lost every place it was going: sinks exist and each has failed or
+    /// counted write errors. (With no sinks at all the output goes to clients that add them.)
+    public var outputLost: Bool {
+        let list = sinks.list
+        return !list.isEmpty && list.allSatisfy { $0.status.failed || $0.status.errors > 0 && $0.status.packets == 0 }
     }
 
+    /// What came of asking a plugin to play.
+    public enum PlayOutcome: Equatable, Sendable {
+        /// Its stream is open and in the mix.
+        case playing
+        /// Its focus request was delayed; it plays when the holder lets go.
+        case waitingForFocus
+        /// It accepted the request but holds no focus or opened no stream.
+        case silent(String)
+    }
+
+    /// Asks plugin `id` to play `item`: the path a remote "play" and `deckd --play` take. Logs what
+    /// really happened, which may be less than playing.
     @discardableResult
-    public func addSink(_ uri: String) throws(SinkError) -> SinkInfo {
+    public func play(pluginID id: String, item: String?) throws(PluginCallError) -> PlayOutcome {
+        guard let plugin = plugin(id: id) else { throw PluginCallError(status: .invalid, message: "no plugin with id \(id)") }
+        try plugin.startPlayback(item: item)
+        let what = item ?? "its default item"
+        let owner = FocusOwner.plugin(id)
+        let outcome: PlayOutcome
+        if plugin.streamSlot != nil {
+            outcome = .playing
+            logger.info("audio", "\(id): playing \(what)")
+        } else if session.arbiter.pending?.owner == owner {
+            outcome = .waitingForFocus
+            logger.info("audio", "\(id): will play \(what) when its delayed focus request is granted")
+        } else {
+            let reason = session.arbiter.holder(owner) == nil ? "it holds no audio focus" : "it opened no stream"
+            outcome = .silent("\(id) accepted \(what) but \(reason)")
+            logger.warning("audio", "\(id) accepted \(what) but \(reason): nothing plays")
+        }
+        return outcome
+    }
+
+    /// Opens a sink. One a client adds (`fromClient`) may write files only inside `files.directory`.
+    @discardableResult
+    public func addSink(_ uri: String, fromClient: Bool = false) throws(SinkError) -> SinkInfo {
         var context = SinkContext(loop: loop, logger: logger, preSkip: audio.preSkip,
                                   frameSize: configuration.audio.frameSize, encoder: configuration.audio.encoder)
         context.http = configuration.httpLimits
-        let sink = try SinkURI(uri).makeSink(context)
+        context.overwriteFiles = configuration.files.overwrite
+        var parsed = try SinkURI(uri)
+        if fromClient, case .file(let path, let pipe) = parsed {
+            parsed = .file(path: try configuration.files.confine(path, uri: uri), pipe: pipe)
+        }
+        let sink = try parsed.makeSink(context)
         let id = sinks.add(sink)
         logger.info("sinks", "sink \(id): \(sink.uri)")
         return SinkInfo(id: id, uri: sink.uri, status: sink.status)

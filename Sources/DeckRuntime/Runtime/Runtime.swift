@@ -9,6 +9,8 @@ public final class Runtime {
     public private(set) var plugins: [PluginInstance] = []
     /// Every bundle that did not load, with its reason.
     public private(set) var loadFailures: [PluginLoadError] = []
+    /// Why the latest `loadBundle` failed, recorded or not.
+    public private(set) var lastLoadFailure: PluginLoadError?
     public let audio: AudioEngine
     public let sinks = SinkSet()
     public let session: AudioSession
@@ -86,18 +88,42 @@ public final class Runtime {
         } else {
             logger.info("plugins", "no entitlement policy given: every declared entitlement is granted")
         }
+        scanPluginDirectories()
+    }
+
+    /// Loads and activates the bundles that appeared (or were fixed) in the plugin folders since the
+    /// last scan; loaded plugins are left alone. Returns how many were loaded.
+    @discardableResult
+    public func rescanPlugins() -> Int {
+        let before = plugins.count
+        scanPluginDirectories()
+        activatePlugins()
+        let added = plugins.count - before
+        logger.info("plugins", "rescan: \(added) new plugin(s), \(loadFailures.count) refused")
+        publish("apps.changed", appsDescription)
+        return added
+    }
+
+    private func scanPluginDirectories() {
         for directory in configuration.pluginDirectories {
+            let bundles: [String]
             do {
-                for bundle in try PluginLoader.bundles(in: directory) { loadBundle(bundle) }
+                bundles = try PluginLoader.bundles(in: directory)
             } catch {
-                record(error)
+                // A folder is not a bundle: it is reported, not counted as refused.
+                logger.warning("plugins", "\(directory): \(error.reasonText)")
+                continue
             }
+            for bundle in bundles where !plugins.contains(where: { $0.bundlePath == bundle }) { loadBundle(bundle) }
         }
     }
 
-    /// Loads and initialises one bundle; returns the plugin, or nil after logging why not.
+    /// Loads and initialises one bundle; returns the plugin, or nil after logging why not. A bundle
+    /// that loads is no longer listed as refused; with `recordFailure` false (a client's
+    /// `apps.load`, answered with the reason) a failure is logged but not kept.
     @discardableResult
-    public func loadBundle(_ path: String) -> PluginInstance? {
+    public func loadBundle(_ path: String, recordFailure: Bool = true) -> PluginInstance? {
+        loadFailures.removeAll { $0.bundle == path }
         do {
             let plugin = try loader.load(bundle: path, instance: nextInstance) { id in
                 plugins.first { $0.id == id }?.bundlePath
@@ -109,7 +135,9 @@ public final class Runtime {
                 + "(\(plugin.isSwift ? "Swift" : "C"); entitlements: \(Entitlement.list(plugin.entitlements)))")
             return plugin
         } catch {
-            record(error)
+            lastLoadFailure = error
+            if recordFailure { loadFailures.append(error) }
+            logger.error("plugins", error.description)
             return nil
         }
     }
@@ -158,11 +186,6 @@ public final class Runtime {
         callbackDoorbell = nil
     }
 
-    func record(_ error: PluginLoadError) {
-        loadFailures.append(error)
-        logger.error("plugins", error.description)
-    }
-
     private func deliverCallbacks() {
         for number in callbackRequests.drain() { instanceNumbers[number]?.deliverCallback() }
     }
@@ -172,11 +195,13 @@ public final class Runtime {
 public enum RuntimeError: Error, Equatable, Sendable, CustomStringConvertible {
     case loop(LoopError)
     case audio(AudioEngineError)
+    case noOutput(String)
 
     public var description: String {
         switch self {
         case .loop(let error): error.description
         case .audio(let error): error.description
+        case .noOutput(let reason): "the output has nowhere to go: \(reason)"
         }
     }
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// What the runtime is told at start: where plugins are, who may do what, how much to log, how
 /// to encode and where to send the audio. Read from a config file (JSON) and overridden by
 /// command-line flags or the embedder.
@@ -7,7 +9,9 @@
 ///      "sinks": ["http://127.0.0.1:8000/stream.opus"],
 ///      "encoder": {"bitrate": 128000, "complexity": 10, "frameMs": 20, "application": "audio",
 ///                  "fec": false, "packetLoss": 0, "dtx": false},
-///      "http": {"maxQueuedBytes": 1048576, "maxHeadBytes": 8192, "headTimeoutMs": 5000},
+///      "http": {"maxQueuedBytes": 1048576, "maxHeadBytes": 8192, "headTimeoutMs": 5000, "maxClients": 32},
+///      "files": {"directory": "/var/lib/deck/recordings", "overwrite": false},
+///      "control": {"maxMessageBytes": 1048576, "maxBatch": 100, ...},
 ///      "audio": {"lateBoundMs": 50},
 ///      "session": {"duckDb": -14, "duckRampMs": 500, "restoreRampMs": 500, "idleTimeoutMs": 5000,
 ///                  "starvationMs": 30000, "alwaysActive": false, "matrix": {"call": {"navigation": "reject"}}}}
@@ -23,6 +27,9 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var sinks: [String] = []
     public var audio = AudioConfiguration()
     public var httpLimits = HTTPStreamSink.Limits()
+    /// Where file sinks added by clients may write, and whether any file sink may replace a file.
+    public var files = FileOutputPolicy()
+    public var control = ControlLimits()
     public var session = SessionPolicy()
 
     public init() {}
@@ -58,19 +65,27 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                     throw .invalid(path, "\"sinks\" must be an array of sink URIs")
                 }
                 sinks = uris.map { $0.hasPrefix("file:") && !$0.hasPrefix("file:/") ? "file:" + resolve(String($0.dropFirst(5))) : $0 }
+                for uri in sinks {
+                    do { _ = try SinkURI(uri) } catch { throw .invalid(path, "sinks: \(error)") }
+                }
             case "encoder":
                 try applyEncoder(value, path: path)
             case "http":
                 try applyHTTP(value, path: path)
             case "audio":
-                guard case .object(let members) = value, members.count == 1, let bound = members["lateBoundMs"]?.intValue, bound > 0 else {
-                    throw .invalid(path, "\"audio\" must be {\"lateBoundMs\": N} with N a positive number of milliseconds")
+                guard case .object(let members) = value, members.count == 1, let bound = members["lateBoundMs"] else {
+                    throw .invalid(path, "\"audio\" must be {\"lateBoundMs\": N}")
                 }
-                audio.lateBoundNanoseconds = Int(bound) * 1_000_000
+                audio.lateBoundNanoseconds = try Setting(bound, "audio.lateBoundMs", 1...10_000, path).integer() * 1_000_000
+            case "files":
+                try applyFiles(value, path: path, resolve: resolve)
+            case "control":
+                try applyControl(value, path: path)
             case "session":
                 do { try session.apply(value) } catch { throw .invalid(path, error.description) }
             default:
-                throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, encoder, http, audio, session)")
+                throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, encoder, "
+                               + "http, files, control, audio, session)")
             }
         }
     }
@@ -79,23 +94,19 @@ public struct RuntimeConfiguration: Sendable, Equatable {
         guard case .object(let members) = value else { throw .invalid(path, "\"encoder\" must be an object") }
         var encoder = audio.encoder
         for (key, value) in members {
-            func integer() throws(ConfigurationError) -> Int {
-                guard let number = value.intValue else { throw .invalid(path, "encoder.\(key) must be an integer") }
-                return Int(number)
-            }
             func flag() throws(ConfigurationError) -> Bool {
                 guard let flag = value.boolValue else { throw .invalid(path, "encoder.\(key) must be true or false") }
                 return flag
             }
             switch key {
-            case "bitrate": encoder.bitrate = try integer()
-            case "complexity": encoder.complexity = try integer()
-            case "packetLoss": encoder.expectedPacketLoss = try integer()
+            case "bitrate": encoder.bitrate = try Setting(value, "encoder.bitrate", 6_000...510_000, path, unit: "bits/s").integer()
+            case "complexity": encoder.complexity = try Setting(value, "encoder.complexity", 0...10, path).integer()
+            case "packetLoss": encoder.expectedPacketLoss = try Setting(value, "encoder.packetLoss", 0...100, path, unit: "%").integer()
             case "fec": encoder.inbandFEC = try flag()
             case "dtx": encoder.dtx = try flag()
             case "application":
                 guard let name = value.stringValue, let application = EncoderSettings.Application(rawValue: name) else {
-                    throw .invalid(path, AudioConfigurationError.application(value.stringValue ?? value.encoded()).description)
+                    throw .invalid(path, "encoder.application: " + AudioConfigurationError.application(value.stringValue ?? value.encoded()).description)
                 }
                 encoder.application = application
             case "frameMs":
@@ -105,25 +116,53 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 case .double(let number): milliseconds = number
                 default: throw .invalid(path, "encoder.frameMs must be a number")
                 }
-                do { audio.frameSize = try FrameSize(milliseconds: milliseconds) } catch { throw .invalid(path, error.description) }
+                do { audio.frameSize = try FrameSize(milliseconds: milliseconds) } catch { throw .invalid(path, "encoder.frameMs: \(error)") }
             default:
                 throw .invalid(path, "unknown key \"encoder.\(key)\" (known: bitrate, complexity, frameMs, application, fec, packetLoss, dtx)")
             }
         }
-        do { try encoder.validate() } catch { throw .invalid(path, error.description) }
         audio.encoder = encoder
     }
 
     private mutating func applyHTTP(_ value: JSONValue, path: String) throws(ConfigurationError) {
         guard case .object(let members) = value else { throw .invalid(path, "\"http\" must be an object") }
         for (key, value) in members {
-            guard let number = value.intValue, number > 0 else { throw .invalid(path, "http.\(key) must be a positive integer") }
             switch key {
-            case "maxQueuedBytes": httpLimits.maxQueuedBytes = Int(number)
-            case "maxHeadBytes": httpLimits.maxHeadBytes = Int(number)
-            case "headTimeoutMs": httpLimits.headTimeoutMilliseconds = UInt64(number)
-            default: throw .invalid(path, "unknown key \"http.\(key)\" (known: maxQueuedBytes, maxHeadBytes, headTimeoutMs)")
+            case "maxQueuedBytes":
+                httpLimits.maxQueuedBytes = try Setting(value, "http.maxQueuedBytes", 16_384...(64 << 20), path, unit: "bytes").integer()
+            case "maxHeadBytes":
+                httpLimits.maxHeadBytes = try Setting(value, "http.maxHeadBytes", 256...65_536, path, unit: "bytes").integer()
+            case "headTimeoutMs":
+                httpLimits.headTimeoutMilliseconds = UInt64(try Setting(value, "http.headTimeoutMs", 100...60_000, path, unit: "ms").integer())
+            case "maxClients":
+                httpLimits.maxClients = try Setting(value, "http.maxClients", 1...1_024, path).integer()
+            default: throw .invalid(path, "unknown key \"http.\(key)\" (known: maxQueuedBytes, maxHeadBytes, headTimeoutMs, maxClients)")
             }
+        }
+    }
+
+    private mutating func applyFiles(_ value: JSONValue, path: String, resolve: (String) -> String) throws(ConfigurationError) {
+        guard case .object(let members) = value else { throw .invalid(path, "\"files\" must be an object") }
+        for (key, value) in members {
+            switch key {
+            case "directory":
+                guard let directory = value.stringValue, !directory.isEmpty else { throw .invalid(path, "files.directory must be a folder path") }
+                files.directory = resolve(directory)
+            case "overwrite":
+                guard let flag = value.boolValue else { throw .invalid(path, "files.overwrite must be true or false") }
+                files.overwrite = flag
+            default: throw .invalid(path, "unknown key \"files.\(key)\" (known: directory, overwrite)")
+            }
+        }
+    }
+
+    private mutating func applyControl(_ value: JSONValue, path: String) throws(ConfigurationError) {
+        guard case .object(let members) = value else { throw .invalid(path, "\"control\" must be an object") }
+        for (key, value) in members {
+            guard let field = ControlLimits.fields.first(where: { $0.key == key }) else {
+                throw .invalid(path, "unknown key \"control.\(key)\" (known: \(ControlLimits.fields.map(\.key).joined(separator: ", ")))")
+            }
+            control[keyPath: field.path] = try Setting(value, "control.\(key)", field.range, path, unit: field.unit).integer()
         }
     }
 
@@ -139,6 +178,65 @@ public struct RuntimeConfiguration: Sendable, Equatable {
         } catch {
             throw .invalid(path, "\(error)")
         }
+    }
+}
+
+/// One numeric setting being read: its full key, its range and unit, for a message a user can act on.
+private struct Setting {
+    var value: JSONValue
+    var key: String
+    var range: ClosedRange<Int>
+    var path: String
+    var unit: String
+
+    init(_ value: JSONValue, _ key: String, _ range: ClosedRange<Int>, _ path: String, unit: String = "") {
+        self.value = value
+        self.key = key
+        self.range = range
+        self.path = path
+        self.unit = unit
+    }
+
+    /// The value as a whole number inside the range, or an error naming the key, the range and the unit.
+    func integer() throws(ConfigurationError) -> Int {
+        let bounds = "\(range.lowerBound) to \(range.upperBound)" + (unit.isEmpty ? "" : " \(unit)")
+        guard let number = value.intValue else { throw .invalid(path, "\(key) must be a whole number from \(bounds), not \(value.encoded())") }
+        guard range.contains(Int(clamping: number)) else { throw .invalid(path, "\(key) is \(number), out of range (\(bounds))") }
+        return Int(number)
+    }
+}
+
+/// Where file sinks may be created and whether they may replace files.
+public struct FileOutputPolicy: Sendable, Equatable {
+    /// The folder that file sinks added by a client (`sinks.add`) must be in; nil refuses them.
+    /// Sinks from the command line or the config file may be anywhere the runtime's user can write.
+    public var directory: String?
+    /// Replace an existing regular file (never a link, FIFO or device) instead of refusing.
+    public var overwrite = false
+
+    public init() {}
+
+    /// The path a client's file sink may use: a bare name or a path inside `directory` (no `..`,
+    /// no link leading out of it); the final name is opened without following links.
+    public func confine(_ path: String, uri: String) throws(SinkError) -> String {
+        guard let directory else {
+            throw .cannotOpen(uri, "clients may add file sinks only inside an output folder; the integrator sets files.directory (or --output-dir)")
+        }
+        let full = path.hasPrefix("/") ? path : directory + "/" + path
+        let outside = SinkError.cannotOpen(uri, "\(path) is outside the output folder \(directory)")
+        guard !full.split(separator: "/").contains("..") else { throw outside }
+        let folder = String(full[..<full.lastIndex(of: "/")!])
+        guard let realFolder = FileOutputPolicy.realPath(folder), let realDirectory = FileOutputPolicy.realPath(directory) else {
+            throw .cannotOpen(uri, "the folder \(folder) does not exist")
+        }
+        guard realFolder == realDirectory || realFolder.hasPrefix(realDirectory + "/") else { throw outside }
+        return realFolder + full[full.lastIndex(of: "/")!...]
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path.isEmpty ? "/" : path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }
 

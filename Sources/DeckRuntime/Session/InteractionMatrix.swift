@@ -33,15 +33,15 @@ public struct InteractionMatrix: Sendable, Equatable {
 
     /// Applies `{"holder": {"request": "reject|exclusive|concurrent"}}` cells over this matrix.
     public func overriding(_ json: JSONValue) throws(SessionConfigurationError) -> InteractionMatrix {
-        guard case .object(let rows) = json else { throw .invalid("\"matrix\" must be an object of holder contexts") }
+        guard case .object(let rows) = json else { throw .invalid("session.matrix must be an object of holder contexts") }
         var matrix = self
         for (holderName, row) in rows {
             guard let holder = AudioContext(rawValue: holderName) else { throw .unknownContext(holderName) }
-            guard case .object(let cells) = row else { throw .invalid("matrix.\(holderName) must be an object of request contexts") }
+            guard case .object(let cells) = row else { throw .invalid("session.matrix.\(holderName) must be an object of request contexts") }
             for (requestName, value) in cells {
                 guard let request = AudioContext(rawValue: requestName) else { throw .unknownContext(requestName) }
                 guard let interaction = value.stringValue.flatMap(FocusInteraction.init(rawValue:)) else {
-                    throw .invalid("matrix.\(holderName).\(requestName) must be reject, exclusive or concurrent")
+                    throw .invalid("session.matrix.\(holderName).\(requestName) must be reject, exclusive or concurrent")
                 }
                 matrix[holder, request] = interaction
             }

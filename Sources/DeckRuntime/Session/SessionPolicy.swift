@@ -38,6 +38,11 @@ public struct SessionPolicy: Sendable, Equatable {
                 guard value >= 0, value <= 3_600_000 else { throw .invalid("session.\(key) must be 0 to 3600000 ms") }
                 return value
             }
+            func wholeMilliseconds() throws(SessionConfigurationError) -> UInt64 {
+                let value = try milliseconds()
+                guard value == value.rounded() else { throw .invalid("session.\(key) must be a whole number of milliseconds, not \(value)") }
+                return UInt64(value)
+            }
             switch key {
             case "duckDb":
                 let decibels = try number()
@@ -45,8 +50,8 @@ public struct SessionPolicy: Sendable, Equatable {
                 duckDecibels = decibels
             case "duckRampMs": duckRampMilliseconds = try milliseconds()
             case "restoreRampMs": restoreRampMilliseconds = try milliseconds()
-            case "idleTimeoutMs": idleTimeoutMilliseconds = UInt64(try milliseconds())
-            case "starvationMs": starvationMilliseconds = UInt64(try milliseconds())
+            case "idleTimeoutMs": idleTimeoutMilliseconds = try wholeMilliseconds()
+            case "starvationMs": starvationMilliseconds = try wholeMilliseconds()
             case "alwaysActive":
                 guard let flag = value.boolValue else { throw .invalid("session.alwaysActive must be true or false") }
                 alwaysActive = flag

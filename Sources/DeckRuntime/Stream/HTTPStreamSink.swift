@@ -1,3 +1,5 @@
+import Glibc
+
 /// `http://HOST:PORT/PATH`: serves the live Ogg Opus stream to any number of clients. A client
 /// joining late gets the header pages first, then pages from the next page boundary. Slow clients
 /// are dropped, never the stream; other paths get 404, malformed requests 400, and a request head
@@ -8,6 +10,11 @@ public final class HTTPStreamSink: Sink {
         public var maxQueuedBytes = 1 << 20
         public var maxHeadBytes = 8 * 1024
         public var headTimeoutMilliseconds: UInt64 = 5_000
+        /// Listeners at once; more are answered 503. A car has a handful of receivers.
+        public var maxClients = 32
+        /// File descriptors kept free for the rest of the runtime (the control socket above all):
+        /// a listener that would eat into them is answered 503.
+        public var reservedDescriptors = 32
 
         public init() {}
     }
@@ -19,6 +26,8 @@ public final class HTTPStreamSink: Sink {
     private var clients: [ObjectIdentifier: HTTPClient] = [:]
     private var muxer: OggOpusMuxer?
     private var statusCounters = SinkStatus()
+    private var acceptErrors = LogThrottle()
+    private var rejections = LogThrottle()
 
     init(host: String, port: Int, path: String, context: SinkContext) throws(SinkError) {
         let requested = SinkURI.http(host: host, port: port, path: path).description
@@ -32,6 +41,11 @@ public final class HTTPStreamSink: Sink {
         uri = requested
         do {
             try server.listen { [weak self] connection in self?.accept(connection) }
+            server.onAcceptError = { [weak self] error in
+                guard let self else { return }
+                let (log, held) = acceptErrors.admit(now: context.loop.now)
+                if log { context.logger.error("sinks", "\(uri): \(error); a listener was turned away\(LogThrottle.suffix(held))") }
+            }
         } catch {
             server.close()
             throw .cannotOpen(requested, error.description)
@@ -77,6 +91,7 @@ public final class HTTPStreamSink: Sink {
         let client = HTTPClient(connection: connection)
         let key = ObjectIdentifier(client)
         clients[key] = client
+        if let reason = refusal(connection) { return reject(client, status: "503 Service Unavailable", reason: reason) }
         client.timer = try? LoopTimer(loop: context.loop)
         let timeout = context.http.headTimeoutMilliseconds
         client.timer?.start(after: timeout) { [weak self, unowned client] in
@@ -88,6 +103,17 @@ public final class HTTPStreamSink: Sink {
             case .end, .failed: self?.forget(client)
             }
         }
+    }
+
+    /// Why one more listener cannot be served, or nil.
+    private func refusal(_ connection: StreamConnection) -> String? {
+        if clients.count > context.http.maxClients { return "\(context.http.maxClients) listeners already (http.maxClients)" }
+        var limit = rlimit()
+        let fd = connection.fileDescriptor
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, fd >= 0, rlim_t(fd) + rlim_t(context.http.reservedDescriptors) >= limit.rlim_cur {
+            return "file descriptor \(fd) is within \(context.http.reservedDescriptors) of the limit of \(limit.rlim_cur) (ulimit -n)"
+        }
+        return nil
     }
 
     private func received(_ bytes: [UInt8], from client: HTTPClient) {
@@ -135,11 +161,14 @@ public final class HTTPStreamSink: Sink {
         }
     }
 
+    /// Answers `status` and closes. A client's mistake (404, 405, 400…) or a full house (503) is
+    /// logged, once per burst, but is not an error of the sink.
     private func reject(_ client: HTTPClient, status: String, reason: String, extra: String = "") {
         guard !client.isClosing else { return }
         client.isClosing = true
         client.timer?.close()
-        if statusCounters.count(error: "\(status): \(reason)") { context.logger.warning("sinks", "\(uri): \(status): \(reason)") }
+        let (log, held) = rejections.admit(now: context.loop.now)
+        if log { context.logger.warning("sinks", "\(uri): answered \(status): \(reason)\(LogThrottle.suffix(held))") }
         let body = status + "\n"
         let response = "HTTP/1.1 \(status)\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n"
             + extra + "Connection: close\r\n\r\n" + body

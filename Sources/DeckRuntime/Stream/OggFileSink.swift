@@ -9,17 +9,25 @@ public final class OggFileSink: Sink {
     private var muxer: OggOpusMuxer?
     private let context: SinkContext
 
-    init(path: String, context: SinkContext) throws(SinkError) {
-        uri = SinkURI.file(path: path).description
+    init(path: String, mode: LoopFile.OpenMode, context: SinkContext) throws(SinkError) {
+        uri = SinkURI.file(path: path, pipe: mode == .pipe).description
         self.context = context
         do {
-            file = try LoopFile(loop: context.loop, path: path)
+            file = try LoopFile(loop: context.loop, path: path, mode: mode)
         } catch {
             throw .cannotOpen(uri, error.description)
         }
         file.onError = { [weak self] error in
             guard let self, counters.count(error: error.description) else { return }
             context.logger.error("sinks", "\(uri): \(error) (\(counters.errors) failed writes so far)")
+        }
+        file.onDeleted = { [weak self] in
+            guard let self else { return }
+            let problem = "the file was deleted (or its folder removed) while being written; nothing more is written to it"
+            _ = counters.count(error: problem)
+            counters.failed = true
+            context.logger.error("sinks", "\(uri): \(problem); remove this sink and add a new one")
+            file.close()
         }
     }
 
@@ -30,7 +38,10 @@ public final class OggFileSink: Sink {
     }
 
     public func deliver(_ packet: EncodedPacket) {
-        guard file.isOpen else { return }
+        guard file.isOpen else {
+            counters.droppedPackets += 1
+            return
+        }
         if muxer == nil {
             let muxer = OggOpusMuxer(preSkip: context.preSkip)
             muxer.headerPages.forEach(write)

@@ -86,13 +86,25 @@ public final class RTPSink: Sink {
             """
     }
 
-    /// Writes `text` to a temporary file beside `path` and renames it over; the reason on failure.
+    /// Writes `text` to a fresh, uniquely named temporary file beside `path` (mkstemp: created
+    /// exclusively, never through a planted link) and renames it over; the reason on failure.
     private static func writeAtomically(_ text: String, to path: String) -> String? {
-        let temporary = path + ".tmp"
-        guard let file = fopen(temporary, "w") else { return String(cString: strerror(errno)) }
-        let written = fputs(text, file) >= 0
-        let closed = fclose(file) == 0
-        guard written, closed, rename(temporary, path) == 0 else {
+        var template = Array((path + ".XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            written += count
+        }
+        let complete = written == bytes.count && fchmod(fd, 0o644) == 0
+        let closed = Glibc.close(fd) == 0
+        guard complete, closed, rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             return reason

@@ -22,6 +22,10 @@ public struct SinkStatus: Sendable, Equatable {
     public var droppedClients: Int?
     /// The output ended and everything for it has been written (a file is closed).
     public var finished = false
+    /// The sink can no longer deliver anything (its file was deleted); it stays listed until removed.
+    public var failed = false
+    /// Packets not delivered because the sink had failed.
+    public var droppedPackets = 0
 
     public init() {}
 

@@ -7,6 +7,8 @@ public struct SinkContext {
     public var frameSize: FrameSize
     public var encoder: EncoderSettings
     public var http = HTTPStreamSink.Limits()
+    /// Whether a file sink may replace an existing regular file (never a link, FIFO or device).
+    public var overwriteFiles = false
 
     public init(loop: EventLoop, logger: Logger, preSkip: Int, frameSize: FrameSize, encoder: EncoderSettings) {
         self.loop = loop
@@ -21,8 +23,8 @@ extension SinkURI {
     /// Opens the sink this URI names: binds its socket, creates its file, writes its SDP.
     public func makeSink(_ context: SinkContext) throws(SinkError) -> any Sink {
         switch self {
-        case .file(let path):
-            return try OggFileSink(path: path, context: context)
+        case .file(let path, let pipe):
+            return try OggFileSink(path: path, mode: pipe ? .pipe : context.overwriteFiles ? .overwrite : .create, context: context)
         case .http(let host, let port, let path):
             return try HTTPStreamSink(host: host, port: port, path: path, context: context)
         case .rtp(let host, let port, let payloadType, let sdpPath):

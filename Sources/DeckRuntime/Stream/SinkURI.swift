@@ -1,15 +1,17 @@
-/// A sink address as users write it: `file:PATH.opus`, `http://HOST:PORT/PATH`,
-/// `rtp://HOST:PORT?pt=96&sdp=PATH`.
+/// A sink address as users write it: `file:PATH.opus` (`file:PATH?pipe` for an existing FIFO or
+/// character device), `http://HOST:PORT/PATH`, `rtp://HOST:PORT?pt=96&sdp=PATH`.
 public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
-    case file(path: String)
+    case file(path: String, pipe: Bool = false)
     case http(host: String, port: Int, path: String)
     case rtp(host: String, port: Int, payloadType: Int, sdpPath: String?)
 
     public init(_ text: String) throws(SinkError) {
         if text.hasPrefix("file:") {
-            let path = String(text.dropFirst(5))
+            var path = String(text.dropFirst(5))
+            let pipe = path.hasSuffix("?pipe")
+            if pipe { path.removeLast(5) }
             guard !path.isEmpty else { throw .invalidURI(text, "a file sink needs a path, e.g. file:out.opus") }
-            self = .file(path: path)
+            self = .file(path: path, pipe: pipe)
         } else if text.hasPrefix("http://") {
             let rest = text.dropFirst(7)
             let slash = rest.firstIndex(of: "/") ?? rest.endIndex
@@ -47,7 +49,7 @@ public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .file(let path): "file:\(path)"
+        case .file(let path, let pipe): "file:\(path)" + (pipe ? "?pipe" : "")
         case .http(let host, let port, let path): "http://\(SinkURI.bracketed(host)):\(port)\(path)"
         case .rtp(let host, let port, let payloadType, let sdp):
             "rtp://\(SinkURI.bracketed(host)):\(port)?pt=\(payloadType)" + (sdp.map { "&sdp=\($0)" } ?? "")

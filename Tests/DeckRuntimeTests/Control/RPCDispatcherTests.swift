@@ -112,7 +112,8 @@ import Testing
 
     @Test func oversizedAndTooDeepMessagesAreRefusedAsLimits() throws {
         let dispatcher = specDispatcher()
-        dispatcher.limits = JSONLimits(maxBytes: 100, maxDepth: 4)
+        dispatcher.limits.maxMessageBytes = 100
+        dispatcher.limits.maxDepth = 4
         let connection = RPCConnection { _ in }
         let big = try JSONValue.parse(try #require(dispatcher.handle(String(repeating: " ", count: 200) + "{}", connection: connection)))
         #expect(big["error"]?["code"] == -32001)
@@ -120,6 +121,39 @@ import Testing
         #expect(deep["error"]?["code"] == -32001)
         let bytes: [UInt8] = [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]  // invalid UTF-8 in a key
         #expect(try JSONValue.parse(try #require(dispatcher.handle(bytes, connection: connection)))["error"]?["code"] == -32700)
+    }
+
+    @Test func aBatchOverTheLimitIsRefusedWholeBeforeAnyMemberRuns() throws {
+        let dispatcher = specDispatcher()
+        var calls = 0
+        dispatcher.register(RPCMethod("count", "counts") { _ in calls += 1; return true })
+        dispatcher.limits.maxBatch = 3
+        let connection = RPCConnection { _ in }
+        let member = #"{"jsonrpc":"2.0","method":"count","id":1}"#
+        let answer = try JSONValue.parse(try #require(dispatcher.handle("[" + Array(repeating: member, count: 4).joined(separator: ",") + "]", connection: connection)))
+        #expect(answer["error"]?["code"] == -32001)
+        #expect(answer["error"]?["message"] == "Limit: a batch of 4 requests is over the limit of 3 (control.maxBatch)")
+        #expect(calls == 0)
+        let ok = try JSONValue.parse(try #require(dispatcher.handle("[" + Array(repeating: member, count: 3).joined(separator: ",") + "]", connection: connection)))
+        #expect(ok.arrayValue?.count == 3)
+        #expect(calls == 3)
+    }
+
+    @Test func aBatchAnswerStopsGrowingAtTheResponseLimit() throws {
+        let dispatcher = specDispatcher()
+        var calls = 0
+        let kilobyte = JSONValue.string(String(repeating: "x", count: 1_000))
+        dispatcher.register(RPCMethod("big", "1 kB") { _ in calls += 1; return kilobyte })
+        dispatcher.limits.maxResponseBytes = 65_536
+        let connection = RPCConnection { _ in }
+        let batch = "[" + (1...100).map { #"{"jsonrpc":"2.0","method":"big","id":\#($0)}"# }.joined(separator: ",") + "]"
+        let text = try #require(dispatcher.handle(batch, connection: connection))
+        let answers = try #require(try JSONValue.parse(text).arrayValue)
+        #expect(answers.count == 100)  // every request is answered, in order
+        #expect(answers.map { $0["id"] } == (1...100).map { JSONValue.int(Int64($0)) })
+        #expect(calls < 70)  // members past the limit did not run
+        #expect(answers.last?["error"]?["code"] == -32001)
+        #expect(text.utf8.count < 65_536 + 2_000 + 100 * 200)
     }
 
     @Test func theOpenRPCDocumentComesFromTheMethodTable() throws {

@@ -168,16 +168,69 @@ import DeckTestSupport
         #expect(!file.isOpen)
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir.path + "/out.bin")) == Data(expected))
 
-        #expect {
+        #expect(throws: LoopFileError.system(dir.path + "/absent/out.bin", "No such file or directory")) {
             _ = try LoopFile(loop: loop, path: dir.path + "/absent/out.bin")
-        } throws: { error in
-            (error as? LoopError)?.description == "opening \(dir.path)/absent/out.bin: no such file or directory (ENOENT)"
         }
+    }
+
+    @Test func aLoopFileNeverClobbersFollowsLinksOrOpensSpecialFiles() throws {
+        let loop = try EventLoop()
+        let dir = TemporaryDirectory()
+        let existing = dir.path + "/existing.opus"
+        try "keep me".write(toFile: existing, atomically: false, encoding: .utf8)
+        #expect(throws: LoopFileError.exists(existing)) { _ = try LoopFile(loop: loop, path: existing) }
+        #expect(try String(contentsOfFile: existing, encoding: .utf8) == "keep me")
+
+        let link = dir.path + "/link.opus"
+        let target = dir.path + "/target"
+        symlink(target, link)
+        #expect(throws: LoopFileError.symbolicLink(link)) { _ = try LoopFile(loop: loop, path: link, mode: .overwrite) }
+        #expect(!FileManager.default.fileExists(atPath: target))
+
+        // A FIFO with no reader would block open(2) for ever without O_NONBLOCK.
+        let fifo = dir.path + "/fifo"
+        mkfifo(fifo, 0o600)
+        #expect(throws: LoopFileError.notRegular(fifo)) { _ = try LoopFile(loop: loop, path: fifo, mode: .overwrite) }
+        #expect(throws: LoopFileError.notRegular("/dev/null")) { _ = try LoopFile(loop: loop, path: "/dev/null", mode: .overwrite) }
+        // Asked for explicitly, a pipe is fine once a reader is there, and refused without one.
+        #expect(throws: LoopFileError.noReader(fifo)) { _ = try LoopFile(loop: loop, path: fifo, mode: .pipe) }
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        defer { close(reader) }
+        let piped = try LoopFile(loop: loop, path: fifo, mode: .pipe)
+        piped.write([7, 8, 9])
+        piped.close()
+        loop.run()
+        var received = [UInt8](repeating: 0, count: 3)
+        #expect(read(reader, &received, 3) == 3 && received == [7, 8, 9])
+        #expect(throws: LoopFileError.notPipe(existing)) { _ = try LoopFile(loop: loop, path: existing, mode: .pipe) }
+
+        // Overwriting is explicit, and then truncates a regular file.
+        let file = try LoopFile(loop: loop, path: existing, mode: .overwrite)
+        file.write([1, 2])
+        file.close()
+        loop.run()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == Data([1, 2]))
+    }
+
+    @Test func aLoopFileNoticesItWasDeleted() throws {
+        let loop = try EventLoop()
+        let dir = TemporaryDirectory()
+        let file = try LoopFile(loop: loop, path: dir.path + "/gone.bin")
+        var deleted = 0
+        file.onDeleted = { deleted += 1 }
+        unlink(dir.path + "/gone.bin")
+        let timer = try LoopTimer(loop: loop)
+        timer.start(after: 0, repeat: 100) { file.write([0]) }
+        #expect(turnLoop(loop, seconds: 5) { deleted == 1 })
+        timer.close()
+        file.close()
+        loop.run()
+        #expect(deleted == 1)
     }
 
     @Test func writesToAFullDeviceAreReportedNotFatal() throws {
         let loop = try EventLoop()
-        let file = try LoopFile(loop: loop, path: "/dev/full")
+        let file = try LoopFile(loop: loop, path: "/dev/full", mode: .pipe)
         var errors: [LoopError] = []
         file.onError = { errors.append($0) }
         file.write([1, 2, 3])

@@ -20,7 +20,10 @@ import Testing
              "sinks": ["file:out.opus", "http://127.0.0.1:9000/s.opus"],
              "encoder": {"bitrate": 96000, "complexity": 7, "frameMs": 40, "application": "voip", "fec": true,
                          "packetLoss": 10, "dtx": true},
-             "http": {"maxQueuedBytes": 4096, "maxHeadBytes": 1024, "headTimeoutMs": 250},
+             "http": {"maxQueuedBytes": 40960, "maxHeadBytes": 1024, "headTimeoutMs": 250, "maxClients": 3},
+             "files": {"directory": "recordings", "overwrite": true},
+             "control": {"maxBatch": 10, "maxUnauthenticated": 2, "idleTimeoutMs": 60000},
+             "session": {"duckDb": -20, "idleTimeoutMs": 2000},
              "audio": {"lateBoundMs": 80}}
             """)
         #expect(configuration.pluginDirectories == [dir.path + "/plugins", "/abs"])
@@ -33,25 +36,59 @@ import Testing
         #expect((encoder.bitrate, encoder.complexity, encoder.application) == (96_000, 7, .voip))
         #expect(encoder.inbandFEC && encoder.dtx && encoder.expectedPacketLoss == 10)
         #expect(configuration.audio.frameSize.samples == 1920)
-        #expect(configuration.httpLimits.maxQueuedBytes == 4096)
+        #expect(configuration.httpLimits.maxQueuedBytes == 40960)
+        #expect(configuration.httpLimits.maxClients == 3)
+        #expect(configuration.files == { var files = FileOutputPolicy(); files.directory = dir.path + "/recordings"; files.overwrite = true; return files }())
+        #expect((configuration.control.maxBatch, configuration.control.maxUnauthenticated, configuration.control.idleTimeoutMs) == (10, 2, 60_000))
+        #expect(configuration.session.duckDecibels == -20)
+        #expect(configuration.session.idleTimeoutMilliseconds == 2_000)
         #expect(configuration.httpLimits.maxHeadBytes == 1024)
         #expect(configuration.httpLimits.headTimeoutMilliseconds == 250)
         #expect(configuration.audio.lateBoundNanoseconds == 80_000_000)
     }
 
     @Test(arguments: [
-        (#"{"encoder": {"bitrate": 1}}"#, "bitrate 1 is out of range (6000 to 510000 bits/s)"),
-        (#"{"encoder": {"complexity": 11}}"#, "complexity 11 is out of range (0 to 10)"),
-        (#"{"encoder": {"application": "music"}}"#, "application \"music\" is not one of audio, lowdelay, voip"),
-        (#"{"encoder": {"frameMs": 30}}"#, "frame size 30.0 ms is not an Opus frame size (2.5, 5, 10, 20, 40 or 60)"),
+        (#"{"encoder": {"bitrate": 1}}"#, "encoder.bitrate is 1, out of range (6000 to 510000 bits/s)"),
+        (#"{"encoder": {"complexity": 11}}"#, "encoder.complexity is 11, out of range (0 to 10)"),
+        (#"{"encoder": {"complexity": 2.5}}"#, "encoder.complexity must be a whole number from 0 to 10, not 2.5"),
+        (#"{"encoder": {"application": "music"}}"#, "encoder.application: application \"music\" is not one of audio, lowdelay, voip"),
+        (#"{"encoder": {"frameMs": 30}}"#, "encoder.frameMs: frame size 30.0 ms is not an Opus frame size (2.5, 5, 10, 20, 40 or 60)"),
         (#"{"encoder": {"fec": "yes"}}"#, "encoder.fec must be true or false"),
         (#"{"encoder": {"vbr": true}}"#, "unknown key \"encoder.vbr\" (known: bitrate, complexity, frameMs, application, fec, packetLoss, dtx)"),
-        (#"{"http": {"maxHeadBytes": 0}}"#, "http.maxHeadBytes must be a positive integer"),
+        (#"{"http": {"maxHeadBytes": 0}}"#, "http.maxHeadBytes is 0, out of range (256 to 65536 bytes)"),
+        (#"{"http": {"maxQueuedBytes": 9223372036854775807}}"#, "http.maxQueuedBytes is 9223372036854775807, out of range (16384 to 67108864 bytes)"),
         (#"{"sinks": "file:x.opus"}"#, "\"sinks\" must be an array of sink URIs"),
-        (#"{"audio": {"lateBoundMs": -1}}"#, "\"audio\" must be {\"lateBoundMs\": N} with N a positive number of milliseconds"),
+        (#"{"sinks": ["ftp://x"]}"#, "sinks: invalid sink ftp://x: expected file:PATH, http://HOST:PORT/PATH or rtp://HOST:PORT?pt=96&sdp=PATH"),
+        (#"{"audio": {"lateBoundMs": -1}}"#, "audio.lateBoundMs is -1, out of range (1 to 10000)"),
+        (#"{"control": {"maxBatch": 0}}"#, "control.maxBatch is 0, out of range (1 to 10000 requests)"),
+        (#"{"control": {"maxSockets": 3}}"#, "unknown key \"control.maxSockets\" (known: maxMessageBytes, maxDepth, maxBatch, maxResponseBytes, "
+            + "maxConnections, maxTCPConnections, maxUnauthenticated, loginTimeoutMs, idleTimeoutMs, maxQueuedBytes, stallTimeoutMs)"),
+        (#"{"files": {"overwrite": 1}}"#, "files.overwrite must be true or false"),
+        (#"{"session": {"idleTimeoutMs": 0.5}}"#, "session.idleTimeoutMs must be a whole number of milliseconds, not 0.5"),
+        (#"{"session": {"matrix": {"call": {"navigation": "maybe"}}}}"#, "session.matrix.call.navigation must be reject, exclusive or concurrent"),
     ])
     func badValuesNameTheKeyAndTheRange(json: String, message: String) {
         #expect(throws: ConfigurationError.invalid(dir.path + "/deck.json", message)) { try apply(json) }
+    }
+
+    @Test func clientFileSinksAreConfinedToTheOutputFolder() throws {
+        var files = FileOutputPolicy()
+        #expect(throws: SinkError.cannotOpen("file:x.opus", "clients may add file sinks only inside an output folder; "
+                                             + "the integrator sets files.directory (or --output-dir)")) {
+            try files.confine("x.opus", uri: "file:x.opus")
+        }
+        let real = URL(fileURLWithPath: dir.path).resolvingSymlinksInPath().path
+        try FileManager.default.createDirectory(atPath: dir.path + "/out/sub", withIntermediateDirectories: true)
+        files.directory = dir.path + "/out"
+        #expect(try files.confine("x.opus", uri: "") == real + "/out/x.opus")
+        #expect(try files.confine(dir.path + "/out/sub/y.opus", uri: "") == real + "/out/sub/y.opus")
+        for escape in ["../x.opus", dir.path + "/x.opus", dir.path + "/out/../x.opus", "/etc/passwd"] {
+            #expect(throws: SinkError.self) { try files.confine(escape, uri: "file:" + escape) }
+        }
+        symlink(dir.path, dir.path + "/out/up")  // a link inside that leads out
+        #expect(throws: SinkError.cannotOpen("file:up/x.opus", "up/x.opus is outside the output folder \(dir.path)/out")) {
+            try files.confine("up/x.opus", uri: "file:up/x.opus")
+        }
     }
 
     @Test func theEncoderAcceptsFractionalFrameSizes() throws {

@@ -152,7 +152,7 @@ private let requestOwner = FocusOwner.plugin("org.example.request")
         #expect(throws: SessionConfigurationError.unknownContext("radio")) {
             try InteractionMatrix.automotive.overriding(["radio": ["call": "reject"]])
         }
-        #expect(throws: SessionConfigurationError.invalid("matrix.call.music must be reject, exclusive or concurrent")) {
+        #expect(throws: SessionConfigurationError.invalid("session.matrix.call.music must be reject, exclusive or concurrent")) {
             try InteractionMatrix.automotive.overriding(["call": ["music": "maybe"]])
         }
     }

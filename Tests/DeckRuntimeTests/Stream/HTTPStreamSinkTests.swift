@@ -95,7 +95,32 @@ import Testing
         #expect(head.hasSuffix("\r\n\r\n"))
         let huge = "GET /stream.opus HTTP/1.1\r\nX-Padding: " + String(repeating: "a", count: 9000) + "\r\n\r\n"
         #expect(request(huge).hasPrefix("HTTP/1.1 431 Request Header Fields Too Large\r\n"))
-        #expect(harness.runtime.sinks.list.first?.status.errors == 6)
+        // Clients' mistakes are logged (once per burst) but are not errors of the sink.
+        #expect(harness.runtime.sinks.list.first?.status.errors == 0)
+        #expect(harness.log.contains(.warning, "answered 404 Not Found: GET /other.opus"))
+    }
+
+    @Test func listenersBeyondTheCapAreAnswered503() throws {
+        let harness = try StreamingHarness(freewheel: false, sinks: ["http://127.0.0.1:0/stream.opus"]) {
+            $0.httpLimits.maxClients = 2
+        }
+        try harness.start()
+        let port = try port(harness)
+        let listeners = (0..<2).map { _ in
+            let fd = LoopbackClient.connect(port: port)
+            LoopbackClient.send(fd, "GET /stream.opus HTTP/1.1\r\n\r\n")
+            return fd
+        }
+        defer { listeners.forEach { close($0) } }
+        turnLoop(harness.runtime.loop) { harness.sink("http://")?.status.clients == 2 }
+        let third = exchange(harness) {
+            let fd = LoopbackClient.connect(port: port)
+            defer { close(fd) }
+            return LoopbackClient.readAll(fd)
+        }
+        #expect(third.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
+        #expect(harness.sink("http://")?.status.clients == 2)
+        #expect(harness.log.contains(.warning, "answered 503 Service Unavailable: 2 listeners already (http.maxClients)"))
     }
 
     @Test func aRequestHeadNotFinishedInTimeIsCutOff() throws {
