@@ -22,6 +22,7 @@ final class ControlServer {
     private let limits: ControlLimits
     private var clients: [ObjectIdentifier: Client] = [:]
     private var acceptErrors = LogThrottle()
+    private var refusals = LogThrottle()
     private var loginFailures: [String: LoginFailures] = [:]
 
     private final class Client {
@@ -141,7 +142,8 @@ final class ControlServer {
         let source = token == nil ? nil : stream.peerAddress?.host ?? "unknown"
         if let reason = refusal(tcp: source != nil) {
             stream.write(Array((RPCDispatcher.errorLine(.overloaded(reason)) + "\n").utf8)) { _ in stream.close() }
-            logger.warning("control", "refused a connection\(source.map { " from \($0)" } ?? ""): \(reason)")
+            let (log, held) = refusals.admit(now: loop.now)
+            if log { logger.warning("control", "refused a connection\(source.map { " from \($0)" } ?? ""): \(reason)\(LogThrottle.suffix(held))") }
             return
         }
         let client = Client(stream: stream, source: source)

@@ -167,10 +167,10 @@ enum Daemon {
             runtime.shutdown()
             watchers.forEach { $0.close() }
         }
-        var lostOutput = false
+        var durationReached = false
         runtime.onOutputFinished = {
             logger.info("deckd", "--duration reached, shutting down")
-            lostOutput = runtime.outputLost
+            durationReached = true
             stop()
         }
         do {
@@ -196,7 +196,10 @@ enum Daemon {
         logger.info("deckd", "ready: \(runtime.plugins.count) plugin(s) loaded, \(runtime.loadFailures.count) refused")
         runtime.loop.run()
         logger.info("deckd", "stopped")
-        if lostOutput { throw .runtime(.noOutput("every sink failed during the run; see the errors above")) }
+        // The loop ran until the last write landed, so every sink's errors are known by now.
+        if durationReached && runtime.sinks.outputLost {
+            throw .runtime(.noOutput("every sink failed during the run; see the errors above"))
+        }
     }
 
     /// The first-party bundles installed next to the executable: `<dir of deckd>/plugins`.

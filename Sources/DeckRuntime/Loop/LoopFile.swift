@@ -43,7 +43,10 @@ public final class LoopFile {
         let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | creation, mode_t(permissions))
         guard fd >= 0 else {
             switch errno {
-            case EEXIST: throw .exists(path)
+            case EEXIST:
+                var info = stat()
+                let regular = lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+                throw regular ? .exists(path) : (info.st_mode & S_IFMT) == S_IFLNK ? .symbolicLink(path) : .notRegular(path)
             case ELOOP: throw .symbolicLink(path)
             case ENXIO: throw mode == .pipe ? .noReader(path) : .notRegular(path)
             case let code: throw .system(path, String(cString: strerror(code)))

@@ -14,13 +14,6 @@ extension Runtime {
         apply(session.start(now: loop.now))
     }
 
-    /// Whether the output has lost every place it was going: sinks exist and each has failed or
-    /// counted write errors. (With no sinks at all the output goes to clients that add them.)
-    public var outputLost: Bool {
-        let list = sinks.list
-        return !list.isEmpty && list.allSatisfy { $0.status.failed || $0.status.errors > 0 && $0.status.packets == 0 }
-    }
-
     /// What came of asking a plugin to play.
     public enum PlayOutcome: Equatable, Sendable {
         /// Its stream is open and in the mix.

@@ -9,6 +9,8 @@ public struct SinkInfo: Sendable, Equatable {
 /// Loop-thread-confined.
 public final class SinkSet {
     private var sinks: [(id: Int, sink: any Sink)] = []
+    /// Sinks closed by `closeAll`, kept so their last writes can still be judged.
+    private var closed: [any Sink] = []
     private var nextID = 1
 
     public init() {}
@@ -36,6 +38,15 @@ public final class SinkSet {
 
     public func closeAll() {
         sinks.forEach { $0.sink.close() }
+        closed += sinks.map(\.sink)
         sinks = []
+    }
+
+    /// Whether what the output made was lost (at least in part) everywhere it went: sinks existed
+    /// and each, open or closed by `closeAll`, has failed or counted errors. With no sinks at all
+    /// nothing was lost: clients add them.
+    public var outputLost: Bool {
+        let all = sinks.map(\.sink) + closed
+        return !all.isEmpty && all.allSatisfy { $0.status.failed || $0.status.errors > 0 }
     }
 }
