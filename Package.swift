@@ -18,10 +18,12 @@ let package = Package(
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "COgg", pkgConfig: "ogg", providers: [.apt(["libogg-dev"])]),
         .systemLibrary(name: "CDeckPlugin"),
+        // glibc's malloc.h (malloc_trim), which the Glibc module leaves out.
+        .systemLibrary(name: "CMalloc"),
 
         .target(name: "DeckRuntime", dependencies: ["CLibUV", "CJansson", "COpus", "COgg", "CDeckPlugin"]),
         .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
-        .executableTarget(name: "deckd", dependencies: ["DeckRuntime"]),
+        .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc"]),
         .executableTarget(name: "deckctl", dependencies: ["CJansson"]),
         .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "COpus", "CDeckPlugin"]),
 

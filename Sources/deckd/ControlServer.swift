@@ -1,3 +1,4 @@
+import CMalloc
 import DeckRuntime
 import Glibc
 
@@ -24,6 +25,8 @@ final class ControlServer {
     private var acceptErrors = LogThrottle()
     private var refusals = LogThrottle()
     private var loginFailures: [String: LoginFailures] = [:]
+    /// Trims the heap once after a burst of dropped clients (their writes are freed as they cancel).
+    private let trimTimer: LoopTimer
 
     private final class Client {
         let stream: StreamConnection
@@ -68,6 +71,7 @@ final class ControlServer {
         self.logger = logger
         self.limits = limits
         dispatcher.limits = limits
+        do { trimTimer = try LoopTimer(loop: loop) } catch { throw .cannotListen(path, error.description) }
         try ControlServer.checkSocketPath(path)
         try ControlServer.clearStaleSocket(path)
         let previous = umask(0o177)  // the socket is created 0600
@@ -114,6 +118,7 @@ final class ControlServer {
         clients = [:]
         server.close()
         tcpServer?.close()
+        trimTimer.close()
         unlink(path)
     }
 
@@ -279,8 +284,12 @@ final class ControlServer {
     }
 
     private func drop(_ client: Client) {
+        let queued = client.stream.pendingWriteBytes
         client.close()
         clients[ObjectIdentifier(client)] = nil
+        // A large queue was thousands of small writes: hand their pages back to the system now,
+        // rather than keep the heap at its peak for ever.
+        if queued > limits.maxQueuedBytes / 4 { trimTimer.start(after: 20) { malloc_trim(0) } }
     }
 
     /// Refuses a path the kernel would cut short or a folder that is not there, naming which.

@@ -7,9 +7,15 @@ public struct AudioConfiguration: Sendable, Equatable {
     public var durationSamples: Int?
     /// Falling behind by more than this resynchronises the clock and counts a late event.
     public var lateBoundNanoseconds = 50_000_000
+    /// How much encoded audio waits for the loop before packets are dropped: the longest the loop
+    /// may stall (a loaded machine, a slow client) without a hole in the stream.
+    public var packetBufferMilliseconds = 10_000
     public var encoder = EncoderSettings()
 
     public init() {}
+
+    /// Packets the ring between the audio thread and the loop holds.
+    var packetRingCapacity: Int { max(8, Int((Double(packetBufferMilliseconds) / frameSize.milliseconds).rounded(.up))) }
 }
 
 /// A setting the audio engine or encoder cannot take; the message names the value and the range.

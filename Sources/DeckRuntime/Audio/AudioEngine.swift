@@ -19,6 +19,9 @@ public final class AudioEngine {
     public var onPacket: ((EncodedPacket) -> Void)?
     /// Once, after the last packet (duration reached or `stop()`).
     public var onFinished: (() -> Void)?
+    /// When packets were dropped since the last drain (the loop did not take them in time): how many.
+    public var onDropped: ((Int) -> Void)?
+    private var reportedDrops = 0
 
     public init(configuration: AudioConfiguration, loop: EventLoop) throws(AudioEngineError) {
         self.configuration = configuration
@@ -151,6 +154,11 @@ public final class AudioEngine {
     }
 
     private func drainPackets() {
+        let dropped = stats.droppedPackets.load(ordering: .relaxed)
+        if dropped > reportedDrops {
+            onDropped?(dropped - reportedDrops)
+            reportedDrops = dropped
+        }
         while let packet = worker.packets.pop(preSkip: worker.encoder.lookahead) {
             onPacket?(packet)
             if packet.isLast && !hasFinished {

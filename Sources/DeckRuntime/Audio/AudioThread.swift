@@ -9,7 +9,7 @@ final class AudioThread: @unchecked Sendable {  // The loop touches the mixer an
     let mixer: Mixer
     let encoder: OpusEncoder
     let commands = SPSCRing<AudioCommand>(capacity: 256)
-    let packets = PacketRing(capacity: 256)
+    let packets: PacketRing
     let stats: AudioStats
     let identity: ThreadIdentity
     /// Commands applied so far; the loop waits on it to know a stream is detached.
@@ -31,6 +31,7 @@ final class AudioThread: @unchecked Sendable {  // The loop touches the mixer an
         self.identity = identity
         let frames = configuration.frameSize.samples
         mixer = Mixer(frames: frames)
+        packets = PacketRing(capacity: configuration.packetRingCapacity)
         encoder = try OpusEncoder(settings: configuration.encoder, frameSamples: frames)
         pcm = .allocate(capacity: frames * AudioFormat.channels)
         spare = .allocate(capacity: OpusEncoder.maxPacketBytes)

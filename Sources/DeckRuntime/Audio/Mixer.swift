@@ -57,6 +57,8 @@ public final class Mixer {
                 if !peak.isFinite {
                     scratch.update(repeating: 0, count: count)
                     counters.invalidFrames.add(1, ordering: .relaxed)
+                } else if peak > 1 {
+                    counters.clippedFrames.add(1, ordering: .relaxed)
                 }
                 if peak.isFinite && peak > Mixer.silenceThreshold {
                     counters.silentRun.store(0, ordering: .relaxed)

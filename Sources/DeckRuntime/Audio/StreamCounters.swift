@@ -9,6 +9,8 @@ public final class StreamCounters: Sendable {
     public let underrunFrames = Atomic<Int>(0)
     /// Frames silenced because it wrote NaN or infinity.
     public let invalidFrames = Atomic<Int>(0)
+    /// Frames in which it wrote samples beyond full scale (±1.0); the mix limits them.
+    public let clippedFrames = Atomic<Int>(0)
     /// Frames in a row, up to now, that were silent (rendered or padded): a starving stream.
     public let silentRun = Atomic<Int>(0)
 

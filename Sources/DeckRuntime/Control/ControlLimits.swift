@@ -8,7 +8,8 @@ public struct ControlLimits: Sendable, Equatable {
     /// Most requests in one batch; a longer batch is refused whole.
     public var maxBatch = 100
     /// Largest answer to one message; batch members past it are answered with a limit error.
-    public var maxResponseBytes = 4 << 20
+    /// At most half of `maxQueuedBytes`, so a client reading normally is never cut off by one answer.
+    public var maxResponseBytes = 1 << 20
     /// Unix-socket clients at once.
     public var maxConnections = 64
     /// TCP clients at once that have logged in.
@@ -21,7 +22,7 @@ public struct ControlLimits: Sendable, Equatable {
     public var idleTimeoutMs = 0
     /// Unsent bytes (answers and notifications) one client may have queued; over it the client is
     /// cut off at once. At half of it, its requests are not read until it catches up.
-    public var maxQueuedBytes = 4 << 20
+    public var maxQueuedBytes = 2 << 20
     /// A client whose reading was paused and that reads nothing for this long is disconnected.
     public var stallTimeoutMs = 5_000
 

@@ -22,6 +22,7 @@ final class PluginHost: Sendable {
     private let lastErrorText = Mutex<CStringBox>(CStringBox(""))
     /// The last error the plugin logged, quoted when one of its own calls fails.
     private let lastLoggedErrorText = Mutex<String>("")
+    private let logBudget = Mutex(PluginLogBudget())
     /// The C structs handed to the plugin; stable addresses until this host is freed.
     let structs: HostStructs
 
@@ -53,17 +54,26 @@ final class PluginHost: Sendable {
 
     var lastLoggedError: String { lastLoggedErrorText.withLock { $0 } }
 
-    fileprivate func log(_ level: LogLevel, _ message: String) {
+    fileprivate func log(_ level: LogLevel, _ raw: UnsafePointer<CChar>) {
+        guard level <= logger.level else { return }  // errors always pass: they are quoted in failures
+        let message = PluginLogLine(raw).text
         if level == .error { lastLoggedErrorText.withLock { $0 = message } }
-        logger.log(level, pluginID, message)
+        switch logBudget.withLock({ $0.admit(now: PluginLogBudget.nowMilliseconds()) }) {
+        case .log(let suppressed):
+            logger.log(level, pluginID, suppressed > 0 ? "(\(suppressed) lines suppressed) \(message)" : message)
+        case .suppress(let first):
+            if first { logger.warning(pluginID, "logging faster than \(PluginLogBudget.perSecond) lines a second; lines are suppressed") }
+        }
     }
 
     fileprivate var lastErrorPointer: UnsafePointer<CChar> { lastErrorText.withLock { UnsafePointer($0.pointer) } }
 
-    /// Runs a [loop-thread] host call, refusing it from any other thread or after destroy.
+    /// Runs a [loop-thread] host call, refusing it from any other thread or after destroy. A call
+    /// that succeeds clears `last_error` (unless it left a note, as a delayed focus grant does).
     fileprivate func onLoop(_ call: String, _ body: (PluginHost) -> PluginCallError?) -> deck_status_t {
         guard loopThread.isCurrent else { return fail(.state, "\(call) must be called on the loop thread") }
         guard currentPhase != .destroyed else { return fail(.state, "\(call): the plugin is destroyed") }
+        lastErrorText.withLock { if !$0.string.isEmpty { $0 = CStringBox("") } }
         if let error = body(self) { return fail(error.status, error.message) }
         return DeckStatus.ok.rawValue
     }
@@ -113,7 +123,7 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
         }
         host.pointee.log = { host, level, message in
             guard let owner = PluginHost.from(host), let message else { return }
-            owner.log(LogLevel(rawValue: Int(level.rawValue)) ?? .info, String(cString: message))
+            owner.log(LogLevel(rawValue: Int(level.rawValue)) ?? .info, message)
         }
         host.pointee.last_error = { host in
             PluginHost.from(host)?.lastErrorPointer
@@ -150,11 +160,17 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
                 guard let request, let result else { return PluginCallError(status: .invalid, message: "request_focus: NULL argument") }
                 let name = request.pointee.context.map { String(cString: $0) } ?? ""
                 guard let context = AudioContext(rawValue: name) else {
-                    return PluginCallError(status: .invalid, message: "request_focus: unknown context \"\(name)\"")
+                    return PluginCallError(status: .invalid, message: "request_focus: unknown context \"\(name)\"; known: "
+                                           + AudioContext.allCases.map(\.rawValue).joined(separator: ", "))
                 }
-                let types: [Int32: FocusRequestType] = [1: .gain, 2: .gainTransient, 3: .gainTransientMayDuck, 4: .gainTransientExclusive]
+                let types: [Int32: FocusRequestType] = [
+                    Int32(DECK_FOCUS_GAIN.rawValue): .gain, Int32(DECK_FOCUS_GAIN_TRANSIENT.rawValue): .gainTransient,
+                    Int32(DECK_FOCUS_GAIN_TRANSIENT_MAY_DUCK.rawValue): .gainTransientMayDuck,
+                    Int32(DECK_FOCUS_GAIN_TRANSIENT_EXCLUSIVE.rawValue): .gainTransientExclusive,
+                ]
                 guard let type = types[request.pointee.type] else {
-                    return PluginCallError(status: .invalid, message: "request_focus: unknown focus type \(request.pointee.type)")
+                    return PluginCallError(status: .invalid, message: "request_focus: unknown focus type \(request.pointee.type) "
+                                           + "(DECK_FOCUS_GAIN 1 to DECK_FOCUS_GAIN_TRANSIENT_EXCLUSIVE 4)")
                 }
                 let flags = request.pointee.flags
                 switch owner.actions.requestFocus(owner.instance, context, type, flags & DECK_FOCUS_FLAG_ACCEPTS_DELAYED != 0,

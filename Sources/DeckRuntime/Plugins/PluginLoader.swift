@@ -38,8 +38,13 @@ struct PluginLoader {
         guard let realBundle = PluginLoader.realPath(bundlePath), PluginLoader.isDirectory(realBundle) else {
             throw refuse(.notADirectory("not a bundle directory"))
         }
-        if !allowInsecure, let problem = PluginLoader.ownershipProblem(realBundle) {
-            throw refuse(.insecure(path: bundlePath, problem: problem))
+        if !allowInsecure {
+            if let problem = PluginLoader.ownershipProblem(realBundle) { throw refuse(.insecure(path: bundlePath, problem: problem)) }
+            if let (folder, problem) = PluginLoader.ancestryProblem(realBundle) { throw refuse(.insecure(path: folder, problem: problem)) }
+            let manifestPath = "\(realBundle)/manifest.json"
+            if PluginLoader.fileMode(manifestPath) != nil, let problem = PluginLoader.ownershipProblem(manifestPath) {
+                throw refuse(.insecure(path: manifestPath, problem: problem))
+            }
         }
 
         let manifest: PluginManifest
@@ -150,6 +155,17 @@ struct PluginLoader {
         return String(cString: resolved)
     }
 
+    /// The first folder above `path` that another user could use to swap the bundle: one owned by
+    /// someone else, or writable by group or others without the sticky bit (/tmp has it).
+    static func ancestryProblem(_ path: String) -> (String, String)? {
+        var folder = path
+        while let slash = folder.lastIndex(of: "/"), folder != "/" {
+            folder = slash == folder.startIndex ? "/" : String(folder[..<slash])
+            if let problem = ownershipProblem(folder, stickyMayBeShared: true) { return (folder, problem) }
+        }
+        return nil
+    }
+
     private static func fileMode(_ path: String) -> stat? {
         var info = stat()
         return stat(path, &info) == 0 ? info : nil
@@ -160,9 +176,12 @@ struct PluginLoader {
 
     /// Refuses what another user could have swapped: group/other-writable, or owned by someone
     /// other than the runtime's user or root.
-    static func ownershipProblem(_ path: String) -> String? {
+    /// `stickyMayBeShared` accepts a shared folder with the sticky bit (as /tmp), where others
+    /// cannot rename what is ours.
+    static func ownershipProblem(_ path: String, stickyMayBeShared: Bool = false) -> String? {
         guard let info = fileMode(path) else { return "cannot stat: \(String(cString: strerror(errno)))" }
-        if info.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+        let sharedSticky = stickyMayBeShared && info.st_mode & S_ISVTX != 0
+        if info.st_mode & (S_IWGRP | S_IWOTH) != 0 && !sharedSticky {
             return "it is writable by group or others (mode \(String(info.st_mode & 0o7777, radix: 8)))"
         }
         let user = geteuid()

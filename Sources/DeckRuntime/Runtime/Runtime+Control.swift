@@ -11,7 +11,10 @@ extension Runtime {
         let idParam = RPCMethod.Param("id", ["type": "string"], "a plugin id, e.g. org.deck.tone")
 
         dispatcher.register(RPCMethod("runtime.info", "Version, ABI, plugins, output and sinks at a glance.", result: object) { [unowned self] _ in
-            [
+            func total(_ counter: (StreamCounters) -> Int) -> JSONValue {
+                .int(Int64(plugins.reduce(0) { $0 + counter($1.streamCounters) }))
+            }
+            return [
                 "version": .string(DeckVersion.string),
                 "abi": .string("\(PluginABI.major).\(PluginABI.minor)"),
                 "apps": .int(Int64(plugins.count)),
@@ -20,7 +23,10 @@ extension Runtime {
                            "frames": .int(Int64(audio.stats.frames.load(ordering: .relaxed))),
                            "lateEvents": .int(Int64(audio.stats.lateEvents.load(ordering: .relaxed))),
                            "droppedPackets": .int(Int64(audio.stats.droppedPackets.load(ordering: .relaxed))),
-                           "underrunFrames": .int(Int64(plugins.reduce(0) { $0 + $1.streamCounters.underrunFrames.load(ordering: .relaxed) })),
+                           "underrunFrames": total { $0.underrunFrames.load(ordering: .relaxed) },
+                           "invalidFrames": total { $0.invalidFrames.load(ordering: .relaxed) },
+                           "clippedFrames": total { $0.clippedFrames.load(ordering: .relaxed) },
+                           "limitedSamples": .int(Int64(audio.stats.limitedSamples.load(ordering: .relaxed))),
                            "latenessMs": ["p50": .double(Double(audio.stats.lateness.quantile(0.5)) / 1e6),
                                           "p99": .double(Double(audio.stats.lateness.quantile(0.99)) / 1e6),
                                           "max": .double(Double(audio.stats.lateness.maximum) / 1e6)]],
@@ -150,6 +156,8 @@ extension Runtime {
             "entitlements": .array(plugin.entitlements.sorted().map { .string($0.rawValue) }),
             "bundle": .string(plugin.bundlePath), "streaming": .bool(plugin.streamSlot != nil),
             "underrunFrames": .int(Int64(plugin.streamCounters.underrunFrames.load(ordering: .relaxed))),
+            "invalidFrames": .int(Int64(plugin.streamCounters.invalidFrames.load(ordering: .relaxed))),
+            "clippedFrames": .int(Int64(plugin.streamCounters.clippedFrames.load(ordering: .relaxed))),
         ]
     }
 

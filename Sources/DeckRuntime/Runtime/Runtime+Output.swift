@@ -82,10 +82,8 @@ extension Runtime {
     }
 
     func openStream(instance: Int) -> PluginCallError? {
-        guard let plugin = instanceNumbers[instance] else { return PluginCallError(status: .state, message: "open_stream: unknown plugin") }
-        guard plugin.state == .active else {
-            return PluginCallError(status: .state, message: "open_stream: \(plugin.id) is \(plugin.state.rawValue), expected active")
-        }
+        if let problem = notActive(instance, call: "open_stream") { return problem }
+        let plugin = instanceNumbers[instance]!
         guard let source = plugin.renderSource else {
             return PluginCallError(status: .unsupported, message: "open_stream: \(plugin.id) does not offer deck.audio")
         }

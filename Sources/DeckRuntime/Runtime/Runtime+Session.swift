@@ -15,17 +15,29 @@ extension Runtime {
 
     func requestFocus(instance: Int, context: AudioContext, type: FocusRequestType, acceptsDelayed: Bool,
                       pausesOnDuck: Bool) -> Result<FocusResult, PluginCallError> {
-        guard let plugin = instanceNumbers[instance], plugin.state == .active else {
-            return .failure(PluginCallError(status: .state, message: "request_focus: the plugin is not active"))
-        }
+        if let problem = notActive(instance, call: "request_focus") { return .failure(problem) }
+        let plugin = instanceNumbers[instance]!
         guard AudioContext.allowed(for: plugin.entitlements).contains(context) else {
             let entitlements = Entitlement.list(plugin.entitlements)
+            let needed = context.entitlementsAllowing.map(\.rawValue)
+            let need = needed.isEmpty ? "only the integrator may request it" : "that needs the \(needed.joined(separator: " or ")) entitlement"
             return .failure(PluginCallError(status: .notEntitled,
-                                            message: "request_focus: \(plugin.id) may not request \(context.rawValue) (entitlements: \(entitlements))"))
+                                            message: "request_focus: \(plugin.id) may not request \(context.rawValue): \(need) (it has: \(entitlements))"))
         }
         let request = FocusRequest(owner: .plugin(plugin.id), context: context, type: type,
                                    acceptsDelayedFocus: acceptsDelayed, pausesOnDuck: pausesOnDuck)
         return .success(requestFocus(request))
+    }
+
+    /// Why a plugin cannot make `call` now, naming its state, or nil when it is active.
+    func notActive(_ instance: Int, call: String) -> PluginCallError? {
+        guard let plugin = instanceNumbers[instance] else {
+            return PluginCallError(status: .state, message: "\(call): the plugin is still loading (in init); call it once the plugin is active")
+        }
+        guard plugin.state == .active else {
+            return PluginCallError(status: .state, message: "\(call): \(plugin.id) is \(plugin.state.rawValue); call it once the plugin is active")
+        }
+        return nil
     }
 
     func abandonFocus(instance: Int) -> PluginCallError? {
@@ -42,7 +54,10 @@ extension Runtime {
                 activationTimer?.start(after: 0) { [unowned self] in startAudioRun() }
                 logger.info("session", "output activated")
                 plugins.forEach { $0.notifySession(active: true) }
-                starvationWatchdog?.start(after: 1_000, repeat: 1_000) { [unowned self] in checkStarvation() }
+                starvationWatchdog?.start(after: 1_000, repeat: 1_000) { [unowned self] in
+                    checkStarvation()
+                    reportBadSamples()
+                }
             case .deactivate:
                 activationTimer?.stop()
                 endingOutput = audio.isRunning
@@ -85,6 +100,22 @@ extension Runtime {
                 starvationReports += 1
                 logger.warning("session", "\(plugin.id) holds \(holder.request.context.rawValue) focus but has played only silence "
                                + "for \(Int(silentMilliseconds / 1000)) s: it is starving the others")
+            }
+        }
+    }
+
+    /// Names, once per plugin and kind, a plugin whose stream was silenced for NaN/infinity or that
+    /// wrote beyond full scale; the counts stay in `apps.list` and `runtime.info`.
+    func reportBadSamples() {
+        for plugin in plugins {
+            let counters = plugin.streamCounters
+            if counters.invalidFrames.load(ordering: .relaxed) > 0, sampleReports.insert("\(plugin.id) invalid").inserted {
+                logger.warning("audio", "\(plugin.id) rendered NaN or infinite samples; those frames were silenced "
+                               + "(counted in apps.list as invalidFrames)")
+            }
+            if counters.clippedFrames.load(ordering: .relaxed) > 0, sampleReports.insert("\(plugin.id) clipped").inserted {
+                logger.warning("audio", "\(plugin.id) rendered samples beyond full scale (±1.0); the mix limits them "
+                               + "(counted in apps.list as clippedFrames)")
             }
         }
     }

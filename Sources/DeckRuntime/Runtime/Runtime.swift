@@ -32,6 +32,11 @@ public final class Runtime {
     /// Starts the audio run at the end of the loop turn that activated the session, so a plugin that
     /// is granted focus and opens its stream in one callback starts together with the output.
     var activationTimer: LoopTimer?
+    /// Dropped packets are logged once per burst, with how many since the last line.
+    private var dropReports = LogThrottle()
+    private var droppedSinceReport = 0
+    /// "ID invalid" / "ID clipped" once reported, so each is logged once per plugin.
+    var sampleReports: Set<String> = []
     /// Plugins reported as starving, until they make sound again.
     var starving: Set<String> = []
     public internal(set) var starvationReports = 0
@@ -64,6 +69,14 @@ public final class Runtime {
             throw .loop(error)
         }
         audio.onPacket = { [unowned self] packet in sinks.deliver(packet) }
+        audio.onDropped = { [unowned self] count in
+            droppedSinceReport += count
+            let (log, _) = dropReports.admit(now: self.loop.now)
+            guard log else { return }
+            logger.warning("audio", "\(droppedSinceReport) packet(s) dropped: the loop did not take them within "
+                           + "\(configuration.audio.packetBufferMilliseconds) ms (audio.packetBufferMs); listeners hear a gap")
+            droppedSinceReport = 0
+        }
         audio.onFinished = { [unowned self] in
             logger.info("audio", "output run ended after \(audio.stats.frames.load(ordering: .relaxed)) frames in all")
             if endingOutput {

@@ -12,7 +12,7 @@ import Glibc
 ///      "http": {"maxQueuedBytes": 1048576, "maxHeadBytes": 8192, "headTimeoutMs": 5000, "maxClients": 32},
 ///      "files": {"directory": "/var/lib/deck/recordings", "overwrite": false},
 ///      "control": {"maxMessageBytes": 1048576, "maxBatch": 100, ...},
-///      "audio": {"lateBoundMs": 50},
+///      "audio": {"lateBoundMs": 50, "packetBufferMs": 10000},
 ///      "session": {"duckDb": -14, "duckRampMs": 500, "restoreRampMs": 500, "idleTimeoutMs": 5000,
 ///                  "starvationMs": 30000, "alwaysActive": false, "matrix": {"call": {"navigation": "reject"}}}}
 public struct RuntimeConfiguration: Sendable, Equatable {
@@ -73,10 +73,16 @@ public struct RuntimeConfiguration: Sendable, Equatable {
             case "http":
                 try applyHTTP(value, path: path)
             case "audio":
-                guard case .object(let members) = value, members.count == 1, let bound = members["lateBoundMs"] else {
-                    throw .invalid(path, "\"audio\" must be {\"lateBoundMs\": N}")
+                guard case .object(let members) = value else { throw .invalid(path, "\"audio\" must be an object") }
+                for (key, value) in members {
+                    switch key {
+                    case "lateBoundMs":
+                        audio.lateBoundNanoseconds = try Setting(value, "audio.lateBoundMs", 1...10_000, path, unit: "ms").integer() * 1_000_000
+                    case "packetBufferMs":
+                        audio.packetBufferMilliseconds = try Setting(value, "audio.packetBufferMs", 100...60_000, path, unit: "ms").integer()
+                    default: throw .invalid(path, "unknown key \"audio.\(key)\" (known: lateBoundMs, packetBufferMs)")
+                    }
                 }
-                audio.lateBoundNanoseconds = try Setting(bound, "audio.lateBoundMs", 1...10_000, path).integer() * 1_000_000
             case "files":
                 try applyFiles(value, path: path, resolve: resolve)
             case "control":
@@ -163,6 +169,9 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 throw .invalid(path, "unknown key \"control.\(key)\" (known: \(ControlLimits.fields.map(\.key).joined(separator: ", ")))")
             }
             control[keyPath: field.path] = try Setting(value, "control.\(key)", field.range, path, unit: field.unit).integer()
+        }
+        guard control.maxResponseBytes <= control.maxQueuedBytes / 2 else {
+            throw .invalid(path, "control.maxResponseBytes (\(control.maxResponseBytes)) must be at most half of control.maxQueuedBytes (\(control.maxQueuedBytes))")
         }
     }
 

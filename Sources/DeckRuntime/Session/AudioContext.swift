@@ -23,6 +23,11 @@ public enum AudioContext: String, Sendable, CaseIterable, Comparable {
         }
         return contexts
     }
+
+    /// The entitlements any one of which lets a plugin request this context (empty: integrator only).
+    var entitlementsAllowing: [Entitlement] {
+        Entitlement.allCases.filter { AudioContext.allowed(for: [$0]).contains(self) }
+    }
 }
 
 /// How long a request wants the output, as Android's audio focus gains.

@@ -44,6 +44,39 @@ import Testing
         #expect(abs(Double(frames) - expected) <= 3)
     }
 
+    @Test func aStalledLoopDropsPacketsCountedAndLoggedOncePerBurst() throws {
+        let harness = try StreamingHarness(freewheel: false) { $0.audio.packetBufferMilliseconds = 100 }
+        var packets: [EncodedPacket] = []
+        harness.runtime.sinks.add(CallbackSink(name: "test") { packets.append($0) })
+        try harness.start()
+        harness.run(for: 0.1)
+        usleep(500_000)  // the loop stalls for 25 frames; the ring holds 5
+        harness.run(for: 0.1)
+        usleep(500_000)
+        harness.run(for: 0.1)
+        let dropped = harness.runtime.audio.stats.droppedPackets.load(ordering: .relaxed)
+        #expect(dropped >= 30)
+        let lines = harness.log.all.filter { $0.level == .warning && $0.message.contains("packet(s) dropped") }
+        #expect(lines.count == 1)  // one line per burst, saying how many
+        #expect(lines.first?.message.contains("within 100 ms (audio.packetBufferMs); listeners hear a gap") == true)
+        // The holes are real: sample indexes jump where packets were lost.
+        let gaps = zip(packets, packets.dropFirst()).filter { $1.sampleIndex != $0.sampleIndex + Int64($0.samples) }
+        #expect(gaps.count == 2)
+    }
+
+    @Test func theDefaultRingRidesOutALoopStalledForSeconds() throws {
+        let harness = try StreamingHarness(freewheel: false)
+        var packets: [EncodedPacket] = []
+        harness.runtime.sinks.add(CallbackSink(name: "test") { packets.append($0) })
+        try harness.start()
+        harness.run(for: 0.1)
+        sleep(3)  // as a machine loaded with 16 busy processes starves the loop thread
+        harness.run(for: 0.1)
+        #expect(harness.runtime.audio.stats.droppedPackets.load(ordering: .relaxed) == 0)
+        #expect(zip(packets, packets.dropFirst()).allSatisfy { $1.sampleIndex == $0.sampleIndex + Int64($0.samples) })
+        #expect(packets.count >= 150)
+    }
+
     @Test(arguments: [7.5, 100.0])
     func frameSizesOutsideOpusAreRefused(milliseconds: Double) {
         #expect(throws: AudioConfigurationError.frameSize(milliseconds)) { try FrameSize(milliseconds: milliseconds) }

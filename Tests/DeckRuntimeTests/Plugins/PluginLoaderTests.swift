@@ -191,6 +191,38 @@ import DeckTestSupport
         insecure.shutdown()
     }
 
+    /// Whoever can write any of these can change what the runtime loads or grants.
+    @Test(arguments: [("", 0o777), ("/manifest.json", 0o666), ("/libfixture.so", 0o775), ("/..", 0o777)])
+    func everyPathThatDecidesWhatLoadsMustBeOursAlone(relative: String, mode: Int) throws {
+        let folder = dir.path + "/plugins"
+        let bundle = try Fixture.bundle(in: folder)
+        let real = URL(fileURLWithPath: bundle + relative).standardized.resolvingSymlinksInPath().path
+        chmod(real, mode_t(mode))
+        defer { chmod(real, 0o755) }
+        guard case .insecure(let path, let problem) = try refusal(bundle) else { Issue.record("expected insecure"); return }
+        #expect(URL(fileURLWithPath: path).resolvingSymlinksInPath().path == real)
+        #expect(problem == "it is writable by group or others (mode \(String(mode, radix: 8)))")
+    }
+
+    @Test func aSharedFolderWithTheStickyBitAboveTheBundleIsAccepted() throws {
+        let folder = dir.path + "/shared"
+        let bundle = try Fixture.bundle(in: folder)
+        chmod(folder, 0o1777)  // as /tmp: others may add files but not rename ours
+        let runtime = try makeRuntime(log: log)
+        #expect(runtime.loadBundle(bundle) != nil)
+        runtime.shutdown()
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "changing a file's owner needs root"), arguments: ["", "/.."])
+    func aBundleOrPluginFolderOwnedByAnotherUserIsRefused(relative: String) throws {
+        let bundle = try Fixture.bundle(in: dir.path + "/plugins")
+        let real = URL(fileURLWithPath: bundle + relative).standardized.path
+        #expect(chown(real, 65534, 65534) == 0)
+        guard case .insecure(let path, let problem) = try refusal(bundle) else { Issue.record("expected insecure"); return }
+        #expect(URL(fileURLWithPath: path).standardized.path == real)
+        #expect(problem == "it is owned by uid 65534, not by the runtime's user (uid 0) or root")
+    }
+
     @Test(.enabled(if: geteuid() == 0, "changing a file's owner needs root"))
     func aLibraryOwnedByAnotherUserIsRefused() throws {
         let bundle = try Fixture.bundle(in: dir.path)

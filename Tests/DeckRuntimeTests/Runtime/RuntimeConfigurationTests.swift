@@ -59,7 +59,7 @@ import Testing
         (#"{"http": {"maxQueuedBytes": 9223372036854775807}}"#, "http.maxQueuedBytes is 9223372036854775807, out of range (16384 to 67108864 bytes)"),
         (#"{"sinks": "file:x.opus"}"#, "\"sinks\" must be an array of sink URIs"),
         (#"{"sinks": ["ftp://x"]}"#, "sinks: invalid sink ftp://x: expected file:PATH, http://HOST:PORT/PATH or rtp://HOST:PORT?pt=96&sdp=PATH"),
-        (#"{"audio": {"lateBoundMs": -1}}"#, "audio.lateBoundMs is -1, out of range (1 to 10000)"),
+        (#"{"audio": {"lateBoundMs": -1}}"#, "audio.lateBoundMs is -1, out of range (1 to 10000 ms)"),
         (#"{"control": {"maxBatch": 0}}"#, "control.maxBatch is 0, out of range (1 to 10000 requests)"),
         (#"{"control": {"maxSockets": 3}}"#, "unknown key \"control.maxSockets\" (known: maxMessageBytes, maxDepth, maxBatch, maxResponseBytes, "
             + "maxConnections, maxTCPConnections, maxUnauthenticated, loginTimeoutMs, idleTimeoutMs, maxQueuedBytes, stallTimeoutMs)"),

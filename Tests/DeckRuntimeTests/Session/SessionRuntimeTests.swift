@@ -21,12 +21,13 @@ import Testing
                            manifest: ["id": id, "entitlements": entitlements])
     }
 
-    @Test(arguments: [("audio", "call"), ("charging", "music"), ("maps", "call"), ("communication", "navigation")])
-    func pluginsMayOnlyRequestTheContextsTheirEntitlementsAllow(entitlement: String, context: String) throws {
+    @Test(arguments: [("audio", "call", "communication"), ("charging", "music", "audio"), ("maps", "call", "communication"),
+                      ("communication", "navigation", "maps")])
+    func pluginsMayOnlyRequestTheContextsTheirEntitlementsAllow(entitlement: String, context: String, needed: String) throws {
         let harness = try harness()
         let plugin = try harness.load(try fixture("P", id: "org.example.p", entitlements: [entitlement]))
-        #expect(throws: PluginCallError(status: .notEntitled, message: "org.example.p refused to play sine-440@\(context): "
-                                        + "request_focus: org.example.p may not request \(context) (entitlements: \(entitlement))")) {
+        #expect(throws: PluginCallError(status: .notEntitled, message: "org.example.p refused to play sine-440@\(context): request_focus: "
+                                        + "org.example.p may not request \(context): that needs the \(needed) entitlement (it has: \(entitlement))")) {
             try harness.runtime.play(pluginID: plugin.id, item: "sine-440@\(context)")
         }
         #expect(harness.runtime.session.arbiter.holders.isEmpty)

@@ -63,7 +63,7 @@ import Testing
         let harness = try StreamingHarness(freewheel: true, seconds: 0.1)
         let plugin = try harness.load(try Fixture.bundle(in: dir.path, manifest: ["entitlements": ["maps"]]))
         #expect(throws: PluginCallError(status: .notEntitled, message: "org.deck.test.fixture refused to play sine-440: "
-                                        + "request_focus: org.deck.test.fixture may not request music (entitlements: maps)")) {
+                                        + "request_focus: org.deck.test.fixture may not request music: that needs the audio entitlement (it has: maps)")) {
             try harness.runtime.play(pluginID: plugin.id, item: "sine-440")
         }
         #expect(plugin.streamSlot == nil)
