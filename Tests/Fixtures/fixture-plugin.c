@@ -8,6 +8,8 @@
  *   FIXTURE_CREATE_FAILS         entry->create returns NULL
  *   FIXTURE_PLUGIN_INIT_FAILS    plugin->init logs an error and fails
  *   FIXTURE_NO_DEACTIVATE        leave plugin->deactivate NULL
+ *   FIXTURE_HOSTILE_LOG          on activate, log forged lines, a 5000-byte line and 1000 lines at once
+ *   FIXTURE_STREAM_IN_INIT       call open_stream from init and log what last_error says
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -78,6 +80,14 @@ static deck_status_t fixture_init(const deck_plugin_t *plugin) {
     f->host->log(f->host, DECK_LOG_ERROR, "cannot find my tuner");
     return DECK_E_INTERNAL;
 #else
+#ifdef FIXTURE_STREAM_IN_INIT
+    fixture_t *f = plugin->plugin_data;
+    const deck_host_audio_t *audio = f->host->get_extension(f->host, DECK_EXT_AUDIO);
+    deck_status_t status = audio->open_stream(f->host);
+    char line[300];
+    snprintf(line, sizeof line, "init open_stream: %d %s", (int)status, f->host->last_error(f->host));
+    say(plugin, line);
+#endif
     say(plugin, "lifecycle: init");
     return DECK_OK;
 #endif
@@ -86,6 +96,13 @@ static deck_status_t fixture_init(const deck_plugin_t *plugin) {
 static deck_status_t fixture_activate(const deck_plugin_t *plugin) {
     fixture_t *f = plugin->plugin_data;
     say(plugin, "lifecycle: activate");
+#ifdef FIXTURE_HOSTILE_LOG
+    say(plugin, "innocent\n2026-01-01T00:00:00.000Z error deckd: forged\r\x1b[2Jcleared");
+    static char longLine[5001];
+    memset(longLine, 'x', 5000);
+    say(plugin, longLine);
+    for (int i = 0; i < 1000; i++) say(plugin, "flood");
+#endif
     f->thread_started = pthread_create(&f->thread, NULL, request_thread, f) == 0;
     return DECK_OK;
 }
@@ -124,14 +141,33 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
     else if (strcmp(item, "nan") == 0) f->mode = AUDIO_NAN;
     else if (strcmp(item, "loud") == 0) f->mode = AUDIO_LOUD;
     else if (strcmp(item, "silence") == 0) f->mode = AUDIO_SILENCE;
+    else if (strcmp(item, "probe") == 0) f->mode = AUDIO_SINE;
     else { f->host->log(f->host, DECK_LOG_ERROR, "unknown item"); return DECK_E_INVALID; }
     const deck_host_session_t *session = f->host->get_extension(f->host, DECK_EXT_SESSION);
+    if (strcmp(item, "probe") == 0) {
+        /* Refused calls, then a good one: what does last_error say after each? */
+        char line[400];
+        int32_t ignored = 0;
+        deck_focus_request_t warp = { "warp", DECK_FOCUS_GAIN, 0, { NULL, NULL } };
+        deck_status_t refused = session->request_focus(f->host, &warp, &ignored);
+        snprintf(line, sizeof line, "probe context: %d %s", (int)refused, f->host->last_error(f->host));
+        say(plugin, line);
+        deck_focus_request_t odd = { "music", 9, 0, { NULL, NULL } };
+        refused = session->request_focus(f->host, &odd, &ignored);
+        snprintf(line, sizeof line, "probe type: %d %s", (int)refused, f->host->last_error(f->host));
+        say(plugin, line);
+    }
     deck_focus_request_t request = { context, type, 0, { NULL, NULL } };
     int32_t result = DECK_FOCUS_REJECTED;
     deck_status_t status = session->request_focus(f->host, &request, &result);
     if (status != DECK_OK || result != DECK_FOCUS_GRANTED) {
         f->host->log(f->host, DECK_LOG_ERROR, f->host->last_error(f->host));
         return status != DECK_OK ? status : DECK_E_STATE;
+    }
+    if (strcmp(item, "probe") == 0) {
+        char line[300];
+        snprintf(line, sizeof line, "probe granted: [%s]", f->host->last_error(f->host));
+        say(plugin, line);
     }
     status = host_audio(f)->open_stream(f->host);
     if (status != DECK_OK) f->host->log(f->host, DECK_LOG_ERROR, f->host->last_error(f->host));

@@ -62,7 +62,7 @@ final class PluginHost: Sendable {
         case .log(let suppressed):
             logger.log(level, pluginID, suppressed > 0 ? "(\(suppressed) lines suppressed) \(message)" : message)
         case .suppress(let first):
-            if first { logger.warning(pluginID, "logging faster than \(PluginLogBudget.perSecond) lines a second; lines are suppressed") }
+            if first { logger.warning(pluginID, "logging faster than \(Int(PluginLogBudget.perSecond)) lines a second; lines are suppressed") }
         }
     }
 

@@ -118,9 +118,10 @@ struct deck_host {
      * [any-thread] */
     void (*log)(const deck_host_t *host, deck_log_level_t level, const char *message);
 
-    /* Returns a human-readable description of the last failed host call this
-     * plugin made, or "" when none failed. Valid until the plugin's next host
-     * call. [loop-thread] */
+    /* Returns a human-readable description of why this plugin's latest
+     * [loop-thread] host call failed, or "" when it succeeded (a delayed or
+     * rejected focus request succeeds and says why here). Valid until the
+     * plugin's next host call. [loop-thread] */
     const char *(*last_error)(const deck_host_t *host);
 
     /* Asks the host to call plugin->on_callback() soon on the loop thread.

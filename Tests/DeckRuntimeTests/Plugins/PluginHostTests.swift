@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+@testable import DeckRuntime
+import DeckTestSupport
+
+/// What a plugin author meets through `deck_host_t`: messages that name the problem, and a log
+/// the plugin can neither forge nor flood.
+@Suite struct PluginHostTests {
+    let dir = TemporaryDirectory()
+
+    @Test func aPluginCannotForgeFloodOrOverrunTheLog() throws {
+        let log = LogCapture(level: .info)
+        let runtime = try makeRuntime(log: log)
+        let plugin = try #require(runtime.loadBundle(try Fixture.bundle(in: dir.path, defines: ["FIXTURE_HOSTILE_LOG"])))
+        runtime.activatePlugins()
+        let lines = log.messages(from: plugin.id)
+        let forged = try #require(lines.first { $0.hasPrefix("innocent") })
+        #expect(forged == #"innocent\n2026-01-01T00:00:00.000Z error deckd: forged\r\x1b[2Jcleared"#)
+        #expect(lines.allSatisfy { !$0.contains("\n") && !$0.contains("\r") && !$0.contains("\u{1B}") })
+        let long = try #require(lines.first { $0.hasPrefix("xxxx") })
+        #expect(long == String(repeating: "x", count: 1_024) + "… (3976 more bytes cut)")
+        // 1000 lines at once: a burst gets through, the rest is suppressed with one warning.
+        let flood = lines.filter { $0 == "flood" }.count
+        #expect(flood >= 90 && flood <= 110)
+        #expect(log.all.filter { $0.level == .warning && $0.source == plugin.id && $0.message.contains("logging faster than 20 lines a second") }.count == 1)
+        runtime.shutdown()
+    }
+
+    @Test func lastErrorNamesTheProblemAndIsClearedByTheNextSuccess() throws {
+        let harness = try StreamingHarness(freewheel: true, seconds: 0.1)
+        let plugin = try harness.load(try Fixture.bundle(in: dir.path))
+        try harness.runtime.play(pluginID: plugin.id, item: "probe")
+        let lines = harness.log.messages(from: plugin.id)
+        #expect(lines.contains("probe context: -1 request_focus: unknown context \"warp\"; known: "
+                               + AudioContext.allCases.map(\.rawValue).joined(separator: ", ")))
+        #expect(lines.contains("probe type: -1 request_focus: unknown focus type 9 (DECK_FOCUS_GAIN 1 to DECK_FOCUS_GAIN_TRANSIENT_EXCLUSIVE 4)"))
+        #expect(lines.contains("probe granted: []"))
+        #expect(plugin.streamSlot != nil)
+    }
+
+    @Test func aStreamOpenedDuringInitIsRefusedNamingTheState() throws {
+        let log = LogCapture()
+        let runtime = try makeRuntime(log: log)
+        let plugin = try #require(runtime.loadBundle(try Fixture.bundle(in: dir.path, defines: ["FIXTURE_STREAM_IN_INIT"])))
+        #expect(log.messages(from: plugin.id).contains(
+            "init open_stream: -4 open_stream: the plugin is still loading (in init); call it once the plugin is active"))
+        runtime.shutdown()
+    }
+
+    @Test(arguments: [("nan", "rendered NaN or infinite samples; those frames were silenced (counted in apps.list as invalidFrames)"),
+                      ("loud", "rendered samples beyond full scale (±1.0); the mix limits them (counted in apps.list as clippedFrames)")])
+    func badSamplesAreCountedPerStreamAndTheFirstIsLoggedNamingThePlugin(item: String, warning: String) throws {
+        let harness = try StreamingHarness(freewheel: false)
+        let plugin = try harness.load(try Fixture.bundle(in: dir.path))
+        try harness.runtime.play(pluginID: plugin.id, item: item)
+        try harness.start()
+        harness.run(for: 2.2)  // the stream watchdog looks every second
+        let counters = plugin.streamCounters
+        let counted = item == "nan" ? counters.invalidFrames.load(ordering: .relaxed) : counters.clippedFrames.load(ordering: .relaxed)
+        #expect(counted > 20)
+        let described = harness.runtime.describe(plugin)
+        #expect(described[item == "nan" ? "invalidFrames" : "clippedFrames"]?.intValue ?? 0 >= Int64(counted))
+        #expect(harness.log.all.filter { $0.level == .warning && $0.message == "\(plugin.id) \(warning)" }.count == 1)
+    }
+}
