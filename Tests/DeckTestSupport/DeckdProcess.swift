@@ -38,6 +38,20 @@ public final class DeckdProcess {
         return false
     }
 
+    /// Frames the output has made so far, as `deckctl status` reports them.
+    public func frames() throws -> Int {
+        let status = try runProgram(Paths.binDir + "/deckctl", ["--socket", socket, "--json", "status"])
+        let info = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
+        return (info?["output"] as? [String: Any])?["frames"] as? Int ?? 0
+    }
+
+    /// Waits until the output has made `count` more frames than now (or `seconds` pass).
+    public func waitForFrames(_ count: Int, seconds: Double = 10) throws {
+        let target = try frames() + count
+        let deadline = Date().addingTimeInterval(seconds)
+        while try frames() < target && Date() < deadline { usleep(20_000) }
+    }
+
     /// Sends `signal` and returns the exit status, or nil if it did not exit within `seconds`.
     public func stop(signal: Int32 = SIGTERM, seconds: Double = 10) -> Int32? {
         kill(process.processIdentifier, signal)

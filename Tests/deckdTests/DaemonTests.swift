@@ -117,8 +117,8 @@ extension DaemonTests {
         let dir = TemporaryDirectory()
         let path = dir.path + "/live.opus"
         let daemon = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone:sine-440", "--sink", "file:\(path)"])
-        #expect(daemon.waitForLog("ready"))
-        usleep(700_000)
+        #expect(daemon.waitForLog("output started"))
+        try daemon.waitForFrames(35)
         #expect(daemon.stop(signal: SIGTERM) == 0)
         #expect(!daemon.log.contains("--duration reached"))
         let info = try AudioAnalysis.opusinfo(path)

@@ -37,6 +37,9 @@ import Testing
         let decoded = try AudioAnalysis.readF32Stereo(dir.path + "/out.f32")
         #expect(decoded.frames >= 48_000)
         #expect(abs(AudioAnalysis.dominantFrequency(decoded.left, start: decoded.frames - 40_000) - 1000) < 3)
+        // Not just a frame count: the tone is clean in both channels.
+        #expect(AudioAnalysis.sineSNR(decoded.left, frequency: 1000, start: decoded.frames - 30_000, count: 24_000) > 25)
+        #expect(AudioAnalysis.sineSNR(decoded.right, frequency: 1000, start: decoded.frames - 30_000, count: 24_000) > 25)
     }
 
     @Test func datagramsCarryRFC7587Headers() throws {
@@ -70,6 +73,9 @@ import Testing
             #expect(next.timestamp == previous.timestamp &+ 960)
         }
         #expect(datagrams.allSatisfy { $0.count > 12 + 2 })
+        // Each payload is one 20 ms stereo Opus frame (RFC 6716 TOC: config 31 = CELT fullband
+        // 20 ms, stereo bit set, code 0 = one frame).
+        #expect(datagrams.allSatisfy { $0[12] >> 3 == 31 && ($0[12] >> 2) & 1 == 1 && $0[12] & 3 == 0 })
         receiver.close()
     }
 
