@@ -8,11 +8,15 @@ public final class DeckdProcess {
     private let logPath: String
     private let dir = TemporaryDirectory()
 
-    public init(_ arguments: [String]) throws {
+    /// `launcher` runs deckd through another program (e.g. a shell that lowers a limit first),
+    /// which gets deckd's path and arguments after its own.
+    public init(_ arguments: [String], launcher: [String] = []) throws {
         logPath = dir.path + "/deckd.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Paths.binDir + "/deckd")
-        process.arguments = arguments + (arguments.contains("--sink") ? [] : ["--sink", "http://127.0.0.1:0/stream.opus"])
+        let deckd = Paths.binDir + "/deckd"
+        let full = arguments + (arguments.contains("--sink") ? [] : ["--sink", "http://127.0.0.1:0/stream.opus"])
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? deckd)
+        process.arguments = launcher.isEmpty ? full : Array(launcher.dropFirst()) + [deckd] + full
         // Each daemon gets its own control socket: $XDG_RUNTIME_DIR/deck.sock in its own folder.
         process.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": dir.path]) { _, new in new }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))

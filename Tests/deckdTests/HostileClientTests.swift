@@ -64,3 +64,37 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 }
+
+extension HostileClientTests {
+    /// With the default cap, listeners past 32 are turned away; with the cap lifted, the descriptor
+    /// reserve still keeps the last 32 for the rest of the runtime.
+    @Test(arguments: [(nil, "32 listeners already (http.maxClients)"), (1_024, "is within 32 of the limit of 128 (ulimit -n)")])
+    func withFewFileDescriptorsListenersAreCappedAndTheControlSocketStaysReachable(maxClients: Int?, reason: String) throws {
+        let dir = TemporaryDirectory()
+        var arguments = ["--plugins", firstParty, "--output-dir", dir.path]
+        if let maxClients {
+            try #"{"http": {"maxClients": \#(maxClients)}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+            arguments += ["--config", dir.path + "/deck.json"]
+        }
+        // As `ulimit -n 128`: the limit is inherited from a shell that sets it.
+        let daemon = try DeckdProcess(arguments, launcher: ["/bin/sh", "-c", "ulimit -n 128 && exec \"$0\" \"$@\""])
+        #expect(daemon.waitForLog("deckd: ready"))
+        let info = try #require(UnixLineClient(path: daemon.socket).call("sinks.list"))
+        let port = try #require(info.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+        var listeners: [Int32] = []
+        defer { listeners.forEach { close($0) } }
+        for _ in 0..<200 {
+            let fd = LoopbackClient.connect(port: port)
+            if fd >= 0 { LoopbackClient.send(fd, "GET /stream.opus HTTP/1.1\r\n\r\n"); listeners.append(fd) }
+        }
+        #expect(daemon.waitForLog("answered 503 Service Unavailable"))
+        #expect(daemon.log.contains(reason))
+        // The owner still gets in, and can still add a sink.
+        let client = UnixLineClient(path: daemon.socket)
+        #expect(client.call("runtime.info")?.contains(#""version":"0.1.0""#) == true)
+        #expect(client.call("sinks.add", #"{"uri":"file:after.opus"}"#)?.contains(#""result""#) == true)
+        let sinks = try #require(client.call("sinks.list"))
+        if maxClients == nil { #expect(sinks.contains(#""clients":32"#)) }
+        #expect(daemon.stop() == 0)
+    }
+}
