@@ -3,6 +3,7 @@
 #   make run    run deckd on its embedded default until Ctrl-C
 #   make test   build everything and run every test
 #   make bench  run deck-bench and print the figures recorded in BENCHMARKS.md
+#   make fuzz   run each libFuzzer target for FUZZ_SECONDS (default 60) with AddressSanitizer
 
 SWIFT        ?= swift
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
@@ -12,7 +13,11 @@ PIP_PACKAGES := openrpc jsonschema
 RELEASE_BIN  = $(shell $(SWIFT) build -c release --show-bin-path)
 DEBUG_BIN    = $(shell $(SWIFT) build -c debug --show-bin-path)
 
-.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c demo run test bench clean
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := rpc manifest config http-head
+FUZZ_BUILD   := .build/fuzz
+
+.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c demo run test bench fuzz clean
 
 all: build
 
@@ -57,6 +62,20 @@ test: build-debug plugin-c
 
 bench: build plugin-c
 	"$(RELEASE_BIN)/deck-bench" --bin "$(RELEASE_BIN)" --plugin-c examples/plugin-c/build/Hello.deckplugin
+
+# libFuzzer over what outsiders send or write (JSON-RPC, manifests and policies, config, HTTP heads),
+# instrumented with AddressSanitizer. New inputs collect in $(FUZZ_BUILD)/corpus; crashes in
+# $(FUZZ_BUILD)/artifacts (copy one into Tests/Fuzz/corpus/TARGET to keep it as a regression test).
+fuzz: deps
+	$(SWIFT) build --build-path $(FUZZ_BUILD) -c debug --product deck-fuzz -Xswiftc -sanitize=fuzzer,address \
+	  -Xswiftc -DDECK_FUZZ -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+	@mkdir -p $(FUZZ_BUILD)/artifacts
+	@for target in $(FUZZ_TARGETS); do \
+	  echo "== fuzzing $$target for $(FUZZ_SECONDS) s"; mkdir -p $(FUZZ_BUILD)/corpus/$$target; \
+	  DECK_FUZZ_TARGET=$$target $(FUZZ_BUILD)/debug/deck-fuzz $(FUZZ_BUILD)/corpus/$$target Tests/Fuzz/corpus/$$target \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$target- || exit 1; \
+	done
 
 clean:
 	$(SWIFT) package clean

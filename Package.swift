@@ -20,18 +20,22 @@ let package = Package(
         .systemLibrary(name: "CDeckPlugin"),
         // glibc's malloc.h (malloc_trim), which the Glibc module leaves out.
         .systemLibrary(name: "CMalloc"),
+        // libFuzzer's driver entry, for deck-fuzz built by `make fuzz`.
+        .systemLibrary(name: "CFuzzer"),
 
         .target(name: "DeckRuntime", dependencies: ["CLibUV", "CJansson", "COpus", "COgg", "CDeckPlugin"]),
         .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc"]),
         .executableTarget(name: "deckctl", dependencies: ["CJansson"]),
         .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "COpus", "CDeckPlugin"]),
+        .target(name: "DeckFuzz", dependencies: ["DeckRuntime"]),
+        .executableTarget(name: "deck-fuzz", dependencies: ["DeckFuzz", "CFuzzer"]),
 
         .target(name: "Tone", dependencies: ["DeckSDK"], path: "Plugins/Tone",
                 exclude: ["manifest.json"]),
 
         .target(name: "DeckTestSupport", dependencies: ["DeckRuntime"], path: "Tests/DeckTestSupport"),
-        .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckRuntime", "CDeckPlugin", "DeckTestSupport"]),
+        .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
         .testTarget(name: "deckdTests", dependencies: ["DeckTestSupport"]),
     ]
 )

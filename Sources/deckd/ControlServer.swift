@@ -33,16 +33,16 @@ final class ControlServer {
         /// The TCP peer's host; nil on the Unix socket.
         let source: String?
         var rpc: RPCConnection!
-        var buffer: [UInt8] = []
-        var discarding = false
+        var framer: LineFramer
         /// Login timeout before `auth.login`, idle timeout after (TCP only).
         var timer: LoopTimer?
         /// Set while reading is paused because the client is behind on its answers.
         var stallTimer: LoopTimer?
 
-        init(stream: StreamConnection, source: String?) {
+        init(stream: StreamConnection, source: String?, maxMessageBytes: Int) {
             self.stream = stream
             self.source = source
+            framer = LineFramer(maxBytes: maxMessageBytes)
         }
 
         var isTCP: Bool { source != nil }
@@ -151,7 +151,7 @@ final class ControlServer {
             if log { logger.warning("control", "refused a connection\(source.map { " from \($0)" } ?? ""): \(reason)\(LogThrottle.suffix(held))") }
             return
         }
-        let client = Client(stream: stream, source: source)
+        let client = Client(stream: stream, source: source, maxMessageBytes: limits.maxMessageBytes)
         client.rpc = RPCConnection(token: token) { [weak self, unowned client] line in self?.send(line, to: client) }
         clients[ObjectIdentifier(client)] = client
         guard let source else { return resumeReading(client) }
@@ -184,40 +184,27 @@ final class ControlServer {
     /// Answers every complete line in `bytes`; the answers go out in one write.
     private func received(_ bytes: [UInt8], from client: Client) {
         var answers: [UInt8] = []
-        defer { if !answers.isEmpty { send(answers, to: client) } }
-        var start = 0
-        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
-            let piece = bytes[start..<index]
-            start = index + 1
-            if client.discarding {
-                client.discarding = false
-                continue
+        client.framer.feed(bytes) { piece in
+            guard case .line(let line) = piece else {
+                // Answered once; the rest of the line is skipped, the connection and the others go on.
+                logger.warning("control", "a message over \(limits.maxMessageBytes) bytes was refused")
+                answers += Array(RPCDispatcher.errorLine(.limit("message over \(limits.maxMessageBytes) bytes (control.maxMessageBytes)")).utf8) + [10]
+                return true
             }
-            client.buffer += piece
-            let line = client.buffer
-            client.buffer = []
-            if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
             let wasAuthenticated = client.rpc.authenticated
             if let response = dispatcher.handle(line, connection: client.rpc) { answers += Array(response.utf8) + [10] }
-            guard clients[ObjectIdentifier(client)] != nil else { return }
+            guard clients[ObjectIdentifier(client)] != nil else { return false }
             if !client.rpc.authenticated {
                 send(answers, to: client)
                 answers = []
                 loginFailed(client)
-                return
+                return false
             }
             if !wasAuthenticated { loggedIn(client) }
+            return true
         }
+        send(answers, to: client)
         if client.isTCP && client.rpc.authenticated && limits.idleTimeoutMs > 0 { restartIdleTimer(client) }
-        guard !client.discarding else { return }
-        client.buffer += bytes[start...]
-        if client.buffer.count > limits.maxMessageBytes {
-            // Answer once, then skip the rest of this line; the connection and the others go on.
-            client.buffer = []
-            client.discarding = true
-            logger.warning("control", "a message over \(limits.maxMessageBytes) bytes was refused")
-            send(RPCDispatcher.errorLine(.limit("message over \(limits.maxMessageBytes) bytes (control.maxMessageBytes)")), to: client)
-        }
     }
 
     /// A TCP client's first request must log it in; anything else ends the connection and slows

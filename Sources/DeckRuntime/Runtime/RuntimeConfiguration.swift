@@ -38,6 +38,12 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public mutating func apply(configFile path: String) throws(ConfigurationError) {
         let json: JSONValue
         do { json = try JSONValue.parse(contentsOfFile: path) } catch { throw .file(error) }
+        try apply(json, from: path)
+    }
+
+    /// Applies a config document read from `path` (named in messages; relative paths in it are
+    /// taken from its folder).
+    public mutating func apply(_ json: JSONValue, from path: String) throws(ConfigurationError) {
         guard case .object(let members) = json else { throw .invalid(path, "the config must be a JSON object, got \(json.typeName)") }
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         func resolve(_ relative: String) -> String { relative.hasPrefix("/") ? relative : "\(folder)/\(relative)" }

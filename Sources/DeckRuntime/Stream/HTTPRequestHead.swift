@@ -1,18 +1,18 @@
 /// The request line and headers of an HTTP/1.x request, parsed strictly: anything unexpected is a
 /// 400, never a guess.
-struct HTTPRequestHead: Equatable {
-    var method: String
-    var target: String
-    var version: String
-    var headers: [(name: String, value: String)]
+package struct HTTPRequestHead: Equatable {
+    package var method: String
+    package var target: String
+    package var version: String
+    package var headers: [(name: String, value: String)]
 
-    static func == (a: HTTPRequestHead, b: HTTPRequestHead) -> Bool {
+    package static func == (a: HTTPRequestHead, b: HTTPRequestHead) -> Bool {
         a.method == b.method && a.target == b.target && a.version == b.version
             && a.headers.elementsEqual(b.headers) { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// The length of the head including its blank line, once `bytes` hold a whole one.
-    static func headLength(in bytes: [UInt8]) -> Int? {
+    package static func headLength(in bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
         for index in 3..<bytes.count where bytes[index] == 10 {
             if bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 { return index + 1 }
@@ -21,7 +21,7 @@ struct HTTPRequestHead: Equatable {
     }
 
     /// Parses a complete head (ending in CRLF CRLF); nil when it is malformed.
-    static func parse(_ bytes: ArraySlice<UInt8>) -> HTTPRequestHead? {
+    package static func parse(_ bytes: ArraySlice<UInt8>) -> HTTPRequestHead? {
         guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
         var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
         guard lines.count >= 3, lines.removeLast() == "", lines.removeLast() == "" else { return nil }

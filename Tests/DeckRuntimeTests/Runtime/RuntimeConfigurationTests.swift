@@ -91,6 +91,20 @@ import Testing
         }
     }
 
+    @Test func theExampleConfigShowsEveryKeyAtItsDefault() throws {
+        let path = Paths.repoRoot + "/examples/configs/deck.json"
+        var example = RuntimeConfiguration()
+        try example.apply(configFile: path)
+        let defaults = RuntimeConfiguration()
+        #expect(example.audio == defaults.audio)
+        #expect(example.httpLimits == defaults.httpLimits)
+        #expect(example.control == defaults.control)
+        #expect(example.session == defaults.session)
+        #expect(example.files.overwrite == defaults.files.overwrite)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for field in ControlLimits.fields { #expect(text.contains("\"\(field.key)\"")) }
+    }
+
     @Test func theEncoderAcceptsFractionalFrameSizes() throws {
         #expect(try apply(#"{"encoder": {"frameMs": 2.5}}"#).audio.frameSize.samples == 120)
     }

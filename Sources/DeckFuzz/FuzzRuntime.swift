@@ -1,0 +1,17 @@
+import DeckRuntime
+
+/// One runtime for every fuzzed RPC input: no plugins, no sinks, clients' file sinks refused, and
+/// a loop that never turns, so nothing the methods schedule (an output run) ever starts.
+final class FuzzRuntime: @unchecked Sendable {  // Created once, then used only from libFuzzer's single thread.
+    static let shared = FuzzRuntime()
+
+    let runtime: Runtime
+    let dispatcher: RPCDispatcher
+
+    private init() {
+        var configuration = RuntimeConfiguration()
+        configuration.logLevel = .error
+        runtime = try! Runtime(configuration: configuration, logger: Logger(level: .error) { _ in })
+        dispatcher = runtime.makeDispatcher()
+    }
+}
