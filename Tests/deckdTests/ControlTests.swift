@@ -73,6 +73,24 @@ import Testing
         #expect(output.contains("e\(added).opus"))
     }
 
+    @Test func jsonOutputPrintsNumbersAsWritten() throws {
+        let deckd = try daemon(["--play", "org.deck.tone:sine-440"])
+        #expect(try ctl(deckd, ["call", "session.request", #"{"context":"navigation"}"#]).status == 0)
+        let session = try ctl(deckd, ["--json", "session"]).output
+        #expect(session.contains(#""gain":0.199526235461235,"#), "\(session)")  // -14 dB in 15 digits, not 0.19952623546123505
+        #expect(deckd.stop() == 0)
+    }
+
+    @Test func aFailedAppsLoadIsAnsweredButNotKeptAsRefused() throws {
+        let dir = TemporaryDirectory()
+        let deckd = try daemon()
+        let load = try ctl(deckd, ["call", "apps.load", #"{"path":"\#(dir.path)/Missing.deckplugin"}"#])
+        #expect(load.status == 1)
+        #expect(load.output.contains("-32004 Command failed: not a bundle directory"))
+        #expect(try ctl(deckd, ["status"]).output.contains("apps: 1 loaded, 0 refused"))
+        #expect(deckd.stop() == 0)
+    }
+
     @Test func exitCodesAndMessages() throws {
         let deckd = try daemon()
         #expect(try ctl(deckd, ["frobnicate"]).status == 2)
@@ -302,6 +320,24 @@ extension ControlTests {
         #expect(answered[4] > answered[1])
         let lines = deckd.log.split(separator: "\n").filter { $0.contains("that did not log in first") }
         #expect(lines.count == 1)  // the 1st is logged; the 10th, 100th… would be next
+        #expect(deckd.stop() == 0)
+    }
+
+    @Test func aLoggedInTCPClientThatStaysSilentIsDisconnectedWhenConfigured() throws {
+        let dir = TemporaryDirectory()
+        try "correct-horse-battery-staple\n".write(toFile: dir.path + "/token", atomically: true, encoding: .utf8)
+        chmod(dir.path + "/token", 0o600)
+        try #"{"control": {"idleTimeoutMs": 300}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let deckd = try daemon(["--config", dir.path + "/deck.json", "--tcp", "127.0.0.1:0", "--token-file", dir.path + "/token"])
+        let logLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") })
+        let port = try #require(Int(logLine.split(separator: ":").last!.split(separator: " ").first!))
+        let client = TCPClient(port: port)
+        client.send(#"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"correct-horse-battery-staple"},"id":1}"#)
+        #expect(client.readLine()?.contains(#""result":true"#) == true)
+        let started = Date()
+        #expect(client.readLine() == nil)  // closed by the server
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(deckd.waitForLog("idle for 300 ms (control.idleTimeoutMs)"))
         #expect(deckd.stop() == 0)
     }
 

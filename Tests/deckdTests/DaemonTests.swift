@@ -44,6 +44,7 @@ import Testing
         let typo = try runProgram(deckd, ["--config", dir.path + "/typo.json"])
         #expect(typo.status == 2)
         #expect(typo.output.contains("unknown key \"plugin\""))
+        #expect(typo.output.hasSuffix("Every key, its range and unit: docs/integrator-guide.md; flags: 'deckd --help'.\n"))
     }
 
     @Test func loadsPluginsRunsUntilSIGTERMAndShutsDownInReverseOrder() throws {
