@@ -44,5 +44,5 @@ public struct ControlLimits: Sendable, Equatable {
     ] }
 
     /// What the JSON parser may accept of one message.
-    public var json: JSONLimits { JSONLimits(maxBytes: maxMessageBytes, maxDepth: maxDepth) }
+    public var json: JSONLimits { JSONLimits(maxBytes: maxMessageBytes, maxDepth: maxDepth, maxTopLevelElements: maxBatch) }
 }

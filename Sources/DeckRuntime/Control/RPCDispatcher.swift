@@ -29,14 +29,12 @@ public final class RPCDispatcher {
             let rpcError: RPCError = switch error.kind {
             case .syntax: .parseError(error.description)
             case .tooLarge, .tooDeep: .limit(error.message)
+            case .tooManyElements(let count): RPCDispatcher.batchTooLong(count, limit: limits.maxBatch)
             }
             return RPCDispatcher.response(id: .null, error: rpcError).encoded()
         }
         if case .array(let batch) = message {
             guard !batch.isEmpty else { return RPCDispatcher.response(id: .null, error: .invalidRequest("empty batch")).encoded() }
-            guard batch.count <= limits.maxBatch else {
-                return RPCDispatcher.errorLine(.limit("a batch of \(batch.count) requests is over the limit of \(limits.maxBatch) (control.maxBatch)"))
-            }
             return handle(batch: batch, connection: connection)
         }
         return handle(single: message, connection: connection)?.encoded()
@@ -50,6 +48,11 @@ public final class RPCDispatcher {
     /// A notification line for `topic`, as subscribed clients receive it.
     public static func notification(_ topic: String, _ params: JSONValue) -> String {
         JSONValue.object(["jsonrpc": "2.0", "method": .string(topic), "params": params]).encoded()
+    }
+
+    /// A batch refused whole, before its members were even read into values.
+    private static func batchTooLong(_ count: Int, limit: Int) -> RPCError {
+        .limit("a batch of \(count) requests is over the limit of \(limit) (control.maxBatch)")
     }
 
     /// Answers each member in order while the answer stays within `maxResponseBytes`; members past

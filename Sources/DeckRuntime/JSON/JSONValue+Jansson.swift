@@ -5,16 +5,23 @@ import Glibc
 public struct JSONLimits: Sendable, Equatable {
     public var maxBytes: Int
     public var maxDepth: Int
+    /// Most elements in a top-level array (a JSON-RPC batch), checked before any is converted.
+    public var maxTopLevelElements: Int
 
-    public init(maxBytes: Int = 1 << 20, maxDepth: Int = 64) {
+    public init(maxBytes: Int = 1 << 20, maxDepth: Int = 64, maxTopLevelElements: Int = .max) {
         self.maxBytes = maxBytes
         self.maxDepth = maxDepth
+        self.maxTopLevelElements = maxTopLevelElements
     }
 }
 
 /// Why a JSON text was refused, with the position jansson reports (1-based line and column).
 public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable { case syntax, tooLarge, tooDeep }
+    public enum Kind: Sendable, Equatable {
+        case syntax, tooLarge, tooDeep
+        /// A top-level array with this many elements, over `maxTopLevelElements`.
+        case tooManyElements(Int)
+    }
     public var kind: Kind
     public var line: Int
     public var column: Int
@@ -43,6 +50,11 @@ extension JSONValue {
             throw JSONParseError(kind: .syntax, line: Int(error.line), column: Int(error.column), message: text)
         }
         defer { json_decref(root) }
+        if root.pointee.type == JSON_ARRAY, json_array_size(root) > limits.maxTopLevelElements {
+            let count = json_array_size(root)
+            throw JSONParseError(kind: .tooManyElements(count), line: 0, column: 0,
+                                 message: "a top-level array of \(count) elements exceeds the limit of \(limits.maxTopLevelElements)")
+        }
         return try JSONValue(jansson: root, depth: 1, maxDepth: limits.maxDepth)
     }
 
