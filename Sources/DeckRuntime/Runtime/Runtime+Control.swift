@@ -84,12 +84,20 @@ extension Runtime {
                      .init("acceptsDelayedFocus", ["type": "boolean"], required: false),
                      .init("pausesOnDuck", ["type": "boolean"], required: false)],
             result: ["type": "object", "properties": ["result": ["type": "string", "enum": ["granted", "delayed", "rejected"]],
-                                                      "reason": ["type": "string"]]]) { [unowned self] call throws(RPCError) in
+                                                      "reason": ["type": "string"]]],
+            errors: [-32001]) { [unowned self] call throws(RPCError) in
             let contextName = try call.string("context")
             guard let context = AudioContext(rawValue: contextName) else { throw .invalidParams("unknown context \"\(contextName)\"") }
             let typeName = try call.optionalString("type") ?? FocusRequestType.gainTransientMayDuck.rawValue
             guard let type = FocusRequestType(rawValue: typeName) else { throw .invalidParams("unknown type \"\(typeName)\"") }
-            let owner = FocusOwner.integrator(try call.optionalString("name") ?? "rpc")
+            let name = try call.optionalString("name") ?? "rpc"
+            guard !name.isEmpty, name.utf8.count <= 64 else { throw .invalidParams("\"name\" must be 1 to 64 bytes") }
+            let owner = FocusOwner.integrator(name)
+            let integrators = Set((session.arbiter.holders.map(\.request) + [session.arbiter.pending].compactMap { $0 })
+                .map(\.owner).filter { if case .integrator = $0 { true } else { false } })
+            guard integrators.contains(owner) || integrators.count < session.policy.maxIntegratorOwners else {
+                throw .limit("\(integrators.count) integrator names hold or await focus (session.maxIntegratorOwners); abandon one first")
+            }
             let request = FocusRequest(owner: owner, context: context, type: type,
                                        acceptsDelayedFocus: call.optional("acceptsDelayedFocus")?.boolValue ?? false,
                                        pausesOnDuck: call.optional("pausesOnDuck")?.boolValue ?? false)
@@ -109,13 +117,14 @@ extension Runtime {
             sinksDescription
         })
         dispatcher.register(RPCMethod("sinks.add", "Open a sink by URI (file:, http://, rtp://).",
-                                      params: [.init("uri", ["type": "string"])], result: object, errors: [-32004]) { [unowned self] call throws(RPCError) in
+                                      params: [.init("uri", ["type": "string"])], result: object, errors: [-32001, -32004]) { [unowned self] call throws(RPCError) in
             let uri = try call.string("uri")
             let info: SinkInfo
             do throws(SinkError) {
                 info = try addSink(uri, fromClient: true)
             } catch {
                 logger.warning("sinks", "a client's sinks.add was refused: \(error)")
+                if case .tooMany = error { throw .limit(error.description) }
                 throw .commandFailed(error.description)
             }
             publish("sinks.changed", sinksDescription)

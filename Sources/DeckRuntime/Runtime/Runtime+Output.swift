@@ -54,6 +54,7 @@ extension Runtime {
                                   frameSize: configuration.audio.frameSize, encoder: configuration.audio.encoder)
         context.http = configuration.httpLimits
         context.overwriteFiles = configuration.files.overwrite
+        guard sinks.list.count < configuration.maxSinks else { throw .tooMany(configuration.maxSinks) }
         var parsed = try SinkURI(uri)
         if fromClient, case .file(let path, let pipe) = parsed {
             parsed = .file(path: try configuration.files.confine(path, uri: uri), pipe: pipe)

@@ -25,6 +25,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var allowInsecurePlugins = false
     /// Sink URIs opened when the output starts.
     public var sinks: [String] = []
+    /// Sinks open at once, however added.
+    public var maxSinks = 16
     public var audio = AudioConfiguration()
     public var httpLimits = HTTPStreamSink.Limits()
     /// Where file sinks added by clients may write, and whether any file sink may replace a file.
@@ -74,6 +76,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 for uri in sinks {
                     do { _ = try SinkURI(uri) } catch { throw .invalid(path, "sinks: \(error)") }
                 }
+            case "maxSinks":
+                maxSinks = try Setting(value, "maxSinks", 1...256, path).integer()
             case "encoder":
                 try applyEncoder(value, path: path)
             case "http":
@@ -96,8 +100,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
             case "session":
                 do { try session.apply(value) } catch { throw .invalid(path, error.description) }
             default:
-                throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, encoder, "
-                               + "http, files, control, audio, session)")
+                throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, maxSinks, "
+                               + "encoder, http, files, control, audio, session)")
             }
         }
     }

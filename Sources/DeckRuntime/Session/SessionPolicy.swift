@@ -18,6 +18,8 @@ public struct SessionPolicy: Sendable, Equatable {
     public var starvationMilliseconds: UInt64 = 30_000
     /// Keep the output running from start to stop, focus or not (a continuous broadcast).
     public var alwaysActive = false
+    /// Distinct integrator names (`session.request`) holding or awaiting focus at once.
+    public var maxIntegratorOwners = 16
 
     public init() {}
 
@@ -52,13 +54,19 @@ public struct SessionPolicy: Sendable, Equatable {
             case "restoreRampMs": restoreRampMilliseconds = try milliseconds()
             case "idleTimeoutMs": idleTimeoutMilliseconds = try wholeMilliseconds()
             case "starvationMs": starvationMilliseconds = try wholeMilliseconds()
+            case "maxIntegratorOwners":
+                let count = try number()
+                guard count == count.rounded(), (1...256).contains(count) else {
+                    throw .invalid("session.maxIntegratorOwners must be a whole number from 1 to 256")
+                }
+                maxIntegratorOwners = Int(count)
             case "alwaysActive":
                 guard let flag = value.boolValue else { throw .invalid("session.alwaysActive must be true or false") }
                 alwaysActive = flag
             case "matrix": matrix = try matrix.overriding(value)
             default:
                 throw .invalid("unknown key \"session.\(key)\" (known: duckDb, duckRampMs, restoreRampMs, idleTimeoutMs, "
-                               + "starvationMs, alwaysActive, matrix)")
+                               + "starvationMs, alwaysActive, maxIntegratorOwners, matrix)")
             }
         }
     }

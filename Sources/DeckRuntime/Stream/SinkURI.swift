@@ -85,12 +85,14 @@ public enum SinkError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidURI(String, String)
     case cannotOpen(String, String)
     case noSuchSink(Int)
+    case tooMany(Int)
 
     public var description: String {
         switch self {
         case .invalidURI(let uri, let reason): "invalid sink \(uri): \(reason)"
         case .cannotOpen(let uri, let reason): "cannot open sink \(uri): \(reason)"
         case .noSuchSink(let id): "no sink with id \(id)"
+        case .tooMany(let limit): "\(limit) sinks are open already (maxSinks); remove one first"
         }
     }
 }

@@ -101,6 +101,7 @@ import Testing
         #expect(example.control == defaults.control)
         #expect(example.session == defaults.session)
         #expect(example.files.overwrite == defaults.files.overwrite)
+        #expect(example.maxSinks == defaults.maxSinks)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         for field in ControlLimits.fields { #expect(text.contains("\"\(field.key)\"")) }
     }

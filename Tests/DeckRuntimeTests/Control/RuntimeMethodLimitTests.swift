@@ -1,0 +1,45 @@
+import DeckTestSupport
+import Testing
+@testable import DeckRuntime
+
+/// What one client can make the runtime hold through its methods is bounded too.
+@Suite struct RuntimeMethodLimitTests {
+    func call(_ dispatcher: RPCDispatcher, _ method: String, _ params: String) throws -> JSONValue {
+        let connection = RPCConnection { _ in }
+        return try JSONValue.parse(try #require(dispatcher.handle(#"{"jsonrpc":"2.0","method":"\#(method)","params":\#(params),"id":1}"#,
+                                                                  connection: connection)))
+    }
+
+    @Test func integratorNamesHoldingFocusAreBounded() throws {
+        var configuration = RuntimeConfiguration()
+        configuration.session.maxIntegratorOwners = 3
+        let runtime = try Runtime(configuration: configuration, logger: LogCapture().logger)
+        defer { runtime.shutdown() }
+        let dispatcher = runtime.makeDispatcher()
+        for name in ["a", "b", "c"] {
+            #expect(try call(dispatcher, "session.request", #"{"context":"notification","name":"\#(name)"}"#)["result"]?["result"] == "granted")
+        }
+        let fourth = try call(dispatcher, "session.request", #"{"context":"notification","name":"d"}"#)
+        #expect(fourth["error"]?["code"] == -32001)
+        #expect(fourth["error"]?["message"] == "Limit: 3 integrator names hold or await focus (session.maxIntegratorOwners); abandon one first")
+        // A holder asking again is not a new name; one that lets go makes room.
+        #expect(try call(dispatcher, "session.request", #"{"context":"notification","name":"a"}"#)["result"] != nil)
+        _ = try call(dispatcher, "session.abandon", #"{"name":"b"}"#)
+        #expect(try call(dispatcher, "session.request", #"{"context":"notification","name":"d"}"#)["result"] != nil)
+        let long = try call(dispatcher, "session.request", #"{"context":"notification","name":"\#(String(repeating: "n", count: 65))"}"#)
+        #expect(long["error"]?["code"] == -32602)
+    }
+
+    @Test func sinksAreBounded() throws {
+        var configuration = RuntimeConfiguration()
+        configuration.maxSinks = 2
+        let runtime = try Runtime(configuration: configuration, logger: LogCapture().logger)
+        defer { runtime.shutdown() }
+        let dispatcher = runtime.makeDispatcher()
+        for _ in 0..<2 { #expect(try call(dispatcher, "sinks.add", #"{"uri":"http://127.0.0.1:0/s.opus"}"#)["result"] != nil) }
+        let third = try call(dispatcher, "sinks.add", #"{"uri":"http://127.0.0.1:0/s.opus"}"#)
+        #expect(third["error"]?["code"] == -32001)
+        #expect(third["error"]?["message"] == "Limit: 2 sinks are open already (maxSinks); remove one first")
+        #expect(runtime.sinks.list.count == 2)
+    }
+}
