@@ -63,8 +63,18 @@ echo "-- a navigation prompt from the integrator ducks the music to -14 dB:"
 "$bin/deckctl" --socket "$sock" call session.abandon '{"name":"prompt"}' > /dev/null
 echo "-- errors are JSON-RPC errors with exit status 1:"
 "$bin/deckctl" --socket "$sock" launch org.example.absent || echo "exit status: $?"
+echo "-- a client may not write files outside the integrator's output folder:"
+"$bin/deckctl" --socket "$sock" call sinks.add '{"uri":"file:/etc/passwd"}' || echo "exit status: $?"
+echo "-- SIGUSR1 logs a status line; SIGHUP rescans the plugin folders; neither stops deckd:"
+kill -USR1 "$pid"; kill -HUP "$pid"; sleep 0.2
+"$bin/deckctl" --socket "$sock" status | head -1
 kill -TERM "$pid"; wait "$pid"
-grep -E "sink|output|client|playing|control|session" "$work/live.log" | sed 's/^/  /'
+grep -E "sink|output|client|playing|control|session|SIGUSR1|rescan" "$work/live.log" | sed 's/^/  /'
+
+step "Files are never clobbered: rendering again over tone.opus is refused (exit 1), the file kept"
+"$bin/deckd" --plugins "$bin/plugins" --freewheel --duration 1 --play org.deck.tone:sine-440 \
+  --sink "file:$work/tone.opus" --socket "$work/again.sock" 2>&1 | grep -E "error" || true
+echo "tone.opus still plays $(ffprobe -v error -show_entries format=duration -of csv=p=0 "$work/tone.opus") s"
 
 step "Usage errors exit 2 with a hint"
 "$bin/deckd" --sink ftp://example 2>&1 || echo "exit status: $?"

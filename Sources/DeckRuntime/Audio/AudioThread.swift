@@ -46,6 +46,11 @@ final class AudioThread: @unchecked Sendable {  // The loop touches the mixer an
 
     func run() {
         identity.claim()
+        // Threads the runtime owns never take SIGPIPE, without touching the host process's disposition.
+        var pipe = sigset_t()
+        sigemptyset(&pipe)
+        sigaddset(&pipe, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipe, nil)
         var deadline = AudioThread.now()
         let period = configuration.frameSize.nanoseconds
         while true {
