@@ -136,50 +136,29 @@ import Testing
     @Test func hostileInputIsAnsweredOrCutOffWhileOthersAndTheAudioCarryOn() throws {
         let dir = TemporaryDirectory()
         let deckd = try daemon(["--play", "org.deck.tone:sine-440", "--sink", "file:\(dir.path)/live.opus"])
-        let socketPath = deckd.socket
-        func connect() -> Int32 {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8)) }
-            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            return fd
-        }
-        func send(_ fd: Int32, _ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
-        func readLine(_ fd: Int32) -> String {
-            var line: [UInt8] = []
-            var byte: UInt8 = 0
-            while recv(fd, &byte, 1, 0) == 1 && byte != 10 { line.append(byte) }
-            return String(decoding: line, as: UTF8.self)
-        }
-        let hostile = connect()
-        send(hostile, [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D, 10])  // invalid UTF-8
-        #expect(readLine(hostile).contains(#""code":-32700"#))
-        send(hostile, Array((String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "\n").utf8))
-        #expect(readLine(hostile).contains(#""code":-32001"#))
+        let hostile = LineClient(path: deckd.socket)
+        hostile.send([0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D, 10])  // invalid UTF-8
+        #expect(hostile.readLine()?.contains(#""code":-32700"#) == true)
+        hostile.send(line: String(repeating: "[", count: 100) + String(repeating: "]", count: 100))
+        #expect(hostile.readLine()?.contains(#""code":-32001"#) == true)
         // A 10 MiB line: refused once, the rest of it skipped, and the connection still answers.
         let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
-        for _ in 0..<10 { send(hostile, chunk) }
-        send(hostile, Array("\n{\"jsonrpc\":\"2.0\",\"method\":\"runtime.info\",\"id\":7}\n".utf8))
-        #expect(readLine(hostile).contains(#""code":-32001"#))
-        #expect(readLine(hostile).contains(#""id":7"#))
+        for _ in 0..<10 { hostile.send(chunk) }
+        hostile.send(Array("\n{\"jsonrpc\":\"2.0\",\"method\":\"runtime.info\",\"id\":7}\n".utf8))
+        #expect(hostile.readLine()?.contains(#""code":-32001"#) == true)
+        #expect(hostile.readLine()?.contains(#""id":7"#) == true)
         // A half-written request, then the client vanishes.
-        let vanishing = connect()
-        send(vanishing, Array(#"{"jsonrpc":"2.0","method":"runtime.in"#.utf8))
-        close(vanishing)
+        let vanishing = LineClient(path: deckd.socket)
+        vanishing.send(Array(#"{"jsonrpc":"2.0","method":"runtime.in"#.utf8))
+        vanishing.close()
         // A client that never reads its responses is disconnected, not buffered without bound.
-        let deaf = connect()
-        var size: Int32 = 4096
-        setsockopt(deaf, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        let deaf = LineClient(path: deckd.socket, receiveBuffer: 4096)
         let request = Array(#"{"jsonrpc":"2.0","method":"apps.list","id":1}"#.utf8) + [10]
         let many = Array([[UInt8]](repeating: request, count: 2_000).joined())
         var sendTimeout = timeval(tv_sec: 0, tv_usec: 200_000)
-        setsockopt(deaf, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(deaf.fd, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
         for _ in 0..<30 {  // until deckd stops reading it: the kernel's buffers fill and a send times out
-            let sent = many.withUnsafeBytes { Glibc.send(deaf, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < many.count { break }
+            if deaf.send(many) < many.count { break }
         }
         // While it is still connected and stalled, another client is answered and the audio streams.
         #expect(!deckd.log.contains("disconnected a client"))
@@ -189,8 +168,8 @@ import Testing
         let frames = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
         #expect(((frames?["output"] as? [String: Any])?["frames"] as? Int ?? 0) > 10)
         #expect(deckd.waitForLog("disconnected a client that does not read its answers", seconds: 20))
-        close(deaf)
-        close(hostile)
+        deaf.close()
+        hostile.close()
         #expect(deckd.stop() == 0)
         #expect(try AudioAnalysis.opusinfo(dir.path + "/live.opus").warnings.isEmpty)
     }
@@ -221,63 +200,38 @@ extension ControlTests {
 }
 
 extension ControlTests {
-    /// Connects to 127.0.0.1:`port` and exchanges lines.
-    final class TCPClient {
-        let fd: Int32
-
-        init(port: Int) {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            var timeout = timeval(tv_sec: 15, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        }
-
-        func send(_ line: String) { _ = (line + "\n").utf8CString.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) } }
-
-        /// The next line, or nil when the server closed the connection.
-        func readLine() -> String? {
-            var line: [UInt8] = []
-            var byte: UInt8 = 0
-            while true {
-                guard recv(fd, &byte, 1, 0) == 1 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
-                if byte == 10 { return String(decoding: line, as: UTF8.self) }
-                line.append(byte)
-            }
-        }
-
-        deinit { close(fd) }
-    }
-
-    @Test func tcpClientsMustLogInFirstWithTheToken() throws {
+    /// A deckd that also serves TCP on a free loopback port, with a token file only its user reads.
+    func tcpDaemon(_ extra: [String] = []) throws -> (DeckdProcess, port: Int, dir: TemporaryDirectory) {
         let dir = TemporaryDirectory()
         try "correct-horse-battery-staple\n".write(toFile: dir.path + "/token", atomically: true, encoding: .utf8)
         chmod(dir.path + "/token", 0o600)
-        let deckd = try daemon(["--tcp", "localhost:0", "--token-file", dir.path + "/token"])
+        let deckd = try daemon(extra + ["--tcp", "localhost:0", "--token-file", dir.path + "/token"])
         let logLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") })
         let port = try #require(Int(logLine.split(separator: ":").last!.split(separator: " ").first!))
+        return (deckd, port, dir)
+    }
+
+    @Test func tcpClientsMustLogInFirstWithTheToken() throws {
+        let (deckd, port, _) = try tcpDaemon()
         let info = #"{"jsonrpc":"2.0","method":"runtime.info","id":1}"#
 
-        let eager = TCPClient(port: port)
-        eager.send(info)
+        let eager = LineClient(port: port)
+        eager.send(line: info)
         #expect(eager.readLine()?.contains(#""code":-32005"#) == true)
         #expect(eager.readLine() == nil)  // refused: disconnected
 
-        let wrong = TCPClient(port: port)
-        wrong.send(#"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"guess"},"id":1}"#)
+        let wrong = LineClient(port: port)
+        wrong.send(line: #"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"guess"},"id":1}"#)
         #expect(wrong.readLine()?.contains("wrong token") == true)
         #expect(wrong.readLine() == nil)
 
-        let good = TCPClient(port: port)
-        good.send(#"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"correct-horse-battery-staple"},"id":1}"#)
+        let good = LineClient(port: port)
+        good.send(line: #"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"correct-horse-battery-staple"},"id":1}"#)
         #expect(good.readLine() == #"{"id":1,"jsonrpc":"2.0","result":true}"#)
-        good.send(info)
+        good.send(line: info)
         #expect(good.readLine()?.contains(#""version":"0.1.0""#) == true)
 
-        let idle = TCPClient(port: port)
+        let idle = LineClient(port: port)
         #expect(idle.readLine() == nil)  // cut off after the 3 s login timeout
         #expect(deckd.log.contains("did not log in within 3000 ms"))
 
@@ -289,17 +243,12 @@ extension ControlTests {
     }
 
     @Test func unauthenticatedTCPClientsCannotLockTheOwnerOutAndFailedLoginsSlowDown() throws {
-        let dir = TemporaryDirectory()
-        try "correct-horse-battery-staple\n".write(toFile: dir.path + "/token", atomically: true, encoding: .utf8)
-        chmod(dir.path + "/token", 0o600)
-        let deckd = try daemon(["--tcp", "127.0.0.1:0", "--token-file", dir.path + "/token"])
-        let logLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") })
-        let port = try #require(Int(logLine.split(separator: ":").last!.split(separator: " ").first!))
+        let (deckd, port, _) = try tcpDaemon()
 
         // Four silent TCP connections fill the unauthenticated quota…
-        let squatters = (0..<4).map { _ in TCPClient(port: port) }
+        let squatters = (0..<4).map { _ in LineClient(port: port) }
         #expect(try ctl(deckd, ["status"]).status == 0)  // … they are accepted by now; the owner still gets in
-        let fifth = TCPClient(port: port)
+        let fifth = LineClient(port: port)
         #expect(fifth.readLine()?.contains(#""code":-32006"#) == true)
         #expect(deckd.waitForLog("TCP connections are waiting to log in (control.maxUnauthenticated)"))
         #expect(try ctl(deckd, ["status"]).status == 0)
@@ -311,8 +260,8 @@ extension ControlTests {
         var answered: [Double] = []
         for _ in 0..<5 {
             let started = Date()
-            let client = TCPClient(port: port)
-            client.send(wrongLogin)
+            let client = LineClient(port: port)
+            client.send(line: wrongLogin)
             #expect(client.readLine()?.contains("wrong token") == true)
             answered.append(Date().timeIntervalSince(started))
         }
@@ -324,15 +273,11 @@ extension ControlTests {
     }
 
     @Test func aLoggedInTCPClientThatStaysSilentIsDisconnectedWhenConfigured() throws {
-        let dir = TemporaryDirectory()
-        try "correct-horse-battery-staple\n".write(toFile: dir.path + "/token", atomically: true, encoding: .utf8)
-        chmod(dir.path + "/token", 0o600)
-        try #"{"control": {"idleTimeoutMs": 300}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
-        let deckd = try daemon(["--config", dir.path + "/deck.json", "--tcp", "127.0.0.1:0", "--token-file", dir.path + "/token"])
-        let logLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") })
-        let port = try #require(Int(logLine.split(separator: ":").last!.split(separator: " ").first!))
-        let client = TCPClient(port: port)
-        client.send(#"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"correct-horse-battery-staple"},"id":1}"#)
+        let config = TemporaryDirectory()
+        try #"{"control": {"idleTimeoutMs": 300}}"#.write(toFile: config.path + "/deck.json", atomically: true, encoding: .utf8)
+        let (deckd, port, _) = try tcpDaemon(["--config", config.path + "/deck.json"])
+        let client = LineClient(port: port)
+        client.send(line: #"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"correct-horse-battery-staple"},"id":1}"#)
         #expect(client.readLine()?.contains(#""result":true"#) == true)
         let started = Date()
         #expect(client.readLine() == nil)  // closed by the server
@@ -366,32 +311,11 @@ extension ControlTests {
 extension ControlTests {
     @Test func theConnectionAfterTheLimitIsRefusedWithOverloaded() throws {
         let deckd = try daemon()
-        var open: [Int32] = []
-        defer { open.forEach { close($0) } }
-        func connect() -> Int32 {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(deckd.socket.utf8)) }
-            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            return fd
-        }
-        for _ in 0..<64 { open.append(connect()) }
+        let open = (0..<64).map { _ in LineClient(path: deckd.socket) }
         // Make sure all 64 were accepted before the 65th arrives.
-        let request = Array(#"{"jsonrpc":"2.0","method":"runtime.info","id":1}"#.utf8) + [10]
-        for fd in open {
-            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            var byte: UInt8 = 0
-            while recv(fd, &byte, 1, 0) == 1 && byte != 10 {}
-        }
-        let extra = connect()
-        open.append(extra)
-        var reply: [UInt8] = []
-        var byte: UInt8 = 0
-        while recv(extra, &byte, 1, 0) == 1 && byte != 10 { reply.append(byte) }
-        #expect(String(decoding: reply, as: UTF8.self).contains(#""code":-32006"#))
+        for client in open { #expect(client.call("runtime.info")?.contains(#""version""#) == true) }
+        let extra = LineClient(path: deckd.socket)
+        #expect(extra.readLine()?.contains(#""code":-32006"#) == true)
         #expect(deckd.waitForLog("refused a connection: 64 local connections already open (control.maxConnections)"))
         #expect(deckd.stop() == 0)
     }

@@ -18,7 +18,7 @@ import Testing
         // rpc.discover's answer is large: written after the client left, it raises SIGPIPE.
         for _ in 0..<10 {
             for _ in 0..<20 {
-                let client = UnixLineClient(path: daemon.socket)
+                let client = LineClient(path: daemon.socket)
                 client.send(line: #"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"#)
                 client.close()
             }

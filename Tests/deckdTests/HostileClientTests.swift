@@ -22,14 +22,14 @@ import Testing
         let daemon = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone:sine-440"])
         #expect(daemon.waitForLog("deckd: ready"))
         let pid = daemon.process.processIdentifier
-        let flooder = UnixLineClient(path: daemon.socket)
+        let flooder = LineClient(path: daemon.socket)
         for round in 0..<20 {  // warm up: the allocator's pools exist before the baseline is taken
             flooder.send(line: focusFlood(100, id: round))
             _ = flooder.readLine()
         }
         let before = residentKiB(of: pid)
 
-        let deaf = (0..<20).map { _ in UnixLineClient(path: daemon.socket, receiveBuffer: 4096) }
+        let deaf = (0..<20).map { _ in LineClient(path: daemon.socket, receiveBuffer: 4096) }
         for client in deaf { #expect(client.call("events.subscribe", #"{"topics":["session.changed"]}"#)?.contains("session.changed") == true) }
         for round in 0..<100 {
             flooder.send(line: focusFlood(100, id: round))
@@ -50,7 +50,7 @@ import Testing
         #expect(daemon.waitForLog("deckd: ready"))
         let pid = daemon.process.processIdentifier
         let before = residentKiB(of: pid)
-        let client = UnixLineClient(path: daemon.socket)
+        let client = LineClient(path: daemon.socket)
         let discover = #"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"#
         client.send(line: "[" + Array(repeating: discover, count: 10_000).joined(separator: ",") + "]")
         let answer = try #require(client.readLine())
@@ -79,7 +79,7 @@ extension HostileClientTests {
         // As `ulimit -n 128`: the limit is inherited from a shell that sets it.
         let daemon = try DeckdProcess(arguments, launcher: ["/bin/sh", "-c", "ulimit -n 128 && exec \"$0\" \"$@\""])
         #expect(daemon.waitForLog("deckd: ready"))
-        let info = try #require(UnixLineClient(path: daemon.socket).call("sinks.list"))
+        let info = try #require(LineClient(path: daemon.socket).call("sinks.list"))
         let port = try #require(info.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
         var listeners: [Int32] = []
         defer { listeners.forEach { close($0) } }
@@ -90,7 +90,7 @@ extension HostileClientTests {
         #expect(daemon.waitForLog("answered 503 Service Unavailable"))
         #expect(daemon.log.contains(reason))
         // The owner still gets in, and can still add a sink.
-        let client = UnixLineClient(path: daemon.socket)
+        let client = LineClient(path: daemon.socket)
         #expect(client.call("runtime.info")?.contains(#""version":"0.1.0""#) == true)
         #expect(client.call("sinks.add", #"{"uri":"file:after.opus"}"#)?.contains(#""result""#) == true)
         let sinks = try #require(client.call("sinks.list"))

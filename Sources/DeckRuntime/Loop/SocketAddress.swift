@@ -43,6 +43,14 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         self.port = Int(UInt16(bigEndian: port))
     }
 
+    /// The address a libuv name query fills in (getsockname, getpeername), or nil when it fails.
+    static func reading(_ query: (UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<Int32>) -> Int32) -> SocketAddress? {
+        var storage = sockaddr_storage()
+        var length = Int32(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { query($0, &length) } }
+        return status == 0 ? SocketAddress(storage: storage) : nil
+    }
+
     /// Whether this is 127.0.0.0/8 or ::1.
     public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
 

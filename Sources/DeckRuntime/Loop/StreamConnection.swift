@@ -69,14 +69,7 @@ public final class StreamConnection: LoopHandle {
     /// The connected peer's address, for TCP connections; nil for Unix sockets or once closed.
     public var peerAddress: SocketAddress? {
         guard !isClosed, handle.pointee.type == UV_TCP else { return nil }
-        var storage = sockaddr_storage()
-        var length = Int32(MemoryLayout<sockaddr_storage>.size)
-        let status = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                uv_tcp_getpeername(raw.assumingMemoryBound(to: uv_tcp_t.self), $0, &length)
-            }
-        }
-        return status == 0 ? SocketAddress(storage: storage) : nil
+        return SocketAddress.reading { uv_tcp_getpeername(raw.assumingMemoryBound(to: uv_tcp_t.self), $0, $1) }
     }
 
     /// The socket's file descriptor (fds are handed out lowest first, so it also tells how many

@@ -54,14 +54,7 @@ public final class StreamServer: LoopHandle {
     /// The bound TCP address (useful after binding port 0); nil for Unix sockets.
     public var localAddress: SocketAddress? {
         guard case .tcp = address else { return nil }
-        var storage = sockaddr_storage()
-        var length = Int32(MemoryLayout<sockaddr_storage>.size)
-        let status = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                uv_tcp_getsockname(raw.assumingMemoryBound(to: uv_tcp_t.self), $0, &length)
-            }
-        }
-        return status == 0 ? SocketAddress(storage: storage) : nil
+        return SocketAddress.reading { uv_tcp_getsockname(raw.assumingMemoryBound(to: uv_tcp_t.self), $0, $1) }
     }
 
     private func accept() {

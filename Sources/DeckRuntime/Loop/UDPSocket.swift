@@ -50,12 +50,7 @@ public final class UDPSocket: LoopHandle {
 
     /// The bound address (useful after binding port 0).
     public var localAddress: SocketAddress? {
-        var storage = sockaddr_storage()
-        var length = Int32(MemoryLayout<sockaddr_storage>.size)
-        let status = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_udp_getsockname(udp, $0, &length) }
-        }
-        return status == 0 ? SocketAddress(storage: storage) : nil
+        SocketAddress.reading { uv_udp_getsockname(udp, $0, $1) }
     }
 
     public override func close() {

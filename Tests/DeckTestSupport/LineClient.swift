@@ -1,20 +1,34 @@
 import Foundation
 
-/// A blocking client of deckd's control socket that speaks lines, as a raw or hostile client would.
-public final class UnixLineClient {
+/// A blocking client of deckd's control socket (Unix or TCP) that speaks lines, as a raw or
+/// hostile client would.
+public final class LineClient {
     public private(set) var fd: Int32
 
-    /// Connects to `path`; `receiveBuffer` shrinks the kernel's buffer (a client that reads nothing
-    /// then fills up sooner).
+    /// Connects to the Unix socket at `path`; `receiveBuffer` shrinks the kernel's buffer (a client
+    /// that reads nothing then fills up sooner).
     public init(path: String, receiveBuffer: Int32? = nil, timeoutSeconds: Int = 10) {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        self.fd = fd
-        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8).prefix($0.count - 1)) }
+        connect(to: &address, receiveBuffer: receiveBuffer, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Connects to 127.0.0.1:`port`.
+    public init(port: Int, timeoutSeconds: Int = 15) {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        connect(to: &address, receiveBuffer: nil, timeoutSeconds: timeoutSeconds)
+    }
+
+    private func connect<Address>(to address: inout Address, receiveBuffer: Int32?, timeoutSeconds: Int) {
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
         }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
