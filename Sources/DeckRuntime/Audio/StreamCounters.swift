@@ -1,4 +1,3 @@
-import CDeckPlugin
 import Synchronization
 
 /// What happened to one stream on the audio thread, readable from the loop at any time.
@@ -15,16 +14,4 @@ public final class StreamCounters: Sendable {
     public let silentRun = Atomic<Int>(0)
 
     public init() {}
-}
-
-/// A plugin's render function and the plugin it belongs to: what the audio thread pulls.
-public struct RenderSource: BitwiseCopyable, @unchecked Sendable {  // Plain pointers; the plugin promises render() is callable from the audio thread.
-    public typealias Render = @convention(c) (UnsafePointer<deck_plugin_t>?, UInt32, UnsafeMutablePointer<Float>?) -> UInt32
-    public let plugin: UnsafePointer<deck_plugin_t>
-    public let render: Render
-
-    public init(plugin: UnsafePointer<deck_plugin_t>, render: @escaping Render) {
-        self.plugin = plugin
-        self.render = render
-    }
 }

@@ -1,13 +1,3 @@
-import CDeckPlugin
-
-/// The ABI's facts the runtime checks plugins against.
-public enum PluginABI {
-    public static let major = UInt32(DECK_ABI_VERSION_MAJOR)
-    public static let minor = UInt32(DECK_ABI_VERSION_MINOR)
-    public static let patch = UInt32(DECK_ABI_VERSION_PATCH)
-    public static let entrySymbol = "deck_plugin_entry"
-}
-
 /// A `deck_status_t` as Swift sees it.
 public enum DeckStatus: Int32, Error, Sendable, CustomStringConvertible {
     case ok = 0
@@ -32,12 +22,4 @@ public enum DeckStatus: Int32, Error, Sendable, CustomStringConvertible {
         case .internal: "DECK_E_INTERNAL"
         }
     }
-}
-
-/// A call into or out of a plugin that was refused or failed, with a message for the log.
-public struct PluginCallError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var status: DeckStatus
-    public var message: String
-
-    public var description: String { "\(status): \(message)" }
 }

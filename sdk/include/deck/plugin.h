@@ -14,6 +14,9 @@
  *    fields a host has, and the host does the same with the plugin.
  *  - Features grow as extensions fetched by string id, both ways:
  *    plugin->get_extension(plugin, id) and host->get_extension(host, id).
+ *    This header holds the core; each extension has its own header in
+ *    deck/ext/ (audio.h, session.h, thread-check.h), and deck/deck.h
+ *    includes them all.
  *  - Every host call that can fail returns a deck_status; host->last_error()
  *    gives the human-readable reason.
  *  - Every function carries a thread tag:
@@ -61,6 +64,25 @@ typedef struct deck_abi_version {
 
 #define DECK_ABI_VERSION_INIT \
     { DECK_ABI_VERSION_MAJOR, DECK_ABI_VERSION_MINOR, DECK_ABI_VERSION_PATCH }
+
+/* True when a side implementing `version` can work with this header's ABI:
+ * same major, and a minor not newer than this header's. The runtime applies
+ * the same rule to plugins; a plugin may apply it to host->abi. [any-thread] */
+static inline bool deck_abi_is_compatible(deck_abi_version_t version) {
+    return version.major == DECK_ABI_VERSION_MAJOR && version.minor <= DECK_ABI_VERSION_MINOR;
+}
+
+/* ─── Symbol visibility ──────────────────────────────────────────────────
+ *
+ * Mark deck_plugin_entry() with DECK_EXPORT so it stays visible when the
+ * library is built with -fvisibility=hidden (recommended: export nothing else).
+ */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DECK_EXPORT __attribute__((visibility("default")))
+#else
+#define DECK_EXPORT
+#endif
 
 /* ─── Status codes ───────────────────────────────────────────────────────
  *
@@ -220,160 +242,17 @@ typedef struct deck_plugin_entry {
 typedef const deck_plugin_entry_t *(*deck_plugin_entry_fn)(void);
 
 /* The one symbol every plugin library exports. [loop-thread] */
-const deck_plugin_entry_t *deck_plugin_entry(void);
-
-/* ─── Host extension: deck.thread-check ──────────────────────────────────
- *
- * Lets a plugin assert the thread tags above, e.g. in debug builds.
- */
-
-#define DECK_EXT_THREAD_CHECK "deck.thread-check"
-
-typedef struct deck_host_thread_check {
-    /* True when called on the runtime's loop thread. [any-thread] */
-    bool (*is_loop_thread)(const deck_host_t *host);
-
-    /* True when called on the runtime's audio thread. [any-thread] */
-    bool (*is_audio_thread)(const deck_host_t *host);
-} deck_host_thread_check_t;
-
-/* ─── Audio: deck.audio ──────────────────────────────────────────────────
- *
- * Audio is pulled, never pushed: while a plugin's stream is open, the audio
- * thread calls its render() once per frame (default 20 ms) for 48 kHz stereo
- * float PCM, interleaved L R L R. A plugin that produces fewer frames than
- * asked underruns: the host pads with silence and counts it. Samples outside
- * [-1, 1] are limited; a NaN or infinity silences that frame and is counted.
- *
- * Playback starts when the host calls the plugin's start() (a remote "play",
- * `deckd --play ID[:ITEM]`); the plugin then requests focus (deck.session),
- * opens its stream with the host's open_stream() once it has audio, and
- * closes it (and abandons focus) when done.
- */
-
-#define DECK_EXT_AUDIO "deck.audio"
-
-#define DECK_AUDIO_SAMPLE_RATE 48000
-#define DECK_AUDIO_CHANNELS 2
-
-/* Offered by the plugin (plugin->get_extension(plugin, DECK_EXT_AUDIO)). */
-typedef struct deck_plugin_audio {
-    /* Starts playback of `item_id` (NULL: the plugin's default item). Return
-     * DECK_E_INVALID for an item the plugin does not know. [loop-thread] */
-    deck_status_t (*start)(const deck_plugin_t *plugin, const char *item_id);
-
-    /* Stops playback; the plugin closes its stream. [loop-thread] */
-    void (*stop)(const deck_plugin_t *plugin);
-
-    /* Writes up to `frames` frames (frames × 2 floats) to `out` and returns
-     * how many it wrote. Must not block, lock, allocate or do I/O.
-     * [audio-thread] */
-    uint32_t (*render)(const deck_plugin_t *plugin, uint32_t frames, float *out);
-
-    void *reserved[8];
-} deck_plugin_audio_t;
-
-/* Offered by the host (host->get_extension(host, DECK_EXT_AUDIO)). */
-typedef struct deck_host_audio {
-    /* Starts pulling the plugin's render() on the audio thread. Needs an
-     * active plugin that offers deck.audio (DECK_E_STATE, DECK_E_UNSUPPORTED)
-     * and holds audio focus requested through deck.session (DECK_E_STATE);
-     * the entitlements gate which focus it may hold. Opening an open stream is
-     * DECK_OK. [loop-thread] */
-    deck_status_t (*open_stream)(const deck_host_t *host);
-
-    /* Stops pulling render(); when it returns, render() is no longer running
-     * and will not be called again until the next open_stream(). Closing a
-     * closed stream is DECK_OK. [loop-thread] */
-    deck_status_t (*close_stream)(const deck_host_t *host);
-
-    void *reserved[8];
-} deck_host_audio_t;
-
-/* ─── Audio session: deck.session ────────────────────────────────────────
- *
- * One car, one output, many apps: before opening a stream a plugin requests
- * audio focus for a context ("music", "navigation", "call", …). The runtime
- * answers by its interaction matrix (Android Automotive's by default):
- * granted, delayed (granted later, when the blockers leave), or rejected.
- * Holders that lose are told through the plugin's deck.session extension;
- * the runtime itself ducks (-14 dB by default) and mutes their streams, so a
- * plugin never scales its own output for focus. The output starts on the
- * first grant and stops when nothing has held focus or played for a while;
- * every plugin is told both.
- *
- * Contexts a plugin may request follow its effective entitlements:
- *   audio: music, announcement · communication: call, callRing,
- *   voiceCommand, notification · maps: navigation · charging, parking,
- *   quick-ordering, fueling, driving-task: notification.
- */
-
-#define DECK_EXT_SESSION "deck.session"
-
-typedef enum deck_focus_type {
-    DECK_FOCUS_GAIN                     = 1, /* until abandoned; others lose for good  */
-    DECK_FOCUS_GAIN_TRANSIENT           = 2, /* a while; others pause, then resume     */
-    DECK_FOCUS_GAIN_TRANSIENT_MAY_DUCK  = 3, /* a while; others may play on, ducked    */
-    DECK_FOCUS_GAIN_TRANSIENT_EXCLUSIVE = 4  /* a while, alone                          */
-} deck_focus_type_t;
-
-/* Wait for focus (at most one request waits) instead of being rejected. */
-#define DECK_FOCUS_FLAG_ACCEPTS_DELAYED (1u << 0)
-/* Spoken audio: pause instead of being ducked. */
-#define DECK_FOCUS_FLAG_PAUSES_ON_DUCK (1u << 1)
-
-typedef enum deck_focus_result {
-    DECK_FOCUS_REJECTED = 0,
-    DECK_FOCUS_GRANTED  = 1,
-    DECK_FOCUS_DELAYED  = 2
-} deck_focus_result_t;
-
-typedef enum deck_focus_change {
-    DECK_FOCUS_CHANGE_GAIN           = 1,  /* gained: delayed grant, or resume     */
-    DECK_FOCUS_CHANGE_UNDUCK         = 2,  /* back to full level                   */
-    DECK_FOCUS_CHANGE_LOSS           = -1, /* lost for good: stop, release          */
-    DECK_FOCUS_CHANGE_LOSS_TRANSIENT = -2, /* lost for a while: pause               */
-    DECK_FOCUS_CHANGE_DUCK           = -3  /* playing on, ducked by the runtime     */
-} deck_focus_change_t;
-
-typedef struct deck_focus_request {
-    const char *context; /* "music", "navigation", … */
-    int32_t type;        /* deck_focus_type_t */
-    uint32_t flags;      /* DECK_FOCUS_FLAG_* */
-    void *reserved[2];
-} deck_focus_request_t;
-
-/* Offered by the host (host->get_extension(host, DECK_EXT_SESSION)). */
-typedef struct deck_host_session {
-    /* Requests focus; `*result` receives a deck_focus_result_t. When it is not
-     * GRANTED, host->last_error() says which holders block it. A plugin holds
-     * one request: asking again replaces it. DECK_E_NOT_ENTITLED for a context
-     * its entitlements do not allow, DECK_E_INVALID for an unknown context or
-     * type, DECK_E_STATE unless active. [loop-thread] */
-    deck_status_t (*request_focus)(const deck_host_t *host, const deck_focus_request_t *request, int32_t *result);
-
-    /* Gives focus up (held, paused or waiting); holders it paused or ducked
-     * recover. [loop-thread] */
-    deck_status_t (*abandon_focus)(const deck_host_t *host);
-
-    void *reserved[8];
-} deck_host_session_t;
-
-/* Offered by the plugin (plugin->get_extension(plugin, DECK_EXT_SESSION)). */
-typedef struct deck_plugin_session {
-    /* The plugin's focus changed (a deck_focus_change_t). After a transient
-     * loss ends, GAIN comes with `should_resume` true. [loop-thread] */
-    void (*focus_changed)(const deck_plugin_t *plugin, int32_t change, bool should_resume);
-
-    /* The output was activated (true) or deactivated after being idle
-     * (false). [loop-thread] */
-    void (*session_changed)(const deck_plugin_t *plugin, bool active);
-
-    void *reserved[8];
-} deck_plugin_session_t;
+DECK_EXPORT const deck_plugin_entry_t *deck_plugin_entry(void);
 
 #ifdef __cplusplus
 }
 #endif
+
+/* Sources written against ABI 1.0 included only this header and used the 1.0
+ * extensions; they still get them. New code includes what it uses from
+ * deck/ext/, or deck/deck.h. */
+#include "ext/thread-check.h"
+#include "ext/audio.h"
+#include "ext/session.h"
 
 #endif /* DECK_PLUGIN_H */

@@ -1,0 +1,15 @@
+import CDeckPlugin
+
+/// `deck.audio` on the host side: a plugin opens and closes its stream (deck/ext/audio.h).
+extension PluginHost {
+    static var audioExtension: deck_host_audio_t {
+        var audio = deck_host_audio_t()
+        audio.open_stream = { host in
+            PluginHost.from(host)?.onLoop("open_stream") { $0.actions.openStream($0.instance) } ?? DeckStatus.invalid.rawValue
+        }
+        audio.close_stream = { host in
+            PluginHost.from(host)?.onLoop("close_stream") { $0.actions.closeStream($0.instance) } ?? DeckStatus.invalid.rawValue
+        }
+        return audio
+    }
+}

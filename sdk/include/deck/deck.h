@@ -1,0 +1,12 @@
+/*
+ * deck/deck.h — the whole Deck plugin ABI: the core and every extension.
+ */
+#ifndef DECK_DECK_H
+#define DECK_DECK_H
+
+#include "plugin.h"
+#include "ext/thread-check.h"
+#include "ext/audio.h"
+#include "ext/session.h"
+
+#endif /* DECK_DECK_H */

@@ -1,0 +1,73 @@
+/*
+ * deck/ext/audio.h — pulled 48 kHz stereo audio (deck.audio).
+ *
+ * An extension of the Deck plugin ABI (deck/plugin.h holds the core). Fetch it
+ * by id with host->get_extension() or offer it from plugin->get_extension().
+ */
+#ifndef DECK_EXT_AUDIO_H
+#define DECK_EXT_AUDIO_H
+
+#include "../plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ─── Audio: deck.audio ──────────────────────────────────────────────────
+ *
+ * Audio is pulled, never pushed: while a plugin's stream is open, the audio
+ * thread calls its render() once per frame (default 20 ms) for 48 kHz stereo
+ * float PCM, interleaved L R L R. A plugin that produces fewer frames than
+ * asked underruns: the host pads with silence and counts it. Samples outside
+ * [-1, 1] are limited; a NaN or infinity silences that frame and is counted.
+ *
+ * Playback starts when the host calls the plugin's start() (a remote "play",
+ * `deckd --play ID[:ITEM]`); the plugin then requests focus (deck.session),
+ * opens its stream with the host's open_stream() once it has audio, and
+ * closes it (and abandons focus) when done.
+ */
+
+#define DECK_EXT_AUDIO "deck.audio"
+
+#define DECK_AUDIO_SAMPLE_RATE 48000
+#define DECK_AUDIO_CHANNELS 2
+
+/* Offered by the plugin (plugin->get_extension(plugin, DECK_EXT_AUDIO)). */
+typedef struct deck_plugin_audio {
+    /* Starts playback of `item_id` (NULL: the plugin's default item). Return
+     * DECK_E_INVALID for an item the plugin does not know. [loop-thread] */
+    deck_status_t (*start)(const deck_plugin_t *plugin, const char *item_id);
+
+    /* Stops playback; the plugin closes its stream. [loop-thread] */
+    void (*stop)(const deck_plugin_t *plugin);
+
+    /* Writes up to `frames` frames (frames × 2 floats) to `out` and returns
+     * how many it wrote. Must not block, lock, allocate or do I/O.
+     * [audio-thread] */
+    uint32_t (*render)(const deck_plugin_t *plugin, uint32_t frames, float *out);
+
+    void *reserved[8];
+} deck_plugin_audio_t;
+
+/* Offered by the host (host->get_extension(host, DECK_EXT_AUDIO)). */
+typedef struct deck_host_audio {
+    /* Starts pulling the plugin's render() on the audio thread. Needs an
+     * active plugin that offers deck.audio (DECK_E_STATE, DECK_E_UNSUPPORTED)
+     * and holds audio focus requested through deck.session (DECK_E_STATE);
+     * the entitlements gate which focus it may hold. Opening an open stream is
+     * DECK_OK. [loop-thread] */
+    deck_status_t (*open_stream)(const deck_host_t *host);
+
+    /* Stops pulling render(); when it returns, render() is no longer running
+     * and will not be called again until the next open_stream(). Closing a
+     * closed stream is DECK_OK. [loop-thread] */
+    deck_status_t (*close_stream)(const deck_host_t *host);
+
+    void *reserved[8];
+} deck_host_audio_t;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DECK_EXT_AUDIO_H */
