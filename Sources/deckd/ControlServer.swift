@@ -19,6 +19,7 @@ final class ControlServer {
     private let server: StreamServer
     private var tcpServer: StreamServer?
     private let dispatcher: RPCDispatcher
+    private let events: EventHub
     private let logger: Logger
     private let limits: ControlLimits
     private var clients: [ObjectIdentifier: Client] = [:]
@@ -63,11 +64,12 @@ final class ControlServer {
         var delayMilliseconds: UInt64 { count == 0 ? 0 : min(10_000, 100 << UInt64(min(count - 1, 7))) }
     }
 
-    init(path: String, tcp: TCPListener? = nil, loop: EventLoop, dispatcher: RPCDispatcher, logger: Logger,
+    init(path: String, tcp: TCPListener? = nil, loop: EventLoop, dispatcher: RPCDispatcher, events: EventHub, logger: Logger,
          limits: ControlLimits = ControlLimits()) throws(ControlServerError) {
         self.path = path
         self.loop = loop
         self.dispatcher = dispatcher
+        self.events = events
         self.logger = logger
         self.limits = limits
         dispatcher.limits = limits
@@ -106,15 +108,9 @@ final class ControlServer {
     /// Where TCP clients connect, when enabled (the port is real even when 0 was asked for).
     var tcpAddress: SocketAddress? { tcpServer?.localAddress }
 
-    /// Sends a notification to every client subscribed to `topic`.
-    func publish(_ topic: String, _ params: JSONValue) {
-        let line = RPCDispatcher.notification(topic, params)
-        for client in clients.values where client.rpc.topics.contains(topic) { send(line, to: client) }
-    }
-
     /// Stops listening, disconnects everyone and removes the socket file.
     func close() {
-        clients.values.forEach { $0.close() }
+        clients.values.forEach { events.remove($0.rpc); $0.close() }
         clients = [:]
         server.close()
         tcpServer?.close()
@@ -146,7 +142,8 @@ final class ControlServer {
     private func accept(_ stream: StreamConnection, token: String? = nil) {
         let source = token == nil ? nil : stream.peerAddress?.host ?? "unknown"
         if let reason = refusal(tcp: source != nil) {
-            stream.write(Array((RPCDispatcher.errorLine(.overloaded(reason)) + "\n").utf8)) { _ in stream.close() }
+            stream.writeNow(Array((RPCDispatcher.errorLine(.overloaded(reason)) + "\n").utf8))
+            stream.close()
             let (log, held) = refusals.admit(now: loop.now)
             if log { logger.warning("control", "refused a connection\(source.map { " from \($0)" } ?? ""): \(reason)\(LogThrottle.suffix(held))") }
             return
@@ -154,6 +151,7 @@ final class ControlServer {
         let client = Client(stream: stream, source: source, maxMessageBytes: limits.maxMessageBytes)
         client.rpc = RPCConnection(token: token) { [weak self, unowned client] line in self?.send(line, to: client) }
         clients[ObjectIdentifier(client)] = client
+        events.add(client.rpc)
         guard let source else { return resumeReading(client) }
         // A source that failed to log in waits before it is heard, and the login clock starts after.
         var failures = loginFailures[source] ?? LoginFailures()
@@ -181,8 +179,11 @@ final class ControlServer {
         }
     }
 
-    /// Answers every complete line in `bytes`; the answers go out in one write.
+    /// Answers every complete line in `bytes`; the answers go out in one write, before any
+    /// notification the requests caused.
     private func received(_ bytes: [UInt8], from client: Client) {
+        events.hold()
+        defer { events.release() }
         var answers: [UInt8] = []
         client.framer.feed(bytes) { piece in
             guard case .line(let line) = piece else {
@@ -272,6 +273,7 @@ final class ControlServer {
 
     private func drop(_ client: Client) {
         let queued = client.stream.pendingWriteBytes
+        events.remove(client.rpc)
         client.close()
         clients[ObjectIdentifier(client)] = nil
         // A large queue was thousands of small writes: hand their pages back to the system now,

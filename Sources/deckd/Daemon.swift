@@ -117,12 +117,11 @@ enum Daemon {
         do { runtime = try Runtime(configuration: configuration, logger: logger) } catch { throw .runtime(error) }
         let control: ControlServer
         do {
-            control = try ControlServer(path: socket, tcp: tcp, loop: runtime.loop, dispatcher: runtime.makeDispatcher(), logger: logger,
-                                        limits: configuration.control)
+            control = try ControlServer(path: socket, tcp: tcp, loop: runtime.loop, dispatcher: runtime.makeDispatcher(),
+                                        events: runtime.events, logger: logger, limits: configuration.control)
         } catch {
             throw .control(error)
         }
-        runtime.onEvent = { topic, params in control.publish(topic, params) }
         logger.info("control", "JSON-RPC on \(socket)" + (control.tcpAddress.map { " and tcp \($0) (token required)" } ?? ""))
         if configuration.allowInsecurePlugins {
             logger.warning("deckd", "--insecure-plugins: bundle ownership and permission checks are off")

@@ -1,3 +1,4 @@
+import DeckRuntime
 import DeckTestSupport
 import Foundation
 import Synchronization
@@ -69,8 +70,28 @@ import Testing
         events.waitUntilExit()
         pipe.fileHandleForReading.readabilityHandler = nil
         let output = String(decoding: heard.withLock { $0 } + pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(output.hasPrefix("sinks.changed: [{"))
+        #expect(output.hasPrefix(#"sinks.changed: {"seq":"#))
+        #expect(output.contains(#""sinks":[{"#))
         #expect(output.contains("e\(added).opus"))
+    }
+
+    @Test func theAnswerComesBeforeTheNotificationsItCausedAndEveryNotificationIsNumbered() throws {
+        let deckd = try daemon(["--play", "org.deck.tone:sine-440"])
+        let client = LineClient(path: deckd.socket)
+        #expect(client.call("events.subscribe", #"{"topics":["session.changed"]}"#)?.contains("session.changed") == true)
+        var seqs: [Int64] = []
+        for (id, method, params) in [(2, "session.request", #"{"context":"navigation"}"#), (3, "session.abandon", "{}")] {
+            client.send(line: #"{"jsonrpc":"2.0","method":"\#(method)","params":\#(params),"id":\#(id)}"#)
+            let first = try JSONValue.parse(try #require(client.readLine()))
+            #expect(first["id"] == .int(Int64(id)))  // the answer, then what it caused
+            let note = try JSONValue.parse(try #require(client.readLine()))
+            #expect(note["method"] == "session.changed")
+            let time = try #require(note["params"]?["time"]?.intValue)
+            #expect(abs(Double(time) / 1000 - Date().timeIntervalSince1970) < 10)
+            seqs.append(try #require(note["params"]?["seq"]?.intValue))
+        }
+        #expect(seqs[1] == seqs[0] + 1)
+        #expect(deckd.stop() == 0)
     }
 
     @Test func jsonOutputPrintsNumbersAsWritten() throws {

@@ -79,6 +79,18 @@ public final class StreamConnection: LoopHandle {
         return isClosed || uv_fileno(handle, &fd) != 0 ? -1 : fd
     }
 
+    /// Writes what the kernel takes right now (no queue, no callback) and returns how many bytes
+    /// that was: for a short last word before `close()`, so the descriptor is freed at once.
+    @discardableResult
+    public func writeNow(_ bytes: [UInt8]) -> Int {
+        guard !isClosed else { return 0 }
+        var bytes = bytes
+        return bytes.withUnsafeMutableBytes { storage in
+            var buffer = uv_buf_init(storage.baseAddress?.assumingMemoryBound(to: CChar.self), UInt32(storage.count))
+            return Int(max(uv_try_write(stream, &buffer, 1), 0))
+        }
+    }
+
     /// Bytes queued but not yet handed to the kernel: a slow reader makes this grow.
     public var pendingWriteBytes: Int { isClosed ? 0 : uv_stream_get_write_queue_size(stream) }
 

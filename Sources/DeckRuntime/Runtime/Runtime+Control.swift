@@ -5,7 +5,7 @@ extension Runtime {
     /// The dispatcher for this runtime's JSON-RPC API: every method, `rpc.discover`, events.
     public func makeDispatcher() -> RPCDispatcher {
         let dispatcher = RPCDispatcher()
-        dispatcher.topics = Runtime.eventTopics
+        dispatcher.topics = events.topics
         dispatcher.registerBuiltins(title: "Deck", version: DeckVersion.string)
         let object: JSONValue = ["type": "object"]
         let idParam = RPCMethod.Param("id", ["type": "string"], "a plugin id, e.g. org.deck.tone")
@@ -127,14 +127,14 @@ extension Runtime {
                 if case .tooMany = error { throw .limit(error.description) }
                 throw .commandFailed(error.description)
             }
-            publish("sinks.changed", sinksDescription)
+            publish("sinks.changed", ["sinks": sinksDescription])
             return Runtime.describe(info)
         })
         dispatcher.register(RPCMethod("sinks.remove", "Close and forget a sink.", params: [.init("id", ["type": "integer"])],
                                       result: ["type": "boolean"], errors: [-32004]) { [unowned self] call throws(RPCError) in
             guard let id = call.optional("id")?.intValue else { throw .invalidParams("\"id\" must be an integer") }
             do throws(SinkError) { try removeSink(Int(id)) } catch { throw .commandFailed(error.description) }
-            publish("sinks.changed", sinksDescription)
+            publish("sinks.changed", ["sinks": sinksDescription])
             return true
         })
         return dispatcher
@@ -148,8 +148,11 @@ extension Runtime {
             + "\(stats.droppedPackets.load(ordering: .relaxed)) packets dropped; \(sinks.list.count) sink(s)"
     }
 
-    /// Sends `topic` to whoever listens (deckd's control server).
-    func publish(_ topic: String, _ params: JSONValue) { onEvent?(topic, params) }
+    /// Publishes a change on `topic` with its payload object.
+    func publish(_ topic: String, _ payload: JSONValue) {
+        guard case .object(let members) = payload else { preconditionFailure("\(topic): a notification's payload is an object") }
+        events.publish(topic, members)
+    }
 
     var appsDescription: JSONValue {
         [

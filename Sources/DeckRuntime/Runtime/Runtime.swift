@@ -16,8 +16,8 @@ public final class Runtime {
     public let session: AudioSession
     /// Runs once when the output has ended by itself (`--duration` reached), not on `shutdown()`.
     public var onOutputFinished: (() -> Void)?
-    /// Receives every event (topic, params) for JSON-RPC notifications.
-    public var onEvent: ((String, JSONValue) -> Void)?
+    /// The notifications every client and embedding handle subscribes to.
+    public let events = EventHub(topics: Runtime.eventTopics)
     private var callbackDoorbell: AsyncDoorbell?
     private var callbackRequests: CallbackRequests!
     private var hostActions: HostActions!

@@ -91,7 +91,7 @@ public final class HTTPStreamSink: Sink {
         let client = HTTPClient(connection: connection)
         let key = ObjectIdentifier(client)
         clients[key] = client
-        if let reason = refusal(connection) { return reject(client, status: "503 Service Unavailable", reason: reason) }
+        if let reason = refusal(connection) { return reject(client, status: "503 Service Unavailable", reason: reason, now: true) }
         client.timer = try? LoopTimer(loop: context.loop)
         let timeout = context.http.headTimeoutMilliseconds
         client.timer?.start(after: timeout) { [weak self, unowned client] in
@@ -162,8 +162,9 @@ public final class HTTPStreamSink: Sink {
     }
 
     /// Answers `status` and closes. A client's mistake (404, 405, 400…) or a full house (503) is
-    /// logged, once per burst, but is not an error of the sink.
-    private func reject(_ client: HTTPClient, status: String, reason: String, extra: String = "") {
+    /// logged, once per burst, but is not an error of the sink. `now` answers with what the kernel
+    /// takes at once and closes in the same turn (a full house must not hold descriptors).
+    private func reject(_ client: HTTPClient, status: String, reason: String, extra: String = "", now: Bool = false) {
         guard !client.isClosing else { return }
         client.isClosing = true
         client.timer?.close()
@@ -173,6 +174,10 @@ public final class HTTPStreamSink: Sink {
         let response = "HTTP/1.1 \(status)\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n"
             + extra + "Connection: close\r\n\r\n" + body
         client.connection.stopReading()
+        if now {
+            client.connection.writeNow(Array(response.utf8))
+            return forget(client)
+        }
         client.connection.write(Array(response.utf8)) { [weak self] _ in self?.forget(client) }
     }
 
