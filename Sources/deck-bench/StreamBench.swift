@@ -57,6 +57,7 @@ struct StreamBench {
         configuration.audio.freewheel = true
         configuration.audio.durationSamples = pcm.count / 2
         configuration.sinks = ["file:\(path)"]
+        configuration.files.overwrite = true  // each interleaved run rewrites the same file
         configuration.session.alwaysActive = true  // the stream is opened directly, without focus
         let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
         let source = BenchSource(pcm: pcm)

@@ -341,3 +341,60 @@ extension ControlTests {
         #expect(deckd.stop() == 0)
     }
 }
+
+extension ControlTests {
+    /// Every method called once on a real deckd; each result must match the schema rpc.discover
+    /// advertises for it (strict: no field the schema does not list).
+    @Test func everyResultMatchesTheSchemaRpcDiscoverAdvertises() throws {
+        let dir = TemporaryDirectory()
+        let bundle = try Fixture.bundle(in: dir.path + "/extra")
+        let deckd = try daemon(["--play", "org.deck.tone:sine-440", "--output-dir", dir.path])
+        let client = LineClient(path: deckd.socket)
+        var id = 0
+        func result(_ method: String, _ params: String = "{}") throws -> JSONValue {
+            id += 1
+            client.send(line: #"{"jsonrpc":"2.0","method":"\#(method)","params":\#(params),"id":\#(id)}"#)
+            while true {
+                let message = try JSONValue.parse(try #require(client.readLine()))
+                guard message["id"] == .int(Int64(id)) else { continue }  // a notification
+                return try #require(message["result"], "\(method): \(message.encoded())")
+            }
+        }
+        var results: [String: JSONValue] = [:]
+        results["events.subscribe"] = try result("events.subscribe", #"{"topics":["apps.changed"]}"#)
+        results["events.unsubscribe"] = try result("events.unsubscribe", #"{"topics":["apps.changed"]}"#)
+        results["runtime.info"] = try result("runtime.info")
+        results["apps.load"] = try result("apps.load", #"{"path":"\#(bundle)"}"#)
+        results["apps.launch"] = try result("apps.launch", #"{"id":"org.deck.test.fixture","item":"sine-880@announcement"}"#)
+        results["apps.list"] = try result("apps.list")
+        results["apps.unload"] = try result("apps.unload", #"{"id":"org.deck.test.fixture"}"#)
+        results["session.request"] = try result("session.request", #"{"context":"navigation","name":"prompt"}"#)
+        results["session.get"] = try result("session.get")
+        results["session.abandon"] = try result("session.abandon", #"{"name":"prompt"}"#)
+        results["sinks.add"] = try result("sinks.add", #"{"uri":"file:schema.opus"}"#)
+        results["sinks.list"] = try result("sinks.list")
+        results["sinks.remove"] = try result("sinks.remove", #"{"id":2}"#)
+        results["rpc.discover"] = try result("rpc.discover")
+        // auth.login answers only on TCP; its schema is checked with a logged-in TCP client.
+        let (tcpDeckd, port, _) = try tcpDaemon()
+        let tcp = LineClient(port: port)
+        tcp.send(line: #"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"correct-horse-battery-staple"},"id":1}"#)
+        results["auth.login"] = try JSONValue.parse(try #require(tcp.readLine()))["result"]
+        #expect(tcpDeckd.stop() == 0)
+
+        let input: JSONValue = ["discover": try #require(results["rpc.discover"]), "results": .object(results)]
+        try input.encoded().write(toFile: dir.path + "/results.json", atomically: true, encoding: .utf8)
+        let check = try runProgram("/bin/sh", ["-c", "python3 '\(Paths.repoRoot)/Tests/Scripts/validate_results.py' < '\(dir.path)/results.json'"])
+        #expect(check == (0, "ok\n"), "\(check.output)")
+        // Not a rubber stamp: a result with a field its schema does not list fails.
+        var tampered = results
+        tampered["runtime.info"] = .object((results["runtime.info"].flatMap { if case .object(let o) = $0 { o } else { nil } } ?? [:])
+            .merging(["surprise": true]) { $1 })
+        let bad: JSONValue = ["discover": try #require(results["rpc.discover"]), "results": .object(tampered)]
+        try bad.encoded().write(toFile: dir.path + "/bad.json", atomically: true, encoding: .utf8)
+        let caught = try runProgram("/bin/sh", ["-c", "python3 '\(Paths.repoRoot)/Tests/Scripts/validate_results.py' < '\(dir.path)/bad.json'"])
+        #expect(caught.status == 1)
+        #expect(caught.output.contains("runtime.info: at '': Additional properties are not allowed ('surprise' was unexpected)"))
+        #expect(deckd.stop() == 0)
+    }
+}

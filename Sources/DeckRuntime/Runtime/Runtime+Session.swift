@@ -73,7 +73,7 @@ extension Runtime {
                 audio.rampGain(slot, to: gain, milliseconds: ramp, curve: gain == 0 ? .linear : .exponential)
             }
         }
-        if !effects.isEmpty { publish("session.changed", sessionDescription) }
+        if !effects.isEmpty { publish("session.changed", SessionMethods.state(self)) }
         if let deadline = session.deadline {
             sessionTimer?.start(after: deadline > loop.now ? deadline - loop.now : 0) { [unowned self] in
                 apply(session.tick(now: loop.now))
@@ -118,33 +118,5 @@ extension Runtime {
                                + "(counted in apps.list as clippedFrames)")
             }
         }
-    }
-
-    /// What `session.get` shows: holders, the pending request, streams, activation and counters.
-    public var sessionDescription: JSONValue {
-        func describe(_ request: FocusRequest) -> [String: JSONValue] {
-            ["owner": .string(request.owner.description), "context": .string(request.context.rawValue),
-             "type": .string(request.type.rawValue), "acceptsDelayedFocus": .bool(request.acceptsDelayedFocus),
-             "pausesOnDuck": .bool(request.pausesOnDuck)]
-        }
-        let holders: [JSONValue] = session.arbiter.holders.map { holder in
-            var entry = describe(holder.request)
-            entry["state"] = .string(holder.state.rawValue)
-            entry["gain"] = .double(Double(session.targetGain(holder.request.owner)))
-            entry["pausedBy"] = .array(holder.pausedBy.sorted().map { .string($0.description) })
-            entry["duckedBy"] = .array(holder.duckedBy.sorted().map { .string($0.description) })
-            return .object(entry)
-        }
-        let counters = session.counters
-        return .object([
-            "active": .bool(session.isActive),
-            "holders": .array(holders),
-            "pending": session.arbiter.pending.map { .object(describe($0)) } ?? .null,
-            "streams": .array(session.streams.sorted().map { .string($0.description) }),
-            "counters": ["granted": .int(Int64(counters.granted)), "delayed": .int(Int64(counters.delayed)),
-                         "rejected": .int(Int64(counters.rejected)), "activations": .int(Int64(counters.activations)),
-                         "deactivations": .int(Int64(counters.deactivations)),
-                         "starvationReports": .int(Int64(starvationReports))],
-        ])
     }
 }

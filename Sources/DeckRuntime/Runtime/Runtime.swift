@@ -113,7 +113,7 @@ public final class Runtime {
         activatePlugins()
         let added = plugins.count - before
         logger.info("plugins", "rescan: \(added) new plugin(s), \(loadFailures.count) refused")
-        publish("apps.changed", appsDescription)
+        publish("apps.changed", AppsMethods.list(self))
         return added
     }
 

@@ -66,13 +66,13 @@ import Testing
         #expect(harness.runtime.requestFocus(FocusRequest(owner: .integrator("chime"), context: .vehicleStatus,
                                                           type: .gainTransientMayDuck)) == .granted)
         #expect(harness.runtime.session.isActive)
-        let description = harness.runtime.sessionDescription
+        let description = SessionMethods.state(harness.runtime)
         #expect(description["active"] == true)
         #expect(description["holders"]?.arrayValue?.first?["owner"] == "integrator:chime")
         #expect(description["holders"]?.arrayValue?.first?["state"] == "playing")
         #expect(description["counters"]?["granted"] == 1)
         harness.runtime.abandonFocus(.integrator("chime"))
-        #expect(harness.runtime.sessionDescription["holders"] == [])
+        #expect(SessionMethods.state(harness.runtime)["holders"] == [])
     }
 
     @Test func idleDeactivationEndsTheFileLinkAndTheNextGrantStartsAnother() throws {
@@ -108,7 +108,7 @@ import Testing
         turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.starvationReports > 0 }
         #expect(harness.runtime.starvationReports == 1)
         #expect(harness.log.contains(.warning, "org.example.radio holds music focus but has played only silence"))
-        #expect(harness.runtime.sessionDescription["counters"]?["starvationReports"] == 1)
+        #expect(SessionMethods.state(harness.runtime)["counters"]?["starvationReports"] == 1)
     }
 
     @Test func openingAStreamWithoutFocusIsRefused() throws {
