@@ -81,3 +81,19 @@ import DeckTestSupport
         }
     }
 }
+
+extension JSONValueTests {
+    @Test(arguments: [("[]", 0), ("[1]", 1), (" [1, [2, 3], {\"a\": [4, 5]}, \"x,]y\", \"\\\",\"]", 5), ("{\"a\": [1, 2]}", -1), ("3", -1)])
+    func topLevelArraysAreCountedWithoutParsing(text: String, count: Int) {
+        #expect(JSONValue.topLevelElementCount(Array(text.utf8)) == (count < 0 ? nil : count))
+    }
+
+    @Test func anArrayOverTheElementLimitIsRefusedBeforeItIsParsed() {
+        let text = "[" + Array(repeating: "{}", count: 1_000).joined(separator: ",") + "]"
+        #expect(throws: JSONParseError(kind: .tooManyElements(1_000), line: 0, column: 0,
+                                       message: "a top-level array of 1000 elements exceeds the limit of 100")) {
+            try JSONValue.parse(text, limits: JSONLimits(maxTopLevelElements: 100))
+        }
+        #expect(throws: Never.self) { try JSONValue.parse(text, limits: JSONLimits(maxTopLevelElements: 1_000)) }
+    }
+}
