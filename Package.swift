@@ -23,7 +23,14 @@ let package = Package(
         // libFuzzer's driver entry, for deck-fuzz built by `make fuzz`.
         .systemLibrary(name: "CFuzzer"),
 
-        .target(name: "DeckRuntime", dependencies: ["CLibUV", "CJansson", "COpus", "COgg", "CDeckPlugin"]),
+        // The runtime, one target per layer; imports point down only (docs/architecture.md).
+        .target(name: "DeckBase", dependencies: ["CLibUV", "CJansson"]),
+        .target(name: "DeckStream", dependencies: ["DeckBase", "COpus", "COgg"]),
+        .target(name: "DeckAudio", dependencies: ["DeckBase", "DeckStream", "CDeckPlugin"]),
+        .target(name: "DeckSession", dependencies: ["DeckBase"]),
+        .target(name: "DeckPlugins", dependencies: ["DeckBase", "DeckAudio", "DeckSession", "CDeckPlugin"]),
+        .target(name: "DeckControl", dependencies: ["DeckBase"]),
+        .target(name: "DeckRuntime", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckPlugins", "DeckControl"]),
         .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc"]),
         .executableTarget(name: "deckctl", dependencies: ["CJansson"]),
@@ -35,7 +42,8 @@ let package = Package(
                 exclude: ["manifest.json"]),
 
         .target(name: "DeckTestSupport", dependencies: ["DeckRuntime"], path: "Tests/DeckTestSupport"),
-        .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
+        .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckPlugins",
+                                                            "DeckControl", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
         .testTarget(name: "deckdTests", dependencies: ["DeckTestSupport"]),
     ]
 )

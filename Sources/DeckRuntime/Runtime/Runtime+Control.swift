@@ -1,3 +1,6 @@
+import DeckBase
+import DeckControl
+
 extension Runtime {
     /// Topics the runtime publishes today (now playing, queue and UI come with their subsystems).
     public static let eventTopics = ["apps.changed", "session.changed", "sinks.changed"]

@@ -1,3 +1,7 @@
+import DeckStream
+import DeckSession
+import DeckPlugins
+
 extension Runtime {
     /// Opens the configured sinks (a sink that cannot open is logged and the rest run) and arms the
     /// session: the output itself starts on the first focus grant, or now with `alwaysActive`.

@@ -1,3 +1,6 @@
+import DeckSession
+import DeckPlugins
+
 extension Runtime {
     /// The integrator's own request (RPC `session.request`, the embedding API): any context, e.g. a
     /// chime the car plays on its own amplifier while Deck's streams duck.

@@ -1,3 +1,10 @@
+import DeckBase
+import DeckStream
+import DeckAudio
+import DeckSession
+import DeckPlugins
+import DeckControl
+
 /// The one object that wires Deck's subsystems together: the loop, the plugins and their
 /// callbacks, the audio engine and the sinks. It keeps the loop running until `shutdown()`.
 /// Loop-thread-confined.
@@ -171,7 +178,7 @@ public final class Runtime {
     /// Closes the plugin's stream, gives up its focus (others recover at once), deactivates and
     /// destroys it, and forgets it.
     public func unload(_ plugin: PluginInstance) {
-        _ = closeStream(instance: plugin.host.instance)
+        _ = closeStream(instance: plugin.instance)
         if session.arbiter.holder(.plugin(plugin.id)) != nil || session.arbiter.pending?.owner == .plugin(plugin.id) {
             apply(session.abandon(.plugin(plugin.id), now: loop.now))
         }

@@ -1,3 +1,9 @@
+import DeckAudio
+import DeckBase
+import DeckControl
+import DeckPlugins
+import DeckSession
+import DeckStream
 import Glibc
 
 /// What the runtime is told at start: where plugins are, who may do what, how much to log, how

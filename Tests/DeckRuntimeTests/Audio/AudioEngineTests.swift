@@ -2,6 +2,7 @@ import DeckTestSupport
 import Foundation
 import Testing
 @testable import DeckRuntime
+@testable import DeckAudio
 
 @Suite struct AudioEngineTests {
     let dir = TemporaryDirectory()

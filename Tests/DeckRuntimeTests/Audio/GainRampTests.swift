@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import DeckRuntime
+@testable import DeckAudio
 
 @Suite struct GainRampTests {
     /// Applies `ramp` to `frames` frames of constant 1.0 and returns the left channel: the gain curve.

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import DeckRuntime
+@testable import DeckAudio
 
 @Suite struct SPSCRingTests {
     @Test func keepsOrderAndRefusesWhenFull() {

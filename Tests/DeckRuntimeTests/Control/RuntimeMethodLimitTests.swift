@@ -1,6 +1,7 @@
 import DeckTestSupport
 import Testing
 @testable import DeckRuntime
+@testable import DeckControl
 
 /// What one client can make the runtime hold through its methods is bounded too.
 @Suite struct RuntimeMethodLimitTests {

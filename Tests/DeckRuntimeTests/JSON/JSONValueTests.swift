@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DeckRuntime
+@testable import DeckBase
 import DeckTestSupport
 
 @Suite struct JSONValueTests {

@@ -2,6 +2,7 @@ import DeckTestSupport
 import Foundation
 import Testing
 @testable import DeckRuntime
+@testable import DeckBase
 
 /// The runtime's log: levels filter, lines are whole, and repeated events make one line per burst.
 @Suite struct LoggerTests {
@@ -49,15 +50,5 @@ import Testing
         #expect(throttle.admit(now: 7_500) == (true, 0))
         #expect(LogThrottle.suffix(2) == " (2 more since the last report)")
         #expect(LogThrottle.suffix(0) == "")
-    }
-
-    @Test func aPluginsLogBudgetAllowsABurstThenARate() {
-        var budget = PluginLogBudget()
-        let burst = (0..<150).map { _ in budget.admit(now: 1_000) }
-        #expect(burst.prefix(100).allSatisfy { $0 == .log(suppressed: 0) })
-        #expect(burst[100] == .suppress(first: true))
-        #expect(burst[101] == .suppress(first: false))
-        // A second later 20 more lines may pass; the first says how many were dropped.
-        #expect(budget.admit(now: 2_000) == .log(suppressed: 50))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import DeckRuntime
+@testable import DeckBase
 import DeckTestSupport
 
 /// The libuv owners: each delivers its events on the loop and closes its handle before release.

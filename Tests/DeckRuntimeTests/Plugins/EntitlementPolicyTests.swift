@@ -1,5 +1,6 @@
 import Testing
 @testable import DeckRuntime
+@testable import DeckPlugins
 import DeckTestSupport
 
 @Suite struct EntitlementPolicyTests {

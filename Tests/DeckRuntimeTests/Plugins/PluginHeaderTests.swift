@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import DeckPlugins
 import DeckTestSupport
 
 /// The SDK headers are what a third party builds against: the core (deck/plugin.h), each extension

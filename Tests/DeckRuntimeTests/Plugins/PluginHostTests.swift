@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DeckRuntime
+@testable import DeckPlugins
 import DeckTestSupport
 
 /// What a plugin author meets through `deck_host_t`: messages that name the problem, and a log
@@ -61,5 +62,15 @@ import DeckTestSupport
         let described = AppsMethods.describe(plugin)
         #expect(described[item == "nan" ? "invalidFrames" : "clippedFrames"]?.intValue ?? 0 >= Int64(counted))
         #expect(harness.log.all.filter { $0.level == .warning && $0.message == "\(plugin.id) \(warning)" }.count == 1)
+    }
+
+    @Test func aPluginsLogBudgetAllowsABurstThenARate() {
+        var budget = PluginLogBudget()
+        let burst = (0..<150).map { _ in budget.admit(now: 1_000) }
+        #expect(burst.prefix(100).allSatisfy { $0 == .log(suppressed: 0) })
+        #expect(burst[100] == .suppress(first: true))
+        #expect(burst[101] == .suppress(first: false))
+        // A second later 20 more lines may pass; the first says how many were dropped.
+        #expect(budget.admit(now: 2_000) == .log(suppressed: 50))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DeckRuntime
+@testable import DeckPlugins
 import DeckTestSupport
 import CDeckPlugin
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DeckRuntime
+@testable import DeckPlugins
 import DeckTestSupport
 
 /// Each way a bundle can be wrong is refused with its exact reason, and the runtime carries on.

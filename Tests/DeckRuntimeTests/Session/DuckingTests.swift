@@ -2,6 +2,7 @@ import CDeckPlugin
 import Glibc
 import Testing
 @testable import DeckRuntime
+@testable import DeckSession
 
 private let constantRender: RenderSource.Render = { _, frames, out in
     for i in 0..<(Int(frames) * 2) { out![i] = 0.5 }

@@ -3,6 +3,8 @@ import DeckTestSupport
 import Foundation
 import Testing
 @testable import DeckRuntime
+@testable import DeckSession
+@testable import DeckPlugins
 
 /// The session inside the real runtime, with real plugins, real audio and real files.
 @Suite struct SessionRuntimeTests {

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import DeckRuntime
+@testable import DeckStream
 
 @Suite struct HTTPStreamSinkTests {
     func port(_ harness: StreamingHarness) throws -> Int {

@@ -2,6 +2,7 @@ import DeckTestSupport
 import Foundation
 import Testing
 @testable import DeckRuntime
+@testable import DeckStream
 
 /// Under-delivering and misbehaving plugins, and sinks that fail: the output stays continuous and
 /// the counters say what happened.

@@ -2,6 +2,7 @@ import DeckTestSupport
 import Foundation
 import Testing
 @testable import DeckRuntime
+@testable import DeckStream
 
 @Suite struct RTPSinkTests {
     /// A free UDP port on loopback (bound, read back, released).

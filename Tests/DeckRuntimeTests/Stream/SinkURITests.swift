@@ -1,5 +1,6 @@
 import Testing
 @testable import DeckRuntime
+@testable import DeckStream
 
 @Suite struct SinkURITests {
     @Test(arguments: [

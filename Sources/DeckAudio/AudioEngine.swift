@@ -1,0 +1,189 @@
+import DeckBase
+import DeckStream
+import Glibc
+import Synchronization
+
+/// The loop's handle on the audio thread: opens and closes streams, ramps gains, and receives the
+/// encoded packets through a ring and a doorbell. Each start begins a fresh run (a new encoder and
+/// a new stream for the sinks); streams and their gains carry over. Loop-thread-confined.
+public final class AudioEngine {
+    public let configuration: AudioConfiguration
+    private var worker: AudioThread
+    private var doorbell: AsyncDoorbell!
+    private var thread: pthread_t?
+    private var sentCommands = 0
+    private var slots: [Int: (source: RenderSource, counters: StreamCounters, gain: Float)] = [:]
+    private var hasFinished = false
+    private var joined = false
+    public let stats = AudioStats()
+    public let audioThread = ThreadIdentity()
+    /// Each packet, in order, on the loop thread.
+    public var onPacket: ((EncodedPacket) -> Void)?
+    /// Once, after the last packet (duration reached or `stop()`).
+    public var onFinished: (() -> Void)?
+    /// When packets were dropped since the last drain (the loop did not take them in time): how many.
+    public var onDropped: ((Int) -> Void)?
+    private var reportedDrops = 0
+
+    public init(configuration: AudioConfiguration, loop: EventLoop) throws(AudioEngineError) {
+        self.configuration = configuration
+        var drain: (() -> Void)?
+        let doorbell: AsyncDoorbell
+        do { doorbell = try AsyncDoorbell(loop: loop) { drain?() } } catch { throw .loop(error) }
+        do {
+            worker = try AudioThread(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread)
+        } catch {
+            doorbell.close()
+            throw .configuration(error)
+        }
+        self.doorbell = doorbell
+        drain = { [unowned self] in self.drainPackets() }
+    }
+
+    deinit { doorbell?.close() }
+
+    /// Stops the thread if it runs and releases the doorbell, so the loop can end.
+    public func close() {
+        stop()
+        doorbell?.close()
+        doorbell = nil
+    }
+
+    public var isRunning: Bool { thread != nil && !hasFinished }
+    /// The encoder's delay in samples: the Ogg pre-skip.
+    public var preSkip: Int { worker.encoder.lookahead }
+
+    /// Starts a run of the audio thread: a fresh encoder, its packets a new stream for the sinks.
+    public func start() throws(AudioEngineError) {
+        if thread != nil {
+            guard joined else { return }  // running
+            do {
+                worker = try AudioThread(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread)
+            } catch {
+                throw .configuration(error)
+            }
+            thread = nil
+            joined = false
+            hasFinished = false
+            sentCommands = 0  // counted against the new worker's applied commands
+            for (slot, stream) in slots.sorted(by: { $0.key < $1.key }) {
+                worker.mixer.open(slot: slot, source: stream.source, gain: stream.gain, counters: .passUnretained(stream.counters))
+            }
+        }
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        let context = Unmanaged.passRetained(worker).toOpaque()
+        var handle = pthread_t()
+        let status = pthread_create(&handle, &attributes, { context in
+            let worker = Unmanaged<AudioThread>.fromOpaque(context!).takeRetainedValue()
+            worker.run()
+            return nil
+        }, context)
+        guard status == 0 else {
+            Unmanaged<AudioThread>.fromOpaque(context).release()
+            throw .thread(String(cString: strerror(status)))
+        }
+        thread = handle
+    }
+
+    /// Moves the thread to real-time FIFO scheduling; false when the system refuses (no privilege).
+    @discardableResult
+    public func requestRealtimePriority() -> Bool {
+        guard let thread else { return false }
+        var parameters = sched_param(sched_priority: 10)
+        return pthread_setschedparam(thread, SCHED_FIFO, &parameters) == 0
+    }
+
+    /// Starts pulling `source` into the mix; returns the slot that names the stream.
+    public func openStream(_ source: RenderSource, gain: Float = 1, counters: StreamCounters) throws(AudioEngineError) -> Int {
+        guard let slot = (0..<Mixer.capacity).first(where: { slots[$0] == nil }) else { throw .tooManyStreams(Mixer.capacity) }
+        slots[slot] = (source, counters, gain)
+        send(.open(slot: slot, source: source, gain: gain, counters: Unmanaged.passUnretained(counters)))
+        return slot
+    }
+
+    /// Stops pulling the stream; when this returns, its render function is not running and will not run again.
+    public func closeStream(_ slot: Int) {
+        guard slots[slot] != nil else { return }
+        let sequence = send(.close(slot: slot))
+        waitUntilApplied(sequence)
+        slots[slot] = nil
+    }
+
+    /// Moves a stream's gain to `target` over `milliseconds`, sample-accurately.
+    public func rampGain(_ slot: Int, to target: Float, milliseconds: Double, curve: GainRamp.Curve = .exponential) {
+        guard slots[slot] != nil else { return }
+        slots[slot]?.gain = target
+        send(.ramp(slot: slot, target: target, samples: Int(milliseconds * 48), curve: curve))
+    }
+
+    /// Ends the output: the thread flushes the encoder, the last packet is delivered, then `onFinished` runs.
+    public func stop() {
+        guard let thread, !joined else { return }
+        worker.stopRequested.store(true, ordering: .releasing)
+        while !worker.finished.load(ordering: .acquiring) {
+            drainPackets()
+            var pause = timespec(tv_sec: 0, tv_nsec: 500_000)
+            nanosleep(&pause, nil)
+        }
+        pthread_join(thread, nil)
+        joined = true
+        drainPackets()
+    }
+
+    @discardableResult
+    private func send(_ command: AudioCommand) -> Int {
+        while !worker.commands.push(command) {
+            var pause = timespec(tv_sec: 0, tv_nsec: 100_000)
+            nanosleep(&pause, nil)
+        }
+        sentCommands += 1
+        if !threadRunning { worker.applyCommands() }
+        return sentCommands
+    }
+
+    /// Before start and after the thread ends, the loop may touch the mixer itself.
+    private var threadRunning: Bool { thread != nil && !worker.finished.load(ordering: .acquiring) }
+
+    private func waitUntilApplied(_ sequence: Int) {
+        while worker.appliedCommands.load(ordering: .acquiring) < sequence {
+            if !threadRunning { worker.applyCommands(); continue }
+            drainPackets()
+            var pause = timespec(tv_sec: 0, tv_nsec: 100_000)
+            nanosleep(&pause, nil)
+        }
+    }
+
+    private func drainPackets() {
+        let dropped = stats.droppedPackets.load(ordering: .relaxed)
+        if dropped > reportedDrops {
+            onDropped?(dropped - reportedDrops)
+            reportedDrops = dropped
+        }
+        while let packet = worker.packets.pop(preSkip: worker.encoder.lookahead) {
+            onPacket?(packet)
+            if packet.isLast && !hasFinished {
+                hasFinished = true
+                onFinished?()
+            }
+        }
+    }
+}
+
+/// Why the audio engine could not start or take a stream.
+public enum AudioEngineError: Error, Equatable, Sendable, CustomStringConvertible {
+    case configuration(AudioConfigurationError)
+    case loop(LoopError)
+    case thread(String)
+    case tooManyStreams(Int)
+
+    public var description: String {
+        switch self {
+        case .configuration(let error): error.description
+        case .loop(let error): error.description
+        case .thread(let reason): "cannot start the audio thread: \(reason)"
+        case .tooManyStreams(let limit): "all \(limit) stream slots are in use"
+        }
+    }
+}

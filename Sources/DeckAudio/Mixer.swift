@@ -1,0 +1,93 @@
+import CDeckPlugin
+import DeckStream
+
+/// Pulls every open stream, applies its gain ramp, sums, and limits: the audio thread's one frame
+/// of work before encoding. Never allocates after init. Audio-thread-confined.
+public final class Mixer {
+    private struct Slot {
+        var source: RenderSource?
+        var gain = GainRamp(1)
+        var counters: Unmanaged<StreamCounters>?
+    }
+
+    public static let capacity = 32
+    public let frames: Int
+    private let slots: UnsafeMutablePointer<Slot>
+    private let scratch: UnsafeMutablePointer<Float>
+    /// Output samples that were outside [-1, 1] and clamped.
+    public private(set) var limitedSamples = 0
+
+    public init(frames: Int) {
+        self.frames = frames
+        slots = .allocate(capacity: Mixer.capacity)
+        slots.initialize(repeating: Slot(), count: Mixer.capacity)
+        scratch = .allocate(capacity: frames * AudioFormat.channels)
+    }
+
+    deinit {
+        slots.deinitialize(count: Mixer.capacity)
+        slots.deallocate()
+        scratch.deallocate()
+    }
+
+    public func open(slot: Int, source: RenderSource, gain: Float, counters: Unmanaged<StreamCounters>) {
+        slots[slot] = Slot(source: source, gain: GainRamp(gain), counters: counters)
+    }
+
+    public func close(slot: Int) { slots[slot] = Slot() }
+
+    public func rampGain(slot: Int, to target: Float, samples: Int, curve: GainRamp.Curve) {
+        slots[slot].gain.ramp(to: target, samples: samples, curve: curve)
+    }
+
+    /// Renders and mixes one frame of interleaved stereo into `out` (frames × 2 floats).
+    public func mix(into out: UnsafeMutablePointer<Float>) {
+        let count = frames * AudioFormat.channels
+        out.update(repeating: 0, count: count)
+        for index in 0..<Mixer.capacity {
+            guard let source = slots[index].source, let counters = slots[index].counters else { continue }
+            let produced = min(Int(source.render(source.plugin, UInt32(frames), scratch)), frames)
+            counters._withUnsafeGuaranteedRef { counters in
+                if produced < frames {
+                    scratch.advanced(by: produced * 2).update(repeating: 0, count: (frames - produced) * 2)
+                    counters.underrunFrames.add(1, ordering: .relaxed)
+                } else {
+                    counters.renderedFrames.add(1, ordering: .relaxed)
+                }
+                let peak = Mixer.peak(scratch, count: produced * 2)
+                if !peak.isFinite {
+                    scratch.update(repeating: 0, count: count)
+                    counters.invalidFrames.add(1, ordering: .relaxed)
+                } else if peak > 1 {
+                    counters.clippedFrames.add(1, ordering: .relaxed)
+                }
+                if peak.isFinite && peak > Mixer.silenceThreshold {
+                    counters.silentRun.store(0, ordering: .relaxed)
+                } else {
+                    counters.silentRun.add(1, ordering: .relaxed)
+                }
+            }
+            slots[index].gain.apply(to: scratch, frames: frames)
+            for i in 0..<count { out[i] += scratch[i] }
+        }
+        for i in 0..<count {
+            let sample = out[i]
+            if sample > 1 { out[i] = 1; limitedSamples += 1 } else if sample < -1 { out[i] = -1; limitedSamples += 1 }
+        }
+    }
+
+    /// −90 dBFS: below this a frame counts as silence.
+    static let silenceThreshold: Float = 3.2e-5
+
+    /// The largest magnitude among `count` samples; NaN or infinity when any sample is not finite.
+    private static func peak(_ samples: UnsafeMutablePointer<Float>, count: Int) -> Float {
+        var peak: Float = 0
+        var finite = true
+        for i in 0..<count {
+            let sample = samples[i]
+            finite = finite && sample.isFinite
+            peak = max(peak, abs(sample))
+        }
+        return finite ? peak : .nan
+    }
+}

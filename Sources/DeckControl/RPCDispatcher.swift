@@ -1,0 +1,140 @@
+import DeckBase
+
+/// JSON-RPC 2.0 without a transport: one message (a request, a notification or a batch) in, the
+/// response text out (nil when nothing is to be answered). deckd's sockets and the embedding API
+/// call it with the same JSON. Loop-thread-confined.
+public final class RPCDispatcher {
+    public private(set) var methods: [RPCMethod] = []
+    private var byName: [String: Int] = [:]
+    /// Message size and depth, batch length and response size (the transport's own limits aside).
+    public var limits = ControlLimits()
+    /// Topics clients may subscribe to, for `events.subscribe` and `rpc.discover`.
+    public var topics: [String] = []
+
+    public init() {}
+
+    public func register(_ method: RPCMethod) {
+        if let index = byName[method.name] {
+            methods[index] = method
+        } else {
+            byName[method.name] = methods.count
+            methods.append(method)
+        }
+    }
+
+    /// Handles one message; returns the response (compact JSON, no newline) or nil.
+    public func handle(_ bytes: [UInt8], connection: RPCConnection) -> String? {
+        let message: JSONValue
+        do {
+            message = try JSONValue.parse(bytes, limits: limits.json)
+        } catch {
+            let rpcError: RPCError = switch error.kind {
+            case .syntax: .parseError(error.description)
+            case .tooLarge, .tooDeep: .limit(error.message)
+            case .tooManyElements(let count): RPCDispatcher.batchTooLong(count, limit: limits.maxBatch)
+            }
+            return RPCDispatcher.response(id: .null, error: rpcError).encoded()
+        }
+        if case .array(let batch) = message {
+            guard !batch.isEmpty else { return RPCDispatcher.response(id: .null, error: .invalidRequest("empty batch")).encoded() }
+            return handle(batch: batch, connection: connection)
+        }
+        return handle(single: message, connection: connection)?.encoded()
+    }
+
+    public func handle(_ text: String, connection: RPCConnection) -> String? { handle(Array(text.utf8), connection: connection) }
+
+    /// An error response with a null id, for failures before a request could be read.
+    public static func errorLine(_ error: RPCError) -> String { response(id: .null, error: error).encoded() }
+
+    /// A notification line for `topic`, as subscribed clients receive it.
+    public static func notification(_ topic: String, _ params: JSONValue) -> String {
+        JSONValue.object(["jsonrpc": "2.0", "method": .string(topic), "params": params]).encoded()
+    }
+
+    /// A batch refused whole, before its members were even read into values.
+    private static func batchTooLong(_ count: Int, limit: Int) -> RPCError {
+        .limit("a batch of \(count) requests is over the limit of \(limit) (control.maxBatch)")
+    }
+
+    /// Answers each member in order while the answer stays within `maxResponseBytes`; members past
+    /// that are not run and are answered with a limit error, so one message cannot grow memory unbounded.
+    private func handle(batch: [JSONValue], connection: RPCConnection) -> String? {
+        var parts: [String] = []
+        var size = 2
+        for message in batch {
+            if size > limits.maxResponseBytes {
+                guard case .object(let request) = message, let id = request["id"], RPCDispatcher.isValidID(id) else { continue }
+                let error = RPCError.limit("the answer to this batch is over \(limits.maxResponseBytes) bytes (control.maxResponseBytes); send fewer requests at once")
+                parts.append(RPCDispatcher.response(id: id, error: error).encoded())
+                continue
+            }
+            guard let response = handle(single: message, connection: connection)?.encoded() else { continue }
+            size += response.utf8.count + 1
+            parts.append(response)
+        }
+        return parts.isEmpty ? nil : "[" + parts.joined(separator: ",") + "]"
+    }
+
+    private func handle(single message: JSONValue, connection: RPCConnection) -> JSONValue? {
+        guard case .object(let request) = message else { return RPCDispatcher.response(id: .null, error: .invalidRequest("not an object")) }
+        let id = request["id"]
+        if let id, !RPCDispatcher.isValidID(id) {
+            return RPCDispatcher.response(id: .null, error: .invalidRequest("id must be a string, a number or null"))
+        }
+        let responseID = id ?? .null
+        guard request["jsonrpc"] == "2.0" else { return RPCDispatcher.response(id: responseID, error: .invalidRequest("jsonrpc must be \"2.0\"")) }
+        guard case .string(let name)? = request["method"] else {
+            return RPCDispatcher.response(id: responseID, error: .invalidRequest("method must be a string"))
+        }
+        var params = RPCParams()
+        switch request["params"] {
+        case nil: break
+        case .array(let list)?: params.positional = list
+        case .object(let members)?: params.named = members
+        default: return RPCDispatcher.response(id: responseID, error: .invalidRequest("params must be an array or an object"))
+        }
+        let result: Result<JSONValue, RPCError>
+        if let index = byName[name] {
+            result = !connection.authenticated && !methods[index].open
+                ? .failure(RPCError(code: -32005, message: "Unauthorized: call auth.login with the token first"))
+                : call(methods[index], params: params, connection: connection)
+        } else {
+            result = .failure(.methodNotFound(name))
+        }
+        guard let id else { return nil }  // a notification is never answered
+        switch result {
+        case .success(let value): return ["jsonrpc": "2.0", "result": value, "id": id]
+        case .failure(let error): return RPCDispatcher.response(id: id, error: error)
+        }
+    }
+
+    private func call(_ method: RPCMethod, params: RPCParams, connection: RPCConnection) -> Result<JSONValue, RPCError> {
+        let declared = Set(method.params.map(\.name))
+        if let unknown = params.named.keys.sorted().first(where: { !declared.contains($0) }) {
+            return .failure(.invalidParams("unknown parameter \"\(unknown)\" for \(method.name)"))
+        }
+        if params.positional.count > method.params.count {
+            return .failure(.invalidParams("\(method.name) takes at most \(method.params.count) parameters"))
+        }
+        for (index, param) in method.params.enumerated() where param.required && params.value(param.name, at: index) == nil {
+            return .failure(.invalidParams("missing \"\(param.name)\""))
+        }
+        do {
+            return .success(try method.handler(RPCCall(params: params, connection: connection, method: method)))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func isValidID(_ id: JSONValue) -> Bool {
+        switch id {
+        case .string, .int, .double, .null: true
+        default: false
+        }
+    }
+
+    static func response(id: JSONValue, error: RPCError) -> JSONValue {
+        ["jsonrpc": "2.0", "error": error.json, "id": id]
+    }
+}

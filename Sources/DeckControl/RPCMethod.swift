@@ -1,0 +1,94 @@
+import DeckBase
+
+/// A method's parameters as the caller sent them: by position or by name.
+public struct RPCParams: Sendable {
+    public var positional: [JSONValue] = []
+    public var named: [String: JSONValue] = [:]
+
+    /// The parameter declared at `position` under `name`, from whichever form was used.
+    public func value(_ name: String, at position: Int) -> JSONValue? {
+        named[name] ?? (position < positional.count ? positional[position] : nil)
+    }
+}
+
+/// One entry of the method table: what the dispatcher calls and what `rpc.discover` describes.
+/// One source of truth for both.
+public struct RPCMethod {
+    public struct Param {
+        public var name: String
+        public var schema: JSONValue
+        public var required: Bool
+        public var summary: String
+
+        public init(_ name: String, _ schema: JSONValue, required: Bool = true, _ summary: String = "") {
+            self.name = name
+            self.schema = schema
+            self.required = required
+            self.summary = summary
+        }
+    }
+
+    public typealias Handler = (RPCCall) throws(RPCError) -> JSONValue
+
+    public var name: String
+    public var summary: String
+    public var params: [Param]
+    public var result: JSONValue
+    /// Server error codes the method may answer with.
+    public var errors: [Int]
+    /// Callable before the connection has logged in (only `auth.login` is).
+    public var open = false
+    public var handler: Handler
+
+    public init(_ name: String, _ summary: String, params: [Param] = [], result: JSONValue = ["type": "object"],
+                errors: [Int] = [], open: Bool = false, handler: @escaping Handler) {
+        self.name = name
+        self.summary = summary
+        self.params = params
+        self.result = result
+        self.errors = errors
+        self.open = open
+        self.handler = handler
+    }
+}
+
+/// A call being handled: its parameters (checked against the declared ones) and the connection.
+public struct RPCCall {
+    public var params: RPCParams
+    public var connection: RPCConnection
+    let method: RPCMethod
+
+    public func optional(_ name: String) -> JSONValue? {
+        guard let index = method.params.firstIndex(where: { $0.name == name }) else { return nil }
+        return params.value(name, at: index)
+    }
+
+    public func string(_ name: String) throws(RPCError) -> String {
+        guard let value = optional(name)?.stringValue else { throw .invalidParams("\"\(name)\" must be a string") }
+        return value
+    }
+
+    public func optionalString(_ name: String) throws(RPCError) -> String? {
+        guard let value = optional(name), value != .null else { return nil }
+        guard let text = value.stringValue else { throw .invalidParams("\"\(name)\" must be a string") }
+        return text
+    }
+}
+
+/// What the dispatcher knows of a client: its subscriptions and how to reach it with notifications.
+/// Loop-thread-confined.
+public final class RPCConnection {
+    public var topics: Set<String> = []
+    /// False on a TCP connection until `auth.login` succeeds; local socket connections start true.
+    public var authenticated: Bool
+    /// The token `auth.login` must be given, when the transport needs one.
+    public let token: String?
+    /// Sends one notification line to the client.
+    public let send: (String) -> Void
+
+    public init(token: String? = nil, send: @escaping (String) -> Void) {
+        self.token = token
+        authenticated = token == nil
+        self.send = send
+    }
+}

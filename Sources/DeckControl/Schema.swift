@@ -1,0 +1,27 @@
+import DeckBase
+
+/// JSON Schema (draft-07) fragments for the method table, so every result `rpc.discover`
+/// advertises is a real, strict schema: objects list their properties, require them unless said
+/// otherwise, and allow nothing else, so a field added without its schema fails the tests.
+public enum Schema {
+    public static let string: JSONValue = ["type": "string"]
+    public static let integer: JSONValue = ["type": "integer"]
+    public static let number: JSONValue = ["type": "number"]
+    public static let boolean: JSONValue = ["type": "boolean"]
+
+    public static func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
+
+    public static func oneOf(_ values: [String]) -> JSONValue { ["type": "string", "enum": .array(values.map { .string($0) })] }
+
+    public static func nullable(_ schema: JSONValue) -> JSONValue { ["anyOf": [schema, ["type": "null"]]] }
+
+    /// An object with exactly these properties; all required except `optional`.
+    public static func object(_ properties: [String: JSONValue], optional: Set<String> = []) -> JSONValue {
+        [
+            "type": "object",
+            "properties": .object(properties),
+            "required": .array(properties.keys.filter { !optional.contains($0) }.sorted().map { .string($0) }),
+            "additionalProperties": false,
+        ]
+    }
+}

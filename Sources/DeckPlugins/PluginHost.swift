@@ -1,0 +1,86 @@
+import CDeckPlugin
+import DeckBase
+import Glibc
+import Synchronization
+
+/// The host side of the ABI for one plugin instance: the `deck_host_t` it is handed and the
+/// state its callbacks read. Plugins call in from any thread, so every field is immutable,
+/// atomic or locked.
+final class PluginHost: Sendable {
+    /// Lifecycle as seen from any thread (the loop thread's `PluginInstance` is the authority).
+    enum Phase: Int { case loading, running, destroyed }
+
+    let pluginID: String
+    let instance: Int
+    let entitlements: Set<Entitlement>
+    let logger: Logger
+    let loopThread: ThreadIdentity
+    let callbacks: CallbackRequests
+    let actions: HostActions
+    let phase = Atomic<Int>(Phase.loading.rawValue)
+    /// Set between a plugin's request and its delivery, so repeated requests coalesce.
+    let callbackPending = Atomic<Bool>(false)
+    private let lastErrorText = Mutex<CStringBox>(CStringBox(""))
+    /// The last error the plugin logged, quoted when one of its own calls fails.
+    private let lastLoggedErrorText = Mutex<String>("")
+    private let logBudget = Mutex(PluginLogBudget())
+    /// The C structs handed to the plugin; stable addresses until this host is freed.
+    let structs: HostStructs
+
+    init(pluginID: String, instance: Int, entitlements: Set<Entitlement>, logger: Logger,
+         loopThread: ThreadIdentity, callbacks: CallbackRequests, actions: HostActions) {
+        self.pluginID = pluginID
+        self.instance = instance
+        self.entitlements = entitlements
+        self.logger = logger
+        self.loopThread = loopThread
+        self.callbacks = callbacks
+        self.actions = actions
+        structs = HostStructs()
+        structs.fill(context: Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    var raw: UnsafePointer<deck_host_t> { UnsafePointer(structs.host) }
+
+    var currentPhase: Phase { Phase(rawValue: phase.load(ordering: .acquiring)) ?? .destroyed }
+
+    /// Records why a host call failed, for `last_error`, and returns the status to hand back.
+    func fail(_ status: DeckStatus, _ message: String) -> deck_status_t {
+        lastErrorText.withLock { $0 = CStringBox(message) }
+        logger.debug(pluginID, "host call refused: \(message)")
+        return status.rawValue
+    }
+
+    var lastErrorMessage: String { lastErrorText.withLock { $0.string } }
+
+    var lastLoggedError: String { lastLoggedErrorText.withLock { $0 } }
+
+    func log(_ level: LogLevel, _ raw: UnsafePointer<CChar>) {
+        guard level <= logger.level else { return }  // errors always pass: they are quoted in failures
+        let message = PluginLogLine(raw).text
+        if level == .error { lastLoggedErrorText.withLock { $0 = message } }
+        switch logBudget.withLock({ $0.admit(now: PluginLogBudget.nowMilliseconds()) }) {
+        case .log(let suppressed):
+            logger.log(level, pluginID, suppressed > 0 ? "(\(suppressed) lines suppressed) \(message)" : message)
+        case .suppress(let first):
+            if first { logger.warning(pluginID, "logging faster than \(Int(PluginLogBudget.perSecond)) lines a second; lines are suppressed") }
+        }
+    }
+
+    var lastErrorPointer: UnsafePointer<CChar> { lastErrorText.withLock { UnsafePointer($0.pointer) } }
+
+    /// Runs a [loop-thread] host call, refusing it from any other thread or after destroy. A call
+    /// that succeeds clears `last_error` (unless it left a note, as a delayed focus grant does).
+    func onLoop(_ call: String, _ body: (PluginHost) -> PluginCallError?) -> deck_status_t {
+        guard loopThread.isCurrent else { return fail(.state, "\(call) must be called on the loop thread") }
+        guard currentPhase != .destroyed else { return fail(.state, "\(call): the plugin is destroyed") }
+        lastErrorText.withLock { if !$0.string.isEmpty { $0 = CStringBox("") } }
+        if let error = body(self) { return fail(error.status, error.message) }
+        return DeckStatus.ok.rawValue
+    }
+
+    static func from(_ host: UnsafePointer<deck_host_t>?) -> PluginHost? {
+        guard let context = host?.pointee.host_data else { return nil }
+        return Unmanaged<PluginHost>.fromOpaque(context).takeUnretainedValue()
+    }
+}

@@ -1,0 +1,88 @@
+import DeckBase
+import DeckPlugins
+import DeckControl
+
+/// `apps.*`: loaded apps and refused bundles; loading, unloading and launching. Loop-thread-confined.
+struct AppsMethods {
+    unowned let runtime: Runtime
+
+    var methods: [RPCMethod] {
+        let runtime = runtime
+        let id = RPCMethod.Param("id", Schema.string, "a plugin id, e.g. org.deck.tone")
+        return [
+            RPCMethod("apps.list", "Loaded apps with state and effective entitlements, and refused bundles.",
+                      result: AppsMethods.listSchema) { _ in AppsMethods.list(runtime) },
+            RPCMethod("apps.load", "Load and activate the bundle at a path.",
+                      params: [.init("path", Schema.string, "a NAME.deckplugin folder")],
+                      result: AppsMethods.appSchema, errors: [-32004]) { call throws(RPCError) in
+                let path = try call.string("path")
+                guard let plugin = runtime.loadBundle(path, recordFailure: false) else {
+                    throw .commandFailed(runtime.lastLoadFailure?.reasonText ?? "not loaded")
+                }
+                try? plugin.activate()
+                runtime.publish("apps.changed", AppsMethods.list(runtime))
+                return AppsMethods.describe(plugin)
+            },
+            RPCMethod("apps.unload", "Deactivate, destroy and forget an app.", params: [id],
+                      result: Schema.boolean, errors: [-32003]) { call throws(RPCError) in
+                let id = try call.string("id")
+                guard let plugin = runtime.plugin(id: id) else { throw .noSuchApp(id) }
+                runtime.unload(plugin)
+                runtime.publish("apps.changed", AppsMethods.list(runtime))
+                return true
+            },
+            RPCMethod("apps.launch", "Activate an app and ask it to play an item (its default when none).",
+                      params: [id, .init("item", Schema.string, required: false)],
+                      result: AppsMethods.appSchema, errors: [-32000, -32003, -32004]) { call throws(RPCError) in
+                let id = try call.string("id")
+                guard let plugin = runtime.plugin(id: id) else { throw .noSuchApp(id) }
+                if plugin.state == .initialized {
+                    do throws(PluginCallError) { try plugin.activate() } catch { throw .commandFailed(error.message) }
+                }
+                let item = try call.optionalString("item")
+                let outcome: Runtime.PlayOutcome
+                do throws(PluginCallError) {
+                    outcome = try runtime.play(pluginID: id, item: item)
+                } catch {
+                    throw error.status == .notEntitled ? .notEntitled(error.message) : .commandFailed(error.message)
+                }
+                if case .silent(let reason) = outcome { throw .commandFailed(reason) }
+                runtime.publish("apps.changed", AppsMethods.list(runtime))
+                return AppsMethods.describe(plugin)
+            },
+        ]
+    }
+
+    /// What `apps.list` and `apps.changed` carry.
+    static func list(_ runtime: Runtime) -> JSONValue {
+        [
+            "apps": .array(runtime.plugins.map(describe)),
+            "refused": .array(runtime.loadFailures.map { ["bundle": .string($0.bundle), "reason": .string($0.reasonText)] }),
+        ]
+    }
+
+    static func describe(_ plugin: PluginInstance) -> JSONValue {
+        let counters = plugin.streamCounters
+        return [
+            "id": .string(plugin.id), "name": .string(plugin.manifest.name), "version": .string(plugin.manifest.version.description),
+            "state": .string(plugin.state.rawValue), "language": .string(plugin.isSwift ? "swift" : "c"),
+            "entitlements": .array(plugin.entitlements.sorted().map { .string($0.rawValue) }),
+            "bundle": .string(plugin.bundlePath), "streaming": .bool(plugin.streamSlot != nil),
+            "underrunFrames": .int(Int64(counters.underrunFrames.load(ordering: .relaxed))),
+            "invalidFrames": .int(Int64(counters.invalidFrames.load(ordering: .relaxed))),
+            "clippedFrames": .int(Int64(counters.clippedFrames.load(ordering: .relaxed))),
+        ]
+    }
+
+    static let appSchema = Schema.object([
+        "id": Schema.string, "name": Schema.string, "version": Schema.string,
+        "state": Schema.oneOf(["created", "initialized", "active", "destroyed"]), "language": Schema.oneOf(["swift", "c"]),
+        "entitlements": Schema.array(Schema.oneOf(Entitlement.allCases.map(\.rawValue))), "bundle": Schema.string,
+        "streaming": Schema.boolean, "underrunFrames": Schema.integer, "invalidFrames": Schema.integer, "clippedFrames": Schema.integer,
+    ])
+
+    static let listSchema = Schema.object([
+        "apps": Schema.array(appSchema),
+        "refused": Schema.array(Schema.object(["bundle": Schema.string, "reason": Schema.string])),
+    ])
+}

@@ -1,0 +1,50 @@
+import DeckBase
+import DeckAudio
+import DeckPlugins
+import DeckControl
+
+/// `runtime.*`: the runtime at a glance. Loop-thread-confined.
+struct RuntimeMethods {
+    unowned let runtime: Runtime
+
+    var methods: [RPCMethod] {
+        [RPCMethod("runtime.info", "Version, ABI, plugins, output and sinks at a glance.", result: RuntimeMethods.infoSchema) { [runtime] _ in
+            RuntimeMethods.info(runtime)
+        }]
+    }
+
+    static func info(_ runtime: Runtime) -> JSONValue {
+        let stats = runtime.audio.stats
+        func total(_ counter: (StreamCounters) -> Int) -> JSONValue {
+            .int(Int64(runtime.plugins.reduce(0) { $0 + counter($1.streamCounters) }))
+        }
+        return [
+            "version": .string(DeckVersion.string),
+            "abi": .string("\(PluginABI.major).\(PluginABI.minor)"),
+            "apps": .int(Int64(runtime.plugins.count)),
+            "refused": .int(Int64(runtime.loadFailures.count)),
+            "output": ["active": .bool(runtime.session.isActive), "running": .bool(runtime.audio.isRunning),
+                       "frames": .int(Int64(stats.frames.load(ordering: .relaxed))),
+                       "lateEvents": .int(Int64(stats.lateEvents.load(ordering: .relaxed))),
+                       "droppedPackets": .int(Int64(stats.droppedPackets.load(ordering: .relaxed))),
+                       "underrunFrames": total { $0.underrunFrames.load(ordering: .relaxed) },
+                       "invalidFrames": total { $0.invalidFrames.load(ordering: .relaxed) },
+                       "clippedFrames": total { $0.clippedFrames.load(ordering: .relaxed) },
+                       "limitedSamples": .int(Int64(stats.limitedSamples.load(ordering: .relaxed))),
+                       "latenessMs": ["p50": .double(Double(stats.lateness.quantile(0.5)) / 1e6),
+                                      "p99": .double(Double(stats.lateness.quantile(0.99)) / 1e6),
+                                      "max": .double(Double(stats.lateness.maximum) / 1e6)]],
+            "sinks": .int(Int64(runtime.sinks.list.count)),
+        ]
+    }
+
+    static let infoSchema = Schema.object([
+        "version": Schema.string, "abi": Schema.string, "apps": Schema.integer, "refused": Schema.integer, "sinks": Schema.integer,
+        "output": Schema.object([
+            "active": Schema.boolean, "running": Schema.boolean, "frames": Schema.integer, "lateEvents": Schema.integer,
+            "droppedPackets": Schema.integer, "underrunFrames": Schema.integer, "invalidFrames": Schema.integer,
+            "clippedFrames": Schema.integer, "limitedSamples": Schema.integer,
+            "latenessMs": Schema.object(["p50": Schema.number, "p99": Schema.number, "max": Schema.number]),
+        ]),
+    ])
+}

@@ -1,0 +1,106 @@
+import DeckBase
+import DeckSession
+import DeckControl
+
+/// `session.*`: who holds audio focus, and the integrator's own focus requests. Loop-thread-confined.
+struct SessionMethods {
+    unowned let runtime: Runtime
+
+    var methods: [RPCMethod] {
+        let runtime = runtime
+        let contexts = Schema.oneOf(AudioContext.allCases.map(\.rawValue))
+        let types = Schema.oneOf(FocusRequestType.allCases.map(\.rawValue))
+        return [
+            RPCMethod("session.get", "Focus holders, the pending request, streams, activation and counters.",
+                      result: SessionMethods.stateSchema) { _ in SessionMethods.state(runtime) },
+            RPCMethod("session.request", "Request focus as the integrator (any context), e.g. for a chime the car plays itself.",
+                      params: [.init("context", contexts), .init("type", types, required: false, "default gainTransientMayDuck"),
+                               .init("name", Schema.string, required: false, "the integrator's owner name (default rpc)"),
+                               .init("acceptsDelayedFocus", Schema.boolean, required: false),
+                               .init("pausesOnDuck", Schema.boolean, required: false)],
+                      result: Schema.object(["result": Schema.oneOf(["granted", "delayed", "rejected"]), "reason": Schema.string],
+                                            optional: ["reason"]),
+                      errors: [-32001]) { call throws(RPCError) in
+                try SessionMethods.request(call, runtime)
+            },
+            RPCMethod("session.abandon", "Give up the integrator's focus.", params: [.init("name", Schema.string, required: false)],
+                      result: Schema.boolean) { call throws(RPCError) in
+                runtime.abandonFocus(.integrator(try call.optionalString("name") ?? "rpc"))
+                return true
+            },
+        ]
+    }
+
+    private static func request(_ call: RPCCall, _ runtime: Runtime) throws(RPCError) -> JSONValue {
+        let contextName = try call.string("context")
+        guard let context = AudioContext(rawValue: contextName) else { throw .invalidParams("unknown context \"\(contextName)\"") }
+        let typeName = try call.optionalString("type") ?? FocusRequestType.gainTransientMayDuck.rawValue
+        guard let type = FocusRequestType(rawValue: typeName) else { throw .invalidParams("unknown type \"\(typeName)\"") }
+        let name = try call.optionalString("name") ?? "rpc"
+        guard !name.isEmpty, name.utf8.count <= 64 else { throw .invalidParams("\"name\" must be 1 to 64 bytes") }
+        let owner = FocusOwner.integrator(name)
+        let arbiter = runtime.session.arbiter
+        let integrators = Set((arbiter.holders.map(\.request) + [arbiter.pending].compactMap { $0 })
+            .map(\.owner).filter { if case .integrator = $0 { true } else { false } })
+        guard integrators.contains(owner) || integrators.count < runtime.session.policy.maxIntegratorOwners else {
+            throw .limit("\(integrators.count) integrator names hold or await focus (session.maxIntegratorOwners); abandon one first")
+        }
+        let request = FocusRequest(owner: owner, context: context, type: type,
+                                   acceptsDelayedFocus: call.optional("acceptsDelayedFocus")?.boolValue ?? false,
+                                   pausesOnDuck: call.optional("pausesOnDuck")?.boolValue ?? false)
+        return switch runtime.requestFocus(request) {
+        case .granted: ["result": "granted"]
+        case .delayed(let reason): ["result": "delayed", "reason": .string(reason)]
+        case .rejected(let reason): ["result": "rejected", "reason": .string(reason)]
+        }
+    }
+
+    /// What `session.get` and `session.changed` carry: holders, the pending request, streams,
+    /// activation and counters.
+    static func state(_ runtime: Runtime) -> JSONValue {
+        let session = runtime.session
+        func describe(_ request: FocusRequest) -> [String: JSONValue] {
+            ["owner": .string(request.owner.description), "context": .string(request.context.rawValue),
+             "type": .string(request.type.rawValue), "acceptsDelayedFocus": .bool(request.acceptsDelayedFocus),
+             "pausesOnDuck": .bool(request.pausesOnDuck)]
+        }
+        let holders: [JSONValue] = session.arbiter.holders.map { holder in
+            var entry = describe(holder.request)
+            entry["state"] = .string(holder.state.rawValue)
+            entry["gain"] = .double(Double(session.targetGain(holder.request.owner)))
+            entry["pausedBy"] = .array(holder.pausedBy.sorted().map { .string($0.description) })
+            entry["duckedBy"] = .array(holder.duckedBy.sorted().map { .string($0.description) })
+            return .object(entry)
+        }
+        let counters = session.counters
+        return .object([
+            "active": .bool(session.isActive),
+            "holders": .array(holders),
+            "pending": session.arbiter.pending.map { .object(describe($0)) } ?? .null,
+            "streams": .array(session.streams.sorted().map { .string($0.description) }),
+            "counters": ["granted": .int(Int64(counters.granted)), "delayed": .int(Int64(counters.delayed)),
+                         "rejected": .int(Int64(counters.rejected)), "activations": .int(Int64(counters.activations)),
+                         "deactivations": .int(Int64(counters.deactivations)),
+                         "starvationReports": .int(Int64(runtime.starvationReports))],
+        ])
+    }
+
+    private static let requestSchema: [String: JSONValue] = [
+        "owner": Schema.string, "context": Schema.oneOf(AudioContext.allCases.map(\.rawValue)),
+        "type": Schema.oneOf(FocusRequestType.allCases.map(\.rawValue)), "acceptsDelayedFocus": Schema.boolean,
+        "pausesOnDuck": Schema.boolean,
+    ]
+
+    static let stateSchema = Schema.object([
+        "active": Schema.boolean,
+        "holders": Schema.array(Schema.object(requestSchema.merging([
+            "state": Schema.oneOf(["playing", "ducked", "paused"]), "gain": Schema.number,
+            "pausedBy": Schema.array(Schema.string), "duckedBy": Schema.array(Schema.string),
+        ]) { $1 })),
+        "pending": Schema.nullable(Schema.object(requestSchema)),
+        "streams": Schema.array(Schema.string),
+        "counters": Schema.object(["granted": Schema.integer, "delayed": Schema.integer, "rejected": Schema.integer,
+                                   "activations": Schema.integer, "deactivations": Schema.integer,
+                                   "starvationReports": Schema.integer]),
+    ])
+}

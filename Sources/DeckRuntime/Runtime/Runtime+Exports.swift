@@ -1,0 +1,8 @@
+// One import for integrators embedding the runtime from Swift: `import DeckRuntime` brings every
+// layer's public API, as swift-nio's umbrella module does.
+@_exported import DeckAudio
+@_exported import DeckBase
+@_exported import DeckControl
+@_exported import DeckPlugins
+@_exported import DeckSession
+@_exported import DeckStream

@@ -1,0 +1,65 @@
+import DeckBase
+
+/// `file:PATH.opus`: an Ogg Opus file, pages written through libuv's thread pool as they are
+/// flushed (at least every 100 ms). Each run of the output is one Ogg link ending with its EOS
+/// page; the next run chains a new link (new serial, new headers) onto the same file, which Ogg
+/// players play through. Loop-thread-confined.
+public final class OggFileSink: Sink {
+    public let uri: String
+    private var counters = SinkStatus()
+    private let file: LoopFile
+    private var muxer: OggOpusMuxer?
+    private let context: SinkContext
+
+    init(path: String, mode: LoopFile.OpenMode, context: SinkContext) throws(SinkError) {
+        uri = SinkURI.file(path: path, pipe: mode == .pipe).description
+        self.context = context
+        do {
+            file = try LoopFile(loop: context.loop, path: path, mode: mode)
+        } catch {
+            throw .cannotOpen(uri, error.description)
+        }
+        file.onError = { [weak self] error in
+            guard let self, counters.count(error: error.description) else { return }
+            context.logger.error("sinks", "\(uri): \(error) (\(counters.errors) failed writes so far)")
+        }
+        file.onDeleted = { [weak self] in
+            guard let self else { return }
+            let problem = "the file was deleted (or its folder removed) while being written; nothing more is written to it"
+            _ = counters.count(error: problem)
+            counters.failed = true
+            context.logger.error("sinks", "\(uri): \(problem); remove this sink and add a new one")
+            file.close()
+        }
+    }
+
+    public var status: SinkStatus {
+        var status = counters
+        status.finished = counters.packets > 0 && muxer == nil && file.isIdle
+        return status
+    }
+
+    public func deliver(_ packet: EncodedPacket) {
+        guard file.isOpen else {
+            counters.droppedPackets += 1
+            return
+        }
+        if muxer == nil {
+            let muxer = OggOpusMuxer(preSkip: context.preSkip)
+            muxer.headerPages.forEach(write)
+            self.muxer = muxer
+        }
+        muxer?.pages(for: packet).forEach(write)
+        counters.packets += 1
+    }
+
+    /// The link ended (its EOS page is queued); the next packet starts a new one.
+    public func finish() { muxer = nil }
+
+    public func close() { file.close() }
+
+    private func write(_ page: [UInt8]) {
+        file.write(page)
+        counters.bytes += page.count
+    }
+}

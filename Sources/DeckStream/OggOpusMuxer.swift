@@ -1,0 +1,94 @@
+import COgg
+import DeckBase
+
+/// Packs Opus packets into an Ogg Opus stream (RFC 7845) with libogg: OpusHead alone on the first
+/// page, OpusTags on the next, then audio pages flushed at least every 100 ms. Granule positions
+/// count from the first packet this muxer sees, so a stream joined late is valid on its own.
+/// Loop-thread-confined.
+final class OggOpusMuxer {
+    /// A flushed page: libogg's header and body, concatenated.
+    typealias Page = [UInt8]
+
+    static let vendor = "Deck \(DeckVersion.string)"
+    static let flushSamples = 4_800  // 100 ms at 48 kHz
+
+    let serial: Int32
+    let headerPages: [Page]
+    private let state: UnsafeMutablePointer<ogg_stream_state>
+    private var packetNumber: Int64 = 2
+    private var origin: Int64?
+    private var samplesSinceFlush = 0
+
+    init(preSkip: Int, serial: Int32 = Int32.random(in: 1...Int32.max)) {
+        self.serial = serial
+        state = .allocate(capacity: 1)
+        ogg_stream_init(state, serial)
+        var pages: [Page] = []
+        OggOpusMuxer.submit(state, OggOpusMuxer.opusHead(preSkip: preSkip), number: 0, granule: 0, bos: true)
+        pages += OggOpusMuxer.flush(state)
+        OggOpusMuxer.submit(state, OggOpusMuxer.opusTags(), number: 1, granule: 0)
+        pages += OggOpusMuxer.flush(state)
+        headerPages = pages
+    }
+
+    deinit {
+        ogg_stream_clear(state)
+        state.deallocate()
+    }
+
+    /// Adds one packet and returns the pages it completed (often none until 100 ms are buffered).
+    func pages(for packet: EncodedPacket) -> [Page] {
+        let origin = self.origin ?? packet.sampleIndex
+        self.origin = origin
+        let granule = packet.granule(from: origin)
+        OggOpusMuxer.submit(state, packet.bytes, number: packetNumber, granule: granule, eos: packet.isLast)
+        packetNumber += 1
+        samplesSinceFlush += packet.samples
+        if samplesSinceFlush >= OggOpusMuxer.flushSamples || packet.isLast {
+            samplesSinceFlush = 0
+            return OggOpusMuxer.flush(state)
+        }
+        var pages: [Page] = []
+        var page = ogg_page()
+        while ogg_stream_pageout(state, &page) != 0 { pages.append(OggOpusMuxer.bytes(of: page)) }
+        return pages
+    }
+
+    /// The identification header: magic, version 1, 2 channels, pre-skip, 48 kHz, gain 0, mapping 0.
+    static func opusHead(preSkip: Int) -> [UInt8] {
+        Array("OpusHead".utf8) + [1, UInt8(AudioFormat.channels)] + littleEndian(UInt16(preSkip))
+            + littleEndian(UInt32(AudioFormat.sampleRate)) + littleEndian(UInt16(0)) + [0]
+    }
+
+    /// The comment header: vendor "Deck VERSION" and no user comments.
+    static func opusTags() -> [UInt8] {
+        let vendor = Array(self.vendor.utf8)
+        return Array("OpusTags".utf8) + littleEndian(UInt32(vendor.count)) + vendor + littleEndian(UInt32(0))
+    }
+
+    private static func littleEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) }
+    }
+
+    private static func submit(_ state: UnsafeMutablePointer<ogg_stream_state>, _ data: [UInt8], number: Int64,
+                               granule: Int64, bos: Bool = false, eos: Bool = false) {
+        var data = data
+        data.withUnsafeMutableBufferPointer { buffer in
+            var packet = ogg_packet(packet: buffer.baseAddress, bytes: buffer.count, b_o_s: bos ? 1 : 0,
+                                    e_o_s: eos ? 1 : 0, granulepos: granule, packetno: number)
+            ogg_stream_packetin(state, &packet)
+        }
+    }
+
+    private static func flush(_ state: UnsafeMutablePointer<ogg_stream_state>) -> [Page] {
+        var pages: [Page] = []
+        var page = ogg_page()
+        while ogg_stream_flush(state, &page) != 0 { pages.append(bytes(of: page)) }
+        return pages
+    }
+
+    private static func bytes(of page: ogg_page) -> Page {
+        Array(UnsafeBufferPointer(start: page.header, count: page.header_len))
+            + Array(UnsafeBufferPointer(start: page.body, count: page.body_len))
+    }
+}

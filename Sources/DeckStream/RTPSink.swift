@@ -1,0 +1,115 @@
+import DeckBase
+import Glibc
+
+/// `rtp://HOST:PORT?pt=96&sdp=PATH`: one Opus packet per RTP datagram (RFC 7587), 48 kHz timestamps,
+/// a random SSRC and sequence base (new for each run of the output), the marker bit on the first
+/// packet after a gap, and an SDP file a player can open. Loop-thread-confined.
+public final class RTPSink: Sink {
+    public let uri: String
+    public private(set) var status = SinkStatus()
+    public private(set) var ssrc = UInt32.random(in: 0...UInt32.max)
+    private let socket: UDPSocket
+    private let target: SocketAddress
+    private let payloadType: UInt8
+    private let dtx: Bool
+    private let logger: Logger
+    private var sequence = UInt16.random(in: 0...UInt16.max)
+    private var timestampBase = UInt32.random(in: 0...UInt32.max)
+    private var expectedSampleIndex: Int64?
+
+    init(host: String, port: Int, payloadType: Int, sdpPath: String?, context: SinkContext) throws(SinkError) {
+        uri = SinkURI.rtp(host: host, port: port, payloadType: payloadType, sdpPath: sdpPath).description
+        self.payloadType = UInt8(payloadType)
+        dtx = context.encoder.dtx
+        logger = context.logger
+        do {
+            target = try SocketAddress(host: host, port: port)
+            socket = try UDPSocket(loop: context.loop)
+        } catch {
+            throw .cannotOpen(uri, error.description)
+        }
+        if let sdpPath {
+            let sdp = RTPSink.sessionDescription(target: target, payloadType: payloadType, context: context)
+            if let problem = RTPSink.writeAtomically(sdp, to: sdpPath) {
+                socket.close()
+                throw .cannotOpen(uri, "cannot write the SDP file \(sdpPath): \(problem)")
+            }
+        }
+    }
+
+    public func deliver(_ packet: EncodedPacket) {
+        // DTX frames (1–2 bytes) are not sent; the receiver conceals the gap (RFC 7587 §3.1.3).
+        status.finished = false
+        if dtx && packet.bytes.count <= 2 { return }
+        let marker = expectedSampleIndex != packet.sampleIndex
+        expectedSampleIndex = packet.sampleIndex + Int64(packet.samples)
+        let timestamp = timestampBase &+ UInt32(truncatingIfNeeded: packet.sampleIndex)
+        var datagram: [UInt8] = [0x80, (marker ? 0x80 : 0) | payloadType, UInt8(sequence >> 8), UInt8(sequence & 0xff)]
+        datagram += withUnsafeBytes(of: timestamp.bigEndian, Array.init)
+        datagram += withUnsafeBytes(of: ssrc.bigEndian, Array.init)
+        datagram += packet.bytes
+        sequence &+= 1
+        do {
+            try socket.send(datagram, to: target)
+            status.packets += 1
+            status.bytes += datagram.count
+        } catch {
+            if status.count(error: error.description) { logger.warning("sinks", "\(uri): \(error) (\(status.errors) so far)") }
+        }
+    }
+
+    /// The run ended: the next one is a new RTP stream (new SSRC, sequence and timestamp bases).
+    public func finish() {
+        expectedSampleIndex = nil
+        ssrc = UInt32.random(in: 0...UInt32.max)
+        sequence = UInt16.random(in: 0...UInt16.max)
+        timestampBase = UInt32.random(in: 0...UInt32.max)
+        status.finished = true
+    }
+
+    public func close() { socket.close() }
+
+    /// An SDP a receiver (ffmpeg, VLC, GStreamer) opens to listen for this stream.
+    static func sessionDescription(target: SocketAddress, payloadType: Int, context: SinkContext) -> String {
+        let family = target.host.contains(":") ? "IP6" : "IP4"
+        let ptime = context.frameSize.milliseconds
+        return """
+            v=0\r
+            o=- \(UInt32.random(in: 1...UInt32.max)) 1 IN \(family) \(target.host)\r
+            s=Deck\r
+            c=IN \(family) \(target.host)\r
+            t=0 0\r
+            m=audio \(target.port) RTP/AVP \(payloadType)\r
+            a=rtpmap:\(payloadType) opus/48000/2\r
+            a=fmtp:\(payloadType) sprop-stereo=1;stereo=1;maxplaybackrate=48000;useinbandfec=\(context.encoder.inbandFEC ? 1 : 0);usedtx=\(context.encoder.dtx ? 1 : 0)\r
+            a=ptime:\(ptime == ptime.rounded() ? String(Int(ptime)) : String(ptime))\r
+
+            """
+    }
+
+    /// Writes `text` to a fresh, uniquely named temporary file beside `path` (mkstemp: created
+    /// exclusively, never through a planted link) and renames it over; the reason on failure.
+    private static func writeAtomically(_ text: String, to path: String) -> String? {
+        var template = Array((path + ".XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            written += count
+        }
+        let complete = written == bytes.count && fchmod(fd, 0o644) == 0
+        let closed = Glibc.close(fd) == 0
+        guard complete, closed, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            return reason
+        }
+        return nil
+    }
+}
