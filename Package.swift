@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "DeckRuntime", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckPlugins", "DeckControl"]),
         .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc"]),
-        .executableTarget(name: "deckctl", dependencies: ["CJansson"]),
+        .executableTarget(name: "deckctl", dependencies: ["DeckBase", "CJansson"]),
         .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "COpus", "CDeckPlugin"]),
         .target(name: "DeckFuzz", dependencies: ["DeckRuntime"]),
         .executableTarget(name: "deck-fuzz", dependencies: ["DeckFuzz", "CFuzzer"]),

@@ -107,14 +107,8 @@ final class RPCClient: @unchecked Sendable {  // Used by one thread at a time (r
     private var chunk = [UInt8](repeating: 0, count: 1 << 16)
 
     init?(path: String) {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8).prefix($0.count - 1)) }
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if status != 0 { close(fd); return nil }
+        guard case .success(let fd) = UnixSocket.connect(path) else { return nil }
+        self.fd = fd
     }
 
     deinit { close(fd) }

@@ -1,3 +1,4 @@
+import DeckBase
 import Glibc
 
 /// `deckctl`: the control CLI. It speaks JSON-RPC 2.0 to `deckd` over the control socket only.
@@ -93,7 +94,7 @@ enum ControlClient {
     ]
 
     static func run(_ arguments: [String]) -> Int32 {
-        var socketPath = defaultSocketPath()
+        var socketPath = UnixSocket.defaultControlPath
         var json = false
         var rest = arguments.dropFirst()
         while let argument = rest.first, argument.hasPrefix("-") {
@@ -122,12 +123,6 @@ enum ControlClient {
         } catch {
             return report(error)
         }
-    }
-
-    /// `$XDG_RUNTIME_DIR/deck.sock`, else `/tmp/deck-$UID.sock`, as deckd chooses.
-    static func defaultSocketPath() -> String {
-        if let dir = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !dir.isEmpty { return dir + "/deck.sock" }
-        return "/tmp/deck-\(getuid()).sock"
     }
 
     private static func report(_ error: ClientError) -> Int32 {

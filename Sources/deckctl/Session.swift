@@ -1,3 +1,4 @@
+import DeckBase
 import Glibc
 
 /// One connection to deckd: a request out, its response back, notifications in between.
@@ -9,21 +10,9 @@ final class Session {
 
     init(path: String, json: Bool) throws(ClientError) {
         self.json = json
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard fd >= 0, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw .cannotConnect(path, "the path is too long for a Unix socket")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if status != 0 {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw .cannotConnect(path, reason)
+        switch UnixSocket.connect(path) {
+        case .success(let fd): self.fd = fd
+        case .failure(let error): throw .cannotConnect(path, error.description)
         }
         // Another user may have planted a socket at the (shared /tmp) default path: talk only to
         // a deckd of our own user or root.

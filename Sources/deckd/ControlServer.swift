@@ -283,9 +283,8 @@ final class ControlServer {
 
     /// Refuses a path the kernel would cut short or a folder that is not there, naming which.
     private static func checkSocketPath(_ path: String) throws(ControlServerError) {
-        let capacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
-        guard path.utf8.count < capacity else {
-            throw .cannotListen(path, "the path is \(path.utf8.count) bytes; a Unix socket path must be under \(capacity) bytes")
+        guard path.utf8.count <= UnixSocket.maxPathBytes else {
+            throw .cannotListen(path, "the path is \(path.utf8.count) bytes; a Unix socket path must be under \(UnixSocket.maxPathBytes + 1) bytes")
         }
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         var info = stat()
@@ -299,22 +298,11 @@ final class ControlServer {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else { throw .cannotListen(path, "a file that is not a socket is in the way") }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { Glibc.close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8).prefix($0.count - 1)) }
-        let live = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        } == 0
-        if live { throw .inUse(path) }
+        if case .success(let fd) = UnixSocket.connect(path) {
+            Glibc.close(fd)
+            throw .inUse(path)
+        }
         unlink(path)
-    }
-
-    /// `$XDG_RUNTIME_DIR/deck.sock`, else `/tmp/deck-$UID.sock`.
-    static func defaultPath() -> String {
-        if let dir = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !dir.isEmpty { return dir + "/deck.sock" }
-        return "/tmp/deck-\(getuid()).sock"
     }
 }
 

@@ -39,7 +39,7 @@ enum Daemon {
         }
         let logger = Logger(level: configuration.logLevel)
         do {
-            try serve(configuration: configuration, play: options.play, socket: options.socketPath ?? ControlServer.defaultPath(),
+            try serve(configuration: configuration, play: options.play, socket: options.socketPath ?? UnixSocket.defaultControlPath,
                       tcp: tcp, logger: logger)
             return 0
         } catch {

@@ -1,0 +1,47 @@
+import Glibc
+
+/// Blocking Unix-domain stream connections for clients (deckctl, benches) and start-up probes;
+/// never used on a running loop, which has `StreamServer` and `StreamConnection`.
+public enum UnixSocket {
+    /// The longest path a socket address holds, in bytes (without the terminating NUL).
+    public static let maxPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    /// deckd's control socket unless told otherwise: `$XDG_RUNTIME_DIR/deck.sock`, else
+    /// `/tmp/deck-$UID.sock`.
+    public static var defaultControlPath: String {
+        if let dir = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !dir.isEmpty { return dir + "/deck.sock" }
+        return "/tmp/deck-\(getuid()).sock"
+    }
+
+    /// Connects to the socket at `path`: the connected descriptor (close-on-exec), or the reason.
+    public static func connect(_ path: String) -> Result<Int32, UnixSocketError> {
+        guard path.utf8.count <= maxPathBytes else { return .failure(.pathTooLong(path.utf8.count, maxPathBytes)) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return .failure(.system(String(cString: strerror(errno)))) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard status == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            return .failure(.system(reason))
+        }
+        return .success(fd)
+    }
+}
+
+/// Why a Unix socket could not be connected.
+public enum UnixSocketError: Error, Equatable, Sendable, CustomStringConvertible {
+    case pathTooLong(Int, Int)
+    case system(String)
+
+    public var description: String {
+        switch self {
+        case .pathTooLong(let bytes, let limit): "the path is \(bytes) bytes; a Unix socket path must be at most \(limit)"
+        case .system(let reason): reason
+        }
+    }
+}
