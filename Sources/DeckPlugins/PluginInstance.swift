@@ -22,8 +22,6 @@ public final class PluginInstance {
     public private(set) var audio: UnsafePointer<deck_plugin_audio_t>?
     /// The plugin's deck.session extension, to tell it about focus and the output.
     private var session: UnsafePointer<deck_plugin_session_t>?
-    /// The mixer slot of the plugin's open stream. Managed by the runtime.
-    public var streamSlot: Int?
     /// Underruns and invalid frames of the plugin's streams, over its lifetime.
     public let streamCounters = StreamCounters()
 

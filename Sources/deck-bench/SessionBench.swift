@@ -45,7 +45,7 @@ struct SessionBench {
         var configuration = RuntimeConfiguration()
         configuration.sinks = []
         let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
-        guard let tone = runtime.loadBundle(options.bin + "/plugins/Tone.deckplugin") else { throw BenchError("cannot load Tone") }
+        guard let tone = runtime.plugins.load(options.bin + "/plugins/Tone.deckplugin") else { throw BenchError("cannot load Tone") }
         try tone.activate()
         try runtime.play(pluginID: tone.id, item: "sine-440")
         var latencies: [Int] = []
@@ -61,7 +61,7 @@ struct SessionBench {
                 guard applied >= decided else { return }
                 latencies.append(applied - decided)
                 pendingFrame = nil
-                runtime.abandonFocus(prompt)
+                runtime.focus.abandonFocus(prompt)
                 return
             }
             guard trial < trials else {
@@ -71,7 +71,7 @@ struct SessionBench {
             }
             trial += 1
             pendingFrame = stats.frames.load(ordering: .relaxed)
-            _ = runtime.requestFocus(FocusRequest(owner: prompt, context: .navigation, type: .gainTransientMayDuck))
+            _ = runtime.focus.requestFocus(FocusRequest(owner: prompt, context: .navigation, type: .gainTransientMayDuck))
         }
         runtime.loop.run()
         let sorted = latencies.sorted()

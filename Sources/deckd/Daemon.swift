@@ -127,7 +127,7 @@ enum Daemon {
             logger.warning("deckd", "--insecure-plugins: bundle ownership and permission checks are off")
         }
         runtime.loadPlugins()
-        runtime.activatePlugins()
+        runtime.plugins.activateAll()
         do {
             try runtime.startOutput()
         } catch {
@@ -192,7 +192,7 @@ enum Daemon {
         } catch {
             throw .runtime(.loop(error))
         }
-        logger.info("deckd", "ready: \(runtime.plugins.count) plugin(s) loaded, \(runtime.loadFailures.count) refused")
+        logger.info("deckd", "ready: \(runtime.plugins.count) plugin(s) loaded, \(runtime.plugins.loadFailures.count) refused")
         runtime.loop.run()
         logger.info("deckd", "stopped")
         // The loop ran until the last write landed, so every sink's errors are known by now.

@@ -23,8 +23,8 @@ public final class StreamingHarness {
     /// Loads and activates a bundle.
     @discardableResult
     public func load(_ bundle: String) throws -> PluginInstance {
-        guard let plugin = runtime.loadBundle(bundle) else {
-            throw CommandFailure(description: "cannot load \(bundle): \(runtime.loadFailures.last?.description ?? "")")
+        guard let plugin = runtime.plugins.load(bundle) else {
+            throw CommandFailure(description: "cannot load \(bundle): \(runtime.plugins.loadFailures.last?.description ?? "")")
         }
         try plugin.activate()
         return plugin

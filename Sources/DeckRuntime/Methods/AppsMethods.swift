@@ -16,18 +16,18 @@ struct AppsMethods {
                       params: [.init("path", Schema.string, "a NAME.deckplugin folder")],
                       result: AppsMethods.appSchema, errors: [-32004]) { call throws(RPCError) in
                 let path = try call.string("path")
-                guard let plugin = runtime.loadBundle(path, recordFailure: false) else {
-                    throw .commandFailed(runtime.lastLoadFailure?.reasonText ?? "not loaded")
+                guard let plugin = runtime.plugins.load(path, recordFailure: false) else {
+                    throw .commandFailed(runtime.plugins.lastLoadFailure?.reasonText ?? "not loaded")
                 }
                 try? plugin.activate()
                 runtime.publish("apps.changed", AppsMethods.list(runtime))
-                return AppsMethods.describe(plugin)
+                return AppsMethods.describe(plugin, streaming: runtime.output.hasStream(plugin.id))
             },
             RPCMethod("apps.unload", "Deactivate, destroy and forget an app.", params: [id],
                       result: Schema.boolean, errors: [-32003]) { call throws(RPCError) in
                 let id = try call.string("id")
-                guard let plugin = runtime.plugin(id: id) else { throw .noSuchApp(id) }
-                runtime.unload(plugin)
+                guard let plugin = runtime.plugins.plugin(id: id) else { throw .noSuchApp(id) }
+                runtime.plugins.unload(plugin)
                 runtime.publish("apps.changed", AppsMethods.list(runtime))
                 return true
             },
@@ -35,7 +35,7 @@ struct AppsMethods {
                       params: [id, .init("item", Schema.string, required: false)],
                       result: AppsMethods.appSchema, errors: [-32000, -32003, -32004]) { call throws(RPCError) in
                 let id = try call.string("id")
-                guard let plugin = runtime.plugin(id: id) else { throw .noSuchApp(id) }
+                guard let plugin = runtime.plugins.plugin(id: id) else { throw .noSuchApp(id) }
                 if plugin.state == .initialized {
                     do throws(PluginCallError) { try plugin.activate() } catch { throw .commandFailed(error.message) }
                 }
@@ -48,7 +48,7 @@ struct AppsMethods {
                 }
                 if case .silent(let reason) = outcome { throw .commandFailed(reason) }
                 runtime.publish("apps.changed", AppsMethods.list(runtime))
-                return AppsMethods.describe(plugin)
+                return AppsMethods.describe(plugin, streaming: runtime.output.hasStream(plugin.id))
             },
         ]
     }
@@ -56,18 +56,18 @@ struct AppsMethods {
     /// What `apps.list` and `apps.changed` carry.
     static func list(_ runtime: Runtime) -> JSONValue {
         [
-            "apps": .array(runtime.plugins.map(describe)),
-            "refused": .array(runtime.loadFailures.map { ["bundle": .string($0.bundle), "reason": .string($0.reasonText)] }),
+            "apps": .array(runtime.plugins.map { describe($0, streaming: runtime.output.hasStream($0.id)) }),
+            "refused": .array(runtime.plugins.loadFailures.map { ["bundle": .string($0.bundle), "reason": .string($0.reasonText)] }),
         ]
     }
 
-    static func describe(_ plugin: PluginInstance) -> JSONValue {
+    static func describe(_ plugin: PluginInstance, streaming: Bool) -> JSONValue {
         let counters = plugin.streamCounters
         return [
             "id": .string(plugin.id), "name": .string(plugin.manifest.name), "version": .string(plugin.manifest.version.description),
             "state": .string(plugin.state.rawValue), "language": .string(plugin.isSwift ? "swift" : "c"),
             "entitlements": .array(plugin.entitlements.sorted().map { .string($0.rawValue) }),
-            "bundle": .string(plugin.bundlePath), "streaming": .bool(plugin.streamSlot != nil),
+            "bundle": .string(plugin.bundlePath), "streaming": .bool(streaming),
             "underrunFrames": .int(Int64(counters.underrunFrames.load(ordering: .relaxed))),
             "invalidFrames": .int(Int64(counters.invalidFrames.load(ordering: .relaxed))),
             "clippedFrames": .int(Int64(counters.clippedFrames.load(ordering: .relaxed))),

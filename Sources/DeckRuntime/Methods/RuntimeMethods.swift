@@ -22,7 +22,7 @@ struct RuntimeMethods {
             "version": .string(DeckVersion.string),
             "abi": .string("\(PluginABI.major).\(PluginABI.minor)"),
             "apps": .int(Int64(runtime.plugins.count)),
-            "refused": .int(Int64(runtime.loadFailures.count)),
+            "refused": .int(Int64(runtime.plugins.loadFailures.count)),
             "output": ["active": .bool(runtime.session.isActive), "running": .bool(runtime.audio.isRunning),
                        "frames": .int(Int64(stats.frames.load(ordering: .relaxed))),
                        "lateEvents": .int(Int64(stats.lateEvents.load(ordering: .relaxed))),

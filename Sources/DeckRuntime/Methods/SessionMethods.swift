@@ -25,7 +25,7 @@ struct SessionMethods {
             },
             RPCMethod("session.abandon", "Give up the integrator's focus.", params: [.init("name", Schema.string, required: false)],
                       result: Schema.boolean) { call throws(RPCError) in
-                runtime.abandonFocus(.integrator(try call.optionalString("name") ?? "rpc"))
+                runtime.focus.abandonFocus(.integrator(try call.optionalString("name") ?? "rpc"))
                 return true
             },
         ]
@@ -48,7 +48,7 @@ struct SessionMethods {
         let request = FocusRequest(owner: owner, context: context, type: type,
                                    acceptsDelayedFocus: call.optional("acceptsDelayedFocus")?.boolValue ?? false,
                                    pausesOnDuck: call.optional("pausesOnDuck")?.boolValue ?? false)
-        return switch runtime.requestFocus(request) {
+        return switch runtime.focus.requestFocus(request) {
         case .granted: ["result": "granted"]
         case .delayed(let reason): ["result": "delayed", "reason": .string(reason)]
         case .rejected(let reason): ["result": "rejected", "reason": .string(reason)]
@@ -81,7 +81,7 @@ struct SessionMethods {
             "counters": ["granted": .int(Int64(counters.granted)), "delayed": .int(Int64(counters.delayed)),
                          "rejected": .int(Int64(counters.rejected)), "activations": .int(Int64(counters.activations)),
                          "deactivations": .int(Int64(counters.deactivations)),
-                         "starvationReports": .int(Int64(runtime.starvationReports))],
+                         "starvationReports": .int(Int64(runtime.focus.starvationReports))],
         ])
     }
 

@@ -17,7 +17,7 @@ struct SinksMethods {
                 let uri = try call.string("uri")
                 let info: SinkInfo
                 do throws(SinkError) {
-                    info = try runtime.addSink(uri, fromClient: true)
+                    info = try runtime.output.addSink(uri, fromClient: true)
                 } catch {
                     runtime.logger.warning("sinks", "a client's sinks.add was refused: \(error)")
                     if case .tooMany = error { throw .limit(error.description) }
@@ -29,7 +29,7 @@ struct SinksMethods {
             RPCMethod("sinks.remove", "Close and forget a sink.", params: [.init("id", Schema.integer)],
                       result: Schema.boolean, errors: [-32004]) { call throws(RPCError) in
                 guard let id = call.optional("id")?.intValue else { throw .invalidParams("\"id\" must be an integer") }
-                do throws(SinkError) { try runtime.removeSink(Int(id)) } catch { throw .commandFailed(error.description) }
+                do throws(SinkError) { try runtime.output.removeSink(Int(id)) } catch { throw .commandFailed(error.description) }
                 runtime.publish("sinks.changed", ["sinks": SinksMethods.list(runtime)])
                 return true
             },

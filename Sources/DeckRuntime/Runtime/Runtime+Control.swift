@@ -21,7 +21,7 @@ extension Runtime {
     /// One log line of the runtime's state, for SIGUSR1 and the like.
     public var statusLine: String {
         let stats = audio.stats
-        return "\(plugins.count) plugin(s), \(loadFailures.count) refused; output \(session.isActive ? "active" : "inactive"), "
+        return "\(plugins.count) plugin(s), \(plugins.loadFailures.count) refused; output \(session.isActive ? "active" : "inactive"), "
             + "\(stats.frames.load(ordering: .relaxed)) frames, \(stats.lateEvents.load(ordering: .relaxed)) late, "
             + "\(stats.droppedPackets.load(ordering: .relaxed)) packets dropped; \(sinks.list.count) sink(s)"
     }

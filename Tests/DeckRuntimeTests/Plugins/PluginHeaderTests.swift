@@ -43,7 +43,7 @@ import DeckTestSupport
         #expect(status == 0, "\(output)")
         let log = LogCapture()
         let runtime = try makeRuntime(log: log)
-        let plugin = try #require(runtime.loadBundle(dir.path + "/Hello.deckplugin"))
+        let plugin = try #require(runtime.plugins.load(dir.path + "/Hello.deckplugin"))
         #expect(plugin.id == "org.example.hello")
         runtime.shutdown()
     }

@@ -12,8 +12,8 @@ import DeckTestSupport
     @Test func aPluginCannotForgeFloodOrOverrunTheLog() throws {
         let log = LogCapture(level: .info)
         let runtime = try makeRuntime(log: log)
-        let plugin = try #require(runtime.loadBundle(try Fixture.bundle(in: dir.path, defines: ["FIXTURE_HOSTILE_LOG"])))
-        runtime.activatePlugins()
+        let plugin = try #require(runtime.plugins.load(try Fixture.bundle(in: dir.path, defines: ["FIXTURE_HOSTILE_LOG"])))
+        runtime.plugins.activateAll()
         let lines = log.messages(from: plugin.id)
         let forged = try #require(lines.first { $0.hasPrefix("innocent") })
         #expect(forged == #"innocent\n2026-01-01T00:00:00.000Z error deckd: forged\r\x1b[2Jcleared"#)
@@ -36,13 +36,13 @@ import DeckTestSupport
                                + AudioContext.allCases.map(\.rawValue).joined(separator: ", ")))
         #expect(lines.contains("probe type: -1 request_focus: unknown focus type 9 (DECK_FOCUS_GAIN 1 to DECK_FOCUS_GAIN_TRANSIENT_EXCLUSIVE 4)"))
         #expect(lines.contains("probe granted: []"))
-        #expect(plugin.streamSlot != nil)
+        #expect(harness.runtime.output.hasStream(plugin.id))
     }
 
     @Test func aStreamOpenedDuringInitIsRefusedNamingTheState() throws {
         let log = LogCapture()
         let runtime = try makeRuntime(log: log)
-        let plugin = try #require(runtime.loadBundle(try Fixture.bundle(in: dir.path, defines: ["FIXTURE_STREAM_IN_INIT"])))
+        let plugin = try #require(runtime.plugins.load(try Fixture.bundle(in: dir.path, defines: ["FIXTURE_STREAM_IN_INIT"])))
         #expect(log.messages(from: plugin.id).contains(
             "init open_stream: -4 open_stream: the plugin is still loading (in init); call it once the plugin is active"))
         runtime.shutdown()
@@ -59,7 +59,7 @@ import DeckTestSupport
         let counters = plugin.streamCounters
         let counted = item == "nan" ? counters.invalidFrames.load(ordering: .relaxed) : counters.clippedFrames.load(ordering: .relaxed)
         #expect(counted > 20)
-        let described = AppsMethods.describe(plugin)
+        let described = AppsMethods.describe(plugin, streaming: true)
         #expect(described[item == "nan" ? "invalidFrames" : "clippedFrames"]?.intValue ?? 0 >= Int64(counted))
         #expect(harness.log.all.filter { $0.level == .warning && $0.message == "\(plugin.id) \(warning)" }.count == 1)
     }

@@ -16,8 +16,8 @@ import CDeckPlugin
 
     @Test func callsArriveInLifecycleOrder() throws {
         let runtime = try makeRuntime(log: log)
-        let plugin = try #require(runtime.loadBundle(try Fixture.bundle(in: dir.path)))
-        runtime.activatePlugins()
+        let plugin = try #require(runtime.plugins.load(try Fixture.bundle(in: dir.path)))
+        runtime.plugins.activateAll()
         #expect(plugin.state == .active)
         runtime.shutdown()
         #expect(plugin.state == .destroyed)
@@ -27,7 +27,7 @@ import CDeckPlugin
 
     @Test func callsInTheWrongStateAreRefusedWithoutReachingThePlugin() throws {
         let runtime = try makeRuntime(log: log)
-        let plugin = try #require(runtime.loadBundle(try Fixture.bundle(in: dir.path)))
+        let plugin = try #require(runtime.plugins.load(try Fixture.bundle(in: dir.path)))
         #expect(throws: PluginCallError(status: .state, message: "cannot deactivate org.deck.test.fixture: it is initialized, expected active")) {
             try plugin.deactivate()
         }
@@ -50,7 +50,7 @@ import CDeckPlugin
 
     @Test func theHostRefusesACallbackRequestAfterDestroy() throws {
         let runtime = try makeRuntime(log: log)
-        let plugin = try #require(runtime.loadBundle(try Fixture.bundle(in: dir.path)))
+        let plugin = try #require(runtime.plugins.load(try Fixture.bundle(in: dir.path)))
         plugin.destroy()
         let host = plugin.host.raw
         #expect(host.pointee.request_callback(host) == deck_status_t(DECK_E_STATE))
@@ -60,7 +60,7 @@ import CDeckPlugin
 
     @Test func extensionsAreFoundByIdInBothDirections() throws {
         let runtime = try makeRuntime(log: log)
-        let plugin = try #require(runtime.loadBundle(try Fixture.bundle(in: dir.path)))
+        let plugin = try #require(runtime.plugins.load(try Fixture.bundle(in: dir.path)))
         let marker = try #require(try plugin.extensionPointer("org.deck.test.marker"))
         #expect(marker.load(as: Int32.self) == 42)
         #expect(try plugin.extensionPointer("deck.no-such-thing") == nil)
@@ -75,7 +75,7 @@ import CDeckPlugin
 
     @Test func aCallbackRequestedFromAnotherThreadArrivesOnTheLoopThread() throws {
         let runtime = try makeRuntime(log: log)
-        let plugin = try #require(runtime.loadBundle(try Fixture.bundle(in: dir.path)))
+        let plugin = try #require(runtime.plugins.load(try Fixture.bundle(in: dir.path)))
         try plugin.activate()  // the fixture asks for callbacks from a thread of its own
         let arrived = turnLoop(runtime.loop) { log.messages(from: plugin.id).contains { $0.hasPrefix("callback: ") } }
         #expect(arrived)
@@ -88,10 +88,10 @@ import CDeckPlugin
     @Test func swiftLibrariesStayMappedAfterUnloadAndCLibrariesDoNot() throws {
         let runtime = try makeRuntime(log: log)
         let fixture = try Fixture.bundle(in: dir.path)
-        let c = try #require(runtime.loadBundle(fixture))
-        let swift = try #require(runtime.loadBundle(Paths.toneBundle))
-        runtime.unload(c)
-        runtime.unload(swift)
+        let c = try #require(runtime.plugins.load(fixture))
+        let swift = try #require(runtime.plugins.load(Paths.toneBundle))
+        runtime.plugins.unload(c)
+        runtime.plugins.unload(swift)
         let cPath = try #require(PluginLoader.realPath("\(fixture)/libfixture.so"))
         let swiftPath = try #require(PluginLoader.realPath("\(Paths.toneBundle)/libTone.so"))
         #expect(dlopen(cPath, RTLD_NOW | RTLD_NOLOAD) == nil)

@@ -12,8 +12,8 @@ import DeckTestSupport
     /// Loads `bundle` into a fresh runtime and returns why it was refused.
     func refusal(_ bundle: String, runtime: Runtime? = nil) throws -> PluginLoadError.Reason? {
         let runtime = try runtime ?? makeRuntime(log: log)
-        #expect(runtime.loadBundle(bundle) == nil)
-        let failure = runtime.loadFailures.last
+        #expect(runtime.plugins.load(bundle) == nil)
+        let failure = runtime.plugins.loadFailures.last
         #expect(failure?.bundle == bundle)
         if let failure { #expect(log.contains(.error, failure.reasonText)) }
         return failure?.reason
@@ -21,7 +21,7 @@ import DeckTestSupport
 
     @Test func aGoodCPluginLoadsWithItsDeclaredEntitlements() throws {
         let runtime = try makeRuntime(log: log)
-        let plugin = try #require(runtime.loadBundle(Paths.helloBundle))
+        let plugin = try #require(runtime.plugins.load(Paths.helloBundle))
         #expect(plugin.id == "org.example.hello")
         #expect(plugin.entitlements == [.audio])
         #expect(plugin.state == .initialized)
@@ -32,7 +32,7 @@ import DeckTestSupport
 
     @Test func aGoodSwiftPluginLoadsWithItsEffectiveEntitlements() throws {
         let runtime = try makeRuntime(log: log)
-        let plugin = try #require(runtime.loadBundle(Paths.toneBundle))
+        let plugin = try #require(runtime.plugins.load(Paths.toneBundle))
         #expect(plugin.id == "org.deck.tone")
         #expect(plugin.entitlements == [.audio])
         #expect(plugin.isSwift)
@@ -159,7 +159,7 @@ import DeckTestSupport
         let first = try Fixture.bundle(in: dir.path, name: "A")
         let second = try Fixture.bundle(in: dir.path, name: "B")
         runtime.loadPlugins()
-        #expect(runtime.loadBundle(first) != nil)
+        #expect(runtime.plugins.load(first) != nil)
         #expect(try refusal(second, runtime: runtime) == .duplicateID("org.deck.test.fixture", firstBundle: first))
         #expect(runtime.plugins.map(\.bundlePath) == [first])
         runtime.shutdown()
@@ -169,7 +169,7 @@ import DeckTestSupport
         let bundle = try Fixture.bundle(in: dir.path, manifest: ["entitlements": ["audio", "maps"]])
         let policy = EntitlementPolicy(defaultGrants: [.audio], pluginGrants: [:])
         let runtime = try makeRuntime(policy: policy, log: log)
-        let plugin = try #require(runtime.loadBundle(bundle))
+        let plugin = try #require(runtime.plugins.load(bundle))
         #expect(plugin.entitlements == [.audio])
         #expect(log.contains(.warning, "org.deck.test.fixture: entitlements not granted by policy, loading without them: maps"))
         runtime.shutdown()
@@ -188,7 +188,7 @@ import DeckTestSupport
         guard case .insecure(_, let problem) = try refusal(bundle) else { Issue.record("expected insecure"); return }
         #expect(problem == "it is writable by group or others (mode 777)")
         let insecure = try makeRuntime(insecure: true, log: log)
-        #expect(insecure.loadBundle(bundle) != nil)
+        #expect(insecure.plugins.load(bundle) != nil)
         insecure.shutdown()
     }
 
@@ -210,7 +210,7 @@ import DeckTestSupport
         let bundle = try Fixture.bundle(in: folder)
         chmod(folder, 0o1777)  // as /tmp: others may add files but not rename ours
         let runtime = try makeRuntime(log: log)
-        #expect(runtime.loadBundle(bundle) != nil)
+        #expect(runtime.plugins.load(bundle) != nil)
         runtime.shutdown()
     }
 
@@ -242,7 +242,7 @@ import DeckTestSupport
         runtime.loadPlugins()
         #expect(runtime.plugins.map(\.id) == ["org.deck.test.good"])
         // A missing folder is reported, but it is not a refused bundle.
-        #expect(runtime.loadFailures.map(\.reason) == [.manifest(.unknownEntitlement("teleport"))])
+        #expect(runtime.plugins.loadFailures.map(\.reason) == [.manifest(.unknownEntitlement("teleport"))])
         #expect(log.contains(.warning, "\(dir.path)/absent: cannot read plugin directory: No such file or directory"))
         runtime.shutdown()
     }

@@ -57,7 +57,7 @@ import Testing
         try harness.runtime.play(pluginID: radio.id, item: "sine-440")
         try harness.runtime.play(pluginID: maps.id, item: "sine-880@navigation/3")
         #expect(harness.runtime.session.arbiter.holder(.plugin(radio.id))?.state == .ducked)
-        harness.runtime.unload(maps)
+        harness.runtime.plugins.unload(maps)
         #expect(harness.log.messages(from: radio.id).contains("focus: 2 resume=0"))  // unduck
         #expect(harness.runtime.session.arbiter.holders.map(\.request.owner) == [.plugin(radio.id)])
         #expect(harness.runtime.session.targetGain(.plugin(radio.id)) == 1)
@@ -65,7 +65,7 @@ import Testing
 
     @Test func theIntegratorMayRequestAnyContext() throws {
         let harness = try harness()
-        #expect(harness.runtime.requestFocus(FocusRequest(owner: .integrator("chime"), context: .vehicleStatus,
+        #expect(harness.runtime.focus.requestFocus(FocusRequest(owner: .integrator("chime"), context: .vehicleStatus,
                                                           type: .gainTransientMayDuck)) == .granted)
         #expect(harness.runtime.session.isActive)
         let description = SessionMethods.state(harness.runtime)
@@ -73,7 +73,7 @@ import Testing
         #expect(description["holders"]?.arrayValue?.first?["owner"] == "integrator:chime")
         #expect(description["holders"]?.arrayValue?.first?["state"] == "playing")
         #expect(description["counters"]?["granted"] == 1)
-        harness.runtime.abandonFocus(.integrator("chime"))
+        harness.runtime.focus.abandonFocus(.integrator("chime"))
         #expect(SessionMethods.state(harness.runtime)["holders"] == [])
     }
 
@@ -107,8 +107,8 @@ import Testing
         let harness = try harness { $0.session.starvationMilliseconds = 300 }
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio", entitlements: ["audio"]))
         try harness.runtime.play(pluginID: radio.id, item: "silence")
-        turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.starvationReports > 0 }
-        #expect(harness.runtime.starvationReports == 1)
+        turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.focus.starvationReports > 0 }
+        #expect(harness.runtime.focus.starvationReports == 1)
         #expect(harness.log.contains(.warning, "org.example.radio holds music focus but has played only silence"))
         #expect(SessionMethods.state(harness.runtime)["counters"]?["starvationReports"] == 1)
     }

@@ -45,7 +45,7 @@ import Testing
             $0.audio.encoder.bitrate = 510_000
             $0.httpLimits.maxQueuedBytes = 64 * 1024
         }
-        try harness.runtime.addSink("http://127.0.0.1:0/stream.opus")  // open, but no audio yet
+        try harness.runtime.output.addSink("http://127.0.0.1:0/stream.opus")  // open, but no audio yet
         try harness.load(Paths.toneBundle)
         try harness.runtime.play(pluginID: "org.deck.tone", item: "pink-noise")
         let port = try port(harness)
@@ -147,7 +147,7 @@ import Testing
         let port = try port(harness)
         #expect(throws: SinkError.cannotOpen("http://127.0.0.1:\(port)/b.opus",
                                              "listening: address already in use (EADDRINUSE)")) {
-            try harness.runtime.addSink("http://127.0.0.1:\(port)/b.opus")
+            try harness.runtime.output.addSink("http://127.0.0.1:\(port)/b.opus")
         }
     }
 }

@@ -84,7 +84,7 @@ import Testing
         let harness = try StreamingHarness(freewheel: true)
         #expect(throws: SinkError.cannotOpen("rtp://127.0.0.1:5004?pt=96&sdp=/nonexistent/s.sdp",
                                              "cannot write the SDP file /nonexistent/s.sdp: No such file or directory")) {
-            try harness.runtime.addSink("rtp://127.0.0.1:5004?sdp=/nonexistent/s.sdp")
+            try harness.runtime.output.addSink("rtp://127.0.0.1:5004?sdp=/nonexistent/s.sdp")
         }
     }
 }

@@ -1,0 +1,108 @@
+import DeckBase
+
+/// Every loaded plugin, in load order (a collection), found by id or by the instance number its
+/// host calls carry; the bundles that were refused; loading from the plugin folders, activating,
+/// unloading, and delivering `request_callback`s. Loop-thread-confined.
+public final class PluginRegistry: RandomAccessCollection {
+    private var loaded: [PluginInstance] = []
+    /// Every bundle in the plugin folders that did not load, with its reason.
+    public private(set) var loadFailures: [PluginLoadError] = []
+    /// Why the latest `load` failed, recorded or not.
+    public private(set) var lastLoadFailure: PluginLoadError?
+    /// Runs before a plugin is destroyed: its stream closes and its focus goes first.
+    public var willUnload: ((PluginInstance) -> Void)?
+    private var byInstance: [Int: PluginInstance] = [:]
+    private var nextInstance = 1
+    private let directories: [String]
+    private let loader: PluginLoader
+    private let logger: Logger
+    private let doorbell: AsyncDoorbell
+    private let callbacks: CallbackRequests
+
+    package init(directories: [String], policy: EntitlementPolicy, allowInsecure: Bool, loop: EventLoop, logger: Logger,
+                 actions: HostActions) throws(LoopError) {
+        var deliver: (() -> Void)?
+        doorbell = try AsyncDoorbell(loop: loop) { deliver?() }
+        callbacks = CallbackRequests(ringer: doorbell.ringer)
+        loader = PluginLoader(policy: policy, allowInsecure: allowInsecure, logger: logger, loopThread: loop.thread,
+                              callbacks: callbacks, actions: actions)
+        self.directories = directories
+        self.logger = logger
+        deliver = { [unowned self] in
+            for number in callbacks.drain() { byInstance[number]?.deliverCallback() }
+        }
+    }
+
+    public var startIndex: Int { loaded.startIndex }
+    public var endIndex: Int { loaded.endIndex }
+    public subscript(position: Int) -> PluginInstance { loaded[position] }
+
+    public func plugin(id: String) -> PluginInstance? { loaded.first { $0.id == id } }
+
+    /// The plugin behind a host call's instance number; nil while it is still in `init`.
+    package func plugin(instance: Int) -> PluginInstance? { byInstance[instance] }
+
+    /// Loads the bundles in the plugin folders that are not loaded yet (all of them at start; on a
+    /// rescan, new or fixed ones). A folder that cannot be read is reported, not counted as refused.
+    public func loadFolders() {
+        for directory in directories {
+            let bundles: [String]
+            do {
+                bundles = try PluginLoader.bundles(in: directory)
+            } catch {
+                logger.warning("plugins", "\(directory): \(error.reasonText)")
+                continue
+            }
+            for bundle in bundles where !loaded.contains(where: { $0.bundlePath == bundle }) { load(bundle) }
+        }
+    }
+
+    /// Loads and initialises one bundle; returns the plugin, or nil after logging why not. A bundle
+    /// that loads is no longer listed as refused; with `recordFailure` false (a client's
+    /// `apps.load`, answered with the reason) a failure is logged but not kept.
+    @discardableResult
+    public func load(_ path: String, recordFailure: Bool = true) -> PluginInstance? {
+        loadFailures.removeAll { $0.bundle == path }
+        do {
+            let plugin = try loader.load(bundle: path, instance: nextInstance) { id in self.plugin(id: id)?.bundlePath }
+            byInstance[nextInstance] = plugin
+            nextInstance += 1
+            loaded.append(plugin)
+            logger.info("plugins", "loaded \(plugin.id) \(plugin.manifest.version) from \(path) "
+                + "(\(plugin.isSwift ? "Swift" : "C"); entitlements: \(Entitlement.list(plugin.entitlements)))")
+            return plugin
+        } catch {
+            lastLoadFailure = error
+            if recordFailure { loadFailures.append(error) }
+            logger.error("plugins", error.description)
+            return nil
+        }
+    }
+
+    /// Activates every initialised plugin; one that refuses stays loaded but inactive.
+    public func activateAll() {
+        for plugin in loaded where plugin.state == .initialized {
+            do {
+                try plugin.activate()
+            } catch {
+                logger.error("plugins", error.message)
+            }
+        }
+    }
+
+    /// Lets the runtime release the plugin's stream and focus, deactivates and destroys it, and
+    /// forgets it.
+    public func unload(_ plugin: PluginInstance) {
+        willUnload?(plugin)
+        plugin.destroy()
+        loaded.removeAll { $0 === plugin }
+        byInstance = byInstance.filter { $0.value !== plugin }
+        logger.info("plugins", "unloaded \(plugin.id)")
+    }
+
+    /// Unloads every plugin, last loaded first, and stops listening for callbacks.
+    public func unloadAll() {
+        for plugin in loaded.reversed() { unload(plugin) }
+        doorbell.close()
+    }
+}

@@ -1,0 +1,216 @@
+import DeckAudio
+import DeckBase
+import DeckPlugins
+import DeckSession
+
+/// Carries the audio session's decisions out: starts and ends runs of the output, tells plugins
+/// their focus and the output's state, ramps their streams' gains, and watches the streams that
+/// hold focus (starvation, bad samples). Plugins' focus and stream host calls arrive here.
+/// Loop-thread-confined.
+public final class FocusCoordinator {
+    public let session: AudioSession
+    /// Holders reported for playing only silence, and how many reports there were.
+    public private(set) var starvationReports = 0
+    /// Set once by the runtime, right after the registry that needs this coordinator exists.
+    var plugins: PluginRegistry!
+    /// Runs after every decision that changed the session.
+    var onChange: (() -> Void)?
+    private let output: Output
+    private let loop: EventLoop
+    private let logger: Logger
+    private let frameMilliseconds: Double
+    private let sessionTimer: LoopTimer
+    private let watchdog: LoopTimer
+    /// Starts the run at the end of the loop turn that activated the session, so a plugin that is
+    /// granted focus and opens its stream in one callback starts together with the output.
+    private let activationTimer: LoopTimer
+    private var starving: Set<String> = []
+    /// "ID invalid" / "ID clipped" once reported, so each is logged once per plugin.
+    private var sampleReports: Set<String> = []
+
+    init(policy: SessionPolicy, output: Output, loop: EventLoop, logger: Logger, frameMilliseconds: Double) throws(LoopError) {
+        session = AudioSession(policy: policy)
+        self.output = output
+        self.loop = loop
+        self.logger = logger
+        self.frameMilliseconds = frameMilliseconds
+        sessionTimer = try LoopTimer(loop: loop)
+        watchdog = try LoopTimer(loop: loop)
+        activationTimer = try LoopTimer(loop: loop)
+    }
+
+    /// Arms the session: the output starts on the first grant, or now with `alwaysActive`.
+    func start() { apply(session.start(now: loop.now)) }
+
+    func close() {
+        sessionTimer.close()
+        watchdog.close()
+        activationTimer.close()
+    }
+
+    // MARK: Requests
+
+    /// The integrator's own request (RPC `session.request`, the embedding API): any context, e.g. a
+    /// chime the car plays on its own amplifier while Deck's streams duck.
+    public func requestFocus(_ request: FocusRequest) -> FocusResult {
+        let (result, effects) = session.request(request, now: loop.now)
+        logger.info("session", "\(request.owner) asked for \(request.context.rawValue) (\(request.type.rawValue)): \(result)")
+        apply(effects)
+        return result
+    }
+
+    public func abandonFocus(_ owner: FocusOwner) {
+        logger.info("session", "\(owner) abandoned focus")
+        apply(session.abandon(owner, now: loop.now))
+    }
+
+    /// Closes the plugin's stream and gives up its focus (others recover at once): before unloading.
+    func release(_ plugin: PluginInstance) {
+        _ = closeStream(instance: plugin.instance)
+        let owner = FocusOwner.plugin(plugin.id)
+        if session.arbiter.holder(owner) != nil || session.arbiter.pending?.owner == owner {
+            apply(session.abandon(owner, now: loop.now))
+        }
+    }
+
+    // MARK: Plugins' host calls (deck.session, deck.audio)
+
+    func requestFocus(instance: Int, context: AudioContext, type: FocusRequestType, acceptsDelayed: Bool,
+                      pausesOnDuck: Bool) -> Result<FocusResult, PluginCallError> {
+        let plugin: PluginInstance
+        switch active(instance, call: "request_focus") {
+        case .success(let found): plugin = found
+        case .failure(let problem): return .failure(problem)
+        }
+        guard AudioContext.allowed(for: plugin.entitlements).contains(context) else {
+            let needed = context.entitlementsAllowing.map(\.rawValue)
+            let need = needed.isEmpty ? "only the integrator may request it" : "that needs the \(needed.joined(separator: " or ")) entitlement"
+            return .failure(PluginCallError(status: .notEntitled, message: "request_focus: \(plugin.id) may not request "
+                                            + "\(context.rawValue): \(need) (it has: \(Entitlement.list(plugin.entitlements)))"))
+        }
+        let request = FocusRequest(owner: .plugin(plugin.id), context: context, type: type,
+                                   acceptsDelayedFocus: acceptsDelayed, pausesOnDuck: pausesOnDuck)
+        return .success(requestFocus(request))
+    }
+
+    func abandonFocus(instance: Int) -> PluginCallError? {
+        guard let plugin = plugins.plugin(instance: instance) else { return nil }
+        abandonFocus(.plugin(plugin.id))
+        return nil
+    }
+
+    func openStream(instance: Int) -> PluginCallError? {
+        let plugin: PluginInstance
+        switch active(instance, call: "open_stream") {
+        case .success(let found): plugin = found
+        case .failure(let problem): return problem
+        }
+        guard let source = plugin.renderSource else {
+            return PluginCallError(status: .unsupported, message: "open_stream: \(plugin.id) does not offer deck.audio")
+        }
+        let owner = FocusOwner.plugin(plugin.id)
+        guard session.arbiter.holder(owner) != nil else {
+            return PluginCallError(status: .state, message: "open_stream: \(plugin.id) holds no audio focus; request it first")
+        }
+        guard !output.hasStream(plugin.id) else { return nil }
+        do {
+            try output.openStream(for: plugin.id, source: source, gain: session.targetGain(owner), counters: plugin.streamCounters)
+        } catch {
+            return PluginCallError(status: .limit, message: "open_stream: \(error)")
+        }
+        apply(session.streamOpened(owner, now: loop.now))
+        return nil
+    }
+
+    func closeStream(instance: Int) -> PluginCallError? {
+        guard let plugin = plugins.plugin(instance: instance), output.closeStream(for: plugin.id) else { return nil }
+        apply(session.streamClosed(.plugin(plugin.id), now: loop.now))
+        return nil
+    }
+
+    /// The active plugin behind a host call, or why it cannot make `call` now, naming its state.
+    private func active(_ instance: Int, call: String) -> Result<PluginInstance, PluginCallError> {
+        guard let plugin = plugins.plugin(instance: instance) else {
+            return .failure(PluginCallError(status: .state, message: "\(call): the plugin is still loading (in init); call it once the plugin is active"))
+        }
+        guard plugin.state == .active else {
+            return .failure(PluginCallError(status: .state, message: "\(call): \(plugin.id) is \(plugin.state.rawValue); call it once the plugin is active"))
+        }
+        return .success(plugin)
+    }
+
+    // MARK: Effects
+
+    /// Carries out what the session decided: start or end a run, tell holders, move gains.
+    func apply(_ effects: [AudioSession.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .activate:
+                activationTimer.start(after: 0) { [unowned self] in output.startRun() }
+                logger.info("session", "output activated")
+                plugins.forEach { $0.notifySession(active: true) }
+                watchdog.start(after: 1_000, repeat: 1_000) { [unowned self] in
+                    checkStarvation()
+                    reportBadSamples()
+                }
+            case .deactivate:
+                activationTimer.stop()
+                output.endRun()
+                watchdog.stop()
+                logger.info("session", "output deactivated after \(session.policy.idleTimeoutMilliseconds) ms idle")
+                plugins.forEach { $0.notifySession(active: false) }
+            case .notify(let owner, let change):
+                logger.info("session", "\(owner): \(change)")
+                if case .plugin(let id) = owner { plugins.plugin(id: id)?.notifyFocus(change) }
+            case .gain(let owner, let gain, let ramp):
+                guard case .plugin(let id) = owner else { continue }
+                output.rampGain(of: id, to: gain, milliseconds: ramp, curve: gain == 0 ? .linear : .exponential)
+            }
+        }
+        if !effects.isEmpty { onChange?() }
+        if let deadline = session.deadline {
+            sessionTimer.start(after: deadline > loop.now ? deadline - loop.now : 0) { [unowned self] in
+                apply(session.tick(now: loop.now))
+            }
+        } else {
+            sessionTimer.stop()
+        }
+    }
+
+    /// Reports holders that play, unpaused, but have rendered only silence for the starvation time.
+    func checkStarvation() {
+        let limit = session.policy.starvationMilliseconds
+        guard limit > 0 else { return }
+        for plugin in plugins {
+            let owner = FocusOwner.plugin(plugin.id)
+            guard output.hasStream(plugin.id), let holder = session.arbiter.holder(owner), holder.state != .paused else {
+                starving.remove(plugin.id)
+                continue
+            }
+            let silentMilliseconds = Double(plugin.streamCounters.silentRun.load(ordering: .relaxed)) * frameMilliseconds
+            if silentMilliseconds < Double(limit) {
+                starving.remove(plugin.id)
+            } else if starving.insert(plugin.id).inserted {
+                starvationReports += 1
+                logger.warning("session", "\(plugin.id) holds \(holder.request.context.rawValue) focus but has played only silence "
+                               + "for \(Int(silentMilliseconds / 1000)) s: it is starving the others")
+            }
+        }
+    }
+
+    /// Names, once per plugin and kind, a plugin whose stream was silenced for NaN/infinity or that
+    /// wrote beyond full scale; the counts stay in `apps.list` and `runtime.info`.
+    func reportBadSamples() {
+        for plugin in plugins {
+            let counters = plugin.streamCounters
+            if counters.invalidFrames.load(ordering: .relaxed) > 0, sampleReports.insert("\(plugin.id) invalid").inserted {
+                logger.warning("audio", "\(plugin.id) rendered NaN or infinite samples; those frames were silenced "
+                               + "(counted in apps.list as invalidFrames)")
+            }
+            if counters.clippedFrames.load(ordering: .relaxed) > 0, sampleReports.insert("\(plugin.id) clipped").inserted {
+                logger.warning("audio", "\(plugin.id) rendered samples beyond full scale (±1.0); the mix limits them "
+                               + "(counted in apps.list as clippedFrames)")
+            }
+        }
+    }
+}

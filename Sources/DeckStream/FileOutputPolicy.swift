@@ -1,0 +1,35 @@
+import Glibc
+
+/// Where file sinks may be created and whether they may replace files.
+public struct FileOutputPolicy: Sendable, Equatable {
+    /// The folder that file sinks added by a client (`sinks.add`) must be in; nil refuses them.
+    /// Sinks from the command line or the config file may be anywhere the runtime's user can write.
+    public var directory: String?
+    /// Replace an existing regular file (never a link, FIFO or device) instead of refusing.
+    public var overwrite = false
+
+    public init() {}
+
+    /// The path a client's file sink may use: a bare name or a path inside `directory` (no `..`,
+    /// no link leading out of it); the final name is opened without following links.
+    public func confine(_ path: String, uri: String) throws(SinkError) -> String {
+        guard let directory else {
+            throw .cannotOpen(uri, "clients may add file sinks only inside an output folder; the integrator sets files.directory (or --output-dir)")
+        }
+        let full = path.hasPrefix("/") ? path : directory + "/" + path
+        let outside = SinkError.cannotOpen(uri, "\(path) is outside the output folder \(directory)")
+        guard !full.split(separator: "/").contains("..") else { throw outside }
+        let folder = String(full[..<full.lastIndex(of: "/")!])
+        guard let realFolder = FileOutputPolicy.realPath(folder), let realDirectory = FileOutputPolicy.realPath(directory) else {
+            throw .cannotOpen(uri, "the folder \(folder) does not exist")
+        }
+        guard realFolder == realDirectory || realFolder.hasPrefix(realDirectory + "/") else { throw outside }
+        return realFolder + full[full.lastIndex(of: "/")!...]
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path.isEmpty ? "/" : path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
