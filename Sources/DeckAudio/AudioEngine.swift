@@ -8,11 +8,11 @@ import Synchronization
 /// a new stream for the sinks); streams and their gains carry over. Loop-thread-confined.
 public final class AudioEngine {
     public let configuration: AudioConfiguration
-    private var worker: AudioThread
+    private var worker: AudioRenderLoop
     private var doorbell: AsyncDoorbell!
     private var thread: pthread_t?
     private var sentCommands = 0
-    private var slots: [Int: (source: RenderSource, counters: StreamCounters, gain: Float)] = [:]
+    private var streams: [Int: (source: RenderSource, counters: StreamCounters, gain: Float)] = [:]
     private var hasFinished = false
     private var joined = false
     public let stats = AudioStats()
@@ -31,7 +31,7 @@ public final class AudioEngine {
         let doorbell: AsyncDoorbell
         do { doorbell = try AsyncDoorbell(loop: loop) { drain?() } } catch { throw .loop(error) }
         do {
-            worker = try AudioThread(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread)
+            worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread)
         } catch {
             doorbell.close()
             throw .configuration(error)
@@ -58,7 +58,7 @@ public final class AudioEngine {
         if thread != nil {
             guard joined else { return }  // running
             do {
-                worker = try AudioThread(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread)
+                worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread)
             } catch {
                 throw .configuration(error)
             }
@@ -66,8 +66,8 @@ public final class AudioEngine {
             joined = false
             hasFinished = false
             sentCommands = 0  // counted against the new worker's applied commands
-            for (slot, stream) in slots.sorted(by: { $0.key < $1.key }) {
-                worker.mixer.open(slot: slot, source: stream.source, gain: stream.gain, counters: .passUnretained(stream.counters))
+            for (index, stream) in streams.sorted(by: { $0.key < $1.key }) {
+                worker.mixer.open(stream: index, source: stream.source, gain: stream.gain, counters: .passUnretained(stream.counters))
             }
         }
         var attributes = pthread_attr_t()
@@ -76,12 +76,12 @@ public final class AudioEngine {
         let context = Unmanaged.passRetained(worker).toOpaque()
         var handle = pthread_t()
         let status = pthread_create(&handle, &attributes, { context in
-            let worker = Unmanaged<AudioThread>.fromOpaque(context!).takeRetainedValue()
+            let worker = Unmanaged<AudioRenderLoop>.fromOpaque(context!).takeRetainedValue()
             worker.run()
             return nil
         }, context)
         guard status == 0 else {
-            Unmanaged<AudioThread>.fromOpaque(context).release()
+            Unmanaged<AudioRenderLoop>.fromOpaque(context).release()
             throw .thread(String(cString: strerror(status)))
         }
         thread = handle
@@ -95,27 +95,27 @@ public final class AudioEngine {
         return pthread_setschedparam(thread, SCHED_FIFO, &parameters) == 0
     }
 
-    /// Starts pulling `source` into the mix; returns the slot that names the stream.
+    /// Starts pulling `source` into the mix; returns the stream's index in the mixer.
     public func openStream(_ source: RenderSource, gain: Float = 1, counters: StreamCounters) throws(AudioEngineError) -> Int {
-        guard let slot = (0..<Mixer.capacity).first(where: { slots[$0] == nil }) else { throw .tooManyStreams(Mixer.capacity) }
-        slots[slot] = (source, counters, gain)
-        send(.open(slot: slot, source: source, gain: gain, counters: Unmanaged.passUnretained(counters)))
-        return slot
+        guard let stream = (0..<Mixer.capacity).first(where: { streams[$0] == nil }) else { throw .tooManyStreams(Mixer.capacity) }
+        streams[stream] = (source, counters, gain)
+        send(.open(stream: stream, source: source, gain: gain, counters: Unmanaged.passUnretained(counters)))
+        return stream
     }
 
     /// Stops pulling the stream; when this returns, its render function is not running and will not run again.
-    public func closeStream(_ slot: Int) {
-        guard slots[slot] != nil else { return }
-        let sequence = send(.close(slot: slot))
+    public func closeStream(_ stream: Int) {
+        guard streams[stream] != nil else { return }
+        let sequence = send(.close(stream: stream))
         waitUntilApplied(sequence)
-        slots[slot] = nil
+        streams[stream] = nil
     }
 
     /// Moves a stream's gain to `target` over `milliseconds`, sample-accurately.
-    public func rampGain(_ slot: Int, to target: Float, milliseconds: Double, curve: GainRamp.Curve = .exponential) {
-        guard slots[slot] != nil else { return }
-        slots[slot]?.gain = target
-        send(.ramp(slot: slot, target: target, samples: Int(milliseconds * 48), curve: curve))
+    public func rampGain(_ stream: Int, to target: Float, milliseconds: Double, curve: GainRamp.Curve = .exponential) {
+        guard streams[stream] != nil else { return }
+        streams[stream]?.gain = target
+        send(.ramp(stream: stream, target: target, samples: Int(milliseconds * 48), curve: curve))
     }
 
     /// Ends the output: the thread flushes the encoder, the last packet is delivered, then `onFinished` runs.
@@ -183,7 +183,7 @@ public enum AudioEngineError: Error, Equatable, Sendable, CustomStringConvertibl
         case .configuration(let error): error.description
         case .loop(let error): error.description
         case .thread(let reason): "cannot start the audio thread: \(reason)"
-        case .tooManyStreams(let limit): "all \(limit) stream slots are in use"
+        case .tooManyStreams(let limit): "all \(limit) mixer streams are in use"
         }
     }
 }

@@ -4,7 +4,7 @@ import DeckStream
 /// Pulls every open stream, applies its gain ramp, sums, and limits: the audio thread's one frame
 /// of work before encoding. Never allocates after init. Audio-thread-confined.
 public final class Mixer {
-    private struct Slot {
+    private struct Stream {
         var source: RenderSource?
         var gain = GainRamp(1)
         var counters: Unmanaged<StreamCounters>?
@@ -12,32 +12,32 @@ public final class Mixer {
 
     public static let capacity = 32
     public let frames: Int
-    private let slots: UnsafeMutablePointer<Slot>
+    private let streams: UnsafeMutablePointer<Stream>
     private let scratch: UnsafeMutablePointer<Float>
     /// Output samples that were outside [-1, 1] and clamped.
     public private(set) var limitedSamples = 0
 
     public init(frames: Int) {
         self.frames = frames
-        slots = .allocate(capacity: Mixer.capacity)
-        slots.initialize(repeating: Slot(), count: Mixer.capacity)
+        streams = .allocate(capacity: Mixer.capacity)
+        streams.initialize(repeating: Stream(), count: Mixer.capacity)
         scratch = .allocate(capacity: frames * AudioFormat.channels)
     }
 
     deinit {
-        slots.deinitialize(count: Mixer.capacity)
-        slots.deallocate()
+        streams.deinitialize(count: Mixer.capacity)
+        streams.deallocate()
         scratch.deallocate()
     }
 
-    public func open(slot: Int, source: RenderSource, gain: Float, counters: Unmanaged<StreamCounters>) {
-        slots[slot] = Slot(source: source, gain: GainRamp(gain), counters: counters)
+    public func open(stream: Int, source: RenderSource, gain: Float, counters: Unmanaged<StreamCounters>) {
+        streams[stream] = Stream(source: source, gain: GainRamp(gain), counters: counters)
     }
 
-    public func close(slot: Int) { slots[slot] = Slot() }
+    public func close(stream: Int) { streams[stream] = Stream() }
 
-    public func rampGain(slot: Int, to target: Float, samples: Int, curve: GainRamp.Curve) {
-        slots[slot].gain.ramp(to: target, samples: samples, curve: curve)
+    public func rampGain(stream: Int, to target: Float, samples: Int, curve: GainRamp.Curve) {
+        streams[stream].gain.ramp(to: target, samples: samples, curve: curve)
     }
 
     /// Renders and mixes one frame of interleaved stereo into `out` (frames × 2 floats).
@@ -45,7 +45,7 @@ public final class Mixer {
         let count = frames * AudioFormat.channels
         out.update(repeating: 0, count: count)
         for index in 0..<Mixer.capacity {
-            guard let source = slots[index].source, let counters = slots[index].counters else { continue }
+            guard let source = streams[index].source, let counters = streams[index].counters else { continue }
             let produced = min(Int(source.render(source.plugin, UInt32(frames), scratch)), frames)
             counters._withUnsafeGuaranteedRef { counters in
                 if produced < frames {
@@ -67,7 +67,7 @@ public final class Mixer {
                     counters.silentRun.add(1, ordering: .relaxed)
                 }
             }
-            slots[index].gain.apply(to: scratch, frames: frames)
+            streams[index].gain.apply(to: scratch, frames: frames)
             for i in 0..<count { out[i] += scratch[i] }
         }
         for i in 0..<count {

@@ -121,8 +121,8 @@ struct StreamBench {
             let mixer = Mixer(frames: 960)
             let sources = (0..<count).map { _ in BenchSource(pcm: StreamBench.stereoSine(seconds: 1)) }
             let counters = StreamCounters()
-            for (slot, source) in sources.enumerated() {
-                mixer.open(slot: slot, source: source.renderSource, gain: 0.5, counters: .passUnretained(counters))
+            for (stream, source) in sources.enumerated() {
+                mixer.open(stream: stream, source: source.renderSource, gain: 0.5, counters: .passUnretained(counters))
             }
             let out = UnsafeMutablePointer<Float>.allocate(capacity: 1920)
             let frames = 5_000  // 100 s of audio

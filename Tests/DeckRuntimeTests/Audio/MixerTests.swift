@@ -52,10 +52,10 @@ private final class TestStream {
     @Test func streamsAreSummedWithTheirGains() {
         let mixer = Mixer(frames: frames)
         let a = TestStream(ConstantSource(value: 0.25)), b = TestStream(ConstantSource(value: 0.5))
-        mixer.open(slot: 0, source: a.source, gain: 1, counters: .passUnretained(a.counters))
-        mixer.open(slot: 3, source: b.source, gain: 0.5, counters: .passUnretained(b.counters))
+        mixer.open(stream: 0, source: a.source, gain: 1, counters: .passUnretained(a.counters))
+        mixer.open(stream: 3, source: b.source, gain: 0.5, counters: .passUnretained(b.counters))
         #expect(mix(mixer).allSatisfy { $0 == 0.5 })
-        mixer.close(slot: 0)
+        mixer.close(stream: 0)
         #expect(mix(mixer).allSatisfy { $0 == 0.25 })
         #expect(a.counters.renderedFrames.load(ordering: .relaxed) == 1)
         #expect(b.counters.renderedFrames.load(ordering: .relaxed) == 2)
@@ -68,10 +68,10 @@ private final class TestStream {
     @Test func theSumIsClampedToFullScale() {
         let mixer = Mixer(frames: frames)
         let loud = TestStream(ConstantSource(value: 0.75)), louder = TestStream(ConstantSource(value: -3))
-        mixer.open(slot: 0, source: loud.source, gain: 1, counters: .passUnretained(loud.counters))
-        mixer.open(slot: 1, source: loud.source, gain: 1, counters: .passUnretained(loud.counters))
+        mixer.open(stream: 0, source: loud.source, gain: 1, counters: .passUnretained(loud.counters))
+        mixer.open(stream: 1, source: loud.source, gain: 1, counters: .passUnretained(loud.counters))
         #expect(mix(mixer).allSatisfy { $0 == 1 })
-        mixer.open(slot: 2, source: louder.source, gain: 1, counters: .passUnretained(louder.counters))
+        mixer.open(stream: 2, source: louder.source, gain: 1, counters: .passUnretained(louder.counters))
         #expect(mix(mixer).allSatisfy { $0 == -1 })
         #expect(mixer.limitedSamples == 2 * frames * 2)
     }
@@ -79,7 +79,7 @@ private final class TestStream {
     @Test func aShortRenderIsPaddedWithSilenceAndCounted() {
         let mixer = Mixer(frames: frames)
         let short = TestStream(ConstantSource(value: 0.5, produced: 600))
-        mixer.open(slot: 0, source: short.source, gain: 1, counters: .passUnretained(short.counters))
+        mixer.open(stream: 0, source: short.source, gain: 1, counters: .passUnretained(short.counters))
         let out = mix(mixer)
         #expect(out[..<1200].allSatisfy { $0 == 0.5 })
         #expect(out[1200...].allSatisfy { $0 == 0 })
@@ -89,8 +89,8 @@ private final class TestStream {
     @Test func aFrameWithNaNIsSilencedAndCounted() {
         let mixer = Mixer(frames: frames)
         let bad = TestStream(ConstantSource(value: 0.5, nan: true)), good = TestStream(ConstantSource(value: 0.125))
-        mixer.open(slot: 0, source: bad.source, gain: 1, counters: .passUnretained(bad.counters))
-        mixer.open(slot: 1, source: good.source, gain: 1, counters: .passUnretained(good.counters))
+        mixer.open(stream: 0, source: bad.source, gain: 1, counters: .passUnretained(bad.counters))
+        mixer.open(stream: 1, source: good.source, gain: 1, counters: .passUnretained(good.counters))
         #expect(mix(mixer).allSatisfy { $0 == 0.125 })
         #expect(bad.counters.invalidFrames.load(ordering: .relaxed) == 1)
     }

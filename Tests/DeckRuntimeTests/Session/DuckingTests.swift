@@ -18,7 +18,7 @@ private let constantRender: RenderSource.Render = { _, frames, out in
         plugin.initialize(to: deck_plugin_t())
         defer { plugin.deallocate() }
         let counters = StreamCounters()
-        mixer.open(slot: 0, source: RenderSource(plugin: plugin, render: constantRender), gain: 1, counters: .passUnretained(counters))
+        mixer.open(stream: 0, source: RenderSource(plugin: plugin, render: constantRender), gain: 1, counters: .passUnretained(counters))
 
         var left: [Float] = []
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 1920)
@@ -30,7 +30,7 @@ private let constantRender: RenderSource.Render = { _, frames, out in
             }
         }
         render(frames: 10)  // 200 ms at full level
-        mixer.rampGain(slot: 0, to: policy.duckGain, samples: Int(policy.duckRampMilliseconds * 48), curve: .exponential)
+        mixer.rampGain(stream: 0, to: policy.duckGain, samples: Int(policy.duckRampMilliseconds * 48), curve: .exponential)
         render(frames: 50)  // the 500 ms ramp and 500 ms ducked
 
         func decibels(_ slice: ArraySlice<Float>) -> Double {

@@ -6,7 +6,7 @@ import Synchronization
 /// The audio thread's work: apply commands, mix, encode, publish; paced by absolute deadlines on
 /// CLOCK_MONOTONIC (a sliding clock drifts) or unpaced in freewheel. Never allocates, locks or
 /// does I/O once running. Audio-thread-confined, apart from the atomics and rings it shares.
-final class AudioThread: @unchecked Sendable {  // The loop touches the mixer and encoder only before start and after join.
+final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixer and encoder only before start and after join.
     let configuration: AudioConfiguration
     let mixer: Mixer
     let encoder: OpusEncoder
@@ -53,7 +53,7 @@ final class AudioThread: @unchecked Sendable {  // The loop touches the mixer an
         sigemptyset(&pipe)
         sigaddset(&pipe, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &pipe, nil)
-        var deadline = AudioThread.now()
+        var deadline = AudioRenderLoop.now()
         let period = configuration.frameSize.nanoseconds
         while true {
             applyCommands()
@@ -75,13 +75,13 @@ final class AudioThread: @unchecked Sendable {  // The loop touches the mixer an
             }
             if !configuration.freewheel {
                 deadline += period
-                let now = AudioThread.now()
+                let now = AudioRenderLoop.now()
                 if now - deadline > configuration.lateBoundNanoseconds {
                     stats.lateEvents.add(1, ordering: .relaxed)
                     deadline = now
                 }
                 sleep(until: deadline)
-                stats.lateness.record(AudioThread.now() - deadline)
+                stats.lateness.record(AudioRenderLoop.now() - deadline)
             }
         }
         finish()
@@ -135,7 +135,7 @@ final class AudioThread: @unchecked Sendable {  // The loop touches the mixer an
                                        finalGranule: Int64(encoder.lookahead) + inputSamples))
         // Paced, every packet wakes the loop at once; in freewheel only every few, since a wake-up
         // per packet would cost more than the packet.
-        if !configuration.freewheel || isLast || packets.count >= AudioThread.freewheelBatch { doorbell.ring() }
+        if !configuration.freewheel || isLast || packets.count >= AudioRenderLoop.freewheelBatch { doorbell.ring() }
     }
 
     static let freewheelBatch = 32
@@ -144,12 +144,12 @@ final class AudioThread: @unchecked Sendable {  // The loop touches the mixer an
     func applyCommands() {
         while let command = commands.pop() {
             switch command {
-            case .open(let slot, let source, let gain, let counters):
-                mixer.open(slot: slot, source: source, gain: gain, counters: counters)
-            case .close(let slot):
-                mixer.close(slot: slot)
-            case .ramp(let slot, let target, let samples, let curve):
-                mixer.rampGain(slot: slot, to: target, samples: samples, curve: curve)
+            case .open(let stream, let source, let gain, let counters):
+                mixer.open(stream: stream, source: source, gain: gain, counters: counters)
+            case .close(let stream):
+                mixer.close(stream: stream)
+            case .ramp(let stream, let target, let samples, let curve):
+                mixer.rampGain(stream: stream, to: target, samples: samples, curve: curve)
             }
             stats.lastCommandFrame.store(stats.frames.load(ordering: .relaxed), ordering: .relaxed)
             appliedCommands.add(1, ordering: .releasing)
