@@ -6,9 +6,9 @@ import Synchronization
 /// The host side of the ABI for one plugin instance: the `deck_host_t` it is handed and the
 /// state its callbacks read. Plugins call in from any thread, so every field is immutable,
 /// atomic or locked.
-final class PluginHost: Sendable {
+package final class PluginHost: Sendable {
     /// Lifecycle as seen from any thread (the loop thread's `PluginInstance` is the authority).
-    enum Phase: Int { case loading, running, destroyed }
+    package enum Phase: Int { case loading, running, destroyed }
 
     let pluginID: String
     let instance: Int
@@ -17,7 +17,7 @@ final class PluginHost: Sendable {
     let loopThread: ThreadIdentity
     let callbacks: CallbackRequests
     let actions: HostActions
-    let phase = Atomic<Int>(Phase.loading.rawValue)
+    package let phase = Atomic<Int>(Phase.loading.rawValue)
     /// Set between a plugin's request and its delivery, so repeated requests coalesce.
     let callbackPending = Atomic<Bool>(false)
     private let lastErrorText = Mutex<CStringBox>(CStringBox(""))
@@ -40,7 +40,7 @@ final class PluginHost: Sendable {
         structs.fill(context: Unmanaged.passUnretained(self).toOpaque())
     }
 
-    var raw: UnsafePointer<deck_host_t> { UnsafePointer(structs.host) }
+    package var raw: UnsafePointer<deck_host_t> { UnsafePointer(structs.host) }
 
     var currentPhase: Phase { Phase(rawValue: phase.load(ordering: .acquiring)) ?? .destroyed }
 

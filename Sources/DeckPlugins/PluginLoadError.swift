@@ -56,3 +56,5 @@ public struct PluginLoadError: Error, Equatable, Sendable, CustomStringConvertib
         }
     }
 }
+
+extension PluginLoadError.Reason: Error {}

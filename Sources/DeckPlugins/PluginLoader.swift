@@ -3,7 +3,8 @@ import DeckBase
 import Glibc
 
 /// Finds bundles, checks them, and turns each into an initialised `PluginInstance` or a precise
-/// `PluginLoadError`. Everything that can be checked is checked before the library is opened.
+/// `PluginLoadError`. Everything that can be checked is checked before any plugin code runs; the
+/// code itself is loaded by a `PluginCodeLoader`.
 /// Loop-thread-confined.
 package struct PluginLoader {
     var policy: EntitlementPolicy
@@ -12,15 +13,18 @@ package struct PluginLoader {
     var loopThread: ThreadIdentity
     var callbacks: CallbackRequests
     var actions: HostActions
+    /// Runs the code of a bundle that passed the checks.
+    var codeLoader: any PluginCodeLoader
 
     package init(policy: EntitlementPolicy, allowInsecure: Bool, logger: Logger, loopThread: ThreadIdentity,
-                 callbacks: CallbackRequests, actions: HostActions) {
+                 callbacks: CallbackRequests, actions: HostActions, codeLoader: any PluginCodeLoader = InProcessCodeLoader()) {
         self.policy = policy
         self.allowInsecure = allowInsecure
         self.logger = logger
         self.loopThread = loopThread
         self.callbacks = callbacks
         self.actions = actions
+        self.codeLoader = codeLoader
     }
 
     static let bundleSuffix = ".deckplugin"
@@ -94,45 +98,15 @@ package struct PluginLoader {
         }
 
         // Plugin code runs from here on.
-        let library: PluginLibrary
-        do { library = try PluginLibrary(path: realLibrary) } catch { throw refuse(error.reason) }
-        guard let symbol = library.symbol(PluginABI.entrySymbol) else {
-            library.close()
-            throw refuse(.missingEntrySymbol)
-        }
-        let entryFunction = unsafeBitCast(symbol, to: deck_plugin_entry_fn.self)
-        guard let entry = entryFunction() else {
-            library.close()
-            throw refuse(.entryInvalid("returned NULL"))
-        }
-        let abi = entry.pointee.abi
-        guard abi.major == PluginABI.major, abi.minor <= PluginABI.minor else {
-            library.close()
-            throw refuse(.abiTooNew(major: abi.major, minor: abi.minor))
-        }
-        guard let entryInit = entry.pointee.`init`, let create = entry.pointee.create, entry.pointee.deinit != nil else {
-            library.close()
-            throw refuse(.entryInvalid("returned an entry without init, deinit or create"))
-        }
-        guard entryInit(realBundle) else {
-            library.close()
-            throw refuse(.entryInitFailed)
-        }
-
         let host = PluginHost(pluginID: manifest.id, instance: instance, entitlements: granted, logger: logger,
                               loopThread: loopThread, callbacks: callbacks, actions: actions)
-        func abandon(_ reason: PluginLoadError.Reason) -> PluginLoadError {
-            host.phase.store(PluginHost.Phase.destroyed.rawValue, ordering: .releasing)
-            entry.pointee.deinit?()
-            library.close()
-            return refuse(reason)
+        let code: any PluginCode
+        do throws(PluginLoadError.Reason) {
+            code = try codeLoader.load(library: realLibrary, bundle: realBundle, manifest: manifest, host: host, logger: logger)
+        } catch {
+            throw refuse(error)
         }
-        guard let plugin = create(host.raw, manifest.id) else { throw abandon(.createFailed) }
-        if let problem = PluginLoader.problem(with: plugin, expectedID: manifest.id) {
-            throw abandon(.pluginInvalid(problem))
-        }
-        let loaded = PluginInstance(manifest: manifest, bundlePath: bundlePath, host: host, library: library,
-                                    entry: entry, plugin: plugin)
+        let loaded = PluginInstance(manifest: manifest, bundlePath: bundlePath, host: host, code: code)
         do {
             try loaded.initialize()
         } catch {
@@ -140,24 +114,6 @@ package struct PluginLoader {
             throw refuse(.pluginInitFailed(status: error.status, message: error.message))
         }
         return loaded
-    }
-
-    /// What is wrong with a plugin struct returned by `create`, or nil.
-    private static func problem(with plugin: UnsafePointer<deck_plugin_t>, expectedID: String) -> String? {
-        let p = plugin.pointee
-        guard let desc = p.desc else { return "desc is NULL" }
-        guard desc.pointee.abi.major == PluginABI.major, desc.pointee.abi.minor <= PluginABI.minor else {
-            return "descriptor ABI \(desc.pointee.abi.major).\(desc.pointee.abi.minor) is not supported"
-        }
-        guard let id = desc.pointee.id else { return "descriptor id is NULL" }
-        let descriptorID = String(cString: id)
-        guard descriptorID == expectedID else { return "descriptor id \"\(descriptorID)\" differs from the manifest id \"\(expectedID)\"" }
-        var missing: [String] = []
-        if p.`init` == nil { missing.append("init") }
-        if p.activate == nil { missing.append("activate") }
-        if p.deactivate == nil { missing.append("deactivate") }
-        if p.destroy == nil { missing.append("destroy") }
-        return missing.isEmpty ? nil : "missing \(missing.joined(separator: ", "))"
     }
 
     static func realPath(_ path: String) -> String? {

@@ -1,0 +1,85 @@
+import CDeckPlugin
+import DeckAudio
+import DeckBase
+import DeckSession
+
+/// A plugin whose code runs in this process: its library, entry and instance, called directly
+/// through the C ABI. Loop-thread-confined.
+final class InProcessPluginCode: PluginCode {
+    private let library: PluginLibrary
+    private let entry: UnsafePointer<deck_plugin_entry_t>
+    private let plugin: UnsafePointer<deck_plugin_t>
+    private let logger: Logger
+    private let id: String
+    /// The plugin's extensions the runtime calls, found after its init.
+    private var audio: UnsafePointer<deck_plugin_audio_t>?
+    private var session: UnsafePointer<deck_plugin_session_t>?
+
+    init(library: PluginLibrary, entry: UnsafePointer<deck_plugin_entry_t>, plugin: UnsafePointer<deck_plugin_t>, id: String,
+         logger: Logger) {
+        self.library = library
+        self.entry = entry
+        self.plugin = plugin
+        self.id = id
+        self.logger = logger
+    }
+
+    var isSwift: Bool { library.isSwift }
+
+    func initialize() -> DeckStatus {
+        let status = DeckStatus(code: plugin.pointee.`init`(plugin))
+        guard status == .ok else { return status }
+        if let pointer = plugin.pointee.get_extension?(plugin, DECK_EXT_AUDIO) {
+            let audio = pointer.assumingMemoryBound(to: deck_plugin_audio_t.self)
+            if audio.pointee.start != nil && audio.pointee.stop != nil && audio.pointee.render != nil {
+                self.audio = audio
+            } else {
+                logger.warning("plugins", "\(id): ignoring its deck.audio extension: start, stop or render is NULL")
+            }
+        }
+        session = plugin.pointee.get_extension?(plugin, DECK_EXT_SESSION)?.assumingMemoryBound(to: deck_plugin_session_t.self)
+        return .ok
+    }
+
+    func activate() -> DeckStatus { DeckStatus(code: plugin.pointee.activate(plugin)) }
+
+    func deactivate() { plugin.pointee.deactivate(plugin) }
+
+    func destroy() {
+        plugin.pointee.destroy(plugin)
+        entry.pointee.deinit?()
+        library.close()
+    }
+
+    func extensionPointer(_ id: String) -> UnsafeRawPointer? { plugin.pointee.get_extension?(plugin, id) }
+
+    func onCallback() { plugin.pointee.on_callback?(plugin) }
+
+    var offersAudio: Bool { audio != nil }
+
+    func start(item: String?) -> DeckStatus {
+        guard let audio else { return .unsupported }
+        return DeckStatus(code: item.map { audio.pointee.start(plugin, $0) } ?? audio.pointee.start(plugin, nil))
+    }
+
+    func stop() { audio?.pointee.stop(plugin) }
+
+    var renderSource: RenderSource? {
+        guard let render = audio?.pointee.render else { return nil }
+        return RenderSource(plugin: plugin, render: render)
+    }
+
+    func focusChanged(_ change: FocusChange) {
+        guard let callback = session?.pointee.focus_changed else { return }
+        let (code, resume): (deck_focus_change_t, Bool) = switch change {
+        case .gain(let shouldResume): (DECK_FOCUS_CHANGE_GAIN, shouldResume)
+        case .unduck: (DECK_FOCUS_CHANGE_UNDUCK, false)
+        case .loss: (DECK_FOCUS_CHANGE_LOSS, false)
+        case .lossTransient: (DECK_FOCUS_CHANGE_LOSS_TRANSIENT, false)
+        case .duck: (DECK_FOCUS_CHANGE_DUCK, false)
+        }
+        callback(plugin, code.rawValue, resume)
+    }
+
+    func sessionChanged(active: Bool) { session?.pointee.session_changed?(plugin, active) }
+}

@@ -1,0 +1,32 @@
+import DeckAudio
+import DeckSession
+
+/// Every call the runtime makes into a plugin's code, and nothing else: the one interface a
+/// plugin in this process (`InProcessPluginCode`) implements, and that a plugin running in a
+/// separate host process would implement over its socket. `PluginInstance` checks the lifecycle
+/// before a call gets here, so none arrives in the wrong state. Loop-thread-confined.
+package protocol PluginCode: AnyObject {
+    /// Whether the code is a Swift image (never unloaded from this process).
+    var isSwift: Bool { get }
+    func initialize() -> DeckStatus
+    func activate() -> DeckStatus
+    func deactivate()
+    /// Destroys the instance, lets the entry deinit and forgets the library. No call follows.
+    func destroy()
+    /// A plugin extension by id (in process only; extensions the runtime knows have calls below).
+    func extensionPointer(_ id: String) -> UnsafeRawPointer?
+    /// Answers a `request_callback`.
+    func onCallback()
+
+    // deck.audio
+    /// Whether the plugin offers a complete `deck.audio` (start, stop and render).
+    var offersAudio: Bool { get }
+    func start(item: String?) -> DeckStatus
+    func stop()
+    /// What the audio thread calls for the plugin's stream.
+    var renderSource: RenderSource? { get }
+
+    // deck.session
+    func focusChanged(_ change: FocusChange)
+    func sessionChanged(active: Bool)
+}

@@ -1,0 +1,60 @@
+import CDeckPlugin
+import DeckBase
+
+/// Where plugin code starts running: given a bundle that passed every check, opens its library,
+/// checks its entry and creates the instance bound to `host`. Replaceable, so a plugin can be
+/// loaded into a separate host process instead of this one. Loop-thread-confined.
+package protocol PluginCodeLoader {
+    func load(library: String, bundle: String, manifest: PluginManifest, host: PluginHost,
+              logger: Logger) throws(PluginLoadError.Reason) -> any PluginCode
+}
+
+/// Loads plugin code into this process with `dlopen`.
+package struct InProcessCodeLoader: PluginCodeLoader {
+    package init() {}
+
+    package func load(library path: String, bundle: String, manifest: PluginManifest, host: PluginHost,
+                      logger: Logger) throws(PluginLoadError.Reason) -> any PluginCode {
+        let library: PluginLibrary
+        do { library = try PluginLibrary(path: path) } catch { throw error.reason }
+        func refuse(_ reason: PluginLoadError.Reason) -> PluginLoadError.Reason {
+            library.close()
+            return reason
+        }
+        guard let symbol = library.symbol(PluginABI.entrySymbol) else { throw refuse(.missingEntrySymbol) }
+        let entryFunction = unsafeBitCast(symbol, to: deck_plugin_entry_fn.self)
+        guard let entry = entryFunction() else { throw refuse(.entryInvalid("returned NULL")) }
+        let abi = entry.pointee.abi
+        guard abi.major == PluginABI.major, abi.minor <= PluginABI.minor else { throw refuse(.abiTooNew(major: abi.major, minor: abi.minor)) }
+        guard let entryInit = entry.pointee.`init`, let create = entry.pointee.create, entry.pointee.deinit != nil else {
+            throw refuse(.entryInvalid("returned an entry without init, deinit or create"))
+        }
+        guard entryInit(bundle) else { throw refuse(.entryInitFailed) }
+        func abandon(_ reason: PluginLoadError.Reason) -> PluginLoadError.Reason {
+            host.phase.store(PluginHost.Phase.destroyed.rawValue, ordering: .releasing)
+            entry.pointee.deinit?()
+            return refuse(reason)
+        }
+        guard let plugin = create(host.raw, manifest.id) else { throw abandon(.createFailed) }
+        if let problem = InProcessCodeLoader.problem(with: plugin, expectedID: manifest.id) { throw abandon(.pluginInvalid(problem)) }
+        return InProcessPluginCode(library: library, entry: entry, plugin: plugin, id: manifest.id, logger: logger)
+    }
+
+    /// What is wrong with a plugin struct returned by `create`, or nil.
+    private static func problem(with plugin: UnsafePointer<deck_plugin_t>, expectedID: String) -> String? {
+        let p = plugin.pointee
+        guard let desc = p.desc else { return "desc is NULL" }
+        guard desc.pointee.abi.major == PluginABI.major, desc.pointee.abi.minor <= PluginABI.minor else {
+            return "descriptor ABI \(desc.pointee.abi.major).\(desc.pointee.abi.minor) is not supported"
+        }
+        guard let id = desc.pointee.id else { return "descriptor id is NULL" }
+        let descriptorID = String(cString: id)
+        guard descriptorID == expectedID else { return "descriptor id \"\(descriptorID)\" differs from the manifest id \"\(expectedID)\"" }
+        var missing: [String] = []
+        if p.`init` == nil { missing.append("init") }
+        if p.activate == nil { missing.append("activate") }
+        if p.deactivate == nil { missing.append("deactivate") }
+        if p.destroy == nil { missing.append("destroy") }
+        return missing.isEmpty ? nil : "missing \(missing.joined(separator: ", "))"
+    }
+}
