@@ -1,6 +1,19 @@
+import CDeckPlugin
+
 /// How long a focus request wants the output (`deck_focus_type_t`).
-public enum FocusType: Int32, Sendable {
-    case gain = 1, gainTransient = 2, gainTransientMayDuck = 3, gainTransientExclusive = 4
+public enum FocusType: Sendable {
+    case gain, gainTransient, gainTransientMayDuck, gainTransientExclusive
+
+    /// The ABI's code for it.
+    var code: Int32 {
+        let type: deck_focus_type_t = switch self {
+        case .gain: DECK_FOCUS_GAIN
+        case .gainTransient: DECK_FOCUS_GAIN_TRANSIENT
+        case .gainTransientMayDuck: DECK_FOCUS_GAIN_TRANSIENT_MAY_DUCK
+        case .gainTransientExclusive: DECK_FOCUS_GAIN_TRANSIENT_EXCLUSIVE
+        }
+        return Int32(type.rawValue)
+    }
 }
 
 /// The host's answer to a focus request; when not granted, the reason names the blockers.
@@ -20,11 +33,11 @@ public enum FocusChange: Sendable, Equatable {
 
     init?(code: Int32, shouldResume: Bool) {
         switch code {
-        case 1: self = .gain(shouldResume: shouldResume)
-        case 2: self = .unduck
-        case -1: self = .loss
-        case -2: self = .lossTransient
-        case -3: self = .duck
+        case DECK_FOCUS_CHANGE_GAIN.rawValue: self = .gain(shouldResume: shouldResume)
+        case DECK_FOCUS_CHANGE_UNDUCK.rawValue: self = .unduck
+        case DECK_FOCUS_CHANGE_LOSS.rawValue: self = .loss
+        case DECK_FOCUS_CHANGE_LOSS_TRANSIENT.rawValue: self = .lossTransient
+        case DECK_FOCUS_CHANGE_DUCK.rawValue: self = .duck
         default: return nil
         }
     }

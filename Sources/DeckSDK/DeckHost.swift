@@ -63,7 +63,7 @@ public struct DeckHost: @unchecked Sendable {  // Wraps the host's pointer; the 
         if pausesOnDuck { flags |= DECK_FOCUS_FLAG_PAUSES_ON_DUCK }
         var result: Int32 = 0
         let status = context.withCString { name in
-            var request = deck_focus_request_t(context: name, type: type.rawValue, flags: flags, reserved: (nil, nil))
+            var request = deck_focus_request_t(context: name, type: type.code, flags: flags, reserved: (nil, nil))
             return session.pointee.request_focus(raw, &request, &result)
         }
         try check(status)
