@@ -90,7 +90,7 @@ public final class RTPSink: Sink {
     /// Writes `text` to a fresh, uniquely named temporary file beside `path` (mkstemp: created
     /// exclusively, never through a planted link) and renames it over; the reason on failure.
     private static func writeAtomically(_ text: String, to path: String) -> String? {
-        var template = Array((path + ".XXXXXX").utf8CString)
+        var template = Array((path + "." + String(repeating: "X", count: 6)).utf8CString)  // mkstemp's six X
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
