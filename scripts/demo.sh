@@ -57,10 +57,22 @@ step "deckctl over the JSON-RPC socket: status, apps, sinks, session"
 "$bin/deckctl" --socket "$sock" apps
 "$bin/deckctl" --socket "$sock" sinks
 "$bin/deckctl" --socket "$sock" session
-echo "-- a navigation prompt from the integrator ducks the music to -14 dB:"
-"$bin/deckctl" --socket "$sock" call session.request '{"context":"navigation","name":"prompt"}'
+echo "-- a navigation prompt from the integrator ducks the music to -14 dB while its connection lasts:"
+python3 - "$sock" <<'PY' &
+import socket, sys, time
+client = socket.socket(socket.AF_UNIX)
+client.connect(sys.argv[1])
+client.sendall(b'{"jsonrpc":"2.0","method":"session.request","params":{"context":"navigation","name":"prompt"},"id":1}\n')
+print("prompt:", client.recv(4096).decode().strip(), flush=True)
+time.sleep(1.5)
+PY
+prompt=$!
+sleep 0.8
 "$bin/deckctl" --socket "$sock" session
-"$bin/deckctl" --socket "$sock" call session.abandon '{"name":"prompt"}' > /dev/null
+wait "$prompt"
+sleep 0.2
+echo "-- the prompt's connection closed, and its focus with it:"
+"$bin/deckctl" --socket "$sock" session
 echo "-- errors are JSON-RPC errors with exit status 1:"
 "$bin/deckctl" --socket "$sock" launch org.example.absent || echo "exit status: $?"
 echo "-- a client may not write files outside the integrator's output folder:"

@@ -86,9 +86,25 @@ public final class RPCConnection {
     /// Sends one notification line to the client.
     public let send: (String) -> Void
 
+    /// What ends with the connection (e.g. integrator focus it requested), by key.
+    private var releases: [String: () -> Void] = [:]
+
     public init(token: String? = nil, send: @escaping (String) -> Void) {
         self.token = token
         authenticated = token == nil
         self.send = send
+    }
+
+    /// Runs `release` when the connection closes, unless `forget(key)` came first; a later call
+    /// with the same key replaces it.
+    public func onClose(_ key: String, _ release: @escaping () -> Void) { releases[key] = release }
+
+    public func forget(_ key: String) { releases[key] = nil }
+
+    /// The transport says the client is gone: release what it held, once.
+    public func closed() {
+        let pending = releases
+        releases = [:]
+        for key in pending.keys.sorted() { pending[key]?() }
     }
 }

@@ -110,7 +110,7 @@ final class ControlServer {
 
     /// Stops listening, disconnects everyone and removes the socket file.
     func close() {
-        clients.values.forEach { events.remove($0.rpc); $0.close() }
+        clients.values.forEach { events.remove($0.rpc); $0.close(); $0.rpc.closed() }
         clients = [:]
         server.close()
         tcpServer?.close()
@@ -276,6 +276,7 @@ final class ControlServer {
         events.remove(client.rpc)
         client.close()
         clients[ObjectIdentifier(client)] = nil
+        client.rpc.closed()
         // A large queue was thousands of small writes: hand their pages back to the system now,
         // rather than keep the heap at its peak for ever.
         if queued > limits.maxQueuedBytes / 4 { trimTimer.start(after: 20) { malloc_trim(0) } }

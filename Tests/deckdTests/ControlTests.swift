@@ -42,6 +42,10 @@ import Testing
 
         result = try ctl(deckd, ["call", "session.request", #"{"context":"navigation"}"#])
         #expect(result.output == "{\n  \"result\": \"granted\"\n}\n")
+        // deckctl's connection closed with the call, and the prompt's focus with it.
+        #expect(try ctl(deckd, ["--json", "call", "session.get"]).output.contains(#""state":"playing""#))
+        let prompt = LineClient(path: deckd.socket)
+        #expect(prompt.call("session.request", #"{"context":"navigation"}"#)?.contains("granted") == true)
         #expect(try ctl(deckd, ["--json", "call", "session.get"]).output.contains(#""state":"ducked""#))
         #expect(deckd.stop() == 0)
     }
@@ -96,7 +100,8 @@ import Testing
 
     @Test func jsonOutputPrintsNumbersAsWritten() throws {
         let deckd = try daemon(["--play", "org.deck.tone:sine-440"])
-        #expect(try ctl(deckd, ["call", "session.request", #"{"context":"navigation"}"#]).status == 0)
+        let prompt = LineClient(path: deckd.socket)
+        #expect(prompt.call("session.request", #"{"context":"navigation"}"#)?.contains("granted") == true)
         let session = try ctl(deckd, ["--json", "session"]).output
         #expect(session.contains(#""gain":0.199526235461235,"#), "\(session)")  // -14 dB in 15 digits, not 0.19952623546123505
         #expect(deckd.stop() == 0)

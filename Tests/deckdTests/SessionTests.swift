@@ -1,3 +1,4 @@
+import DeckRuntime
 import DeckTestSupport
 import Foundation
 import Testing
@@ -19,17 +20,85 @@ import Testing
         let daemon = try DeckdProcess(arguments)
         #expect(daemon.waitForLog("output started"))
         try daemon.waitForFrames(30)
-        let request = try runProgram(deckctl, ["--socket", daemon.socket, "call", "session.request", #"{"context":"navigation"}"#])
-        #expect(request.output.contains("granted"))
+        // The prompt's focus lasts as long as the connection that asked for it.
+        let prompt = LineClient(path: daemon.socket)
+        #expect(prompt.call("session.request", #"{"context":"navigation"}"#)?.contains("granted") == true)
         let session = try runProgram(deckctl, ["--socket", daemon.socket, "--json", "session"]).output
         #expect(session.contains(#""state":"ducked""#))
         try daemon.waitForFrames(75)  // the 500 ms ramp, then a second ducked
         #expect(daemon.stop() == 0)
+        prompt.close()
 
         let left = try AudioAnalysis.decodeWithFFmpeg(dir.path + "/out.opus").left
         let before = AudioAnalysis.rms(left[9_600..<24_000])
         let after = AudioAnalysis.rms(left[(left.count - 28_800)..<(left.count - 4_800)])
         let measured = 20 * log10(after / before)
         #expect(abs(measured - expected) <= 0.5, "measured \(measured) dB")
+    }
+}
+
+extension SessionTests {
+    /// Reads notifications until one on `topic` arrives (or the read times out).
+    func nextNotification(_ client: LineClient, _ topic: String) throws -> JSONValue? {
+        while let line = client.readLine() {
+            let message = try JSONValue.parse(line)
+            if message["method"] == .string(topic) { return message["params"] }
+        }
+        return nil
+    }
+
+    @Test func everyChangeOfSessionGetIsPublishedEvenWhenNoGainMoves() throws {
+        let deckd = try DeckdProcess(["--plugins", firstParty])
+        #expect(deckd.waitForLog("deckd: ready"))
+        let watcher = LineClient(path: deckd.socket, timeoutSeconds: 5)
+        #expect(watcher.call("events.subscribe", #"{"topics":["session.changed"]}"#)?.contains("session.changed") == true)
+        let integrator = LineClient(path: deckd.socket)
+        // A grant with nobody else holding, a re-request, and an abandon by the only holder.
+        for (method, params) in [("session.request", #"{"context":"notification","name":"chime"}"#),
+                                 ("session.request", #"{"context":"notification","name":"chime"}"#),
+                                 ("session.abandon", #"{"name":"chime"}"#)] {
+            #expect(integrator.call(method, params)?.contains("error") == false)
+            let state = try #require(try nextNotification(watcher, "session.changed"), "after \(method)")
+            let holders = state["holders"]?.arrayValue ?? []
+            #expect(holders.count == (method == "session.abandon" ? 0 : 1))
+        }
+        #expect(deckd.stop() == 0)
+    }
+
+    @Test func focusRequestedOverAConnectionEndsWithItAndAbandoningNothingIsAnError() throws {
+        let deckd = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone:sine-440"])
+        #expect(deckd.waitForLog("output started"))
+        let watcher = LineClient(path: deckd.socket, timeoutSeconds: 5)
+        #expect(watcher.call("events.subscribe", #"{"topics":["session.changed"]}"#)?.contains("session.changed") == true)
+        let hmi = LineClient(path: deckd.socket)
+        #expect(hmi.call("session.request", #"{"context":"call","type":"gainTransient","name":"phone"}"#)?.contains("granted") == true)
+        let paused = try #require(try nextNotification(watcher, "session.changed"))
+        #expect(paused["holders"]?.arrayValue?.first { $0["owner"] == "org.deck.tone" }?["state"] == "paused")
+        hmi.close()  // the HMI crashes
+        let resumed = try #require(try nextNotification(watcher, "session.changed"))
+        #expect(resumed["holders"]?.arrayValue?.map { $0["owner"] } == ["org.deck.tone"])
+        #expect(resumed["holders"]?.arrayValue?.first?["state"] == "playing")
+        #expect(deckd.waitForLog("integrator:phone: its client went away; abandoning its focus"))
+
+        let other = LineClient(path: deckd.socket)
+        let nothing = try JSONValue.parse(try #require(other.call("session.abandon", #"{"name":"ghost"}"#)))
+        #expect(nothing["error"]?["code"] == -32004)
+        #expect(nothing["error"]?["message"] == "Command failed: integrator:ghost holds no focus and awaits none")
+        #expect(deckd.stop() == 0)
+    }
+
+    @Test func unloadingAPlayingAppPublishesThatItHoldsAndStreamsNothing() throws {
+        let deckd = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone:sine-440"])
+        #expect(deckd.waitForLog("output started"))
+        let client = LineClient(path: deckd.socket, timeoutSeconds: 5)
+        #expect(client.call("events.subscribe", #"{"topics":["session.changed"]}"#)?.contains("session.changed") == true)
+        client.send(line: #"{"jsonrpc":"2.0","method":"apps.unload","params":{"id":"org.deck.tone"},"id":9}"#)
+        #expect(client.readLine()?.contains(#""id":9"#) == true)  // the answer first
+        // Its stream closes, then its focus goes: the last notification shows neither.
+        var state = try #require(try nextNotification(client, "session.changed"))
+        while state["holders"] != [], let next = try nextNotification(client, "session.changed") { state = next }
+        #expect(state["holders"] == [])
+        #expect(state["streams"] == [])
+        #expect(deckd.stop() == 0)
     }
 }

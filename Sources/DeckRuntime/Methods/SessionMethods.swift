@@ -23,9 +23,17 @@ struct SessionMethods {
                       errors: [-32001]) { call throws(RPCError) in
                 try SessionMethods.request(call, runtime)
             },
-            RPCMethod("session.abandon", "Give up the integrator's focus.", params: [.init("name", Schema.string, required: false)],
-                      result: Schema.boolean) { call throws(RPCError) in
-                runtime.focus.abandonFocus(.integrator(try call.optionalString("name") ?? "rpc"))
+            RPCMethod("session.abandon", "Give up the integrator's focus (held or awaited) under this name.",
+                      params: [.init("name", Schema.string, required: false)],
+                      result: Schema.boolean, errors: [-32004]) { call throws(RPCError) in
+                let name = try call.optionalString("name") ?? "rpc"
+                let owner = FocusOwner.integrator(name)
+                let arbiter = runtime.session.arbiter
+                guard arbiter.holder(owner) != nil || arbiter.pending?.owner == owner else {
+                    throw .commandFailed("\(owner) holds no focus and awaits none")
+                }
+                call.connection.forget("focus:\(name)")
+                runtime.focus.abandonFocus(owner)
                 return true
             },
         ]
@@ -48,7 +56,18 @@ struct SessionMethods {
         let request = FocusRequest(owner: owner, context: context, type: type,
                                    acceptsDelayedFocus: call.optional("acceptsDelayedFocus")?.boolValue ?? false,
                                    pausesOnDuck: call.optional("pausesOnDuck")?.boolValue ?? false)
-        return switch runtime.focus.requestFocus(request) {
+        let result = runtime.focus.requestFocus(request)
+        // Focus requested over a connection ends with it, as AAOS abandons a dead client's focus:
+        // a crashed HMI must not keep the music paused.
+        if case .rejected = result {} else {
+            call.connection.onClose("focus:\(name)") { [unowned runtime] in
+                let arbiter = runtime.session.arbiter
+                guard arbiter.holder(owner) != nil || arbiter.pending?.owner == owner else { return }
+                runtime.logger.info("session", "\(owner): its client went away; abandoning its focus")
+                runtime.focus.abandonFocus(owner)
+            }
+        }
+        return switch result {
         case .granted: ["result": "granted"]
         case .delayed(let reason): ["result": "delayed", "reason": .string(reason)]
         case .rejected(let reason): ["result": "rejected", "reason": .string(reason)]

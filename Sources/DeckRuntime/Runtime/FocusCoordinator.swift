@@ -13,7 +13,7 @@ public final class FocusCoordinator {
     public private(set) var starvationReports = 0
     /// Set once by the runtime, right after the registry that needs this coordinator exists.
     var plugins: PluginRegistry!
-    /// Runs after every decision that changed the session.
+    /// Runs after every decision or stream change; the runtime publishes when `session.get` changed.
     var onChange: (() -> Void)?
     private let output: Output
     private let loop: EventLoop
@@ -167,7 +167,7 @@ public final class FocusCoordinator {
                 output.rampGain(of: id, to: gain, milliseconds: ramp, curve: gain == 0 ? .linear : .exponential)
             }
         }
-        if !effects.isEmpty { onChange?() }
+        onChange?()
         if let deadline = session.deadline {
             sessionTimer.start(after: deadline > loop.now ? deadline - loop.now : 0) { [unowned self] in
                 apply(session.tick(now: loop.now))

@@ -21,6 +21,8 @@ public final class Runtime {
     /// The notifications every client and embedding handle subscribes to.
     public let events = EventHub(topics: Runtime.eventTopics)
     private var isShutDown = false
+    /// What the last `session.changed` said, so every change of `session.get` is published once.
+    private var publishedSession: JSONValue?
 
     public init(configuration: RuntimeConfiguration, logger: Logger, loop: EventLoop? = nil) throws(RuntimeError) {
         self.configuration = configuration
@@ -56,7 +58,7 @@ public final class Runtime {
         }
         focus.plugins = plugins
         plugins.willUnload = { [unowned focus] plugin in focus.release(plugin) }
-        focus.onChange = { [unowned self] in publish("session.changed", SessionMethods.state(self)) }
+        focus.onChange = { [unowned self] in publishSessionIfChanged() }
     }
 
     /// Runs once when the output has ended by itself (`--duration` reached), not on `shutdown()`.
@@ -97,6 +99,13 @@ public final class Runtime {
     public func startOutput() throws(RuntimeError) {
         do { try output.openSinks(configuration.sinks) } catch { throw .noOutput(error.description) }
         focus.start()
+    }
+
+    private func publishSessionIfChanged() {
+        let state = SessionMethods.state(self)
+        guard state != publishedSession else { return }
+        publishedSession = state
+        publish("session.changed", state)
     }
 
     /// Ends the output cleanly (EOS on every sink), destroys every plugin last loaded first, closes
