@@ -12,6 +12,9 @@ public struct AudioConfiguration: Sendable, Equatable {
     /// How much encoded audio waits for the loop before packets are dropped: the longest the loop
     /// may stall (a loaded machine, a slow client) without a hole in the stream.
     public var packetBufferMilliseconds = 10_000
+    /// The S-shaped fade at every start and stop of a stream and at the end of the output, so
+    /// none clicks.
+    public var declickMilliseconds = 10.0
     public var encoder = EncoderSettings()
 
     public init() {}

@@ -96,20 +96,30 @@ public final class AudioEngine {
     }
 
     /// Starts pulling `source` into the mix; returns the stream's index in the mixer.
+    /// The stream fades in from its very first sample (an S-curve over `declickMilliseconds`).
     public func openStream(_ source: RenderSource, gain: Float = 1, counters: StreamCounters) throws(AudioEngineError) -> Int {
         guard let stream = (0..<Mixer.capacity).first(where: { streams[$0] == nil }) else { throw .tooManyStreams(Mixer.capacity) }
         streams[stream] = (source, counters, gain)
-        send(.open(stream: stream, source: source, gain: gain, counters: Unmanaged.passUnretained(counters)))
+        send(.open(stream: stream, source: source, gain: 0, counters: Unmanaged.passUnretained(counters)))
+        send(.ramp(stream: stream, target: gain, samples: declickSamples, curve: .sCurve))
         return stream
     }
 
-    /// Stops pulling the stream; when this returns, its render function is not running and will not run again.
+    /// Fades the stream out (an S-curve over `declickMilliseconds`) and stops pulling it; when this
+    /// returns, its render function is not running and will not run again. While the output runs,
+    /// this waits for the fade to be rendered: about one frame.
     public func closeStream(_ stream: Int) {
-        guard streams[stream] != nil else { return }
-        let sequence = send(.close(stream: stream))
-        waitUntilApplied(sequence)
+        guard let open = streams[stream] else { return }
+        if open.gain > 0 && threadRunning {
+            waitUntilApplied(send(.ramp(stream: stream, target: 0, samples: declickSamples, curve: .sCurve)))
+            let faded = stats.frames.load(ordering: .relaxed) + (declickSamples + configuration.frameSize.samples - 1) / configuration.frameSize.samples + 1
+            while threadRunning && stats.frames.load(ordering: .relaxed) < faded { pauseAndDrain() }
+        }
+        waitUntilApplied(send(.close(stream: stream)))
         streams[stream] = nil
     }
+
+    private var declickSamples: Int { Int(configuration.declickMilliseconds * 48) }
 
     /// Moves a stream's gain to `target` over `milliseconds`, sample-accurately.
     public func rampGain(_ stream: Int, to target: Float, milliseconds: Double, curve: GainRamp.Curve = .exponential) {
@@ -149,10 +159,15 @@ public final class AudioEngine {
     private func waitUntilApplied(_ sequence: Int) {
         while worker.appliedCommands.load(ordering: .acquiring) < sequence {
             if !threadRunning { worker.applyCommands(); continue }
-            drainPackets()
-            var pause = timespec(tv_sec: 0, tv_nsec: 100_000)
-            nanosleep(&pause, nil)
+            pauseAndDrain()
         }
+    }
+
+    /// Takes the packets that arrived and sleeps 100 µs: one turn of a wait on the audio thread.
+    private func pauseAndDrain() {
+        drainPackets()
+        var pause = timespec(tv_sec: 0, tv_nsec: 100_000)
+        nanosleep(&pause, nil)
     }
 
     private func drainPackets() {

@@ -55,9 +55,17 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
         pthread_sigmask(SIG_BLOCK, &pipe, nil)
         var deadline = AudioRenderLoop.now()
         let period = configuration.frameSize.nanoseconds
+        var fadingOut = false
         while true {
             applyCommands()
-            if stopRequested.load(ordering: .acquiring) { break }
+            if stopRequested.load(ordering: .acquiring) {
+                // The output ends with every stream faded out, never cut at full level before EOS.
+                if !fadingOut {
+                    fadingOut = true
+                    mixer.fadeOutAll(samples: Int(configuration.declickMilliseconds * 48))
+                }
+                if !mixer.isFading { break }
+            }
             var valid = frames
             if let limit = configuration.durationSamples {
                 valid = min(frames, limit - Int(inputSamples))

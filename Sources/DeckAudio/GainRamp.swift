@@ -1,9 +1,11 @@
 import Glibc
 
 /// A gain moving to a target over a number of samples, applied sample by sample so changes never
-/// click. Linear ramps move the factor in equal steps; exponential ones in equal dB steps.
+/// click. Linear ramps move the factor in equal steps; exponential ones in equal dB steps;
+/// S-curves (raised cosine) start and end with zero slope, for the short fades at a stream's start
+/// and end and at pauses, where a corner would click.
 public struct GainRamp: BitwiseCopyable, Sendable {
-    public enum Curve: BitwiseCopyable, Sendable { case linear, exponential }
+    public enum Curve: BitwiseCopyable, Sendable { case linear, exponential, sCurve }
 
     /// Exponential ramps cannot reach 0: they go to −100 dB and then snap to silence.
     static let floor: Float = 1e-5
@@ -25,6 +27,9 @@ public struct GainRamp: BitwiseCopyable, Sendable {
 
     public var isRamping: Bool { remaining > 0 }
 
+    /// At rest at zero: a paused stream, whose render need not be called.
+    public var isSilent: Bool { remaining == 0 && current == 0 }
+
     /// Starts moving from the current gain to `target` over `samples` samples (0 jumps at once).
     public mutating func ramp(to target: Float, samples: Int, curve: Curve) {
         self.target = target
@@ -38,7 +43,7 @@ public struct GainRamp: BitwiseCopyable, Sendable {
         length = samples
         start = current
         switch curve {
-        case .linear:
+        case .linear, .sCurve:
             step = (target - current) / Float(samples)
         case .exponential:
             let from = Double(max(current, GainRamp.floor)), to = Double(max(target, GainRamp.floor))
@@ -59,9 +64,13 @@ public struct GainRamp: BitwiseCopyable, Sendable {
             if remaining > 0 {
                 remaining -= 1
                 // Linear steps are computed from the start, so rounding never accumulates.
-                if curve == .linear {
+                switch curve {
+                case .linear:
                     current = start + step * Float(length - remaining)
-                } else {
+                case .sCurve:
+                    let progress = Float(length - remaining) / Float(length)
+                    current = start + step * Float(length) * (1 - Glibc.cosf(.pi * progress)) / 2
+                case .exponential:
                     exponential.gain *= exponential.factor
                     current = Float(exponential.gain)
                 }

@@ -36,6 +36,16 @@ public final class Mixer {
 
     public func close(stream: Int) { streams[stream] = Stream() }
 
+    /// Fades every audible stream to silence over `samples` (an S-curve), for the end of the output.
+    public func fadeOutAll(samples: Int) {
+        for index in 0..<Mixer.capacity where streams[index].source != nil && !streams[index].gain.isSilent {
+            streams[index].gain.ramp(to: 0, samples: samples, curve: .sCurve)
+        }
+    }
+
+    /// Whether any stream is still fading.
+    public var isFading: Bool { (0..<Mixer.capacity).contains { streams[$0].source != nil && streams[$0].gain.isRamping } }
+
     public func rampGain(stream: Int, to target: Float, samples: Int, curve: GainRamp.Curve) {
         streams[stream].gain.ramp(to: target, samples: samples, curve: curve)
     }
@@ -46,6 +56,9 @@ public final class Mixer {
         out.update(repeating: 0, count: count)
         for index in 0..<Mixer.capacity {
             guard let source = streams[index].source, let counters = streams[index].counters else { continue }
+            // Paused means paused: a stream faded to rest at zero is not pulled, so its content
+            // does not advance until its gain rises again.
+            if streams[index].gain.isSilent { continue }
             let produced = min(Int(source.render(source.plugin, UInt32(frames), scratch)), frames)
             counters._withUnsafeGuaranteedRef { counters in
                 if produced < frames {

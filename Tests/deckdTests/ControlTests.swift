@@ -61,10 +61,16 @@ import Testing
         try events.run()
         // The subscription races the first change: add sinks until one is heard of.
         let heard = Mutex(Data())
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            heard.withLock { $0.append(data) }
-        }
+        let fd = pipe.fileHandleForReading.fileDescriptor
+        Thread {  // plain read(2), retried on EINTR, until deckctl's end of the pipe closes
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(fd, &chunk, chunk.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return }
+                heard.withLock { $0.append(contentsOf: chunk[..<count]) }
+            }
+        }.start()
         var added = 0
         while heard.withLock({ $0.isEmpty }) && added < 50 {
             added += 1
@@ -72,8 +78,7 @@ import Testing
         }
         #expect(deckd.stop() == 0)  // closing the socket ends the events command
         events.waitUntilExit()
-        pipe.fileHandleForReading.readabilityHandler = nil
-        let output = String(decoding: heard.withLock { $0 } + pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = String(decoding: heard.withLock { $0 }, as: UTF8.self)
         #expect(output.hasPrefix(#"sinks.changed: {"seq":"#))
         #expect(output.contains(#""sinks":[{"#))
         #expect(output.contains("e\(added).opus"))

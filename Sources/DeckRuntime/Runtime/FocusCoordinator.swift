@@ -164,7 +164,7 @@ public final class FocusCoordinator {
                 if case .plugin(let id) = owner { plugins.plugin(id: id)?.notifyFocus(change) }
             case .gain(let owner, let gain, let ramp):
                 guard case .plugin(let id) = owner else { continue }
-                output.rampGain(of: id, to: gain, milliseconds: ramp, curve: gain == 0 ? .linear : .exponential)
+                output.rampGain(of: id, to: gain, milliseconds: ramp, curve: gain == 0 ? .sCurve : .exponential)
             }
         }
         onChange?()

@@ -96,7 +96,9 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                         audio.lateBoundNanoseconds = try Setting(value, "audio.lateBoundMs", 1...10_000, path, unit: "ms").integer() * 1_000_000
                     case "packetBufferMs":
                         audio.packetBufferMilliseconds = try Setting(value, "audio.packetBufferMs", 100...60_000, path, unit: "ms").integer()
-                    default: throw .invalid(path, "unknown key \"audio.\(key)\" (known: lateBoundMs, packetBufferMs)")
+                    case "declickMs":
+                        audio.declickMilliseconds = Double(try Setting(value, "audio.declickMs", 1...50, path, unit: "ms").integer())
+                    default: throw .invalid(path, "unknown key \"audio.\(key)\" (known: lateBoundMs, packetBufferMs, declickMs)")
                     }
                 }
             case "files":
