@@ -96,6 +96,21 @@ public enum AudioAnalysis {
         return 10 * log10(signalEnergy / max(noiseEnergy, 1e-20))
     }
 
+    /// The level of everything above `frequency` in `count` samples from `start` (Hann window), in
+    /// dB relative to a full-scale sine: how loud a click is.
+    public static func levelAbove(_ frequency: Double, in signal: [Float], start: Int, count: Int = 2_048) -> Double {
+        precondition(start >= 0 && start + count <= signal.count, "window \(start)..<\(start + count) outside \(signal.count) samples")
+        let window = (0..<count).map { 0.5 - 0.5 * cos(2 * .pi * Double($0) / Double(count - 1)) }
+        var real = (0..<count).map { Double(signal[start + $0]) * window[$0] }
+        var imaginary = [Double](repeating: 0, count: count)
+        fft(&real, &imaginary)
+        let first = Int((frequency * Double(count) / 48_000).rounded(.up))
+        let band = (first..<(count / 2)).reduce(0.0) { $0 + real[$1] * real[$1] + imaginary[$1] * imaginary[$1] }
+        let windowPower = window.reduce(0) { $0 + $1 * $1 } / Double(count)
+        let meanSquare = 2 * band / Double(count * count) / windowPower
+        return 10 * log10(max(meanSquare, 1e-30) / 0.5)
+    }
+
     public static func rms(_ signal: ArraySlice<Float>) -> Double {
         sqrt(signal.reduce(0) { $0 + Double($1) * Double($1) } / Double(max(signal.count, 1)))
     }

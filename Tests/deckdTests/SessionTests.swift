@@ -102,3 +102,42 @@ extension SessionTests {
         #expect(deckd.stop() == 0)
     }
 }
+
+extension SessionTests {
+    /// Where a stream starts or stops in a decoded file: the first and last sample above −60 dBFS.
+    func edges(_ signal: [Float]) -> (start: Int, end: Int)? {
+        guard let start = signal.firstIndex(where: { abs($0) > 1e-3 }), let end = signal.lastIndex(where: { abs($0) > 1e-3 }) else { return nil }
+        return (start, end)
+    }
+
+    @Test func streamsStartAndStopWithoutClicksAndTheOutputEndsFaded() throws {
+        let dir = TemporaryDirectory()
+        let daemon = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone:sine-440", "--sink", "file:\(dir.path)/out.opus"])
+        #expect(daemon.waitForLog("output started"))
+        try daemon.waitForFrames(40)
+        #expect(LineClient(path: daemon.socket).call("apps.unload", #"{"id":"org.deck.tone"}"#)?.contains("true") == true)
+        try daemon.waitForFrames(25)
+        #expect(daemon.stop() == 0)
+        let left = try AudioAnalysis.decodeWithFFmpeg(dir.path + "/out.opus").left
+        let (start, end) = try #require(edges(left))
+        let atStart = AudioAnalysis.levelAbove(4_000, in: left, start: max(0, start - 1_024))
+        let atStop = AudioAnalysis.levelAbove(4_000, in: left, start: end - 1_024)
+        // Measured: about -118 and -130 dBFS; cut at full level the stop measured -52.
+        #expect(atStart < -90, "energy above 4 kHz where the stream starts: \(atStart) dBFS")
+        #expect(atStop < -90, "energy above 4 kHz where the stream stops: \(atStop) dBFS")
+    }
+
+    @Test func sigtermEndsTheOutputFadedBeforeItsLastPacket() throws {
+        let dir = TemporaryDirectory()
+        let daemon = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone:sine-440", "--sink", "file:\(dir.path)/out.opus"])
+        #expect(daemon.waitForLog("output started"))
+        try daemon.waitForFrames(40)
+        #expect(daemon.stop(signal: SIGTERM) == 0)
+        #expect(try AudioAnalysis.opusinfo(dir.path + "/out.opus").warnings.isEmpty)
+        let left = try AudioAnalysis.decodeWithFFmpeg(dir.path + "/out.opus").left
+        let (_, end) = try #require(edges(left))
+        #expect(end < left.count - 240, "the fade ends before the final packet, not with it")
+        let atEnd = AudioAnalysis.levelAbove(4_000, in: left, start: max(0, min(end - 1_024, left.count - 2_048)))
+        #expect(atEnd < -90, "energy above 4 kHz where the output ends: \(atEnd) dBFS")
+    }
+}

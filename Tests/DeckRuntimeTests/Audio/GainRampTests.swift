@@ -57,3 +57,25 @@ import Testing
         #expect(gains[98] > 0 && gains[98] < 1.2e-5)
     }
 }
+
+extension GainRampTests {
+    @Test func anSCurveStartsAndEndsFlatAndPassesHalfWayAtTheMiddle() {
+        var ramp = GainRamp(0)
+        ramp.ramp(to: 1, samples: 480, curve: .sCurve)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 960)
+        defer { buffer.deallocate() }
+        buffer.update(repeating: 1, count: 960)
+        ramp.apply(to: buffer, frames: 480)
+        let left = stride(from: 0, to: 960, by: 2).map { buffer[$0] }
+        #expect(zip(left, left.dropFirst()).allSatisfy { $1 >= $0 })
+        #expect(abs(left[239] - 0.5) < 0.01)
+        #expect(left[1] - left[0] < left[240] - left[239])  // flat at the start…
+        #expect(left[479] - left[478] < left[240] - left[239])  // … and at the end
+        #expect(left[479] == 1)
+        #expect(!ramp.isRamping && !ramp.isSilent)
+        ramp.ramp(to: 0, samples: 480, curve: .sCurve)
+        buffer.update(repeating: 1, count: 960)
+        ramp.apply(to: buffer, frames: 480)
+        #expect(ramp.isSilent)
+    }
+}

@@ -122,3 +122,25 @@ import Testing
         #expect(radio.host.lastErrorMessage == "open_stream: org.example.radio holds no audio focus; request it first")
     }
 }
+
+extension SessionRuntimeTests {
+    /// AAOS: a transient loss pauses. Paused means the plugin's content does not advance: after
+    /// the fade, its render is not called until it gets focus back.
+    @Test func aPausedStreamIsNotRenderedAndResumesWhereItStopped() throws {
+        let harness = try harness { $0.audio.freewheel = false }
+        let radio = try harness.load(try fixture("Radio", id: "org.example.radio", entitlements: ["audio"]))
+        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.start()
+        harness.run(for: 0.3)
+        let call = FocusRequest(owner: .integrator("phone"), context: .call, type: .gainTransient)
+        #expect(harness.runtime.focus.requestFocus(call) == .granted)
+        harness.run(for: 0.2)  // the pause fade is done
+        let atPause = radio.streamCounters.renderedFrames.load(ordering: .relaxed)
+        harness.run(for: 0.5)
+        #expect(radio.streamCounters.renderedFrames.load(ordering: .relaxed) == atPause)
+        #expect(radio.streamCounters.underrunFrames.load(ordering: .relaxed) == 0)
+        harness.runtime.focus.abandonFocus(.integrator("phone"))
+        harness.run(for: 0.3)
+        #expect(radio.streamCounters.renderedFrames.load(ordering: .relaxed) > atPause + 5)
+    }
+}

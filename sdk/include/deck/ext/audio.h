@@ -59,8 +59,11 @@ typedef struct deck_host_audio {
     deck_status_t (*open_stream)(const deck_host_t *host);
 
     /* Stops pulling render(); when it returns, render() is no longer running
-     * and will not be called again until the next open_stream(). Closing a
-     * closed stream is DECK_OK. [loop-thread] */
+     * and will not be called again until the next open_stream(). The host
+     * fades the stream out first (about 10 ms, so it never clicks), pulling
+     * render() during the fade; while the output runs, the call therefore
+     * takes up to one frame. A stream also fades in from its first sample.
+     * Closing a closed stream is DECK_OK. [loop-thread] */
     deck_status_t (*close_stream)(const deck_host_t *host);
 
     void *reserved[8];

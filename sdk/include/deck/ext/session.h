@@ -21,7 +21,9 @@ extern "C" {
  * granted, delayed (granted later, when the blockers leave), or rejected.
  * Holders that lose are told through the plugin's deck.session extension;
  * the runtime itself ducks (-14 dB by default) and mutes their streams, so a
- * plugin never scales its own output for focus. The output starts on the
+ * plugin never scales its own output for focus. Paused means paused: after a
+ * short fade, a paused stream's render() is not called until it gets focus
+ * back, so its content does not advance (a plugin need not pause itself). The output starts on the
  * first grant and stops when nothing has held focus or played for a while;
  * every plugin is told both.
  *
