@@ -27,7 +27,7 @@ public final class AudioSession {
 
     public init(policy: SessionPolicy) {
         self.policy = policy
-        arbiter = SessionArbiter(matrix: policy.matrix)
+        arbiter = SessionArbiter(matrix: policy.matrix, ducking: policy.ducking)
     }
 
     /// With `alwaysActive`, the output starts now and never deactivates.

@@ -66,13 +66,18 @@ public struct FocusHolder: Sendable, Equatable {
 
     public enum State: String, Sendable { case playing, ducked, paused }
 
-    public var state: State { !pausedBy.isEmpty ? .paused : !duckedBy.isEmpty ? .ducked : .playing }
+    /// Spoken audio (`pausesOnDuck`) pauses where it would be ducked.
+    public var state: State {
+        !pausedBy.isEmpty || request.pausesOnDuck && !duckedBy.isEmpty ? .paused : !duckedBy.isEmpty ? .ducked : .playing
+    }
 }
 
-/// Audio focus by the interaction matrix: who plays, who is ducked, who is paused and resumed.
+/// Audio focus by the interaction matrix (who may play at all) and the ducking table (among those
+/// playing at once, who ducks whom): who plays, who is ducked, who is paused and resumed.
 /// Pure logic (no clock, no I/O): each call returns the notifications to send.
 public struct SessionArbiter: Sendable {
     public var matrix: InteractionMatrix
+    public var ducking: DuckingTable
     /// Holders in grant order, paused ones included.
     public private(set) var holders: [FocusHolder] = []
     /// The one request waiting for delayed focus.
@@ -80,7 +85,10 @@ public struct SessionArbiter: Sendable {
 
     public typealias Notification = (owner: FocusOwner, change: FocusChange)
 
-    public init(matrix: InteractionMatrix = .automotive) { self.matrix = matrix }
+    public init(matrix: InteractionMatrix = .automotive, ducking: DuckingTable = .automotive) {
+        self.matrix = matrix
+        self.ducking = ducking
+    }
 
     public func holder(_ owner: FocusOwner) -> FocusHolder? { holders.first { $0.request.owner == owner } }
 
@@ -124,40 +132,56 @@ public struct SessionArbiter: Sendable {
     }
 
     private mutating func grant(_ request: FocusRequest) -> [Notification] {
+        let before = states
         var notifications: [Notification] = []
         var kept: [FocusHolder] = []
         for var holder in holders {
-            let wasPaused = holder.state == .paused, wasDucked = holder.state == .ducked
-            let ducks = matrix[holder.request.context, request.context] == .concurrent && request.type.allowsDucking
-            if ducks && !holder.request.pausesOnDuck {
-                holder.duckedBy.insert(request.owner)
-                if !wasPaused && !wasDucked { notifications.append((holder.request.owner, .duck)) }
-            } else if request.type.isTransient {
+            // Concurrent with a request that lets others play on: both play, the table ducks.
+            let playsOn = matrix[holder.request.context, request.context] == .concurrent && request.type.allowsDucking
+            if !playsOn {
+                guard request.type.isTransient else {
+                    notifications.append((holder.request.owner, .loss))
+                    continue
+                }
                 holder.pausedBy.insert(request.owner)
-                if !wasPaused { notifications.append((holder.request.owner, .lossTransient)) }
-            } else {
-                notifications.append((holder.request.owner, .loss))
-                continue
             }
             kept.append(holder)
         }
         holders = kept + [FocusHolder(request: request)]
-        return notifications
+        return notifications + settleDucking(from: before)
     }
 
     /// Drops `owner`'s holder entry and its effect on the others, telling those that recover.
     private mutating func removeSilently(_ owner: FocusOwner) -> [Notification] {
+        let before = states
         holders.removeAll { $0.request.owner == owner }
-        var notifications: [Notification] = []
+        for index in holders.indices { holders[index].pausedBy.remove(owner) }
+        return settleDucking(from: before)
+    }
+
+    private var states: [FocusOwner: FocusHolder.State] {
+        Dictionary(uniqueKeysWithValues: holders.map { ($0.request.owner, $0.state) })
+    }
+
+    /// Recomputes who ducks whom among the holders not paused, and tells every holder whose state
+    /// moved (one that was just granted counts from playing).
+    private mutating func settleDucking(from before: [FocusOwner: FocusHolder.State]) -> [Notification] {
+        let duckers = holders.filter { $0.pausedBy.isEmpty }.map(\.request)
         for index in holders.indices {
-            let before = holders[index].state
-            holders[index].pausedBy.remove(owner)
-            holders[index].duckedBy.remove(owner)
-            let after = holders[index].state
-            if before == .paused && after != .paused {
-                notifications.append((holders[index].request.owner, .gain(shouldResume: true)))
-            } else if before == .ducked && after == .playing {
-                notifications.append((holders[index].request.owner, .unduck))
+            let mine = holders[index].request
+            holders[index].duckedBy = Set(duckers.filter { $0.owner != mine.owner && ducking[$0.context].contains(mine.context) }.map(\.owner))
+        }
+        var notifications: [Notification] = []
+        for holder in holders {
+            let was = before[holder.request.owner] ?? .playing, now = holder.state
+            switch (was, now) {
+            case (.paused, .paused), (.playing, .playing), (.ducked, .ducked): break
+            case (.paused, _):
+                notifications.append((holder.request.owner, .gain(shouldResume: true)))
+                if now == .ducked { notifications.append((holder.request.owner, .duck)) }
+            case (_, .paused): notifications.append((holder.request.owner, .lossTransient))
+            case (.playing, .ducked): notifications.append((holder.request.owner, .duck))
+            case (.ducked, .playing): notifications.append((holder.request.owner, .unduck))
             }
         }
         return notifications

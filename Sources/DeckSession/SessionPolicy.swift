@@ -7,6 +7,8 @@ import Glibc
 ///      "starvationMs": 30000, "alwaysActive": false, "matrix": {"call": {"navigation": "reject"}}}
 public struct SessionPolicy: Sendable, Equatable {
     public var matrix = InteractionMatrix.automotive
+    /// Among contexts playing at once, who ducks whom.
+    public var ducking = DuckingTable.automotive
     /// Level of a ducked stream, in dB (negative).
     public var duckDecibels = -14.0
     public var duckRampMilliseconds = 500.0
@@ -65,9 +67,10 @@ public struct SessionPolicy: Sendable, Equatable {
                 guard let flag = value.boolValue else { throw .invalid("session.alwaysActive must be true or false") }
                 alwaysActive = flag
             case "matrix": matrix = try matrix.overriding(value)
+            case "ducking": ducking = try ducking.overriding(value)
             default:
                 throw .invalid("unknown key \"session.\(key)\" (known: duckDb, duckRampMs, restoreRampMs, idleTimeoutMs, "
-                               + "starvationMs, alwaysActive, maxIntegratorOwners, matrix)")
+                               + "starvationMs, alwaysActive, maxIntegratorOwners, matrix, ducking)")
             }
         }
     }

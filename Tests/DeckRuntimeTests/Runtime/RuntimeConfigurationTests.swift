@@ -23,7 +23,7 @@ import Testing
              "http": {"maxQueuedBytes": 40960, "maxHeadBytes": 1024, "headTimeoutMs": 250, "maxClients": 3},
              "files": {"directory": "recordings", "overwrite": true},
              "control": {"maxBatch": 10, "maxUnauthenticated": 2, "idleTimeoutMs": 60000},
-             "session": {"duckDb": -20, "idleTimeoutMs": 2000},
+             "session": {"duckDb": -20, "idleTimeoutMs": 2000, "ducking": {"navigation": ["music"], "music": ["notification"]}},
              "audio": {"lateBoundMs": 80}}
             """)
         #expect(configuration.pluginDirectories == [dir.path + "/plugins", "/abs"])
@@ -42,6 +42,9 @@ import Testing
         #expect((configuration.control.maxBatch, configuration.control.maxUnauthenticated, configuration.control.idleTimeoutMs) == (10, 2, 60_000))
         #expect(configuration.session.duckDecibels == -20)
         #expect(configuration.session.idleTimeoutMilliseconds == 2_000)
+        #expect(configuration.session.ducking[.navigation] == [.music])
+        #expect(configuration.session.ducking[.music] == [.notification])
+        #expect(configuration.session.ducking[.call] == DuckingTable.automotive[.call])  // untouched rows stay
         #expect(configuration.httpLimits.maxHeadBytes == 1024)
         #expect(configuration.httpLimits.headTimeoutMilliseconds == 250)
         #expect(configuration.audio.lateBoundNanoseconds == 80_000_000)
@@ -66,6 +69,7 @@ import Testing
         (#"{"files": {"overwrite": 1}}"#, "files.overwrite must be true or false"),
         (#"{"session": {"idleTimeoutMs": 0.5}}"#, "session.idleTimeoutMs must be a whole number of milliseconds, not 0.5"),
         (#"{"session": {"matrix": {"call": {"navigation": "maybe"}}}}"#, "session.matrix.call.navigation must be reject, exclusive or concurrent"),
+        (#"{"session": {"ducking": {"navigation": "music"}}}"#, "session.ducking.navigation must be an array of contexts"),
     ])
     func badValuesNameTheKeyAndTheRange(json: String, message: String) {
         #expect(throws: ConfigurationError.invalid(dir.path + "/deck.json", message)) { try apply(json) }

@@ -19,6 +19,25 @@ private let automotiveRows = [
     "announcement":  "E C E E E E C C E C C E",
 ]
 
+/// AOSP's CarAudioContext "contexts to duck", written out independently: each context ducks these.
+private let duckedBy: [String: Set<String>] = [
+    "music": [],
+    "navigation": ["music", "callRing", "call", "alarm", "notification", "systemSound", "vehicleStatus", "announcement"],
+    "voiceCommand": ["callRing"],
+    "callRing": [],
+    "call": ["callRing", "alarm", "notification", "vehicleStatus"],
+    "alarm": ["music"],
+    "notification": ["music", "alarm", "announcement"],
+    "systemSound": ["music", "alarm", "announcement"],
+    "emergency": ["call"],
+    "safety": ["music", "navigation", "voiceCommand", "callRing", "call", "alarm", "notification", "systemSound",
+               "vehicleStatus", "announcement"],
+    "vehicleStatus": ["music", "callRing", "announcement"],
+    "announcement": ["music"],
+]
+
+private func ducks(_ ducker: AudioContext, _ ducked: AudioContext) -> Bool { duckedBy[ducker.rawValue]!.contains(ducked.rawValue) }
+
 private func cell(_ holder: AudioContext, _ request: AudioContext) -> String {
     automotiveRows[holder.rawValue]!.split(separator: " ")[AudioContext.allCases.firstIndex(of: request)!].description
 }
@@ -36,7 +55,7 @@ private let requestOwner = FocusOwner.plugin("org.example.request")
     static let allCells = AudioContext.allCases.flatMap { holder in AudioContext.allCases.map { Cell(holder: holder, request: $0) } }
 
     /// A may-duck request tells the three interactions apart: reject refuses, exclusive pauses the
-    /// holder, concurrent ducks it.
+    /// holder, concurrent lets both play, and then the ducking table says who ducks whom.
     @Test(arguments: allCells)
     func everyCellOfTheDefaultMatrix(cell position: Cell) {
         var arbiter = SessionArbiter()
@@ -54,8 +73,11 @@ private let requestOwner = FocusOwner.plugin("org.example.request")
             #expect(arbiter.holder(holderOwner)?.state == .paused)
         default:
             #expect(result == .granted)
-            #expect(notifications.map(\.change) == [.duck])
-            #expect(arbiter.holder(holderOwner)?.state == .ducked)
+            let holderDucked = ducks(position.request, position.holder), requestDucked = ducks(position.holder, position.request)
+            #expect(notifications.filter { $0.owner == holderOwner }.map(\.change) == (holderDucked ? [.duck] : []))
+            #expect(notifications.filter { $0.owner == requestOwner }.map(\.change) == (requestDucked ? [.duck] : []))
+            #expect(arbiter.holder(holderOwner)?.state == (holderDucked ? .ducked : .playing))
+            #expect(arbiter.holder(requestOwner)?.state == (requestDucked ? .ducked : .playing))
         }
         #expect(InteractionMatrix.automotive[position.holder, position.request].rawValue.prefix(1).uppercased()
                 == cell(position.holder, position.request))

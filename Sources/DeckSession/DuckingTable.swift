@@ -1,0 +1,49 @@
+import DeckBase
+
+/// Who ducks whom among contexts playing at once: each context ducks the contexts it lists
+/// (AOSP's CarAudioContext "contexts to duck"); a context no active holder lists plays at full
+/// level. The integrator replaces any context's list in config:
+///
+///     "ducking": {"navigation": ["music", "announcement"]}
+public struct DuckingTable: Sendable, Equatable {
+    private var ducked: [AudioContext: Set<AudioContext>]
+
+    /// The contexts `context` ducks while it plays.
+    public subscript(context: AudioContext) -> Set<AudioContext> { ducked[context] ?? [] }
+
+    /// Android Automotive's table.
+    public static let automotive = DuckingTable(ducked: [
+        .music: [],
+        .navigation: [.music, .callRing, .call, .alarm, .notification, .systemSound, .vehicleStatus, .announcement],
+        .voiceCommand: [.callRing],
+        .callRing: [],
+        .call: [.callRing, .alarm, .notification, .vehicleStatus],
+        .alarm: [.music],
+        .notification: [.music, .alarm, .announcement],
+        .systemSound: [.music, .alarm, .announcement],
+        .emergency: [.call],
+        .safety: [.music, .navigation, .voiceCommand, .callRing, .call, .alarm, .notification, .systemSound,
+                  .vehicleStatus, .announcement],
+        .vehicleStatus: [.music, .callRing, .announcement],
+        .announcement: [.music],
+    ])
+
+    /// Applies `{"context": ["ducked", …]}` over this table; each listed context's list is replaced.
+    public func overriding(_ json: JSONValue) throws(SessionConfigurationError) -> DuckingTable {
+        guard case .object(let rows) = json else { throw .invalid("session.ducking must be an object of context lists") }
+        var table = self
+        for (name, list) in rows {
+            guard let context = AudioContext(rawValue: name) else { throw .unknownContext(name) }
+            guard let items = list.arrayValue else { throw .invalid("session.ducking.\(name) must be an array of contexts") }
+            var contexts = Set<AudioContext>()
+            for item in items {
+                guard let itemName = item.stringValue, let ducked = AudioContext(rawValue: itemName) else {
+                    throw .unknownContext(item.stringValue ?? item.encoded())
+                }
+                contexts.insert(ducked)
+            }
+            table.ducked[context] = contexts
+        }
+        return table
+    }
+}
