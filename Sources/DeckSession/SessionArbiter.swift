@@ -31,6 +31,13 @@ public struct FocusRequest: Sendable, Equatable {
         self.acceptsDelayedFocus = acceptsDelayedFocus
         self.pausesOnDuck = pausesOnDuck
     }
+
+    /// Why the request is malformed, or nil: delayed focus is for `gain` requests only, as in AAOS.
+    public var problem: String? {
+        acceptsDelayedFocus && type != .gain
+            ? "acceptsDelayedFocus is for gain requests only (as in AAOS); a \(type.rawValue) request is answered at once"
+            : nil
+    }
 }
 
 /// The answer to a request.
@@ -92,8 +99,9 @@ public struct SessionArbiter: Sendable {
 
     public func holder(_ owner: FocusOwner) -> FocusHolder? { holders.first { $0.request.owner == owner } }
 
-    /// Decides `request`; a holder asking again replaces its earlier request.
-    /// A rejected request changes nothing, not even the requester's earlier focus.
+    /// Decides `request`. An owner holds one request, as an AAOS client does: asking again, for
+    /// the same or another context, replaces its earlier request (unless it is rejected: a
+    /// rejected request changes nothing, not even the requester's earlier focus).
     public mutating func request(_ request: FocusRequest) -> (result: FocusResult, notifications: [Notification]) {
         if let blockers = blockers(of: request) {
             let reason = "blocked by " + blockers.map { "\($0.owner) (\($0.context.rawValue))" }.joined(separator: ", ")
@@ -123,10 +131,13 @@ public struct SessionArbiter: Sendable {
     }
 
     /// The other holders whose matrix cell rejects `request` (paused holders count: they will
-    /// resume), or nil.
+    /// resume), or nil. A holder that asked for `gainTransientExclusive` is alone: it also blocks
+    /// what would otherwise play beside it (AAOS rejects a notification during an exclusive call).
     private func blockers(of request: FocusRequest) -> [FocusRequest]? {
         let blocking = holders.filter {
-            $0.request.owner != request.owner && matrix[$0.request.context, request.context] == .reject
+            guard $0.request.owner != request.owner else { return false }
+            let interaction = matrix[$0.request.context, request.context]
+            return interaction == .reject || interaction == .concurrent && $0.request.type == .gainTransientExclusive
         }.map(\.request)
         return blocking.isEmpty ? nil : blocking
     }

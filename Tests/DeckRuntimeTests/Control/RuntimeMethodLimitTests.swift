@@ -43,4 +43,14 @@ import Testing
         #expect(third["error"]?["message"] == "Limit: 2 sinks are open already (maxSinks); remove one first")
         #expect(runtime.sinks.list.count == 2)
     }
+
+    @Test func aTransientRequestThatWouldWaitIsAnInvalidParamsError() throws {
+        let runtime = try Runtime(configuration: RuntimeConfiguration(), logger: LogCapture().logger)
+        defer { runtime.shutdown() }
+        let answer = try call(runtime.makeDispatcher(), "session.request",
+                              #"{"context":"navigation","type":"gainTransientMayDuck","acceptsDelayedFocus":true}"#)
+        #expect(answer["error"]?["code"] == -32602)
+        #expect(answer["error"]?["message"]?.stringValue?.contains("acceptsDelayedFocus is for gain requests only") == true)
+        #expect(runtime.session.arbiter.holders.isEmpty)
+    }
 }

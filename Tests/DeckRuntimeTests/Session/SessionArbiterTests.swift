@@ -187,4 +187,38 @@ private let requestOwner = FocusOwner.plugin("org.example.request")
         #expect(AudioContext.allowed(for: [.charging]) == [.notification])
         #expect(AudioContext.allowed(for: []).isEmpty)
     }
+
+    /// AAOS: a holder of gainTransientExclusive is alone; what the matrix would let play beside it
+    /// is rejected (a notification during an exclusive call).
+    @Test func anExclusiveHolderRejectsWhatWouldPlayBesideIt() {
+        var arbiter = SessionArbiter()
+        _ = arbiter.request(FocusRequest(owner: .integrator("phone"), context: .call, type: .gainTransientExclusive))
+        #expect(InteractionMatrix.automotive[.call, .notification] == .concurrent)
+        let chime = arbiter.request(FocusRequest(owner: requestOwner, context: .notification, type: .gainTransientMayDuck))
+        #expect(chime.result == .rejected("blocked by integrator:phone (call)"))
+        // A non-exclusive call lets the same chime play, ducked by the call.
+        var shared = SessionArbiter()
+        _ = shared.request(FocusRequest(owner: .integrator("phone"), context: .call, type: .gainTransient))
+        #expect(shared.request(FocusRequest(owner: requestOwner, context: .notification, type: .gainTransientMayDuck)).result == .granted)
+        #expect(shared.holder(requestOwner)?.state == .ducked)
+        #expect(shared.holder(.integrator("phone"))?.state == .playing)
+    }
+
+    /// AAOS: delayed focus is for permanent (gain) requests only.
+    @Test(arguments: [FocusRequestType.gainTransient, .gainTransientMayDuck, .gainTransientExclusive])
+    func aTransientRequestMayNotWaitForFocus(type: FocusRequestType) {
+        let request = FocusRequest(owner: requestOwner, context: .navigation, type: type, acceptsDelayedFocus: true)
+        #expect(request.problem == "acceptsDelayedFocus is for gain requests only (as in AAOS); a \(type.rawValue) request is answered at once")
+        #expect(FocusRequest(owner: requestOwner, context: .music, type: .gain, acceptsDelayedFocus: true).problem == nil)
+    }
+
+    /// An owner holds one request, as an AAOS client does: asking for another context replaces it.
+    @Test func anOwnerAskingForAnotherContextReplacesItsRequest() {
+        var arbiter = SessionArbiter()
+        _ = arbiter.request(FocusRequest(owner: holderOwner, context: .music, type: .gain))
+        let again = arbiter.request(FocusRequest(owner: holderOwner, context: .announcement, type: .gain))
+        #expect(again.result == .granted)
+        #expect(arbiter.holders.map(\.request.context) == [.announcement])
+        #expect(again.notifications.isEmpty)  // nobody else was affected
+    }
 }

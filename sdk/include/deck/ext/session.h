@@ -42,7 +42,8 @@ typedef enum deck_focus_type {
     DECK_FOCUS_GAIN_TRANSIENT_EXCLUSIVE = 4  /* a while, alone                          */
 } deck_focus_type_t;
 
-/* Wait for focus (at most one request waits) instead of being rejected. */
+/* Wait for focus (at most one request waits) instead of being rejected; for
+ * DECK_FOCUS_GAIN only, as in AAOS (DECK_E_INVALID with a transient type). */
 #define DECK_FOCUS_FLAG_ACCEPTS_DELAYED (1u << 0)
 /* Spoken audio: pause instead of being ducked. */
 #define DECK_FOCUS_FLAG_PAUSES_ON_DUCK (1u << 1)
