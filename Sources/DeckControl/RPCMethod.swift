@@ -7,7 +7,11 @@ public struct RPCParams: Sendable {
 
     /// The parameter declared at `position` under `name`, from whichever form was used.
     public func value(_ name: String, at position: Int) -> JSONValue? {
-        named[name] ?? (position < positional.count ? positional[position] : nil)
+        // Spelled out: in `named[name] ?? (… : nil)` the nil would become JSONValue.null (it is
+        // nil-literal expressible) and an absent parameter would read as a null one.
+        if let value = named[name] { return value }
+        guard position < positional.count else { return nil }
+        return positional[position]
     }
 }
 

@@ -15,7 +15,7 @@ public final class AudioSession {
         public var granted = 0, delayed = 0, rejected = 0, activations = 0, deactivations = 0
     }
 
-    public let policy: SessionPolicy
+    public private(set) var policy: SessionPolicy
     public private(set) var arbiter: SessionArbiter
     public private(set) var isActive = false
     /// When the session became idle (no focus, no stream), while active.
@@ -28,6 +28,14 @@ public final class AudioSession {
     public init(policy: SessionPolicy) {
         self.policy = policy
         arbiter = SessionArbiter(matrix: policy.matrix, ducking: policy.ducking)
+    }
+
+    /// Takes new settings for the decisions, ramps and timeouts from now on; holders keep their
+    /// focus (a rule change does not revoke what was granted).
+    public func reconfigure(_ policy: SessionPolicy) {
+        self.policy = policy
+        arbiter.matrix = policy.matrix
+        arbiter.ducking = policy.ducking
     }
 
     /// With `alwaysActive`, the output starts now and never deactivates.

@@ -23,6 +23,11 @@ public struct SessionPolicy: Sendable, Equatable {
     public var alwaysActive = false
     /// Distinct integrator names (`session.request`) holding or awaiting focus at once.
     public var maxIntegratorOwners = 16
+    /// Whether navigation prompts play during a call (ducking it) or are rejected, the choice
+    /// AAOS leaves to the driver.
+    public var rejectsNavigationDuringCall = false {
+        didSet { matrix[.call, .navigation] = rejectsNavigationDuringCall ? .reject : .concurrent }
+    }
 
     public init() {}
 
@@ -66,11 +71,17 @@ public struct SessionPolicy: Sendable, Equatable {
             case "alwaysActive":
                 guard let flag = value.boolValue else { throw .invalid("session.alwaysActive must be true or false") }
                 alwaysActive = flag
+            case "navigationDuringCall":
+                switch value.stringValue {
+                case "play": rejectsNavigationDuringCall = false
+                case "reject": rejectsNavigationDuringCall = true
+                default: throw .invalid("session.navigationDuringCall must be play or reject")
+                }
             case "matrix": matrix = try matrix.overriding(value)
             case "ducking": ducking = try ducking.overriding(value)
             default:
                 throw .invalid("unknown key \"session.\(key)\" (known: duckDb, duckRampMs, restoreRampMs, idleTimeoutMs, "
-                               + "starvationMs, alwaysActive, maxIntegratorOwners, matrix, ducking)")
+                               + "starvationMs, alwaysActive, maxIntegratorOwners, navigationDuringCall, matrix, ducking)")
             }
         }
     }

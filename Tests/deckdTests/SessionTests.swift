@@ -74,8 +74,11 @@ extension SessionTests {
         #expect(hmi.call("session.request", #"{"context":"call","type":"gainTransient","name":"phone"}"#)?.contains("granted") == true)
         let paused = try #require(try nextNotification(watcher, "session.changed"))
         #expect(paused["holders"]?.arrayValue?.first { $0["owner"] == "org.deck.tone" }?["state"] == "paused")
+        // What changed, for whom, so an integrator need not diff states.
+        #expect(paused["changes"] == [["owner": "integrator:phone", "change": "granted"], ["owner": "org.deck.tone", "change": "paused"]])
         hmi.close()  // the HMI crashes
         let resumed = try #require(try nextNotification(watcher, "session.changed"))
+        #expect(resumed["changes"] == [["owner": "integrator:phone", "change": "abandoned"], ["owner": "org.deck.tone", "change": "resumed"]])
         #expect(resumed["holders"]?.arrayValue?.map { $0["owner"] } == ["org.deck.tone"])
         #expect(resumed["holders"]?.arrayValue?.first?["state"] == "playing")
         #expect(deckd.waitForLog("integrator:phone: its client went away; abandoning its focus"))

@@ -36,8 +36,36 @@ struct SessionMethods {
                 runtime.focus.abandonFocus(owner)
                 return true
             },
+            RPCMethod("session.configure", "Change duck level, ramps, idle timeout and the navigation-during-call rule now; "
+                      + "validated like the config's session section. Returns the settings in force.",
+                      params: SessionMethods.settingKeys.map { .init($0.key, $0.schema, required: false) },
+                      result: SessionMethods.settingsSchema) { call throws(RPCError) in
+                var changes: [String: JSONValue] = [:]
+                for (key, _) in SessionMethods.settingKeys { if let value = call.optional(key) { changes[key] = value } }
+                var policy = runtime.session.policy
+                do throws(SessionConfigurationError) { try policy.apply(.object(changes)) } catch { throw .invalidParams(error.description) }
+                runtime.focus.reconfigure(policy)
+                return SessionMethods.settings(policy)
+            },
         ]
     }
+
+    /// What `session.configure` may change, with the schema of each.
+    private static let settingKeys: [(key: String, schema: JSONValue)] = [
+        ("duckDb", Schema.number), ("duckRampMs", Schema.number), ("restoreRampMs", Schema.number),
+        ("idleTimeoutMs", Schema.integer), ("starvationMs", Schema.integer), ("navigationDuringCall", Schema.oneOf(["play", "reject"])),
+    ]
+
+    static func settings(_ policy: SessionPolicy) -> JSONValue {
+        [
+            "duckDb": .double(policy.duckDecibels), "duckRampMs": .double(policy.duckRampMilliseconds),
+            "restoreRampMs": .double(policy.restoreRampMilliseconds),
+            "idleTimeoutMs": .int(Int64(policy.idleTimeoutMilliseconds)), "starvationMs": .int(Int64(policy.starvationMilliseconds)),
+            "navigationDuringCall": .string(policy.rejectsNavigationDuringCall ? "reject" : "play"),
+        ]
+    }
+
+    static let settingsSchema = Schema.object(Dictionary(uniqueKeysWithValues: settingKeys.map { ($0.key, $0.schema) }))
 
     private static func request(_ call: RPCCall, _ runtime: Runtime) throws(RPCError) -> JSONValue {
         let contextName = try call.string("context")

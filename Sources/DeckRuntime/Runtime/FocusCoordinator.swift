@@ -13,8 +13,10 @@ public final class FocusCoordinator {
     public private(set) var starvationReports = 0
     /// Set once by the runtime, right after the registry that needs this coordinator exists.
     var plugins: PluginRegistry!
-    /// Runs after every decision or stream change; the runtime publishes when `session.get` changed.
-    var onChange: (() -> Void)?
+    /// Runs after every decision or stream change with what changed for whom (owner, change), in
+    /// order; the runtime publishes when `session.get` changed or something happened.
+    var onChange: (([(owner: String, change: String)]) -> Void)?
+    private var changes: [(owner: String, change: String)] = []
     private let output: Output
     private let loop: EventLoop
     private let logger: Logger
@@ -55,13 +57,28 @@ public final class FocusCoordinator {
     public func requestFocus(_ request: FocusRequest) -> FocusResult {
         let (result, effects) = session.request(request, now: loop.now)
         logger.info("session", "\(request.owner) asked for \(request.context.rawValue) (\(request.type.rawValue)): \(result)")
+        let outcome = switch result {
+        case .granted: "granted"
+        case .delayed: "delayed"
+        case .rejected: "rejected"
+        }
+        changes.append((request.owner.description, outcome))
         apply(effects)
         return result
     }
 
     public func abandonFocus(_ owner: FocusOwner) {
         logger.info("session", "\(owner) abandoned focus")
+        changes.append((owner.description, "abandoned"))
         apply(session.abandon(owner, now: loop.now))
+    }
+
+    /// Takes new session settings (validated by the caller) for what is decided from now on.
+    public func reconfigure(_ policy: SessionPolicy) {
+        session.reconfigure(policy)
+        logger.info("session", "settings changed: duck \(policy.duckDecibels) dB, idle \(policy.idleTimeoutMilliseconds) ms, "
+                    + "navigation during a call: \(policy.rejectsNavigationDuringCall ? "rejected" : "played")")
+        apply([])
     }
 
     /// Closes the plugin's stream and gives up its focus (others recover at once): before unloading.
@@ -147,6 +164,7 @@ public final class FocusCoordinator {
         for effect in effects {
             switch effect {
             case .activate:
+                changes.append(("output", "activated"))
                 activationTimer.start(after: 0) { [unowned self] in output.startRun() }
                 logger.info("session", "output activated")
                 plugins.forEach { $0.notifySession(active: true) }
@@ -155,6 +173,7 @@ public final class FocusCoordinator {
                     reportBadSamples()
                 }
             case .deactivate:
+                changes.append(("output", "deactivated"))
                 activationTimer.stop()
                 output.endRun()
                 watchdog.stop()
@@ -162,19 +181,33 @@ public final class FocusCoordinator {
                 plugins.forEach { $0.notifySession(active: false) }
             case .notify(let owner, let change):
                 logger.info("session", "\(owner): \(change)")
+                changes.append((owner.description, FocusCoordinator.name(change)))
                 if case .plugin(let id) = owner { plugins.plugin(id: id)?.notifyFocus(change) }
             case .gain(let owner, let gain, let ramp):
                 guard case .plugin(let id) = owner else { continue }
                 output.rampGain(of: id, to: gain, milliseconds: ramp, curve: gain == 0 ? .sCurve : .exponential)
             }
         }
-        onChange?()
+        let happened = changes
+        changes = []
+        onChange?(happened)
         if let deadline = session.deadline {
             sessionTimer.start(after: deadline > loop.now ? deadline - loop.now : 0) { [unowned self] in
                 apply(session.tick(now: loop.now))
             }
         } else {
             sessionTimer.stop()
+        }
+    }
+
+    /// How `session.changed` names a change of a holder's focus.
+    private static func name(_ change: FocusChange) -> String {
+        switch change {
+        case .gain(let shouldResume): shouldResume ? "resumed" : "granted"
+        case .unduck: "unducked"
+        case .loss: "lost"
+        case .lossTransient: "paused"
+        case .duck: "ducked"
         }
     }
 

@@ -58,7 +58,7 @@ public final class Runtime {
         }
         focus.plugins = plugins
         plugins.willUnload = { [unowned focus] plugin in focus.release(plugin) }
-        focus.onChange = { [unowned self] in publishSessionIfChanged() }
+        focus.onChange = { [unowned self] changes in publishSession(changes) }
     }
 
     /// Runs once when the output has ended by itself (`--duration` reached), not on `shutdown()`.
@@ -101,11 +101,14 @@ public final class Runtime {
         focus.start()
     }
 
-    private func publishSessionIfChanged() {
+    /// Publishes `session.changed`: the state as `session.get` has it, plus what changed for whom,
+    /// whenever either is new.
+    private func publishSession(_ changes: [(owner: String, change: String)]) {
         let state = SessionMethods.state(self)
-        guard state != publishedSession else { return }
+        guard state != publishedSession || !changes.isEmpty, case .object(var payload) = state else { return }
         publishedSession = state
-        publish("session.changed", state)
+        payload["changes"] = .array(changes.map { ["owner": .string($0.owner), "change": .string($0.change)] })
+        publish("session.changed", .object(payload))
     }
 
     /// Ends the output cleanly (EOS on every sink), destroys every plugin last loaded first, closes

@@ -124,6 +124,22 @@ import Testing
         #expect(try JSONValue.parse(try #require(dispatcher.handle(bytes, connection: connection)))["error"]?["code"] == -32700)
     }
 
+    @Test func aMissingNamedParameterIsReportedAsMissingAndAnAbsentOptionalOneIsNil() throws {
+        let dispatcher = specDispatcher()
+        var seen: [JSONValue?] = []
+        dispatcher.register(RPCMethod("needs", "x required, y optional",
+                                      params: [.init("x", ["type": "string"]), .init("y", ["type": "string"], required: false)]) { call in
+            seen.append(call.optional("y"))
+            return true
+        })
+        let connection = RPCConnection { _ in }
+        let missing = try JSONValue.parse(try #require(dispatcher.handle(#"{"jsonrpc":"2.0","method":"needs","params":{"y":"b"},"id":1}"#, connection: connection)))
+        #expect(missing["error"]?["message"] == "Invalid params: missing \"x\"")
+        _ = dispatcher.handle(#"{"jsonrpc":"2.0","method":"needs","params":{"x":"a"},"id":2}"#, connection: connection)
+        _ = dispatcher.handle(#"{"jsonrpc":"2.0","method":"needs","params":{"x":"a","y":null},"id":3}"#, connection: connection)
+        #expect(seen == [nil, .null])  // absent is nil; an explicit null is null
+    }
+
     @Test func aBatchOverTheLimitIsRefusedWholeBeforeAnyMemberRuns() throws {
         let dispatcher = specDispatcher()
         var calls = 0

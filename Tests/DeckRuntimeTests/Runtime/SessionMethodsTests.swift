@@ -1,0 +1,46 @@
+import Foundation
+import DeckTestSupport
+import Testing
+@testable import DeckRuntime
+@testable import DeckSession
+
+/// `session.configure`: the integrator changes the session's settings at run time, validated as
+/// the config file's `session` section is.
+@Suite struct SessionMethodsTests {
+    func call(_ dispatcher: RPCDispatcher, _ method: String, _ params: String) throws -> JSONValue {
+        let connection = RPCConnection { _ in }
+        return try JSONValue.parse(try #require(dispatcher.handle(#"{"jsonrpc":"2.0","method":"\#(method)","params":\#(params),"id":1}"#,
+                                                                  connection: connection)))
+    }
+
+    @Test func navigationDuringACallIsTheDriversChoiceAtRunTime() throws {
+        let runtime = try Runtime(configuration: RuntimeConfiguration(), logger: LogCapture().logger)
+        defer { runtime.shutdown() }
+        let dispatcher = runtime.makeDispatcher()
+        let phone = FocusRequest(owner: .integrator("phone"), context: .call, type: .gainTransient)
+        let prompt = FocusRequest(owner: .integrator("maps"), context: .navigation, type: .gainTransientMayDuck)
+        #expect(runtime.focus.requestFocus(phone) == .granted)
+        #expect(runtime.focus.requestFocus(prompt) == .granted)  // AAOS's default: prompts play during calls
+        runtime.focus.abandonFocus(prompt.owner)
+
+        let settings = try call(dispatcher, "session.configure", #"{"navigationDuringCall":"reject","duckDb":-20}"#)
+        #expect(settings["result"]?["navigationDuringCall"] == "reject", "\(settings.encoded())")
+        #expect(settings["result"]?["duckDb"] == -20.0)
+        #expect(settings["result"]?["idleTimeoutMs"] == 5_000)  // the rest unchanged
+        #expect(runtime.focus.requestFocus(prompt) == .rejected("blocked by integrator:phone (call)"))
+        #expect(runtime.session.policy.duckGain == Float(pow(10, -20.0 / 20)))
+    }
+
+    @Test(arguments: [(#"{"duckDb":5}"#, "Invalid params: session.duckDb must be -96 to 0 dB"),
+                      (#"{"idleTimeoutMs":0.5}"#, "Invalid params: session.idleTimeoutMs must be a whole number of milliseconds, not 0.5"),
+                      (#"{"navigationDuringCall":"maybe"}"#, "Invalid params: session.navigationDuringCall must be play or reject"),
+                      (#"{"matrix":{}}"#, "Invalid params: unknown parameter \"matrix\" for session.configure")])
+    func badSettingsAreRefusedAndChangeNothing(params: String, message: String) throws {
+        let runtime = try Runtime(configuration: RuntimeConfiguration(), logger: LogCapture().logger)
+        defer { runtime.shutdown() }
+        let answer = try call(runtime.makeDispatcher(), "session.configure", params)
+        #expect(answer["error"]?["code"] == -32602)
+        #expect(answer["error"]?["message"]?.stringValue == message)
+        #expect(runtime.session.policy == SessionPolicy())
+    }
+}
