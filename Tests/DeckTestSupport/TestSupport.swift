@@ -130,3 +130,14 @@ public func turnLoop(_ loop: EventLoop, seconds: Double = 5, until condition: ()
     }
     return true
 }
+
+extension RPCDispatcher {
+    /// Calls `method` with `params` (JSON text) on a fresh connection and returns the whole answer.
+    public func answer(_ method: String, _ params: String = "{}") throws -> JSONValue {
+        let request = #"{"jsonrpc":"2.0","method":"\#(method)","params":\#(params),"id":1}"#
+        guard let text = handle(request, connection: RPCConnection { _ in }) else {
+            throw CommandFailure(description: "\(method) was not answered")
+        }
+        return try JSONValue.parse(text)
+    }
+}

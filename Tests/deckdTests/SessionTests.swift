@@ -38,6 +38,13 @@ import Testing
 }
 
 extension SessionTests {
+    /// A client of `deckd` subscribed to `session.changed`, whose reads time out after 5 s.
+    func sessionWatcher(_ deckd: DeckdProcess) -> LineClient {
+        let watcher = LineClient(path: deckd.socket, timeoutSeconds: 5)
+        #expect(watcher.call("events.subscribe", #"{"topics":["session.changed"]}"#)?.contains("session.changed") == true)
+        return watcher
+    }
+
     /// Reads notifications until one on `topic` arrives (or the read times out).
     func nextNotification(_ client: LineClient, _ topic: String) throws -> JSONValue? {
         while let line = client.readLine() {
@@ -50,8 +57,7 @@ extension SessionTests {
     @Test func everyChangeOfSessionGetIsPublishedEvenWhenNoGainMoves() throws {
         let deckd = try DeckdProcess(["--plugins", firstParty])
         #expect(deckd.waitForLog("deckd: ready"))
-        let watcher = LineClient(path: deckd.socket, timeoutSeconds: 5)
-        #expect(watcher.call("events.subscribe", #"{"topics":["session.changed"]}"#)?.contains("session.changed") == true)
+        let watcher = sessionWatcher(deckd)
         let integrator = LineClient(path: deckd.socket)
         // A grant with nobody else holding, a re-request, and an abandon by the only holder.
         for (method, params) in [("session.request", #"{"context":"notification","name":"chime"}"#),
@@ -68,8 +74,7 @@ extension SessionTests {
     @Test func focusRequestedOverAConnectionEndsWithItAndAbandoningNothingIsAnError() throws {
         let deckd = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone:sine-440"])
         #expect(deckd.waitForLog("output started"))
-        let watcher = LineClient(path: deckd.socket, timeoutSeconds: 5)
-        #expect(watcher.call("events.subscribe", #"{"topics":["session.changed"]}"#)?.contains("session.changed") == true)
+        let watcher = sessionWatcher(deckd)
         let hmi = LineClient(path: deckd.socket)
         #expect(hmi.call("session.request", #"{"context":"call","type":"gainTransient","name":"phone"}"#)?.contains("granted") == true)
         let paused = try #require(try nextNotification(watcher, "session.changed"))
@@ -93,8 +98,7 @@ extension SessionTests {
     @Test func unloadingAPlayingAppPublishesThatItHoldsAndStreamsNothing() throws {
         let deckd = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone:sine-440"])
         #expect(deckd.waitForLog("output started"))
-        let client = LineClient(path: deckd.socket, timeoutSeconds: 5)
-        #expect(client.call("events.subscribe", #"{"topics":["session.changed"]}"#)?.contains("session.changed") == true)
+        let client = sessionWatcher(deckd)
         client.send(line: #"{"jsonrpc":"2.0","method":"apps.unload","params":{"id":"org.deck.tone"},"id":9}"#)
         #expect(client.readLine()?.contains(#""id":9"#) == true)  // the answer first
         // Its stream closes, then its focus goes: the last notification shows neither.

@@ -5,12 +5,6 @@ import Testing
 
 /// What one client can make the runtime hold through its methods is bounded too.
 @Suite struct RuntimeMethodLimitTests {
-    func call(_ dispatcher: RPCDispatcher, _ method: String, _ params: String) throws -> JSONValue {
-        let connection = RPCConnection { _ in }
-        return try JSONValue.parse(try #require(dispatcher.handle(#"{"jsonrpc":"2.0","method":"\#(method)","params":\#(params),"id":1}"#,
-                                                                  connection: connection)))
-    }
-
     @Test func integratorNamesHoldingFocusAreBounded() throws {
         var configuration = RuntimeConfiguration()
         configuration.session.maxIntegratorOwners = 3
@@ -18,16 +12,16 @@ import Testing
         defer { runtime.shutdown() }
         let dispatcher = runtime.makeDispatcher()
         for name in ["a", "b", "c"] {
-            #expect(try call(dispatcher, "session.request", #"{"context":"notification","name":"\#(name)"}"#)["result"]?["result"] == "granted")
+            #expect(try dispatcher.answer("session.request", #"{"context":"notification","name":"\#(name)"}"#)["result"]?["result"] == "granted")
         }
-        let fourth = try call(dispatcher, "session.request", #"{"context":"notification","name":"d"}"#)
+        let fourth = try dispatcher.answer("session.request", #"{"context":"notification","name":"d"}"#)
         #expect(fourth["error"]?["code"] == -32001)
         #expect(fourth["error"]?["message"] == "Limit: 3 integrator names hold or await focus (session.maxIntegratorOwners); abandon one first")
         // A holder asking again is not a new name; one that lets go makes room.
-        #expect(try call(dispatcher, "session.request", #"{"context":"notification","name":"a"}"#)["result"] != nil)
-        _ = try call(dispatcher, "session.abandon", #"{"name":"b"}"#)
-        #expect(try call(dispatcher, "session.request", #"{"context":"notification","name":"d"}"#)["result"] != nil)
-        let long = try call(dispatcher, "session.request", #"{"context":"notification","name":"\#(String(repeating: "n", count: 65))"}"#)
+        #expect(try dispatcher.answer("session.request", #"{"context":"notification","name":"a"}"#)["result"] != nil)
+        _ = try dispatcher.answer("session.abandon", #"{"name":"b"}"#)
+        #expect(try dispatcher.answer("session.request", #"{"context":"notification","name":"d"}"#)["result"] != nil)
+        let long = try dispatcher.answer("session.request", #"{"context":"notification","name":"\#(String(repeating: "n", count: 65))"}"#)
         #expect(long["error"]?["code"] == -32602)
     }
 
@@ -37,8 +31,8 @@ import Testing
         let runtime = try Runtime(configuration: configuration, logger: LogCapture().logger)
         defer { runtime.shutdown() }
         let dispatcher = runtime.makeDispatcher()
-        for _ in 0..<2 { #expect(try call(dispatcher, "sinks.add", #"{"uri":"http://127.0.0.1:0/s.opus"}"#)["result"] != nil) }
-        let third = try call(dispatcher, "sinks.add", #"{"uri":"http://127.0.0.1:0/s.opus"}"#)
+        for _ in 0..<2 { #expect(try dispatcher.answer("sinks.add", #"{"uri":"http://127.0.0.1:0/s.opus"}"#)["result"] != nil) }
+        let third = try dispatcher.answer("sinks.add", #"{"uri":"http://127.0.0.1:0/s.opus"}"#)
         #expect(third["error"]?["code"] == -32001)
         #expect(third["error"]?["message"] == "Limit: 2 sinks are open already (maxSinks); remove one first")
         #expect(runtime.sinks.list.count == 2)
@@ -47,7 +41,7 @@ import Testing
     @Test func aTransientRequestThatWouldWaitIsAnInvalidParamsError() throws {
         let runtime = try Runtime(configuration: RuntimeConfiguration(), logger: LogCapture().logger)
         defer { runtime.shutdown() }
-        let answer = try call(runtime.makeDispatcher(), "session.request",
+        let answer = try runtime.makeDispatcher().answer("session.request",
                               #"{"context":"navigation","type":"gainTransientMayDuck","acceptsDelayedFocus":true}"#)
         #expect(answer["error"]?["code"] == -32602)
         #expect(answer["error"]?["message"]?.stringValue?.contains("acceptsDelayedFocus is for gain requests only") == true)

@@ -7,12 +7,6 @@ import Testing
 /// `session.configure`: the integrator changes the session's settings at run time, validated as
 /// the config file's `session` section is.
 @Suite struct SessionMethodsTests {
-    func call(_ dispatcher: RPCDispatcher, _ method: String, _ params: String) throws -> JSONValue {
-        let connection = RPCConnection { _ in }
-        return try JSONValue.parse(try #require(dispatcher.handle(#"{"jsonrpc":"2.0","method":"\#(method)","params":\#(params),"id":1}"#,
-                                                                  connection: connection)))
-    }
-
     @Test func navigationDuringACallIsTheDriversChoiceAtRunTime() throws {
         let runtime = try Runtime(configuration: RuntimeConfiguration(), logger: LogCapture().logger)
         defer { runtime.shutdown() }
@@ -23,7 +17,7 @@ import Testing
         #expect(runtime.focus.requestFocus(prompt) == .granted)  // AAOS's default: prompts play during calls
         runtime.focus.abandonFocus(prompt.owner)
 
-        let settings = try call(dispatcher, "session.configure", #"{"navigationDuringCall":"reject","duckDb":-20}"#)
+        let settings = try dispatcher.answer("session.configure", #"{"navigationDuringCall":"reject","duckDb":-20}"#)
         #expect(settings["result"]?["navigationDuringCall"] == "reject", "\(settings.encoded())")
         #expect(settings["result"]?["duckDb"] == -20.0)
         #expect(settings["result"]?["idleTimeoutMs"] == 5_000)  // the rest unchanged
@@ -38,7 +32,7 @@ import Testing
     func badSettingsAreRefusedAndChangeNothing(params: String, message: String) throws {
         let runtime = try Runtime(configuration: RuntimeConfiguration(), logger: LogCapture().logger)
         defer { runtime.shutdown() }
-        let answer = try call(runtime.makeDispatcher(), "session.configure", params)
+        let answer = try runtime.makeDispatcher().answer("session.configure", params)
         #expect(answer["error"]?["code"] == -32602)
         #expect(answer["error"]?["message"]?.stringValue == message)
         #expect(runtime.session.policy == SessionPolicy())
