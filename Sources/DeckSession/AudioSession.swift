@@ -32,6 +32,15 @@ public final class AudioSession {
 
     /// Takes new settings for the decisions, ramps and timeouts from now on; holders keep their
     /// focus (a rule change does not revoke what was granted).
+    /// The volume groups' indexes and mutes, applied with the focus gains.
+    public private(set) var volume = VolumeGroups.automotive
+
+    /// Changes the volume groups (validated by `change`), and ramps the streams whose gain moved.
+    public func changeVolume(now: UInt64, _ change: (inout VolumeGroups) throws(VolumeError) -> Void) throws(VolumeError) -> [Effect] {
+        try change(&volume)
+        return settle(now: now, ramp: policy.volumeRampMilliseconds)
+    }
+
     public func reconfigure(_ policy: SessionPolicy) {
         self.policy = policy
         arbiter.matrix = policy.matrix
@@ -90,13 +99,16 @@ public final class AudioSession {
         return since + policy.idleTimeoutMilliseconds
     }
 
-    /// The gain `owner`'s stream should have now: 1 playing, the duck level ducked, 0 paused or without focus.
+    /// The gain `owner`'s stream should have now: its volume group's gain, times 1 playing, the
+    /// duck level ducked, 0 paused or without focus.
     public func targetGain(_ owner: FocusOwner) -> Float {
-        switch arbiter.holder(owner)?.state {
+        guard let holder = arbiter.holder(owner) else { return 0 }
+        let focus: Float = switch holder.state {
         case .playing: 1
         case .ducked: policy.duckGain
-        case .paused, nil: 0
+        case .paused: 0
         }
+        return focus * volume.gain(for: holder.request.context)
     }
 
     private func activate() -> [Effect] {
@@ -105,8 +117,8 @@ public final class AudioSession {
         return [.activate]
     }
 
-    /// Gain changes for every stream whose target moved, and the idle clock.
-    private func settle(now: UInt64) -> [Effect] {
+    /// Gain changes for every stream whose target moved (over `ramp` when given), and the idle clock.
+    private func settle(now: UInt64, ramp forced: Double? = nil) -> [Effect] {
         var effects: [Effect] = []
         for owner in streams.sorted() {
             let target = targetGain(owner), previous = gains[owner]
@@ -116,8 +128,8 @@ public final class AudioSession {
                 effects.append(.gain(owner, target, rampMilliseconds: 0))
                 continue
             }
-            let ramp = target == 0 ? policy.pauseRampMilliseconds
-                : target < previous ? policy.duckRampMilliseconds : policy.restoreRampMilliseconds
+            let ramp = forced ?? (target == 0 ? policy.pauseRampMilliseconds
+                : target < previous ? policy.duckRampMilliseconds : policy.restoreRampMilliseconds)
             effects.append(.gain(owner, target, rampMilliseconds: ramp))
         }
         let idle = arbiter.holders.isEmpty && arbiter.pending == nil && streams.isEmpty && !policy.alwaysActive

@@ -15,6 +15,8 @@ public struct SessionPolicy: Sendable, Equatable {
     public var restoreRampMilliseconds = 500.0
     /// A paused stream fades out this fast instead of stopping on a click.
     public var pauseRampMilliseconds = 20.0
+    /// A volume change reaches the streams over this long.
+    public var volumeRampMilliseconds = 100.0
     /// The output deactivates this long after the last stream closed and focus was abandoned; 0 never.
     public var idleTimeoutMilliseconds: UInt64 = 5_000
     /// A holder rendering only silence this long, unpaused, is reported as starving the others.

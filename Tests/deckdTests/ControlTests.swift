@@ -219,6 +219,7 @@ extension ControlTests {
         let names = (document?["methods"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
         #expect(Set(names) == ["rpc.discover", "auth.login", "events.subscribe", "events.unsubscribe", "runtime.info", "apps.list", "apps.load",
                                "apps.unload", "apps.launch", "session.get", "session.request", "session.abandon", "session.configure",
+                               "volume.get", "volume.set", "volume.adjust", "volume.mute",
                                "sinks.list", "sinks.add", "sinks.remove"])
         // The validator is not a rubber stamp: a broken document fails it.
         try #"{"openrpc": "one", "info": {"title": "x", "version": "1"}, "methods": [{"name": "a", "params": [], "result": {"name": "r", "schema": {"type": 5}}}]}"#
@@ -381,6 +382,10 @@ extension ControlTests {
         results["session.request"] = try result("session.request", #"{"context":"navigation","name":"prompt"}"#)
         results["session.get"] = try result("session.get")
         results["session.abandon"] = try result("session.abandon", #"{"name":"prompt"}"#)
+        results["volume.get"] = try result("volume.get")
+        results["volume.set"] = try result("volume.set", #"{"group":"media","index":35}"#)
+        results["volume.adjust"] = try result("volume.adjust", #"{"steps":1}"#)
+        results["volume.mute"] = try result("volume.mute", #"{"group":"alerts","muted":true}"#)
         results["session.configure"] = try result("session.configure", #"{"duckDb":-10,"navigationDuringCall":"reject"}"#)
         results["sinks.add"] = try result("sinks.add", #"{"uri":"file:schema.opus"}"#)
         results["sinks.list"] = try result("sinks.list")

@@ -17,6 +17,8 @@ public final class FocusCoordinator {
     /// order; the runtime publishes when `session.get` changed or something happened.
     var onChange: (([(owner: String, change: String)]) -> Void)?
     private var changes: [(owner: String, change: String)] = []
+    /// Runs after every change of the volume groups.
+    var onVolumeChange: (() -> Void)?
     private let output: Output
     private let loop: EventLoop
     private let logger: Logger
@@ -71,6 +73,22 @@ public final class FocusCoordinator {
         logger.info("session", "\(owner) abandoned focus")
         changes.append((owner.description, "abandoned"))
         apply(session.abandon(owner, now: loop.now))
+    }
+
+    /// Changes the volume groups and ramps the streams whose gain moved; `onVolumeChange` runs after.
+    public func changeVolume(_ change: (inout VolumeGroups) throws(VolumeError) -> Void) throws(VolumeError) {
+        apply(try session.changeVolume(now: loop.now, change))
+        onVolumeChange?()
+    }
+
+    /// The volume group the volume keys act on: the group of the most important context playing
+    /// (a call over navigation over media, as AAOS suggests), media when nothing plays.
+    public var activeVolumeGroup: String {
+        let order: [AudioContext] = [.call, .callRing, .emergency, .safety, .voiceCommand, .navigation, .alarm, .notification,
+                                     .systemSound, .vehicleStatus, .announcement, .music]
+        let playing = Set(session.arbiter.holders.filter { $0.state != .paused }.map(\.request.context))
+        let context = order.first { playing.contains($0) } ?? .music
+        return session.volume.group(for: context)?.name ?? "media"
     }
 
     /// Takes new session settings (validated by the caller) for what is decided from now on.

@@ -3,7 +3,7 @@ import DeckControl
 
 extension Runtime {
     /// Topics the runtime publishes today (now playing, queue and UI come with their subsystems).
-    public static let eventTopics = ["apps.changed", "session.changed", "sinks.changed"]
+    public static let eventTopics = ["apps.changed", "session.changed", "sinks.changed", "volume.changed"]
 
     /// The dispatcher for this runtime's JSON-RPC API: the built-ins (`rpc.discover`, `auth.login`,
     /// `events.*`) and one method table per namespace.
@@ -12,7 +12,7 @@ extension Runtime {
         dispatcher.topics = events.topics
         dispatcher.registerBuiltins(title: "Deck", version: DeckVersion.string)
         for method in RuntimeMethods(runtime: self).methods + AppsMethods(runtime: self).methods
-            + SessionMethods(runtime: self).methods + SinksMethods(runtime: self).methods {
+            + SessionMethods(runtime: self).methods + SinksMethods(runtime: self).methods + VolumeMethods(runtime: self).methods {
             dispatcher.register(method)
         }
         return dispatcher

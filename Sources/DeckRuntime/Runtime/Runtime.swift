@@ -59,6 +59,7 @@ public final class Runtime {
         focus.plugins = plugins
         plugins.willUnload = { [unowned focus] plugin in focus.release(plugin) }
         focus.onChange = { [unowned self] changes in publishSession(changes) }
+        focus.onVolumeChange = { [unowned self] in publish("volume.changed", VolumeMethods.state(self)) }
     }
 
     /// Runs once when the output has ended by itself (`--duration` reached), not on `shutdown()`.

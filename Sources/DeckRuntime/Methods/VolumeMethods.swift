@@ -1,0 +1,66 @@
+import DeckBase
+import DeckControl
+import DeckSession
+
+/// `volume.*`: the volume groups (AAOS's CarVolumeGroup): read, set, step as the volume keys do,
+/// mute. Every change ramps the streams of the group and publishes `volume.changed`.
+/// Loop-thread-confined.
+struct VolumeMethods {
+    unowned let runtime: Runtime
+
+    var methods: [RPCMethod] {
+        let runtime = runtime
+        let group = RPCMethod.Param("group", Schema.string, "a volume group, e.g. media")
+        return [
+            RPCMethod("volume.get", "Every volume group: its contexts, index, range, mute and level in dB.",
+                      result: VolumeMethods.stateSchema) { _ in VolumeMethods.state(runtime) },
+            RPCMethod("volume.set", "Set a group's index.", params: [group, .init("index", Schema.integer)],
+                      result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
+                let name = try call.string("group")
+                guard let index = call.optional("index")?.intValue else { throw .invalidParams("\"index\" must be an integer") }
+                try VolumeMethods.change(runtime) { groups throws(VolumeError) in try groups.set(name, index: Int(index)) }
+                return VolumeMethods.state(runtime)
+            },
+            RPCMethod("volume.adjust", "Step a group's index up or down, as the volume keys do; without a group, the group of "
+                      + "the most important context playing.",
+                      params: [.init("steps", Schema.integer), .init("group", Schema.string, required: false)],
+                      result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
+                let name = try call.optionalString("group") ?? runtime.focus.activeVolumeGroup
+                guard let steps = call.optional("steps")?.intValue else { throw .invalidParams("\"steps\" must be an integer") }
+                try VolumeMethods.change(runtime) { groups throws(VolumeError) in
+                    guard let current = groups.group(named: name) else { return try groups.set(name, index: 0) }
+                    let lowest = current.canSilence ? 0 : 1
+                    try groups.set(name, index: min(max(current.index + Int(steps), lowest), current.maxIndex))
+                }
+                return VolumeMethods.state(runtime)
+            },
+            RPCMethod("volume.mute", "Mute or unmute a group.", params: [group, .init("muted", Schema.boolean)],
+                      result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
+                let name = try call.string("group")
+                guard let muted = call.optional("muted")?.boolValue else { throw .invalidParams("\"muted\" must be true or false") }
+                try VolumeMethods.change(runtime) { groups throws(VolumeError) in try groups.mute(name, muted) }
+                return VolumeMethods.state(runtime)
+            },
+        ]
+    }
+
+    private static func change(_ runtime: Runtime, _ body: (inout VolumeGroups) throws(VolumeError) -> Void) throws(RPCError) {
+        do throws(VolumeError) { try runtime.focus.changeVolume(body) } catch { throw .commandFailed(error.description) }
+    }
+
+    /// What `volume.get` and `volume.changed` carry.
+    static func state(_ runtime: Runtime) -> JSONValue {
+        ["groups": .array(runtime.session.volume.groups.map { group in
+            [
+                "name": .string(group.name), "contexts": .array(group.contexts.map { .string($0.rawValue) }),
+                "index": .int(Int64(group.index)), "maxIndex": .int(Int64(group.maxIndex)), "muted": .bool(group.muted),
+                "decibels": group.decibels.map { .double($0) } ?? .null,
+            ]
+        })]
+    }
+
+    static let stateSchema = Schema.object(["groups": Schema.array(Schema.object([
+        "name": Schema.string, "contexts": Schema.array(Schema.oneOf(AudioContext.allCases.map(\.rawValue))),
+        "index": Schema.integer, "maxIndex": Schema.integer, "muted": Schema.boolean, "decibels": Schema.nullable(Schema.number),
+    ]))])
+}

@@ -1,0 +1,75 @@
+import Glibc
+
+/// Volume groups as in AAOS's CarVolumeGroup: contexts share a group, each group has an index
+/// from 0 (silent) to `maxIndex`, a mute, and a curve from index to gain (`stepDecibels` per step
+/// below full; every group starts at full). The session multiplies each stream's focus gain by
+/// its group's gain.
+public struct VolumeGroups: Sendable, Equatable {
+    public struct Group: Sendable, Equatable {
+        public var name: String
+        public var contexts: [AudioContext]
+        public var maxIndex = 40
+        public var stepDecibels = 1.5
+        public var index: Int
+        public var muted = false
+        /// Emergency and safety sounds may be turned down but never muted or silenced.
+        public var canSilence = true
+
+        /// The group's level in dB; nil is silence (index 0, or muted).
+        public var decibels: Double? {
+            muted || index == 0 ? nil : Double(index - maxIndex) * stepDecibels
+        }
+
+        public var gain: Float { decibels.map { Float(pow(10, $0 / 20)) } ?? 0 }
+    }
+
+    public private(set) var groups: [Group]
+
+    /// Media, navigation, voice, call, alerts (ring, alarm, notification, system), safety.
+    public static let automotive = VolumeGroups(groups: [
+        Group(name: "media", contexts: [.music, .announcement], index: 40),
+        Group(name: "navigation", contexts: [.navigation], index: 40),
+        Group(name: "voice", contexts: [.voiceCommand], index: 40),
+        Group(name: "call", contexts: [.call], index: 40),
+        Group(name: "alerts", contexts: [.callRing, .alarm, .notification, .systemSound], index: 40),
+        Group(name: "safety", contexts: [.emergency, .safety, .vehicleStatus], index: 40, canSilence: false),
+    ])
+
+    public func group(named name: String) -> Group? { groups.first { $0.name == name } }
+
+    public func group(for context: AudioContext) -> Group? { groups.first { $0.contexts.contains(context) } }
+
+    /// The gain of the group `context` belongs to (1 for a context in no group).
+    public func gain(for context: AudioContext) -> Float { group(for: context)?.gain ?? 1 }
+
+    /// Sets a group's index; the reason when it cannot be.
+    public mutating func set(_ name: String, index: Int) throws(VolumeError) {
+        guard let position = groups.firstIndex(where: { $0.name == name }) else { throw .noSuchGroup(name, groups.map(\.name)) }
+        let lowest = groups[position].canSilence ? 0 : 1
+        guard (lowest...groups[position].maxIndex).contains(index) else {
+            throw .indexOutOfRange(name, index, lowest, groups[position].maxIndex)
+        }
+        groups[position].index = index
+    }
+
+    public mutating func mute(_ name: String, _ muted: Bool) throws(VolumeError) {
+        guard let position = groups.firstIndex(where: { $0.name == name }) else { throw .noSuchGroup(name, groups.map(\.name)) }
+        guard !muted || groups[position].canSilence else { throw .cannotMute(name) }
+        groups[position].muted = muted
+    }
+}
+
+/// A volume change that cannot be made.
+public enum VolumeError: Error, Equatable, Sendable, CustomStringConvertible {
+    case noSuchGroup(String, [String])
+    case indexOutOfRange(String, Int, Int, Int)
+    case cannotMute(String)
+
+    public var description: String {
+        switch self {
+        case .noSuchGroup(let name, let known): "no volume group \"\(name)\"; known: \(known.joined(separator: ", "))"
+        case .indexOutOfRange(let name, let index, let low, let high): "\(name) volume \(index) is out of range (\(low) to \(high))"
+        case .cannotMute(let name): "the \(name) group cannot be muted: emergency and safety sounds always play"
+        }
+    }
+}
