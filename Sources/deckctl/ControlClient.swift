@@ -63,6 +63,33 @@ enum ControlClient {
                 }
             }
         },
+        Command(name: "volume", usage: "volume [GROUP] [+N|-N|N|mute|unmute]",
+                summary: "show the volume groups, or step, set or mute one (the keys' group by default)") { session, args throws(ClientError) in
+            guard args.count <= 2 else { throw .usage("volume takes at most a group and a change") }
+            let change = args.last.flatMap { $0.first == "+" || $0.first == "-" || Int($0) != nil || $0 == "mute" || $0 == "unmute" ? $0 : nil }
+            let group = args.count == 2 || (args.count == 1 && change == nil) ? args[0] : nil
+            if args.count == 2 && change == nil { throw .usage("volume's change must be +N, -N, N, mute or unmute, not \(args[1])") }
+            let (method, params): (String, String?) = switch change {
+            case nil: ("volume.get", nil)
+            case "mute", "unmute":
+                ("volume.mute", "{\"group\":\(JSONDocument.quote(group ?? "media")),\"muted\":\(change == "mute")}")
+            case let step? where step.first == "+" || step.first == "-":
+                ("volume.adjust", "{\"steps\":\(Int(step.dropFirst(step.first == "+" ? 1 : 0)) ?? 0)"
+                    + (group.map { ",\"group\":\(JSONDocument.quote($0))" } ?? "") + "}")
+            case let index?: ("volume.set", "{\"group\":\(JSONDocument.quote(group ?? "media")),\"index\":\(index)}")
+            }
+            if let change, change.first == "+" || change.first == "-", Int(change.dropFirst()) == nil {
+                throw .usage("volume steps must be a whole number, not \(change)")
+            }
+            try session.show(method, params) { state in
+                let shown = group ?? state["adjusted"].string
+                for item in state["groups"].elements where shown == nil || item["name"].string == shown {
+                    let level = item["decibels"].text(pretty: false) == "null" ? "silent" : "\(item["decibels"].display) dB"
+                    print("\(item["name"].display)  \(item["index"].display)/\(item["maxIndex"].display)  \(level)"
+                        + (item["muted"].bool == true ? "  muted" : ""))
+                }
+            }
+        },
         Command(name: "sinks", usage: "sinks", summary: "sinks with their counters") { session, _ throws(ClientError) in
             try session.show("sinks.list") { sinks in
                 for sink in sinks.elements {
@@ -73,7 +100,7 @@ enum ControlClient {
             }
         },
         Command(name: "events", usage: "events [TOPIC...]", summary: "print notifications as they come (all topics by default)") { session, args throws(ClientError) in
-            let topics = args.isEmpty ? ["apps.changed", "session.changed", "sinks.changed"] : args
+            let topics = args.isEmpty ? ["apps.changed", "session.changed", "sinks.changed", "volume.changed"] : args
             let params = "{\"topics\":[" + topics.map(JSONDocument.quote).joined(separator: ",") + "]}"
             _ = try session.call("events.subscribe", params)
             while let line = try session.readLine() {

@@ -24,7 +24,7 @@ struct VolumeMethods {
             RPCMethod("volume.adjust", "Step a group's index up or down, as the volume keys do; without a group, the group of "
                       + "the most important context playing.",
                       params: [.init("steps", Schema.integer), .init("group", Schema.string, required: false)],
-                      result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
+                      result: VolumeMethods.adjustedSchema, errors: [-32004]) { call throws(RPCError) in
                 let name = try call.optionalString("group") ?? runtime.focus.activeVolumeGroup
                 guard let steps = call.optional("steps")?.intValue else { throw .invalidParams("\"steps\" must be an integer") }
                 try VolumeMethods.change(runtime) { groups throws(VolumeError) in
@@ -32,7 +32,9 @@ struct VolumeMethods {
                     let lowest = current.canSilence ? 0 : 1
                     try groups.set(name, index: min(max(current.index + Int(steps), lowest), current.maxIndex))
                 }
-                return VolumeMethods.state(runtime)
+                guard case .object(var state) = VolumeMethods.state(runtime) else { return .null }
+                state["adjusted"] = .string(name)
+                return .object(state)
             },
             RPCMethod("volume.mute", "Mute or unmute a group.", params: [group, .init("muted", Schema.boolean)],
                       result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
@@ -59,8 +61,13 @@ struct VolumeMethods {
         })]
     }
 
-    static let stateSchema = Schema.object(["groups": Schema.array(Schema.object([
+    private static let groupsSchema = Schema.array(Schema.object([
         "name": Schema.string, "contexts": Schema.array(Schema.oneOf(AudioContext.allCases.map(\.rawValue))),
         "index": Schema.integer, "maxIndex": Schema.integer, "muted": Schema.boolean, "decibels": Schema.nullable(Schema.number),
-    ]))])
+    ]))
+
+    static let stateSchema = Schema.object(["groups": groupsSchema])
+
+    /// `volume.adjust` also names the group it stepped.
+    static let adjustedSchema = Schema.object(["groups": groupsSchema, "adjusted": Schema.string])
 }
