@@ -28,12 +28,13 @@ public final class AudioSession {
     public init(policy: SessionPolicy) {
         self.policy = policy
         arbiter = SessionArbiter(matrix: policy.matrix, ducking: policy.ducking)
+        volume = policy.volumeGroups
     }
 
     /// Takes new settings for the decisions, ramps and timeouts from now on; holders keep their
     /// focus (a rule change does not revoke what was granted).
     /// The volume groups' indexes and mutes, applied with the focus gains.
-    public private(set) var volume = VolumeGroups.automotive
+    public private(set) var volume: VolumeGroups
 
     /// Changes the volume groups (validated by `change`), and ramps the streams whose gain moved.
     public func changeVolume(now: UInt64, _ change: (inout VolumeGroups) throws(VolumeError) -> Void) throws(VolumeError) -> [Effect] {

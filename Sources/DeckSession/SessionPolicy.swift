@@ -15,6 +15,8 @@ public struct SessionPolicy: Sendable, Equatable {
     public var restoreRampMilliseconds = 500.0
     /// A paused stream fades out this fast instead of stopping on a click.
     public var pauseRampMilliseconds = 20.0
+    /// The volume groups and their starting indexes.
+    public var volumeGroups = VolumeGroups.automotive
     /// A volume change reaches the streams over this long.
     public var volumeRampMilliseconds = 100.0
     /// The output deactivates this long after the last stream closed and focus was abandoned; 0 never.
@@ -79,11 +81,12 @@ public struct SessionPolicy: Sendable, Equatable {
                 case "reject": rejectsNavigationDuringCall = true
                 default: throw .invalid("session.navigationDuringCall must be play or reject")
                 }
+            case "volumeGroups": volumeGroups = try VolumeGroups(json: value)
             case "matrix": matrix = try matrix.overriding(value)
             case "ducking": ducking = try ducking.overriding(value)
             default:
                 throw .invalid("unknown key \"session.\(key)\" (known: duckDb, duckRampMs, restoreRampMs, idleTimeoutMs, "
-                               + "starvationMs, alwaysActive, maxIntegratorOwners, navigationDuringCall, matrix, ducking)")
+                               + "starvationMs, alwaysActive, maxIntegratorOwners, navigationDuringCall, volumeGroups, matrix, ducking)")
             }
         }
     }

@@ -1,3 +1,4 @@
+import DeckBase
 import Glibc
 
 /// Volume groups as in AAOS's CarVolumeGroup: contexts share a group, each group has an index
@@ -25,7 +26,52 @@ public struct VolumeGroups: Sendable, Equatable {
 
     public private(set) var groups: [Group]
 
+    /// Groups read from config: `[{"name": "media", "contexts": ["music"], "maxIndex": 40,
+    /// "stepDb": 1.5, "index": 40, "protected": false}, …]`, replacing the defaults whole. A
+    /// protected group can be turned down but not muted or silenced.
+    public init(json: JSONValue) throws(SessionConfigurationError) {
+        guard let list = json.arrayValue, !list.isEmpty else { throw .invalid("session.volumeGroups must be a non-empty array of groups") }
+        var groups: [Group] = []
+        for (position, item) in list.enumerated() {
+            let at = "session.volumeGroups[\(position)]"
+            guard case .object(let fields) = item else { throw .invalid("\(at) must be an object") }
+            if let unknown = fields.keys.sorted().first(where: { !["name", "contexts", "maxIndex", "stepDb", "index", "protected"].contains($0) }) {
+                throw .invalid("unknown key \"\(at).\(unknown)\" (known: name, contexts, maxIndex, stepDb, index, protected)")
+            }
+            guard let name = fields["name"]?.stringValue, !name.isEmpty, !groups.contains(where: { $0.name == name }) else {
+                throw .invalid("\(at).name must be a name no other group has")
+            }
+            guard let contextList = fields["contexts"]?.arrayValue else { throw .invalid("\(at).contexts must be an array of contexts") }
+            var contexts: [AudioContext] = []
+            for value in contextList {
+                guard let context = value.stringValue.flatMap(AudioContext.init(rawValue:)) else { throw .unknownContext(value.stringValue ?? value.encoded()) }
+                guard !groups.contains(where: { $0.contexts.contains(context) }), !contexts.contains(context) else {
+                    throw .invalid("\(at): \(context.rawValue) is in more than one volume group")
+                }
+                contexts.append(context)
+            }
+            let maxIndex = Int(fields["maxIndex"]?.intValue ?? 40)
+            guard (1...100).contains(maxIndex) else { throw .invalid("\(at).maxIndex must be 1 to 100") }
+            let step: Double = switch fields["stepDb"] {
+            case .int(let n)?: Double(n)
+            case .double(let n)?: n
+            case nil: 1.5
+            default: -1
+            }
+            guard (0.1...6).contains(step) else { throw .invalid("\(at).stepDb must be 0.1 to 6 dB") }
+            let index = Int(fields["index"]?.intValue ?? Int64(maxIndex))
+            guard (0...maxIndex).contains(index) else { throw .invalid("\(at).index must be 0 to \(maxIndex)") }
+            guard fields["protected"] == nil || fields["protected"]?.boolValue != nil else { throw .invalid("\(at).protected must be true or false") }
+            let protected = fields["protected"]?.boolValue ?? false
+            groups.append(Group(name: name, contexts: contexts, maxIndex: maxIndex, stepDecibels: step,
+                                index: protected ? max(index, 1) : index, canSilence: !protected))
+        }
+        self.groups = groups
+    }
+
     /// Media, navigation, voice, call, alerts (ring, alarm, notification, system), safety.
+    private init(groups: [Group]) { self.groups = groups }
+
     public static let automotive = VolumeGroups(groups: [
         Group(name: "media", contexts: [.music, .announcement], index: 40),
         Group(name: "navigation", contexts: [.navigation], index: 40),

@@ -70,9 +70,25 @@ import Testing
         (#"{"session": {"idleTimeoutMs": 0.5}}"#, "session.idleTimeoutMs must be a whole number of milliseconds, not 0.5"),
         (#"{"session": {"matrix": {"call": {"navigation": "maybe"}}}}"#, "session.matrix.call.navigation must be reject, exclusive or concurrent"),
         (#"{"session": {"ducking": {"navigation": "music"}}}"#, "session.ducking.navigation must be an array of contexts"),
+        (#"{"session": {"volumeGroups": [{"name": "a", "contexts": ["music"]}, {"name": "b", "contexts": ["music"]}]}}"#,
+         "session.volumeGroups[1]: music is in more than one volume group"),
+        (#"{"session": {"volumeGroups": [{"name": "a", "contexts": [], "stepDb": 10}]}}"#, "session.volumeGroups[0].stepDb must be 0.1 to 6 dB"),
     ])
     func badValuesNameTheKeyAndTheRange(json: String, message: String) {
         #expect(throws: ConfigurationError.invalid(dir.path + "/deck.json", message)) { try apply(json) }
+    }
+
+    @Test func volumeGroupsComeFromTheConfig() throws {
+        let configuration = try apply(#"""
+            {"session": {"volumeGroups": [{"name": "entertainment", "contexts": ["music", "announcement"], "maxIndex": 20, "stepDb": 3, "index": 10},
+                                          {"name": "chimes", "contexts": ["safety"], "protected": true, "index": 0}]}}
+            """#)
+        var groups = configuration.session.volumeGroups
+        #expect(groups.groups.map(\.name) == ["entertainment", "chimes"])
+        #expect(groups.group(named: "entertainment")?.decibels == -30)
+        #expect(groups.group(named: "chimes")?.index == 1)  // protected: never silent
+        #expect(throws: VolumeError.cannotMute("chimes")) { try groups.mute("chimes", true) }
+        #expect(groups.gain(for: .navigation) == 1)  // in no group: full level
     }
 
     @Test func clientFileSinksAreConfinedToTheOutputFolder() throws {
