@@ -170,21 +170,22 @@ public struct SessionArbiter: Sendable {
         return settleDucking(from: before)
     }
 
-    private var states: [FocusOwner: FocusHolder.State] {
-        Dictionary(uniqueKeysWithValues: holders.map { ($0.request.owner, $0.state) })
-    }
+    /// Each holder's state, in holder order (a handful: a list is cheaper than a dictionary).
+    private var states: [(owner: FocusOwner, state: FocusHolder.State)] { holders.map { ($0.request.owner, $0.state) } }
 
     /// Recomputes who ducks whom among the holders not paused, and tells every holder whose state
     /// moved (one that was just granted counts from playing).
-    private mutating func settleDucking(from before: [FocusOwner: FocusHolder.State]) -> [Notification] {
-        let duckers = holders.filter { $0.pausedBy.isEmpty }.map(\.request)
+    private mutating func settleDucking(from before: [(owner: FocusOwner, state: FocusHolder.State)]) -> [Notification] {
+        let duckers = holders.filter { $0.pausedBy.isEmpty }.map { ($0.request.owner, ducking[$0.request.context]) }
         for index in holders.indices {
             let mine = holders[index].request
-            holders[index].duckedBy = Set(duckers.filter { $0.owner != mine.owner && ducking[$0.context].contains(mine.context) }.map(\.owner))
+            var ducked: Set<FocusOwner> = []
+            for (owner, contexts) in duckers where contexts.contains(mine.context) && owner != mine.owner { ducked.insert(owner) }
+            if ducked != holders[index].duckedBy { holders[index].duckedBy = ducked }
         }
         var notifications: [Notification] = []
         for holder in holders {
-            let was = before[holder.request.owner] ?? .playing, now = holder.state
+            let was = before.first { $0.owner == holder.request.owner }?.state ?? .playing, now = holder.state
             switch (was, now) {
             case (.paused, .paused), (.playing, .playing), (.ducked, .ducked): break
             case (.paused, _):
