@@ -73,6 +73,9 @@ wait "$prompt"
 sleep 0.2
 echo "-- the prompt's connection closed, and its focus with it:"
 "$bin/deckctl" --socket "$sock" session
+echo "-- volume groups: the keys step the group of what plays (media), in 1.5 dB steps:"
+"$bin/deckctl" --socket "$sock" volume -4
+"$bin/deckctl" --socket "$sock" volume media 40
 echo "-- errors are JSON-RPC errors with exit status 1:"
 "$bin/deckctl" --socket "$sock" launch org.example.absent || echo "exit status: $?"
 echo "-- a client may not write files outside the integrator's output folder:"
