@@ -125,10 +125,8 @@ public final class AudioSession {
             let target = targetGain(owner), previous = gains[owner]
             guard previous != target else { continue }
             gains[owner] = target
-            guard let previous else {
-                effects.append(.gain(owner, target, rampMilliseconds: 0))
-                continue
-            }
+            // A stream just opened starts at its target already, fading in from its first sample.
+            guard let previous else { continue }
             let ramp = forced ?? (target == 0 ? policy.pauseRampMilliseconds
                 : target < previous ? policy.duckRampMilliseconds : policy.restoreRampMilliseconds)
             effects.append(.gain(owner, target, rampMilliseconds: ramp))

@@ -10,11 +10,16 @@ public struct VolumeGroups: Sendable, Equatable {
         public var name: String
         public var contexts: [AudioContext]
         public var maxIndex = 40
+        /// The lowest index the group may be set to (0 is silence).
+        public var minIndex = 0
         public var stepDecibels = 1.5
         public var index: Int
         public var muted = false
         /// Emergency and safety sounds may be turned down but never muted or silenced.
         public var canSilence = true
+
+        /// The lowest index allowed: `minIndex`, and never silence for a protected group.
+        public var lowestIndex: Int { canSilence ? minIndex : max(minIndex, 1) }
 
         /// The group's level in dB; nil is silence (index 0, or muted).
         public var decibels: Double? {
@@ -35,8 +40,8 @@ public struct VolumeGroups: Sendable, Equatable {
         for (position, item) in list.enumerated() {
             let at = "session.volumeGroups[\(position)]"
             guard case .object(let fields) = item else { throw .invalid("\(at) must be an object") }
-            if let unknown = fields.keys.sorted().first(where: { !["name", "contexts", "maxIndex", "stepDb", "index", "protected"].contains($0) }) {
-                throw .invalid("unknown key \"\(at).\(unknown)\" (known: name, contexts, maxIndex, stepDb, index, protected)")
+            if let unknown = fields.keys.sorted().first(where: { !["name", "contexts", "minIndex", "maxIndex", "stepDb", "index", "protected"].contains($0) }) {
+                throw .invalid("unknown key \"\(at).\(unknown)\" (known: name, contexts, minIndex, maxIndex, stepDb, index, protected)")
             }
             guard let name = fields["name"]?.stringValue, !name.isEmpty, !groups.contains(where: { $0.name == name }) else {
                 throw .invalid("\(at).name must be a name no other group has")
@@ -52,6 +57,8 @@ public struct VolumeGroups: Sendable, Equatable {
             }
             let maxIndex = Int(fields["maxIndex"]?.intValue ?? 40)
             guard (1...100).contains(maxIndex) else { throw .invalid("\(at).maxIndex must be 1 to 100") }
+            let minIndex = Int(fields["minIndex"]?.intValue ?? 0)
+            guard (0..<maxIndex).contains(minIndex) else { throw .invalid("\(at).minIndex must be 0 to \(maxIndex - 1)") }
             let step: Double = switch fields["stepDb"] {
             case .int(let n)?: Double(n)
             case .double(let n)?: n
@@ -60,10 +67,10 @@ public struct VolumeGroups: Sendable, Equatable {
             }
             guard (0.1...6).contains(step) else { throw .invalid("\(at).stepDb must be 0.1 to 6 dB") }
             let index = Int(fields["index"]?.intValue ?? Int64(maxIndex))
-            guard (0...maxIndex).contains(index) else { throw .invalid("\(at).index must be 0 to \(maxIndex)") }
+            guard (minIndex...maxIndex).contains(index) else { throw .invalid("\(at).index must be \(minIndex) to \(maxIndex)") }
             guard fields["protected"] == nil || fields["protected"]?.boolValue != nil else { throw .invalid("\(at).protected must be true or false") }
             let protected = fields["protected"]?.boolValue ?? false
-            groups.append(Group(name: name, contexts: contexts, maxIndex: maxIndex, stepDecibels: step,
+            groups.append(Group(name: name, contexts: contexts, maxIndex: maxIndex, minIndex: minIndex, stepDecibels: step,
                                 index: protected ? max(index, 1) : index, canSilence: !protected))
         }
         self.groups = groups
@@ -91,7 +98,7 @@ public struct VolumeGroups: Sendable, Equatable {
     /// Sets a group's index; the reason when it cannot be.
     public mutating func set(_ name: String, index: Int) throws(VolumeError) {
         guard let position = groups.firstIndex(where: { $0.name == name }) else { throw .noSuchGroup(name, groups.map(\.name)) }
-        let lowest = groups[position].canSilence ? 0 : 1
+        let lowest = groups[position].lowestIndex
         guard (lowest...groups[position].maxIndex).contains(index) else {
             throw .indexOutOfRange(name, index, lowest, groups[position].maxIndex)
         }

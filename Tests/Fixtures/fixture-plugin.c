@@ -42,7 +42,7 @@
 #define FIXTURE_ENTRY_MINOR DECK_ABI_VERSION_MINOR
 #endif
 
-typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD, AUDIO_SILENCE } audio_mode_t;
+typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD, AUDIO_SILENCE, AUDIO_DC } audio_mode_t;
 
 typedef struct fixture {
     deck_plugin_t plugin;
@@ -141,6 +141,7 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
     else if (strcmp(item, "nan") == 0) f->mode = AUDIO_NAN;
     else if (strcmp(item, "loud") == 0) f->mode = AUDIO_LOUD;
     else if (strcmp(item, "silence") == 0) f->mode = AUDIO_SILENCE;
+    else if (strcmp(item, "dc") == 0) f->mode = AUDIO_DC;
     else if (strcmp(item, "probe") == 0) f->mode = AUDIO_SINE;
     else { f->host->log(f->host, DECK_LOG_ERROR, "unknown item"); return DECK_E_INVALID; }
     const deck_host_session_t *session = f->host->get_extension(f->host, DECK_EXT_SESSION);
@@ -185,7 +186,8 @@ static uint32_t fixture_audio_render(const deck_plugin_t *plugin, uint32_t frame
     fixture_t *f = plugin->plugin_data;
     uint32_t produced = f->mode == AUDIO_UNDERRUN ? frames / 2 : frames;
     for (uint32_t i = 0; i < produced; i++) {
-        float sample = f->mode == AUDIO_LOUD ? (i % 96 < 48 ? 4.0f : -4.0f)
+        float sample = f->mode == AUDIO_DC ? 0.5f
+                     : f->mode == AUDIO_LOUD ? (i % 96 < 48 ? 4.0f : -4.0f)
                      : f->mode == AUDIO_SILENCE ? 0.0f : 0.25f * (float)sin(f->phase);
         f->phase = fmod(f->phase + 2 * M_PI * f->frequency / DECK_AUDIO_SAMPLE_RATE, 2 * M_PI);
         out[2 * i] = sample;

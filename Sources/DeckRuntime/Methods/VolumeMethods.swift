@@ -29,8 +29,7 @@ struct VolumeMethods {
                 guard let steps = call.optional("steps")?.intValue else { throw .invalidParams("\"steps\" must be an integer") }
                 try VolumeMethods.change(runtime) { groups throws(VolumeError) in
                     guard let current = groups.group(named: name) else { return try groups.set(name, index: 0) }
-                    let lowest = current.canSilence ? 0 : 1
-                    try groups.set(name, index: min(max(current.index + Int(steps), lowest), current.maxIndex))
+                    try groups.set(name, index: min(max(current.index + Int(steps), current.lowestIndex), current.maxIndex))
                 }
                 guard case .object(var state) = VolumeMethods.state(runtime) else { return .null }
                 state["adjusted"] = .string(name)
@@ -55,7 +54,8 @@ struct VolumeMethods {
         ["groups": .array(runtime.session.volume.groups.map { group in
             [
                 "name": .string(group.name), "contexts": .array(group.contexts.map { .string($0.rawValue) }),
-                "index": .int(Int64(group.index)), "maxIndex": .int(Int64(group.maxIndex)), "muted": .bool(group.muted),
+                "index": .int(Int64(group.index)), "minIndex": .int(Int64(group.lowestIndex)), "maxIndex": .int(Int64(group.maxIndex)),
+                "muted": .bool(group.muted),
                 "decibels": group.decibels.map { .double($0) } ?? .null,
             ]
         })]
@@ -63,7 +63,7 @@ struct VolumeMethods {
 
     private static let groupsSchema = Schema.array(Schema.object([
         "name": Schema.string, "contexts": Schema.array(Schema.oneOf(AudioContext.allCases.map(\.rawValue))),
-        "index": Schema.integer, "maxIndex": Schema.integer, "muted": Schema.boolean, "decibels": Schema.nullable(Schema.number),
+        "index": Schema.integer, "minIndex": Schema.integer, "maxIndex": Schema.integer, "muted": Schema.boolean, "decibels": Schema.nullable(Schema.number),
     ]))
 
     static let stateSchema = Schema.object(["groups": groupsSchema])

@@ -80,13 +80,14 @@ import Testing
 
     @Test func volumeGroupsComeFromTheConfig() throws {
         let configuration = try apply(#"""
-            {"session": {"volumeGroups": [{"name": "entertainment", "contexts": ["music", "announcement"], "maxIndex": 20, "stepDb": 3, "index": 10},
+            {"session": {"volumeGroups": [{"name": "entertainment", "contexts": ["music", "announcement"], "minIndex": 5, "maxIndex": 20, "stepDb": 3, "index": 10},
                                           {"name": "chimes", "contexts": ["safety"], "protected": true, "index": 0}]}}
             """#)
         var groups = configuration.session.volumeGroups
         #expect(groups.groups.map(\.name) == ["entertainment", "chimes"])
         #expect(groups.group(named: "entertainment")?.decibels == -30)
         #expect(groups.group(named: "chimes")?.index == 1)  // protected: never silent
+        #expect(throws: VolumeError.indexOutOfRange("entertainment", 4, 5, 20)) { try groups.set("entertainment", index: 4) }
         #expect(throws: VolumeError.cannotMute("chimes")) { try groups.mute("chimes", true) }
         #expect(groups.gain(for: .navigation) == 1)  // in no group: full level
     }

@@ -17,13 +17,15 @@ import Testing
         var (result, effects) = session.request(FocusRequest(owner: radio, context: .music, type: .gain), now: 0)
         #expect(result == .granted)
         #expect(effects == [.activate])
-        #expect(session.streamOpened(radio, now: 0) == [.gain(radio, 1, rampMilliseconds: 0)])
+        // A stream opens at its target gain (fading in from its first sample): no gain effect.
+        #expect(session.streamOpened(radio, now: 0) == [])
+        #expect(session.targetGain(radio) == 1)
 
         // A navigation prompt ducks the music to −14 dB over 500 ms …
         (result, effects) = session.request(FocusRequest(owner: maps, context: .navigation, type: .gainTransientMayDuck), now: 10_000)
         #expect(result == .granted)
         #expect(effects == [.notify(radio, .duck), .gain(radio, duck, rampMilliseconds: 500)])
-        #expect(session.streamOpened(maps, now: 10_000) == [.gain(maps, 1, rampMilliseconds: 0)])
+        #expect(session.streamOpened(maps, now: 10_000) == [])
         // … and restores it over 500 ms when the prompt ends.
         _ = session.streamClosed(maps, now: 13_000)
         #expect(session.abandon(maps, now: 13_000) == [.notify(radio, .unduck), .gain(radio, 1, rampMilliseconds: 500)])

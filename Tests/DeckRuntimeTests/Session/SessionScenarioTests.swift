@@ -66,3 +66,24 @@ import Testing
         ], "\(changes)")
     }
 }
+
+extension SessionScenarioTests {
+    /// A stream whose first sample is already loud (a constant 0.5) would click on a hard start;
+    /// the fade-in from its very first sample keeps the start as clean as the stop.
+    @Test func aStreamThatStartsLoudStillStartsWithoutAClick() throws {
+        let path = dir.path + "/dc.opus"
+        let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(path)"])
+        let plugin = try harness.load(try Fixture.bundle(in: dir.path))
+        try harness.start()  // the output runs (always active) before the stream starts
+        harness.run(for: 0.5)
+        try harness.runtime.play(pluginID: plugin.id, item: "dc")
+        harness.run(for: 0.5)
+        harness.runtime.shutdown()
+        turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.sinks.list.isEmpty }
+        let left = try AudioAnalysis.decodeWithFFmpeg(path).left
+        let start = try #require(left.firstIndex { abs($0) > 1e-3 })
+        #expect(start > 12_000)  // after the half second of silence
+        let atStart = AudioAnalysis.levelAbove(4_000, in: left, start: start - 1_024)
+        #expect(atStart < -90, "energy above 4 kHz where a loud stream starts: \(atStart) dBFS")
+    }
+}
