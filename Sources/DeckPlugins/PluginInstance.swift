@@ -30,8 +30,6 @@ public final class PluginInstance {
     public var isSwift: Bool { code.isSwift }
     /// The number the host calls of this instance carry.
     package var instance: Int { host.instance }
-    /// Whether the plugin offers a complete `deck.audio`.
-    public var offersAudio: Bool { code.offersAudio }
 
     /// created → initialized.
     public func initialize() throws(PluginCallError) {

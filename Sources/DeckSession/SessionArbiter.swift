@@ -99,6 +99,9 @@ public struct SessionArbiter: Sendable {
 
     public func holder(_ owner: FocusOwner) -> FocusHolder? { holders.first { $0.request.owner == owner } }
 
+    /// Whether `owner` holds focus (paused or not) or waits for it.
+    public func holdsOrAwaits(_ owner: FocusOwner) -> Bool { holder(owner) != nil || pending?.owner == owner }
+
     /// Decides `request`. An owner holds one request, as an AAOS client does: asking again, for
     /// the same or another context, replaces its earlier request (unless it is rejected: a
     /// rejected request changes nothing, not even the requester's earlier focus).

@@ -105,6 +105,12 @@ public struct VolumeGroups: Sendable, Equatable {
         groups[position].index = index
     }
 
+    /// Steps a group's index by `steps`, clamped to its range (as volume keys do at the ends).
+    public mutating func adjust(_ name: String, steps: Int) throws(VolumeError) {
+        guard let group = group(named: name) else { throw .noSuchGroup(name, groups.map(\.name)) }
+        try set(name, index: min(max(group.index + steps, group.lowestIndex), group.maxIndex))
+    }
+
     public mutating func mute(_ name: String, _ muted: Bool) throws(VolumeError) {
         guard let position = groups.firstIndex(where: { $0.name == name }) else { throw .noSuchGroup(name, groups.map(\.name)) }
         guard !muted || groups[position].canSilence else { throw .cannotMute(name) }

@@ -28,8 +28,7 @@ struct SessionMethods {
                       result: Schema.boolean, errors: [-32004]) { call throws(RPCError) in
                 let name = try call.optionalString("name") ?? "rpc"
                 let owner = FocusOwner.integrator(name)
-                let arbiter = runtime.session.arbiter
-                guard arbiter.holder(owner) != nil || arbiter.pending?.owner == owner else {
+                guard runtime.session.arbiter.holdsOrAwaits(owner) else {
                     throw .commandFailed("\(owner) holds no focus and awaits none")
                 }
                 call.connection.forget("focus:\(name)")
@@ -90,8 +89,7 @@ struct SessionMethods {
         // a crashed HMI must not keep the music paused.
         if case .rejected = result {} else {
             call.connection.onClose("focus:\(name)") { [unowned runtime] in
-                let arbiter = runtime.session.arbiter
-                guard arbiter.holder(owner) != nil || arbiter.pending?.owner == owner else { return }
+                guard runtime.session.arbiter.holdsOrAwaits(owner) else { return }
                 runtime.logger.info("session", "\(owner): its client went away; abandoning its focus")
                 runtime.focus.abandonFocus(owner)
             }

@@ -27,10 +27,7 @@ struct VolumeMethods {
                       result: VolumeMethods.adjustedSchema, errors: [-32004]) { call throws(RPCError) in
                 let name = try call.optionalString("group") ?? runtime.focus.activeVolumeGroup
                 guard let steps = call.optional("steps")?.intValue else { throw .invalidParams("\"steps\" must be an integer") }
-                try VolumeMethods.change(runtime) { groups throws(VolumeError) in
-                    guard let current = groups.group(named: name) else { return try groups.set(name, index: 0) }
-                    try groups.set(name, index: min(max(current.index + Int(steps), current.lowestIndex), current.maxIndex))
-                }
+                try VolumeMethods.change(runtime) { groups throws(VolumeError) in try groups.adjust(name, steps: Int(steps)) }
                 guard case .object(var state) = VolumeMethods.state(runtime) else { return .null }
                 state["adjusted"] = .string(name)
                 return .object(state)

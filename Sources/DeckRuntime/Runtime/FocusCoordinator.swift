@@ -103,7 +103,7 @@ public final class FocusCoordinator {
     func release(_ plugin: PluginInstance) {
         _ = closeStream(instance: plugin.instance)
         let owner = FocusOwner.plugin(plugin.id)
-        if session.arbiter.holder(owner) != nil || session.arbiter.pending?.owner == owner {
+        if session.arbiter.holdsOrAwaits(owner) {
             apply(session.abandon(owner, now: loop.now))
         }
     }

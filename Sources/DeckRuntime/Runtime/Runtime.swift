@@ -24,37 +24,43 @@ public final class Runtime {
     /// What the last `session.changed` said, so every change of `session.get` is published once.
     private var publishedSession: JSONValue?
 
-    public init(configuration: RuntimeConfiguration, logger: Logger, loop: EventLoop? = nil) throws(RuntimeError) {
+    public init(configuration: RuntimeConfiguration, logger: Logger, loop given: EventLoop? = nil) throws(RuntimeError) {
         self.configuration = configuration
         self.logger = logger
+        let loop: EventLoop
+        if let given {
+            loop = given
+        } else {
+            do { loop = try EventLoop() } catch { throw .loop(error) }
+        }
+        self.loop = loop
         do {
-            let loop = try loop ?? EventLoop()
-            self.loop = loop
-            do {
-                output = try Output(configuration: configuration.audio, http: configuration.httpLimits, files: configuration.files,
-                                    maxSinks: configuration.maxSinks, loop: loop, logger: logger)
-            } catch {
-                throw RuntimeError.audio(error)
-            }
+            output = try Output(configuration: configuration.audio, http: configuration.httpLimits, files: configuration.files,
+                                maxSinks: configuration.maxSinks, loop: loop, logger: logger)
+        } catch {
+            throw .audio(error)
+        }
+        let focus: FocusCoordinator
+        do {
             focus = try FocusCoordinator(policy: configuration.session, output: output, loop: loop, logger: logger,
                                          frameMilliseconds: configuration.audio.frameSize.milliseconds)
-            let focus = focus
-            let actions = HostActions(
-                audioThread: output.engine.audioThread,
-                openStream: { [unowned focus] in focus.openStream(instance: $0) },
-                closeStream: { [unowned focus] in focus.closeStream(instance: $0) },
-                requestFocus: { [unowned focus] in
-                    focus.requestFocus(instance: $0, context: $1, type: $2, acceptsDelayed: $3, pausesOnDuck: $4)
-                },
-                abandonFocus: { [unowned focus] in focus.abandonFocus(instance: $0) })
+        } catch {
+            throw .loop(error)
+        }
+        self.focus = focus
+        let actions = HostActions(
+            audioThread: output.engine.audioThread,
+            openStream: { [unowned focus] in focus.openStream(instance: $0) },
+            closeStream: { [unowned focus] in focus.closeStream(instance: $0) },
+            requestFocus: { [unowned focus] in
+                focus.requestFocus(instance: $0, context: $1, type: $2, acceptsDelayed: $3, pausesOnDuck: $4)
+            },
+            abandonFocus: { [unowned focus] in focus.abandonFocus(instance: $0) })
+        do {
             plugins = try PluginRegistry(directories: configuration.pluginDirectories, policy: configuration.policy,
                                          allowInsecure: configuration.allowInsecurePlugins, loop: loop, logger: logger, actions: actions)
-        } catch let error as LoopError {
-            throw .loop(error)
-        } catch let error as RuntimeError {
-            throw error
         } catch {
-            preconditionFailure("\(error)")
+            throw .loop(error)
         }
         focus.plugins = plugins
         plugins.willUnload = { [unowned focus] plugin in focus.release(plugin) }
