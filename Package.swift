@@ -28,9 +28,11 @@ let package = Package(
         .target(name: "DeckStream", dependencies: ["DeckBase", "COpus", "COgg"]),
         .target(name: "DeckAudio", dependencies: ["DeckBase", "DeckStream", "CDeckPlugin"]),
         .target(name: "DeckSession", dependencies: ["DeckBase"]),
-        .target(name: "DeckPlugins", dependencies: ["DeckBase", "DeckAudio", "DeckSession", "CDeckPlugin"]),
+        .target(name: "DeckNowPlaying", dependencies: ["DeckBase"]),
+        .target(name: "DeckPlugins", dependencies: ["DeckBase", "DeckAudio", "DeckSession", "DeckNowPlaying", "CDeckPlugin"]),
         .target(name: "DeckControl", dependencies: ["DeckBase"]),
-        .target(name: "DeckRuntime", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckPlugins", "DeckControl"]),
+        .target(name: "DeckRuntime", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
+                                                  "DeckControl"]),
         .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc"]),
         .executableTarget(name: "deckctl", dependencies: ["DeckBase", "CJansson"]),
@@ -42,7 +44,7 @@ let package = Package(
                 exclude: ["manifest.json"]),
 
         .target(name: "DeckTestSupport", dependencies: ["DeckRuntime"], path: "Tests/DeckTestSupport"),
-        .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckPlugins",
+        .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
                                                             "DeckControl", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
         .testTarget(name: "deckdTests", dependencies: ["DeckTestSupport"]),
     ]

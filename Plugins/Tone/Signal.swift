@@ -44,8 +44,33 @@ struct Signal {
         }
     }
 
-    /// Fills `frames` interleaved stereo frames. Audio thread: no allocation.
-    mutating func render(frames: Int, into out: UnsafeMutablePointer<Float>) {
+    /// The signals Tone queues, in order.
+    static let playlist = ["stereo-440-660", "sine-1000", "sweep", "pink-noise", "silence"]
+
+    /// How the signal is shown in now playing.
+    var title: String {
+        switch kind {
+        case .sines(let left, let right) where left == right: "Sine \(Int(left)) Hz"
+        case .sines(let left, let right): "Stereo \(Int(left)) Hz left, \(Int(right)) Hz right"
+        case .sweep: "Sweep 20 Hz to 20 kHz"
+        case .pinkNoise: "Pink noise"
+        case .silence: "Silence"
+        }
+    }
+
+    /// Seconds for a signal that ends (one pass of the sweep); nil for the endless ones.
+    var duration: Double? { kind == .sweep ? Signal.sweepSeconds : nil }
+
+    /// Moves a sweep to `seconds` into its pass (other signals have no position to move).
+    mutating func seek(to seconds: Double) {
+        sweepPosition = (seconds * Signal.sampleRate).truncatingRemainder(dividingBy: Signal.sweepSeconds * Signal.sampleRate)
+    }
+
+    /// Fills `frames` interleaved stereo frames; true when a sweep pass ended in them. Audio
+    /// thread: no allocation.
+    @discardableResult
+    mutating func render(frames: Int, into out: UnsafeMutablePointer<Float>) -> Bool {
+        var ended = false
         switch kind {
         case .sines(let left, let right):
             let stepLeft = 2 * Double.pi * left / Signal.sampleRate, stepRight = 2 * Double.pi * right / Signal.sampleRate
@@ -64,7 +89,10 @@ struct Signal {
                 out[frame * 2 + 1] = sample
                 phase.left = Signal.wrap(phase.left + 2 * Double.pi * frequency / Signal.sampleRate)
                 sweepPosition += 1
-                if sweepPosition >= Signal.sweepSeconds * Signal.sampleRate { sweepPosition = 0 }
+                if sweepPosition >= Signal.sweepSeconds * Signal.sampleRate {
+                    sweepPosition = 0
+                    ended = true
+                }
             }
         case .pinkNoise:
             for frame in 0..<frames {
@@ -75,6 +103,7 @@ struct Signal {
         case .silence:
             out.update(repeating: 0, count: frames * 2)
         }
+        return ended
     }
 
     /// Keeps a phase in [0, 2π) without fmod (steps are always below 2π).

@@ -1,16 +1,29 @@
 import DeckSDK
+import Synchronization
 
 /// Test signals an integrator uses to check speakers and the audio path; see `Signal` for items.
+/// It owns now playing while it plays: the signal's name, its position, and a queue of its signals
+/// that next and previous walk.
 final class Tone: DeckAudioPlugin {
     static let descriptor = PluginDescriptor(
-        id: "org.deck.tone", name: "Tone", version: "0.1.0", vendor: "Deck",
+        id: "org.deck.tone", name: "Tone", version: "0.2.0", vendor: "Deck",
         description: "Test signals for checking speakers and the audio path")
 
-    private let host: DeckHost
+    let host: DeckHost
     /// Read by the audio thread only while the stream is open; replaced only while it is closed.
-    private var signal: Signal?
+    var signal: Signal?
+    /// The item of `signal`, and the queue it sits in.
+    var item: String?
+    var queue = Signal.playlist
+    var repeatMode: RepeatMode = .off
+    /// Paused by a remote command: the stream is closed, the signal keeps its place.
+    var paused = false
     /// What to play once a delayed focus request is granted.
-    private var waiting: Signal?
+    private var waiting: String?
+    /// Frames rendered of the current item, written by the audio thread, for the position.
+    let framesRendered = Atomic<Int>(0)
+    /// Set by the audio thread when a sweep pass ended; handled in `onCallback`.
+    let passEnded = Atomic<Bool>(false)
 
     init(host: DeckHost) throws {
         guard host.hasEntitlement("audio") else {
@@ -24,20 +37,24 @@ final class Tone: DeckAudioPlugin {
     }
 
     func onCallback() {
-        host.log(.info, "ready on \(host.name) \(host.version)" + (host.isLoopThread ? " (loop thread)" : ""))
+        if passEnded.exchange(false, ordering: .acquiringAndReleasing) {
+            itemEnded()
+        } else {
+            host.log(.info, "ready on \(host.name) \(host.version)" + (host.isLoopThread ? " (loop thread)" : ""))
+        }
     }
 
     func start(item: String?) throws {
         let item = item ?? Signal.defaultItem
-        guard let signal = Signal(item: item) else {
-            throw DeckError(.invalid, "unknown item \"\(item)\" (try stereo-440-660, sine-1000, sweep, pink-noise, silence)")
+        guard Signal(item: item) != nil else {
+            throw DeckError(.invalid, "unknown item \"\(item)\" (try \(Signal.playlist.joined(separator: ", ")), sine-F or stereo-L-R)")
         }
         switch try host.requestFocus(context: "music", acceptsDelayed: true) {
         case .granted:
-            try play(signal)
+            try play(item)
             host.log(.info, "playing \(item)")
         case .delayed(let reason):
-            waiting = signal
+            waiting = item
             host.log(.info, "\(item) waits: \(reason)")
         case .rejected(let reason):
             throw DeckError(.state, reason)
@@ -49,6 +66,8 @@ final class Tone: DeckAudioPlugin {
         try? host.abandonFocus()
         signal = nil
         waiting = nil
+        paused = false
+        publishPosition(state: .stopped)
     }
 
     func focusChanged(_ change: FocusChange) {
@@ -56,25 +75,43 @@ final class Tone: DeckAudioPlugin {
         case .loss:
             host.log(.info, "lost focus; stopping")
             stop()
+        case .lossTransient:
+            publishPosition(state: .interrupted)  // the runtime pauses the stream itself
         case .gain:
             if let waiting {
                 self.waiting = nil
                 try? play(waiting)
+            } else if signal != nil {
+                publishPosition(state: .playing)
             }
         default:
-            break  // the runtime ducks and mutes the stream itself
+            break  // the runtime ducks the stream itself
         }
     }
 
-    private func play(_ signal: Signal) throws {
+    /// Plays `item` from its start, in the queue (it joins the front when it is not in it).
+    func play(_ item: String) throws {
+        guard var signal = Signal(item: item) else { throw DeckError(.invalid, "unknown item \"\(item)\"") }
         try host.closeStream()  // render is not running after this returns, so the swap is safe
+        if !queue.contains(item) { queue.insert(item, at: 0) }
+        signal.seek(to: 0)
         self.signal = signal
+        self.item = item
+        paused = false
+        framesRendered.store(0, ordering: .relaxed)
         try host.openStream()
+        publish()
     }
 
     func render(frames: Int, into samples: UnsafeMutablePointer<Float>) -> Int {
         guard signal != nil else { return 0 }
-        signal!.render(frames: frames, into: samples)
+        if signal!.render(frames: frames, into: samples) {
+            framesRendered.store(0, ordering: .relaxed)
+            passEnded.store(true, ordering: .releasing)
+            try? host.requestCallback()
+        } else {
+            framesRendered.add(frames, ordering: .relaxed)
+        }
         return frames
     }
 

@@ -39,7 +39,14 @@ public final class RPCDispatcher {
             guard !batch.isEmpty else { return RPCDispatcher.response(id: .null, error: .invalidRequest("empty batch")).encoded() }
             return handle(batch: batch, connection: connection)
         }
-        return handle(single: message, connection: connection)?.encoded()
+        switch handle(single: message, connection: connection) {
+        case .now(let response): return response?.encoded()
+        case .later(let pending):
+            pending.then { [unowned connection] response in
+                if !connection.isClosed { connection.send(response.encoded()) }
+            }
+            return nil
+        }
     }
 
     public func handle(_ text: String, connection: RPCConnection) -> String? { handle(Array(text.utf8), connection: connection) }
@@ -59,71 +66,101 @@ public final class RPCDispatcher {
 
     /// Answers each member in order while the answer stays within `maxResponseBytes`; members past
     /// that are not run and are answered with a limit error, so one message cannot grow memory unbounded.
+    /// A batch with a member answered later goes out whole, through the connection, once all are in.
     private func handle(batch: [JSONValue], connection: RPCConnection) -> String? {
-        var parts: [String] = []
+        let answers = BatchAnswers()
         var size = 2
         for message in batch {
             if size > limits.maxResponseBytes {
                 guard case .object(let request) = message, let id = request["id"], RPCDispatcher.isValidID(id) else { continue }
                 let error = RPCError.limit("the answer to this batch is over \(limits.maxResponseBytes) bytes (control.maxResponseBytes); send fewer requests at once")
-                parts.append(RPCDispatcher.response(id: id, error: error).encoded())
+                answers.parts.append(RPCDispatcher.response(id: id, error: error).encoded())
                 continue
             }
-            guard let response = handle(single: message, connection: connection)?.encoded() else { continue }
-            size += response.utf8.count + 1
-            parts.append(response)
+            switch handle(single: message, connection: connection) {
+            case .now(nil): continue
+            case .now(let response?):
+                let text = response.encoded()
+                size += text.utf8.count + 1
+                answers.parts.append(text)
+            case .later(let pending):
+                let slot = answers.parts.count
+                answers.parts.append(nil)
+                answers.waiting += 1
+                pending.then { [unowned connection] response in
+                    answers.parts[slot] = response.encoded()
+                    answers.waiting -= 1
+                    if answers.waiting == 0, !connection.isClosed, let line = answers.line { connection.send(line) }
+                }
+            }
         }
-        return parts.isEmpty ? nil : "[" + parts.joined(separator: ",") + "]"
+        return answers.waiting > 0 ? nil : answers.line
     }
 
-    private func handle(single message: JSONValue, connection: RPCConnection) -> JSONValue? {
-        guard case .object(let request) = message else { return RPCDispatcher.response(id: .null, error: .invalidRequest("not an object")) }
+    /// One request's answer: now (nil for a notification), or later, from a deferred method.
+    private enum Answer {
+        case now(JSONValue?)
+        case later(MappedAnswer)
+    }
+
+    private func handle(single message: JSONValue, connection: RPCConnection) -> Answer {
+        guard case .object(let request) = message else { return .now(RPCDispatcher.response(id: .null, error: .invalidRequest("not an object"))) }
         let id = request["id"]
         if let id, !RPCDispatcher.isValidID(id) {
-            return RPCDispatcher.response(id: .null, error: .invalidRequest("id must be a string, a number or null"))
+            return .now(RPCDispatcher.response(id: .null, error: .invalidRequest("id must be a string, a number or null")))
         }
         let responseID = id ?? .null
-        guard request["jsonrpc"] == "2.0" else { return RPCDispatcher.response(id: responseID, error: .invalidRequest("jsonrpc must be \"2.0\"")) }
+        guard request["jsonrpc"] == "2.0" else { return .now(RPCDispatcher.response(id: responseID, error: .invalidRequest("jsonrpc must be \"2.0\""))) }
         guard case .string(let name)? = request["method"] else {
-            return RPCDispatcher.response(id: responseID, error: .invalidRequest("method must be a string"))
+            return .now(RPCDispatcher.response(id: responseID, error: .invalidRequest("method must be a string")))
         }
         var params = RPCParams()
         switch request["params"] {
         case nil: break
         case .array(let list)?: params.positional = list
         case .object(let members)?: params.named = members
-        default: return RPCDispatcher.response(id: responseID, error: .invalidRequest("params must be an array or an object"))
+        default: return .now(RPCDispatcher.response(id: responseID, error: .invalidRequest("params must be an array or an object")))
         }
-        let result: Result<JSONValue, RPCError>
+        let pending = PendingAnswer()
         if let index = byName[name] {
-            result = !connection.authenticated && !methods[index].open
-                ? .failure(RPCError(code: -32005, message: "Unauthorized: call auth.login with the token first"))
-                : call(methods[index], params: params, connection: connection)
+            if !connection.authenticated && !methods[index].open {
+                pending.fulfil(.failure(RPCError(code: -32005, message: "Unauthorized: call auth.login with the token first")))
+            } else {
+                call(methods[index], params: params, connection: connection, reply: pending.fulfil)
+            }
         } else {
-            result = .failure(.methodNotFound(name))
+            pending.fulfil(.failure(.methodNotFound(name)))
         }
-        guard let id else { return nil }  // a notification is never answered
-        switch result {
-        case .success(let value): return ["jsonrpc": "2.0", "result": value, "id": id]
-        case .failure(let error): return RPCDispatcher.response(id: id, error: error)
+        guard let id else { return .now(nil) }  // a notification is never answered
+        let response: (Result<JSONValue, RPCError>) -> JSONValue = { result in
+            switch result {
+            case .success(let value): ["jsonrpc": "2.0", "result": value, "id": id]
+            case .failure(let error): RPCDispatcher.response(id: id, error: error)
+            }
         }
+        if let result = pending.result { return .now(response(result)) }
+        return .later(pending.map(response))
     }
 
-    private func call(_ method: RPCMethod, params: RPCParams, connection: RPCConnection) -> Result<JSONValue, RPCError> {
+    private func call(_ method: RPCMethod, params: RPCParams, connection: RPCConnection, reply: @escaping RPCMethod.Reply) {
         let declared = Set(method.params.map(\.name))
         if let unknown = params.named.keys.sorted().first(where: { !declared.contains($0) }) {
-            return .failure(.invalidParams("unknown parameter \"\(unknown)\" for \(method.name)"))
+            return reply(.failure(.invalidParams("unknown parameter \"\(unknown)\" for \(method.name)")))
         }
         if params.positional.count > method.params.count {
-            return .failure(.invalidParams("\(method.name) takes at most \(method.params.count) parameters"))
+            return reply(.failure(.invalidParams("\(method.name) takes at most \(method.params.count) parameters")))
         }
         for (index, param) in method.params.enumerated() where param.required && params.value(param.name, at: index) == nil {
-            return .failure(.invalidParams("missing \"\(param.name)\""))
+            return reply(.failure(.invalidParams("missing \"\(param.name)\"")))
         }
+        let call = RPCCall(params: params, connection: connection, method: method)
         do {
-            return .success(try method.handler(RPCCall(params: params, connection: connection, method: method)))
+            switch method.body {
+            case .immediate(let handler): reply(.success(try handler(call)))
+            case .deferred(let handler): try handler(call, reply)
+            }
         } catch {
-            return .failure(error)
+            reply(.failure(error))
         }
     }
 

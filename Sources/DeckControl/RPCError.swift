@@ -27,12 +27,20 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
         (-32004, "commandFailed", "the runtime or the app could not carry the command out"),
         (-32005, "unauthorized", "log in first (auth.login) or use the local socket"),
         (-32006, "overloaded", "too many connections or requests; try again later"),
+        (-32007, "noSuchContent", "the app has no such item (remote command answer)"),
+        (-32008, "noActionableNowPlayingItem", "nothing is playing that the command could act on"),
+        (-32009, "commandDisabled", "the app that owns now playing does not carry out this command"),
     ]
 
     public static func notEntitled(_ detail: String) -> RPCError { RPCError(code: -32000, message: "Not entitled: \(detail)") }
     public static func limit(_ detail: String) -> RPCError { RPCError(code: -32001, message: "Limit: \(detail)") }
     public static func noSuchApp(_ id: String) -> RPCError { RPCError(code: -32003, message: "No such app: \(id)") }
     public static func commandFailed(_ detail: String) -> RPCError { RPCError(code: -32004, message: "Command failed: \(detail)") }
+    public static func noSuchContent(_ detail: String) -> RPCError { RPCError(code: -32007, message: "No such content: \(detail)") }
+    public static func noActionableNowPlayingItem(_ detail: String) -> RPCError {
+        RPCError(code: -32008, message: "No actionable now-playing item: \(detail)")
+    }
+    public static func commandDisabled(_ detail: String) -> RPCError { RPCError(code: -32009, message: "Command disabled: \(detail)") }
     public static func overloaded(_ detail: String) -> RPCError { RPCError(code: -32006, message: "Overloaded: \(detail)") }
 
     public var json: JSONValue {

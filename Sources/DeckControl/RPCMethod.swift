@@ -33,6 +33,15 @@ public struct RPCMethod {
     }
 
     public typealias Handler = (RPCCall) throws(RPCError) -> JSONValue
+    /// Answers once, now or later (a plugin completing a remote command).
+    public typealias Reply = (Result<JSONValue, RPCError>) -> Void
+    public typealias DeferredHandler = (RPCCall, @escaping Reply) throws(RPCError) -> Void
+
+    /// How the method answers: by returning, or through its reply when it is ready.
+    public enum Body {
+        case immediate(Handler)
+        case deferred(DeferredHandler)
+    }
 
     public var name: String
     public var summary: String
@@ -42,7 +51,7 @@ public struct RPCMethod {
     public var errors: [Int]
     /// Callable before the connection has logged in (only `auth.login` is).
     public var open = false
-    public var handler: Handler
+    public var body: Body
 
     public init(_ name: String, _ summary: String, params: [Param] = [], result: JSONValue = ["type": "object"],
                 errors: [Int] = [], open: Bool = false, handler: @escaping Handler) {
@@ -52,7 +61,14 @@ public struct RPCMethod {
         self.result = result
         self.errors = errors
         self.open = open
-        self.handler = handler
+        body = .immediate(handler)
+    }
+
+    /// A method whose answer may come after the call returns; the dispatcher sends it then.
+    public init(_ name: String, _ summary: String, params: [Param] = [], result: JSONValue = ["type": "object"],
+                errors: [Int] = [], deferred: @escaping DeferredHandler) {
+        self.init(name, summary, params: params, result: result, errors: errors, handler: { _ in .null })
+        body = .deferred(deferred)
     }
 }
 
@@ -90,6 +106,9 @@ public final class RPCConnection {
     /// Sends one notification line to the client.
     public let send: (String) -> Void
 
+    /// True once the transport said the client is gone: late answers are dropped.
+    public private(set) var isClosed = false
+
     /// What ends with the connection (e.g. integrator focus it requested), by key.
     private var releases: [String: () -> Void] = [:]
 
@@ -107,6 +126,7 @@ public final class RPCConnection {
 
     /// The transport says the client is gone: release what it held, once.
     public func closed() {
+        isClosed = true
         let pending = releases
         releases = [:]
         for key in pending.keys.sorted() { pending[key]?() }

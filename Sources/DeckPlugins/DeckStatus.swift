@@ -7,6 +7,7 @@ public enum DeckStatus: Int32, Error, Sendable, CustomStringConvertible {
     case state = -4
     case unsupported = -5
     case `internal` = -6
+    case notOwner = -7
 
     /// Unknown negative codes from a newer plugin read as `internal`, as plugin.h asks.
     public init(code: Int32) { self = DeckStatus(rawValue: code) ?? (code >= 0 ? .ok : .internal) }
@@ -20,6 +21,7 @@ public enum DeckStatus: Int32, Error, Sendable, CustomStringConvertible {
         case .state: "DECK_E_STATE"
         case .unsupported: "DECK_E_UNSUPPORTED"
         case .internal: "DECK_E_INTERNAL"
+        case .notOwner: "DECK_E_NOT_OWNER"
         }
     }
 }

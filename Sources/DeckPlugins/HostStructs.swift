@@ -7,6 +7,7 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
     let threadCheck = UnsafeMutablePointer<deck_host_thread_check_t>.allocate(capacity: 1)
     let audio = UnsafeMutablePointer<deck_host_audio_t>.allocate(capacity: 1)
     let session = UnsafeMutablePointer<deck_host_session_t>.allocate(capacity: 1)
+    let nowPlaying = UnsafeMutablePointer<deck_host_now_playing_t>.allocate(capacity: 1)
     private let name = CStringBox("Deck")
     private let version = CStringBox(DeckVersion.string)
 
@@ -22,6 +23,7 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
             case DECK_EXT_THREAD_CHECK: return UnsafeRawPointer(owner.structs.threadCheck)
             case DECK_EXT_AUDIO: return UnsafeRawPointer(owner.structs.audio)
             case DECK_EXT_SESSION: return UnsafeRawPointer(owner.structs.session)
+            case DECK_EXT_NOW_PLAYING: return UnsafeRawPointer(owner.structs.nowPlaying)
             default: return nil
             }
         }
@@ -50,6 +52,7 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
         threadCheck.initialize(to: PluginHost.threadCheckExtension)
         audio.initialize(to: PluginHost.audioExtension)
         session.initialize(to: PluginHost.sessionExtension)
+        nowPlaying.initialize(to: PluginHost.nowPlayingExtension)
     }
 
     deinit {
@@ -57,5 +60,6 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
         threadCheck.deallocate()
         audio.deallocate()
         session.deallocate()
+        nowPlaying.deallocate()
     }
 }

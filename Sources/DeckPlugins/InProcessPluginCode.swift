@@ -1,6 +1,7 @@
 import CDeckPlugin
 import DeckAudio
 import DeckBase
+import DeckNowPlaying
 import DeckSession
 
 /// A plugin whose code runs in this process: its library, entry and instance, called directly
@@ -14,6 +15,7 @@ final class InProcessPluginCode: PluginCode {
     /// The plugin's extensions the runtime calls, found after its init.
     private var audio: UnsafePointer<deck_plugin_audio_t>?
     private var session: UnsafePointer<deck_plugin_session_t>?
+    private var nowPlaying: UnsafePointer<deck_plugin_now_playing_t>?
 
     init(library: PluginLibrary, entry: UnsafePointer<deck_plugin_entry_t>, plugin: UnsafePointer<deck_plugin_t>, id: String,
          logger: Logger) {
@@ -38,6 +40,11 @@ final class InProcessPluginCode: PluginCode {
             }
         }
         session = plugin.pointee.get_extension?(plugin, DECK_EXT_SESSION)?.assumingMemoryBound(to: deck_plugin_session_t.self)
+        nowPlaying = plugin.pointee.get_extension?(plugin, DECK_EXT_NOW_PLAYING)?.assumingMemoryBound(to: deck_plugin_now_playing_t.self)
+        if nowPlaying != nil && nowPlaying?.pointee.command == nil {
+            logger.warning("plugins", "\(id): ignoring its deck.now-playing extension: command is NULL")
+            nowPlaying = nil
+        }
         return .ok
     }
 
@@ -82,4 +89,25 @@ final class InProcessPluginCode: PluginCode {
     }
 
     func sessionChanged(active: Bool) { session?.pointee.session_changed?(plugin, active) }
+
+    var offersNowPlaying: Bool { nowPlaying != nil }
+
+    func command(_ command: RemoteCommand, token: UInt64) -> CommandResult? {
+        guard let handler = nowPlaying?.pointee.command else { return .commandFailed }
+        var raw = deck_remote_command_t()
+        raw.command = Int32(command.kind.rawValue)
+        switch command {
+        case .seek(let value), .skip(let value), .setRate(let value): raw.value = value
+        case .setShuffle(let mode): raw.mode = mode == .off ? Int32(DECK_SHUFFLE_OFF.rawValue) : Int32(DECK_SHUFFLE_ITEMS.rawValue)
+        case .setRepeat(let mode): raw.mode = Int32(RepeatMode.allCases.firstIndex(of: mode)!)
+        default: break
+        }
+        let answer = handler(plugin, &raw, token)
+        if answer == DECK_COMMAND_PENDING.rawValue { return nil }
+        guard let result = CommandResult(rawValue: Int(answer)) else {
+            logger.warning("plugins", "\(id) answered \(command.kind.name) with \(answer), not a deck_command_result_t; read as commandFailed")
+            return .commandFailed
+        }
+        return result
+    }
 }

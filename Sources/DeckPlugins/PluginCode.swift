@@ -1,4 +1,5 @@
 import DeckAudio
+import DeckNowPlaying
 import DeckSession
 
 /// Every call the runtime makes into a plugin's code, and nothing else: the one interface a
@@ -29,4 +30,10 @@ package protocol PluginCode: AnyObject {
     // deck.session
     func focusChanged(_ change: FocusChange)
     func sessionChanged(active: Bool)
+
+    // deck.now-playing
+    /// Whether the plugin offers `deck.now-playing` (it can be sent remote commands).
+    var offersNowPlaying: Bool { get }
+    /// Sends a remote command; the answer, or nil when the plugin will complete `token` later.
+    func command(_ command: RemoteCommand, token: UInt64) -> CommandResult?
 }

@@ -1,4 +1,5 @@
 import DeckAudio
+import DeckNowPlaying
 import DeckSession
 
 /// One loaded plugin: its manifest, its host and its code, and its lifecycle. The lifecycle is
@@ -95,6 +96,14 @@ public final class PluginInstance {
     package func notifySession(active: Bool) {
         guard state == .initialized || state == .active else { return }
         code.sessionChanged(active: active)
+    }
+
+    public var offersNowPlaying: Bool { code.offersNowPlaying }
+
+    /// Sends a remote command to an active plugin; nil when it will answer `token` later.
+    package func command(_ command: RemoteCommand, token: UInt64) -> CommandResult? {
+        guard state == .active, code.offersNowPlaying else { return .commandFailed }
+        return code.command(command, token: token)
     }
 
     /// What the audio thread calls for this plugin's stream.

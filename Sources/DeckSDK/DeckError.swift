@@ -9,6 +9,7 @@ public struct DeckError: Error, Equatable, Sendable, CustomStringConvertible {
         case state = -4
         case unsupported = -5
         case `internal` = -6
+        case notOwner = -7
     }
 
     public var code: Code

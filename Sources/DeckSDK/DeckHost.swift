@@ -98,7 +98,7 @@ public struct DeckHost: @unchecked Sendable {  // Wraps the host's pointer; the 
         extensionPointer(DECK_EXT_THREAD_CHECK)?.assumingMemoryBound(to: deck_host_thread_check_t.self)
     }
 
-    private func check(_ status: deck_status_t) throws(DeckError) {
+    func check(_ status: deck_status_t) throws(DeckError) {
         guard status != deck_status_t(DECK_OK) else { return }
         let message = raw.pointee.last_error(raw).map { String(cString: $0) } ?? ""
         throw DeckError(status: status, message: message)

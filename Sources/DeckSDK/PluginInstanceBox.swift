@@ -12,6 +12,7 @@ final class PluginInstanceBox {
     let raw = UnsafeMutablePointer<deck_plugin_t>.allocate(capacity: 1)
     private let audio = UnsafeMutablePointer<deck_plugin_audio_t>.allocate(capacity: 1)
     private let session = UnsafeMutablePointer<deck_plugin_session_t>.allocate(capacity: 1)
+    private let nowPlaying = UnsafeMutablePointer<deck_plugin_now_playing_t>.allocate(capacity: 1)
     private let descriptor = UnsafeMutablePointer<deck_plugin_descriptor_t>.allocate(capacity: 1)
     private var strings: [UnsafeMutablePointer<CChar>] = []
 
@@ -51,6 +52,7 @@ final class PluginInstanceBox {
             switch String(cString: id) {
             case DECK_EXT_AUDIO: return box.type is any DeckAudioPlugin.Type ? UnsafeRawPointer(box.audio) : nil
             case DECK_EXT_SESSION: return UnsafeRawPointer(box.session)
+            case DECK_EXT_NOW_PLAYING: return box.type is any DeckNowPlayingPlugin.Type ? UnsafeRawPointer(box.nowPlaying) : nil
             default: return nil
             }
         }
@@ -60,6 +62,12 @@ final class PluginInstanceBox {
             PluginInstanceBox.from(plugin)?.plugin?.focusChanged(change)
         }
         box.session.pointee.session_changed = { plugin, active in PluginInstanceBox.from(plugin)?.plugin?.sessionChanged(active: active) }
+        box.nowPlaying.initialize(to: deck_plugin_now_playing_t())
+        box.nowPlaying.pointee.command = { plugin, command, token in
+            guard let owner = PluginInstanceBox.from(plugin)?.plugin as? any DeckNowPlayingPlugin, let command,
+                  let remote = RemoteCommand(command.pointee) else { return DECK_COMMAND_FAILED.rawValue }
+            return owner.handle(remote, token: token)?.rawValue ?? DECK_COMMAND_PENDING.rawValue
+        }
         box.audio.initialize(to: deck_plugin_audio_t())
         box.audio.pointee.start = { plugin, item in
             guard let box = PluginInstanceBox.from(plugin), let audio = box.audioPlugin else { return deck_status_t(DECK_E_STATE) }
@@ -118,6 +126,7 @@ final class PluginInstanceBox {
         descriptor.deallocate()
         audio.deallocate()
         session.deallocate()
+        nowPlaying.deallocate()
         raw.deallocate()
     }
 }

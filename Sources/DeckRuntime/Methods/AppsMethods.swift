@@ -31,7 +31,8 @@ struct AppsMethods {
                 runtime.publish("apps.changed", AppsMethods.list(runtime))
                 return true
             },
-            RPCMethod("apps.launch", "Activate an app and ask it to play an item (its default when none).",
+            RPCMethod("apps.launch", "Activate an app and ask it to play an item (its default when none); an app that owns "
+                      + "now playing and is paused resumes instead.",
                       params: [id, .init("item", Schema.string, required: false)],
                       result: AppsMethods.appSchema, errors: [-32000, -32003, -32004]) { call throws(RPCError) in
                 let id = try call.string("id")
@@ -40,6 +41,13 @@ struct AppsMethods {
                     do throws(PluginCallError) { try plugin.activate() } catch { throw .commandFailed(error.message) }
                 }
                 let item = try call.optionalString("item")
+                let center = runtime.player.center
+                if item == nil, center.owner == id, center.info.playbackState == .paused, center.commands.contains(.play) {
+                    var failure: RPCError?
+                    runtime.player.send(.play) { if case .failure(let error) = PlayerMethods.answer($0, .play) { failure = error } }
+                    if let failure { throw failure }
+                    return AppsMethods.describe(plugin, streaming: runtime.output.hasStream(plugin.id))
+                }
                 let outcome: Runtime.PlayOutcome
                 do throws(PluginCallError) {
                     outcome = try runtime.play(pluginID: id, item: item)

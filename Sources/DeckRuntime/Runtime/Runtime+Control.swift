@@ -2,8 +2,9 @@ import DeckBase
 import DeckControl
 
 extension Runtime {
-    /// Topics the runtime publishes today (now playing, queue and UI come with their subsystems).
-    public static let eventTopics = ["apps.changed", "session.changed", "sinks.changed", "volume.changed"]
+    /// Topics the runtime publishes today (UI comes with its subsystem).
+    public static let eventTopics = ["apps.changed", "session.changed", "sinks.changed", "volume.changed",
+                                     "nowPlaying.changed", "queue.changed"]
 
     /// The dispatcher for this runtime's JSON-RPC API: the built-ins (`rpc.discover`, `auth.login`,
     /// `events.*`) and one method table per namespace.
@@ -12,7 +13,8 @@ extension Runtime {
         dispatcher.topics = events.topics
         dispatcher.registerBuiltins(title: "Deck", version: DeckVersion.string)
         for method in RuntimeMethods(runtime: self).methods + AppsMethods(runtime: self).methods
-            + SessionMethods(runtime: self).methods + SinksMethods(runtime: self).methods + VolumeMethods(runtime: self).methods {
+            + SessionMethods(runtime: self).methods + SinksMethods(runtime: self).methods + VolumeMethods(runtime: self).methods
+            + PlayerMethods(runtime: self).methods + NowPlayingMethods(runtime: self).methods {
             dispatcher.register(method)
         }
         return dispatcher

@@ -16,6 +16,8 @@ public final class Runtime {
     public let output: Output
     /// The audio session and what carries its decisions out.
     public let focus: FocusCoordinator
+    /// Now playing, the queue and remote commands.
+    public let player: PlayerCoordinator
     /// Loaded plugins, in load order; destroyed in reverse.
     public let plugins: PluginRegistry
     /// The notifications every client and embedding handle subscribes to.
@@ -23,6 +25,9 @@ public final class Runtime {
     private var isShutDown = false
     /// What the last `session.changed` said, so every change of `session.get` is published once.
     private var publishedSession: JSONValue?
+    /// `nowPlaying.changed` and `queue.changed`, at most one each per `nowPlaying.coalesceMs`.
+    private let nowPlayingNotices: NotificationCoalescer
+    private let queueNotices: NotificationCoalescer
 
     public init(configuration: RuntimeConfiguration, logger: Logger, loop given: EventLoop? = nil) throws(RuntimeError) {
         self.configuration = configuration
@@ -48,6 +53,15 @@ public final class Runtime {
             throw .loop(error)
         }
         self.focus = focus
+        let player: PlayerCoordinator
+        do {
+            player = try PlayerCoordinator(limits: configuration.nowPlaying, loop: loop, logger: logger)
+            nowPlayingNotices = try NotificationCoalescer(loop: loop, windowMilliseconds: configuration.nowPlaying.coalesceMilliseconds)
+            queueNotices = try NotificationCoalescer(loop: loop, windowMilliseconds: configuration.nowPlaying.coalesceMilliseconds)
+        } catch {
+            throw .loop(error)
+        }
+        self.player = player
         let actions = HostActions(
             audioThread: output.engine.audioThread,
             openStream: { [unowned focus] in focus.openStream(instance: $0) },
@@ -55,7 +69,8 @@ public final class Runtime {
             requestFocus: { [unowned focus] in
                 focus.requestFocus(instance: $0, context: $1, type: $2, acceptsDelayed: $3, pausesOnDuck: $4)
             },
-            abandonFocus: { [unowned focus] in focus.abandonFocus(instance: $0) })
+            abandonFocus: { [unowned focus] in focus.abandonFocus(instance: $0) },
+            nowPlaying: { [unowned player] in player.handle($1, instance: $0) })
         do {
             plugins = try PluginRegistry(directories: configuration.pluginDirectories, policy: configuration.policy,
                                          allowInsecure: configuration.allowInsecurePlugins, loop: loop, logger: logger, actions: actions)
@@ -63,9 +78,22 @@ public final class Runtime {
             throw .loop(error)
         }
         focus.plugins = plugins
-        plugins.willUnload = { [unowned focus] plugin in focus.release(plugin) }
-        focus.onChange = { [unowned self] changes in publishSession(changes) }
+        player.plugins = plugins
+        plugins.willUnload = { [unowned focus, unowned player] plugin in
+            focus.release(plugin)
+            player.release(plugin.id)
+        }
+        focus.onChange = { [unowned self] changes in
+            player.sessionChanged(session.arbiter)
+            publishSession(changes)
+        }
         focus.onVolumeChange = { [unowned self] in publish("volume.changed", VolumeMethods.state(self)) }
+        nowPlayingNotices.send = { [unowned self] in publish("nowPlaying.changed", player.center.nowPlayingJSON(now: loop.now)) }
+        queueNotices.send = { [unowned self] in publish("queue.changed", player.center.queueJSON) }
+        player.onChange = { [unowned self] change in
+            if change.contains(.info) { nowPlayingNotices.changed() }
+            if change.contains(.queue) { queueNotices.changed() }
+        }
     }
 
     /// Runs once when the output has ended by itself (`--duration` reached), not on `shutdown()`.
@@ -127,6 +155,9 @@ public final class Runtime {
         plugins.unloadAll()
         output.close()
         focus.close()
+        player.close()
+        nowPlayingNotices.close()
+        queueNotices.close()
     }
 }
 

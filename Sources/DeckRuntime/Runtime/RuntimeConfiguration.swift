@@ -20,7 +20,9 @@ import Glibc
 ///      "control": {"maxMessageBytes": 1048576, "maxBatch": 100, ...},
 ///      "audio": {"lateBoundMs": 50, "packetBufferMs": 10000},
 ///      "session": {"duckDb": -14, "duckRampMs": 500, "restoreRampMs": 500, "idleTimeoutMs": 5000,
-///                  "starvationMs": 30000, "alwaysActive": false, "matrix": {"call": {"navigation": "reject"}}}}
+///                  "starvationMs": 30000, "alwaysActive": false, "matrix": {"call": {"navigation": "reject"}}},
+///      "nowPlaying": {"commandTimeoutMs": 5000, "coalesceMs": 100, ...},
+///      "state": {"path": "/var/lib/deck/state.json", "resumeOnStart": false}, "mpris": false}
 public struct RuntimeConfiguration: Sendable, Equatable {
     public var pluginDirectories: [String] = []
     public var policy: EntitlementPolicy = .grantAll
@@ -39,6 +41,11 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var files = FileOutputPolicy()
     public var control = ControlLimits()
     public var session = SessionPolicy()
+    public var nowPlaying = NowPlayingLimits()
+    /// Where the last source, the volumes and the output choice are kept across restarts.
+    public var state = StateSettings()
+    /// Also serve now playing on the D-Bus session bus as an MPRIS player.
+    public var mpris = false
 
     public init() {}
 
@@ -107,9 +114,16 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 try applyControl(value, path: path)
             case "session":
                 do { try session.apply(value) } catch { throw .invalid(path, error.description) }
+            case "nowPlaying":
+                try applyNowPlaying(value, path: path)
+            case "state":
+                try applyState(value, path: path, resolve: resolve)
+            case "mpris":
+                guard let flag = value.boolValue else { throw .invalid(path, "\"mpris\" must be true or false") }
+                mpris = flag
             default:
                 throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, maxSinks, "
-                               + "encoder, http, files, control, audio, session)")
+                               + "encoder, http, files, control, audio, session, nowPlaying, state, mpris)")
             }
         }
     }
@@ -209,7 +223,7 @@ public struct RuntimeConfiguration: Sendable, Equatable {
 }
 
 /// One numeric setting being read: its full key, its range and unit, for a message a user can act on.
-private struct Setting {
+struct Setting {
     var value: JSONValue
     var key: String
     var range: ClosedRange<Int>

@@ -8,5 +8,6 @@
 #include "ext/thread-check.h"
 #include "ext/audio.h"
 #include "ext/session.h"
+#include "ext/now-playing.h"
 
 #endif /* DECK_DECK_H */

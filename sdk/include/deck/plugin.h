@@ -15,7 +15,7 @@
  *  - Features grow as extensions fetched by string id, both ways:
  *    plugin->get_extension(plugin, id) and host->get_extension(host, id).
  *    This header holds the core; each extension has its own header in
- *    deck/ext/ (audio.h, session.h, thread-check.h), and deck/deck.h
+ *    deck/ext/ (audio.h, session.h, thread-check.h, now-playing.h), and deck/deck.h
  *    includes them all.
  *  - Every host call that can fail returns a deck_status; host->last_error()
  *    gives the human-readable reason.
@@ -53,7 +53,7 @@ extern "C" {
  */
 
 #define DECK_ABI_VERSION_MAJOR 1
-#define DECK_ABI_VERSION_MINOR 0
+#define DECK_ABI_VERSION_MINOR 1
 #define DECK_ABI_VERSION_PATCH 0
 
 typedef struct deck_abi_version {
@@ -99,7 +99,8 @@ enum {
     DECK_E_LIMIT        = -3, /* a display, size or count limit was hit     */
     DECK_E_STATE        = -4, /* not allowed in the current lifecycle state */
     DECK_E_UNSUPPORTED  = -5, /* the host or plugin does not offer this     */
-    DECK_E_INTERNAL     = -6  /* the callee failed for its own reasons      */
+    DECK_E_INTERNAL     = -6, /* the callee failed for its own reasons      */
+    DECK_E_NOT_OWNER    = -7  /* another plugin owns this (ABI 1.1)          */
 };
 
 /* ─── Logging ────────────────────────────────────────────────────────────*/
@@ -157,7 +158,7 @@ struct deck_host {
      * e.g. "audio". [any-thread] */
     bool (*has_entitlement)(const deck_host_t *host, const char *category);
 
-    /* Room to grow without changing the struct's size; always NULL in 1.0. */
+    /* Room to grow without changing the struct's size; always NULL in 1.1. */
     void *reserved[8];
 };
 

@@ -1,0 +1,22 @@
+/// Artwork bytes an owner handed over: PNG or JPEG only, checked by their signature.
+public struct Artwork: Equatable, Sendable {
+    public let id: String
+    public let mimeType: String
+    public let bytes: [UInt8]
+
+    /// Checks `bytes` against the limit and the two formats a head unit draws.
+    public init(id: String, bytes: [UInt8], maxBytes: Int) throws(NowPlayingError) {
+        guard bytes.count <= maxBytes else {
+            throw .limit("artwork of \(bytes.count) bytes is over the limit of \(maxBytes) (nowPlaying.maxArtworkBytes)")
+        }
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            mimeType = "image/png"
+        } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            mimeType = "image/jpeg"
+        } else {
+            throw .invalid("artwork must be PNG or JPEG bytes (its first bytes are neither signature)")
+        }
+        self.id = id
+        self.bytes = bytes
+    }
+}

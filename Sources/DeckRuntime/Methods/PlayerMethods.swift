@@ -1,0 +1,86 @@
+import DeckBase
+import DeckControl
+import DeckNowPlaying
+
+/// `player.*`: remote commands for the app that owns now playing, as the steering wheel sends
+/// them. Each is answered when the app answers (or times out); its result maps to an error code.
+/// Loop-thread-confined.
+struct PlayerMethods {
+    unowned let runtime: Runtime
+
+    var methods: [RPCMethod] {
+        let simple: [(String, RemoteCommand, String)] = [
+            ("player.play", .play, "Play; with nothing owning now playing, resume what played last."),
+            ("player.pause", .pause, "Pause."),
+            ("player.togglePlayPause", .togglePlayPause, "Pause when playing, play otherwise."),
+            ("player.stop", .stop, "Stop."),
+            ("player.next", .next, "The next item."),
+            ("player.previous", .previous, "The previous item (or the start of this one, as the app decides)."),
+            ("player.like", .like, "Like what plays."),
+            ("player.dislike", .dislike, "Dislike what plays."),
+            ("player.bookmark", .bookmark, "Bookmark what plays."),
+        ]
+        var methods = simple.map { name, command, summary in
+            method(name, summary) { _ throws(RPCError) in command }
+        }
+        methods.append(method("player.seek", "Move to a position, in seconds.", params: [.init("position", Schema.number)]) { call throws(RPCError) in
+            .seek(try PlayerMethods.number(call, "position", range: 0...1e9))
+        })
+        methods.append(method("player.skip", "Skip forward (positive) or back (negative) by seconds; by default forward by the app's preferred interval.",
+                              params: [.init("seconds", Schema.number, required: false)]) { [runtime] call throws(RPCError) in
+            guard call.optional("seconds") != nil else { return .skip(runtime.player.center.skipIntervals.forward) }
+            return .skip(try PlayerMethods.number(call, "seconds", range: -86_400...86_400))
+        })
+        methods.append(method("player.setRate", "Set the playback rate (1 is normal speed).", params: [.init("rate", Schema.number)]) { call throws(RPCError) in
+            .setRate(try PlayerMethods.number(call, "rate", range: -16...16))
+        })
+        methods.append(method("player.setShuffle", "Set shuffle.", params: [.init("mode", Schema.oneOf(ShuffleMode.allCases.map(\.rawValue)))]) { call throws(RPCError) in
+            guard let mode = ShuffleMode(rawValue: try call.string("mode")) else { throw .invalidParams("\"mode\" must be off or items") }
+            return .setShuffle(mode)
+        })
+        methods.append(method("player.setRepeat", "Set repeat.", params: [.init("mode", Schema.oneOf(RepeatMode.allCases.map(\.rawValue)))]) { call throws(RPCError) in
+            guard let mode = RepeatMode(rawValue: try call.string("mode")) else { throw .invalidParams("\"mode\" must be off, one or all") }
+            return .setRepeat(mode)
+        })
+        return methods
+    }
+
+    /// A method that reads its command from the call and answers with the owner's result.
+    private func method(_ name: String, _ summary: String, params: [RPCMethod.Param] = [],
+                        command: @escaping (RPCCall) throws(RPCError) -> RemoteCommand) -> RPCMethod {
+        let runtime = runtime
+        return RPCMethod(name, summary, params: params, result: PlayerMethods.resultSchema,
+                         errors: [-32004, -32007, -32008, -32009]) { call, reply throws(RPCError) in
+            let remote = try command(call)
+            runtime.player.send(remote) { outcome in reply(PlayerMethods.answer(outcome, remote)) }
+        }
+    }
+
+    static func answer(_ outcome: PlayerCoordinator.Outcome, _ command: RemoteCommand) -> Result<JSONValue, RPCError> {
+        switch outcome {
+        case .done(.success, let owner):
+            .success(["command": .string(command.kind.name), "owner": .string(owner), "result": "success"])
+        case .done(.noSuchContent, let owner): .failure(.noSuchContent("\(owner) has no such item for \(command.kind.name)"))
+        case .done(.noActionableNowPlayingItem, let owner):
+            .failure(.noActionableNowPlayingItem("\(owner) has nothing to \(command.kind.name)"))
+        case .done(.commandFailed, let owner): .failure(.commandFailed("\(owner) could not carry out \(command.kind.name)"))
+        case .disabled(let reason): .failure(.commandDisabled(reason))
+        case .noPlayer(let reason): .failure(.noActionableNowPlayingItem(reason))
+        case .failed(let reason): .failure(.commandFailed(reason))
+        }
+    }
+
+    private static func number(_ call: RPCCall, _ name: String, range: ClosedRange<Double>) throws(RPCError) -> Double {
+        let value: Double? = switch call.optional(name) {
+        case .int(let number)?: Double(number)
+        case .double(let number)?: number
+        default: nil
+        }
+        guard let value, value.isFinite, range.contains(value) else {
+            throw .invalidParams("\"\(name)\" must be a number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    static let resultSchema = Schema.object(["command": Schema.string, "owner": Schema.string, "result": Schema.oneOf(["success"])])
+}
