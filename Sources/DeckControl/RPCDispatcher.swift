@@ -42,8 +42,8 @@ public final class RPCDispatcher {
         switch handle(single: message, connection: connection) {
         case .now(let response): return response?.encoded()
         case .later(let pending):
-            pending.then { [unowned connection] response in
-                if !connection.isClosed { connection.send(response.encoded()) }
+            pending.then { [weak connection] response in
+                if let connection, !connection.isClosed { connection.send(response.encoded()) }
             }
             return nil
         }
@@ -87,10 +87,10 @@ public final class RPCDispatcher {
                 let slot = answers.parts.count
                 answers.parts.append(nil)
                 answers.waiting += 1
-                pending.then { [unowned connection] response in
+                pending.then { [weak connection] response in
                     answers.parts[slot] = response.encoded()
                     answers.waiting -= 1
-                    if answers.waiting == 0, !connection.isClosed, let line = answers.line { connection.send(line) }
+                    if answers.waiting == 0, let connection, !connection.isClosed, let line = answers.line { connection.send(line) }
                 }
             }
         }

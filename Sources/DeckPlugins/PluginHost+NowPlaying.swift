@@ -84,7 +84,9 @@ extension PluginHost {
             } catch {
                 return PluginCallError(status: error.status, message: "\(name): \(error.message)")
             }
-            return owner.actions.nowPlaying(owner.instance, call)
+            return owner.actions.nowPlaying(owner.instance, call).map {
+                PluginCallError(status: $0.status, message: "\(name): \($0.message)")
+            }
         } ?? DeckStatus.invalid.rawValue
     }
 

@@ -23,6 +23,7 @@ final class JSONDocument {
         var exists: Bool { raw != nil }
         var string: String? { raw.flatMap { json_string_value($0) }.map { String(cString: $0) } }
         var int: Int? { raw.flatMap { $0.pointee.type == JSON_INTEGER ? Int(json_integer_value($0)) : nil } }
+        var number: Double? { raw.flatMap { $0.pointee.type == JSON_INTEGER || $0.pointee.type == JSON_REAL ? json_number_value($0) : nil } }
         var bool: Bool? { raw.flatMap { $0.pointee.type == JSON_TRUE ? true : $0.pointee.type == JSON_FALSE ? false : nil } }
         var elements: [Value] { (0..<count).map { self[$0] } }
 

@@ -7,6 +7,8 @@ final class Session {
     private let fd: Int32
     private var buffer: [UInt8] = []
     private var nextID = 1
+    /// True once deckd closed the connection.
+    private(set) var isClosed = false
 
     init(path: String, json: Bool) throws(ClientError) {
         self.json = json
@@ -56,17 +58,25 @@ final class Session {
         if json { print(result.value.text(pretty: false)) } else { human(result.value) }
     }
 
-    /// The next line from deckd, or nil when it closes the connection.
-    func readLine() throws(ClientError) -> String? {
+    /// The next line from deckd, or nil when it closes the connection or, with a timeout (ms, -1
+    /// for none), when nothing came in time.
+    func readLine(timeoutMilliseconds: Int32 = -1) throws(ClientError) -> String? {
         while true {
             if let newline = buffer.firstIndex(of: 10) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
                 return line
             }
+            if timeoutMilliseconds >= 0 {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&poller, 1, timeoutMilliseconds) == 0 { return nil }
+            }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = recv(fd, &chunk, chunk.count, 0)
-            if count == 0 { return nil }
+            if count == 0 {
+                isClosed = true
+                return nil
+            }
             guard count > 0 else { throw .runtime("reading from deckd failed: \(String(cString: strerror(errno)))") }
             buffer += chunk[..<count]
         }
@@ -84,6 +94,8 @@ extension JSONDocument {
     /// A response's result, keeping its document alive.
     struct Result {
         let document: JSONDocument
-        var value: Value { document.value["result"] }
+        /// Where the value sits: a response's "result", a notification's "params".
+        var key = "result"
+        var value: Value { document.value[key] }
     }
 }

@@ -10,6 +10,8 @@
  *   FIXTURE_NO_DEACTIVATE        leave plugin->deactivate NULL
  *   FIXTURE_HOSTILE_LOG          on activate, log forged lines, a 5000-byte line and 1000 lines at once
  *   FIXTURE_STREAM_IN_INIT       call open_stream from init and log what last_error says
+ *   FIXTURE_COMMANDS=MASK        the remote commands it enables (default play, pause, next, seek)
+ *   FIXTURE_COMMAND_RESULT=N     how it answers them (default 0, success; -1 pending until a callback)
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -22,9 +24,13 @@
  * followed by "@CONTEXT" and "/TYPE" for the focus it requests first
  * (default music, gain 1), e.g. "sine-440@navigation/3". It logs focus and
  * session changes ("focus: -2 resume=0", "session: 1").
+ *
+ * Once playing it publishes now playing (title: the item, 60 s long) and a queue of two items,
+ * and logs the status ("now playing: 0"); it logs each remote command ("command: 6 value=30").
+ * Later callbacks complete a pending command and re-anchor the position, logging both.
  */
 #define _DEFAULT_SOURCE
-#include <deck/plugin.h>
+#include <deck/deck.h>
 
 #include <math.h>
 #include <pthread.h>
@@ -53,7 +59,17 @@ typedef struct fixture {
     double frequency;
     double phase;
     unsigned long frames_rendered;
+    int published;
+    uint64_t pending_token;
 } fixture_t;
+
+#ifndef FIXTURE_COMMANDS
+#define FIXTURE_COMMANDS (DECK_COMMAND_BIT(DECK_COMMAND_PLAY) | DECK_COMMAND_BIT(DECK_COMMAND_PAUSE) | \
+                          DECK_COMMAND_BIT(DECK_COMMAND_NEXT) | DECK_COMMAND_BIT(DECK_COMMAND_SEEK))
+#endif
+#ifndef FIXTURE_COMMAND_RESULT
+#define FIXTURE_COMMAND_RESULT DECK_COMMAND_SUCCESS
+#endif
 
 static const deck_plugin_descriptor_t fixture_descriptor = {
     .abi = DECK_ABI_VERSION_INIT,
@@ -123,6 +139,38 @@ static const deck_host_audio_t *host_audio(fixture_t *f) {
     return f->host->get_extension(f->host, DECK_EXT_AUDIO);
 }
 
+/* Publishes now playing and a queue for `item`; logs the status the host answered. */
+static void publish(fixture_t *f, const char *item) {
+    const deck_host_now_playing_t *np = f->host->get_extension(f->host, DECK_EXT_NOW_PLAYING);
+    const char *artists[] = { "Fixture" };
+    deck_now_playing_info_t info = {
+        .title = item, .artists = artists, .artist_count = 1, .duration = 60, .rate = 1,
+        .playback_state = DECK_PLAYBACK_PLAYING, .chapter_number = -1,
+    };
+    deck_status_t status = np->set_info(f->host, &info);
+    if (status == DECK_OK) {
+        deck_queue_item_t items[] = { { .id = item, .title = item, .duration = 60 }, { .id = "sine-1000", .duration = -1 } };
+        deck_command_set_t commands = { .enabled = FIXTURE_COMMANDS };
+        status = np->set_queue(f->host, items, 2, 0);
+        if (status == DECK_OK) status = np->set_commands(f->host, &commands);
+        f->published = 1;
+    }
+    char line[400];
+    snprintf(line, sizeof line, "now playing: %d %s", (int)status, f->host->last_error(f->host));
+    f->host->log(f->host, DECK_LOG_INFO, line);
+}
+
+static int32_t fixture_command(const deck_plugin_t *plugin, const deck_remote_command_t *command, uint64_t token) {
+    fixture_t *f = plugin->plugin_data;
+    char line[128];
+    snprintf(line, sizeof line, "command: %d value=%g mode=%d", (int)command->command, command->value, (int)command->mode);
+    say(plugin, line);
+    if (FIXTURE_COMMAND_RESULT == DECK_COMMAND_PENDING) f->pending_token = token;
+    return FIXTURE_COMMAND_RESULT;
+}
+
+static const deck_plugin_now_playing_t fixture_now_playing = { .command = fixture_command };
+
 static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char *item_id) {
     fixture_t *f = plugin->plugin_data;
     char item[128], context[64] = "music";
@@ -171,8 +219,12 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
         say(plugin, line);
     }
     status = host_audio(f)->open_stream(f->host);
-    if (status != DECK_OK) f->host->log(f->host, DECK_LOG_ERROR, f->host->last_error(f->host));
-    return status;
+    if (status != DECK_OK) {
+        f->host->log(f->host, DECK_LOG_ERROR, f->host->last_error(f->host));
+        return status;
+    }
+    publish(f, item);
+    return DECK_OK;
 }
 
 static void fixture_audio_stop(const deck_plugin_t *plugin) {
@@ -225,6 +277,7 @@ static const void *fixture_get_extension(const deck_plugin_t *plugin, const char
     (void)plugin;
     if (strcmp(id, DECK_EXT_AUDIO) == 0) return &fixture_audio;
     if (strcmp(id, DECK_EXT_SESSION) == 0) return &fixture_session;
+    if (strcmp(id, DECK_EXT_NOW_PLAYING) == 0) return &fixture_now_playing;
     return strcmp(id, "org.deck.test.marker") == 0 ? &fixture_extension_marker : NULL;
 }
 
@@ -232,6 +285,19 @@ static void fixture_on_callback(const deck_plugin_t *plugin) {
     fixture_t *f = plugin->plugin_data;
     const deck_host_thread_check_t *check = f->host->get_extension(f->host, DECK_EXT_THREAD_CHECK);
     say(plugin, check && check->is_loop_thread(f->host) ? "callback: loop thread" : "callback: other thread");
+    const deck_host_now_playing_t *np = f->host->get_extension(f->host, DECK_EXT_NOW_PLAYING);
+    char line[400];
+    if (f->pending_token) {
+        deck_status_t status = np->complete_command(f->host, f->pending_token, DECK_COMMAND_SUCCESS);
+        snprintf(line, sizeof line, "complete: %d %s", (int)status, f->host->last_error(f->host));
+        say(plugin, line);
+        f->pending_token = 0;
+    }
+    if (f->published) {
+        deck_status_t status = np->set_position(f->host, 5, 1, DECK_PLAYBACK_PLAYING);
+        snprintf(line, sizeof line, "set_position: %d %s", (int)status, f->host->last_error(f->host));
+        say(plugin, line);
+    }
 }
 
 static const deck_plugin_t *fixture_create(const deck_host_t *host, const char *plugin_id) {

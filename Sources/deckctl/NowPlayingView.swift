@@ -1,0 +1,116 @@
+import Glibc
+
+/// How deckctl shows now playing: a line through a format, or two lines for people; `--follow`
+/// redraws one live line on a terminal (elapsed extrapolated between notifications) and prints a
+/// line per change into a pipe.
+struct NowPlayingView {
+    var format: NowPlayingFormat?
+    var json: Bool
+
+    func print(_ state: JSONDocument.Value, age: Double, live: Bool) {
+        if json { return Swift.print(state.text(pretty: false)) }
+        let fields = NowPlayingView.fields(state, age: age)
+        if let format { return Swift.print(format.render(fields)) }
+        guard state["owner"].string != nil else { return Swift.print("nothing owns now playing") }
+        let artist = fields["artist"]!.isEmpty ? "" : " — \(fields["artist"]!)"
+        let title = "\(fields["title"]!.isEmpty ? "(untitled)" : fields["title"]!)\(artist)"
+        let position = "\(fields["status"]!)  \(fields["position"]!)" + (fields["duration"]!.isEmpty ? "" : " / \(fields["duration"]!)")
+        if live {
+            let bar = NowPlayingView.bar(elapsed: Double(fields["elapsed"]!) ?? 0, duration: state["duration"].number)
+            Swift.print("\r\u{1B}[2K\(title)  \(bar)\(position)", terminator: "")
+        } else {
+            Swift.print(title)
+            Swift.print("\(position)  (\(fields["app"]!))")
+        }
+    }
+
+    /// Subscribes to `nowPlaying.changed` and shows each state; on a terminal, redraws twice a second.
+    func follow(_ session: Session) throws(ClientError) {
+        let terminal = isatty(1) == 1 && !json && format == nil
+        var state = try session.call("nowPlaying.get")
+        var stamp = NowPlayingView.seconds()
+        print(state.value, age: 0, live: terminal)
+        fflush(nil)
+        _ = try session.call("events.subscribe", "{\"topics\":[\"nowPlaying.changed\"]}")
+        while true {
+            guard let line = try session.readLine(timeoutMilliseconds: terminal ? 500 : -1) else {
+                if !session.isClosed {
+                    print(state.value, age: NowPlayingView.seconds() - stamp, live: true)
+                    fflush(nil)
+                    continue
+                }
+                return
+            }
+            guard let message = JSONDocument(line), message.value["method"].string == "nowPlaying.changed" else { continue }
+            state = JSONDocument.Result(document: message, key: "params")
+            stamp = NowPlayingView.seconds()
+            print(state.value, age: 0, live: terminal)
+            fflush(nil)
+        }
+    }
+
+    /// The values a format may name, elapsed extrapolated by `age` seconds.
+    static func fields(_ state: JSONDocument.Value, age: Double) -> [String: String] {
+        var elapsed = (state["elapsed"].number ?? 0) + age * (state["rate"].number ?? 0)
+        if let duration = state["duration"].number { elapsed = min(elapsed, duration) }
+        return [
+            "title": state["title"].string ?? "",
+            "artist": state["artists"].elements.compactMap(\.string).joined(separator: ", "),
+            "album": state["album"].string ?? "",
+            "albumArtist": state["albumArtist"].string ?? "",
+            "status": state["playbackState"].string ?? "",
+            "position": clock(elapsed),
+            "elapsed": String(Int(elapsed)),
+            "duration": state["duration"].number.map(clock) ?? "",
+            "app": state["owner"].string ?? "",
+            "mediaType": state["mediaType"].string ?? "",
+            "queueIndex": state["queueIndex"].int.map { String($0 + 1) } ?? "",
+            "queueCount": state["queueCount"].int.map(String.init) ?? "",
+        ]
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let whole = Int(max(0, seconds))
+        let (hours, minutes, rest) = (whole / 3600, whole / 60 % 60, whole % 60)
+        let tail = (rest < 10 ? "0" : "") + "\(rest)"
+        return hours > 0 ? "\(hours):\(minutes < 10 ? "0" : "")\(minutes):\(tail)" : "\(minutes):\(tail)"
+    }
+
+    static func bar(elapsed: Double, duration: Double?) -> String {
+        guard let duration, duration > 0 else { return "" }
+        let filled = Int((min(1, elapsed / duration) * 20).rounded())
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "]  "
+    }
+
+    static func seconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
+
+/// A `--format` template: `{{key}}` replaced by a now-playing field, as playerctl's are.
+struct NowPlayingFormat {
+    static let keys = ["title", "artist", "album", "albumArtist", "status", "position", "elapsed", "duration", "app",
+                       "mediaType", "queueIndex", "queueCount"]
+    private var parts: [(text: String, key: String?)] = []
+
+    init(_ template: String) throws(ClientError) {
+        var rest = Substring(template)
+        while let open = rest.firstRange(of: "{{") {
+            parts.append((String(rest[..<open.lowerBound]), nil))
+            guard let close = rest[open.upperBound...].firstRange(of: "}}") else { throw .usage("--format: \"{{\" without \"}}\"") }
+            let key = String(rest[open.upperBound..<close.lowerBound].filter { $0 != " " })
+            guard NowPlayingFormat.keys.contains(key) else {
+                throw .usage("--format: unknown field \"\(key)\" (known: \(NowPlayingFormat.keys.joined(separator: ", ")))")
+            }
+            parts.append(("", key))
+            rest = rest[close.upperBound...]
+        }
+        parts.append((String(rest), nil))
+    }
+
+    func render(_ fields: [String: String]) -> String {
+        parts.map { $0.key.flatMap { fields[$0] } ?? $0.text }.joined()
+    }
+}
