@@ -29,10 +29,11 @@ let package = Package(
         .target(name: "DeckAudio", dependencies: ["DeckBase", "DeckStream", "CDeckPlugin"]),
         .target(name: "DeckSession", dependencies: ["DeckBase"]),
         .target(name: "DeckNowPlaying", dependencies: ["DeckBase"]),
+        .target(name: "DeckState", dependencies: ["DeckBase"]),
         .target(name: "DeckPlugins", dependencies: ["DeckBase", "DeckAudio", "DeckSession", "DeckNowPlaying", "CDeckPlugin"]),
         .target(name: "DeckControl", dependencies: ["DeckBase"]),
         .target(name: "DeckRuntime", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
-                                                  "DeckControl"]),
+                                                  "DeckControl", "DeckState"]),
         .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc"]),
         .executableTarget(name: "deckctl", dependencies: ["DeckBase", "CJansson"]),
@@ -45,7 +46,7 @@ let package = Package(
 
         .target(name: "DeckTestSupport", dependencies: ["DeckRuntime"], path: "Tests/DeckTestSupport"),
         .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
-                                                            "DeckControl", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
+                                                            "DeckControl", "DeckState", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
         .testTarget(name: "deckdTests", dependencies: ["DeckTestSupport"]),
     ]
 )

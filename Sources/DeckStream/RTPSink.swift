@@ -30,7 +30,7 @@ public final class RTPSink: Sink {
         }
         if let sdpPath {
             let sdp = RTPSink.sessionDescription(target: target, payloadType: payloadType, context: context)
-            if let problem = RTPSink.writeAtomically(sdp, to: sdpPath) {
+            if let problem = AtomicFile.write(Array(sdp.utf8), to: sdpPath, mode: 0o644) {
                 socket.close()
                 throw .cannotOpen(uri, "cannot write the SDP file \(sdpPath): \(problem)")
             }
@@ -85,31 +85,5 @@ public final class RTPSink: Sink {
             a=ptime:\(ptime == ptime.rounded() ? String(Int(ptime)) : String(ptime))\r
 
             """
-    }
-
-    /// Writes `text` to a fresh, uniquely named temporary file beside `path` (mkstemp: created
-    /// exclusively, never through a planted link) and renames it over; the reason on failure.
-    private static func writeAtomically(_ text: String, to path: String) -> String? {
-        var template = Array((path + "." + String(repeating: "X", count: 6)).utf8CString)  // mkstemp's six X
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { return String(cString: strerror(errno)) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            written += count
-        }
-        let complete = written == bytes.count && fchmod(fd, 0o644) == 0
-        let closed = Glibc.close(fd) == 0
-        guard complete, closed, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            return reason
-        }
-        return nil
     }
 }

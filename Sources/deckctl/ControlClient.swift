@@ -123,6 +123,11 @@ enum ControlClient {
     ]
 
     static func run(_ arguments: [String]) -> Int32 {
+        // A parent may have spawned us with these blocked; `now-playing --follow` must still end on them.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        [SIGINT, SIGTERM, SIGHUP].forEach { sigaddset(&unblocked, $0) }
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         var socketPath = UnixSocket.defaultControlPath
         var json = false
         var rest = arguments.dropFirst()

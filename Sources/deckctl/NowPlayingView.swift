@@ -7,21 +7,27 @@ struct NowPlayingView {
     var format: NowPlayingFormat?
     var json: Bool
 
-    func print(_ state: JSONDocument.Value, age: Double, live: Bool) {
-        if json { return Swift.print(state.text(pretty: false)) }
+    /// Shows `state`; returns the line printed, so `follow` can skip one that did not change.
+    @discardableResult
+    func print(_ state: JSONDocument.Value, age: Double, live: Bool, unless previous: String? = nil) -> String? {
+        if json { return show(state.text(pretty: false), unless: previous) }
         let fields = NowPlayingView.fields(state, age: age)
-        if let format { return Swift.print(format.render(fields)) }
-        guard state["owner"].string != nil else { return Swift.print("nothing owns now playing") }
+        if let format { return show(format.render(fields), unless: previous) }
+        guard state["owner"].string != nil else { return show("nothing owns now playing", unless: previous) }
         let artist = fields["artist"]!.isEmpty ? "" : " — \(fields["artist"]!)"
         let title = "\(fields["title"]!.isEmpty ? "(untitled)" : fields["title"]!)\(artist)"
         let position = "\(fields["status"]!)  \(fields["position"]!)" + (fields["duration"]!.isEmpty ? "" : " / \(fields["duration"]!)")
         if live {
             let bar = NowPlayingView.bar(elapsed: Double(fields["elapsed"]!) ?? 0, duration: state["duration"].number)
             Swift.print("\r\u{1B}[2K\(title)  \(bar)\(position)", terminator: "")
-        } else {
-            Swift.print(title)
-            Swift.print("\(position)  (\(fields["app"]!))")
+            return nil
         }
+        return show("\(title)\n\(position)  (\(fields["app"]!))", unless: previous)
+    }
+
+    private func show(_ text: String, unless previous: String?) -> String {
+        if text != previous { Swift.print(text) }
+        return text
     }
 
     /// Subscribes to `nowPlaying.changed` and shows each state; on a terminal, redraws twice a second.
@@ -29,7 +35,7 @@ struct NowPlayingView {
         let terminal = isatty(1) == 1 && !json && format == nil
         var state = try session.call("nowPlaying.get")
         var stamp = NowPlayingView.seconds()
-        print(state.value, age: 0, live: terminal)
+        var shown = print(state.value, age: 0, live: terminal)
         fflush(nil)
         _ = try session.call("events.subscribe", "{\"topics\":[\"nowPlaying.changed\"]}")
         while true {
@@ -44,7 +50,7 @@ struct NowPlayingView {
             guard let message = JSONDocument(line), message.value["method"].string == "nowPlaying.changed" else { continue }
             state = JSONDocument.Result(document: message, key: "params")
             stamp = NowPlayingView.seconds()
-            print(state.value, age: 0, live: terminal)
+            shown = print(state.value, age: 0, live: terminal, unless: shown)
             fflush(nil)
         }
     }

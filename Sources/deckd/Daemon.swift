@@ -67,11 +67,37 @@ enum Daemon {
         if options.insecurePlugins { configuration.allowInsecurePlugins = true }
         if let directory = options.outputDirectory { configuration.files.directory = directory }
         if options.overwriteFiles { configuration.files.overwrite = true }
+        if options.resume { configuration.state.resumeOnStart = true }
+        if options.mpris { configuration.mpris = true }
+        switch options.statePath {
+        case "none"?: configuration.state.path = nil
+        case let path?: configuration.state.path = path
+        case nil where configuration.state.path == nil && configuration.audio.durationSamples == nil:
+            configuration.state.path = defaultStatePath()
+        case nil: break
+        }
         return configuration
     }
 
-    /// Runs until SIGINT, SIGTERM or the end of `--duration`, then ends the stream cleanly and
-    /// deactivates and destroys every plugin in reverse order.
+    /// `$XDG_STATE_HOME/deck/state.json`, else `~/.local/state/deck/state.json`, its folder made
+    /// (0700) when missing; nil when there is no home or the folder cannot be made.
+    static func defaultStatePath() -> String? {
+        let base: String
+        if let state = getenv("XDG_STATE_HOME").map({ String(cString: $0) }), state.hasPrefix("/") {
+            base = state
+        } else if let home = getenv("HOME").map({ String(cString: $0) }), home.hasPrefix("/") {
+            base = home + "/.local/state"
+        } else {
+            return nil
+        }
+        var folder = ""
+        for part in (base + "/deck").split(separator: "/") {
+            folder += "/\(part)"
+            if mkdir(folder, 0o700) != 0 && errno != EEXIST { return nil }
+        }
+        return folder + "/state.json"
+    }
+
     /// The TCP listener asked for: a loopback address unless remote access is explicit, and a token.
     static func makeTCPListener(_ options: DaemonOptions) throws(UsageError) -> ControlServer.TCPListener? {
         guard let text = options.tcp, let tokenFile = options.tokenFile else { return nil }
@@ -111,6 +137,8 @@ enum Daemon {
         return token
     }
 
+    /// Runs until SIGINT, SIGTERM or the end of `--duration`, then ends the stream cleanly and
+    /// deactivates and destroys every plugin in reverse order.
     private static func serve(configuration: RuntimeConfiguration, play: (pluginID: String, item: String?)?,
                               socket: String, tcp: ControlServer.TCPListener?, logger: Logger) throws(DaemonError) {
         let runtime: Runtime

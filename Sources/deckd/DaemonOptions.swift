@@ -13,6 +13,9 @@ struct DaemonOptions {
     var insecurePlugins = false
     var outputDirectory: String?
     var overwriteFiles = false
+    var statePath: String?
+    var resume = false
+    var mpris = false
     var sinks: [String] = []
     var play: (pluginID: String, item: String?)?
     var freewheel = false
@@ -25,7 +28,8 @@ struct DaemonOptions {
                      [--tcp HOST:PORT --token-file FILE [--tcp-allow-remote]] [--sink URI]...
                      [--output-dir DIR] [--overwrite-files] [--play PLUGIN_ID[:ITEM]]
                      [--freewheel] [--duration SECONDS] [--log-level LEVEL]
-                     [--insecure-plugins] [--help] [--version]
+                     [--state FILE|none] [--resume] [--mpris] [--insecure-plugins]
+                     [--help] [--version]
 
         Runs the Deck plugin runtime until SIGINT or SIGTERM (or until --duration of audio is made).
         SIGHUP rescans the plugin folders for new bundles; SIGUSR1 logs a status line.
@@ -52,6 +56,11 @@ struct DaemonOptions {
           --freewheel          render as fast as possible instead of in real time
           --duration SECONDS   stop after this much audio has been produced, then exit
           --log-level LEVEL    error, warning, info (default) or debug
+          --state FILE|none    where the last source, the volumes and the chosen output are kept
+                               (default $XDG_STATE_HOME/deck/state.json, else
+                               ~/.local/state/deck/state.json; none with --duration)
+          --resume             play the last source again at start, as a head unit at ignition
+          --mpris              also appear on the D-Bus session bus as org.mpris.MediaPlayer2.deck
           --insecure-plugins   load bundles writable by group/others or owned by another user
           --help, --version    print this help or the version and exit
 
@@ -95,6 +104,9 @@ struct DaemonOptions {
             case "--insecure-plugins": try noValue(); options.insecurePlugins = true
             case "--output-dir": options.outputDirectory = try value()
             case "--overwrite-files": try noValue(); options.overwriteFiles = true
+            case "--state": options.statePath = try value()
+            case "--resume": try noValue(); options.resume = true
+            case "--mpris": try noValue(); options.mpris = true
             case "--sink":
                 let uri = try value()
                 do { _ = try SinkURI(uri) } catch { throw UsageError(error.description) }

@@ -17,8 +17,9 @@ public final class DeckdProcess {
         let full = arguments + (arguments.contains("--sink") ? [] : ["--sink", "http://127.0.0.1:0/stream.opus"])
         process.executableURL = URL(fileURLWithPath: launcher.first ?? deckd)
         process.arguments = launcher.isEmpty ? full : Array(launcher.dropFirst()) + [deckd] + full
-        // Each daemon gets its own control socket: $XDG_RUNTIME_DIR/deck.sock in its own folder.
-        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": dir.path]) { _, new in new }
+        // Each daemon gets its own control socket ($XDG_RUNTIME_DIR/deck.sock) and its own state
+        // file ($XDG_STATE_HOME/deck/state.json) in its own folder.
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": dir.path, "XDG_STATE_HOME": dir.path]) { _, new in new }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardError = log
         process.standardOutput = log
@@ -27,6 +28,9 @@ public final class DeckdProcess {
 
     /// The control socket this daemon listens on.
     public var socket: String { dir.path + "/deck.sock" }
+
+    /// The state file it keeps by default.
+    public var statePath: String { dir.path + "/deck/state.json" }
 
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 

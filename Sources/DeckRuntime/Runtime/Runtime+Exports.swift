@@ -7,3 +7,4 @@
 @_exported import DeckPlugins
 @_exported import DeckSession
 @_exported import DeckStream
+@_exported import DeckState

@@ -22,6 +22,8 @@ public final class Runtime {
     public let plugins: PluginRegistry
     /// The notifications every client and embedding handle subscribes to.
     public let events = EventHub(topics: Runtime.eventTopics)
+    /// Where the last source, the volumes and the output choice are kept; nil without `state.path`.
+    public let stateFile: StateFile?
     private var isShutDown = false
     /// What the last `session.changed` said, so every change of `session.get` is published once.
     private var publishedSession: JSONValue?
@@ -62,6 +64,13 @@ public final class Runtime {
             throw .loop(error)
         }
         self.player = player
+        do {
+            stateFile = try configuration.state.path.map { path throws(LoopError) in
+                try StateFile(path: path, delayMilliseconds: configuration.state.saveDelayMilliseconds, loop: loop, logger: logger)
+            }
+        } catch {
+            throw .loop(error)
+        }
         let actions = HostActions(
             audioThread: output.engine.audioThread,
             openStream: { [unowned focus] in focus.openStream(instance: $0) },
@@ -87,12 +96,17 @@ public final class Runtime {
             player.sessionChanged(session.arbiter)
             publishSession(changes)
         }
-        focus.onVolumeChange = { [unowned self] in publish("volume.changed", VolumeMethods.state(self)) }
+        if let saved = stateFile?.load() { restoreState(saved) }
+        focus.onVolumeChange = { [unowned self] in
+            publish("volume.changed", VolumeMethods.state(self))
+            saveState()
+        }
         nowPlayingNotices.send = { [unowned self] in publish("nowPlaying.changed", player.center.nowPlayingJSON(now: loop.now)) }
         queueNotices.send = { [unowned self] in publish("queue.changed", player.center.queueJSON) }
         player.onChange = { [unowned self] change in
             if change.contains(.info) { nowPlayingNotices.changed() }
             if change.contains(.queue) { queueNotices.changed() }
+            saveState()
         }
     }
 
@@ -134,6 +148,13 @@ public final class Runtime {
     public func startOutput() throws(RuntimeError) {
         do { try output.openSinks(configuration.sinks) } catch { throw .noOutput(error.description) }
         focus.start()
+        if configuration.state.resumeOnStart, let source = player.lastSource {
+            logger.info("state", "resumeOnStart: resuming \(source.pluginID)")
+            player.send(.play) { [logger] outcome in
+                if case .done(.success, _) = outcome { return }
+                logger.warning("state", "resumeOnStart: \(source.pluginID) did not resume: \(outcome)")
+            }
+        }
     }
 
     /// Publishes `session.changed`: the state as `session.get` has it, plus what changed for whom,
@@ -151,11 +172,13 @@ public final class Runtime {
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
+        saveState()
         output.stop()
         plugins.unloadAll()
         output.close()
         focus.close()
         player.close()
+        stateFile?.close()
         nowPlayingNotices.close()
         queueNotices.close()
     }

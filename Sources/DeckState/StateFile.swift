@@ -1,0 +1,146 @@
+import DeckBase
+import Glibc
+import Synchronization
+
+/// A small JSON document kept across restarts, written atomically off the loop thread: temp file,
+/// fsync, rename, fsync of the folder, so a crash at any moment leaves the old or the new state.
+/// Saves are debounced; a file that cannot be read as JSON is set aside, never fatal.
+/// Loop-thread-confined, except the writer thread it starts for each burst of saves.
+public final class StateFile {
+    public let path: String
+    private let logger: Logger
+    private let timer: LoopTimer
+    private let delay: UInt64
+    private let writer: Writer
+    private var pending: JSONValue?
+    private var scheduled = false
+
+    public init(path: String, delayMilliseconds: Int, loop: EventLoop, logger: Logger) throws(LoopError) {
+        self.path = path
+        self.logger = logger
+        delay = UInt64(max(0, delayMilliseconds))
+        timer = try LoopTimer(loop: loop)
+        writer = Writer(path: path, logger: logger)
+    }
+
+    /// The saved document, or nil when there is none yet or it was unusable (then it is moved to
+    /// `PATH.corrupt-SECONDS` and a warning logged).
+    public func load() -> JSONValue? {
+        removeLeftovers()
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno != ENOENT { logger.warning("state", "\(path): \(String(cString: strerror(errno))); starting without saved state") }
+            return nil
+        }
+        do {
+            let json = try JSONValue.parse(contentsOfFile: path, limits: JSONLimits(maxBytes: StateFile.maxBytes))
+            guard case .object = json else { throw JSONFileError.unreadable(path: path, reason: "not a JSON object") }
+            return json
+        } catch {
+            let aside = "\(path).corrupt-\(time(nil))"
+            let moved = rename(path, aside) == 0
+            logger.warning("state", "\(error); starting without saved state" + (moved ? " (the file is kept as \(aside))" : ""))
+            return nil
+        }
+    }
+
+    /// Removes temporary files (`PATH.XXXXXX`) a process killed while saving left beside the file.
+    private func removeLeftovers() {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard let directory = opendir(folder.isEmpty ? "/" : folder) else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard entryName.hasPrefix(name + "."), entryName.utf8.count == name.utf8.count + 7 else { continue }
+            unlink(folder + "/" + entryName)
+        }
+    }
+
+    /// Saves `document` after the debounce delay; saves in between replace it.
+    public func save(_ document: JSONValue) {
+        pending = document
+        guard !scheduled else { return }
+        scheduled = true
+        timer.start(after: delay) { [unowned self] in writePending() }
+    }
+
+    /// Writes what is pending now and waits until it is on disk (clean shutdown).
+    public func flush() {
+        timer.stop()
+        writePending()
+        writer.waitUntilIdle()
+    }
+
+    public func close() {
+        flush()
+        timer.close()
+    }
+
+    /// Saves written to disk, for tests and benchmarks.
+    public var writes: Int { writer.writes }
+
+    private func writePending() {
+        scheduled = false
+        guard let document = pending else { return }
+        pending = nil
+        writer.enqueue(Array(document.encoded().utf8) + [10])
+    }
+
+    static let maxBytes = 4 << 20
+}
+
+/// The thread side: one write at a time, the newest pending document wins.
+private final class Writer: Sendable {
+    let path: String
+    let logger: Logger
+    private let state = Mutex<(next: [UInt8]?, busy: Bool, writes: Int)>((nil, false, 0))
+
+    init(path: String, logger: Logger) {
+        self.path = path
+        self.logger = logger
+    }
+
+    var writes: Int { state.withLock { $0.writes } }
+
+    func enqueue(_ bytes: [UInt8]) {
+        let start = state.withLock { state -> Bool in
+            state.next = bytes
+            guard !state.busy else { return false }
+            state.busy = true
+            return true
+        }
+        guard start else { return }
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let status = pthread_create(&thread, nil, { context in
+            Unmanaged<Writer>.fromOpaque(context!).takeRetainedValue().drain()
+            return nil
+        }, context)
+        if status == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Writer>.fromOpaque(context).release()
+            drain()  // no thread to be had: write here rather than lose the state
+        }
+    }
+
+    func waitUntilIdle() {
+        while state.withLock({ $0.busy }) { usleep(1_000) }
+    }
+
+    private func drain() {
+        while let bytes = state.withLock({ state -> [UInt8]? in
+            defer { state.next = nil }
+            if state.next == nil { state.busy = false }
+            return state.next
+        }) {
+            if let problem = AtomicFile.write(bytes, to: path, durable: true) {
+                logger.warning("state", "cannot save \(path): \(problem); the previous state stays")
+            } else {
+                state.withLock { $0.writes += 1 }
+            }
+        }
+    }
+}

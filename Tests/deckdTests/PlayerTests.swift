@@ -1,0 +1,126 @@
+import DeckRuntime
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// Now playing through deckd and deckctl with Tone, and the state that survives a restart.
+@Suite struct PlayerTests {
+    let deckctl = Paths.binDir + "/deckctl"
+    let firstParty = Paths.binDir + "/plugins"
+
+    func daemon(_ extra: [String] = []) throws -> DeckdProcess {
+        let daemon = try DeckdProcess(["--plugins", firstParty] + extra)
+        #expect(daemon.waitForLog("deckd: ready"))
+        return daemon
+    }
+
+    func ctl(_ daemon: DeckdProcess, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        try runProgram(deckctl, ["--socket", daemon.socket] + arguments, timeout: 20)
+    }
+
+    @Test func deckctlSteersToneAsPlayerctlWould() throws {
+        let deckd = try daemon()
+        #expect(try ctl(deckd, ["now-playing"]).output == "nothing owns now playing\n")
+        #expect(try ctl(deckd, ["play"]) == (1, "deckctl: -32008 No actionable now-playing item: nothing owns now playing and nothing played before\n"))
+        #expect(try ctl(deckd, ["launch", "org.deck.tone", "sweep"]).status == 0)
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{artist}} - {{title}} ({{duration}}, {{status}})"]).output
+                == "Tone - Sweep 20 Hz to 20 kHz (0:10, playing)\n")
+        #expect(try ctl(deckd, ["pause"]) == (0, ""))
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{status}}"]).output == "paused\n")
+        #expect(try ctl(deckd, ["seek", "4"]).status == 0)
+        #expect(try ctl(deckd, ["seek", "+3"]).status == 0)  // Tone enabled seek, not skip: the runtime seeks for it
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{position}}"]).output == "0:07\n")
+        #expect(try ctl(deckd, ["toggle"]).status == 0)
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{status}}"]).output == "playing\n")
+        #expect(try ctl(deckd, ["next"]).status == 0)
+        let human = try ctl(deckd, ["now-playing"]).output
+        #expect(human.hasPrefix("Pink noise — Tone\nplaying  0:0"))
+        #expect(human.hasSuffix("(org.deck.tone)\n"))
+        let queue = try ctl(deckd, ["queue"]).output
+        #expect(queue.contains("▶ 4  Pink noise  (pink-noise)\n"))
+        #expect(queue.hasSuffix("shuffle off, repeat off\n"))
+        #expect(try ctl(deckd, ["call", "player.like"]).output.contains("-32009 Command disabled: org.deck.tone does not carry out like"))
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{nope}}"]).status == 2)
+        #expect(try ctl(deckd, ["seek", "soon"]).status == 2)
+    }
+
+    @Test func followPrintsALinePerChangeIntoAPipe() throws {
+        let deckd = try daemon()
+        #expect(try ctl(deckd, ["launch", "org.deck.tone", "sine-1000"]).status == 0)
+        let follow = Process()
+        follow.executableURL = URL(fileURLWithPath: deckctl)
+        follow.arguments = ["--socket", deckd.socket, "now-playing", "--follow", "--format", "{{title}} {{status}}"]
+        let dir = TemporaryDirectory()
+        let output = dir.path + "/follow.txt"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        follow.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        try follow.run()
+        usleep(300_000)
+        #expect(try ctl(deckd, ["pause"]).status == 0)
+        #expect(try ctl(deckd, ["next"]).status == 0)
+        usleep(500_000)
+        follow.terminate()
+        follow.waitUntilExit()
+        let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == "Sine 1000 Hz playing")
+        #expect(lines.count == Set(lines).count)  // a line per change, none repeated
+        #expect(lines.contains("Sine 1000 Hz paused"))
+        #expect(lines.last == "Sweep 20 Hz to 20 kHz playing")
+    }
+
+    @Test func theLastSourceAndTheVolumesSurviveARestartWithoutPlayingUntilAsked() throws {
+        let dir = TemporaryDirectory()
+        let state = dir.path + "/state.json"
+        var deckd = try daemon(["--state", state])
+        #expect(try ctl(deckd, ["launch", "org.deck.tone", "sine-1000"]).status == 0)
+        #expect(try ctl(deckd, ["volume", "media", "25"]).status == 0)
+        deckd.process.terminate()
+        deckd.process.waitUntilExit()
+
+        deckd = try daemon(["--state", state])
+        #expect(try ctl(deckd, ["volume", "media"]).output.hasPrefix("media  25/40"))
+        #expect(try ctl(deckd, ["session"]).output == "output: inactive\n")
+        #expect(try ctl(deckd, ["play"]).status == 0)
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{title}} {{status}}"]).output == "Sine 1000 Hz playing\n")
+        deckd.process.terminate()
+        deckd.process.waitUntilExit()
+
+        deckd = try daemon(["--state", state, "--resume"])
+        #expect(deckd.waitForLog("resumeOnStart: resuming org.deck.tone"))
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{title}} {{status}}"]).output == "Sine 1000 Hz playing\n")
+    }
+
+    @Test func aKillDuringSavesLeavesTheOldOrTheNewStateNeverATornOne() throws {
+        let dir = TemporaryDirectory()
+        let config = dir.path + "/deck.json"
+        try #"{"state": {"path": "state.json", "saveDelayMs": 0}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        for round in 0..<5 {
+            let deckd = try daemon(["--config", config])
+            let client = LineClient(path: deckd.socket)
+            for step in 0..<200 {
+                _ = client.send(line: #"{"jsonrpc":"2.0","method":"volume.set","params":{"group":"media","index":\#(10 + (step + round) % 30)},"id":\#(step)}"#)
+                if step == 0 { #expect(waitUntil(seconds: 5) { FileManager.default.fileExists(atPath: dir.path + "/state.json") }) }
+            }
+            usleep(useconds_t(round * 3_000))
+            kill(deckd.process.processIdentifier, SIGKILL)
+            deckd.process.waitUntilExit()
+            let saved = try JSONValue.parse(contentsOfFile: dir.path + "/state.json")
+            #expect(saved["version"] == 1)
+            #expect(saved["volumes"]?["media"]?["index"]?.intValue != nil)
+        }
+        // A temporary file a kill left behind is cleared at the next start.
+        let deckd = try daemon(["--config", config])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["deck.json", "state.json"])
+        _ = deckd
+    }
+}
+
+/// Polls `condition` every 10 ms for up to `seconds`.
+private func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > deadline { return false }
+        usleep(10_000)
+    }
+    return true
+}
