@@ -10,7 +10,7 @@ public final class DeckdProcess {
 
     /// `launcher` runs deckd through another program (e.g. a shell that lowers a limit first),
     /// which gets deckd's path and arguments after its own.
-    public init(_ arguments: [String], launcher: [String] = []) throws {
+    public init(_ arguments: [String], launcher: [String] = [], environment: [String: String] = [:]) throws {
         logPath = dir.path + "/deckd.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let deckd = Paths.binDir + "/deckd"
@@ -19,7 +19,9 @@ public final class DeckdProcess {
         process.arguments = launcher.isEmpty ? full : Array(launcher.dropFirst()) + [deckd] + full
         // Each daemon gets its own control socket ($XDG_RUNTIME_DIR/deck.sock) and its own state
         // file ($XDG_STATE_HOME/deck/state.json) in its own folder.
-        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": dir.path, "XDG_STATE_HOME": dir.path]) { _, new in new }
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["XDG_RUNTIME_DIR": dir.path, "XDG_STATE_HOME": dir.path]) { _, new in new }
+            .merging(environment) { _, new in new }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardError = log
         process.standardOutput = log

@@ -24,6 +24,8 @@ public final class Runtime {
     public let events = EventHub(topics: Runtime.eventTopics)
     /// Where the last source, the volumes and the output choice are kept; nil without `state.path`.
     public let stateFile: StateFile?
+    /// Now playing on the D-Bus session bus, with `mpris`.
+    public private(set) var mpris: MPRISBridge?
     private var isShutDown = false
     /// What the last `session.changed` said, so every change of `session.get` is published once.
     private var publishedSession: JSONValue?
@@ -106,6 +108,7 @@ public final class Runtime {
         player.onChange = { [unowned self] change in
             if change.contains(.info) { nowPlayingNotices.changed() }
             if change.contains(.queue) { queueNotices.changed() }
+            mpris?.changed()
             saveState()
         }
     }
@@ -148,12 +151,29 @@ public final class Runtime {
     public func startOutput() throws(RuntimeError) {
         do { try output.openSinks(configuration.sinks) } catch { throw .noOutput(error.description) }
         focus.start()
+        if configuration.mpris { startMPRIS() }
         if configuration.state.resumeOnStart, let source = player.lastSource {
             logger.info("state", "resumeOnStart: resuming \(source.pluginID)")
             player.send(.play) { [logger] outcome in
                 if case .done(.success, _) = outcome { return }
                 logger.warning("state", "resumeOnStart: \(source.pluginID) did not resume: \(outcome)")
             }
+        }
+    }
+
+    /// Serves now playing on the session bus; a bus that cannot be reached is logged, never fatal.
+    private func startMPRIS() {
+        do {
+            mpris = try MPRISBridge(center: player.center, loop: loop, logger: logger) { [unowned self] command, reply in
+                player.send(command) { outcome in
+                    switch PlayerMethods.answer(outcome, command) {
+                    case .success: reply(.success(()))
+                    case .failure(let error): reply(.failure(.command(error.message)))
+                    }
+                }
+            }
+        } catch {
+            logger.error("mpris", "\(error); running without MPRIS")
         }
     }
 
@@ -178,6 +198,7 @@ public final class Runtime {
         output.close()
         focus.close()
         player.close()
+        mpris?.close()
         stateFile?.close()
         nowPlayingNotices.close()
         queueNotices.close()

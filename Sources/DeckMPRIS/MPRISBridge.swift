@@ -1,0 +1,264 @@
+import CSystemd
+import DeckBase
+import DeckNowPlaying
+import Glibc
+
+/// Now playing as an MPRIS player on the D-Bus session bus (`org.mpris.MediaPlayer2.deck`), so
+/// playerctl and every MPRIS client work unchanged. sd-bus runs on the loop through its
+/// descriptor and timeout; remote commands go through the runtime's router and are answered
+/// when the owner answers. Loop-thread-confined.
+public final class MPRISBridge {
+    public static let busName = "org.mpris.MediaPlayer2.deck"
+    static let objectPath = "/org/mpris/MediaPlayer2"
+    static let rootInterface = "org.mpris.MediaPlayer2"
+    static let playerInterface = "org.mpris.MediaPlayer2.Player"
+
+    /// Routes a command to the owner; the reply says whether it succeeded, or why not.
+    public typealias Router = (RemoteCommand, @escaping (Result<Void, MPRISError>) -> Void) -> Void
+
+    let center: NowPlayingCenter
+    let loop: EventLoop
+    let logger: Logger
+    private let route: Router
+    private var bus: OpaquePointer?
+    private var objectSlot: OpaquePointer?
+    private let watcher: FileWatcher
+    private let timer: LoopTimer
+    /// Player properties as last announced, to send only what changed.
+    private var announced: [(String, DBusValue)] = []
+    /// The position anchor last announced, to tell a seek from playback moving on.
+    private var anchor = (elapsed: 0.0, rate: 0.0, at: UInt64(0))
+    /// True inside `sd_bus_process`, which must not be entered again (a command answered at once
+    /// replies from inside it); what was queued meanwhile goes out when it returns.
+    private var isProcessing = false
+
+    /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`) and asks for the bus name.
+    public init(center: NowPlayingCenter, loop: EventLoop, logger: Logger, route: @escaping Router) throws(MPRISError) {
+        self.center = center
+        self.loop = loop
+        self.logger = logger
+        self.route = route
+        var bus: OpaquePointer?
+        let opened = sd_bus_open_user(&bus)
+        guard opened >= 0, let bus else { throw .bus("cannot connect to the session bus: \(String(cString: strerror(-opened)))") }
+        self.bus = bus
+        do {
+            watcher = try FileWatcher(loop: loop, fileDescriptor: sd_bus_get_fd(bus))
+            timer = try LoopTimer(loop: loop)
+        } catch {
+            sd_bus_flush_close_unref(bus)
+            throw .bus(error.description)
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var status = sd_bus_add_object(bus, &objectSlot, MPRISBridge.objectPath, { message, context, _ in
+            guard let message, let context else { return 0 }
+            return Unmanaged<MPRISBridge>.fromOpaque(context).takeUnretainedValue().handle(message)
+        }, context)
+        if status >= 0 {
+            status = sd_bus_request_name_async(bus, nil, MPRISBridge.busName, 0, { reply, context, _ in
+                guard let reply, let context else { return 0 }
+                let bridge = Unmanaged<MPRISBridge>.fromOpaque(context).takeUnretainedValue()
+                if let error = sd_bus_message_get_error(reply), let name = error.pointee.name {
+                    let detail = error.pointee.message.map { String(cString: $0) } ?? ""
+                    bridge.logger.error("mpris", "cannot own \(MPRISBridge.busName): \(String(cString: name)) \(detail)")
+                } else {
+                    bridge.logger.info("mpris", "on the session bus as \(MPRISBridge.busName)")
+                }
+                return 0
+            }, context)
+        }
+        guard status >= 0 else {
+            close()
+            throw .bus("cannot serve \(MPRISBridge.objectPath): \(String(cString: strerror(-status)))")
+        }
+        announced = playerProperties()
+        process()
+    }
+
+    /// The center changed: announces the player properties that changed, and `Seeked` for a jump.
+    public func changed() {
+        guard let bus else { return }
+        let current = playerProperties()
+        let changed = current.filter { name, value in name != "Position" && announced.first { $0.0 == name }?.1 != value }
+        announced = current
+        if !changed.isEmpty { emitPropertiesChanged(changed) }
+        let now = loop.now
+        let expected = anchor.elapsed + Double(now > anchor.at ? now - anchor.at : 0) / 1000 * anchor.rate
+        let position = center.info.elapsed(at: now)
+        if abs(position - expected) > 0.5 {
+            if let signal = newSignal(bus, MPRISBridge.playerInterface, "Seeked") {
+                var writer = DBusWriter(signal)
+                writer.append(.int64(Int64(position * 1_000_000)))
+                send(signal, status: writer.status)
+            }
+        }
+        anchor = (position, center.info.effectiveRate, now)
+        process()
+    }
+
+    public func close() {
+        watcher.close()
+        timer.close()
+        if let objectSlot { sd_bus_slot_unref(objectSlot) }
+        objectSlot = nil
+        if let bus { sd_bus_flush_close_unref(bus) }
+        bus = nil
+    }
+
+    // MARK: The loop
+
+    /// Lets sd-bus read, dispatch and write what it can, then waits for what it needs next.
+    private func process() {
+        guard let bus, !isProcessing else { return }
+        while true {
+            isProcessing = true
+            let status = sd_bus_process(bus, nil)
+            isProcessing = false
+            if status < 0 {
+                logger.error("mpris", "the session bus connection failed: \(String(cString: strerror(-status))); MPRIS is off")
+                return close()
+            }
+            if status == 0 { break }
+        }
+        watcher.start(writable: sd_bus_get_events(bus) & Int32(POLLOUT) != 0) { [unowned self] in process() }
+        var deadline: UInt64 = 0
+        if sd_bus_get_timeout(bus, &deadline) >= 0, deadline != UInt64.max {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+            timer.start(after: deadline > nowMicroseconds ? (deadline - nowMicroseconds) / 1_000 + 1 : 0) { [unowned self] in process() }
+        } else {
+            timer.stop()
+        }
+    }
+
+    // MARK: Calls
+
+    private func handle(_ message: OpaquePointer) -> Int32 {
+        guard sd_bus_message_is_method_call(message, nil, nil) > 0,
+              let interface = sd_bus_message_get_interface(message).map({ String(cString: $0) }),
+              let member = sd_bus_message_get_member(message).map({ String(cString: $0) }) else { return 0 }
+        let reader = DBusReader(message: message)
+        switch (interface, member) {
+        case ("org.freedesktop.DBus.Introspectable", "Introspect"):
+            reply(message, [.string(MPRISBridge.introspection)])
+        case ("org.freedesktop.DBus.Properties", "Get"):
+            guard let name = reader.string(), let property = reader.string(),
+                  let value = properties(of: name)?.first(where: { $0.0 == property })?.1 else {
+                return fail(message, "org.freedesktop.DBus.Error.UnknownProperty", "no such property")
+            }
+            replyVariant(message, value)
+        case ("org.freedesktop.DBus.Properties", "GetAll"):
+            guard let name = reader.string(), let all = properties(of: name) else {
+                return fail(message, "org.freedesktop.DBus.Error.UnknownInterface", "no such interface")
+            }
+            reply(message, [.dictionary(all)])
+        case ("org.freedesktop.DBus.Properties", "Set"):
+            guard reader.string() == MPRISBridge.playerInterface, let property = reader.string(), let value = reader.variant(),
+                  let command = MPRISBridge.command(setting: property, to: value) else {
+                return fail(message, "org.freedesktop.DBus.Error.PropertyReadOnly", "this property cannot be set")
+            }
+            run(command, answering: message)
+        case (MPRISBridge.rootInterface, "Raise"), (MPRISBridge.rootInterface, "Quit"):
+            reply(message, [])
+        case (MPRISBridge.playerInterface, let name):
+            guard let command = playerCommand(name, reader) else {
+                guard name == "SetPosition" else { return fail(message, "org.freedesktop.DBus.Error.UnknownMethod", "no method \(name)") }
+                reply(message, [])
+                return 1
+            }
+            run(command, answering: message)
+        default:
+            return 0
+        }
+        return 1
+    }
+
+    /// The command for a Player method, or nil (a SetPosition for another track is ignored, as MPRIS says).
+    private func playerCommand(_ name: String, _ reader: DBusReader) -> RemoteCommand? {
+        switch name {
+        case "Play": return .play
+        case "Pause": return .pause
+        case "PlayPause": return .togglePlayPause
+        case "Stop": return .stop
+        case "Next": return .next
+        case "Previous": return .previous
+        case "Seek": return reader.int64().map { .skip(Double($0) / 1_000_000) }
+        case "SetPosition":
+            guard let track = reader.string("o"), let position = reader.int64(), track == trackID, position >= 0 else { return nil }
+            return .seek(Double(position) / 1_000_000)
+        default: return nil
+        }
+    }
+
+    /// Sends `command` to the owner; the D-Bus call is answered when the owner answers.
+    private func run(_ command: RemoteCommand, answering message: OpaquePointer) {
+        sd_bus_message_ref(message)
+        route(command) { [weak self] result in
+            defer { sd_bus_message_unref(message) }
+            guard let self, bus != nil else { return }
+            switch result {
+            case .success: reply(message, [])
+            case .failure(let error): _ = fail(message, "org.mpris.MediaPlayer2.deck.CommandFailed", error.description)
+            }
+            process()
+        }
+    }
+
+    private func reply(_ message: OpaquePointer, _ values: [DBusValue]) {
+        var answer: OpaquePointer?
+        guard sd_bus_message_new_method_return(message, &answer) >= 0, let answer else { return }
+        var writer = DBusWriter(answer)
+        values.forEach { writer.append($0) }
+        send(answer, status: writer.status)
+    }
+
+    private func replyVariant(_ message: OpaquePointer, _ value: DBusValue) {
+        var answer: OpaquePointer?
+        guard sd_bus_message_new_method_return(message, &answer) >= 0, let answer else { return }
+        var writer = DBusWriter(answer)
+        writer.variant(value)
+        send(answer, status: writer.status)
+    }
+
+    private func fail(_ message: OpaquePointer, _ name: String, _ text: String) -> Int32 {
+        var error = sd_bus_error()
+        sd_bus_error_set(&error, name, text)
+        sd_bus_reply_method_error(message, &error)
+        sd_bus_error_free(&error)
+        return 1
+    }
+
+    private func emitPropertiesChanged(_ changed: [(String, DBusValue)]) {
+        guard let bus, let signal = newSignal(bus, "org.freedesktop.DBus.Properties", "PropertiesChanged") else { return }
+        var writer = DBusWriter(signal)
+        writer.append(.string(MPRISBridge.playerInterface))
+        writer.append(.dictionary(changed))
+        writer.append(.strings([]))
+        send(signal, status: writer.status)
+    }
+
+    private func newSignal(_ bus: OpaquePointer, _ interface: String, _ member: String) -> OpaquePointer? {
+        var signal: OpaquePointer?
+        guard sd_bus_message_new_signal(bus, &signal, MPRISBridge.objectPath, interface, member) >= 0 else { return nil }
+        return signal
+    }
+
+    /// Sends a finished message (unless building it failed) and lets go of it.
+    private func send(_ message: OpaquePointer, status: Int32) {
+        if status >= 0 { sd_bus_send(bus, message, nil) } else { logger.warning("mpris", "a message could not be built: \(status)") }
+        sd_bus_message_unref(message)
+    }
+}
+
+/// Why the bridge could not start or a command did not go through.
+public enum MPRISError: Error, Equatable, Sendable, CustomStringConvertible {
+    case bus(String)
+    case command(String)
+
+    public var description: String {
+        switch self {
+        case .bus(let message), .command(let message): message
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import DeckRuntime
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// deckd as an MPRIS player on a private session bus, driven by the real playerctl.
+@Suite struct MPRISTests {
+    let deckctl = Paths.binDir + "/deckctl"
+
+    /// A private `dbus-daemon` for one test, stopped with it.
+    final class SessionBus {
+        let process = Process()
+        let address: String
+
+        init(in dir: String) throws {
+            address = "unix:path=\(dir)/bus"
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+            process.arguments = ["--session", "--nofork", "--nosyslog", "--address=\(address)"]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(5)
+            while !FileManager.default.fileExists(atPath: "\(dir)/bus") && Date() < deadline { usleep(10_000) }
+        }
+
+        deinit {
+            kill(process.processIdentifier, SIGKILL)  // it may have inherited a mask that blocks SIGTERM
+            process.waitUntilExit()
+        }
+    }
+
+    @Test func playerctlSeesNowPlayingAndSteersTone() throws {
+        let dir = TemporaryDirectory()
+        let bus = try SessionBus(in: dir.path)
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        let deckd = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--mpris"], environment: environment)
+        #expect(deckd.waitForLog("mpris: on the session bus as org.mpris.MediaPlayer2.deck"))
+        func playerctl(_ arguments: String...) throws -> (status: Int32, output: String) {
+            try runProgram("/usr/bin/playerctl", ["-p", "deck"] + arguments, environment: environment, timeout: 20)
+        }
+        func nowPlaying(_ format: String) throws -> String {
+            try runProgram(deckctl, ["--socket", deckd.socket, "now-playing", "--format", format], timeout: 20).output
+        }
+        #expect(try runProgram("/usr/bin/playerctl", ["-l"], environment: environment).output == "deck\n")
+        #expect(try playerctl("status").output == "Stopped\n")
+        #expect(try runProgram(deckctl, ["--socket", deckd.socket, "launch", "org.deck.tone", "sweep"]).status == 0)
+
+        #expect(try playerctl("metadata", "--format", "{{artist}} - {{title}}").output == "Tone - Sweep 20 Hz to 20 kHz\n")
+        #expect(try playerctl("metadata", "mpris:length").output == "10000000\n")
+        #expect(try playerctl("status").output == "Playing\n")
+        #expect(try playerctl("play-pause").status == 0)
+        #expect(try nowPlaying("{{status}}") == "paused\n")
+        #expect(try playerctl("status").output == "Paused\n")
+        #expect(try playerctl("position", "3").status == 0)
+        #expect(try nowPlaying("{{position}}") == "0:03\n")
+        #expect(try playerctl("next").status == 0)
+        #expect(try nowPlaying("{{title}}") == "Pink noise\n")
+        #expect(try playerctl("metadata", "title").output == "Pink noise\n")
+        #expect(try playerctl("loop", "Playlist").status == 0)
+        #expect(try playerctl("loop").output == "Playlist\n")
+        let refused = try playerctl("shuffle", "On")
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("Command disabled: org.deck.tone does not carry out setShuffle"))
+        #expect(deckd.log.contains("mpris") && !deckd.log.contains("error mpris"))
+    }
+
+    @Test func withoutASessionBusDeckdRunsOnAndSaysWhy() throws {
+        let deckd = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--mpris"],
+                                     environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+        #expect(deckd.waitForLog("deckd: ready"))
+        #expect(deckd.log.contains("error mpris: cannot connect to the session bus") || deckd.log.contains("error mpris: cannot own"))
+        #expect(deckd.process.isRunning)
+    }
+}
