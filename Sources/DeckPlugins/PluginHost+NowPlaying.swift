@@ -9,7 +9,7 @@ extension PluginHost {
         var table = deck_host_now_playing_t()
         table.set_info = { host, info in
             PluginHost.call(host, "set_info") { () throws(PluginCallError) in
-                guard let info else { throw PluginCallError(status: .invalid, message: "set_info: NULL info") }
+                guard let info else { throw PluginCallError(status: .invalid, message: "NULL info") }
                 return try PluginHost.read(info.pointee)
             }
         }
@@ -21,12 +21,12 @@ extension PluginHost {
         table.clear = { host in PluginHost.call(host, "clear") { () throws(PluginCallError) in .clear } }
         table.set_queue = { host, items, count, current in
             PluginHost.call(host, "set_queue") { () throws(PluginCallError) in
-                guard count == 0 || items != nil else { throw PluginCallError(status: .invalid, message: "set_queue: NULL items") }
+                guard count == 0 || items != nil else { throw PluginCallError(status: .invalid, message: "NULL items") }
                 var queue: [QueueItem] = []
                 for index in 0..<Int(count) {
                     let item = items![index]
                     guard let key = try PluginHost.text(item.id, "queue item \(index) id") else {
-                        throw PluginCallError(status: .invalid, message: "set_queue: item \(index) has a NULL id")
+                        throw PluginCallError(status: .invalid, message: "item \(index) has a NULL id")
                     }
                     queue.append(QueueItem(key: key, title: try PluginHost.text(item.title, "queue item \(index) title"),
                                            artist: try PluginHost.text(item.artist, "queue item \(index) artist"),
@@ -43,7 +43,7 @@ extension PluginHost {
             PluginHost.call(host, "set_modes") { () throws(PluginCallError) in
                 let shuffles: [ShuffleMode] = [.off, .items], repeats: [RepeatMode] = [.off, .one, .all]
                 guard shuffles.indices.contains(Int(shuffle)), repeats.indices.contains(Int(repeatMode)) else {
-                    throw PluginCallError(status: .invalid, message: "set_modes: shuffle must be 0-1 and repeat 0-2 "
+                    throw PluginCallError(status: .invalid, message: "shuffle must be 0-1 and repeat 0-2 "
                                           + "(got \(shuffle), \(repeatMode))")
                 }
                 return .setModes(shuffles[Int(shuffle)], repeats[Int(repeatMode)])
@@ -51,11 +51,11 @@ extension PluginHost {
         }
         table.set_commands = { host, commands in
             PluginHost.call(host, "set_commands") { () throws(PluginCallError) in
-                guard let commands else { throw PluginCallError(status: .invalid, message: "set_commands: NULL commands") }
+                guard let commands else { throw PluginCallError(status: .invalid, message: "NULL commands") }
                 let mask = commands.pointee.enabled
                 let known = RemoteCommand.Kind.allCases
                 guard mask >> UInt32(known.count) == 0 else {
-                    throw PluginCallError(status: .invalid, message: "set_commands: unknown command bits in \(mask) "
+                    throw PluginCallError(status: .invalid, message: "unknown command bits in \(mask) "
                                           + "(commands are 0 to \(known.count - 1))")
                 }
                 let enabled = Set(known.filter { mask & (1 << UInt32($0.rawValue)) != 0 })
@@ -66,7 +66,7 @@ extension PluginHost {
         table.complete_command = { host, token, result in
             PluginHost.call(host, "complete_command") { () throws(PluginCallError) in
                 guard let result = CommandResult(rawValue: Int(result)) else {
-                    throw PluginCallError(status: .invalid, message: "complete_command: result \(result) is not a deck_command_result_t (0 to 3)")
+                    throw PluginCallError(status: .invalid, message: "result \(result) is not a deck_command_result_t (0 to 3)")
                 }
                 return .complete(token: token, result)
             }

@@ -25,7 +25,7 @@ struct RPCBench {
 
         let count = 100_000
         let dispatcherRate = dispatcherAlone(count: count)
-        let pipelinedRate = try pipelined(socketPath, count: count)
+        let pipelinedRate = try RPCBench.pipelined(socketPath, request: request, count: count)
         print("| pipelined on one connection | requests | requests/s | vs the dispatcher alone |")
         print("|---|---|---|---|")
         print("| dispatcher alone, in process (reference) | \(count) | \(Int(dispatcherRate)) | 1.00× |")
@@ -57,7 +57,8 @@ struct RPCBench {
         return Double(count) / measured.wall
     }
 
-    private func pipelined(_ path: String, count: Int) throws -> Double {
+    /// Requests per second answered when `count` copies of `request` are sent on one connection.
+    static func pipelined(_ path: String, request: String, count: Int) throws -> Double {
         guard let client = RPCClient(path: path) else { throw BenchError("cannot connect") }
         let line = Array((request + "\n").utf8)
         let batch = Array([[UInt8]](repeating: line, count: 1000).joined())

@@ -143,9 +143,10 @@ static const deck_host_audio_t *host_audio(fixture_t *f) {
 static void publish(fixture_t *f, const char *item) {
     const deck_host_now_playing_t *np = f->host->get_extension(f->host, DECK_EXT_NOW_PLAYING);
     const char *artists[] = { "Fixture" };
+    static const uint8_t png[] = { 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0 };  /* a PNG signature */
     deck_now_playing_info_t info = {
-        .title = item, .artists = artists, .artist_count = 1, .duration = 60, .rate = 1,
-        .playback_state = DECK_PLAYBACK_PLAYING, .chapter_number = -1,
+        .title = item, .artists = artists, .artist_count = 1, .artwork = png, .artwork_size = sizeof png,
+        .duration = 60, .rate = 1, .playback_state = DECK_PLAYBACK_PLAYING, .chapter_number = -1,
     };
     deck_status_t status = np->set_info(f->host, &info);
     if (status == DECK_OK) {

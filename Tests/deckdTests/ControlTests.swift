@@ -24,11 +24,11 @@ import Testing
         let deckd = try daemon(["--sink", "file:\(dir.path)/out.opus"])
         var result = try ctl(deckd, ["status"])
         #expect(result.status == 0)
-        #expect(result.output.hasPrefix("Deck 0.1.0 (plugin ABI 1.0)\napps: 1 loaded, 0 refused\noutput: inactive"))
+        #expect(result.output.hasPrefix("Deck 0.1.0 (plugin ABI 1.1)\napps: 1 loaded, 0 refused\noutput: inactive"))
         result = try ctl(deckd, ["--json", "status"])
         #expect(result.output.contains(#""version":"0.1.0""#))
 
-        #expect(try ctl(deckd, ["apps"]).output == "org.deck.tone  0.1.0  active  swift  [audio]\n")
+        #expect(try ctl(deckd, ["apps"]).output == "org.deck.tone  0.2.0  active  swift  [audio]\n")
         #expect(try ctl(deckd, ["--json", "apps"]).output.contains(#""id":"org.deck.tone""#))
 
         result = try ctl(deckd, ["launch", "org.deck.tone", "sine-440"])
@@ -220,7 +220,10 @@ extension ControlTests {
         #expect(Set(names) == ["rpc.discover", "auth.login", "events.subscribe", "events.unsubscribe", "runtime.info", "apps.list", "apps.load",
                                "apps.unload", "apps.launch", "session.get", "session.request", "session.abandon", "session.configure",
                                "volume.get", "volume.set", "volume.adjust", "volume.mute",
-                               "sinks.list", "sinks.add", "sinks.remove"])
+                               "sinks.list", "sinks.add", "sinks.remove", "nowPlaying.get", "nowPlaying.artwork", "queue.get",
+                               "player.play", "player.pause", "player.togglePlayPause", "player.stop", "player.next", "player.previous",
+                               "player.seek", "player.skip", "player.setRate", "player.setShuffle", "player.setRepeat", "player.like",
+                               "player.dislike", "player.bookmark"])
         // The validator is not a rubber stamp: a broken document fails it.
         try #"{"openrpc": "one", "info": {"title": "x", "version": "1"}, "methods": [{"name": "a", "params": [], "result": {"name": "r", "schema": {"type": 5}}}]}"#
             .write(toFile: dir.path + "/bad.json", atomically: true, encoding: .utf8)
@@ -249,7 +252,7 @@ extension ControlTests {
     /// advertises for it (strict: no field the schema does not list).
     @Test func everyResultMatchesTheSchemaRpcDiscoverAdvertises() throws {
         let dir = TemporaryDirectory()
-        let bundle = try Fixture.bundle(in: dir.path + "/extra")
+        let bundle = try Fixture.bundle(in: dir.path + "/extra", defines: ["FIXTURE_COMMANDS=0x3FFF"])
         let deckd = try daemon(["--play", "org.deck.tone:sine-440", "--output-dir", dir.path])
         let client = LineClient(path: deckd.socket)
         var id = 0
@@ -267,8 +270,21 @@ extension ControlTests {
         results["events.unsubscribe"] = try result("events.unsubscribe", #"{"topics":["apps.changed"]}"#)
         results["runtime.info"] = try result("runtime.info")
         results["apps.load"] = try result("apps.load", #"{"path":"\#(bundle)"}"#)
-        results["apps.launch"] = try result("apps.launch", #"{"id":"org.deck.test.fixture","item":"sine-880@announcement"}"#)
+        results["apps.launch"] = try result("apps.launch", #"{"id":"org.deck.test.fixture","item":"sine-880"}"#)
         results["apps.list"] = try result("apps.list")
+        // The fixture took music focus from Tone and owns now playing, with every command enabled.
+        results["nowPlaying.get"] = try result("nowPlaying.get")
+        let artwork = try #require(results["nowPlaying.get"]?["artwork"]?["id"]?.stringValue)
+        results["nowPlaying.artwork"] = try result("nowPlaying.artwork", #"{"id":"\#(artwork)"}"#)
+        results["queue.get"] = try result("queue.get")
+        for method in ["play", "pause", "togglePlayPause", "next", "previous", "like", "dislike", "bookmark", "stop"] {
+            results["player.\(method)"] = try result("player.\(method)")
+        }
+        results["player.seek"] = try result("player.seek", #"{"position":12.5}"#)
+        results["player.skip"] = try result("player.skip", #"{"seconds":-10}"#)
+        results["player.setRate"] = try result("player.setRate", #"{"rate":1.5}"#)
+        results["player.setShuffle"] = try result("player.setShuffle", #"{"mode":"items"}"#)
+        results["player.setRepeat"] = try result("player.setRepeat", #"{"mode":"one"}"#)
         results["apps.unload"] = try result("apps.unload", #"{"id":"org.deck.test.fixture"}"#)
         results["session.request"] = try result("session.request", #"{"context":"navigation","name":"prompt"}"#)
         results["session.get"] = try result("session.get")

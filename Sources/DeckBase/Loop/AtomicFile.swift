@@ -10,7 +10,7 @@ public enum AtomicFile {
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, durable: Bool = false) -> String? {
         var template = Array((path + ".XXXXXX").utf8CString)  // mkstemp's six X
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { return "cannot create a file beside it: " + String(cString: strerror(errno)) }
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var written = 0
