@@ -45,7 +45,12 @@ echo "ffprobe says: $(ffprobe -v error -show_entries stream=codec_name,channels,
 
 step "The embedded default: deckd streams live on http://127.0.0.1:8000/stream.opus; ffmpeg joins late"
 sock="$work/deck.sock"
-"$bin/deckd" --socket "$sock" --play org.deck.tone:sine-1000 2> "$work/live.log" &
+# A private D-Bus session bus, so the MPRIS step below touches nothing of this machine's.
+dbus-daemon --session --nofork --nosyslog --address="unix:path=$work/bus" 2> /dev/null &
+bus=$!
+export DBUS_SESSION_BUS_ADDRESS="unix:path=$work/bus"
+for _ in $(seq 100); do [ -S "$work/bus" ] && break; sleep 0.05; done
+"$bin/deckd" --socket "$sock" --state "$work/state.json" --mpris --play org.deck.tone:sine-1000 2> "$work/live.log" &
 pid=$!
 for _ in $(seq 100); do grep -q "deckd: ready" "$work/live.log" && break; sleep 0.05; done
 sleep 1
@@ -76,6 +81,19 @@ echo "-- the prompt's connection closed, and its focus with it:"
 echo "-- volume groups: the keys step the group of what plays (media), in 1.5 dB steps:"
 "$bin/deckctl" --socket "$sock" volume -4
 "$bin/deckctl" --socket "$sock" volume media 40
+echo "-- now playing: one center for the car; Tone publishes what it plays and queues its signals:"
+"$bin/deckctl" --socket "$sock" now-playing
+"$bin/deckctl" --socket "$sock" next
+"$bin/deckctl" --socket "$sock" now-playing --format '{{artist}} - {{title}} ({{status}}, {{position}} of {{duration}})'
+"$bin/deckctl" --socket "$sock" queue
+echo "-- the same player over MPRIS, steered by playerctl:"
+playerctl -p deck metadata --format 'playerctl sees: {{artist}} - {{title}}'
+playerctl -p deck play-pause
+echo "after playerctl play-pause: $("$bin/deckctl" --socket "$sock" now-playing --format '{{status}} at {{position}}')"
+playerctl -p deck position 4
+playerctl -p deck play-pause
+echo "after playerctl position 4 and play-pause: $("$bin/deckctl" --socket "$sock" now-playing --format '{{status}} at {{position}}')"
+"$bin/deckctl" --socket "$sock" call player.like || echo "exit status: $? (Tone did not enable like; it never reached Tone)"
 echo "-- errors are JSON-RPC errors with exit status 1:"
 "$bin/deckctl" --socket "$sock" launch org.example.absent || echo "exit status: $?"
 echo "-- a client may not write files outside the integrator's output folder:"
@@ -84,7 +102,18 @@ echo "-- SIGUSR1 logs a status line; SIGHUP rescans the plugin folders; neither 
 kill -USR1 "$pid"; kill -HUP "$pid"; sleep 0.2
 "$bin/deckctl" --socket "$sock" status | head -1
 kill -TERM "$pid"; wait "$pid"
-grep -E "sink|output|client|playing|control|session|SIGUSR1|rescan" "$work/live.log" | sed 's/^/  /'
+grep -E "sink|output|client|playing|control|session|SIGUSR1|rescan|mpris|nowplaying" "$work/live.log" | sed 's/^/  /'
+
+step "State survives a restart: the last source and the volumes come back, nothing plays until asked"
+"$bin/deckd" --socket "$sock" --state "$work/state.json" --sink "file:$work/resumed.opus" 2> "$work/restart.log" &
+pid=$!
+for _ in $(seq 100); do grep -q "deckd: ready" "$work/restart.log" && break; sleep 0.05; done
+grep "state:" "$work/restart.log" | sed 's/^/  /'
+"$bin/deckctl" --socket "$sock" session
+"$bin/deckctl" --socket "$sock" play
+"$bin/deckctl" --socket "$sock" now-playing --format 'after deckctl play: {{title}} ({{status}})'
+kill -TERM "$pid"; wait "$pid"
+kill "$bus"; wait "$bus" 2> /dev/null || true
 
 step "Files are never clobbered: rendering again over tone.opus is refused (exit 1), the file kept"
 "$bin/deckd" --plugins "$bin/plugins" --freewheel --duration 1 --play org.deck.tone:sine-440 \
