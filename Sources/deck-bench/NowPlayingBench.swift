@@ -151,12 +151,7 @@ struct NowPlayingBench {
                                                             "--play", "org.deck.tone:sweep", "--sink", "file:\(folder)/np.opus",
                                                             "--log-level", "warning"])
         defer { deckd.finish(signal: SIGTERM) }
-        var ready = false
-        for _ in 0..<200 where !ready {
-            ready = RPCClient(path: socketPath) != nil
-            if !ready { usleep(20_000) }
-        }
-        guard ready else { throw BenchError("deckd did not open \(socketPath)") }
+        try RPCClient.waitForSocket(socketPath)
         let snapserver = 626.0
         print("\n| full-state reads over the socket, pipelined | requests | requests/s | vs snapserver's Server.GetStatus (626/s) |")
         print("|---|---|---|---|")

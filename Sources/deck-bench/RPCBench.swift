@@ -16,12 +16,7 @@ struct RPCBench {
                                                             "--play", "org.deck.tone:stereo-440-660",
                                                             "--sink", "file:\(work.path)/bench.opus", "--log-level", "warning"])
         defer { deckd.finish(signal: SIGTERM) }
-        var ready = false
-        for _ in 0..<200 where !ready {
-            ready = RPCClient(path: socketPath) != nil
-            if !ready { usleep(20_000) }
-        }
-        guard ready else { throw BenchError("deckd did not open \(socketPath)") }
+        try RPCClient.waitForSocket(socketPath)
 
         let count = 100_000
         let dispatcherRate = dispatcherAlone(count: count)
@@ -113,6 +108,15 @@ final class RPCClient: @unchecked Sendable {  // Used by one thread at a time (r
     }
 
     deinit { close(fd) }
+
+    /// Waits up to 4 s until deckd accepts connections on `path`.
+    static func waitForSocket(_ path: String) throws {
+        for _ in 0..<200 {
+            if RPCClient(path: path) != nil { return }
+            usleep(20_000)
+        }
+        throw BenchError("deckd did not open \(path)")
+    }
 
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
         var offset = 0

@@ -79,3 +79,17 @@ public final class DeckdProcess {
         if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
     }
 }
+
+extension DeckdProcess {
+    /// A deckd with the first-party plugins and `extra` flags that said it is ready.
+    public static func firstParty(_ extra: [String] = [], environment: [String: String] = [:]) throws -> DeckdProcess {
+        let daemon = try DeckdProcess(["--plugins", Paths.binDir + "/plugins"] + extra, environment: environment)
+        guard daemon.waitForLog("deckd: ready") else { throw CommandFailure(description: "deckd did not get ready:\n\(daemon.log)") }
+        return daemon
+    }
+
+    /// Runs deckctl against this daemon's socket.
+    public func deckctl(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try runProgram(Paths.binDir + "/deckctl", ["--socket", socket] + arguments, timeout: 20)
+    }
+}

@@ -5,8 +5,6 @@ import Testing
 
 /// deckd as an MPRIS player on a private session bus, driven by the real playerctl.
 @Suite struct MPRISTests {
-    let deckctl = Paths.binDir + "/deckctl"
-
     /// A private `dbus-daemon` for one test, stopped with it.
     final class SessionBus {
         let process = Process()
@@ -32,17 +30,17 @@ import Testing
         let dir = TemporaryDirectory()
         let bus = try SessionBus(in: dir.path)
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
-        let deckd = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--mpris"], environment: environment)
+        let deckd = try DeckdProcess.firstParty(["--mpris"], environment: environment)
         #expect(deckd.waitForLog("mpris: on the session bus as org.mpris.MediaPlayer2.deck"))
         func playerctl(_ arguments: String...) throws -> (status: Int32, output: String) {
             try runProgram("/usr/bin/playerctl", ["-p", "deck"] + arguments, environment: environment, timeout: 20)
         }
         func nowPlaying(_ format: String) throws -> String {
-            try runProgram(deckctl, ["--socket", deckd.socket, "now-playing", "--format", format], timeout: 20).output
+            try deckd.deckctl(["now-playing", "--format", format]).output
         }
         #expect(try runProgram("/usr/bin/playerctl", ["-l"], environment: environment).output == "deck\n")
         #expect(try playerctl("status").output == "Stopped\n")
-        #expect(try runProgram(deckctl, ["--socket", deckd.socket, "launch", "org.deck.tone", "sweep"]).status == 0)
+        #expect(try deckd.deckctl(["launch", "org.deck.tone", "sweep"]).status == 0)
 
         #expect(try playerctl("metadata", "--format", "{{artist}} - {{title}}").output == "Tone - Sweep 20 Hz to 20 kHz\n")
         #expect(try playerctl("metadata", "mpris:length").output == "10000000\n")

@@ -6,17 +6,10 @@ import Testing
 /// Now playing through deckd and deckctl with Tone, and the state that survives a restart.
 @Suite struct PlayerTests {
     let deckctl = Paths.binDir + "/deckctl"
-    let firstParty = Paths.binDir + "/plugins"
 
-    func daemon(_ extra: [String] = []) throws -> DeckdProcess {
-        let daemon = try DeckdProcess(["--plugins", firstParty] + extra)
-        #expect(daemon.waitForLog("deckd: ready"))
-        return daemon
-    }
+    func daemon(_ extra: [String] = []) throws -> DeckdProcess { try DeckdProcess.firstParty(extra) }
 
-    func ctl(_ daemon: DeckdProcess, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        try runProgram(deckctl, ["--socket", daemon.socket] + arguments, timeout: 20)
-    }
+    func ctl(_ daemon: DeckdProcess, _ arguments: [String]) throws -> (status: Int32, output: String) { try daemon.deckctl(arguments) }
 
     @Test func deckctlSteersToneAsPlayerctlWould() throws {
         let deckd = try daemon()
