@@ -56,7 +56,7 @@ struct DaemonOptions {
           --freewheel          render as fast as possible instead of in real time
           --duration SECONDS   stop after this much audio has been produced, then exit
           --log-level LEVEL    error, warning, info (default) or debug
-          --state FILE|none    where the last source, the volumes and the chosen output are kept
+          --state FILE|none    where the last source and the volumes are kept
                                (default $XDG_STATE_HOME/deck/state.json, else
                                ~/.local/state/deck/state.json; none with --duration)
           --resume             play the last source again at start, as a head unit at ignition

@@ -2,8 +2,8 @@ import DeckBase
 import DeckNowPlaying
 import DeckSession
 
-/// What survives a restart (`state.path`): the last source, the volume groups and the output
-/// chosen for app audio. Saved debounced after each change and on shutdown; restored at start.
+/// What survives a restart (`state.path`): the last source and the volume groups. Saved
+/// debounced after each change and on shutdown; restored at start.
 extension Runtime {
     static let stateVersion = 1
 

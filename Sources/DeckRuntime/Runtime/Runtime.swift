@@ -22,7 +22,7 @@ public final class Runtime {
     public let plugins: PluginRegistry
     /// The notifications every client and embedding handle subscribes to.
     public let events = EventHub(topics: Runtime.eventTopics)
-    /// Where the last source, the volumes and the output choice are kept; nil without `state.path`.
+    /// Where the last source and the volumes are kept; nil without `state.path`.
     public let stateFile: StateFile?
     /// Now playing on the D-Bus session bus, with `mpris`.
     public private(set) var mpris: MPRISBridge?

@@ -42,7 +42,7 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var control = ControlLimits()
     public var session = SessionPolicy()
     public var nowPlaying = NowPlayingLimits()
-    /// Where the last source, the volumes and the output choice are kept across restarts.
+    /// Where the last source and the volumes are kept across restarts.
     public var state = StateSettings()
     /// Also serve now playing on the D-Bus session bus as an MPRIS player.
     public var mpris = false
