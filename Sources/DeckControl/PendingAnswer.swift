@@ -38,6 +38,8 @@ struct MappedAnswer {
 final class BatchAnswers {
     var parts: [String?] = []
     var waiting = 0
+    /// Set once every member has run: only then may the last late answer send the batch.
+    var sealed = false
 
     /// The batch's response line once every part is in; nil for a batch of notifications only.
     var line: String? {

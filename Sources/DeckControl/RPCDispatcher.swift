@@ -90,10 +90,13 @@ public final class RPCDispatcher {
                 pending.then { [weak connection] response in
                     answers.parts[slot] = response.encoded()
                     answers.waiting -= 1
-                    if answers.waiting == 0, let connection, !connection.isClosed, let line = answers.line { connection.send(line) }
+                    if answers.waiting == 0, answers.sealed, let connection, !connection.isClosed, let line = answers.line {
+                        connection.send(line)
+                    }
                 }
             }
         }
+        answers.sealed = true  // a member answered while later ones ran is in `parts`, sent below
         return answers.waiting > 0 ? nil : answers.line
     }
 

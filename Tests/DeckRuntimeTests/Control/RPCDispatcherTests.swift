@@ -203,3 +203,36 @@ import Testing
         #expect(RPCDispatcher.notification("apps.changed", ["apps": []]) == #"{"jsonrpc":"2.0","method":"apps.changed","params":{"apps":[]}}"#)
     }
 }
+
+extension RPCDispatcherTests {
+    /// A deferred method answers when its reply runs: alone, as its own line later; in a batch, the
+    /// batch goes out once, whole, in request order, even when a later member completes it.
+    @Test func aDeferredAnswerGoesOutOnceWhenItComes() throws {
+        let dispatcher = RPCDispatcher()
+        var waiting: [RPCMethod.Reply] = []
+        dispatcher.register(RPCMethod("slow.ask", "answers later", deferred: { _, reply in waiting.append(reply) }))
+        dispatcher.register(RPCMethod("slow.release", "answers what waits") { _ in
+            waiting.forEach { $0(.success("done")) }
+            waiting = []
+            return true
+        })
+        var sent: [String] = []
+        let connection = RPCConnection { sent.append($0) }
+
+        #expect(dispatcher.handle(#"{"jsonrpc":"2.0","method":"slow.ask","id":1}"#, connection: connection) == nil)
+        #expect(sent.isEmpty)
+        _ = dispatcher.handle(#"{"jsonrpc":"2.0","method":"slow.release","id":2}"#, connection: connection)
+        #expect(sent == [#"{"id":1,"jsonrpc":"2.0","result":"done"}"#])
+
+        sent = []
+        let batch = #"[{"jsonrpc":"2.0","method":"slow.ask","id":3},{"jsonrpc":"2.0","method":"slow.release","id":4}]"#
+        let answer = dispatcher.handle(batch, connection: connection)
+        #expect(answer == #"[{"id":3,"jsonrpc":"2.0","result":"done"},{"id":4,"jsonrpc":"2.0","result":true}]"#)
+        #expect(sent.isEmpty)
+
+        #expect(dispatcher.handle(#"[{"jsonrpc":"2.0","method":"slow.ask","id":5}]"#, connection: connection) == nil)
+        connection.closed()
+        _ = dispatcher.handle(#"{"jsonrpc":"2.0","method":"slow.release","id":6}"#, connection: RPCConnection { _ in })
+        #expect(sent.isEmpty)  // its client is gone: the late answer is dropped
+    }
+}
