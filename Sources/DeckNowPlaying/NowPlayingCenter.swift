@@ -148,7 +148,6 @@ public final class NowPlayingCenter {
         try checkText(info.albumArtist, "album artist")
         try checkText(info.artworkURI, "artwork URI")
         for artist in info.artists { try checkText(artist, "artist") }
-        guard info.artists.count <= 32 else { throw .limit("\(info.artists.count) artists are over the limit of 32") }
         if let duration = info.duration, !(duration.isFinite && duration >= 0) {
             throw .invalid("duration must be a finite number of seconds, 0 or more (or unknown)")
         }

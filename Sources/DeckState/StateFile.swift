@@ -44,7 +44,8 @@ public final class StateFile {
         }
     }
 
-    /// Removes temporary files (`PATH.XXXXXX`) a process killed while saving left beside the file.
+    /// Removes the temporary files (the path, a dot and six random characters) that a process
+    /// killed while saving left beside the file.
     private func removeLeftovers() {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[..<$0]) } ?? "."

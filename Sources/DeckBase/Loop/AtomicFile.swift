@@ -8,7 +8,7 @@ public enum AtomicFile {
     /// Writes `bytes` to `path` with `mode`; `durable` also syncs the data and the folder, so the
     /// new file survives a power cut once this returns. The reason on failure, else nil.
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, durable: Bool = false) -> String? {
-        var template = Array((path + ".XXXXXX").utf8CString)  // mkstemp's six X
+        var template = Array((path + "." + String(repeating: "X", count: 6)).utf8CString)  // mkstemp's template
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)

@@ -64,7 +64,7 @@ struct PlayerMethods {
         case .done(.noActionableNowPlayingItem, let owner):
             .failure(.noActionableNowPlayingItem("\(owner) has nothing to \(command.kind.name)"))
         case .done(.commandFailed, let owner): .failure(.commandFailed("\(owner) could not carry out \(command.kind.name)"))
-        case .disabled(let reason): .failure(.commandDisabled(reason))
+        case .notEnabled(let reason): .failure(.commandDisabled(reason))
         case .noPlayer(let reason): .failure(.noActionableNowPlayingItem(reason))
         case .failed(let reason): .failure(.commandFailed(reason))
         }

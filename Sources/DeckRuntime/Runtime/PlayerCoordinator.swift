@@ -11,7 +11,7 @@ public final class PlayerCoordinator {
     public enum Outcome: Equatable, Sendable {
         case done(CommandResult, owner: String)
         /// Refused before reaching any plugin, with the reason.
-        case disabled(String)
+        case notEnabled(String)
         case noPlayer(String)
         case failed(String)
     }
@@ -131,7 +131,7 @@ public final class PlayerCoordinator {
         }
         guard let routed = route(command) else {
             let enabled = RemoteCommand.Kind.allCases.filter(center.commands.contains).map(\.name)
-            return reply(.disabled("\(owner) does not carry out \(command.kind.name) (it enabled: "
+            return reply(.notEnabled("\(owner) does not carry out \(command.kind.name) (it enabled: "
                                    + (enabled.isEmpty ? "none" : enabled.joined(separator: ", ")) + ")"))
         }
         nextToken += 1

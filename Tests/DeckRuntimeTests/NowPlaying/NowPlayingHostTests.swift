@@ -57,25 +57,18 @@ import Testing
 
     @Test func artworkThatIsNoImageOrTooLargeIsRefused() throws {
         let (harness, _, host, table) = try owner()
-        let gif = Array("GIF89a".utf8)
-        var status = gif.withUnsafeBufferPointer { bytes in
-            var info = info {
-                $0.artwork = bytes.baseAddress
-                $0.artwork_size = bytes.count
+        func setArtwork(_ artwork: [UInt8]) -> Int32 {
+            artwork.withUnsafeBufferPointer { bytes in
+                var info = info {
+                    $0.artwork = bytes.baseAddress
+                    $0.artwork_size = bytes.count
+                }
+                return table.pointee.set_info(host, &info)
             }
-            return table.pointee.set_info(host, &info)
         }
-        #expect(status == Int32(DECK_E_INVALID))
+        #expect(setArtwork(Array("GIF89a".utf8)) == Int32(DECK_E_INVALID))
         #expect(lastError(host) == "set_info: artwork must be PNG or JPEG bytes (its first bytes are neither signature)")
-        let huge = [0xFF, 0xD8, 0xFF] + [UInt8](repeating: 0, count: 2 << 20)
-        status = huge.withUnsafeBufferPointer { bytes in
-            var info = info {
-                $0.artwork = bytes.baseAddress
-                $0.artwork_size = bytes.count
-            }
-            return table.pointee.set_info(host, &info)
-        }
-        #expect(status == Int32(DECK_E_LIMIT))
+        #expect(setArtwork([0xFF, 0xD8, 0xFF] + [UInt8](repeating: 0, count: 2 << 20)) == Int32(DECK_E_LIMIT))
         #expect(lastError(host) == "set_info: artwork of 2097155 bytes is over the limit of 1048576 (nowPlaying.maxArtworkBytes)")
         #expect(harness.runtime.player.center.artwork?.mimeType == "image/png")  // the fixture's, kept
     }
