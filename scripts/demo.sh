@@ -115,6 +115,27 @@ grep "state:" "$work/restart.log" | sed 's/^/  /'
 kill -TERM "$pid"; wait "$pid"
 kill "$bus"; wait "$bus" 2> /dev/null || true
 
+step "The output picker: app audio to the rear seats, navigation pinned to the cabin"
+cat > "$work/picker.json" <<'JSON'
+{"pins": {"navigation": "Cabin", "systemSound": "Cabin"}}
+JSON
+"$bin/deckd" --config "$work/picker.json" --plugins "$bin/plugins" --socket "$work/picker.sock" --state none \
+  --sink "file:$work/cabin.opus?name=Cabin&kind=speakers" --sink "file:$work/rear.opus?name=Rear%20seats&kind=headphones" \
+  --play org.deck.tone:sine-440 2> "$work/picker.log" &
+pid=$!
+for _ in $(seq 100); do grep -q "deckd: ready" "$work/picker.log" && break; sleep 0.05; done
+sleep 1
+"$bin/deckctl" --socket "$work/picker.sock" sinks select 2
+sleep 1
+kill -TERM "$pid"; wait "$pid"
+for file in cabin rear; do
+  for window in "0.2:0.8" "1.4:1.9"; do
+    level=$(ffmpeg -v info -nostdin -i "$work/$file.opus" -af "atrim=${window},volumedetect" -f null - 2>&1 \
+      | sed -n 's/.*mean_volume: //p')
+    echo "  $file.opus from ${window/:/ s to } s: mean ${level:-silence}"
+  done
+done
+
 step "Files are never clobbered: rendering again over tone.opus is refused (exit 1), the file kept"
 "$bin/deckd" --plugins "$bin/plugins" --freewheel --duration 1 --play org.deck.tone:sine-440 \
   --sink "file:$work/tone.opus" --socket "$work/again.sock" 2>&1 | grep -E "error" || true

@@ -7,3 +7,4 @@ static inline int deck_opus_set_inband_fec(OpusEncoder *e, opus_int32 v) { retur
 static inline int deck_opus_set_packet_loss_perc(OpusEncoder *e, opus_int32 v) { return opus_encoder_ctl(e, OPUS_SET_PACKET_LOSS_PERC(v)); }
 static inline int deck_opus_set_dtx(OpusEncoder *e, opus_int32 v) { return opus_encoder_ctl(e, OPUS_SET_DTX(v)); }
 static inline int deck_opus_get_lookahead(OpusEncoder *e, opus_int32 *v) { return opus_encoder_ctl(e, OPUS_GET_LOOKAHEAD(v)); }
+static inline int deck_opus_reset(OpusEncoder *e) { return opus_encoder_ctl(e, OPUS_RESET_STATE); }

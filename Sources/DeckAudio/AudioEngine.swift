@@ -12,7 +12,10 @@ public final class AudioEngine {
     private var doorbell: AsyncDoorbell!
     private var thread: pthread_t?
     private var sentCommands = 0
-    private var streams: [Int: (source: RenderSource, counters: StreamCounters, gain: Float)] = [:]
+    private var streams: [Int: (source: RenderSource, counters: StreamCounters, gain: Float, buses: UInt8)] = [:]
+    /// The buses encoded and the routing generation their packets carry; kept across runs.
+    private var activeBuses: UInt8 = 1
+    private var generation = 0
     private var hasFinished = false
     private var joined = false
     public let stats = AudioStats()
@@ -51,14 +54,15 @@ public final class AudioEngine {
 
     public var isRunning: Bool { thread != nil && !hasFinished }
     /// The encoder's delay in samples: the Ogg pre-skip.
-    public var preSkip: Int { worker.encoder.lookahead }
+    public var preSkip: Int { worker.lookahead }
 
     /// Starts a run of the audio thread: a fresh encoder, its packets a new stream for the sinks.
     public func start() throws(AudioEngineError) {
         if thread != nil {
             guard joined else { return }  // running
             do {
-                worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread)
+                worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread,
+                                             activeBuses: activeBuses, generation: generation)
             } catch {
                 throw .configuration(error)
             }
@@ -67,7 +71,8 @@ public final class AudioEngine {
             hasFinished = false
             sentCommands = 0  // counted against the new worker's applied commands
             for (index, stream) in streams.sorted(by: { $0.key < $1.key }) {
-                worker.mixer.open(stream: index, source: stream.source, gain: stream.gain, counters: .passUnretained(stream.counters))
+                worker.mixer.open(stream: index, source: stream.source, gain: stream.gain, counters: .passUnretained(stream.counters),
+                                  buses: stream.buses)
             }
         }
         var attributes = pthread_attr_t()
@@ -97,10 +102,10 @@ public final class AudioEngine {
 
     /// Starts pulling `source` into the mix; returns the stream's index in the mixer.
     /// The stream fades in from its very first sample (an S-curve over `declickMilliseconds`).
-    public func openStream(_ source: RenderSource, gain: Float = 1, counters: StreamCounters) throws(AudioEngineError) -> Int {
+    public func openStream(_ source: RenderSource, gain: Float = 1, counters: StreamCounters, buses: UInt8 = 1) throws(AudioEngineError) -> Int {
         guard let stream = (0..<Mixer.capacity).first(where: { streams[$0] == nil }) else { throw .tooManyStreams(Mixer.capacity) }
-        streams[stream] = (source, counters, gain)
-        send(.open(stream: stream, source: source, gain: 0, counters: Unmanaged.passUnretained(counters)))
+        streams[stream] = (source, counters, gain, buses)
+        send(.open(stream: stream, source: source, gain: 0, counters: Unmanaged.passUnretained(counters), buses: buses))
         send(.ramp(stream: stream, target: gain, samples: declickSamples, curve: .sCurve))
         return stream
     }
@@ -110,13 +115,40 @@ public final class AudioEngine {
     /// this waits for the fade to be rendered: about one frame.
     public func closeStream(_ stream: Int) {
         guard let open = streams[stream] else { return }
-        if open.gain > 0 && threadRunning {
-            waitUntilApplied(send(.ramp(stream: stream, target: 0, samples: declickSamples, curve: .sCurve)))
-            let faded = stats.frames.load(ordering: .relaxed) + (declickSamples + configuration.frameSize.samples - 1) / configuration.frameSize.samples + 1
-            while threadRunning && stats.frames.load(ordering: .relaxed) < faded { pauseAndDrain() }
-        }
+        if open.gain > 0 { fadeOut([stream]) }
         waitUntilApplied(send(.close(stream: stream)))
         streams[stream] = nil
+    }
+
+    /// Routes streams to buses and encodes `activeBuses` from the next frame, tagging packets with
+    /// `generation`. Audible streams whose buses change, and those in `alsoFading`, fade out first
+    /// and back in after, so no bus and no sink that changes mix clicks.
+    public func reroute(streams routes: [Int: UInt8], activeBuses: UInt8, generation: Int, alsoFading: Set<Int> = []) {
+        let moving = routes.compactMap { stream, buses in streams[stream].map { $0.buses != buses ? stream : nil } ?? nil }
+        let fading = Set(moving).union(alsoFading).filter { (streams[$0]?.gain ?? 0) > 0 }.sorted()
+        fadeOut(fading)
+        for (stream, buses) in routes.sorted(by: { $0.key < $1.key }) where streams[stream] != nil {
+            streams[stream]?.buses = buses
+            send(.route(stream: stream, buses: buses))
+        }
+        self.activeBuses = activeBuses
+        self.generation = generation
+        waitUntilApplied(send(.activate(buses: activeBuses, generation: generation)))
+        for stream in fading {
+            send(.ramp(stream: stream, target: streams[stream]?.gain ?? 0, samples: declickSamples, curve: .sCurve))
+        }
+    }
+
+    /// Ramps the streams to silence (an S-curve over `declickMilliseconds`) and, while the output
+    /// runs, waits until the fade has been rendered: about one frame.
+    private func fadeOut(_ fading: [Int]) {
+        guard !fading.isEmpty else { return }
+        var last = 0
+        for stream in fading { last = send(.ramp(stream: stream, target: 0, samples: declickSamples, curve: .sCurve)) }
+        guard threadRunning else { return }
+        waitUntilApplied(last)
+        let faded = stats.frames.load(ordering: .relaxed) + (declickSamples + configuration.frameSize.samples - 1) / configuration.frameSize.samples + 1
+        while threadRunning && stats.frames.load(ordering: .relaxed) < faded { pauseAndDrain() }
     }
 
     private var declickSamples: Int { Int(configuration.declickMilliseconds * 48) }
@@ -176,7 +208,7 @@ public final class AudioEngine {
             onDropped?(dropped - reportedDrops)
             reportedDrops = dropped
         }
-        while let packet = worker.packets.pop(preSkip: worker.encoder.lookahead) {
+        while let packet = worker.packets.pop(preSkip: worker.lookahead) {
             onPacket?(packet)
             if packet.isLast && !hasFinished {
                 hasFinished = true

@@ -3,13 +3,14 @@ import DeckStream
 import Glibc
 import Synchronization
 
-/// The audio thread's work: apply commands, mix, encode, publish; paced by absolute deadlines on
+/// The audio thread's work: apply commands, mix each active bus, encode it, publish; paced by absolute deadlines on
 /// CLOCK_MONOTONIC (a sliding clock drifts) or unpaced in freewheel. Never allocates, locks or
 /// does I/O once running. Audio-thread-confined, apart from the atomics and rings it shares.
 final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixer and encoder only before start and after join.
     let configuration: AudioConfiguration
     let mixer: Mixer
-    let encoder: OpusEncoder
+    /// One encoder per bus; a bus's encoder runs only while the bus is active.
+    let encoders: [OpusEncoder]
     let commands = SPSCRing<AudioCommand>(capacity: 256)
     let packets: PacketRing
     let stats: AudioStats
@@ -21,21 +22,28 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     private let doorbell: AsyncDoorbell.Ringer
     private let pcm: UnsafeMutablePointer<Float>
     private let spare: UnsafeMutablePointer<UInt8>
+    /// Frames encoded so far (each frame is one packet per active bus).
     private var packetIndex: Int64 = 0
+    private var activeBuses: UInt8
+    private var generation: Int
     /// Samples per channel of real (not padding) audio produced.
     private var inputSamples: Int64 = 0
 
-    init(configuration: AudioConfiguration, doorbell: AsyncDoorbell.Ringer, stats: AudioStats,
-         identity: ThreadIdentity) throws(AudioConfigurationError) {
+    init(configuration: AudioConfiguration, doorbell: AsyncDoorbell.Ringer, stats: AudioStats, identity: ThreadIdentity,
+         activeBuses: UInt8 = 1, generation: Int = 0) throws(AudioConfigurationError) {
         self.configuration = configuration
+        self.activeBuses = activeBuses
+        self.generation = generation
         self.doorbell = doorbell
         self.stats = stats
         self.identity = identity
         let frames = configuration.frameSize.samples
         mixer = Mixer(frames: frames)
         packets = PacketRing(capacity: configuration.packetRingCapacity)
-        encoder = try OpusEncoder(settings: configuration.encoder, frameSamples: frames)
-        pcm = .allocate(capacity: frames * AudioFormat.channels)
+        var encoders: [OpusEncoder] = []
+        for _ in 0..<Mixer.maxBuses { encoders.append(try OpusEncoder(settings: configuration.encoder, frameSamples: frames)) }
+        self.encoders = encoders
+        pcm = .allocate(capacity: frames * AudioFormat.channels * Mixer.maxBuses)
         spare = .allocate(capacity: OpusEncoder.maxPacketBytes)
     }
 
@@ -45,6 +53,8 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     }
 
     var frames: Int { configuration.frameSize.samples }
+    /// The encoders' delay in samples (the same for every bus): the Ogg pre-skip.
+    var lookahead: Int { encoders[0].lookahead }
 
     func run() {
         identity.claim()
@@ -71,8 +81,10 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
                 valid = min(frames, limit - Int(inputSamples))
                 if valid <= 0 { break }
             }
-            mixer.mix(into: pcm)
-            if valid < frames { (pcm + valid * 2).update(repeating: 0, count: (frames - valid) * 2) }
+            mixer.mix(into: pcm, activeBuses: activeBuses)
+            if valid < frames {
+                for bus in 0..<Mixer.maxBuses { (pcm + bus * frames * 2 + valid * 2).update(repeating: 0, count: (frames - valid) * 2) }
+            }
             inputSamples += Int64(valid)
             // At the end of --duration, this frame is the last when it already covers the encoder's delay.
             let isLast = Int(inputSamples) == configuration.durationSamples && packetsNeeded() == packetIndex + 1
@@ -100,7 +112,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     private func finish() {
         if packetsNeeded() <= packetIndex { inputSamples += Int64(frames) }
         let needed = packetsNeeded()
-        pcm.update(repeating: 0, count: frames * 2)
+        pcm.update(repeating: 0, count: frames * 2 * Mixer.maxBuses)
         while packetIndex < needed {
             encodeAndPublish(isLast: packetIndex + 1 == needed, waitForSpace: true)
         }
@@ -109,7 +121,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
 
     /// Packets that cover the real audio plus the encoder's delay, so a decoder can trim to it.
     private func packetsNeeded() -> Int64 {
-        (Int64(encoder.lookahead) + inputSamples + Int64(frames) - 1) / Int64(frames)
+        (Int64(lookahead) + inputSamples + Int64(frames) - 1) / Int64(frames)
     }
 
     private func markFinished() {
@@ -117,31 +129,41 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
         doorbell.ring()
     }
 
+    /// Encodes the frame of every active bus and publishes the packets together.
     private func encodeAndPublish(isLast: Bool, waitForSpace: Bool = false) {
-        var buffer = packets.reserve()
-        while buffer == nil && (configuration.freewheel || waitForSpace) {
+        let buses = activeBuses.nonzeroBitCount
+        var room = packets.hasRoom(for: buses)
+        while !room && (configuration.freewheel || waitForSpace) {
             applyCommands()
             doorbell.ring()
             var pause = timespec(tv_sec: 0, tv_nsec: 200_000)
             nanosleep(&pause, nil)
-            buffer = packets.reserve()
+            room = packets.hasRoom(for: buses)
         }
-        let length = encoder.encode(pcm, into: buffer ?? spare, capacity: OpusEncoder.maxPacketBytes)
         let sampleIndex = packetIndex * Int64(frames)
         packetIndex += 1
         stats.frames.add(1, ordering: .relaxed)
         stats.limitedSamples.store(mixer.limitedSamples, ordering: .relaxed)
-        guard length > 0 else {
-            stats.encoderErrors.add(1, ordering: .relaxed)
-            return
+        var staged = 0
+        for bus in 0..<Mixer.maxBuses where activeBuses & (1 << bus) != 0 {
+            // Without room the packet is still encoded (into a spare buffer), so the encoder's state follows the audio.
+            let buffer = room ? packets.buffer(ahead: staged) : spare
+            let length = encoders[bus].encode(pcm + bus * frames * 2, into: buffer, capacity: OpusEncoder.maxPacketBytes)
+            guard length > 0 else {
+                stats.encoderErrors.add(1, ordering: .relaxed)
+                continue
+            }
+            guard room else {
+                stats.droppedPackets.add(1, ordering: .relaxed)
+                continue
+            }
+            packets.stage(PacketRing.Slot(length: length, sampleIndex: sampleIndex, samples: frames, isLast: isLast,
+                                          finalGranule: Int64(lookahead) + inputSamples, bus: bus, generation: generation),
+                          ahead: staged)
+            staged += 1
         }
-        guard buffer != nil else {
-            stats.droppedPackets.add(1, ordering: .relaxed)
-            return
-        }
-        packets.commit(PacketRing.Slot(length: length, sampleIndex: sampleIndex, samples: frames, isLast: isLast,
-                                       finalGranule: Int64(encoder.lookahead) + inputSamples))
-        // Paced, every packet wakes the loop at once; in freewheel only every few, since a wake-up
+        packets.publish(staged)
+        // Paced, every frame wakes the loop at once; in freewheel only every few, since a wake-up
         // per packet would cost more than the packet.
         if !configuration.freewheel || isLast || packets.count >= AudioRenderLoop.freewheelBatch { doorbell.ring() }
     }
@@ -152,12 +174,18 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     func applyCommands() {
         while let command = commands.pop() {
             switch command {
-            case .open(let stream, let source, let gain, let counters):
-                mixer.open(stream: stream, source: source, gain: gain, counters: counters)
+            case .open(let stream, let source, let gain, let counters, let buses):
+                mixer.open(stream: stream, source: source, gain: gain, counters: counters, buses: buses)
             case .close(let stream):
                 mixer.close(stream: stream)
             case .ramp(let stream, let target, let samples, let curve):
                 mixer.rampGain(stream: stream, to: target, samples: samples, curve: curve)
+            case .route(let stream, let buses):
+                mixer.route(stream: stream, buses: buses)
+            case .activate(let buses, let generation):
+                for bus in 0..<Mixer.maxBuses where buses & (1 << bus) != 0 && activeBuses & (1 << bus) == 0 { encoders[bus].reset() }
+                activeBuses = buses
+                self.generation = generation
             }
             stats.lastCommandFrame.store(stats.frames.load(ordering: .relaxed), ordering: .relaxed)
             appliedCommands.add(1, ordering: .releasing)

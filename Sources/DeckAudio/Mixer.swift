@@ -1,16 +1,21 @@
 import CDeckPlugin
 import DeckStream
 
-/// Pulls every open stream, applies its gain ramp, sums, and limits: the audio thread's one frame
-/// of work before encoding. Never allocates after init. Audio-thread-confined.
+/// Pulls every open stream, applies its gain ramp, sums it into each bus (mix) it is routed to,
+/// and limits: the audio thread's one frame of work before encoding. Never allocates after init.
+/// Audio-thread-confined.
 public final class Mixer {
     private struct Stream {
         var source: RenderSource?
         var gain = GainRamp(1)
         var counters: Unmanaged<StreamCounters>?
+        /// One bit per bus the stream is mixed into.
+        var buses: UInt8 = 1
     }
 
     public static let capacity = 32
+    /// Mixes made at once: app audio, contexts pinned elsewhere, both, and silence.
+    public static let maxBuses = 4
     public let frames: Int
     private let streams: UnsafeMutablePointer<Stream>
     private let scratch: UnsafeMutablePointer<Float>
@@ -30,9 +35,12 @@ public final class Mixer {
         scratch.deallocate()
     }
 
-    public func open(stream: Int, source: RenderSource, gain: Float, counters: Unmanaged<StreamCounters>) {
-        streams[stream] = Stream(source: source, gain: GainRamp(gain), counters: counters)
+    public func open(stream: Int, source: RenderSource, gain: Float, counters: Unmanaged<StreamCounters>, buses: UInt8 = 1) {
+        streams[stream] = Stream(source: source, gain: GainRamp(gain), counters: counters, buses: buses)
     }
+
+    /// Mixes the stream into the buses whose bits are set, from the next frame.
+    public func route(stream: Int, buses: UInt8) { streams[stream].buses = buses }
 
     public func close(stream: Int) { streams[stream] = Stream() }
 
@@ -50,10 +58,11 @@ public final class Mixer {
         streams[stream].gain.ramp(to: target, samples: samples, curve: curve)
     }
 
-    /// Renders and mixes one frame of interleaved stereo into `out` (frames × 2 floats).
-    public func mix(into out: UnsafeMutablePointer<Float>) {
+    /// Renders one frame of every audible stream and mixes it, interleaved stereo, into each active
+    /// bus it is routed to; bus `b` is `out + b × frames × 2`. Every stream is rendered, routed or not.
+    public func mix(into out: UnsafeMutablePointer<Float>, activeBuses: UInt8 = 1) {
         let count = frames * AudioFormat.channels
-        out.update(repeating: 0, count: count)
+        for bus in 0..<Mixer.maxBuses where activeBuses & (1 << bus) != 0 { (out + bus * count).update(repeating: 0, count: count) }
         for index in 0..<Mixer.capacity {
             guard let source = streams[index].source, let counters = streams[index].counters else { continue }
             // Paused means paused: a stream faded to rest at zero is not pulled, so its content
@@ -81,11 +90,18 @@ public final class Mixer {
                 }
             }
             streams[index].gain.apply(to: scratch, frames: frames)
-            for i in 0..<count { out[i] += scratch[i] }
+            let buses = streams[index].buses & activeBuses
+            for bus in 0..<Mixer.maxBuses where buses & (1 << bus) != 0 {
+                let mix = out + bus * count
+                for i in 0..<count { mix[i] += scratch[i] }
+            }
         }
-        for i in 0..<count {
-            let sample = out[i]
-            if sample > 1 { out[i] = 1; limitedSamples += 1 } else if sample < -1 { out[i] = -1; limitedSamples += 1 }
+        for bus in 0..<Mixer.maxBuses where activeBuses & (1 << bus) != 0 {
+            let mix = out + bus * count
+            for i in 0..<count {
+                let sample = mix[i]
+                if sample > 1 { mix[i] = 1; limitedSamples += 1 } else if sample < -1 { mix[i] = -1; limitedSamples += 1 }
+            }
         }
     }
 

@@ -1,8 +1,9 @@
 import DeckBase
 import DeckStream
 
-/// The audio output: the engine (mixer, encoder, audio thread), the sinks it feeds, each owner's
-/// stream in the mix, and the runs of the output from start to end. Loop-thread-confined.
+/// The audio output: the engine (mixer, encoders, audio thread), the sinks it feeds and which mix
+/// each takes (the output picker's choice and pinned audio), each owner's stream in the mix, and
+/// the runs of the output from start to end. Loop-thread-confined.
 public final class Output {
     public let engine: AudioEngine
     public let sinks = SinkSet()
@@ -14,8 +15,13 @@ public final class Output {
     private let maxSinks: Int
     private let logger: Logger
     private let loop: EventLoop
-    /// The mixer stream of each owner (a plugin id) that has one open.
-    private var streams: [String: Int] = [:]
+    /// The mixer stream of each owner (a plugin id) that has one open, and the sink its audio is
+    /// pinned to (nil: app audio, which goes to the selected sinks).
+    private var streams: [String: (stream: Int, pin: String?)] = [:]
+    /// The names of the sinks app audio goes to; nil is every sink.
+    public private(set) var selection: [String]?
+    private var plan = RoutePlan()
+    private var generation = 0
     /// Set while the output itself ends a run, so that end is not taken for `--duration`'s.
     private var ending = false
     private var isClosed = false
@@ -49,23 +55,55 @@ public final class Output {
 
     // MARK: Sinks
 
-    /// Opens a sink. One a client adds (`fromClient`) may write files only inside `files.directory`.
+    /// Opens a sink; `name=` and `kind=` in the URI label it. One a client adds (`fromClient`)
+    /// may write files only inside `files.directory`.
     @discardableResult
-    public func addSink(_ uri: String, fromClient: Bool = false) throws(SinkError) -> SinkInfo {
+    public func addSink(_ text: String, fromClient: Bool = false) throws(SinkError) -> SinkInfo {
         guard sinks.list.count < maxSinks else { throw .tooMany(maxSinks) }
-        var parsed = try SinkURI(uri)
-        if fromClient, case .file(let path, let pipe) = parsed {
-            parsed = .file(path: try files.confine(path, uri: uri), pipe: pipe)
+        var (parsed, label) = try SinkLabel.parse(text)
+        if let name = label.name, let holder = sinks.list.first(where: { $0.name == name }) {
+            throw .invalidURI(text, "the name \(name) is taken by sink \(holder.id)")
         }
-        let sink = try parsed.makeSink(sinkContext)
-        let id = sinks.add(sink)
-        logger.info("sinks", "sink \(id): \(sink.uri)")
-        return SinkInfo(id: id, uri: sink.uri, status: sink.status)
+        if fromClient, case .file(let path, let pipe) = parsed {
+            parsed = .file(path: try files.confine(path, uri: text), pipe: pipe)
+        }
+        return attach(try parsed.makeSink(sinkContext), label: SinkLabel(name: label.name, kind: label.kind ?? SinkKind(default: parsed)))
+    }
+
+    /// Feeds `sink` from the next frame (embedders' own sinks, such as a callback).
+    @discardableResult
+    public func attach(_ sink: any Sink, label: SinkLabel = SinkLabel()) -> SinkInfo {
+        let id = sinks.add(sink, name: label.name ?? sink.uri, kind: label.kind ?? .network)
+        logger.info("sinks", "sink \(id): \(sink.uri)" + (label.name.map { " (\($0))" } ?? ""))
+        reroute()
+        return sinks.list.first { $0.id == id }!
     }
 
     public func removeSink(_ id: Int) throws(SinkError) {
         try sinks.remove(id)
         logger.info("sinks", "sink \(id) removed")
+        reroute()
+    }
+
+    /// Sends app audio to these sinks only (nil: to every sink, the default); audio pinned to a sink
+    /// stays there. Each sink that changes mix fades out and in.
+    public func select(_ ids: [Int]?) throws(SinkError) {
+        let open = sinks.list
+        if let missing = ids?.first(where: { id in !open.contains { $0.id == id } }) { throw .noSuchSink(missing) }
+        select(names: ids.map { ids in open.filter { ids.contains($0.id) }.map(\.name) })
+        logger.info("sinks", "app audio goes to " + (ids.map { "sink(s) \($0.map(String.init).joined(separator: ", "))" } ?? "every sink"))
+    }
+
+    /// Sends app audio to the sinks with these names (a saved choice); names not open are ignored,
+    /// and when none is open app audio goes to every sink.
+    public func select(names: [String]?) {
+        selection = names
+        reroute()
+    }
+
+    /// Whether app audio goes to the sink now.
+    public func carriesAppAudio(_ sink: Int) -> Bool {
+        plan.sinkBuses[sink].flatMap { plan.buses[$0] }.map { $0 & 1 != 0 } ?? false
     }
 
     /// Opens every URI (a sink that cannot open is logged and the rest run); throws the reasons
@@ -103,18 +141,29 @@ public final class Output {
 
     // MARK: Streams
 
-    /// Starts mixing `owner`'s stream at `gain`; opening an open stream does nothing.
-    public func openStream(for owner: String, source: RenderSource, gain: Float, counters: StreamCounters) throws(AudioEngineError) {
+    /// Starts mixing `owner`'s stream at `gain`, to the selected sinks or to the sink named `pin`;
+    /// opening an open stream does nothing.
+    public func openStream(for owner: String, source: RenderSource, gain: Float, counters: StreamCounters,
+                           pin: String? = nil) throws(AudioEngineError) {
         guard streams[owner] == nil else { return }
-        streams[owner] = try engine.openStream(source, gain: gain, counters: counters)
-        logger.debug("audio", "\(owner): stream opened")
+        let stream = try engine.openStream(source, gain: gain, counters: counters, buses: plan.streamBuses(pin: pin))
+        streams[owner] = (stream, pin)
+        logger.debug("audio", "\(owner): stream opened" + (pin.map { ", pinned to \($0)" } ?? ""))
+        if let pin, !plan.pins.contains(pin), sinks.list.contains(where: { $0.name == pin }) { reroute() }
+    }
+
+    /// Pins `owner`'s stream to the sink named `pin`, or (nil) sends it with app audio.
+    public func pin(_ owner: String, to pin: String?) {
+        guard let open = streams[owner], open.pin != pin else { return }
+        streams[owner]?.pin = pin
+        reroute()
     }
 
     /// Stops mixing `owner`'s stream; when this returns its render is not running and will not run
     /// again. False when it had none.
     @discardableResult
     public func closeStream(for owner: String) -> Bool {
-        guard let stream = streams.removeValue(forKey: owner) else { return false }
+        guard let stream = streams.removeValue(forKey: owner)?.stream else { return false }
         engine.closeStream(stream)
         logger.debug("audio", "\(owner): stream closed")
         return true
@@ -124,7 +173,7 @@ public final class Output {
 
     /// Ramps `owner`'s stream to `gain`, if it has one.
     public func rampGain(of owner: String, to gain: Float, milliseconds: Double, curve: GainRamp.Curve) {
-        guard let stream = streams[owner] else { return }
+        guard let stream = streams[owner]?.stream else { return }
         engine.rampGain(stream, to: gain, milliseconds: milliseconds, curve: curve)
     }
 
@@ -141,6 +190,31 @@ public final class Output {
         isClosed = true
         sinks.closeAll()
         engine.close()
+    }
+
+    /// Makes the plan for the sinks, the choice and the pins in force, and hands it to the sinks
+    /// (from the next generation of packets) and the audio thread. Streams heard on a sink whose
+    /// mix changes fade out and in.
+    private func reroute() {
+        let open = sinks.list
+        let next: RoutePlan
+        do {
+            next = try RoutePlan.make(sinks: open.map { ($0.id, $0.name) }, selected: selection.map(Set.init),
+                                      pinnedTo: Set(streams.values.compactMap(\.pin)), previous: plan)
+        } catch {
+            return logger.error("sinks", "routing unchanged: \(error)")
+        }
+        // A sink whose bus or whose bus's mix changes hears a cut unless what it heard fades first.
+        let cut = open.compactMap { sink -> Int? in
+            guard let bus = plan.sinkBuses[sink.id], bus != next.sinkBuses[sink.id] || plan.buses[bus] != next.buses[bus] else { return nil }
+            return bus
+        }
+        let fading = Set(streams.values.filter { open in cut.contains { plan.streamBuses(pin: open.pin) & (1 << $0) != 0 } }.map(\.stream))
+        generation += 1
+        sinks.route(next.sinkBuses, generation: generation, inFlight: engine.isRunning)
+        engine.reroute(streams: Dictionary(uniqueKeysWithValues: streams.values.map { ($0.stream, next.streamBuses(pin: $0.pin)) }),
+                       activeBuses: next.activeBuses, generation: generation, alsoFading: fading)
+        plan = next
     }
 
     private func reportDropped(_ count: Int) {

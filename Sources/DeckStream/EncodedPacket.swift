@@ -12,6 +12,22 @@ public struct EncodedPacket: Sendable, Equatable {
     public var finalGranule: Int64?
     /// The encoder's delay, which an Ogg stream announces as pre-skip.
     public var preSkip: Int
+    /// The mix (bus) the packet encodes; each sink takes the packets of one bus.
+    public var bus: Int
+    /// The routing in force when the packet was encoded: which sink takes which bus.
+    public var generation: Int
+
+    public init(bytes: [UInt8], sampleIndex: Int64, samples: Int, isLast: Bool, finalGranule: Int64?, preSkip: Int,
+                bus: Int = 0, generation: Int = 0) {
+        self.bytes = bytes
+        self.sampleIndex = sampleIndex
+        self.samples = samples
+        self.isLast = isLast
+        self.finalGranule = finalGranule
+        self.preSkip = preSkip
+        self.bus = bus
+        self.generation = generation
+    }
 
     /// The Ogg granule position after this packet, counted from `origin` (the first sample a sink saw).
     func granule(from origin: Int64) -> Int64 {

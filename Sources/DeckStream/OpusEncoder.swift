@@ -41,6 +41,9 @@ package final class OpusEncoder {
 
     deinit { opus_encoder_destroy(encoder) }
 
+    /// Forgets the audio encoded so far, as a fresh encoder would (same delay). Never allocates.
+    package func reset() { _ = deck_opus_reset(encoder) }
+
     /// Encodes one frame of interleaved stereo into `packet`; returns the packet's length, or a
     /// negative libopus error. Never allocates.
     package func encode(_ pcm: UnsafePointer<Float>, into packet: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Encoded packets from the audio thread to the loop: fixed slots, lock-free, no allocation on the
-/// producer side. The consumer copies a slot out before releasing it.
+/// producer side. The producer publishes a frame's packets (one per bus) at once, so the consumer
+/// always sees whole frames. The consumer copies a slot out before releasing it.
 package final class PacketRing: @unchecked Sendable {  // One producer (audio thread) and one consumer (loop); head/tail order all slot access.
     package struct Slot: BitwiseCopyable {
         var length = 0
@@ -9,13 +10,18 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
         var samples = 0
         var isLast = false
         var finalGranule: Int64 = 0
+        var bus = 0
+        var generation = 0
 
-        package init(length: Int = 0, sampleIndex: Int64 = 0, samples: Int = 0, isLast: Bool = false, finalGranule: Int64 = 0) {
+        package init(length: Int = 0, sampleIndex: Int64 = 0, samples: Int = 0, isLast: Bool = false, finalGranule: Int64 = 0,
+                     bus: Int = 0, generation: Int = 0) {
             self.length = length
             self.sampleIndex = sampleIndex
             self.samples = samples
             self.isLast = isLast
             self.finalGranule = finalGranule
+            self.bus = bus
+            self.generation = generation
         }
     }
 
@@ -40,18 +46,24 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
 
     package var count: Int { tail.load(ordering: .acquiring) - head.load(ordering: .acquiring) }
 
-    /// The buffer to encode the next packet into, or nil when the ring is full. [producer]
-    package func reserve() -> UnsafeMutablePointer<UInt8>? {
-        let write = tail.load(ordering: .relaxed)
-        guard write - head.load(ordering: .acquiring) < capacity else { return nil }
-        return bytes + (write % capacity) * PacketRing.slotBytes
+    /// Whether `packets` more fit before the consumer frees slots. [producer]
+    package func hasRoom(for packets: Int) -> Bool {
+        tail.load(ordering: .relaxed) + packets - head.load(ordering: .acquiring) <= capacity
     }
 
-    /// Publishes the packet written into the reserved buffer. [producer]
-    package func commit(_ slot: Slot) {
-        let write = tail.load(ordering: .relaxed)
-        slots[write % capacity] = slot
-        tail.store(write + 1, ordering: .releasing)
+    /// The buffer for the packet `ahead` places after the last published one; check `hasRoom` first. [producer]
+    package func buffer(ahead: Int) -> UnsafeMutablePointer<UInt8> {
+        bytes + ((tail.load(ordering: .relaxed) + ahead) % capacity) * PacketRing.slotBytes
+    }
+
+    /// Describes the packet written into `buffer(ahead:)`; it stays unseen until `publish`. [producer]
+    package func stage(_ slot: Slot, ahead: Int) {
+        slots[(tail.load(ordering: .relaxed) + ahead) % capacity] = slot
+    }
+
+    /// Makes the first `count` staged packets visible to the consumer, together. [producer]
+    package func publish(_ count: Int) {
+        tail.store(tail.load(ordering: .relaxed) + count, ordering: .releasing)
     }
 
     /// The oldest packet, copied out, or nil. [consumer]
@@ -62,7 +74,8 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
         let start = bytes + (read % capacity) * PacketRing.slotBytes
         let packet = EncodedPacket(bytes: Array(UnsafeBufferPointer(start: start, count: slot.length)),
                                    sampleIndex: slot.sampleIndex, samples: slot.samples, isLast: slot.isLast,
-                                   finalGranule: slot.isLast ? slot.finalGranule : nil, preSkip: preSkip)
+                                   finalGranule: slot.isLast ? slot.finalGranule : nil, preSkip: preSkip,
+                                   bus: slot.bus, generation: slot.generation)
         head.store(read + 1, ordering: .releasing)
         return packet
     }

@@ -2,29 +2,44 @@
 public struct SinkInfo: Sendable, Equatable {
     public var id: Int
     public var uri: String
+    public var name: String
+    public var kind: SinkKind
     public var status: SinkStatus
 
-    public init(id: Int, uri: String, status: SinkStatus) {
+    public init(id: Int, uri: String, name: String, kind: SinkKind, status: SinkStatus) {
         self.id = id
         self.uri = uri
+        self.name = name
+        self.kind = kind
         self.status = status
     }
 }
 
-/// The sinks the output feeds, each with an id; every packet goes to each of them in turn.
-/// Loop-thread-confined.
+/// The sinks the output feeds, each with an id and a name. Each sink takes the packets of one bus
+/// (one mix), as the routing in force when they were encoded says. Loop-thread-confined.
 public final class SinkSet {
-    private var sinks: [(id: Int, sink: any Sink)] = []
+    private struct Entry {
+        var id: Int
+        var name: String
+        var kind: SinkKind
+        var sink: any Sink
+    }
+
+    private var sinks: [Entry] = []
     /// Sinks closed by `closeAll`, kept so their last writes can still be judged.
     private var closed: [any Sink] = []
     private var nextID = 1
+    /// Which bus each sink takes, per routing generation, oldest first; packets still in flight
+    /// from an older routing are delivered by its table, so every sink gets each frame once.
+    private var routes: [(generation: Int, buses: [Int: Int])] = [(0, [:])]
 
     public init() {}
 
+    /// Adds a sink; it takes packets once a routing names it.
     @discardableResult
-    public func add(_ sink: any Sink) -> Int {
+    public func add(_ sink: any Sink, name: String, kind: SinkKind) -> Int {
         defer { nextID += 1 }
-        sinks.append((nextID, sink))
+        sinks.append(Entry(id: nextID, name: name, kind: kind, sink: sink))
         return nextID
     }
 
@@ -33,12 +48,21 @@ public final class SinkSet {
         sinks.remove(at: index).sink.close()
     }
 
-    public var list: [SinkInfo] { sinks.map { SinkInfo(id: $0.id, uri: $0.sink.uri, status: $0.sink.status) } }
+    public var list: [SinkInfo] { sinks.map { SinkInfo(id: $0.id, uri: $0.sink.uri, name: $0.name, kind: $0.kind, status: $0.sink.status) } }
+
+    /// Which bus each sink takes from packets of `generation` on; without packets `inFlight` (the
+    /// output is not running) older routings are forgotten.
+    public func route(_ buses: [Int: Int], generation: Int, inFlight: Bool) {
+        if !inFlight { routes = [] }
+        routes.append((generation, buses))
+    }
 
     public func deliver(_ packet: EncodedPacket) {
-        for (_, sink) in sinks {
-            sink.deliver(packet)
-            if packet.isLast { sink.finish() }
+        while routes.count > 1 && routes[1].generation <= packet.generation { routes.removeFirst() }
+        let buses = routes[0].buses
+        for entry in sinks where buses[entry.id] == packet.bus {
+            entry.sink.deliver(packet)
+            if packet.isLast { entry.sink.finish() }
         }
     }
 

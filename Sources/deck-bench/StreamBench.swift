@@ -15,6 +15,7 @@ struct StreamBench {
         let pcm = StreamBench.stereoSine(seconds: seconds)
         print("## stream (\(seconds) s of 48 kHz stereo, 440 Hz left / 660 Hz right, Opus 128 kbit/s, complexity 10, 20 ms)\n")
         try throughput(pcm: pcm, work: work)
+        try picker(pcm: pcm, work: work)
         try realTime(pcm: pcm)
         mixing()
     }
@@ -50,22 +51,46 @@ struct StreamBench {
         print("\nGoal: the pipeline within 5% of bare libopus (wall ≤ 1.05×), faster than both tools.\n")
     }
 
+    /// What the output picker costs: app audio to one sink and a pinned stream to another makes two
+    /// mixes, each encoded; against the one-mix pipeline and bare libopus, interleaved.
+    private func picker(pcm: [Float], work: TemporaryFolder) throws {
+        var one: [Measurement] = [], two: [Measurement] = [], bare: [Measurement] = []
+        for _ in 0..<max(options.runs / 3, 3) {
+            one.append(try Measurement.of { try renderPipeline(pcm, to: work.path + "/pipeline.opus") })
+            two.append(try Measurement.of { try renderPipeline(pcm, to: work.path + "/rear.opus", pinnedTo: work.path + "/cabin.opus") })
+            bare.append(Measurement.of { StreamBench.bareEncode(pcm) })
+        }
+        print("### Output picker (two streams: app audio to Rear, one pinned to Cabin; two mixes, two encoders)\n")
+        print("| case | CPU (s) | CPU vs bare libopus |")
+        print("|---|---|---|")
+        for (name, m) in [("bare libopus loop (reference)", bare.median), ("one mix, one sink", one.median),
+                          ("two mixes, two sinks", two.median)] {
+            print("| \(name) | \(String(format3: m.cpu)) | \(String(format2: m.cpu / bare.median.cpu))× |")
+        }
+        print("\nEach mix costs one Opus encode; a sink sharing a mix costs only its writes.\n")
+    }
+
     /// Runs the real runtime in freewheel into a file sink, with a stream that plays `pcm` through
     /// the plugin render ABI (a copy, so the comparison is of the pipeline, not of signal generation).
-    private func renderPipeline(_ pcm: [Float], to path: String) throws {
+    /// With `pinnedTo`, a second stream is pinned to a second sink there and app audio goes to `path` only.
+    private func renderPipeline(_ pcm: [Float], to path: String, pinnedTo cabin: String? = nil) throws {
         var configuration = RuntimeConfiguration()
         configuration.audio.freewheel = true
         configuration.audio.durationSamples = pcm.count / 2
-        configuration.sinks = ["file:\(path)"]
+        configuration.sinks = ["file:\(path)?name=Rear"] + (cabin.map { ["file:\($0)?name=Cabin"] } ?? [])
         configuration.files.overwrite = true  // each interleaved run rewrites the same file
         configuration.session.alwaysActive = true  // the stream is opened directly, without focus
         let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
-        let source = BenchSource(pcm: pcm)
-        _ = try runtime.audio.openStream(source.renderSource, counters: StreamCounters())
+        let source = BenchSource(pcm: pcm), pinned = BenchSource(pcm: pcm)
+        try runtime.output.openStream(for: "app", source: source.renderSource, gain: 1, counters: StreamCounters())
         runtime.onOutputFinished = { runtime.shutdown() }
         try runtime.startOutput()
+        if cabin != nil {
+            try runtime.output.openStream(for: "prompt", source: pinned.renderSource, gain: 1, counters: StreamCounters(), pin: "Cabin")
+            runtime.output.select(names: ["Rear"])
+        }
         runtime.loop.run()  // returns once the file is closed and every handle is released
-        withExtendedLifetime(source) {}
+        withExtendedLifetime((source, pinned)) {}
     }
 
     // MARK: Real time
@@ -79,7 +104,7 @@ struct StreamBench {
         let source = BenchSource(pcm: pcm)
         let counters = StreamCounters()
         _ = try runtime.audio.openStream(source.renderSource, counters: counters)
-        runtime.sinks.add(CallbackSink(name: "bench") { _ in })
+        runtime.output.attach(CallbackSink(name: "bench") { _ in })
         let stop = try LoopTimer(loop: runtime.loop)
         let measured = try Measurement.of {
             try runtime.startOutput()

@@ -90,11 +90,28 @@ enum ControlClient {
                 }
             }
         },
-        Command(name: "sinks", usage: "sinks", summary: "sinks with their counters") { session, _ throws(ClientError) in
-            try session.show("sinks.list") { sinks in
+        Command(name: "sinks", usage: "sinks [select ID...|all]",
+                summary: "sinks with their counters; select chooses where app audio goes") { session, args throws(ClientError) in
+            var method = "sinks.list"
+            var params: String?
+            if let verb = args.first {
+                guard verb == "select", args.count > 1 else { throw .usage("sinks takes no arguments, or select ID... | select all") }
+                let ids = args.dropFirst()
+                if ids == ["all"] {
+                    params = "{}"
+                } else {
+                    guard ids.allSatisfy({ Int($0) != nil }) else { throw .usage("sinks select takes sink ids (see deckctl sinks) or all") }
+                    params = "{\"ids\":[\(ids.joined(separator: ","))]}"
+                }
+                method = "sinks.select"
+            }
+            try session.show(method, params) { sinks in
                 for sink in sinks.elements {
-                    print("\(sink["id"].display)  \(sink["uri"].display)  \(sink["packets"].display) packets  "
-                        + "\(sink["bytes"].display) bytes  \(sink["errors"].display) errors"
+                    let route = (sink["selected"].bool == true ? "  app audio" : "")
+                        + (sink["pinned"].elements.isEmpty ? "" : "  pinned: " + sink["pinned"].elements.map(\.display).joined(separator: ", "))
+                    let name = sink["name"].display == sink["uri"].display ? "" : "\(sink["name"].display)  "
+                    print("\(sink["id"].display)  \(name)\(sink["uri"].display)  \(sink["kind"].display)\(route)  "
+                        + "\(sink["packets"].display) packets  \(sink["bytes"].display) bytes  \(sink["errors"].display) errors"
                         + (sink["clients"].exists ? "  \(sink["clients"].display) clients" : ""))
                 }
             }

@@ -109,7 +109,7 @@ struct DaemonOptions {
             case "--mpris": try noValue(); options.mpris = true
             case "--sink":
                 let uri = try value()
-                do { _ = try SinkURI(uri) } catch { throw UsageError(error.description) }
+                do { _ = try SinkLabel.parse(uri) } catch { throw UsageError(error.description) }
                 options.sinks.append(uri)
             case "--play":
                 let target = try value()

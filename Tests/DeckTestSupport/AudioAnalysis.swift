@@ -78,6 +78,25 @@ public enum AudioAnalysis {
     /// Signal-to-noise ratio in dB of a sine at `frequency`: the best-fitting sine (least squares)
     /// over the window is the signal, what is left is the noise.
     public static func sineSNR(_ signal: [Float], frequency: Double, start: Int = 4800, count: Int = 48_000) -> Double {
+        let (window, omega, a, b) = fitSine(signal, frequency: frequency, start: start, count: count)
+        var signalEnergy = 0.0, noiseEnergy = 0.0
+        for (n, y) in window.enumerated() {
+            let fit = a * sin(omega * Double(n)) + b * cos(omega * Double(n))
+            signalEnergy += fit * fit
+            noiseEnergy += (y - fit) * (y - fit)
+        }
+        return 10 * log10(signalEnergy / max(noiseEnergy, 1e-20))
+    }
+
+    /// The peak amplitude of the sine at `frequency` that best fits `count` samples from `start`.
+    public static func sineAmplitude(_ signal: [Float], frequency: Double, start: Int, count: Int = 24_000) -> Double {
+        let (_, _, a, b) = fitSine(signal, frequency: frequency, start: start, count: count)
+        return (a * a + b * b).squareRoot()
+    }
+
+    /// The least-squares fit a·sin(ωn) + b·cos(ωn) over the window.
+    private static func fitSine(_ signal: [Float], frequency: Double, start: Int, count: Int)
+        -> (window: [Double], omega: Double, a: Double, b: Double) {
         let window = Array(signal[start..<min(start + count, signal.count)]).map(Double.init)
         let omega = 2 * Double.pi * frequency / 48_000
         var ss = 0.0, cc = 0.0, sc = 0.0, ys = 0.0, yc = 0.0
@@ -86,14 +105,7 @@ public enum AudioAnalysis {
             ss += s * s; cc += c * c; sc += s * c; ys += y * s; yc += y * c
         }
         let det = ss * cc - sc * sc
-        let a = (ys * cc - yc * sc) / det, b = (yc * ss - ys * sc) / det
-        var signalEnergy = 0.0, noiseEnergy = 0.0
-        for (n, y) in window.enumerated() {
-            let fit = a * sin(omega * Double(n)) + b * cos(omega * Double(n))
-            signalEnergy += fit * fit
-            noiseEnergy += (y - fit) * (y - fit)
-        }
-        return 10 * log10(signalEnergy / max(noiseEnergy, 1e-20))
+        return (window, omega, (ys * cc - yc * sc) / det, (yc * ss - ys * sc) / det)
     }
 
     /// The level of everything above `frequency` in `count` samples from `start` (Hann window), in

@@ -31,7 +31,7 @@ import Testing
         #expect(try ctl(deckd, ["--json", "session"]).output.contains(#""state":"playing""#))
 
         let sinks = try ctl(deckd, ["sinks"]).output
-        #expect(sinks.hasPrefix("1  file:\(dir.path)/out.opus  "))
+        #expect(sinks.hasPrefix("1  file:\(dir.path)/out.opus  recording  app audio  "))
         #expect(try ctl(deckd, ["--json", "sinks"]).output.hasPrefix(#"[{"bytes":"#))
 
         result = try ctl(deckd, ["call", "session.request", #"{"context":"navigation"}"#])
@@ -214,7 +214,7 @@ extension ControlTests {
         #expect(Set(names) == ["rpc.discover", "auth.login", "events.subscribe", "events.unsubscribe", "runtime.info", "apps.list", "apps.load",
                                "apps.unload", "apps.launch", "session.get", "session.request", "session.abandon", "session.configure",
                                "volume.get", "volume.set", "volume.adjust", "volume.mute",
-                               "sinks.list", "sinks.add", "sinks.remove", "nowPlaying.get", "nowPlaying.artwork", "queue.get",
+                               "sinks.list", "sinks.add", "sinks.remove", "sinks.select", "nowPlaying.get", "nowPlaying.artwork", "queue.get",
                                "player.play", "player.pause", "player.togglePlayPause", "player.stop", "player.next", "player.previous",
                                "player.seek", "player.skip", "player.setRate", "player.setShuffle", "player.setRepeat", "player.like",
                                "player.dislike", "player.bookmark"])
@@ -290,6 +290,7 @@ extension ControlTests {
         results["session.configure"] = try result("session.configure", #"{"duckDb":-10,"navigationDuringCall":"reject"}"#)
         results["sinks.add"] = try result("sinks.add", #"{"uri":"file:schema.opus"}"#)
         results["sinks.list"] = try result("sinks.list")
+        results["sinks.select"] = try result("sinks.select", #"{"ids":[1]}"#)
         results["sinks.remove"] = try result("sinks.remove", #"{"id":2}"#)
         results["rpc.discover"] = try result("rpc.discover")
         // auth.login answers only on TCP; its schema is checked with a logged-in TCP client.

@@ -2,7 +2,8 @@ import DeckBase
 import DeckStream
 import DeckControl
 
-/// `sinks.*`: where the Opus stream goes, with counters; adding and removing. Loop-thread-confined.
+/// `sinks.*`: where the Opus stream goes, with names, kinds and counters; adding, removing, and
+/// choosing where app audio goes (the output picker). Loop-thread-confined.
 struct SinksMethods {
     unowned let runtime: Runtime
 
@@ -12,7 +13,7 @@ struct SinksMethods {
             RPCMethod("sinks.list", "Every sink with its counters.", result: Schema.array(SinksMethods.sinkSchema)) { _ in
                 SinksMethods.list(runtime)
             },
-            RPCMethod("sinks.add", "Open a sink by URI (file:, http://, rtp://).", params: [.init("uri", Schema.string)],
+            RPCMethod("sinks.add", "Open a sink by URI (file:, http://, rtp://; name= and kind= label it).", params: [.init("uri", Schema.string)],
                       result: SinksMethods.sinkSchema, errors: [-32001, -32004]) { call throws(RPCError) in
                 let uri = try call.string("uri")
                 let info: SinkInfo
@@ -24,23 +25,43 @@ struct SinksMethods {
                     throw .commandFailed(error.description)
                 }
                 runtime.publish("sinks.changed", ["sinks": SinksMethods.list(runtime)])
-                return SinksMethods.describe(info)
+                return SinksMethods.describe(info, runtime)
             },
             RPCMethod("sinks.remove", "Close and forget a sink.", params: [.init("id", Schema.integer)],
                       result: Schema.boolean, errors: [-32004]) { call throws(RPCError) in
                 guard let id = call.optional("id")?.intValue else { throw .invalidParams("\"id\" must be an integer") }
                 do throws(SinkError) { try runtime.output.removeSink(Int(id)) } catch { throw .commandFailed(error.description) }
                 runtime.publish("sinks.changed", ["sinks": SinksMethods.list(runtime)])
+                runtime.saveState()
                 return true
+            },
+            RPCMethod("sinks.select", "Send app audio to these sinks only (without ids: to every sink); pinned contexts stay on their sink. Saved with the state.",
+                      params: [.init("ids", Schema.array(Schema.integer), required: false)],
+                      result: Schema.array(SinksMethods.sinkSchema), errors: [-32004]) { call throws(RPCError) in
+                var ids: [Int]?
+                if let value = call.optional("ids"), value != .null {
+                    guard let list = value.arrayValue, !list.isEmpty, list.allSatisfy({ $0.intValue != nil }) else {
+                        throw .invalidParams("\"ids\" must be a non-empty array of sink ids (omit it for every sink)")
+                    }
+                    ids = list.map { Int($0.intValue!) }
+                }
+                do throws(SinkError) { try runtime.output.select(ids) } catch { throw .commandFailed(error.description) }
+                let sinks = SinksMethods.list(runtime)
+                runtime.publish("sinks.changed", ["sinks": sinks])
+                runtime.saveState()
+                return sinks
             },
         ]
     }
 
-    static func list(_ runtime: Runtime) -> JSONValue { .array(runtime.sinks.list.map(describe)) }
+    static func list(_ runtime: Runtime) -> JSONValue { .array(runtime.sinks.list.map { describe($0, runtime) }) }
 
-    static func describe(_ sink: SinkInfo) -> JSONValue {
+    static func describe(_ sink: SinkInfo, _ runtime: Runtime) -> JSONValue {
+        let pinned = runtime.configuration.pins.filter { $0.value == sink.name }.keys.map(\.rawValue).sorted()
         var object: [String: JSONValue] = [
-            "id": .int(Int64(sink.id)), "uri": .string(sink.uri), "packets": .int(Int64(sink.status.packets)),
+            "id": .int(Int64(sink.id)), "uri": .string(sink.uri), "name": .string(sink.name), "kind": .string(sink.kind.rawValue),
+            "selected": .bool(runtime.output.carriesAppAudio(sink.id)), "pinned": .array(pinned.map(JSONValue.string)),
+            "packets": .int(Int64(sink.status.packets)),
             "bytes": .int(Int64(sink.status.bytes)), "errors": .int(Int64(sink.status.errors)),
         ]
         if let error = sink.status.lastError { object["lastError"] = .string(error) }
@@ -51,7 +72,8 @@ struct SinksMethods {
     }
 
     static let sinkSchema = Schema.object([
-        "id": Schema.integer, "uri": Schema.string, "packets": Schema.integer, "bytes": Schema.integer, "errors": Schema.integer,
+        "id": Schema.integer, "uri": Schema.string, "name": Schema.string, "kind": Schema.oneOf(SinkKind.allCases.map(\.rawValue)),
+        "selected": Schema.boolean, "pinned": Schema.array(Schema.string), "packets": Schema.integer, "bytes": Schema.integer, "errors": Schema.integer,
         "lastError": Schema.string, "failed": Schema.boolean, "droppedPackets": Schema.integer,
         "clients": Schema.integer, "droppedClients": Schema.integer,
     ], optional: ["lastError", "failed", "droppedPackets", "clients", "droppedClients"])

@@ -23,6 +23,8 @@ public final class FocusCoordinator {
     private let loop: EventLoop
     private let logger: Logger
     private let frameMilliseconds: Double
+    /// Contexts whose audio stays on a named sink (`pins`), whatever app audio does.
+    private let pins: [AudioContext: String]
     private let sessionTimer: LoopTimer
     private let watchdog: LoopTimer
     /// Starts the run at the end of the loop turn that activated the session, so a plugin that is
@@ -32,8 +34,10 @@ public final class FocusCoordinator {
     /// "ID invalid" / "ID clipped" once reported, so each is logged once per plugin.
     private var sampleReports: Set<String> = []
 
-    init(policy: SessionPolicy, output: Output, loop: EventLoop, logger: Logger, frameMilliseconds: Double) throws(LoopError) {
+    init(policy: SessionPolicy, pins: [AudioContext: String], output: Output, loop: EventLoop, logger: Logger,
+         frameMilliseconds: Double) throws(LoopError) {
         session = AudioSession(policy: policy)
+        self.pins = pins
         self.output = output
         self.loop = loop
         self.logger = logger
@@ -145,12 +149,13 @@ public final class FocusCoordinator {
             return PluginCallError(status: .unsupported, message: "open_stream: \(plugin.id) does not offer deck.audio")
         }
         let owner = FocusOwner.plugin(plugin.id)
-        guard session.arbiter.holder(owner) != nil else {
+        guard let holder = session.arbiter.holder(owner) else {
             return PluginCallError(status: .state, message: "open_stream: \(plugin.id) holds no audio focus; request it first")
         }
         guard !output.hasStream(plugin.id) else { return nil }
         do {
-            try output.openStream(for: plugin.id, source: source, gain: session.targetGain(owner), counters: plugin.streamCounters)
+            try output.openStream(for: plugin.id, source: source, gain: session.targetGain(owner), counters: plugin.streamCounters,
+                                  pin: pins[holder.request.context])
         } catch {
             return PluginCallError(status: .limit, message: "open_stream: \(error)")
         }
@@ -205,6 +210,9 @@ public final class FocusCoordinator {
                 guard case .plugin(let id) = owner else { continue }
                 output.rampGain(of: id, to: gain, milliseconds: ramp, curve: gain == 0 ? .sCurve : .exponential)
             }
+        }
+        if !pins.isEmpty {
+            for holder in session.arbiter.holders { if case .plugin(let id) = holder.request.owner { output.pin(id, to: pins[holder.request.context]) } }
         }
         let happened = changes
         changes = []

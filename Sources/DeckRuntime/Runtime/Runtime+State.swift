@@ -2,7 +2,8 @@ import DeckBase
 import DeckNowPlaying
 import DeckSession
 
-/// What survives a restart (`state.path`): the last source and the volume groups. Saved
+/// What survives a restart (`state.path`): the last source, the volume groups and the sinks
+/// chosen for app audio (by name). Saved
 /// debounced after each change and on shutdown; restored at start.
 extension Runtime {
     static let stateVersion = 1
@@ -14,6 +15,7 @@ extension Runtime {
         document["volumes"] = .object(Dictionary(uniqueKeysWithValues: session.volume.groups.map {
             ($0.name, ["index": .int(Int64($0.index)), "muted": .bool($0.muted)] as JSONValue)
         }))
+        if let selection = output.selection { document["sinks"] = ["selected": .array(selection.map(JSONValue.string))] }
         return .object(document)
     }
 
@@ -37,6 +39,9 @@ extension Runtime {
             } catch {
                 logger.warning("state", "saved volumes not restored: \(error)")
             }
+        }
+        if let names = document["sinks"]?["selected"]?.arrayValue?.compactMap(\.stringValue) {
+            savedSinkSelection = names
         }
         if let saved = document["lastSource"] {
             if let source = Runtime.lastSource(saved) {

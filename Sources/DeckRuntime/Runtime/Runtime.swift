@@ -27,6 +27,8 @@ public final class Runtime {
     /// Now playing on the D-Bus session bus, with `mpris`.
     public private(set) var mpris: MPRISBridge?
     private var isShutDown = false
+    /// The sinks app audio went to when the state was saved, chosen again once the sinks open.
+    var savedSinkSelection: [String]?
     /// What the last `session.changed` said, so every change of `session.get` is published once.
     private var publishedSession: JSONValue?
     /// `nowPlaying.changed` and `queue.changed`, at most one each per `nowPlaying.coalesceMs`.
@@ -51,7 +53,7 @@ public final class Runtime {
         }
         let focus: FocusCoordinator
         do {
-            focus = try FocusCoordinator(policy: configuration.session, output: output, loop: loop, logger: logger,
+            focus = try FocusCoordinator(policy: configuration.session, pins: configuration.pins, output: output, loop: loop, logger: logger,
                                          frameMilliseconds: configuration.audio.frameSize.milliseconds)
         } catch {
             throw .loop(error)
@@ -150,6 +152,10 @@ public final class Runtime {
     /// grant, or now with `alwaysActive`. Throws when no configured sink could open.
     public func startOutput() throws(RuntimeError) {
         do { try output.openSinks(configuration.sinks) } catch { throw .noOutput(error.description) }
+        if let names = savedSinkSelection {
+            output.select(names: names)
+            logger.info("state", "app audio goes to \(names.joined(separator: ", ")), as chosen before")
+        }
         focus.start()
         if configuration.mpris { startMPRIS() }
         if configuration.state.resumeOnStart, let source = player.lastSource {

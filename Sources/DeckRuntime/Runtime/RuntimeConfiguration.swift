@@ -12,7 +12,7 @@ import Glibc
 ///
 ///     {"plugins": ["/usr/lib/deck/plugins"], "policy": "policy.json",
 ///      "logLevel": "info", "insecurePlugins": false,
-///      "sinks": ["http://127.0.0.1:8000/stream.opus"],
+///      "sinks": ["http://127.0.0.1:8000/stream.opus?name=Cabin"], "pins": {"navigation": "Cabin"},
 ///      "encoder": {"bitrate": 128000, "complexity": 10, "frameMs": 20, "application": "audio",
 ///                  "fec": false, "packetLoss": 0, "dtx": false},
 ///      "http": {"maxQueuedBytes": 1048576, "maxHeadBytes": 8192, "headTimeoutMs": 5000, "maxClients": 32},
@@ -33,6 +33,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var allowInsecurePlugins = false
     /// Sink URIs opened when the output starts.
     public var sinks: [String] = []
+    /// Contexts whose audio stays on the sink of that name whatever the picker chooses for app audio.
+    public var pins: [AudioContext: String] = [:]
     /// Sinks open at once, however added.
     public var maxSinks = 16
     public var audio = AudioConfiguration()
@@ -87,7 +89,7 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 }
                 sinks = uris.map { $0.hasPrefix("file:") && !$0.hasPrefix("file:/") ? "file:" + resolve(String($0.dropFirst(5))) : $0 }
                 for uri in sinks {
-                    do { _ = try SinkURI(uri) } catch { throw .invalid(path, "sinks: \(error)") }
+                    do { _ = try SinkLabel.parse(uri) } catch { throw .invalid(path, "sinks: \(error)") }
                 }
             case "maxSinks":
                 maxSinks = try Setting(value, "maxSinks", 1...256, path).integer()
@@ -121,9 +123,11 @@ public struct RuntimeConfiguration: Sendable, Equatable {
             case "mpris":
                 guard let flag = value.boolValue else { throw .invalid(path, "\"mpris\" must be true or false") }
                 mpris = flag
+            case "pins":
+                try applyPins(value, path: path)
             default:
                 throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, maxSinks, "
-                               + "encoder, http, files, control, audio, session, nowPlaying, state, mpris)")
+                               + "pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris)")
             }
         }
     }

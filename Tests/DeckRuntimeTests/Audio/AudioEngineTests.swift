@@ -10,7 +10,7 @@ import Testing
     @Test func freewheelOutputIsContinuousAndEndsWithTheTrimmedGranule() throws {
         let harness = try StreamingHarness(freewheel: true, seconds: 2.5)
         var packets: [EncodedPacket] = []
-        harness.runtime.sinks.add(CallbackSink(name: "test") { packets.append($0) })
+        harness.runtime.output.attach(CallbackSink(name: "test") { packets.append($0) })
         try harness.start()
         #expect(harness.runUntilFinished())
         #expect(packets.count == 126)  // 125 frames of audio, then one covering the encoder's 312-sample delay
@@ -47,7 +47,7 @@ import Testing
     @Test func aStalledLoopDropsPacketsCountedAndLoggedOncePerBurst() throws {
         let harness = try StreamingHarness(freewheel: false) { $0.audio.packetBufferMilliseconds = 100 }
         var packets: [EncodedPacket] = []
-        harness.runtime.sinks.add(CallbackSink(name: "test") { packets.append($0) })
+        harness.runtime.output.attach(CallbackSink(name: "test") { packets.append($0) })
         try harness.start()
         harness.run(for: 0.1)
         usleep(500_000)  // the loop stalls for 25 frames; the ring holds 5
@@ -67,7 +67,7 @@ import Testing
     @Test func theDefaultRingRidesOutALoopStalledForSeconds() throws {
         let harness = try StreamingHarness(freewheel: false)
         var packets: [EncodedPacket] = []
-        harness.runtime.sinks.add(CallbackSink(name: "test") { packets.append($0) })
+        harness.runtime.output.attach(CallbackSink(name: "test") { packets.append($0) })
         try harness.start()
         harness.run(for: 0.1)
         sleep(3)  // as a machine loaded with 16 busy processes starves the loop thread

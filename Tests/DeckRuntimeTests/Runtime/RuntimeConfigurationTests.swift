@@ -62,6 +62,12 @@ import Testing
         (#"{"http": {"maxQueuedBytes": 9223372036854775807}}"#, "http.maxQueuedBytes is 9223372036854775807, out of range (16384 to 67108864 bytes)"),
         (#"{"sinks": "file:x.opus"}"#, "\"sinks\" must be an array of sink URIs"),
         (#"{"sinks": ["ftp://x"]}"#, "sinks: invalid sink ftp://x: expected file:PATH, http://HOST:PORT/PATH or rtp://HOST:PORT?pt=96&sdp=PATH"),
+        (#"{"sinks": ["http://127.0.0.1:1/x?kind=car"]}"#, "sinks: invalid sink http://127.0.0.1:1/x?kind=car: kind= must be one of speakers, headphones, bluetooth, network, recording"),
+        (#"{"pins": {"navigation": "Cabin", "systemSound": "Rear"}}"#,
+         "pins name 2 sinks (Cabin, Rear); every pinned context must name the same sink"),
+        (#"{"pins": {"satnav": "Cabin"}}"#, "pins: unknown context \"satnav\" (known: "
+            + AudioContext.allCases.map(\.rawValue).joined(separator: ", ") + ")"),
+        (#"{"pins": {"navigation": ""}}"#, "pins.navigation must be a sink name"),
         (#"{"audio": {"lateBoundMs": -1}}"#, "audio.lateBoundMs is -1, out of range (1 to 10000 ms)"),
         (#"{"control": {"maxBatch": 0}}"#, "control.maxBatch is 0, out of range (1 to 10000 requests)"),
         (#"{"control": {"maxSockets": 3}}"#, "unknown key \"control.maxSockets\" (known: maxMessageBytes, maxDepth, maxBatch, maxResponseBytes, "
@@ -110,6 +116,12 @@ import Testing
         #expect(throws: SinkError.cannotOpen("file:up/x.opus", "up/x.opus is outside the output folder \(dir.path)/out")) {
             try files.confine("up/x.opus", uri: "file:up/x.opus")
         }
+    }
+
+    @Test func pinsKeepContextsOnANamedSink() throws {
+        let configuration = try apply(#"{"sinks": ["file:c.opus?name=Cabin"], "pins": {"navigation": "Cabin", "systemSound": "Cabin"}}"#)
+        #expect(configuration.pins == [.navigation: "Cabin", .systemSound: "Cabin"])
+        #expect(configuration.sinks == ["file:\(dir.path)/c.opus?name=Cabin"])
     }
 
     @Test func theExampleConfigShowsEveryKeyAtItsDefault() throws {

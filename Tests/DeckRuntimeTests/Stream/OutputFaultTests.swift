@@ -16,7 +16,7 @@ import Testing
         let harness = try StreamingHarness(freewheel: true, seconds: seconds, sinks: ["file:\(file)"] + extraSinks)
         let plugin = try harness.load(try Fixture.bundle(in: dir.path, name: item, manifest: ["entitlements": entitlements]))
         var packets: [EncodedPacket] = []
-        harness.runtime.sinks.add(CallbackSink(name: "test") { packets.append($0) })
+        harness.runtime.output.attach(CallbackSink(name: "test") { packets.append($0) })
         try harness.runtime.play(pluginID: plugin.id, item: item)
         try harness.start()
         #expect(harness.runUntilFinished())
