@@ -56,6 +56,11 @@ import Testing
         #expect(level(cabinAudio, 880, at: before) > 0.1)
         #expect(level(cabinAudio, 440, at: after) < 0.001)
         #expect(level(cabinAudio, 880, at: after) > 0.1)
+        // The radio left the cabin with a fade: nothing above 4 kHz anywhere in either file.
+        for audio in [cabinAudio, rearAudio] {
+            let loudest = stride(from: 4_800, to: audio.count - 4_800, by: 1_024).map { AudioAnalysis.levelAbove(4_000, in: audio, start: $0) }.max()!
+            #expect(loudest < -80, "a click of \(loudest) dB")
+        }
     }
 
     @Test func aSecondSinkWithATakenNameIsRefused() throws {
