@@ -32,10 +32,11 @@ let package = Package(
         .target(name: "DeckNowPlaying", dependencies: ["DeckBase"]),
         .target(name: "DeckState", dependencies: ["DeckBase"]),
         .target(name: "DeckMPRIS", dependencies: ["DeckBase", "DeckNowPlaying", "CSystemd"]),
-        .target(name: "DeckPlugins", dependencies: ["DeckBase", "DeckAudio", "DeckSession", "DeckNowPlaying", "CDeckPlugin"]),
+        .target(name: "DeckPlugins", dependencies: ["DeckBase", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckUI", "CDeckPlugin"]),
         .target(name: "DeckControl", dependencies: ["DeckBase"]),
+        .target(name: "DeckUI", dependencies: ["DeckBase", "DeckNowPlaying"]),
         .target(name: "DeckRuntime", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
-                                                  "DeckControl", "DeckState", "DeckMPRIS"]),
+                                                  "DeckControl", "DeckState", "DeckMPRIS", "DeckUI"]),
         .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc"]),
         .executableTarget(name: "deckctl", dependencies: ["DeckBase", "CJansson"]),
@@ -48,7 +49,7 @@ let package = Package(
 
         .target(name: "DeckTestSupport", dependencies: ["DeckRuntime"], path: "Tests/DeckTestSupport"),
         .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
-                                                            "DeckControl", "DeckState", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
+                                                            "DeckControl", "DeckState", "DeckUI", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
         .testTarget(name: "deckdTests", dependencies: ["DeckTestSupport"]),
     ]
 )

@@ -1,3 +1,4 @@
+import DeckBase
 import DeckRuntime
 
 /// One parser that reads what outsiders send or write, fed arbitrary bytes: by libFuzzer

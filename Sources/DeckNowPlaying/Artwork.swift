@@ -4,17 +4,18 @@ public struct Artwork: Equatable, Sendable {
     public let mimeType: String
     public let bytes: [UInt8]
 
-    /// Checks `bytes` against the limit and the two formats a head unit draws.
-    public init(id: String, bytes: [UInt8], maxBytes: Int) throws(NowPlayingError) {
+    /// Checks `bytes` against the limit (the config key `limitKey`) and the two formats a head unit draws.
+    public init(id: String, bytes: [UInt8], maxBytes: Int, what: String = "artwork",
+                limitKey: String = "nowPlaying.maxArtworkBytes") throws(NowPlayingError) {
         guard bytes.count <= maxBytes else {
-            throw .limit("artwork of \(bytes.count) bytes is over the limit of \(maxBytes) (nowPlaying.maxArtworkBytes)")
+            throw .limit("\(what) of \(bytes.count) bytes is over the limit of \(maxBytes) (\(limitKey))")
         }
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             mimeType = "image/png"
         } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
             mimeType = "image/jpeg"
         } else {
-            throw .invalid("artwork must be PNG or JPEG bytes (its first bytes are neither signature)")
+            throw .invalid("\(what) must be PNG or JPEG bytes (its first bytes are neither signature)")
         }
         self.id = id
         self.bytes = bytes

@@ -1,3 +1,4 @@
+import DeckBase
 import DeckSession
 
 /// Which audio contexts each entitlement lets a plugin request (DESIGN's table). The session knows

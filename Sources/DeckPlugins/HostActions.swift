@@ -3,7 +3,7 @@ import DeckNowPlaying
 import DeckSession
 
 /// The runtime's answers to a plugin's host calls that reach beyond the plugin subsystem
-/// (`deck.audio`, `deck.session`, `deck.now-playing`), by instance number. The plugin subsystem knows nothing of the
+/// (`deck.audio`, `deck.session`, `deck.now-playing`, `deck.ui`, `deck.content`), by instance number. The plugin subsystem knows nothing of the
 /// audio engine or the session; the runtime supplies these.
 package final class HostActions: @unchecked Sendable {  // The closures run only on the loop thread: PluginHost checks before calling.
     let openStream: (Int) -> PluginCallError?
@@ -12,6 +12,7 @@ package final class HostActions: @unchecked Sendable {  // The closures run only
     let requestFocus: (Int, AudioContext, FocusRequestType, _ acceptsDelayed: Bool, _ pausesOnDuck: Bool) -> Result<FocusResult, PluginCallError>
     let abandonFocus: (Int) -> PluginCallError?
     let nowPlaying: (Int, NowPlayingCall) -> PluginCallError?
+    let ui: (Int, UICall) -> Result<UIAnswer, PluginCallError>
     /// The audio thread, for `deck.thread-check`'s is_audio_thread.
     let audioThread: ThreadIdentity
 
@@ -19,12 +20,14 @@ package final class HostActions: @unchecked Sendable {  // The closures run only
          openStream: @escaping (Int) -> PluginCallError?, closeStream: @escaping (Int) -> PluginCallError?,
          requestFocus: @escaping (Int, AudioContext, FocusRequestType, Bool, Bool) -> Result<FocusResult, PluginCallError>,
          abandonFocus: @escaping (Int) -> PluginCallError?,
-         nowPlaying: @escaping (Int, NowPlayingCall) -> PluginCallError?) {
+         nowPlaying: @escaping (Int, NowPlayingCall) -> PluginCallError?,
+         ui: @escaping (Int, UICall) -> Result<UIAnswer, PluginCallError>) {
         self.audioThread = audioThread
         self.openStream = openStream
         self.closeStream = closeStream
         self.requestFocus = requestFocus
         self.abandonFocus = abandonFocus
         self.nowPlaying = nowPlaying
+        self.ui = ui
     }
 }

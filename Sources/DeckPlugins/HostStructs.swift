@@ -8,6 +8,8 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
     let audio = UnsafeMutablePointer<deck_host_audio_t>.allocate(capacity: 1)
     let session = UnsafeMutablePointer<deck_host_session_t>.allocate(capacity: 1)
     let nowPlaying = UnsafeMutablePointer<deck_host_now_playing_t>.allocate(capacity: 1)
+    let ui = UnsafeMutablePointer<deck_host_ui_t>.allocate(capacity: 1)
+    let content = UnsafeMutablePointer<deck_host_content_t>.allocate(capacity: 1)
     private let name = CStringBox("Deck")
     private let version = CStringBox(DeckVersion.string)
 
@@ -24,6 +26,8 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
             case DECK_EXT_AUDIO: return UnsafeRawPointer(owner.structs.audio)
             case DECK_EXT_SESSION: return UnsafeRawPointer(owner.structs.session)
             case DECK_EXT_NOW_PLAYING: return UnsafeRawPointer(owner.structs.nowPlaying)
+            case DECK_EXT_UI: return UnsafeRawPointer(owner.structs.ui)
+            case DECK_EXT_CONTENT: return UnsafeRawPointer(owner.structs.content)
             default: return nil
             }
         }
@@ -53,6 +57,8 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
         audio.initialize(to: PluginHost.audioExtension)
         session.initialize(to: PluginHost.sessionExtension)
         nowPlaying.initialize(to: PluginHost.nowPlayingExtension)
+        ui.initialize(to: PluginHost.uiExtension)
+        content.initialize(to: PluginHost.contentExtension)
     }
 
     deinit {
@@ -61,5 +67,7 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
         audio.deallocate()
         session.deallocate()
         nowPlaying.deallocate()
+        ui.deallocate()
+        content.deallocate()
     }
 }

@@ -3,6 +3,8 @@ import DeckAudio
 import DeckBase
 import DeckNowPlaying
 import DeckSession
+import DeckUI
+import Glibc
 
 /// A plugin whose code runs in this process: its library, entry and instance, called directly
 /// through the C ABI. Loop-thread-confined.
@@ -16,6 +18,8 @@ final class InProcessPluginCode: PluginCode {
     private var audio: UnsafePointer<deck_plugin_audio_t>?
     private var session: UnsafePointer<deck_plugin_session_t>?
     private var nowPlaying: UnsafePointer<deck_plugin_now_playing_t>?
+    private var ui: UnsafePointer<deck_plugin_ui_t>?
+    private var content: UnsafePointer<deck_plugin_content_t>?
 
     init(library: PluginLibrary, entry: UnsafePointer<deck_plugin_entry_t>, plugin: UnsafePointer<deck_plugin_t>, id: String,
          logger: Logger) {
@@ -44,6 +48,16 @@ final class InProcessPluginCode: PluginCode {
         if nowPlaying != nil && nowPlaying?.pointee.command == nil {
             logger.warning("plugins", "\(id): ignoring its deck.now-playing extension: command is NULL")
             nowPlaying = nil
+        }
+        ui = plugin.pointee.get_extension?(plugin, DECK_EXT_UI)?.assumingMemoryBound(to: deck_plugin_ui_t.self)
+        if ui != nil && (ui?.pointee.display_changed == nil || ui?.pointee.select == nil) {
+            logger.warning("plugins", "\(id): ignoring its deck.ui extension: display_changed or select is NULL")
+            ui = nil
+        }
+        content = plugin.pointee.get_extension?(plugin, DECK_EXT_CONTENT)?.assumingMemoryBound(to: deck_plugin_content_t.self)
+        if let table = content?.pointee, table.child_count == nil || table.item == nil || table.begin_loading == nil || table.play == nil {
+            logger.warning("plugins", "\(id): ignoring its deck.content extension: child_count, item, begin_loading or play is NULL")
+            content = nil
         }
         return .ok
     }
@@ -110,4 +124,49 @@ final class InProcessPluginCode: PluginCode {
         }
         return result
     }
+
+    var offersUI: Bool { ui != nil }
+
+    func displayChanged(attached: Bool, profile: String) { ui?.pointee.display_changed(plugin, attached, profile) }
+
+    func select(templateID: UInt64, key: String, token: UInt64) { ui?.pointee.select(plugin, templateID, key, token) }
+
+    func limitsChanged(_ limits: String) { ui?.pointee.limits_changed?(plugin, limits) }
+
+    var offersContent: Bool { content != nil }
+
+    func childCount(path: String) -> Int { Int(content?.pointee.child_count(plugin, path) ?? 0) }
+
+    func contentItem(path: String) -> Result<ContentItem, PluginCallError> {
+        guard let read = content?.pointee.item else { return .failure(PluginCallError(status: .unsupported, message: "no deck.content")) }
+        var raw = deck_content_item_t()
+        let status = DeckStatus(code: read(plugin, path, &raw))
+        guard status == .ok else { return .failure(PluginCallError(status: status, message: "item(\"\(path)\") returned \(status)")) }
+        func text(_ pointer: UnsafePointer<CChar>?, _ field: String) throws(PluginCallError) -> String? {
+            guard let pointer else { return nil }
+            guard strnlen(pointer, 4097) <= 4096 else { throw PluginCallError(status: .limit, message: "item(\"\(path)\"): \(field) is over 4096 bytes") }
+            guard let value = String(validatingCString: pointer) else {
+                throw PluginCallError(status: .invalid, message: "item(\"\(path)\"): \(field) is not valid UTF-8")
+            }
+            return value
+        }
+        do throws(PluginCallError) {
+            guard let id = try text(raw.id, "id"), !id.isEmpty, let title = try text(raw.title, "title") else {
+                throw PluginCallError(status: .invalid, message: "item(\"\(path)\") has no id or no title")
+            }
+            var item = ContentItem(id: id, title: title)
+            item.subtitle = try text(raw.subtitle, "subtitle")
+            item.artworkURI = try text(raw.artwork_uri, "artwork_uri")
+            item.playable = raw.playable
+            item.container = raw.container
+            item.streaming = raw.streaming
+            return .success(item)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func beginLoading(path: String, token: UInt64) { content?.pointee.begin_loading(plugin, path, token) }
+
+    func play(path: String, token: UInt64) { content?.pointee.play(plugin, path, token) }
 }

@@ -1,6 +1,7 @@
 import DeckAudio
 import DeckNowPlaying
 import DeckSession
+import DeckUI
 
 /// Every call the runtime makes into a plugin's code, and nothing else: the one interface a
 /// plugin in this process (`InProcessPluginCode`) implements, and that a plugin running in a
@@ -36,4 +37,21 @@ package protocol PluginCode: AnyObject {
     var offersNowPlaying: Bool { get }
     /// Sends a remote command; the answer, or nil when the plugin will complete `token` later.
     func command(_ command: RemoteCommand, token: UInt64) -> CommandResult?
+
+    // deck.ui
+    /// Whether the plugin offers `deck.ui` (it describes templates).
+    var offersUI: Bool { get }
+    func displayChanged(attached: Bool, profile: String)
+    func select(templateID: UInt64, key: String, token: UInt64)
+    func limitsChanged(_ limits: String)
+
+    // deck.content
+    /// Whether the plugin offers `deck.content` (a browse tree).
+    var offersContent: Bool { get }
+    /// Children of the node at `path`; negative when they are not loaded yet.
+    func childCount(path: String) -> Int
+    /// The node at `path`, copied, or why it could not be read.
+    func contentItem(path: String) -> Result<ContentItem, PluginCallError>
+    func beginLoading(path: String, token: UInt64)
+    func play(path: String, token: UInt64)
 }

@@ -136,7 +136,7 @@ extension PluginHost {
     }
 
     /// A C string as Swift text; NULL is nil, bytes that are not UTF-8 are refused.
-    private static func text(_ pointer: UnsafePointer<CChar>?, _ field: String) throws(PluginCallError) -> String? {
+    static func text(_ pointer: UnsafePointer<CChar>?, _ field: String) throws(PluginCallError) -> String? {
         guard let pointer else { return nil }
         guard let text = String(validatingCString: pointer) else {
             throw PluginCallError(status: .invalid, message: "\(field) is not valid UTF-8")

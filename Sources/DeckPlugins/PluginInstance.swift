@@ -1,6 +1,8 @@
+import DeckBase
 import DeckAudio
 import DeckNowPlaying
 import DeckSession
+import DeckUI
 
 /// One loaded plugin: its manifest, its host and its code, and its lifecycle. The lifecycle is
 /// checked here, so a call in the wrong state never reaches the plugin's code. Loop-thread-confined.
@@ -18,6 +20,8 @@ public final class PluginInstance {
     private let code: any PluginCode
     /// Underruns and invalid frames of the plugin's streams, over its lifetime.
     public let streamCounters = StreamCounters()
+    /// Set by the registry: runs after each activation.
+    var didActivate: ((PluginInstance) -> Void)?
 
     init(manifest: PluginManifest, bundlePath: String, host: PluginHost, code: any PluginCode) {
         self.manifest = manifest
@@ -50,6 +54,7 @@ public final class PluginInstance {
             throw PluginCallError(status: status, message: "\(id) refused to activate" + (reason.isEmpty ? "" : ": \(reason)"))
         }
         state = .active
+        didActivate?(self)
     }
 
     /// active → initialized.
@@ -104,6 +109,47 @@ public final class PluginInstance {
     package func command(_ command: RemoteCommand, token: UInt64) -> CommandResult? {
         guard state == .active, code.offersNowPlaying else { return .commandFailed }
         return code.command(command, token: token)
+    }
+
+    public var offersUI: Bool { code.offersUI }
+    public var offersContent: Bool { code.offersContent }
+
+    /// Tells an active plugin the display attached or went away.
+    package func notifyDisplay(attached: Bool, profile: String) {
+        guard state == .active, code.offersUI else { return }
+        code.displayChanged(attached: attached, profile: profile)
+    }
+
+    /// Hands a selection to an active plugin; false when it cannot take one.
+    package func select(templateID: UInt64, key: String, token: UInt64) -> Bool {
+        guard state == .active, code.offersUI else { return false }
+        code.select(templateID: templateID, key: key, token: token)
+        return true
+    }
+
+    package func notifyLimits(_ limits: String) {
+        guard state == .active, code.offersUI else { return }
+        code.limitsChanged(limits)
+    }
+
+    /// The content tree's calls; an inactive plugin has no children and reads nothing.
+    package func childCount(path: String) -> Int { state == .active && code.offersContent ? code.childCount(path: path) : 0 }
+
+    package func contentItem(path: String) -> Result<ContentItem, PluginCallError> {
+        guard state == .active, code.offersContent else { return .failure(refusal(for: "item", expected: "active")) }
+        return code.contentItem(path: path)
+    }
+
+    package func beginLoading(path: String, token: UInt64) -> Bool {
+        guard state == .active, code.offersContent else { return false }
+        code.beginLoading(path: path, token: token)
+        return true
+    }
+
+    package func play(path: String, token: UInt64) -> Bool {
+        guard state == .active, code.offersContent else { return false }
+        code.play(path: path, token: token)
+        return true
     }
 
     /// What the audio thread calls for this plugin's stream.

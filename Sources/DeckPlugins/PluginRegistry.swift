@@ -11,6 +11,8 @@ public final class PluginRegistry: RandomAccessCollection {
     public private(set) var lastLoadFailure: PluginLoadError?
     /// Runs before a plugin is destroyed: its stream closes and its focus goes first.
     public var willUnload: ((PluginInstance) -> Void)?
+    /// Runs after a plugin became active, however activated: it is shown the display.
+    public var didActivate: ((PluginInstance) -> Void)?
     private var byInstance: [Int: PluginInstance] = [:]
     private var nextInstance = 1
     private let directories: [String]
@@ -67,6 +69,7 @@ public final class PluginRegistry: RandomAccessCollection {
             let plugin = try loader.load(bundle: path, instance: nextInstance) { id in self.plugin(id: id)?.bundlePath }
             byInstance[nextInstance] = plugin
             nextInstance += 1
+            plugin.didActivate = { [unowned self] in didActivate?($0) }
             loaded.append(plugin)
             logger.info("plugins", "loaded \(plugin.id) \(plugin.manifest.version) from \(path) "
                 + "(\(plugin.isSwift ? "Swift" : "C"); entitlements: \(Entitlement.list(plugin.entitlements)))")

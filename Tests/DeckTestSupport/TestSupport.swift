@@ -73,13 +73,13 @@ public enum Fixture {
     @discardableResult
     public static func bundle(in dir: String, name: String = "Fixture", defines: [String] = [],
                        manifest: [String: Any] = [:], manifestText: String? = nil,
-                       library: String = "libfixture.so") throws -> String {
+                       library: String = "libfixture.so", source: String = Paths.fixtureSource) throws -> String {
         let bundle = "\(dir)/\(name).deckplugin"
         try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
         chmod(bundle, 0o755)
         let (status, output) = try runProgram("/usr/bin/cc", ["-std=c11", "-Wall", "-Wextra", "-shared", "-fPIC",
                                                              "-I", Paths.sdkInclude] + defines.map { "-D\($0)" }
-                                              + ["-o", "\(bundle)/\(library)", Paths.fixtureSource, "-lpthread", "-lm"])
+                                              + ["-o", "\(bundle)/\(library)", source, "-lpthread", "-lm"])
         guard status == 0 else { throw CommandFailure(description: "cc failed: \(output)") }
         var fields = defaultManifest
         for (key, value) in manifest { fields[key] = value is NSNull ? nil : value }

@@ -25,6 +25,15 @@ extension JSONValue {
         return nil
     }
 
+    /// A number, integer or not.
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let i): Double(i)
+        case .double(let d): d
+        default: nil
+        }
+    }
+
     public var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil

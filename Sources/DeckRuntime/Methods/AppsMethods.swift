@@ -40,6 +40,7 @@ struct AppsMethods {
                 if plugin.state == .initialized {
                     do throws(PluginCallError) { try plugin.activate() } catch { throw .commandFailed(error.message) }
                 }
+                runtime.interface.launched(id)
                 let item = try call.optionalString("item")
                 let center = runtime.player.center
                 if item == nil, center.owner == id, center.info.playbackState == .paused, center.commands.contains(.play) {

@@ -2,9 +2,12 @@ import DeckBase
 import DeckControl
 
 extension Runtime {
-    /// Topics the runtime publishes today (UI comes with its subsystem).
+    /// Topics the runtime publishes.
     public static let eventTopics = ["apps.changed", "session.changed", "sinks.changed", "volume.changed",
-                                     "nowPlaying.changed", "queue.changed"]
+                                     "nowPlaying.changed", "queue.changed", "ui.changed"]
+
+    /// `ui.changed` at most once per this window (a plugin refreshing rows in a loop).
+    static let uiCoalesceMilliseconds = 50
 
     /// The dispatcher for this runtime's JSON-RPC API: the built-ins (`rpc.discover`, `auth.login`,
     /// `events.*`) and one method table per namespace.
@@ -14,7 +17,7 @@ extension Runtime {
         dispatcher.registerBuiltins(title: "Deck", version: DeckVersion.string)
         for method in RuntimeMethods(runtime: self).methods + AppsMethods(runtime: self).methods
             + SessionMethods(runtime: self).methods + SinksMethods(runtime: self).methods + VolumeMethods(runtime: self).methods
-            + PlayerMethods(runtime: self).methods + NowPlayingMethods(runtime: self).methods {
+            + PlayerMethods(runtime: self).methods + NowPlayingMethods(runtime: self).methods + UIMethods(runtime: self).methods {
             dispatcher.register(method)
         }
         return dispatcher

@@ -9,3 +9,4 @@
 @_exported import DeckSession
 @_exported import DeckStream
 @_exported import DeckState
+@_exported import DeckUI

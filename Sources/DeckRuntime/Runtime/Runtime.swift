@@ -4,6 +4,7 @@ import DeckControl
 import DeckPlugins
 import DeckSession
 import DeckStream
+import DeckUI
 
 /// The composition root: creates the loop, the output, the focus coordinator, the plugin registry
 /// and the event hub, and connects their ports. Everything else lives in its subsystem.
@@ -18,6 +19,8 @@ public final class Runtime {
     public let focus: FocusCoordinator
     /// Now playing, the queue and remote commands.
     public let player: PlayerCoordinator
+    /// The display: every app's templates and content tree, and the limits they are held to.
+    public let interface: InterfaceCoordinator
     /// Loaded plugins, in load order; destroyed in reverse.
     public let plugins: PluginRegistry
     /// The notifications every client and embedding handle subscribes to.
@@ -34,6 +37,7 @@ public final class Runtime {
     /// `nowPlaying.changed` and `queue.changed`, at most one each per `nowPlaying.coalesceMs`.
     private let nowPlayingNotices: NotificationCoalescer
     private let queueNotices: NotificationCoalescer
+    private let uiNotices: NotificationCoalescer
 
     public init(configuration: RuntimeConfiguration, logger: Logger, loop given: EventLoop? = nil) throws(RuntimeError) {
         self.configuration = configuration
@@ -64,10 +68,13 @@ public final class Runtime {
             player = try PlayerCoordinator(limits: configuration.nowPlaying, loop: loop, logger: logger)
             nowPlayingNotices = try NotificationCoalescer(loop: loop, windowMilliseconds: configuration.nowPlaying.coalesceMilliseconds)
             queueNotices = try NotificationCoalescer(loop: loop, windowMilliseconds: configuration.nowPlaying.coalesceMilliseconds)
+            uiNotices = try NotificationCoalescer(loop: loop, windowMilliseconds: Runtime.uiCoalesceMilliseconds)
+            interface = try InterfaceCoordinator(profile: configuration.display, settings: configuration.ui, loop: loop, logger: logger)
         } catch {
             throw .loop(error)
         }
         self.player = player
+        let interface = interface
         do {
             stateFile = try configuration.state.path.map { path throws(LoopError) in
                 try StateFile(path: path, delayMilliseconds: configuration.state.saveDelayMilliseconds, loop: loop, logger: logger)
@@ -83,7 +90,8 @@ public final class Runtime {
                 focus.requestFocus(instance: $0, context: $1, type: $2, acceptsDelayed: $3, pausesOnDuck: $4)
             },
             abandonFocus: { [unowned focus] in focus.abandonFocus(instance: $0) },
-            nowPlaying: { [unowned player] in player.handle($1, instance: $0) })
+            nowPlaying: { [unowned player] in player.handle($1, instance: $0) },
+            ui: { [unowned interface] in interface.handle($1, instance: $0) })
         do {
             plugins = try PluginRegistry(directories: configuration.pluginDirectories, policy: configuration.policy,
                                          allowInsecure: configuration.allowInsecurePlugins, loop: loop, logger: logger, actions: actions)
@@ -92,10 +100,15 @@ public final class Runtime {
         }
         focus.plugins = plugins
         player.plugins = plugins
-        plugins.willUnload = { [unowned focus, unowned player] plugin in
+        interface.plugins = plugins
+        plugins.willUnload = { [unowned focus, unowned player, unowned interface] plugin in
             focus.release(plugin)
             player.release(plugin.id)
+            interface.release(plugin.id)
         }
+        plugins.didActivate = { [unowned interface] in interface.activated($0) }
+        uiNotices.send = { [unowned self] in publish("ui.changed", UIMethods.state(self)) }
+        interface.onChange = { [unowned self] in uiNotices.changed() }
         focus.onChange = { [unowned self] changes in
             player.sessionChanged(session.arbiter)
             publishSession(changes)
@@ -108,7 +121,10 @@ public final class Runtime {
         nowPlayingNotices.send = { [unowned self] in publish("nowPlaying.changed", player.center.nowPlayingJSON(now: loop.now)) }
         queueNotices.send = { [unowned self] in publish("queue.changed", player.center.queueJSON) }
         player.onChange = { [unowned self] change in
-            if change.contains(.info) { nowPlayingNotices.changed() }
+            if change.contains(.info) {
+                nowPlayingNotices.changed()
+                if interface.showsNowPlaying { uiNotices.changed() }
+            }
             if change.contains(.queue) { queueNotices.changed() }
             mpris?.changed()
             saveState()
@@ -208,6 +224,8 @@ public final class Runtime {
         stateFile?.close()
         nowPlayingNotices.close()
         queueNotices.close()
+        uiNotices.close()
+        interface.close()
     }
 }
 

@@ -4,6 +4,7 @@ import DeckControl
 import DeckPlugins
 import DeckSession
 import DeckStream
+import DeckUI
 import Glibc
 
 /// What the runtime is told at start: where plugins are, who may do what, how much to log, how
@@ -22,7 +23,8 @@ import Glibc
 ///      "session": {"duckDb": -14, "duckRampMs": 500, "restoreRampMs": 500, "idleTimeoutMs": 5000,
 ///                  "starvationMs": 30000, "alwaysActive": false, "matrix": {"call": {"navigation": "reject"}}},
 ///      "nowPlaying": {"commandTimeoutMs": 5000, "coalesceMs": 100, ...},
-///      "state": {"path": "/var/lib/deck/state.json", "resumeOnStart": false}, "mpris": false}
+///      "state": {"path": "/var/lib/deck/state.json", "resumeOnStart": false}, "mpris": false,
+///      "display": {"width": 800, "height": 480, "scale": 1, "driving": false}, "ui": {"handlerTimeoutMs": 10000}}
 public struct RuntimeConfiguration: Sendable, Equatable {
     public var pluginDirectories: [String] = []
     public var policy: EntitlementPolicy = .grantAll
@@ -48,6 +50,10 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var state = StateSettings()
     /// Also serve now playing on the D-Bus session bus as an MPRIS player.
     public var mpris = false
+    /// The car's display at start (`display.set` changes it at run time).
+    public var display = DisplayProfile()
+    /// How long plugins' UI handlers may take, how large their images may be.
+    public var ui = InterfaceSettings()
 
     public init() {}
 
@@ -125,9 +131,13 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 mpris = flag
             case "pins":
                 try applyPins(value, path: path)
+            case "display":
+                do { try display.apply(value) } catch { throw .invalid(path, error.description) }
+            case "ui":
+                try applyUI(value, path: path)
             default:
                 throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, maxSinks, "
-                               + "pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris)")
+                               + "pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, display, ui)")
             }
         }
     }

@@ -9,5 +9,7 @@
 #include "ext/audio.h"
 #include "ext/session.h"
 #include "ext/now-playing.h"
+#include "ext/ui.h"
+#include "ext/content.h"
 
 #endif /* DECK_DECK_H */

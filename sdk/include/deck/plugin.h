@@ -15,7 +15,8 @@
  *  - Features grow as extensions fetched by string id, both ways:
  *    plugin->get_extension(plugin, id) and host->get_extension(host, id).
  *    This header holds the core; each extension has its own header in
- *    deck/ext/ (audio.h, session.h, thread-check.h, now-playing.h), and deck/deck.h
+ *    deck/ext/ (audio.h, session.h, thread-check.h, now-playing.h, ui.h,
+ *    content.h), and deck/deck.h
  *    includes them all.
  *  - Every host call that can fail returns a deck_status; host->last_error()
  *    gives the human-readable reason.
@@ -53,7 +54,7 @@ extern "C" {
  */
 
 #define DECK_ABI_VERSION_MAJOR 1
-#define DECK_ABI_VERSION_MINOR 1
+#define DECK_ABI_VERSION_MINOR 2
 #define DECK_ABI_VERSION_PATCH 0
 
 typedef struct deck_abi_version {

@@ -1,0 +1,104 @@
+import DeckBase
+import DeckControl
+import DeckPlugins
+import DeckUI
+
+/// What the HMI sees and does: the foreground app's screen (`ui.get`), selecting, going back.
+extension InterfaceCoordinator {
+    /// The foreground app's visible stack (or `appID`'s), with the limits and quota in force.
+    public func state(of appID: String? = nil, nowPlaying: () -> JSONValue) -> JSONValue {
+        var object: [String: JSONValue] = ["display": profile.json, "apps": .array(apps.keys.sorted().map(JSONValue.string))]
+        guard let id = appID ?? foreground, let app = apps[id] else {
+            object["app"] = .null
+            return .object(object)
+        }
+        let limits = limits(for: app)
+        object["app"] = .string(id)
+        object["limits"] = limits.json
+        object["quotaRemaining"] = .int(Int64(app.stack.quotaRemaining(limits)))
+        object["handlerTimeouts"] = .int(Int64(app.handlerTimeouts))
+        object["stack"] = .array(app.stack.templates.map { visibleJSON($0, limits) })
+        object["modal"] = app.stack.modal.map { visibleJSON($0, limits) } ?? .null
+        if app.stack.root?.kind == .tabBar { object["selectedTab"] = .int(Int64(app.stack.selectedTab)) }
+        object["pending"] = .array(pending.values.compactMap { entry -> JSONValue? in
+            if case .selection(id, let item) = entry.what { return .int(Int64(item)) }
+            return nil
+        }.sorted { $0.intValue! < $1.intValue! })
+        if app.stack.templates.contains(where: { $0.kind == .nowPlaying || $0.tabs.contains { $0.kind == .nowPlaying } }) {
+            object["nowPlaying"] = nowPlaying()
+        }
+        if app.offersContent && profile.attached { object["content"] = contentJSON(app, limits) }
+        return .object(object)
+    }
+
+    private func visibleJSON(_ template: Template, _ limits: DisplayLimits) -> JSONValue {
+        let (shown, dropped) = template.visible(under: limits)
+        guard case .object(var object) = shown.json else { return shown.json }
+        if dropped > 0 { object["dropped"] = .int(Int64(dropped)) }
+        return .object(object)
+    }
+
+    /// The driver picked an item, button, action or tab of the foreground app's screen.
+    public func select(_ id: UInt64) throws(RPCError) {
+        let app = try foregroundApp()
+        let stack = app.stack
+        if let modal = stack.modal {
+            guard let item = modal.buttons.first(where: { $0.id == id }) else {
+                throw .invalidParams("\(modal.kind.withArticle) is presented; only its actions (\(modal.buttons.map { String($0.id) }.joined(separator: ", "))) can be selected")
+            }
+            return try hand(item, in: modal, app)
+        }
+        guard let top = stack.templates.last else { throw .commandFailed("\(app.appID) shows no template") }
+        if top.kind == .tabBar {
+            if let index = top.tabs.firstIndex(where: { $0.id == id }) {
+                app.selectTab(index)
+                onChange?()
+                return
+            }
+            let tab = top.tabs.indices.contains(stack.selectedTab) ? top.tabs[stack.selectedTab] : top
+            return try pick(id, in: tab, app)
+        }
+        try pick(id, in: top, app)
+    }
+
+    private func pick(_ id: UInt64, in template: Template, _ app: AppInterface) throws(RPCError) {
+        let visible = template.visible(under: limits(for: app)).template
+        guard let item = (visible.sections.flatMap(\.items) + visible.buttons).first(where: { $0.id == id }) else {
+            throw .invalidParams("no item \(id) on \(app.appID)'s screen; ui.get lists the ids")
+        }
+        try hand(item, in: template, app)
+    }
+
+    private func hand(_ item: TemplateItem, in template: Template, _ app: AppInterface) throws(RPCError) {
+        guard item.isSelectable, let key = item.key else {
+            throw .invalidParams("item \(item.id) cannot be selected (\(item.fields["kind"] == "message" ? "a message row" : "it has no key"))")
+        }
+        let token = takeToken(.selection(app: app.appID, item: item.id))
+        guard plugins.plugin(id: app.appID)?.select(templateID: template.id, key: key, token: token) == true else {
+            _ = finish(token, app: app.appID)
+            throw .commandFailed("\(app.appID) is not active")
+        }
+        onChange?()
+    }
+
+    /// Goes back: dismisses the modal, else pops the top template, else leaves a content level.
+    public func back() throws(RPCError) {
+        let app = try foregroundApp()
+        if app.stack.modal != nil {
+            try? app.dismiss()
+        } else if app.stack.templates.count > 1 {
+            try? app.pop()
+        } else if app.content.browsePath.count > 1 {
+            app.content.browsePath.removeLast()
+        } else {
+            throw .commandFailed("\(app.appID) is at its root; there is nothing to go back to")
+        }
+        onChange?()
+    }
+
+    func foregroundApp() throws(RPCError) -> AppInterface {
+        guard profile.attached else { throw .commandFailed("no display is attached (display.set {\"attached\": true})") }
+        guard let id = foreground, let app = apps[id] else { throw .commandFailed("no app with a UI is loaded") }
+        return app
+    }
+}

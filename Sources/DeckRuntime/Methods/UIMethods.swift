@@ -1,0 +1,95 @@
+import DeckBase
+import DeckControl
+import DeckUI
+
+/// `ui.*` and `display.*`: the foreground app's screen as the HMI lays it out, selecting, going
+/// back, the apps' images, and the display profile (driving on and off). Loop-thread-confined.
+struct UIMethods {
+    unowned let runtime: Runtime
+
+    var methods: [RPCMethod] {
+        let runtime = runtime
+        let state = UIMethods.stateSchema
+        return [
+            RPCMethod("ui.get", "The foreground app's screen (or app's): its visible template stack with the runtime's ids, "
+                      + "truncation applied, the modal, its content tree, and the limits and quota in force.",
+                      params: [.init("app", Schema.string, required: false)], result: state) { call throws(RPCError) in
+                let app = try call.optionalString("app")
+                if let app, runtime.interface.apps[app] == nil { throw .noSuchApp("\(app) (or it has no UI)") }
+                return UIMethods.state(runtime, app: app)
+            },
+            RPCMethod("ui.select", "Select an item, tab or action by id (its app completes it), or a content item by path "
+                      + "(a container is browsed into, a playable item plays).",
+                      params: [.init("id", Schema.integer, required: false), .init("path", Schema.string, required: false)],
+                      result: state, errors: [-32001, -32004]) { call throws(RPCError) in
+                if let path = try call.optionalString("path") {
+                    try runtime.interface.selectContent(path)
+                } else if let id = call.optional("id")?.intValue, id > 0 {
+                    try runtime.interface.select(UInt64(id))
+                } else {
+                    throw .invalidParams("give \"id\" (a positive integer from ui.get) or \"path\" (a content path)")
+                }
+                return UIMethods.state(runtime)
+            },
+            RPCMethod("ui.button", "Press a button (grid, map, now-playing button, action) by id.", params: [.init("id", Schema.integer)],
+                      result: state, errors: [-32004]) { call throws(RPCError) in
+                guard let id = call.optional("id")?.intValue, id > 0 else { throw .invalidParams("\"id\" must be a positive integer from ui.get") }
+                try runtime.interface.select(UInt64(id))
+                return UIMethods.state(runtime)
+            },
+            RPCMethod("ui.back", "Go back: dismiss the modal, pop the top template, or leave a content level.",
+                      result: state, errors: [-32004]) { _ throws(RPCError) in
+                try runtime.interface.back()
+                return UIMethods.state(runtime)
+            },
+            RPCMethod("ui.image", "An image an app handed over (base64), by the id its templates name.",
+                      params: [.init("app", Schema.string), .init("id", Schema.integer)],
+                      result: NowPlayingMethods.artworkSchema, errors: [-32007]) { call throws(RPCError) in
+                let app = try call.string("app")
+                guard let id = call.optional("id")?.intValue, id > 0, let image = runtime.interface.apps[app]?.image(UInt64(id)) else {
+                    throw .noSuchContent("no image \(call.optional("id")?.encoded() ?? "") from \(app)")
+                }
+                return ["id": .string(image.id), "mimeType": .string(image.mimeType), "data": .string(Base64.encode(image.bytes))]
+            },
+            RPCMethod("display.get", "The display profile: size, scale, driving (limited lists and keyboard), attached.",
+                      result: UIMethods.displaySchema) { _ in runtime.interface.profile.json },
+            RPCMethod("display.set", "Change the display profile (any of width, height, scale, driving, limitedUserInterfaces, "
+                      + "contentStyle, attached); apps are told and their screens held to the new limits.",
+                      params: ["width", "height"].map { .init($0, Schema.integer, required: false) }
+                        + [.init("scale", Schema.number, required: false), .init("driving", Schema.boolean, required: false),
+                           .init("limitedUserInterfaces", Schema.array(Schema.oneOf(["keyboard", "lists"])), required: false),
+                           .init("contentStyle", Schema.oneOf(["light", "dark"]), required: false),
+                           .init("attached", Schema.boolean, required: false)],
+                      result: UIMethods.displaySchema) { call throws(RPCError) in
+                var profile = runtime.interface.profile
+                let given = ["width", "height", "scale", "driving", "limitedUserInterfaces", "contentStyle", "attached"]
+                    .compactMap { name in call.optional(name).map { (name, $0) } }
+                do throws(UIError) {
+                    try profile.apply(.object(Dictionary(uniqueKeysWithValues: given)), in: "params")
+                } catch {
+                    throw .invalidParams(error.description)
+                }
+                runtime.interface.setProfile(profile)
+                return profile.json
+            },
+        ]
+    }
+
+    /// What `ui.get` answers and `ui.changed` carries.
+    static func state(_ runtime: Runtime, app: String? = nil) -> JSONValue {
+        runtime.interface.state(of: app) { runtime.player.center.nowPlayingJSON(now: runtime.loop.now) }
+    }
+
+    static let displaySchema = Schema.object([
+        "width": Schema.integer, "height": Schema.integer, "scale": Schema.number, "driving": Schema.boolean,
+        "limitedUserInterfaces": Schema.array(Schema.oneOf(["keyboard", "lists"])), "contentStyle": Schema.oneOf(["light", "dark"]),
+        "attached": Schema.boolean,
+    ])
+
+    static let stateSchema = Schema.object([
+        "app": Schema.nullable(Schema.string), "apps": Schema.array(Schema.string), "display": displaySchema,
+        "limits": ["type": "object"], "quotaRemaining": Schema.integer, "handlerTimeouts": Schema.integer,
+        "stack": Schema.array(["type": "object"]), "modal": Schema.nullable(["type": "object"]), "selectedTab": Schema.integer,
+        "pending": Schema.array(Schema.integer), "nowPlaying": ["type": "object"], "content": ["type": "object"],
+    ], optional: ["limits", "quotaRemaining", "handlerTimeouts", "stack", "modal", "selectedTab", "pending", "nowPlaying", "content"])
+}

@@ -1,0 +1,138 @@
+import DeckBase
+import DeckNowPlaying
+
+/// One app's part of the car's display: its template stack with the runtime's ids, the images it
+/// handed over, its content tree, and what it did wrong. Ids are never reused within a run; an
+/// item keeps its id across refreshes of its template. Loop-thread-confined.
+public final class AppInterface {
+    public let appID: String
+    public let entitlements: Set<Entitlement>
+    public private(set) var stack = TemplateStack()
+    public let content = ContentTree()
+    /// Selection handlers the runtime had to complete for the app.
+    public var handlerTimeouts = 0
+    /// Whether the app offers the template side and the content side.
+    public var offersTemplates = false
+    public var offersContent = false
+    private var nextID: UInt64 = 1
+    /// "TEMPLATE-ID/KEY" → the item's id.
+    private var itemIDs: [String: UInt64] = [:]
+    private var images: [UInt64: Artwork] = [:]
+    private let maxImageBytes: Int
+    /// Templates whose truncation was logged already.
+    private var truncationReported: Set<UInt64> = []
+
+    public init(appID: String, entitlements: Set<Entitlement>, maxImageBytes: Int = 1 << 20) {
+        self.appID = appID
+        self.entitlements = entitlements
+        self.maxImageBytes = maxImageBytes
+    }
+
+    public var hasUI: Bool { offersTemplates || offersContent }
+
+    // MARK: Plugin calls
+
+    public func setRoot(_ text: String, limits: DisplayLimits) throws(UIError) -> (id: UInt64, dropped: Int) {
+        let (template, shortened) = try read(text, limits: limits, keeping: nil)
+        try stack.setRoot(template)
+        return (template.id, template.visible(under: limits).dropped + shortened)
+    }
+
+    public func push(_ text: String, limits: DisplayLimits) throws(UIError) -> (id: UInt64, dropped: Int) {
+        let (template, shortened) = try read(text, limits: limits, keeping: nil)
+        try stack.push(template, limits: limits)
+        return (template.id, template.visible(under: limits).dropped + shortened)
+    }
+
+    public func present(_ text: String, limits: DisplayLimits) throws(UIError) -> UInt64 {
+        let (template, _) = try read(text, limits: limits, keeping: nil)
+        try stack.present(template)
+        return template.id
+    }
+
+    public func update(_ id: UInt64, _ text: String, limits: DisplayLimits) throws(UIError) -> Int {
+        guard let old = (stack.templates + [stack.modal].compactMap { $0 }).first(where: { $0.id == id }) else {
+            throw .invalid("update: no template with id \(id) on the stack")
+        }
+        let (template, shortened) = try read(text, limits: limits, keeping: old)
+        guard template.kind == old.kind else { throw .invalid("update keeps a template's type: \(id) is \(old.kind.withArticle), not \(template.kind.withArticle)") }
+        try stack.update(template, limits: limits)
+        return template.visible(under: limits).dropped + shortened
+    }
+
+    public func pop() throws(UIError) { try stack.pop() }
+    public func popToRoot() throws(UIError) { try stack.popToRoot() }
+    public func dismiss() throws(UIError) { try stack.dismiss() }
+
+    /// Keeps PNG or JPEG bytes for templates to name.
+    public func addImage(_ bytes: [UInt8]) throws(UIError) -> UInt64 {
+        let id = takeID()
+        do {
+            images[id] = try Artwork(id: String(id), bytes: bytes, maxBytes: maxImageBytes, what: "an image", limitKey: "ui.maxImageBytes")
+        } catch {
+            if case .limit(let message) = error { throw .limit(message) }
+            throw .invalid(error.description)
+        }
+        return id
+    }
+
+    public func image(_ id: UInt64) -> Artwork? { images[id] }
+
+    // MARK: The HMI's side
+
+    /// The display went away, or the app is gone: every template id becomes invalid.
+    public func clear() {
+        stack.clear()
+        content.reload()
+    }
+
+    public func startTask() { stack.startTask() }
+
+    public func selectTab(_ index: Int) { stack.selectedTab = index }
+
+    /// A placeholder root for an app that did not set one when the display attached.
+    public func setPlaceholder(title: String) {
+        var template = Template(kind: .list)
+        template.id = takeID()
+        template.title = title
+        template.sections = [TemplateSection(items: [TemplateItem(id: takeID(), text: "\(title) has nothing to show", fields: ["kind": "message"])])]
+        try? stack.setRoot(template)
+    }
+
+    /// Reports a template's truncation once: true the first time for `id`.
+    public func firstTruncation(of id: UInt64) -> Bool { truncationReported.insert(id).inserted }
+
+    // MARK: Reading
+
+    private func read(_ text: String, limits: DisplayLimits, keeping old: Template?) throws(UIError) -> (Template, Int) {
+        var (template, shortened) = try Template.parse(text, rules: TemplateRules(entitlements: entitlements, limits: limits) { [images] in images[$0] != nil })
+        template.id = old?.id ?? takeID()
+        assignIDs(&template, templateID: template.id)
+        return (template, shortened)
+    }
+
+    /// Gives every tab and item an id; an item keeps the id its key had in this template.
+    private func assignIDs(_ template: inout Template, templateID: UInt64) {
+        func itemID(_ key: String?) -> UInt64 {
+            guard let key else { return takeID() }
+            let name = "\(templateID)/\(key)"
+            if let id = itemIDs[name] { return id }
+            let id = takeID()
+            itemIDs[name] = id
+            return id
+        }
+        for section in template.sections.indices {
+            for item in template.sections[section].items.indices { template.sections[section].items[item].id = itemID(template.sections[section].items[item].key) }
+        }
+        for button in template.buttons.indices { template.buttons[button].id = itemID(template.buttons[button].key) }
+        for tab in template.tabs.indices {
+            template.tabs[tab].id = itemID(template.tabs[tab].key.map { "tab:" + $0 })
+            assignIDs(&template.tabs[tab], templateID: templateID)
+        }
+    }
+
+    private func takeID() -> UInt64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+}
