@@ -23,10 +23,12 @@ extension Tone: DeckNowPlayingPlugin {
         } catch {
             host.log(.warning, "now playing not published: \(error.message)")
         }
+        refreshScreen()
     }
 
     func publishPosition(state: PlaybackState) {
         try? host.setPosition(elapsed: elapsed, rate: state == .playing ? 1 : 0, state: state)
+        refreshScreen()
     }
 
     func handle(_ command: RemoteCommand, token: UInt64) -> CommandResult? {

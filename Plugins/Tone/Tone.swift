@@ -6,7 +6,7 @@ import Synchronization
 /// that next and previous walk.
 final class Tone: DeckAudioPlugin {
     static let descriptor = PluginDescriptor(
-        id: "org.deck.tone", name: "Tone", version: "0.2.0", vendor: "Deck",
+        id: "org.deck.tone", name: "Tone", version: "0.3.0", vendor: "Deck",
         description: "Test signals for checking speakers and the audio path")
 
     let host: DeckHost
@@ -18,6 +18,9 @@ final class Tone: DeckAudioPlugin {
     var repeatMode: RepeatMode = .off
     /// Paused by a remote command: the stream is closed, the signal keeps its place.
     var paused = false
+    /// The list on the display while one is attached, and the icon it shows.
+    var rootID: UInt64?
+    var iconID: UInt64?
     /// What to play once a delayed focus request is granted.
     private var waiting: String?
     /// Frames rendered of the current item, written by the audio thread, for the position.

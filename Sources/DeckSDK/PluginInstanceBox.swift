@@ -13,6 +13,10 @@ final class PluginInstanceBox {
     private let audio = UnsafeMutablePointer<deck_plugin_audio_t>.allocate(capacity: 1)
     private let session = UnsafeMutablePointer<deck_plugin_session_t>.allocate(capacity: 1)
     private let nowPlaying = UnsafeMutablePointer<deck_plugin_now_playing_t>.allocate(capacity: 1)
+    private let ui = UnsafeMutablePointer<deck_plugin_ui_t>.allocate(capacity: 1)
+    private let content = UnsafeMutablePointer<deck_plugin_content_t>.allocate(capacity: 1)
+    /// The strings of the last content item handed over; they live until the next one.
+    private var itemStrings: [UnsafeMutablePointer<CChar>] = []
     private let descriptor = UnsafeMutablePointer<deck_plugin_descriptor_t>.allocate(capacity: 1)
     private var strings: [UnsafeMutablePointer<CChar>] = []
 
@@ -53,6 +57,8 @@ final class PluginInstanceBox {
             case DECK_EXT_AUDIO: return box.type is any DeckAudioPlugin.Type ? UnsafeRawPointer(box.audio) : nil
             case DECK_EXT_SESSION: return UnsafeRawPointer(box.session)
             case DECK_EXT_NOW_PLAYING: return box.type is any DeckNowPlayingPlugin.Type ? UnsafeRawPointer(box.nowPlaying) : nil
+            case DECK_EXT_UI: return box.type is any DeckUIPlugin.Type ? UnsafeRawPointer(box.ui) : nil
+            case DECK_EXT_CONTENT: return box.type is any DeckContentPlugin.Type ? UnsafeRawPointer(box.content) : nil
             default: return nil
             }
         }
@@ -68,6 +74,7 @@ final class PluginInstanceBox {
                   let remote = RemoteCommand(command.pointee) else { return DECK_COMMAND_FAILED.rawValue }
             return owner.handle(remote, token: token)?.rawValue ?? DECK_COMMAND_PENDING.rawValue
         }
+        box.fillUI()
         box.audio.initialize(to: deck_plugin_audio_t())
         box.audio.pointee.start = { plugin, item in
             guard let box = PluginInstanceBox.from(plugin), let audio = box.audioPlugin else { return deck_status_t(DECK_E_STATE) }
@@ -83,6 +90,52 @@ final class PluginInstanceBox {
         }
         box.raw.pointee.on_callback = { plugin in PluginInstanceBox.from(plugin)?.plugin?.onCallback() }
         return UnsafePointer(box.raw)
+    }
+
+    private func fillUI() {
+        ui.initialize(to: deck_plugin_ui_t())
+        ui.pointee.display_changed = { plugin, attached, _ in (PluginInstanceBox.from(plugin)?.plugin as? any DeckUIPlugin)?.displayChanged(attached: attached) }
+        ui.pointee.select = { plugin, template, key, token in
+            guard let key else { return }
+            (PluginInstanceBox.from(plugin)?.plugin as? any DeckUIPlugin)?.select(templateID: template, key: String(cString: key), token: token)
+        }
+        ui.pointee.limits_changed = { plugin, limits in
+            (PluginInstanceBox.from(plugin)?.plugin as? any DeckUIPlugin)?.limitsChanged(limits.map { String(cString: $0) } ?? "{}")
+        }
+        content.initialize(to: deck_plugin_content_t())
+        content.pointee.child_count = { plugin, path in
+            guard let tree = PluginInstanceBox.from(plugin)?.plugin as? any DeckContentPlugin else { return 0 }
+            return tree.childCount(at: PluginInstanceBox.indexes(path)).map { Int32(clamping: $0) } ?? -1
+        }
+        content.pointee.item = { plugin, path, out in
+            guard let box = PluginInstanceBox.from(plugin), let tree = box.plugin as? any DeckContentPlugin, let out else { return deck_status_t(DECK_E_STATE) }
+            guard let item = tree.item(at: PluginInstanceBox.indexes(path)) else { return deck_status_t(DECK_E_INVALID) }
+            box.itemStrings.forEach { free($0) }
+            let fields = [item.id, item.title, item.subtitle, item.artworkURI].map { $0.map { strdup($0)! } }
+            box.itemStrings = fields.compactMap { $0 }
+            out.pointee = deck_content_item_t()
+            out.pointee.id = fields[0].map { UnsafePointer($0) }
+            out.pointee.title = fields[1].map { UnsafePointer($0) }
+            out.pointee.subtitle = fields[2].map { UnsafePointer($0) }
+            out.pointee.artwork_uri = fields[3].map { UnsafePointer($0) }
+            out.pointee.playable = item.playable
+            out.pointee.container = item.container
+            out.pointee.streaming = item.streaming
+            return deck_status_t(DECK_OK)
+        }
+        content.pointee.begin_loading = { plugin, path, token in
+            (PluginInstanceBox.from(plugin)?.plugin as? any DeckContentPlugin)?.beginLoading(at: PluginInstanceBox.indexes(path), token: token)
+        }
+        content.pointee.play = { plugin, path, token in
+            (PluginInstanceBox.from(plugin)?.plugin as? any DeckContentPlugin)?.play(at: PluginInstanceBox.indexes(path), token: token)
+        }
+    }
+
+    /// "0/3" as [0, 3]; "" (or anything malformed) as the top.
+    private static func indexes(_ path: UnsafePointer<CChar>?) -> [Int] {
+        guard let path else { return [] }
+        let parts = String(cString: path).split(separator: "/").map { Int($0) }
+        return parts.contains(nil) ? [] : parts.map { $0! }
     }
 
     private static func from(_ plugin: UnsafePointer<deck_plugin_t>?) -> PluginInstanceBox? {
@@ -127,6 +180,9 @@ final class PluginInstanceBox {
         audio.deallocate()
         session.deallocate()
         nowPlaying.deallocate()
+        itemStrings.forEach { free($0) }
+        ui.deallocate()
+        content.deallocate()
         raw.deallocate()
     }
 }

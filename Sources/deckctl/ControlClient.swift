@@ -116,10 +116,10 @@ enum ControlClient {
                 }
             }
         },
-    ] + playerCommands + [
+    ] + playerCommands + uiCommands + [
         Command(name: "events", usage: "events [TOPIC...]", summary: "print notifications as they come (all topics by default)") { session, args throws(ClientError) in
             let topics = args.isEmpty ? ["apps.changed", "session.changed", "sinks.changed", "volume.changed", "nowPlaying.changed",
-                                         "queue.changed"] : args
+                                         "queue.changed", "ui.changed"] : args
             let params = "{\"topics\":[" + topics.map(JSONDocument.quote).joined(separator: ",") + "]}"
             _ = try session.call("events.subscribe", params)
             while let line = try session.readLine() {

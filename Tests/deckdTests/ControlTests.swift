@@ -22,7 +22,7 @@ import Testing
         result = try ctl(deckd, ["--json", "status"])
         #expect(result.output.contains(#""version":"0.1.0""#))
 
-        #expect(try ctl(deckd, ["apps"]).output == "org.deck.tone  0.2.0  active  swift  [audio]\n")
+        #expect(try ctl(deckd, ["apps"]).output == "org.deck.tone  0.3.0  active  swift  [audio]\n")
         #expect(try ctl(deckd, ["--json", "apps"]).output.contains(#""id":"org.deck.tone""#))
 
         result = try ctl(deckd, ["launch", "org.deck.tone", "sine-440"])
@@ -214,7 +214,8 @@ extension ControlTests {
         #expect(Set(names) == ["rpc.discover", "auth.login", "events.subscribe", "events.unsubscribe", "runtime.info", "apps.list", "apps.load",
                                "apps.unload", "apps.launch", "session.get", "session.request", "session.abandon", "session.configure",
                                "volume.get", "volume.set", "volume.adjust", "volume.mute",
-                               "sinks.list", "sinks.add", "sinks.remove", "sinks.select", "nowPlaying.get", "nowPlaying.artwork", "queue.get",
+                               "sinks.list", "sinks.add", "sinks.remove", "sinks.select", "ui.get", "ui.select", "ui.button", "ui.back", "ui.image",
+                               "display.get", "display.set", "nowPlaying.get", "nowPlaying.artwork", "queue.get",
                                "player.play", "player.pause", "player.togglePlayPause", "player.stop", "player.next", "player.previous",
                                "player.seek", "player.skip", "player.setRate", "player.setShuffle", "player.setRepeat", "player.like",
                                "player.dislike", "player.bookmark"])
@@ -291,6 +292,16 @@ extension ControlTests {
         results["sinks.add"] = try result("sinks.add", #"{"uri":"file:schema.opus"}"#)
         results["sinks.list"] = try result("sinks.list")
         results["sinks.select"] = try result("sinks.select", #"{"ids":[1]}"#)
+        results["ui.get"] = try result("ui.get", #"{"app":"org.deck.tone"}"#)
+        let rows = results["ui.get"]?["stack"]?.arrayValue?.first?["sections"]?.arrayValue ?? []
+        let tone = try #require(rows.last?["items"]?.arrayValue?.first?["id"]?.intValue)
+        let icon = try #require(rows.first?["items"]?.arrayValue?.first?["image"]?.intValue)
+        results["ui.image"] = try result("ui.image", #"{"app":"org.deck.tone","id":\#(icon)}"#)
+        results["ui.select"] = try result("ui.select", #"{"id":\#(tone)}"#)
+        results["ui.button"] = try result("ui.button", #"{"id":\#(tone)}"#)
+        results["ui.back"] = try result("ui.back")
+        results["display.get"] = try result("display.get")
+        results["display.set"] = try result("display.set", #"{"driving":true}"#)
         results["sinks.remove"] = try result("sinks.remove", #"{"id":2}"#)
         results["rpc.discover"] = try result("rpc.discover")
         // auth.login answers only on TCP; its schema is checked with a logged-in TCP client.

@@ -53,7 +53,7 @@ import Testing
         #expect(daemon.waitForLog("org.example.hello: callback delivered on the loop thread"))
         #expect(daemon.stop(signal: SIGTERM) == 0)
         let log = daemon.log
-        #expect(log.contains("loaded org.deck.tone 0.2.0 from \(firstParty)/Tone.deckplugin (Swift; entitlements: audio)"))
+        #expect(log.contains("loaded org.deck.tone 0.3.0 from \(firstParty)/Tone.deckplugin (Swift; entitlements: audio)"))
         #expect(log.contains("loaded org.example.hello 1.0.0 from \(examples)/Hello.deckplugin (C; entitlements: audio)"))
         let order = ["SIGTERM received", "org.example.hello: deactivated", "unloaded org.example.hello",
                      "unloaded org.deck.tone", "deckd: stopped"].map { log.range(of: $0)?.lowerBound }
@@ -72,7 +72,7 @@ import Testing
         let daemon = try DeckdProcess([])
         #expect(daemon.waitForLog("ready"))
         #expect(daemon.stop() == 0)
-        #expect(daemon.log.contains("loaded org.deck.tone 0.2.0 from \(firstParty)/Tone.deckplugin"))
+        #expect(daemon.log.contains("loaded org.deck.tone 0.3.0 from \(firstParty)/Tone.deckplugin"))
     }
 
     @Test func aConfigFileSetsDirectoriesPolicyAndLevelWithRelativePaths() throws {

@@ -81,8 +81,10 @@ extension InterfaceCoordinator {
         onChange?()
     }
 
-    /// Goes back: dismisses the modal, else pops the top template, else leaves a content level.
-    public func back() throws(RPCError) {
+    /// Goes back: dismisses the modal, else pops the top template, else leaves a content level;
+    /// at the root it does nothing, as a head unit's back button. False when nothing changed.
+    @discardableResult
+    public func back() throws(RPCError) -> Bool {
         let app = try foregroundApp()
         if app.stack.modal != nil {
             try? app.dismiss()
@@ -91,9 +93,10 @@ extension InterfaceCoordinator {
         } else if app.content.browsePath.count > 1 {
             app.content.browsePath.removeLast()
         } else {
-            throw .commandFailed("\(app.appID) is at its root; there is nothing to go back to")
+            return false
         }
         onChange?()
+        return true
     }
 
     func foregroundApp() throws(RPCError) -> AppInterface {

@@ -37,7 +37,7 @@ struct UIMethods {
                 try runtime.interface.select(UInt64(id))
                 return UIMethods.state(runtime)
             },
-            RPCMethod("ui.back", "Go back: dismiss the modal, pop the top template, or leave a content level.",
+            RPCMethod("ui.back", "Go back: dismiss the modal, pop the top template, or leave a content level (at the root: nothing).",
                       result: state, errors: [-32004]) { _ throws(RPCError) in
                 try runtime.interface.back()
                 return UIMethods.state(runtime)

@@ -1,0 +1,140 @@
+/// A template as a Swift value: what `DeckHost.setRoot`, `push`, `present` and `update` send
+/// (as the JSON deck/ext/ui.h describes). The runtime checks it against the display's limits.
+public struct DeckTemplate: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case tabBar, list, grid, information, alert, actionSheet, nowPlaying, pointOfInterest, map, search, contact, voiceControl
+    }
+
+    public var kind: Kind
+    public var title: String?
+    /// The tab's key, handed back when the driver picks the tab.
+    public var key: String?
+    public var sections: [DeckSection] = []
+    /// Grid buttons, actions, now-playing buttons, map buttons.
+    public var buttons: [DeckItem] = []
+    public var tabs: [DeckTemplate] = []
+    /// Kind-specific text: an alert's message, a search placeholder.
+    public var message: String?
+
+    public init(_ kind: Kind, title: String? = nil, key: String? = nil) {
+        self.kind = kind
+        self.title = title
+        self.key = key
+    }
+
+    public static func list(_ title: String?, key: String? = nil, sections: [DeckSection]) -> DeckTemplate {
+        var template = DeckTemplate(.list, title: title, key: key)
+        template.sections = sections
+        return template
+    }
+
+    public static func list(_ title: String?, key: String? = nil, items: [DeckItem]) -> DeckTemplate {
+        list(title, key: key, sections: [DeckSection(items: items)])
+    }
+
+    public static func tabBar(_ tabs: [DeckTemplate]) -> DeckTemplate {
+        var template = DeckTemplate(.tabBar)
+        template.tabs = tabs
+        return template
+    }
+
+    public static func grid(_ title: String?, buttons: [DeckItem]) -> DeckTemplate {
+        var template = DeckTemplate(.grid, title: title)
+        template.buttons = buttons
+        return template
+    }
+
+    public static func alert(_ title: String, message: String? = nil, actions: [DeckItem]) -> DeckTemplate {
+        var template = DeckTemplate(.alert, title: title)
+        template.message = message
+        template.buttons = actions
+        return template
+    }
+
+    /// The JSON text the host reads.
+    public var json: String {
+        var members = ["\"type\":" + JSONText.quote(kind.rawValue)]
+        if let title { members.append("\"title\":" + JSONText.quote(title)) }
+        if let key { members.append("\"key\":" + JSONText.quote(key)) }
+        if let message { members.append("\"message\":" + JSONText.quote(message)) }
+        switch kind {
+        case .tabBar: members.append("\"tabs\":[" + tabs.map(\.json).joined(separator: ",") + "]")
+        case .list: members.append("\"sections\":[" + sections.map(\.json).joined(separator: ",") + "]")
+        case .information, .pointOfInterest, .search, .voiceControl, .map:
+            let key = ["information": "items", "pointOfInterest": "points", "search": "results", "voiceControl": "states", "map": "trips"][kind.rawValue]!
+            members.append("\"\(key)\":[" + sections.flatMap(\.items).map(\.json).joined(separator: ",") + "]")
+        default: break
+        }
+        if !buttons.isEmpty {
+            let key = [.grid, .nowPlaying, .map].contains(kind) ? "buttons" : "actions"
+            members.append("\"\(key)\":[" + buttons.map(\.json).joined(separator: ",") + "]")
+        }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+}
+
+public struct DeckSection: Sendable, Equatable {
+    public var header: String?
+    public var items: [DeckItem]
+
+    public init(header: String? = nil, items: [DeckItem]) {
+        self.header = header
+        self.items = items
+    }
+
+    var json: String {
+        "{" + (header.map { "\"header\":" + JSONText.quote($0) + "," } ?? "") + "\"items\":[" + items.map(\.json).joined(separator: ",") + "]}"
+    }
+}
+
+/// A row, button or action. With a key it can be selected; the key comes back in `select`.
+public struct DeckItem: Sendable, Equatable {
+    public enum Accessory: String, Sendable { case none, disclosure, cloud }
+
+    public var key: String?
+    public var text: String
+    public var detail: String?
+    /// An id from `DeckHost.addImage`.
+    public var image: UInt64?
+    public var accessory: Accessory?
+    public var playing = false
+
+    public init(key: String? = nil, _ text: String, detail: String? = nil, image: UInt64? = nil, accessory: Accessory? = nil,
+                playing: Bool = false) {
+        self.key = key
+        self.text = text
+        self.detail = detail
+        self.image = image
+        self.accessory = accessory
+        self.playing = playing
+    }
+
+    var json: String {
+        var members = ["\"text\":" + JSONText.quote(text)]
+        if let key { members.append("\"key\":" + JSONText.quote(key)) }
+        if let detail { members.append("\"detail\":" + JSONText.quote(detail)) }
+        if let image { members.append("\"image\":\(image)") }
+        if let accessory { members.append("\"accessory\":" + JSONText.quote(accessory.rawValue)) }
+        if playing { members.append("\"playing\":true") }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+}
+
+/// Just enough JSON writing for templates: strings quoted and escaped.
+enum JSONText {
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
