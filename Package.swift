@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "DeckSDK", targets: ["DeckSDK"]),
         // First-party plugins: each a shared library packed into a bundle by `make`.
         .library(name: "Tone", type: .dynamic, targets: ["Tone"]),
+        // A Swift plugin for the tests only; they pack it into a bundle themselves.
+        .library(name: "SwiftUIFixture", type: .dynamic, targets: ["SwiftUIFixture"]),
     ],
     targets: [
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
@@ -47,6 +49,7 @@ let package = Package(
         .target(name: "Tone", dependencies: ["DeckSDK"], path: "Plugins/Tone",
                 exclude: ["manifest.json"]),
 
+        .target(name: "SwiftUIFixture", dependencies: ["DeckSDK"], path: "Tests/Fixtures/SwiftUIFixture"),
         .target(name: "DeckTestSupport", dependencies: ["DeckRuntime"], path: "Tests/DeckTestSupport"),
         .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
                                                             "DeckControl", "DeckState", "DeckUI", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),

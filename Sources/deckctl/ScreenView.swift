@@ -6,8 +6,9 @@ struct ScreenView {
     let screen: JSONDocument.Value
 
     var lines: [String] {
-        guard let app = screen["app"].string else { return ["no app with a UI is loaded"] }
         let display = screen["display"], limits = screen["limits"]
+        guard display["attached"].bool != false else { return ["the display is detached (deckctl display --attached on); audio plays on"] }
+        guard let app = screen["app"].string else { return ["no app with a UI is loaded"] }
         let width = max(40, Int(Double(display["width"].int ?? 800) / ((display["scale"].number ?? 1) * 10)))
         let rows = limits["visibleRows"].int ?? 8
         var out = ["\(app) — \(display["width"].display)×\(display["height"].display)"

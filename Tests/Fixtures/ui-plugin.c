@@ -41,7 +41,7 @@ static const char root_json[] =
 
 static const char detail_json[] =
     "{\"type\": \"list\", \"title\": \"FM4\", \"items\": ["
-    " {\"key\": \"play\", \"text\": \"Play\", \"playing\": false},"
+    " {\"key\": \"play\", \"text\": \"Play\"},"
     " {\"text\": \"Now: Morning Show\", \"detail\": \"until 10:00\"}]}";
 
 static void ui_display_changed(const deck_plugin_t *plugin, bool attached, const char *profile) {

@@ -66,7 +66,7 @@ extension InterfaceCoordinator {
         }
         let indexes = parts.map { $0! }
         let limits = limits(for: app)
-        guard let siblings = app.content.levels[ContentTree.path(Array(indexes.dropLast()))], indexes.last! < siblings.count else {
+        guard let siblings = level(app, Array(indexes.dropLast()), limits), indexes.last! < siblings.count else {
             throw .invalidParams("no content item at \(pathText) on \(app.appID)'s screen; ui.get lists the paths")
         }
         let item = siblings[indexes.last!]

@@ -64,6 +64,45 @@ import Testing
         #expect(harness.log.messages(from: plugin.id).contains("select: p1"))
     }
 
+    @Test func aSwiftPluginThroughDeckSDKGivesTheHMITheSameScreen() throws {
+        func screens(_ bundle: String, _ id: String) throws -> [JSONValue] {
+            let harness = try harness()
+            let plugin = try harness.load(bundle)
+            var seen = [UIMethods.state(harness.runtime)["stack"] ?? .null]
+            let tabs = seen[0].arrayValue?.first?["tabs"]?.arrayValue ?? []
+            try harness.runtime.interface.select(UInt64(try #require(items(tabs.first).first?["id"]?.intValue)))
+            seen.append(UIMethods.state(harness.runtime)["stack"] ?? .null)
+            #expect(harness.log.messages(from: plugin.id).contains("select: fm4"))
+            #expect(plugin.id == id)
+            return seen
+        }
+        let swiftBundle = dir.path + "/SwiftUI.deckplugin"
+        try FileManager.default.createDirectory(atPath: swiftBundle, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.binDir + "/libSwiftUIFixture.so", toPath: swiftBundle + "/libSwiftUIFixture.so")
+        try #"{"id": "org.deck.test.swiftui", "name": "Swift UI fixture", "version": "1.0.0", "abi": 1, "library": "libSwiftUIFixture.so", "entitlements": ["audio"]}"#
+            .write(toFile: swiftBundle + "/manifest.json", atomically: true, encoding: .utf8)
+        let fromC = try screens(try uiFixture(), "org.deck.test.ui")
+        let fromSwift = try screens(swiftBundle, "org.deck.test.swiftui")
+        #expect(fromC[1].arrayValue?.count == 2)
+        #expect(fromSwift == fromC)
+    }
+
+    @Test func theNowPlayingTemplateIsTheSharedCenterWithThePluginsButtons() throws {
+        let harness = try harness()
+        let plugin = try harness.load(try uiFixture())
+        let ui = try ui(plugin)
+        var id: UInt64 = 0
+        #expect(ui.push(plugin.host.raw, #"{"type": "nowPlaying", "upNext": true, "buttons": [{"key": "shuffle", "text": "Shuffle", "type": "shuffle"}]}"#, &id, nil) == DECK_OK)
+        let screen = state(harness)
+        let top = try #require(screen["stack"]?.arrayValue?.last)
+        #expect(top["type"] == "nowPlaying" && top["upNext"] == true)
+        #expect(screen["nowPlaying"]?["playbackState"] == "stopped")  // the center itself, empty here
+        let shuffle = try #require(top["buttons"]?.arrayValue?.first?["id"]?.intValue)
+        try harness.runtime.interface.select(UInt64(shuffle))
+        #expect(harness.log.messages(from: plugin.id).contains("select: shuffle"))
+        #expect(ui.push(plugin.host.raw, #"{"type": "nowPlaying"}"#, nil, nil) == DECK_E_LIMIT)
+    }
+
     @Test func aSelectionNotCompletedInTimeIsCompletedByTheRuntimeAndCounted() throws {
         let harness = try harness { $0.ui.handlerTimeoutMilliseconds = 50 }
         let plugin = try harness.load(try uiFixture())
