@@ -11,12 +11,20 @@ package struct LineFramer {
     package let maxBytes: Int
     private var buffer: [UInt8] = []
     private var discarding = false
+    /// Bytes not yet looked at because `each` asked to stop: fed first next time.
+    private var held: [UInt8] = []
 
     package init(maxBytes: Int) { self.maxBytes = maxBytes }
 
-    /// Feeds received bytes; calls `each` for every complete line (or oversize) in order. `each`
-    /// returns false to stop early (the connection is going away); the rest is dropped.
-    package mutating func feed(_ bytes: [UInt8], _ each: (Piece) -> Bool) {
+    /// Whether bytes wait from a feed that was stopped early.
+    package var isHolding: Bool { !held.isEmpty }
+
+    /// Feeds received bytes (after any held from before); calls `each` for every complete line (or
+    /// oversize) in order. `each` returns false to stop early, when the client is behind on its
+    /// answers or going away: the rest is held for the next feed (`feed([])` resumes).
+    package mutating func feed(_ received: [UInt8], _ each: (Piece) -> Bool) {
+        let bytes = held.isEmpty ? received : held + received
+        held = []
         var start = 0
         for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
             let piece = bytes[start..<index]
@@ -29,7 +37,10 @@ package struct LineFramer {
             let line = buffer
             buffer = []
             if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-            guard each(.line(line)) else { return }
+            guard each(.line(line)) else {
+                held = Array(bytes[start...])
+                return
+            }
         }
         guard !discarding else { return }
         buffer += bytes[start...]

@@ -202,7 +202,9 @@ final class ControlServer {
                 return false
             }
             if !wasAuthenticated { loggedIn(client) }
-            return true
+            // A client behind on its answers is read no further until it catches up: its
+            // requests wait, unanswered but not lost, rather than piling up answers.
+            return answers.count + client.stream.pendingWriteBytes <= limits.maxQueuedBytes / 2
         }
         send(answers, to: client)
         if client.isTCP && client.rpc.authenticated && limits.idleTimeoutMs > 0 { restartIdleTimer(client) }
@@ -248,10 +250,13 @@ final class ControlServer {
         guard !bytes.isEmpty, clients[ObjectIdentifier(client)] != nil else { return }
         let resumeBelow = limits.maxQueuedBytes / 4
         client.stream.write(bytes) { [weak self, weak client] _ in
-            guard let self, let client, client.stallTimer != nil, client.stream.pendingWriteBytes < resumeBelow else { return }
-            client.stallTimer?.close()  // caught up: read its requests again
-            client.stallTimer = nil
-            resumeReading(client)
+            guard let self, let client, clients[ObjectIdentifier(client)] != nil, client.stream.pendingWriteBytes < resumeBelow else { return }
+            if client.stallTimer != nil {
+                client.stallTimer?.close()  // caught up: read its requests again
+                client.stallTimer = nil
+                resumeReading(client)
+            }
+            if client.framer.isHolding { received([], from: client) }  // and answer those that waited
         }
         let pending = client.stream.pendingWriteBytes
         if pending > limits.maxQueuedBytes {

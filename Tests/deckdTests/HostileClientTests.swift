@@ -45,6 +45,31 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    @Test func aClientPipeliningFasterThanItReadsIsAnsweredInFullNotCutOff() throws {
+        let deckd = try DeckdProcess.firstParty()
+        let client = LineClient(path: deckd.socket)
+        let count = 5_000  // 3 KiB answers each: 15 MiB, far over control.maxQueuedBytes
+        let request = Array(String(repeating: #"{"jsonrpc":"2.0","method":"ui.get","id":1}"# + "\n", count: count).utf8)
+        let fd = client.fd
+        let writer = Thread { _ = request.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                if sent <= 0 { return }
+                offset += sent
+            }
+        } }
+        writer.start()
+        var answered = 0
+        while answered < count, let line = client.readLine() {
+            #expect(line.hasPrefix(#"{"id":1,"jsonrpc":"2.0","result":"#))
+            answered += 1
+            if answered % 500 == 0 { usleep(50_000) }  // a slow reader
+        }
+        #expect(answered == count)
+        #expect(!deckd.log.contains("disconnected"))
+    }
+
     @Test func aHugeBatchIsRefusedBeforeAnyWorkAndTheLoopKeepsTurning() throws {
         let daemon = try DeckdProcess(["--plugins", firstParty])
         #expect(daemon.waitForLog("deckd: ready"))
