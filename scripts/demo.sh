@@ -94,6 +94,16 @@ playerctl -p deck position 4
 playerctl -p deck play-pause
 echo "after playerctl position 4 and play-pause: $("$bin/deckctl" --socket "$sock" now-playing --format '{{status}} at {{position}}')"
 "$bin/deckctl" --socket "$sock" call player.like || echo "exit status: $? (Tone did not enable like; it never reached Tone)"
+echo "-- the car's display: Tone's screen as the head unit lays it out (ids in brackets), a selection plays:"
+"$bin/deckctl" --socket "$sock" ui | head -16
+sine=$("$bin/deckctl" --socket "$sock" ui | sed -n 's/^  \[\([0-9]*\)\] Sine 1000 Hz.*/\1/p')
+"$bin/deckctl" --socket "$sock" select "$sine" | sed -n '3,4p'
+echo "-- driving starts: lists are cut to 12 rows, and Tone is told; the content tree plays too:"
+"$bin/deckctl" --socket "$sock" display --driving on
+"$bin/deckctl" --socket "$sock" ui | grep -E "driving|cut by|content:"
+"$bin/deckctl" --socket "$sock" select /2/0 > /dev/null
+"$bin/deckctl" --socket "$sock" now-playing --format 'after deckctl select /2/0: {{title}} ({{status}})'
+"$bin/deckctl" --socket "$sock" display --driving off
 echo "-- errors are JSON-RPC errors with exit status 1:"
 "$bin/deckctl" --socket "$sock" launch org.example.absent || echo "exit status: $?"
 echo "-- a client may not write files outside the integrator's output folder:"

@@ -3,9 +3,10 @@
  * sdk/include only. When the display attaches it sets a tab bar of two lists as its root
  * (unless UI_NO_ROOT); selecting "fm4" pushes a detail list; "slow" is never completed (the
  * host's timeout must); every other selection is completed at once. Its content tree has two
- * tabs: "Radio" (three playable stations, read at once) and "Podcasts" (loaded lazily: its
- * children appear after begin_loading, completed on the next callback). It logs what it is
- * told ("display: 1", "select: fm4", "limits: …", "play: 0/1").
+ * three tabs: "Radio" (three playable stations, read at once), "Podcasts" (loaded lazily: its
+ * children appear after begin_loading, completed on the next callback; never with
+ * UI_SLOW_LOAD) and "Deep" (a container in a container, without end). It logs what it is told
+ * ("display: 1", "select: fm4", "limits: …", "play: 0/1").
  */
 #define _DEFAULT_SOURCE
 #include <deck/deck.h>
@@ -84,15 +85,22 @@ static const char *const episodes[] = {"Episode 1", "Episode 2"};
 
 static int32_t content_child_count(const deck_plugin_t *plugin, const char *path) {
     ui_fixture_t *f = plugin->plugin_data;
-    if (strcmp(path, "") == 0) return 2;
+    if (strcmp(path, "") == 0) return 3;
     if (strcmp(path, "0") == 0) return 3;
     if (strcmp(path, "1") == 0) return f->podcasts_loaded ? 2 : -1;
+    if (path[0] == '2') return 1;
     return 0;
 }
 
 static deck_status_t content_item(const deck_plugin_t *plugin, const char *path, deck_content_item_t *item) {
     (void)plugin;
     int top = -1, child = -1;
+    if (path[0] == '2') {
+        item->id = path;
+        item->title = strchr(path, '/') ? "Level" : "Deep";
+        item->container = true;
+        return DECK_OK;
+    }
     if (sscanf(path, "%d/%d", &top, &child) == 2) {
         if (top == 0 && child >= 0 && child < 3) {
             item->id = stations[child];
@@ -123,7 +131,9 @@ static void content_begin_loading(const deck_plugin_t *plugin, const char *path,
     ui_fixture_t *f = plugin->plugin_data;
     say(f, "load", path);
     f->load_token = token;
+#ifndef UI_SLOW_LOAD
     f->host->request_callback(f->host);
+#endif
 }
 
 static void content_play(const deck_plugin_t *plugin, const char *path, uint64_t token) {

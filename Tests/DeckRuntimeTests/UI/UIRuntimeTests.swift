@@ -169,7 +169,7 @@ import Testing
         let harness = try harness()
         let plugin = try harness.load(try uiFixture())
         var content = try #require(state(harness)["content"])
-        #expect(content["tabs"]?.arrayValue?.map { $0["title"] } == ["Radio", "Podcasts"])
+        #expect(content["tabs"]?.arrayValue?.map { $0["title"] } == ["Radio", "Podcasts", "Deep"])
         #expect(content["items"]?.arrayValue?.map { $0["title"] } == ["FM4", "Oe1", "Oe3"])
         #expect(content["items"]?.arrayValue?.first?["streaming"] == true)
         try harness.runtime.interface.selectContent("0/1")
@@ -183,6 +183,31 @@ import Testing
         #expect(throws: RPCError.invalidParams("no content item at 1/7 on org.deck.test.ui's screen; ui.get lists the paths")) {
             try harness.runtime.interface.selectContent("1/7")
         }
+    }
+
+    @Test func theTreeIsHeldToItsDepthSmallerWhileDrivingAndASlowLoadTimesOut() throws {
+        let harness = try harness { $0.ui.handlerTimeoutMilliseconds = 50 }
+        let plugin = try harness.load(try uiFixture(["UI_SLOW_LOAD"]))
+        _ = state(harness)
+        var profile = harness.runtime.interface.profile
+        profile.limitedUserInterfaces = [.lists]
+        harness.runtime.interface.setProfile(profile)
+        for path in ["2", "2/0", "2/0/0"] { try harness.runtime.interface.selectContent(path) }
+        #expect(throws: RPCError.limit("2/0/0/0 is 4 levels deep; the content depth limit is 3 (contentDepth)")) {
+            try harness.runtime.interface.selectContent("2/0/0/0")
+        }
+        profile.limitedUserInterfaces = []
+        harness.runtime.interface.setProfile(profile)
+        for path in ["2", "2/0", "2/0/0", "2/0/0/0", "2/0/0/0/0"] { try harness.runtime.interface.selectContent(path) }
+        #expect(state(harness)["content"]?["path"] == "2/0/0/0/0")
+
+        try harness.runtime.interface.selectContent("1")
+        #expect(state(harness)["content"]?["loading"] == true)
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.log.contains(.warning, "did not finish loading \"1\"") })
+        #expect(harness.log.contains(.warning, "org.deck.test.ui did not finish loading \"1\" within 0.05 s (ui.handlerTimeoutMs)"))
+        #expect(state(harness)["handlerTimeouts"] == 1)
+        // The read after a timeout asks the plugin to load again.
+        #expect(harness.log.messages(from: plugin.id).filter { $0 == "load: 1" }.count == 2)
     }
 
     @Test func hostileCallsAreRefusedWithoutACrash() throws {
