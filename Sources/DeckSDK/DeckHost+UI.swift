@@ -7,17 +7,20 @@ extension DeckHost {
     /// limits hid.
     @discardableResult
     public func setRoot(_ template: DeckTemplate) throws(DeckError) -> (id: UInt64, dropped: Int) {
-        let table = try ui()
-        var id: UInt64 = 0, dropped: UInt32 = 0
-        try check(table.pointee.set_root(raw, template.json, &id, &dropped))
-        return (id, Int(dropped))
+        try place(template, try ui().pointee.set_root)
     }
 
     @discardableResult
     public func push(_ template: DeckTemplate) throws(DeckError) -> (id: UInt64, dropped: Int) {
-        let table = try ui()
+        try place(template, try ui().pointee.push)
+    }
+
+    private typealias Placement = @convention(c) (UnsafePointer<deck_host_t>?, UnsafePointer<CChar>?, UnsafeMutablePointer<UInt64>?,
+                                                  UnsafeMutablePointer<UInt32>?) -> deck_status_t
+
+    private func place(_ template: DeckTemplate, _ call: Placement?) throws(DeckError) -> (id: UInt64, dropped: Int) {
         var id: UInt64 = 0, dropped: UInt32 = 0
-        try check(table.pointee.push(raw, template.json, &id, &dropped))
+        try check(call?(raw, template.json, &id, &dropped) ?? deck_status_t(DECK_E_UNSUPPORTED))
         return (id, Int(dropped))
     }
 

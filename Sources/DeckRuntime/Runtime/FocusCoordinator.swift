@@ -211,8 +211,9 @@ public final class FocusCoordinator {
                 output.rampGain(of: id, to: gain, milliseconds: ramp, curve: gain == 0 ? .sCurve : .exponential)
             }
         }
-        if !pins.isEmpty {
-            for holder in session.arbiter.holders { if case .plugin(let id) = holder.request.owner { output.pin(id, to: pins[holder.request.context]) } }
+        // A holder whose context changed keeps or leaves its pinned sink with it.
+        for holder in session.arbiter.holders where !pins.isEmpty {
+            if case .plugin(let id) = holder.request.owner { output.pin(id, to: pins[holder.request.context]) }
         }
         let happened = changes
         changes = []
