@@ -4,6 +4,7 @@
 #   make test   build everything and run every test
 #   make bench  run deck-bench and print the figures recorded in BENCHMARKS.md
 #   make fuzz   run each libFuzzer target for FUZZ_SECONDS (default 60) with AddressSanitizer
+#   make install PREFIX=/usr/local [DESTDIR=…]   libdeck.so, headers, pkg-config files, deckd, deckctl, plugins
 
 SWIFT        ?= swift
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
@@ -14,11 +15,15 @@ PIP_PACKAGES := openrpc jsonschema
 RELEASE_BIN  = $(shell $(SWIFT) build -c release --show-bin-path)
 DEBUG_BIN    = $(shell $(SWIFT) build -c debug --show-bin-path)
 
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+VERSION      := 0.1.0
+
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := rpc manifest config http-head
 FUZZ_BUILD   := .build/fuzz
 
-.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c demo run test bench fuzz clean
+.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c demo run test bench fuzz clean install install-files
 
 all: build
 
@@ -48,6 +53,28 @@ bundles-release:
 	@scripts/make-bundles.sh "$(RELEASE_BIN)"
 bundles-debug:
 	@scripts/make-bundles.sh "$(DEBUG_BIN)"
+
+# Installs a release build; `install-files BIN=DIR` installs a build already made (the tests use it).
+install: build
+	@$(MAKE) --no-print-directory install-files BIN="$(RELEASE_BIN)"
+
+# deckd lives in lib/deck beside the first-party bundles it loads (lib/deck/plugins), linked from bin.
+install-files:
+	@test -n "$(BIN)" -a -f "$(BIN)/libdeck.so" || { echo "install-files: BIN must name a build folder with libdeck.so"; exit 2; }
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/lib/pkgconfig" "$(DESTDIR)$(PREFIX)/lib/deck/plugins" \
+	  "$(DESTDIR)$(PREFIX)/include/deck/ext"
+	install -m 755 "$(BIN)/libdeck.so" "$(DESTDIR)$(PREFIX)/lib/libdeck.so.$(VERSION)"
+	ln -sf "libdeck.so.$(VERSION)" "$(DESTDIR)$(PREFIX)/lib/libdeck.so.0"
+	ln -sf libdeck.so.0 "$(DESTDIR)$(PREFIX)/lib/libdeck.so"
+	install -m 644 sdk/include/deck/*.h "$(DESTDIR)$(PREFIX)/include/deck/"
+	install -m 644 sdk/include/deck/ext/*.h "$(DESTDIR)$(PREFIX)/include/deck/ext/"
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' sdk/deck.pc.in > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/deck.pc"
+	sed -e 's|^prefix=.*|prefix=$(PREFIX)|' sdk/deck-plugin.pc > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/deck-plugin.pc"
+	install -m 755 "$(BIN)/deckd" "$(DESTDIR)$(PREFIX)/lib/deck/deckd"
+	ln -sf ../lib/deck/deckd "$(DESTDIR)$(PREFIX)/bin/deckd"
+	install -m 755 "$(BIN)/deckctl" "$(DESTDIR)$(PREFIX)/bin/deckctl"
+	cp -R "$(BIN)/plugins/." "$(DESTDIR)$(PREFIX)/lib/deck/plugins/"
+	chmod -R go-w "$(DESTDIR)$(PREFIX)/lib/deck/plugins"
 
 plugin-c: deps
 	@$(MAKE) --no-print-directory -C examples/plugin-c

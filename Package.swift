@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "deck-bench", targets: ["deck-bench"]),
         .library(name: "DeckRuntime", targets: ["DeckRuntime"]),
         .library(name: "DeckSDK", targets: ["DeckSDK"]),
+        // libdeck.so: the embedding API of sdk/include/deck/runtime.h.
+        .library(name: "deck", type: .dynamic, targets: ["DeckEmbed"]),
         // First-party plugins: each a shared library packed into a bundle by `make`.
         .library(name: "Tone", type: .dynamic, targets: ["Tone"]),
         // A Swift plugin for the tests only; they pack it into a bundle themselves.
@@ -40,6 +42,8 @@ let package = Package(
         .target(name: "DeckRuntime", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
                                                   "DeckControl", "DeckState", "DeckMPRIS", "DeckUI"]),
         .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
+        .target(name: "DeckEmbed", dependencies: ["DeckRuntime"],
+                linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libdeck.so.0"])]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc"]),
         .executableTarget(name: "deckctl", dependencies: ["DeckBase", "CJansson"]),
         .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "COpus", "CDeckPlugin"]),
@@ -52,7 +56,8 @@ let package = Package(
         .target(name: "SwiftUIFixture", dependencies: ["DeckSDK"], path: "Tests/Fixtures/SwiftUIFixture"),
         .target(name: "DeckTestSupport", dependencies: ["DeckRuntime"], path: "Tests/DeckTestSupport"),
         .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
-                                                            "DeckControl", "DeckState", "DeckUI", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
+                                                            "DeckControl", "DeckState", "DeckUI", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz",
+                                                            "DeckEmbed"]),
         .testTarget(name: "deckdTests", dependencies: ["DeckTestSupport"]),
     ]
 )

@@ -8,4 +8,6 @@ enum AudioCommand: BitwiseCopyable {
     /// Encodes these buses from the next frame, their packets tagged with `generation`; a bus that
     /// was idle starts from a fresh encoder state.
     case activate(buses: UInt8, generation: Int)
+    /// Copies the mix of bus 0 into this tap from the next frame.
+    case tap(Unmanaged<PCMTap>)
 }

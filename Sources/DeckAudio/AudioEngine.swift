@@ -24,6 +24,9 @@ public final class AudioEngine {
     public var onPacket: ((EncodedPacket) -> Void)?
     /// Once, after the last packet (duration reached or `stop()`).
     public var onFinished: (() -> Void)?
+    /// The mix before encoding (interleaved stereo, sample count), on the loop thread, once `enablePCMTap` ran.
+    public var onPCM: ((UnsafePointer<Float>, Int) -> Void)?
+    private var tap: PCMTap?
     /// When packets were dropped since the last drain (the loop did not take them in time): how many.
     public var onDropped: ((Int) -> Void)?
     private var reportedDrops = 0
@@ -62,7 +65,7 @@ public final class AudioEngine {
             guard joined else { return }  // running
             do {
                 worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread,
-                                             activeBuses: activeBuses, generation: generation)
+                                             activeBuses: activeBuses, generation: generation, tap: tap)
             } catch {
                 throw .configuration(error)
             }
@@ -91,6 +94,17 @@ public final class AudioEngine {
         }
         thread = handle
     }
+
+    /// Copies the mix into a one-second ring from the next frame on; `onPCM` receives it.
+    public func enablePCMTap() {
+        guard tap == nil else { return }
+        let tap = PCMTap()
+        self.tap = tap
+        send(.tap(Unmanaged.passUnretained(tap)))
+    }
+
+    /// Frames of the PCM tap dropped because the loop fell a second behind.
+    public var tapDroppedFrames: Int { tap?.droppedFrames.load(ordering: .relaxed) ?? 0 }
 
     /// Moves the thread to real-time FIFO scheduling; false when the system refuses (no privilege).
     @discardableResult
@@ -208,6 +222,7 @@ public final class AudioEngine {
             onDropped?(dropped - reportedDrops)
             reportedDrops = dropped
         }
+        if let tap, let onPCM { tap.read(onPCM) }
         while let packet = worker.packets.pop(preSkip: worker.lookahead) {
             onPacket?(packet)
             if packet.isLast && !hasFinished {

@@ -26,12 +26,15 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     private var packetIndex: Int64 = 0
     private var activeBuses: UInt8
     private var generation: Int
+    /// Where the mix of bus 0 is copied for the embedding API, when asked.
+    private var tap: Unmanaged<PCMTap>?
     /// Samples per channel of real (not padding) audio produced.
     private var inputSamples: Int64 = 0
 
     init(configuration: AudioConfiguration, doorbell: AsyncDoorbell.Ringer, stats: AudioStats, identity: ThreadIdentity,
-         activeBuses: UInt8 = 1, generation: Int = 0) throws(AudioConfigurationError) {
+         activeBuses: UInt8 = 1, generation: Int = 0, tap: PCMTap? = nil) throws(AudioConfigurationError) {
         self.configuration = configuration
+        self.tap = tap.map { Unmanaged.passUnretained($0) }
         self.activeBuses = activeBuses
         self.generation = generation
         self.doorbell = doorbell
@@ -86,6 +89,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
                 for bus in 0..<Mixer.maxBuses { (pcm + bus * frames * 2 + valid * 2).update(repeating: 0, count: (frames - valid) * 2) }
             }
             inputSamples += Int64(valid)
+            tap?._withUnsafeGuaranteedRef { $0.write(pcm, count: valid * AudioFormat.channels) }
             // At the end of --duration, this frame is the last when it already covers the encoder's delay.
             let isLast = Int(inputSamples) == configuration.durationSamples && packetsNeeded() == packetIndex + 1
             encodeAndPublish(isLast: isLast, waitForSpace: isLast)
@@ -158,7 +162,8 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
                 continue
             }
             packets.stage(PacketRing.Slot(length: length, sampleIndex: sampleIndex, samples: frames, isLast: isLast,
-                                          finalGranule: Int64(lookahead) + inputSamples, bus: bus, generation: generation),
+                                          finalGranule: Int64(lookahead) + inputSamples, bus: bus, generation: generation,
+                                          encodedAt: AudioRenderLoop.now()),
                           ahead: staged)
             staged += 1
         }
@@ -182,6 +187,8 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
                 mixer.rampGain(stream: stream, to: target, samples: samples, curve: curve)
             case .route(let stream, let buses):
                 mixer.route(stream: stream, buses: buses)
+            case .tap(let tap):
+                self.tap = tap
             case .activate(let buses, let generation):
                 for bus in 0..<Mixer.maxBuses where buses & (1 << bus) != 0 && activeBuses & (1 << bus) == 0 { encoders[bus].reset() }
                 activeBuses = buses

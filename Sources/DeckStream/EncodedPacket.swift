@@ -16,9 +16,11 @@ public struct EncodedPacket: Sendable, Equatable {
     public var bus: Int
     /// The routing in force when the packet was encoded: which sink takes which bus.
     public var generation: Int
+    /// When the audio thread encoded it (CLOCK_MONOTONIC, nanoseconds), for latency measurements.
+    public var encodedAt: Int
 
     public init(bytes: [UInt8], sampleIndex: Int64, samples: Int, isLast: Bool, finalGranule: Int64?, preSkip: Int,
-                bus: Int = 0, generation: Int = 0) {
+                bus: Int = 0, generation: Int = 0, encodedAt: Int = 0) {
         self.bytes = bytes
         self.sampleIndex = sampleIndex
         self.samples = samples
@@ -27,10 +29,11 @@ public struct EncodedPacket: Sendable, Equatable {
         self.preSkip = preSkip
         self.bus = bus
         self.generation = generation
+        self.encodedAt = encodedAt
     }
 
     /// The Ogg granule position after this packet, counted from `origin` (the first sample a sink saw).
-    func granule(from origin: Int64) -> Int64 {
+    public func granule(from origin: Int64 = 0) -> Int64 {
         (finalGranule ?? (sampleIndex + Int64(samples))) - origin
     }
 }

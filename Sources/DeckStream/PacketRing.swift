@@ -12,9 +12,10 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
         var finalGranule: Int64 = 0
         var bus = 0
         var generation = 0
+        var encodedAt = 0
 
         package init(length: Int = 0, sampleIndex: Int64 = 0, samples: Int = 0, isLast: Bool = false, finalGranule: Int64 = 0,
-                     bus: Int = 0, generation: Int = 0) {
+                     bus: Int = 0, generation: Int = 0, encodedAt: Int = 0) {
             self.length = length
             self.sampleIndex = sampleIndex
             self.samples = samples
@@ -22,6 +23,7 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
             self.finalGranule = finalGranule
             self.bus = bus
             self.generation = generation
+            self.encodedAt = encodedAt
         }
     }
 
@@ -75,7 +77,7 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
         let packet = EncodedPacket(bytes: Array(UnsafeBufferPointer(start: start, count: slot.length)),
                                    sampleIndex: slot.sampleIndex, samples: slot.samples, isLast: slot.isLast,
                                    finalGranule: slot.isLast ? slot.finalGranule : nil, preSkip: preSkip,
-                                   bus: slot.bus, generation: slot.generation)
+                                   bus: slot.bus, generation: slot.generation, encodedAt: slot.encodedAt)
         head.store(read + 1, ordering: .releasing)
         return packet
     }

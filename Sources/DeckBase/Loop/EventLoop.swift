@@ -62,6 +62,13 @@ public final class EventLoop {
         return uv_run(raw, UV_RUN_NOWAIT) != 0
     }
 
+    /// A descriptor that becomes readable when the loop has work (libuv's backend fd), for an
+    /// embedder's poll or epoll set.
+    public var backendDescriptor: Int32 { uv_backend_fd(raw) }
+
+    /// How long an embedder may wait before running the loop again, in ms; -1 for no timer.
+    public var backendTimeout: Int32 { uv_backend_timeout(raw) }
+
     /// Makes `run()` return after the current iteration.
     public func stop() { uv_stop(raw) }
 

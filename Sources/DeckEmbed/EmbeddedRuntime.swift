@@ -1,0 +1,195 @@
+import DeckRuntime
+import Glibc
+import Synchronization
+
+/// One `deck_runtime_t`: a runtime, the JSON-RPC connection its calls and events go through, the
+/// inbox that carries calls from any thread to the loop, and how the loop is driven (its own
+/// thread, or the integrator's `process`). The runtime is touched only on the loop thread; what
+/// other threads touch is in `shared`.
+final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in `shared` (a Mutex) and atomics; the rest is loop-thread-confined.
+    enum Mode: Equatable { case idle, ownThread, integratorLoop, destroyed }
+
+    /// A call (or a change of the handle's own) waiting for the loop.
+    struct Job: @unchecked Sendable {  // Its pointers are the integrator's, handed back untouched; `action` runs on the loop thread only.
+        var request = ""
+        var reply: EmbeddingAPI.ReplyFunction?
+        var user: UnsafeMutableRawPointer?
+        var action: (() -> Void)?
+    }
+
+    struct Shared {
+        var mode = Mode.idle
+        var inbox: [Job] = []
+        var stopping = false
+        var event: Registered<EmbeddingAPI.EventFunction>?
+        var packet: Registered<EmbeddingAPI.PacketFunction>?
+        var pcm: Registered<EmbeddingAPI.PCMFunction>?
+    }
+
+    let runtime: Runtime
+    let shared = Mutex(Shared())
+    /// Held while the loop runs in mode 2, so destroy and process never overlap.
+    let driving = Mutex(())
+    private let connection: RPCConnection
+    private let dispatcher: RPCDispatcher
+    private let doorbell: AsyncDoorbell
+    private var started = false
+    private var thread: pthread_t?
+    let wakeups = WakeupThread()
+    /// Replies waiting for a deferred answer, by the request's ids. Loop thread.
+    private var pendingReplies: [String: (String) -> Void] = [:]
+
+    init(configuration: RuntimeConfiguration) throws(RuntimeError) {
+        runtime = try Runtime(configuration: configuration, logger: Logger(level: configuration.logLevel))
+        dispatcher = runtime.makeDispatcher()
+        var deliver: ((String) -> Void)?
+        connection = RPCConnection { line in deliver?(line) }
+        var drain: (() -> Void)?
+        do { doorbell = try AsyncDoorbell(loop: runtime.loop) { drain?() } } catch { throw .loop(error) }
+        deliver = { [unowned self] line in delivered(line) }
+        drain = { [unowned self] in drainInbox() }
+        runtime.events.add(connection)
+        runtime.output.attach(CallbackSink(name: "embedding") { [unowned self] packet in deliverPacket(packet) },
+                              label: SinkLabel(name: "Embedding", kind: .network))
+    }
+
+    // MARK: Any thread
+
+    /// Queues a call for the loop and wakes it.
+    func post(_ job: Job) -> Bool {
+        let accepted = shared.withLock { state in
+            guard state.mode != .destroyed, !state.stopping else { return false }
+            state.inbox.append(job)
+            return true
+        }
+        if accepted { doorbell.ringer.ring() }
+        return accepted
+    }
+
+    // MARK: Loop thread
+
+    /// Loads the plugins and starts the output, once, on the loop thread.
+    func startIfNeeded() {
+        guard !started else { return }
+        started = true
+        runtime.loadPlugins()
+        runtime.plugins.activateAll()
+        do { try runtime.startOutput() } catch { runtime.logger.error("embedding", "\(error)") }
+    }
+
+    private func drainInbox() {
+        let jobs = shared.withLock { state in
+            defer { state.inbox = [] }
+            return state.inbox
+        }
+        for job in jobs {
+            if let action = job.action {
+                action()
+                continue
+            }
+            answer(job.request) { response in
+                guard let reply = job.reply else { return }
+                response.withCString { reply(job.user, $0) }
+            }
+        }
+        if shared.withLock({ $0.stopping }) { stop() }
+    }
+
+    /// Answers `request` now, or once its deferred answer comes (matched by the request's ids).
+    func answer(_ request: String, _ reply: @escaping (String) -> Void) {
+        runtime.events.hold()
+        defer { runtime.events.release() }
+        let ids = EmbeddedRuntime.ids(of: request)
+        if let response = dispatcher.handle(request, connection: connection) {
+            reply(response)
+        } else if let ids {
+            pendingReplies[ids] = reply
+        }
+    }
+
+    /// A line the dispatcher or the event hub sent on the handle's connection: a notification for
+    /// the event callback, or a deferred answer for the call waiting on its ids.
+    private func delivered(_ line: String) {
+        guard let value = try? JSONValue.parse(line) else { return }
+        if value["method"] != nil {
+            if let event = shared.withLock({ $0.event }) { line.withCString { event.function(event.user, $0) } }
+            return
+        }
+        guard let ids = EmbeddedRuntime.ids(of: value), let reply = pendingReplies.removeValue(forKey: ids) else { return }
+        reply(line)
+    }
+
+    /// The ids of a request or an answer (a batch's, sorted), as a key; nil when it has none.
+    private static func ids(of request: String) -> String? {
+        (try? JSONValue.parse(request)).flatMap(ids(of:))
+    }
+
+    private static func ids(of value: JSONValue) -> String? {
+        let messages = value.arrayValue ?? [value]
+        let ids = messages.compactMap { $0["id"].flatMap { $0 == .null ? nil : $0.encoded() } }.sorted()
+        return ids.isEmpty ? nil : ids.joined(separator: ",")
+    }
+
+    private func deliverPacket(_ packet: EncodedPacket) {
+        guard let callback = shared.withLock({ $0.packet }) else { return }
+        packet.bytes.withUnsafeBufferPointer { bytes in
+            callback.function(callback.user, bytes.baseAddress, bytes.count, packet.granule(), UInt32(packet.samples), UInt32(packet.preSkip), packet.isLast)
+        }
+    }
+
+    /// Starts copying the mix for the PCM tap, on the loop thread once it runs.
+    func enablePCMTapSoon() {
+        _ = post(Job(action: { [unowned self] in
+            runtime.audio.onPCM = { [unowned self] samples, count in
+                guard let callback = shared.withLock({ $0.pcm }) else { return }
+                callback.function(callback.user, samples, UInt32(count / 2))
+            }
+            runtime.audio.enablePCMTap()
+        }))
+    }
+
+    /// Ends the runtime on the loop thread: focus asked through the handle is released, the output
+    /// ends with end of stream, plugins are destroyed, every handle closes so the loop can end.
+    func stop() {
+        connection.closed()
+        runtime.events.remove(connection)
+        runtime.shutdown()
+        doorbell.close()
+        pendingReplies = [:]
+    }
+
+    // MARK: Mode 1
+
+    func startThread() throws(EmbeddingError) {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var handle = pthread_t()
+        let status = pthread_create(&handle, nil, { context in
+            let embedded = Unmanaged<EmbeddedRuntime>.fromOpaque(context!).takeRetainedValue()
+            embedded.runtime.loop.thread.claim()
+            embedded.startIfNeeded()
+            embedded.runtime.loop.run()
+            return nil
+        }, context)
+        guard status == 0 else {
+            Unmanaged<EmbeddedRuntime>.fromOpaque(context).release()
+            throw EmbeddingError(.internal, "cannot start the runtime's thread: \(String(cString: strerror(status)))")
+        }
+        thread = handle
+    }
+
+    /// Asks the loop to stop and waits for its thread.
+    func stopThread() {
+        shared.withLock { $0.stopping = true }
+        doorbell.ringer.ring()
+        if let thread { pthread_join(thread, nil) }
+        thread = nil
+    }
+
+    var isRuntimeThread: Bool { thread != nil && runtime.loop.thread.isCurrent }
+}
+
+/// An integrator's C callback and the pointer it gets back.
+struct Registered<Function>: @unchecked Sendable {  // A C function pointer and the integrator's opaque pointer, never dereferenced here.
+    let function: Function
+    let user: UnsafeMutableRawPointer?
+}

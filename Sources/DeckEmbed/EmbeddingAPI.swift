@@ -1,0 +1,187 @@
+import DeckRuntime
+import Glibc
+import Synchronization
+
+/// Why an embedding call failed: a deck_runtime_status_t and a message.
+struct EmbeddingError: Error {
+    enum Code: Int32 { case invalid = -1, state = -2, config = -3, `internal` = -4, timeout = -5 }
+    var code: Code
+    var message: String
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// The C API of deck/runtime.h. Handles are checked against the live ones before use, so a NULL,
+/// stale or foreign pointer is an error, never a crash; destroy removes it first, so calls that
+/// race with it are refused.
+public enum EmbeddingAPI {
+    public typealias ReplyFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
+    public typealias EventFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
+    public typealias WakeupFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
+    public typealias PacketFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<UInt8>?, Int, Int64, UInt32, UInt32, Bool) -> Void
+    public typealias PCMFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<Float>?, UInt32) -> Void
+
+    static let major: UInt32 = 1, minor: UInt32 = 0
+
+    /// Every handle created and not yet destroyed, by address.
+    private static let live = Mutex<[UInt: EmbeddedRuntime]>([:])
+
+    static func handle(_ pointer: OpaquePointer?) -> EmbeddedRuntime? {
+        guard let pointer else { return nil }
+        return live.withLock { $0[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer)))] }
+    }
+
+    static func create(_ config: String?) throws(EmbeddingError) -> OpaquePointer {
+        var configuration = RuntimeConfiguration()
+        if let config, !config.isEmpty {
+            let json: JSONValue
+            do { json = try JSONValue.parse(config) } catch { throw EmbeddingError(.config, "the config is not JSON: \(error)") }
+            do { try configuration.apply(json, from: "config") } catch { throw EmbeddingError(.config, error.description) }
+        }
+        let embedded: EmbeddedRuntime
+        do { embedded = try EmbeddedRuntime(configuration: configuration) } catch {
+            throw EmbeddingError(.internal, error.description)
+        }
+        let pointer = Unmanaged.passRetained(embedded).toOpaque()
+        live.withLock { $0[UInt(bitPattern: pointer)] = embedded }
+        return OpaquePointer(pointer)
+    }
+
+    static func destroy(_ pointer: OpaquePointer?) -> Int32 {
+        guard let embedded = handle(pointer) else { return EmbeddingError.Code.invalid.rawValue }
+        if embedded.isRuntimeThread { return EmbeddingError.Code.state.rawValue }  // from its own callback: it would join itself
+        let mode = embedded.shared.withLock { state -> EmbeddedRuntime.Mode in
+            defer { state.mode = .destroyed }
+            return state.mode
+        }
+        guard mode != .destroyed else { return EmbeddingError.Code.state.rawValue }
+        live.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer!)))) }
+        switch mode {
+        case .ownThread:
+            embedded.stopThread()
+        case .idle, .integratorLoop, .destroyed:
+            embedded.wakeups.stopCalling()
+            embedded.driving.withLock { _ in
+                embedded.runtime.loop.thread.claim()
+                embedded.stop()
+                while embedded.runtime.loop.runNoWait() {}
+            }
+        }
+        embedded.wakeups.finish()
+        Unmanaged.passUnretained(embedded).release()
+        return 0
+    }
+
+    static func start(_ embedded: EmbeddedRuntime) throws(EmbeddingError) {
+        try embedded.shared.withLock { state throws(EmbeddingError) in
+            guard state.mode == .idle else { throw EmbeddingError(.state, "the runtime runs already (\(state.mode))") }
+            state.mode = .ownThread
+        }
+        do { try embedded.startThread() } catch {
+            embedded.shared.withLock { $0.mode = .idle }
+            throw error
+        }
+    }
+
+    /// Runs one pass of the loop in mode 2 (starting the runtime on the first).
+    static func process(_ embedded: EmbeddedRuntime) throws(EmbeddingError) {
+        try enterIntegratorLoop(embedded)
+        embedded.driving.withLock { _ in
+            embedded.runtime.loop.thread.claim()
+            embedded.startIfNeeded()
+            embedded.runtime.loop.runNoWait()
+            embedded.wakeups.arm(timeout: embedded.runtime.loop.backendTimeout)
+        }
+    }
+
+    static func enterIntegratorLoop(_ embedded: EmbeddedRuntime) throws(EmbeddingError) {
+        try embedded.shared.withLock { state throws(EmbeddingError) in
+            switch state.mode {
+            case .idle: state.mode = .integratorLoop
+            case .integratorLoop: break
+            case .ownThread: throw EmbeddingError(.state, "the runtime runs on its own thread (deck_runtime_start); do not process it")
+            case .destroyed: throw EmbeddingError(.state, "the runtime is being destroyed")
+            }
+        }
+    }
+
+    /// A call and its answer, waited for on another thread, or run through the loop on its own.
+    static func callSync(_ embedded: EmbeddedRuntime, _ request: String, timeoutMilliseconds: Int) throws(EmbeddingError) -> String {
+        if embedded.isRuntimeThread { throw EmbeddingError(.state, "call_sync on the runtime's own thread would wait for itself; use deck_runtime_call") }
+        let deadline = EmbeddingAPI.now() + timeoutMilliseconds
+        let box = SyncAnswer()
+        if embedded.shared.withLock({ $0.mode }) == .ownThread {
+            let job = EmbeddedRuntime.Job(request: request, reply: { user, response in
+                Unmanaged<SyncAnswer>.fromOpaque(user!).takeRetainedValue().set(response.map { String(cString: $0) } ?? "")
+            }, user: Unmanaged.passRetained(box).toOpaque())
+            guard embedded.post(job) else { throw EmbeddingError(.state, "the runtime is being destroyed") }
+        } else {
+            try enterIntegratorLoop(embedded)
+            embedded.driving.withLock { _ in
+                embedded.runtime.loop.thread.claim()
+                embedded.startIfNeeded()
+                embedded.answer(request) { box.set($0) }
+            }
+            // A deferred answer comes from the loop: run it here until it does.
+            while box.current == nil && EmbeddingAPI.now() < deadline {
+                try process(embedded)
+                if box.current == nil { usleep(1_000) }
+            }
+        }
+        guard let response = box.wait(until: deadline) else { throw EmbeddingError(.timeout, "no answer within \(timeoutMilliseconds) ms") }
+        return response
+    }
+
+    static func now() -> Int {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
+    }
+}
+
+/// One synchronous call's answer, handed from the loop thread to the waiting one.
+final class SyncAnswer: @unchecked Sendable {  // Guarded by `lock` and `ready`.
+    private var lock = pthread_mutex_t()
+    private var ready = pthread_cond_t()
+    private var response: String?
+
+    init() {
+        pthread_mutex_init(&lock, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(&ready, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_mutex_destroy(&lock)
+        pthread_cond_destroy(&ready)
+    }
+
+    var current: String? {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        return response
+    }
+
+    func set(_ text: String) {
+        pthread_mutex_lock(&lock)
+        response = text
+        pthread_cond_signal(&ready)
+        pthread_mutex_unlock(&lock)
+    }
+
+    /// The answer, or nil at `deadline` (monotonic ms).
+    func wait(until deadline: Int) -> String? {
+        var until = timespec(tv_sec: deadline / 1000, tv_nsec: (deadline % 1000) * 1_000_000)
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        while response == nil {
+            if pthread_cond_timedwait(&ready, &lock, &until) == ETIMEDOUT { break }
+        }
+        return response
+    }
+}

@@ -1,0 +1,161 @@
+import DeckRuntime
+import Glibc
+
+// The C symbols of deck/runtime.h; each checks its handle and arguments, then hands over to
+// EmbeddingAPI or EmbeddedRuntime.
+
+private func fail(_ error: EmbeddingError, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil) -> Int32 {
+    out?.pointee = strdup(error.message)
+    return error.code.rawValue
+}
+
+private func text(_ pointer: UnsafePointer<CChar>?, _ name: String) throws(EmbeddingError) -> String {
+    guard let pointer else { throw EmbeddingError(.invalid, "\(name) is NULL") }
+    guard let value = String(validatingCString: pointer) else { throw EmbeddingError(.invalid, "\(name) is not UTF-8") }
+    return value
+}
+
+@_cdecl("deck_runtime_api_version")
+public func deck_runtime_api_version() -> UInt32 { EmbeddingAPI.major << 16 | EmbeddingAPI.minor }
+
+@_cdecl("deck_runtime_status_string")
+public func deck_runtime_status_string(_ status: Int32) -> UnsafePointer<CChar> {
+    let text: StaticString = switch status {
+    case 0: "ok"
+    case -1: "invalid argument or handle"
+    case -2: "not in this state"
+    case -3: "the config was refused"
+    case -4: "the system refused"
+    case -5: "no answer in time"
+    default: "unknown status"
+    }
+    return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+@_cdecl("deck_runtime_free")
+public func deck_runtime_free(_ text: UnsafeMutablePointer<CChar>?) { free(text) }
+
+@_cdecl("deck_runtime_create")
+public func deck_runtime_create(_ config: UnsafePointer<CChar>?,
+                                _ reason: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> OpaquePointer? {
+    reason?.pointee = nil
+    do throws(EmbeddingError) {
+        let json = try config.map { pointer throws(EmbeddingError) in try text(pointer, "config_json") }
+        return try EmbeddingAPI.create(json)
+    } catch {
+        _ = fail(error, reason)
+        return nil
+    }
+}
+
+@_cdecl("deck_runtime_destroy")
+public func deck_runtime_destroy(_ rt: OpaquePointer?) -> Int32 { EmbeddingAPI.destroy(rt) }
+
+@_cdecl("deck_runtime_start")
+public func deck_runtime_start(_ rt: OpaquePointer?) -> Int32 {
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    do { try EmbeddingAPI.start(embedded) } catch { return error.code.rawValue }
+    return 0
+}
+
+@_cdecl("deck_runtime_set_wakeup")
+public func deck_runtime_set_wakeup(_ rt: OpaquePointer?, _ wakeup: EmbeddingAPI.WakeupFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    do { try EmbeddingAPI.enterIntegratorLoop(embedded) } catch { return error.code.rawValue }
+    guard let wakeup else {
+        embedded.wakeups.stopCalling()
+        return 0
+    }
+    let backend = embedded.runtime.loop.backendDescriptor
+    return embedded.wakeups.start(backend: backend, callback: wakeup, user: user) ? 0 : EmbeddingError.Code.internal.rawValue
+}
+
+@_cdecl("deck_runtime_process")
+public func deck_runtime_process(_ rt: OpaquePointer?) -> Int32 {
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    do { try EmbeddingAPI.process(embedded) } catch { return error.code.rawValue }
+    return 0
+}
+
+@_cdecl("deck_runtime_backend_fd")
+public func deck_runtime_backend_fd(_ rt: OpaquePointer?) -> Int32 {
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    return embedded.runtime.loop.backendDescriptor
+}
+
+@_cdecl("deck_runtime_backend_timeout")
+public func deck_runtime_backend_timeout(_ rt: OpaquePointer?) -> Int32 {
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    return embedded.driving.withLock { _ in embedded.runtime.loop.backendTimeout }
+}
+
+@_cdecl("deck_runtime_call")
+public func deck_runtime_call(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ reply: EmbeddingAPI.ReplyFunction?,
+                              _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    do throws(EmbeddingError) {
+        let line = try text(request, "request_json")
+        guard embedded.post(EmbeddedRuntime.Job(request: line, reply: reply, user: user)) else {
+            throw EmbeddingError(.state, "the runtime is being destroyed")
+        }
+    } catch {
+        return error.code.rawValue
+    }
+    return 0
+}
+
+@_cdecl("deck_runtime_call_sync")
+public func deck_runtime_call_sync(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?,
+                                   _ response: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ timeout: Int32) -> Int32 {
+    response?.pointee = nil
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    do throws(EmbeddingError) {
+        let answer = try EmbeddingAPI.callSync(embedded, try text(request, "request_json"), timeoutMilliseconds: timeout > 0 ? Int(timeout) : 10_000)
+        response?.pointee = strdup(answer)
+    } catch {
+        return fail(error, response)
+    }
+    return 0
+}
+
+@_cdecl("deck_runtime_set_event_callback")
+public func deck_runtime_set_event_callback(_ rt: OpaquePointer?, _ event: EmbeddingAPI.EventFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    embedded.shared.withLock { $0.event = event.map { Registered(function: $0, user: user) } }
+    return 0
+}
+
+@_cdecl("deck_runtime_subscribe")
+public func deck_runtime_subscribe(_ rt: OpaquePointer?, _ topic: UnsafePointer<CChar>?) -> Int32 {
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    do throws(EmbeddingError) {
+        let name = try text(topic, "topic")
+        guard Runtime.eventTopics.contains(name) else {
+            throw EmbeddingError(.invalid, "unknown topic \(name) (known: \(Runtime.eventTopics.joined(separator: ", ")))")
+        }
+        let request = #"{"jsonrpc":"2.0","method":"events.subscribe","params":{"topics":[\#(JSONValue.string(name).encoded())]}}"#
+        guard embedded.post(EmbeddedRuntime.Job(request: request, reply: nil, user: nil)) else { throw EmbeddingError(.state, "the runtime is being destroyed") }
+    } catch {
+        return error.code.rawValue
+    }
+    return 0
+}
+
+@_cdecl("deck_runtime_set_packet_callback")
+public func deck_runtime_set_packet_callback(_ rt: OpaquePointer?, _ packet: EmbeddingAPI.PacketFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    embedded.shared.withLock { $0.packet = packet.map { Registered(function: $0, user: user) } }
+    return 0
+}
+
+@_cdecl("deck_runtime_set_pcm_tap")
+public func deck_runtime_set_pcm_tap(_ rt: OpaquePointer?, _ pcm: EmbeddingAPI.PCMFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    let first = embedded.shared.withLock { state in
+        defer { state.pcm = pcm.map { Registered(function: $0, user: user) } }
+        return state.pcm == nil
+    }
+    // The tap itself is made on the loop thread, by a job.
+    if first, pcm != nil { embedded.enablePCMTapSoon() }
+    return 0
+}

@@ -1,0 +1,160 @@
+/*
+ * Embeds the Deck runtime in a program's own libuv loop (mode 2 of deck/runtime.h): the
+ * runtime's wakeup rings a uv_async_t, and the loop calls deck_runtime_process. It loads the
+ * plugins of a folder, starts Tone through a JSON-RPC call, prints session and now-playing
+ * events, and writes the runtime's Opus packets into an Ogg Opus file with libogg.
+ *
+ *   ./embed PLUGIN_FOLDER OUT.opus [SECONDS]
+ */
+#define _POSIX_C_SOURCE 200809L  /* uv.h needs pthread_rwlock_t */
+#include <deck/runtime.h>
+#include <ogg/ogg.h>
+#include <uv.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    FILE *file;
+    ogg_stream_state stream;
+    int64_t packetno;
+    int started, ended;
+    unsigned long packets;
+} ogg_out_t;
+
+static deck_runtime_t *rt;
+static uv_async_t wake;
+static uv_timer_t again, stop;
+
+static void write_pages(ogg_out_t *out, int flush) {
+    ogg_page page;
+    while (flush ? ogg_stream_flush(&out->stream, &page) : ogg_stream_pageout(&out->stream, &page)) {
+        fwrite(page.header, 1, page.header_len, out->file);
+        fwrite(page.body, 1, page.body_len, out->file);
+    }
+}
+
+static void put_le(unsigned char *at, uint32_t value, int bytes) {
+    for (int i = 0; i < bytes; i++) at[i] = (unsigned char)(value >> (8 * i));
+}
+
+/* RFC 7845: the identification and comment headers, each on a page of its own. */
+static void write_headers(ogg_out_t *out, uint32_t pre_skip) {
+    unsigned char head[19] = "OpusHead";
+    head[8] = 1;                      /* version */
+    head[9] = 2;                      /* channels */
+    put_le(head + 10, pre_skip, 2);
+    put_le(head + 12, 48000, 4);      /* input sample rate */
+    put_le(head + 16, 0, 2);          /* output gain */
+    head[18] = 0;                     /* channel mapping family */
+    ogg_packet packet = { head, sizeof head, 1, 0, 0, out->packetno++ };
+    ogg_stream_packetin(&out->stream, &packet);
+    write_pages(out, 1);
+    static const char vendor[] = "deck embed example";
+    unsigned char tags[8 + 4 + sizeof vendor - 1 + 4];
+    memcpy(tags, "OpusTags", 8);
+    put_le(tags + 8, sizeof vendor - 1, 4);
+    memcpy(tags + 12, vendor, sizeof vendor - 1);
+    put_le(tags + 12 + sizeof vendor - 1, 0, 4);
+    ogg_packet comments = { tags, sizeof tags, 0, 0, 0, out->packetno++ };
+    ogg_stream_packetin(&out->stream, &comments);
+    write_pages(out, 1);
+}
+
+/* On the loop's thread, inside deck_runtime_process: never on the audio thread. */
+static void on_packet(void *user, const uint8_t *data, size_t size, int64_t granule, uint32_t samples, uint32_t pre_skip,
+                      bool end_of_stream) {
+    ogg_out_t *out = user;
+    (void)samples;
+    if (out->ended) return;  /* one run per file: later runs would be chained links */
+    if (!out->started) {
+        write_headers(out, pre_skip);
+        out->started = 1;
+    }
+    ogg_packet packet = { (unsigned char *)data, (long)size, 0, end_of_stream, granule, out->packetno++ };
+    ogg_stream_packetin(&out->stream, &packet);
+    write_pages(out, end_of_stream);
+    out->packets++;
+    if (end_of_stream) out->ended = 1;
+}
+
+static void on_event(void *user, const char *notification) {
+    (void)user;
+    if (strstr(notification, "\"session.changed\"")) printf("event: session.changed\n");
+    if (strstr(notification, "\"nowPlaying.changed\"") && strstr(notification, "\"title\":\"")) {
+        const char *title = strstr(notification, "\"title\":\"") + 9;
+        printf("event: now playing %.*s\n", (int)(strchr(title, '"') - title), title);
+    }
+}
+
+static void on_reply(void *user, const char *response) {
+    (void)user;
+    printf("apps.launch answered: %.60s\n", response);
+}
+
+/* Runs the runtime's pending work, then waits at most its next timer before running it again. */
+static void process(void) {
+    deck_runtime_process(rt);
+    int timeout = deck_runtime_backend_timeout(rt);
+    if (timeout >= 0) uv_timer_start(&again, (uv_timer_cb)process, (uint64_t)timeout, 0);
+}
+
+static void on_wake(uv_async_t *handle) { (void)handle; process(); }
+static void wakeup(void *user) { (void)user; uv_async_send(&wake); }  /* any thread: only wakes the loop */
+
+static void on_stop(uv_timer_t *timer) {
+    (void)timer;
+    int status = deck_runtime_destroy(rt);  /* on the loop's thread: the output ends with end of stream */
+    printf("destroyed: %s\n", deck_runtime_status_string(status));
+    uv_close((uv_handle_t *)&wake, NULL);
+    uv_close((uv_handle_t *)&again, NULL);
+    uv_close((uv_handle_t *)&stop, NULL);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s PLUGIN_FOLDER OUT.opus [SECONDS]\n", argv[0]);
+        return 2;
+    }
+    if ((deck_runtime_api_version() >> 16) != DECK_RUNTIME_API_VERSION_MAJOR) {
+        fprintf(stderr, "libdeck speaks API %u, this program %d\n", deck_runtime_api_version() >> 16, DECK_RUNTIME_API_VERSION_MAJOR);
+        return 1;
+    }
+    char config[4096];
+    snprintf(config, sizeof config, "{\"plugins\": [\"%s\"], \"logLevel\": \"warning\", \"session\": {\"alwaysActive\": true}}", argv[1]);
+    char *error = NULL;
+    rt = deck_runtime_create(config, &error);
+    if (!rt) {
+        fprintf(stderr, "deck_runtime_create: %s\n", error);
+        deck_runtime_free(error);
+        return 1;
+    }
+    ogg_out_t out = { 0 };
+    out.file = fopen(argv[2], "wb");
+    if (!out.file) {
+        perror(argv[2]);
+        return 1;
+    }
+    ogg_stream_init(&out.stream, 0x0DEC);
+
+    uv_loop_t *loop = uv_default_loop();
+    uv_async_init(loop, &wake, on_wake);
+    uv_timer_init(loop, &again);
+    uv_timer_init(loop, &stop);
+    deck_runtime_set_event_callback(rt, on_event, NULL);
+    deck_runtime_subscribe(rt, "session.changed");
+    deck_runtime_subscribe(rt, "nowPlaying.changed");
+    deck_runtime_set_packet_callback(rt, on_packet, &out);
+    deck_runtime_call(rt, "{\"jsonrpc\":\"2.0\",\"method\":\"apps.launch\",\"params\":{\"id\":\"org.deck.tone\",\"item\":\"sine-440\"},\"id\":1}",
+                      on_reply, NULL);
+    deck_runtime_set_wakeup(rt, wakeup, NULL);
+    uv_timer_start(&stop, on_stop, (uint64_t)(argc > 3 ? atof(argv[3]) * 1000 : 2000), 0);
+    uv_run(loop, UV_RUN_DEFAULT);
+
+    ogg_stream_clear(&out.stream);
+    fclose(out.file);
+    printf("wrote %lu packets to %s\n", out.packets, argv[2]);
+    uv_loop_close(loop);
+    return out.ended ? 0 : 1;
+}

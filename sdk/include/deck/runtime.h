@@ -1,0 +1,155 @@
+/*
+ * deck/runtime.h — embedding the Deck runtime in a head unit's own process (libdeck.so).
+ *
+ * An HMI written in C or C++ creates a runtime from the same JSON config deckd reads, runs it
+ * beside its own event loop or inside it, talks to it with the same JSON-RPC methods deckd serves
+ * on its socket (same names, same payloads, same notifications with their sequence numbers), and
+ * takes the encoded Opus (or the mixed PCM) through callbacks. Build with
+ * `cc app.c $(pkg-config --cflags --libs deck)`.
+ *
+ * Two ways to run:
+ *  1. Beside your loop: deck_runtime_start() runs the runtime on a thread of its own. Plugins,
+ *     and every callback below, run on that thread ("the runtime's thread").
+ *  2. Inside your loop: never call start. Either set a wakeup with deck_runtime_set_wakeup()
+ *     (called from any thread when the runtime has work; it must only wake your loop) and call
+ *     deck_runtime_process() from your loop when woken; or add deck_runtime_backend_fd() to your
+ *     poll/epoll set, wait at most deck_runtime_backend_timeout() ms, and call
+ *     deck_runtime_process() when it is readable or the time is up. Plugins and callbacks run
+ *     inside deck_runtime_process(), on the thread that calls it; call it from one thread.
+ *
+ * Every function takes any thread unless its comment says otherwise, never crashes on a NULL or
+ * destroyed handle or on malformed JSON (it returns an error), never prints, never exits, and
+ * leaves no process-wide state: no signal handlers, no changed signal dispositions, no atexit.
+ * Strings handed in are copied during the call; strings handed out by callbacks live until the
+ * callback returns; strings returned to you are freed with deck_runtime_free().
+ */
+#ifndef DECK_RUNTIME_H
+#define DECK_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ─── Versions and errors ────────────────────────────────────────────────*/
+
+#define DECK_RUNTIME_API_VERSION_MAJOR 1
+#define DECK_RUNTIME_API_VERSION_MINOR 0
+
+/* The API version of the library loaded: (major << 16) | minor. Compare the
+ * major with DECK_RUNTIME_API_VERSION_MAJOR before anything else. */
+uint32_t deck_runtime_api_version(void);
+
+typedef enum deck_runtime_status {
+    DECK_RUNTIME_OK            = 0,
+    DECK_RUNTIME_E_INVALID     = -1, /* NULL or unknown handle, malformed argument  */
+    DECK_RUNTIME_E_STATE       = -2, /* not now: started twice, destroyed, wrong mode */
+    DECK_RUNTIME_E_CONFIG      = -3, /* the config was refused                       */
+    DECK_RUNTIME_E_INTERNAL    = -4, /* the system refused (a thread, a loop handle)  */
+    DECK_RUNTIME_E_TIMEOUT     = -5  /* no answer in time                             */
+} deck_runtime_status_t;
+
+/* A constant text for a status, never NULL. */
+const char *deck_runtime_status_string(int status);
+
+/* Frees a string the library returned (an error, a synchronous answer). NULL is fine. */
+void deck_runtime_free(char *text);
+
+/* ─── Life of a handle ───────────────────────────────────────────────────*/
+
+typedef struct deck_runtime deck_runtime_t;
+
+/* Creates a runtime from a JSON config (deckd's config file schema; NULL or "{}"
+ * for the defaults: no plugin folders, no sinks). Plugins load when the runtime
+ * first runs. On failure returns NULL and, when `error` is not NULL, sets
+ * *error to the reason (free it with deck_runtime_free). */
+deck_runtime_t *deck_runtime_create(const char *config_json, char **error);
+
+/* Ends everything: the output ends cleanly (end of stream on every sink and
+ * callback), plugins are destroyed, focus requested through this handle is
+ * released, the runtime's threads are joined, its descriptors closed and its
+ * memory freed. Mode 1: from any thread but the runtime's own (a callback).
+ * Mode 2: from the thread that calls deck_runtime_process (plugins' destroy
+ * runs there). Calls racing with it are answered DECK_RUNTIME_E_STATE. */
+int deck_runtime_destroy(deck_runtime_t *rt);
+
+/* ─── Mode 1: on the runtime's own thread ────────────────────────────────*/
+
+/* Starts the runtime's thread: plugins load, the output starts, calls are
+ * answered there. DECK_RUNTIME_E_STATE if it runs already or mode 2 began. */
+int deck_runtime_start(deck_runtime_t *rt);
+
+/* ─── Mode 2: inside the integrator's loop ───────────────────────────────*/
+
+/* `wakeup(user)` is called from a thread of the library's whenever the runtime
+ * has work; it must only wake your loop, which then calls deck_runtime_process.
+ * NULL stops the wakeups. Set it before the first deck_runtime_process. */
+int deck_runtime_set_wakeup(deck_runtime_t *rt, void (*wakeup)(void *user), void *user);
+
+/* Runs what is pending (the first call loads the plugins and starts the
+ * output) and returns without blocking. Plugins and callbacks run inside it. */
+int deck_runtime_process(deck_runtime_t *rt);
+
+/* For epoll-style loops, instead of a wakeup: a descriptor that becomes
+ * readable when the runtime has work, and the longest to wait before calling
+ * deck_runtime_process anyway (milliseconds; -1: no timer pending). */
+int deck_runtime_backend_fd(deck_runtime_t *rt);
+int deck_runtime_backend_timeout(deck_runtime_t *rt);
+
+/* ─── Calls and events: the JSON-RPC API in process ──────────────────────*/
+
+/* Receives the JSON-RPC response (a result or an error object, as the socket
+ * would send it), on the runtime's thread or inside deck_runtime_process. */
+typedef void (*deck_runtime_reply_fn)(void *user, const char *response_json);
+
+/* Sends one JSON-RPC request (or batch) to the runtime, from any thread. Its
+ * answer goes to `reply` (may be NULL); a notification (no id) gets none.
+ * Give every request in flight its own id: answers are matched by id. */
+int deck_runtime_call(deck_runtime_t *rt, const char *request_json, deck_runtime_reply_fn reply, void *user);
+
+/* The same, waiting for the answer (at most `timeout_ms`; 0: 10 s). *response
+ * gets the answer, to free with deck_runtime_free. From any thread but the
+ * runtime's own in mode 1; in mode 2 from the thread that calls process (it
+ * runs the loop while it waits). */
+int deck_runtime_call_sync(deck_runtime_t *rt, const char *request_json, char **response, int timeout_ms);
+
+/* Receives every notification the handle subscribed to (events.subscribe, or
+ * deck_runtime_subscribe): {"jsonrpc":"2.0","method":TOPIC,"params":{…,"seq":N,"time":MS}}. */
+typedef void (*deck_runtime_event_fn)(void *user, const char *notification_json);
+
+int deck_runtime_set_event_callback(deck_runtime_t *rt, deck_runtime_event_fn event, void *user);
+
+/* Subscribes the handle to a topic (apps.changed, session.changed, ui.changed,
+ * nowPlaying.changed…): events.subscribe without writing JSON. */
+int deck_runtime_subscribe(deck_runtime_t *rt, const char *topic);
+
+/* ─── Audio out ──────────────────────────────────────────────────────────*/
+
+/* One Opus packet of the mixed output (48 kHz stereo), in order, on the
+ * runtime's thread or inside deck_runtime_process, never on the audio thread
+ * (packets reach it through a ring). `granule` is the Ogg granule position
+ * after the packet counted from the start of the run (pre-skip included:
+ * `pre_skip` samples at the start of each run are encoder delay); `samples` is
+ * its duration; `end_of_stream` marks the last packet of a run. */
+typedef void (*deck_runtime_packet_fn)(void *user, const uint8_t *packet, size_t size, int64_t granule,
+                                       uint32_t samples, uint32_t pre_skip, bool end_of_stream);
+
+/* Sets (or with NULL clears) the packet callback; it takes packets from the
+ * next one encoded. */
+int deck_runtime_set_packet_callback(deck_runtime_t *rt, deck_runtime_packet_fn packet, void *user);
+
+/* The mix before encoding: `frames` frames of interleaved stereo float at
+ * 48 kHz, in order, on the same thread as packets. Frames the callback's
+ * thread falls a second behind on are dropped and counted in runtime.info. */
+typedef void (*deck_runtime_pcm_fn)(void *user, const float *samples, uint32_t frames);
+
+int deck_runtime_set_pcm_tap(deck_runtime_t *rt, deck_runtime_pcm_fn pcm, void *user);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DECK_RUNTIME_H */
