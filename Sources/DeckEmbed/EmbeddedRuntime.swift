@@ -35,6 +35,8 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     private let doorbell: AsyncDoorbell
     private var started = false
     private var thread: pthread_t?
+    /// The runtime's own thread once it runs (mode 1), to refuse calls that would wait for it.
+    private let threadID = Atomic<UInt>(0)
     let wakeups = WakeupThread()
     /// Replies waiting for a deferred answer, by the request's ids. Loop thread.
     private var pendingReplies: [String: (String) -> Void] = [:]
@@ -165,6 +167,7 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
         var handle = pthread_t()
         let status = pthread_create(&handle, nil, { context in
             let embedded = Unmanaged<EmbeddedRuntime>.fromOpaque(context!).takeRetainedValue()
+            embedded.threadID.store(UInt(pthread_self()), ordering: .releasing)
             embedded.runtime.loop.thread.claim()
             embedded.startIfNeeded()
             embedded.runtime.loop.run()
@@ -185,7 +188,7 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
         thread = nil
     }
 
-    var isRuntimeThread: Bool { thread != nil && runtime.loop.thread.isCurrent }
+    var isRuntimeThread: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
 }
 
 /// An integrator's C callback and the pointer it gets back.

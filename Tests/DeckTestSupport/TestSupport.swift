@@ -141,3 +141,13 @@ extension RPCDispatcher {
         return try JSONValue.parse(text)
     }
 }
+
+/// Polls `condition` every 10 ms for up to `seconds`.
+public func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > deadline { return false }
+        usleep(10_000)
+    }
+    return true
+}

@@ -108,12 +108,3 @@ import Testing
     }
 }
 
-/// Polls `condition` every 10 ms for up to `seconds`.
-private func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !condition() {
-        if Date() > deadline { return false }
-        usleep(10_000)
-    }
-    return true
-}

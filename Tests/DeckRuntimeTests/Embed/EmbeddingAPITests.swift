@@ -1,0 +1,215 @@
+import DeckTestSupport
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import DeckEmbed
+@testable import DeckRuntime
+
+/// What an embedder's callbacks saw, shared with the C callbacks through their user pointer.
+final class Observed: @unchecked Sendable {  // Every field is behind `lock`.
+    private let lock = NSLock()
+    private var _packets = 0, _ends = 0, _events: [String] = [], _pcmFrames = 0, _replies: [String] = []
+
+    var packets: Int { lock.withLock { _packets } }
+    var ends: Int { lock.withLock { _ends } }
+    var events: [String] { lock.withLock { _events } }
+    var pcmFrames: Int { lock.withLock { _pcmFrames } }
+    var replies: [String] { lock.withLock { _replies } }
+
+    func packet(end: Bool) { lock.withLock { _packets += 1; if end { _ends += 1 } } }
+    func event(_ line: String) { lock.withLock { _events.append(line) } }
+    func pcm(_ frames: Int) { lock.withLock { _pcmFrames += frames } }
+    func reply(_ line: String) { lock.withLock { _replies.append(line) } }
+
+    var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+    static func from(_ user: UnsafeMutableRawPointer?) -> Observed { Unmanaged<Observed>.fromOpaque(user!).takeUnretainedValue() }
+}
+
+private let onPacket: EmbeddingAPI.PacketFunction = { user, _, _, _, _, _, end in Observed.from(user).packet(end: end) }
+private let onEvent: EmbeddingAPI.EventFunction = { user, line in Observed.from(user).event(String(cString: line!)) }
+private let onPCM: EmbeddingAPI.PCMFunction = { user, _, frames in Observed.from(user).pcm(Int(frames)) }
+private let onReply: EmbeddingAPI.ReplyFunction = { user, line in Observed.from(user).reply(String(cString: line!)) }
+
+/// The embedding API as a C integrator uses it (the same @_cdecl functions libdeck.so exports).
+@Suite(.serialized) struct EmbeddingAPITests {
+    let config = #"{"plugins": ["\#(Paths.binDir)/plugins"], "logLevel": "error", "session": {"alwaysActive": true}}"#
+
+    func create(_ json: String? = nil) throws -> OpaquePointer {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let rt = deck_runtime_create(json ?? config, &error) else {
+            defer { deck_runtime_free(error) }
+            throw CommandFailure(description: error.map { String(cString: $0) } ?? "no reason")
+        }
+        return rt
+    }
+
+    func callSync(_ rt: OpaquePointer, _ request: String) -> (Int32, String) {
+        var response: UnsafeMutablePointer<CChar>?
+        let status = deck_runtime_call_sync(rt, request, &response, 10_000)
+        defer { deck_runtime_free(response) }
+        return (status, response.map { String(cString: $0) } ?? "")
+    }
+
+    @Test func modeOneRunsOnItsOwnThreadAndAnswersCallsEventsAndPackets() throws {
+        let rt = try create()
+        let seen = Observed()
+        #expect(deck_runtime_set_packet_callback(rt, onPacket, seen.pointer) == 0)
+        #expect(deck_runtime_set_event_callback(rt, onEvent, seen.pointer) == 0)
+        #expect(deck_runtime_set_pcm_tap(rt, onPCM, seen.pointer) == 0)
+        #expect(deck_runtime_subscribe(rt, "nowPlaying.changed") == 0)
+        #expect(deck_runtime_start(rt) == 0)
+        #expect(deck_runtime_start(rt) == -2)
+        #expect(deck_runtime_process(rt) == -2)  // mode 1 already
+        let (status, answer) = callSync(rt, #"{"jsonrpc":"2.0","method":"apps.launch","params":{"id":"org.deck.tone","item":"sine-440"},"id":7}"#)
+        #expect(status == 0)
+        #expect(answer.hasPrefix(#"{"id":7,"jsonrpc":"2.0","result":{"#))
+        #expect(waitUntil(seconds: 5) { seen.packets > 20 && seen.pcmFrames > 20 * 960 })
+        #expect(seen.events.contains { $0.contains(#""method":"nowPlaying.changed""#) && $0.contains(#""title":"Sine 440 Hz""#) && $0.contains(#""seq":"#) })
+        // A deferred answer (a remote command waits for Tone) reaches the asynchronous callback by its id.
+        #expect(deck_runtime_call(rt, #"{"jsonrpc":"2.0","method":"player.pause","id":"p"}"#, onReply, seen.pointer) == 0)
+        #expect(waitUntil(seconds: 5) { seen.replies.contains { $0.contains(#""id":"p""#) && $0.contains(#""result""#) } })
+        #expect(deck_runtime_destroy(rt) == 0)
+        #expect(seen.ends == 1)  // the output ended with end of stream
+        #expect(deck_runtime_destroy(rt) == -1)
+        #expect(deck_runtime_call(rt, "{}", nil, nil) == -1)
+    }
+
+    @Test func badHandlesConfigsAndRequestsAreErrorsNeverCrashes() throws {
+        var error: UnsafeMutablePointer<CChar>?
+        #expect(deck_runtime_create(#"{"sinks": "nope"}"#, &error) == nil)
+        #expect(String(cString: error!) == "config: \"sinks\" must be an array of sink URIs")
+        deck_runtime_free(error)
+        #expect(deck_runtime_create("{not json", &error) == nil)
+        #expect(String(cString: error!).hasPrefix("the config is not JSON"))
+        deck_runtime_free(error)
+        #expect(deck_runtime_destroy(nil) == -1)
+        #expect(deck_runtime_start(nil) == -1)
+        #expect(deck_runtime_process(nil) == -1)
+        #expect(deck_runtime_call(nil, "{}", nil, nil) == -1)
+        #expect(deck_runtime_subscribe(nil, "ui.changed") == -1)
+        let stranger = OpaquePointer(bitPattern: 0x1234)
+        #expect(deck_runtime_set_packet_callback(stranger, nil, nil) == -1)
+        #expect(String(cString: deck_runtime_status_string(-5)) == "no answer in time")
+        #expect(deck_runtime_api_version() == 1 << 16)
+
+        let rt = try create("{}")
+        #expect(deck_runtime_call(rt, nil, nil, nil) == -1)
+        #expect(deck_runtime_subscribe(rt, "weather.changed") == -1)
+        let (status, answer) = callSync(rt, "{not json")
+        #expect(status == 0)
+        #expect(answer.contains(#""code":-32700"#))  // the same Parse error the socket gives
+        #expect(deck_runtime_destroy(rt) == 0)
+    }
+
+    @Test func modeTwoRunsInsideTheIntegratorsLoopWokenByTheWakeup() throws {
+        let rt = try create()
+        let seen = Observed()
+        let woken = Atomic<Int>(0)
+        let wakeup: EmbeddingAPI.WakeupFunction = { user in
+            Unmanaged<AtomicBox>.fromOpaque(user!).takeUnretainedValue().value.add(1, ordering: .relaxed)
+        }
+        let box = AtomicBox()
+        #expect(deck_runtime_set_packet_callback(rt, onPacket, seen.pointer) == 0)
+        #expect(deck_runtime_set_wakeup(rt, wakeup, Unmanaged.passUnretained(box).toOpaque()) == 0)
+        #expect(deck_runtime_start(rt) == -2)  // mode 2 began
+        #expect(deck_runtime_call(rt, #"{"jsonrpc":"2.0","method":"apps.launch","params":{"id":"org.deck.tone"},"id":1}"#, nil, nil) == 0)
+        let end = Date().addingTimeInterval(10)
+        var handled = 0
+        while seen.packets < 25 && Date() < end {
+            let before = box.value.load(ordering: .relaxed)
+            if before > handled {
+                handled = before
+                #expect(deck_runtime_process(rt) == 0)
+            } else {
+                usleep(1_000)
+            }
+        }
+        #expect(seen.packets >= 25)
+        #expect(deck_runtime_backend_fd(rt) >= 0)
+        _ = woken
+        #expect(deck_runtime_destroy(rt) == 0)
+        #expect(seen.ends == 1)
+    }
+
+    @Test func eightThreadsCallAtOnceAndEachGetsItsOwnAnswers() throws {
+        let rt = try create("{}")
+        #expect(deck_runtime_start(rt) == 0)
+        let failures = Atomic<Int>(0)
+        let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(rt)))
+        let threads = (0..<8).map { index in
+            Thread {
+                let rt = OpaquePointer(bitPattern: address)
+                for call in 0..<200 {
+                    var response: UnsafeMutablePointer<CChar>?
+                    let id = "\"t\(index)-\(call)\""
+                    let status = deck_runtime_call_sync(rt, #"{"jsonrpc":"2.0","method":"runtime.info","id":\#(id)}"#, &response, 10_000)
+                    if status != 0 || !(response.map { String(cString: $0).hasPrefix("{\"id\":\(id)") } ?? false) {
+                        failures.add(1, ordering: .relaxed)
+                    }
+                    deck_runtime_free(response)
+                }
+            }
+        }
+        threads.forEach { $0.start() }
+        #expect(waitUntil(seconds: 60) { threads.allSatisfy(\.isFinished) })
+        #expect(failures.load(ordering: .relaxed) == 0)
+        #expect(deck_runtime_destroy(rt) == 0)
+    }
+
+    @Test func destroyWhileCallsAreInFlightRefusesTheLateOnesCleanly() throws {
+        let rt = try create()
+        let seen = Observed()
+        #expect(deck_runtime_set_event_callback(rt, onEvent, seen.pointer) == 0)
+        #expect(deck_runtime_subscribe(rt, "session.changed") == 0)
+        #expect(deck_runtime_start(rt) == 0)
+        let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(rt)))
+        let stop = Atomic<Bool>(false)
+        let refused = Atomic<Int>(0)
+        let caller = Thread {
+            let rt = OpaquePointer(bitPattern: address)
+            while !stop.load(ordering: .relaxed) {
+                if deck_runtime_call(rt, #"{"jsonrpc":"2.0","method":"session.request","params":{"context":"navigation"},"id":1}"#, nil, nil) != 0 {
+                    refused.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        caller.start()
+        usleep(200_000)
+        #expect(deck_runtime_destroy(rt) == 0)
+        usleep(50_000)
+        stop.store(true, ordering: .relaxed)
+        while !caller.isFinished { usleep(1_000) }
+        #expect(refused.load(ordering: .relaxed) > 0)  // calls after destroy are refused, not crashes
+        #expect(!seen.events.isEmpty)
+    }
+
+    @Test func aThousandHandlesLeaveNoThreadsDescriptorsOrSignalDispositionsBehind() throws {
+        var ignored = sigaction()
+        ignored.__sigaction_handler.sa_handler = SIG_IGN
+        var previous = sigaction()
+        sigaction(SIGPIPE, &ignored, &previous)
+        defer { sigaction(SIGPIPE, &previous, nil) }
+        func count(_ folder: String) -> Int { (try? FileManager.default.contentsOfDirectory(atPath: folder).count) ?? -1 }
+        let warm = try create("{}")
+        #expect(deck_runtime_start(warm) == 0)
+        #expect(deck_runtime_destroy(warm) == 0)
+        let (fds, threads, resident) = (count("/proc/self/fd"), count("/proc/self/task"), residentKiB(of: getpid()))
+        for round in 0..<1_000 {
+            let rt = try create("{}")
+            if round % 10 == 0 { #expect(deck_runtime_start(rt) == 0) }  // every tenth with its own thread
+            #expect(deck_runtime_destroy(rt) == 0)
+        }
+        #expect(count("/proc/self/fd") == fds)
+        #expect(count("/proc/self/task") == threads)
+        let growth = residentKiB(of: getpid()) - resident
+        #expect(growth < 16 * 1024, "resident memory grew by \(growth) KiB over 1000 handles")
+        var now = sigaction()
+        sigaction(SIGPIPE, nil, &now)
+        #expect(unsafeBitCast(now.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self))  // the host's own, untouched
+    }
+}
+
+final class AtomicBox: Sendable {
+    let value = Atomic<Int>(0)
+}
