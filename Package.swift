@@ -46,7 +46,7 @@ let package = Package(
                 linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libdeck.so.0"])]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc"]),
         .executableTarget(name: "deckctl", dependencies: ["DeckBase", "CJansson"]),
-        .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "COpus", "CDeckPlugin"]),
+        .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "DeckEmbed", "COpus", "CDeckPlugin"]),
         .target(name: "DeckFuzz", dependencies: ["DeckRuntime"]),
         .executableTarget(name: "deck-fuzz", dependencies: ["DeckFuzz", "CFuzzer"]),
 

@@ -7,7 +7,7 @@ public final class LatencyHistogram: @unchecked Sendable {  // Single writer; wo
     /// Frames recorded, and the highest bucket used, kept as they come so readers never sum 10 000 buckets.
     private let totals: UnsafeMutablePointer<(count: Int, highest: Int)>
 
-    init() {
+    public init() {
         buckets = .allocate(capacity: LatencyHistogram.bucketCount)
         buckets.initialize(repeating: 0, count: LatencyHistogram.bucketCount)
         totals = .allocate(capacity: 1)
@@ -20,7 +20,7 @@ public final class LatencyHistogram: @unchecked Sendable {  // Single writer; wo
     }
 
     /// Counts one frame that was `nanoseconds` late (0 or less: on time). [audio-thread]
-    func record(_ nanoseconds: Int) {
+    public func record(_ nanoseconds: Int) {
         let index = min(max(nanoseconds, 0) / LatencyHistogram.bucketNanoseconds, LatencyHistogram.bucketCount - 1)
         buckets[index] += 1
         totals.pointee = (totals.pointee.count + 1, max(totals.pointee.highest, index))

@@ -28,6 +28,8 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
 
     let runtime: Runtime
     let shared = Mutex(Shared())
+    /// Where the runtime's log lines go: the integrator's callback, or nowhere (a library never prints).
+    let logTarget = LogTarget()
     /// Held while the loop runs in mode 2, so destroy and process never overlap.
     let driving = Mutex(())
     private let connection: RPCConnection
@@ -38,11 +40,13 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     /// The runtime's own thread once it runs (mode 1), to refuse calls that would wait for it.
     private let threadID = Atomic<UInt>(0)
     let wakeups = WakeupThread()
+    /// From the audio thread's encode to the packet callback's call, for deck-bench.
+    package let packetLatency = LatencyHistogram()
     /// Replies waiting for a deferred answer, by the request's ids. Loop thread.
     private var pendingReplies: [String: (String) -> Void] = [:]
 
     init(configuration: RuntimeConfiguration) throws(RuntimeError) {
-        runtime = try Runtime(configuration: configuration, logger: Logger(level: configuration.logLevel))
+        runtime = try Runtime(configuration: configuration, logger: Logger(level: configuration.logLevel) { [logTarget] in logTarget.forward($0) })
         dispatcher = runtime.makeDispatcher()
         var deliver: ((String) -> Void)?
         connection = RPCConnection { line in deliver?(line) }
@@ -101,11 +105,10 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     func answer(_ request: String, _ reply: @escaping (String) -> Void) {
         runtime.events.hold()
         defer { runtime.events.release() }
-        let ids = EmbeddedRuntime.ids(of: request)
         if let response = dispatcher.handle(request, connection: connection) {
             reply(response)
-        } else if let ids {
-            pendingReplies[ids] = reply
+        } else if let ids = EmbeddedRuntime.ids(of: request) {
+            pendingReplies[ids] = reply  // deferred: its answer comes on the connection, after this returns
         }
     }
 
@@ -134,6 +137,9 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
 
     private func deliverPacket(_ packet: EncodedPacket) {
         guard let callback = shared.withLock({ $0.packet }) else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        packetLatency.record(now.tv_sec * 1_000_000_000 + now.tv_nsec - packet.encodedAt)
         packet.bytes.withUnsafeBufferPointer { bytes in
             callback.function(callback.user, bytes.baseAddress, bytes.count, packet.granule(), UInt32(packet.samples), UInt32(packet.preSkip), packet.isLast)
         }
@@ -195,4 +201,16 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
 struct Registered<Function>: @unchecked Sendable {  // A C function pointer and the integrator's opaque pointer, never dereferenced here.
     let function: Function
     let user: UnsafeMutableRawPointer?
+}
+
+/// The integrator's log callback, called on the thread that logs.
+final class LogTarget: Sendable {
+    let callback = Mutex<Registered<EmbeddingAPI.LogFunction>?>(nil)
+
+    func forward(_ record: LogRecord) {
+        guard let log = callback.withLock({ $0 }) else { return }
+        record.source.withCString { source in
+            record.message.withCString { message in log.function(log.user, Int32(record.level.rawValue), source, message) }
+        }
+    }
 }

@@ -21,6 +21,7 @@ public enum EmbeddingAPI {
     public typealias EventFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
     public typealias WakeupFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
     public typealias PacketFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<UInt8>?, Int, Int64, UInt32, UInt32, Bool) -> Void
+    public typealias LogFunction = @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void
     public typealias PCMFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<Float>?, UInt32) -> Void
 
     static let major: UInt32 = 1, minor: UInt32 = 0
@@ -134,6 +135,9 @@ public enum EmbeddingAPI {
         return response
     }
 
+    /// The packet callback's latency histogram of a live handle, for deck-bench.
+    package static func packetLatency(of pointer: OpaquePointer?) -> LatencyHistogram? { handle(pointer)?.packetLatency }
+
     static func now() -> Int {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
@@ -142,8 +146,10 @@ public enum EmbeddingAPI {
 }
 
 /// One synchronous call's answer, handed from the loop thread to the waiting one.
-final class SyncAnswer: @unchecked Sendable {  // Guarded by `lock` and `ready`.
+final class SyncAnswer: @unchecked Sendable {  // Guarded by `lock` and `ready`; `arrived` only hints.
     private var lock = pthread_mutex_t()
+    /// Set with the answer, so a waiter can spin briefly before sleeping: most answers take microseconds.
+    private let arrived = Atomic<Bool>(false)
     private var ready = pthread_cond_t()
     private var response: String?
 
@@ -170,12 +176,14 @@ final class SyncAnswer: @unchecked Sendable {  // Guarded by `lock` and `ready`.
     func set(_ text: String) {
         pthread_mutex_lock(&lock)
         response = text
+        arrived.store(true, ordering: .releasing)
         pthread_cond_signal(&ready)
         pthread_mutex_unlock(&lock)
     }
 
     /// The answer, or nil at `deadline` (monotonic ms).
     func wait(until deadline: Int) -> String? {
+        for _ in 0..<2_000 where !arrived.load(ordering: .acquiring) { sched_yield() }
         var until = timespec(tv_sec: deadline / 1000, tv_nsec: (deadline % 1000) * 1_000_000)
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }

@@ -159,3 +159,10 @@ public func deck_runtime_set_pcm_tap(_ rt: OpaquePointer?, _ pcm: EmbeddingAPI.P
     if first, pcm != nil { embedded.enablePCMTapSoon() }
     return 0
 }
+
+@_cdecl("deck_runtime_set_log_callback")
+public func deck_runtime_set_log_callback(_ rt: OpaquePointer?, _ log: EmbeddingAPI.LogFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    embedded.logTarget.callback.withLock { $0 = log.map { Registered(function: $0, user: user) } }
+    return 0
+}

@@ -30,6 +30,9 @@ private let onPacket: EmbeddingAPI.PacketFunction = { user, _, _, _, _, _, end i
 private let onEvent: EmbeddingAPI.EventFunction = { user, line in Observed.from(user).event(String(cString: line!)) }
 private let onPCM: EmbeddingAPI.PCMFunction = { user, _, frames in Observed.from(user).pcm(Int(frames)) }
 private let onReply: EmbeddingAPI.ReplyFunction = { user, line in Observed.from(user).reply(String(cString: line!)) }
+private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
+    Observed.from(user).event("\(level) \(String(cString: source!)): \(String(cString: message!))")
+}
 
 /// The embedding API as a C integrator uses it (the same @_cdecl functions libdeck.so exports).
 @Suite(.serialized) struct EmbeddingAPITests {
@@ -73,6 +76,16 @@ private let onReply: EmbeddingAPI.ReplyFunction = { user, line in Observed.from(
         #expect(seen.ends == 1)  // the output ended with end of stream
         #expect(deck_runtime_destroy(rt) == -1)
         #expect(deck_runtime_call(rt, "{}", nil, nil) == -1)
+    }
+
+    @Test func logLinesGoToTheLogCallbackNeverToTheProcesssStandardError() throws {
+        let rt = try create(#"{"plugins": ["\#(Paths.binDir)/plugins"], "logLevel": "info"}"#)
+        let seen = Observed()
+        #expect(deck_runtime_set_log_callback(rt, onLog, seen.pointer) == 0)
+        #expect(deck_runtime_start(rt) == 0)
+        #expect(waitUntil(seconds: 5) { seen.events.contains { $0.hasPrefix("2 plugins: loaded org.deck.tone") } })
+        #expect(deck_runtime_destroy(rt) == 0)
+        #expect(deck_runtime_set_log_callback(nil, onLog, nil) == -1)
     }
 
     @Test func badHandlesConfigsAndRequestsAreErrorsNeverCrashes() throws {

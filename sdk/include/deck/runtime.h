@@ -18,7 +18,8 @@
  *     inside deck_runtime_process(), on the thread that calls it; call it from one thread.
  *
  * Every function takes any thread unless its comment says otherwise, never crashes on a NULL or
- * destroyed handle or on malformed JSON (it returns an error), never prints, never exits, and
+ * destroyed handle or on malformed JSON (it returns an error), never prints (log lines go to
+ * deck_runtime_set_log_callback, or nowhere), never exits, and
  * leaves no process-wide state: no signal handlers, no changed signal dispositions, no atexit.
  * Strings handed in are copied during the call; strings handed out by callbacks live until the
  * callback returns; strings returned to you are freed with deck_runtime_free().
@@ -75,6 +76,13 @@ deck_runtime_t *deck_runtime_create(const char *config_json, char **error);
  * Mode 2: from the thread that calls deck_runtime_process (plugins' destroy
  * runs there). Calls racing with it are answered DECK_RUNTIME_E_STATE. */
 int deck_runtime_destroy(deck_runtime_t *rt);
+
+/* Receives the runtime's log lines (levels as deck_log_level_t: 0 error, 1
+ * warning, 2 info, 3 debug; config "logLevel" filters them), on the thread
+ * that logs: usually the runtime's. Without one, log lines go nowhere. */
+typedef void (*deck_runtime_log_fn)(void *user, int level, const char *source, const char *message);
+
+int deck_runtime_set_log_callback(deck_runtime_t *rt, deck_runtime_log_fn log, void *user);
 
 /* ─── Mode 1: on the runtime's own thread ────────────────────────────────*/
 
