@@ -16,6 +16,10 @@ public struct AudioConfiguration: Sendable, Equatable {
     /// none clicks.
     public var declickMilliseconds = 10.0
     public var encoder = EncoderSettings()
+    /// A frame not finished for this long means a plugin's render hangs: the watchdog names it,
+    /// drops its stream and carries the output on in a fresh audio thread. Longer than a loaded
+    /// machine's scheduling hiccups, short enough that a listener hears a gap, not silence.
+    public var renderTimeoutMilliseconds = 200
 
     public init() {}
 

@@ -10,6 +10,13 @@ public final class AudioEngine {
     public let configuration: AudioConfiguration
     private var worker: AudioRenderLoop
     private var doorbell: AsyncDoorbell!
+    /// Checks every frame that the audio thread advances.
+    private var watchdog: LoopTimer!
+    private var lastFramesBegun: Int64 = -1
+    private var lastProgressAt: UInt64 = 0
+    /// Runs on the loop when a render hung: the stream's index (already dropped from the mix).
+    public var onHungStream: ((Int) -> Void)?
+    private let loop: EventLoop
     private var thread: pthread_t?
     private var sentCommands = 0
     private var streams: [Int: (source: RenderSource, counters: StreamCounters, gain: Float, buses: UInt8)] = [:]
@@ -33,6 +40,7 @@ public final class AudioEngine {
 
     public init(configuration: AudioConfiguration, loop: EventLoop) throws(AudioEngineError) {
         self.configuration = configuration
+        self.loop = loop
         var drain: (() -> Void)?
         let doorbell: AsyncDoorbell
         do { doorbell = try AsyncDoorbell(loop: loop) { drain?() } } catch { throw .loop(error) }
@@ -43,16 +51,25 @@ public final class AudioEngine {
             throw .configuration(error)
         }
         self.doorbell = doorbell
+        do { watchdog = try LoopTimer(loop: loop) } catch {
+            doorbell.close()
+            throw .loop(error)
+        }
         drain = { [unowned self] in self.drainPackets() }
     }
 
-    deinit { doorbell?.close() }
+    deinit {
+        doorbell?.close()
+        watchdog?.close()
+    }
 
     /// Stops the thread if it runs and releases the doorbell, so the loop can end.
     public func close() {
         stop()
         doorbell?.close()
         doorbell = nil
+        watchdog?.close()
+        watchdog = nil
     }
 
     public var isRunning: Bool { thread != nil && !hasFinished }
@@ -93,6 +110,61 @@ public final class AudioEngine {
             throw .thread(String(cString: strerror(status)))
         }
         thread = handle
+        armWatchdog()
+    }
+
+    // MARK: Watchdog
+
+    private func armWatchdog() {
+        lastFramesBegun = -1
+        let period = max(5, UInt64(configuration.frameSize.milliseconds.rounded(.up)))
+        watchdog?.start(after: period, repeat: period) { [unowned self] in checkProgress() }
+    }
+
+    /// Whether the audio thread runs but has not begun a frame for longer than the render timeout.
+    public var isStalled: Bool {
+        threadRunning && lastFramesBegun == worker.framesBegun.load(ordering: .relaxed)
+            && loop.now - lastProgressAt > UInt64(configuration.renderTimeoutMilliseconds)
+    }
+
+    private func checkProgress() {
+        guard threadRunning else { return watchdog?.stop() ?? () }
+        let begun = worker.framesBegun.load(ordering: .relaxed)
+        if begun != lastFramesBegun {
+            lastFramesBegun = begun
+            lastProgressAt = loop.now
+            return
+        }
+        let stream = worker.mixer.renderingStream.load(ordering: .relaxed)
+        guard isStalled, stream >= 0 else { return }
+        replaceHungThread(dropping: stream)
+        onHungStream?(stream)
+    }
+
+    /// The audio thread is stuck in `stream`'s render: it is abandoned (detached; it ends on its
+    /// own if the render ever returns) and a fresh thread carries the output on from the same
+    /// frame with every other stream, so sinks see no break in the stream, only the lost frames.
+    private func replaceHungThread(dropping stream: Int) {
+        guard let stuck = thread else { return }
+        let old = worker
+        old.abandoned.store(true, ordering: .releasing)
+        drainPackets()
+        streams[stream] = nil
+        let resume = old.framesBegun.load(ordering: .relaxed) - 1
+        do {
+            worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread,
+                                         activeBuses: activeBuses, generation: generation, tap: tap, resumingAt: max(0, resume))
+        } catch {
+            return  // the same settings built the first; nothing to carry on with
+        }
+        pthread_detach(stuck)
+        thread = nil
+        joined = false
+        sentCommands = 0
+        for (index, open) in streams.sorted(by: { $0.key < $1.key }) {
+            worker.mixer.open(stream: index, source: open.source, gain: open.gain, counters: .passUnretained(open.counters), buses: open.buses)
+        }
+        try? start()
     }
 
     /// Copies the mix into a one-second ring from the next frame on; `onPCM` receives it.

@@ -19,6 +19,11 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     let appliedCommands = Atomic<Int>(0)
     let stopRequested = Atomic<Bool>(false)
     let finished = Atomic<Bool>(false)
+    /// Set by the watchdog when this thread stalled in a render and a fresh one took over: if the
+    /// render ever returns, the thread ends without touching anything shared.
+    let abandoned = Atomic<Bool>(false)
+    /// Frames begun so far (the frame in progress included): where a fresh thread picks up.
+    let framesBegun = Atomic<Int64>(0)
     private let doorbell: AsyncDoorbell.Ringer
     private let pcm: UnsafeMutablePointer<Float>
     private let spare: UnsafeMutablePointer<UInt8>
@@ -32,8 +37,11 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     private var inputSamples: Int64 = 0
 
     init(configuration: AudioConfiguration, doorbell: AsyncDoorbell.Ringer, stats: AudioStats, identity: ThreadIdentity,
-         activeBuses: UInt8 = 1, generation: Int = 0, tap: PCMTap? = nil) throws(AudioConfigurationError) {
+         activeBuses: UInt8 = 1, generation: Int = 0, tap: PCMTap? = nil, resumingAt frame: Int64 = 0) throws(AudioConfigurationError) {
         self.configuration = configuration
+        packetIndex = frame
+        inputSamples = frame * Int64(configuration.frameSize.samples)
+        framesBegun.store(frame, ordering: .relaxed)
         self.tap = tap.map { Unmanaged.passUnretained($0) }
         self.activeBuses = activeBuses
         self.generation = generation
@@ -84,7 +92,9 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
                 valid = min(frames, limit - Int(inputSamples))
                 if valid <= 0 { break }
             }
+            framesBegun.store(packetIndex + 1, ordering: .relaxed)
             mixer.mix(into: pcm, activeBuses: activeBuses)
+            if abandoned.load(ordering: .acquiring) { return }
             if valid < frames {
                 for bus in 0..<Mixer.maxBuses { (pcm + bus * frames * 2 + valid * 2).update(repeating: 0, count: (frames - valid) * 2) }
             }

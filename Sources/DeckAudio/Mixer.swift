@@ -1,5 +1,6 @@
 import CDeckPlugin
 import DeckStream
+import Synchronization
 
 /// Pulls every open stream, applies its gain ramp, sums it into each bus (mix) it is routed to,
 /// and limits: the audio thread's one frame of work before encoding. Never allocates after init.
@@ -21,6 +22,9 @@ public final class Mixer {
     private let scratch: UnsafeMutablePointer<Float>
     /// Output samples that were outside [-1, 1] and clamped.
     public private(set) var limitedSamples = 0
+    /// The stream whose render runs now (-1: none): what the audio watchdog names when a frame
+    /// does not finish. Written by the audio thread, read by the loop.
+    let renderingStream = Atomic<Int>(-1)
 
     public init(frames: Int) {
         self.frames = frames
@@ -68,7 +72,9 @@ public final class Mixer {
             // Paused means paused: a stream faded to rest at zero is not pulled, so its content
             // does not advance until its gain rises again.
             if streams[index].gain.isSilent { continue }
+            renderingStream.store(index, ordering: .relaxed)
             let produced = min(Int(source.render(source.plugin, UInt32(frames), scratch)), frames)
+            renderingStream.store(-1, ordering: .relaxed)
             counters._withUnsafeGuaranteedRef { counters in
                 if produced < frames {
                     scratch.advanced(by: produced * 2).update(repeating: 0, count: (frames - produced) * 2)

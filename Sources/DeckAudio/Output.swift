@@ -9,6 +9,8 @@ public final class Output {
     public let sinks = SinkSet()
     /// Runs once when a run ends by itself (`--duration` reached), not when the output ends it.
     public var onFinishedByItself: (() -> Void)?
+    /// Runs when an owner's render hung and its stream was dropped (the output goes on without it).
+    public var onHung: ((String) -> Void)?
     private let configuration: AudioConfiguration
     private let sinkContext: SinkContext
     private let files: FileOutputPolicy
@@ -43,6 +45,13 @@ public final class Output {
         sinkContext = context
         engine.onPacket = { [unowned self] packet in sinks.deliver(packet) }
         engine.onDropped = { [unowned self] count in reportDropped(count) }
+        engine.onHungStream = { [unowned self] stream in
+            guard let owner = streams.first(where: { $0.value.stream == stream })?.key else { return }
+            streams[owner] = nil
+            logger.error("audio", "\(owner)'s render has not returned for \(configuration.renderTimeoutMilliseconds) ms "
+                         + "(audio.renderTimeoutMs): its stream is dropped and the output goes on in a fresh audio thread")
+            onHung?(owner)
+        }
         engine.onFinished = { [unowned self] in
             logger.info("audio", "output run ended after \(engine.stats.frames.load(ordering: .relaxed)) frames in all")
             if ending {

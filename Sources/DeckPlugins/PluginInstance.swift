@@ -3,12 +3,15 @@ import DeckAudio
 import DeckNowPlaying
 import DeckSession
 import DeckUI
+import Glibc
 
 /// One loaded plugin: its manifest, its host and its code, and its lifecycle. The lifecycle is
 /// checked here, so a call in the wrong state never reaches the plugin's code. Loop-thread-confined.
 public final class PluginInstance {
     public enum State: String, Sendable {
         case created, initialized, active, destroyed
+        /// Its code stopped returning (a render that hangs): never called again, never unloaded.
+        case hung
     }
 
     public let manifest: PluginManifest
@@ -39,7 +42,7 @@ public final class PluginInstance {
     /// created → initialized.
     public func initialize() throws(PluginCallError) {
         try expect(.created, for: "init")
-        let status = code.initialize()
+        let status = timed("init") { code.initialize() }
         guard status == .ok else { throw PluginCallError(status: status, message: host.lastLoggedError) }
         state = .initialized
         host.phase.store(PluginHost.Phase.running.rawValue, ordering: .releasing)
@@ -48,7 +51,7 @@ public final class PluginInstance {
     /// initialized → active.
     public func activate() throws(PluginCallError) {
         try expect(.initialized, for: "activate")
-        let status = code.activate()
+        let status = timed("activate") { code.activate() }
         guard status == .ok else {
             let reason = host.lastLoggedError
             throw PluginCallError(status: status, message: "\(id) refused to activate" + (reason.isEmpty ? "" : ": \(reason)"))
@@ -60,16 +63,29 @@ public final class PluginInstance {
     /// active → initialized.
     public func deactivate() throws(PluginCallError) {
         try expect(.active, for: "deactivate")
-        code.deactivate()
+        timed("deactivate") { code.deactivate() }
         state = .initialized
     }
 
-    /// Deactivates if needed, destroys the instance and forgets the library. Idempotent.
+    /// Marks the plugin hung: no call reaches its code again, and its library stays loaded at
+    /// destroy, since a thread may still be inside it.
+    public func markHung() {
+        guard state != .destroyed else { return }
+        state = .hung
+    }
+
+    /// Deactivates if needed, destroys the instance and forgets the library. Idempotent. A hung
+    /// plugin is only forgotten.
     public func destroy() {
         guard state != .destroyed else { return }
+        if state == .hung {
+            host.phase.store(PluginHost.Phase.destroyed.rawValue, ordering: .releasing)
+            state = .destroyed
+            return
+        }
         if state == .active { try? deactivate() }
         host.phase.store(PluginHost.Phase.destroyed.rawValue, ordering: .releasing)
-        code.destroy()
+        timed("destroy") { code.destroy() }
         state = .destroyed
     }
 
@@ -77,7 +93,7 @@ public final class PluginInstance {
     public func startPlayback(item: String?) throws(PluginCallError) {
         try expect(.active, for: "play")
         guard code.offersAudio else { throw PluginCallError(status: .unsupported, message: "\(id) does not offer deck.audio") }
-        let status = code.start(item: item)
+        let status = timed("start") { code.start(item: item) }
         guard status == .ok else {
             let reason = host.lastLoggedError
             throw PluginCallError(status: status, message: "\(id) refused to play \(item ?? "its default item")"
@@ -88,19 +104,19 @@ public final class PluginInstance {
     /// Asks the plugin to stop playing.
     public func stopPlayback() {
         guard state == .active else { return }
-        code.stop()
+        timed("stop") { code.stop() }
     }
 
     /// Tells the plugin its focus changed (nothing reaches a destroyed plugin).
     package func notifyFocus(_ change: FocusChange) {
         guard state == .initialized || state == .active else { return }
-        code.focusChanged(change)
+        timed("focus_changed") { code.focusChanged(change) }
     }
 
     /// Tells the plugin the output was activated or deactivated.
     package func notifySession(active: Bool) {
         guard state == .initialized || state == .active else { return }
-        code.sessionChanged(active: active)
+        timed("session_changed") { code.sessionChanged(active: active) }
     }
 
     public var offersNowPlaying: Bool { code.offersNowPlaying }
@@ -108,7 +124,7 @@ public final class PluginInstance {
     /// Sends a remote command to an active plugin; nil when it will answer `token` later.
     package func command(_ command: RemoteCommand, token: UInt64) -> CommandResult? {
         guard state == .active, code.offersNowPlaying else { return .commandFailed }
-        return code.command(command, token: token)
+        return timed("command") { code.command(command, token: token) }
     }
 
     public var offersUI: Bool { code.offersUI }
@@ -117,38 +133,38 @@ public final class PluginInstance {
     /// Tells an active plugin the display attached or went away.
     package func notifyDisplay(attached: Bool, profile: String) {
         guard state == .active, code.offersUI else { return }
-        code.displayChanged(attached: attached, profile: profile)
+        timed("display_changed") { code.displayChanged(attached: attached, profile: profile) }
     }
 
     /// Hands a selection to an active plugin; false when it cannot take one.
     package func select(templateID: UInt64, key: String, token: UInt64) -> Bool {
         guard state == .active, code.offersUI else { return false }
-        code.select(templateID: templateID, key: key, token: token)
+        timed("select") { code.select(templateID: templateID, key: key, token: token) }
         return true
     }
 
     package func notifyLimits(_ limits: String) {
         guard state == .active, code.offersUI else { return }
-        code.limitsChanged(limits)
+        timed("limits_changed") { code.limitsChanged(limits) }
     }
 
     /// The content tree's calls; an inactive plugin has no children and reads nothing.
-    package func childCount(path: String) -> Int { state == .active && code.offersContent ? code.childCount(path: path) : 0 }
+    package func childCount(path: String) -> Int { state == .active && code.offersContent ? timed("child_count") { code.childCount(path: path) } : 0 }
 
     package func contentItem(path: String) -> Result<ContentItem, PluginCallError> {
         guard state == .active, code.offersContent else { return .failure(refusal(for: "item", expected: "active")) }
-        return code.contentItem(path: path)
+        return timed("item") { code.contentItem(path: path) }
     }
 
     package func beginLoading(path: String, token: UInt64) -> Bool {
         guard state == .active, code.offersContent else { return false }
-        code.beginLoading(path: path, token: token)
+        timed("begin_loading") { code.beginLoading(path: path, token: token) }
         return true
     }
 
     package func play(path: String, token: UInt64) -> Bool {
         guard state == .active, code.offersContent else { return false }
-        code.play(path: path, token: token)
+        timed("play") { code.play(path: path, token: token) }
         return true
     }
 
@@ -165,7 +181,28 @@ public final class PluginInstance {
     package func deliverCallback() {
         host.callbackPending.store(false, ordering: .releasing)
         guard state == .initialized || state == .active else { return }
-        code.onCallback()
+        timed("on_callback") { code.onCallback() }
+    }
+
+    /// Loop-thread calls longer than this are logged: every app and client waited for them.
+    static let slowCallMilliseconds = 100
+
+    /// Runs a call into the plugin's code on the loop thread and names it when it was slow.
+    private func timed<T>(_ call: String, _ body: () -> T) -> T {
+        let start = PluginInstance.milliseconds()
+        let result = body()
+        let spent = PluginInstance.milliseconds() - start
+        if spent > PluginInstance.slowCallMilliseconds {
+            host.logger.warning("plugins", "\(id): \(call) took \(spent) ms on the loop thread (over \(PluginInstance.slowCallMilliseconds) ms); "
+                                + "every app and client waited for it")
+        }
+        return result
+    }
+
+    private static func milliseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec * 1000 + now.tv_nsec / 1_000_000
     }
 
     private func expect(_ required: State, for call: String) throws(PluginCallError) {

@@ -227,6 +227,7 @@ enum Daemon {
         if durationReached && runtime.sinks.outputLost {
             throw .runtime(.noOutput("every sink failed during the run; see the errors above"))
         }
+        if !runtime.abandonedPlugins.isEmpty { throw .abandoned(runtime.abandonedPlugins) }
     }
 
     /// The first-party bundles installed next to the executable: `<dir of deckd>/plugins`.
@@ -248,9 +249,12 @@ enum DaemonError: Error, CustomStringConvertible {
     case runtime(RuntimeError)
     case control(ControlServerError)
     case play(String)
+    /// The run ended cleanly, but these plugins hung and were given up.
+    case abandoned([String])
 
     var description: String {
         switch self {
+        case .abandoned(let ids): "shut down cleanly, but gave up on hung plugin(s): \(ids.joined(separator: ", "))"
         case .runtime(let error): error.description
         case .control(let error): error.description
         case .play(let reason): "--play: \(reason)"

@@ -12,6 +12,7 @@
  *   FIXTURE_STREAM_IN_INIT       call open_stream from init and log what last_error says
  *   FIXTURE_COMMANDS=MASK        the remote commands it enables (default play, pause, next, seek)
  *   FIXTURE_COMMAND_RESULT=N     how it answers them (default 0, success; -1 pending until a callback)
+ *   FIXTURE_SLOW_CALLBACK        on_callback sleeps 150 ms on the loop thread
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -21,6 +22,7 @@
  *   "nan"        a 440 Hz sine with NaN written into every other frame
  *   "loud"       a square wave at 4.0 (far over full scale)
  *   "silence"    zeros
+ *   "hang"       a 440 Hz sine for 10 frames, then a render that never returns
  * followed by "@CONTEXT" and "/TYPE" for the focus it requests first
  * (default music, gain 1), e.g. "sine-440@navigation/3". It logs focus and
  * session changes ("focus: -2 resume=0", "session: 1").
@@ -37,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifndef FIXTURE_ID
 #define FIXTURE_ID "org.deck.test.fixture"
@@ -48,7 +51,7 @@
 #define FIXTURE_ENTRY_MINOR DECK_ABI_VERSION_MINOR
 #endif
 
-typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD, AUDIO_SILENCE, AUDIO_DC } audio_mode_t;
+typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD, AUDIO_SILENCE, AUDIO_DC, AUDIO_HANG } audio_mode_t;
 
 typedef struct fixture {
     deck_plugin_t plugin;
@@ -191,6 +194,7 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
     else if (strcmp(item, "loud") == 0) f->mode = AUDIO_LOUD;
     else if (strcmp(item, "silence") == 0) f->mode = AUDIO_SILENCE;
     else if (strcmp(item, "dc") == 0) f->mode = AUDIO_DC;
+    else if (strcmp(item, "hang") == 0) f->mode = AUDIO_HANG;
     else if (strcmp(item, "probe") == 0) f->mode = AUDIO_SINE;
     else { f->host->log(f->host, DECK_LOG_ERROR, "unknown item"); return DECK_E_INVALID; }
     const deck_host_session_t *session = f->host->get_extension(f->host, DECK_EXT_SESSION);
@@ -230,6 +234,7 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
 
 static void fixture_audio_stop(const deck_plugin_t *plugin) {
     fixture_t *f = plugin->plugin_data;
+    say(plugin, "lifecycle: stop");
     host_audio(f)->close_stream(f->host);
     const deck_host_session_t *session = f->host->get_extension(f->host, DECK_EXT_SESSION);
     session->abandon_focus(f->host);
@@ -237,6 +242,12 @@ static void fixture_audio_stop(const deck_plugin_t *plugin) {
 
 static uint32_t fixture_audio_render(const deck_plugin_t *plugin, uint32_t frames, float *out) {
     fixture_t *f = plugin->plugin_data;
+    if (f->mode == AUDIO_HANG && f->frames_rendered >= 10) {
+        for (;;) {  /* a render that never returns: the audio watchdog must carry on without it */
+            struct timespec forever = { 3600, 0 };
+            nanosleep(&forever, NULL);
+        }
+    }
     uint32_t produced = f->mode == AUDIO_UNDERRUN ? frames / 2 : frames;
     for (uint32_t i = 0; i < produced; i++) {
         float sample = f->mode == AUDIO_DC ? 0.5f
@@ -284,6 +295,10 @@ static const void *fixture_get_extension(const deck_plugin_t *plugin, const char
 
 static void fixture_on_callback(const deck_plugin_t *plugin) {
     fixture_t *f = plugin->plugin_data;
+#ifdef FIXTURE_SLOW_CALLBACK
+    struct timespec slow = { 0, 150000000 };  /* 150 ms on the loop thread */
+    nanosleep(&slow, NULL);
+#endif
     const deck_host_thread_check_t *check = f->host->get_extension(f->host, DECK_EXT_THREAD_CHECK);
     say(plugin, check && check->is_loop_thread(f->host) ? "callback: loop thread" : "callback: other thread");
     const deck_host_now_playing_t *np = f->host->get_extension(f->host, DECK_EXT_NOW_PLAYING);

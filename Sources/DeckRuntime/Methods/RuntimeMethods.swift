@@ -23,7 +23,9 @@ struct RuntimeMethods {
             "abi": .string("\(PluginABI.major).\(PluginABI.minor)"),
             "apps": .int(Int64(runtime.plugins.count)),
             "refused": .int(Int64(runtime.plugins.loadFailures.count)),
-            "output": ["active": .bool(runtime.session.isActive), "running": .bool(runtime.audio.isRunning),
+            "output": ["active": .bool(runtime.session.isActive), "running": .bool(runtime.audio.isRunning && !runtime.audio.isStalled),
+                       "stalled": .bool(runtime.audio.isStalled),
+                       "pcmTapDroppedFrames": .int(Int64(runtime.audio.tapDroppedFrames)),
                        "frames": .int(Int64(stats.frames.load(ordering: .relaxed))),
                        "lateEvents": .int(Int64(stats.lateEvents.load(ordering: .relaxed))),
                        "droppedPackets": .int(Int64(stats.droppedPackets.load(ordering: .relaxed))),
@@ -41,7 +43,8 @@ struct RuntimeMethods {
     static let infoSchema = Schema.object([
         "version": Schema.string, "abi": Schema.string, "apps": Schema.integer, "refused": Schema.integer, "sinks": Schema.integer,
         "output": Schema.object([
-            "active": Schema.boolean, "running": Schema.boolean, "frames": Schema.integer, "lateEvents": Schema.integer,
+            "active": Schema.boolean, "running": Schema.boolean, "stalled": Schema.boolean, "pcmTapDroppedFrames": Schema.integer,
+            "frames": Schema.integer, "lateEvents": Schema.integer,
             "droppedPackets": Schema.integer, "underrunFrames": Schema.integer, "invalidFrames": Schema.integer,
             "clippedFrames": Schema.integer, "limitedSamples": Schema.integer,
             "latenessMs": Schema.object(["p50": Schema.number, "p99": Schema.number, "max": Schema.number]),

@@ -30,6 +30,8 @@ public final class Runtime {
     /// Now playing on the D-Bus session bus, with `mpris`.
     public private(set) var mpris: MPRISBridge?
     private var isShutDown = false
+    /// Plugins given up on because their code stopped returning, in order.
+    public private(set) var abandonedPlugins: [String] = []
     /// The sinks app audio went to when the state was saved, chosen again once the sinks open.
     var savedSinkSelection: [String]?
     /// What the last `session.changed` said, so every change of `session.get` is published once.
@@ -101,12 +103,23 @@ public final class Runtime {
         focus.plugins = plugins
         player.plugins = plugins
         interface.plugins = plugins
-        plugins.willUnload = { [unowned focus, unowned player, unowned interface] plugin in
+        plugins.willUnload = { [unowned output, unowned focus, unowned player, unowned interface] plugin in
+            // A playing plugin is stopped before it is deactivated: it closes its stream and lets
+            // go of its focus itself, as when the driver stops it.
+            if output.hasStream(plugin.id) { plugin.stopPlayback() }
             focus.release(plugin)
             player.release(plugin.id)
             interface.release(plugin.id)
         }
         plugins.didActivate = { [unowned interface] in interface.activated($0) }
+        output.onHung = { [unowned self] id in
+            guard let plugin = plugins.plugin(id: id) else { return }
+            plugin.markHung()
+            abandonedPlugins.append(id)
+            focus.release(plugin)
+            logger.error("plugins", "\(id) is hung: it is never called again and its library stays loaded")
+            publish("apps.changed", AppsMethods.list(self))
+        }
         uiNotices.send = { [unowned self] in publish("ui.changed", UIMethods.state(self)) }
         interface.onChange = { [unowned self] in uiNotices.changed() }
         focus.onChange = { [unowned self] changes in

@@ -113,7 +113,9 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                         audio.packetBufferMilliseconds = try Setting(value, "audio.packetBufferMs", 100...60_000, path, unit: "ms").integer()
                     case "declickMs":
                         audio.declickMilliseconds = Double(try Setting(value, "audio.declickMs", 1...50, path, unit: "ms").integer())
-                    default: throw .invalid(path, "unknown key \"audio.\(key)\" (known: lateBoundMs, packetBufferMs, declickMs)")
+                    case "renderTimeoutMs":
+                        audio.renderTimeoutMilliseconds = try Setting(value, "audio.renderTimeoutMs", 60...10_000, path, unit: "ms").integer()
+                    default: throw .invalid(path, "unknown key \"audio.\(key)\" (known: lateBoundMs, packetBufferMs, declickMs, renderTimeoutMs)")
                     }
                 }
             case "files":

@@ -1,0 +1,52 @@
+import DeckTestSupport
+import Foundation
+import Testing
+@testable import DeckRuntime
+@testable import DeckPlugins
+
+/// A plugin whose render never returns no longer takes the car's audio down: the watchdog names
+/// it, drops its stream, and the output goes on in a fresh audio thread, without a break in the
+/// file, and the runtime still shuts down with end of stream.
+@Suite struct AudioWatchdogTests {
+    let dir = TemporaryDirectory()
+
+    func fixture(_ name: String, id: String, entitlements: [String]) throws -> String {
+        try Fixture.bundle(in: dir.path, name: name, defines: ["FIXTURE_ID=\"\(id)\""], manifest: ["id": id, "entitlements": entitlements])
+    }
+
+    @Test func aHungRenderIsDroppedAndTheOthersPlayOnInAFreshAudioThread() throws {
+        let path = dir.path + "/watchdog.opus"
+        let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(path)"])
+        let radio = try harness.load(try fixture("Radio", id: "org.example.radio", entitlements: ["audio"]))
+        let maps = try harness.load(try fixture("Maps", id: "org.example.maps", entitlements: ["maps"]))
+        try harness.start()
+        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        harness.run(for: 0.5)
+        try harness.runtime.play(pluginID: maps.id, item: "hang@navigation/3")
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.state == .hung })
+        #expect(harness.log.contains(.error, "org.example.maps's render has not returned for 200 ms (audio.renderTimeoutMs)"))
+        #expect(harness.log.contains(.error, "org.example.maps is hung: it is never called again and its library stays loaded"))
+        #expect(harness.runtime.abandonedPlugins == ["org.example.maps"])
+        #expect(harness.runtime.session.arbiter.holder(.plugin(maps.id)) == nil)  // its focus went, the radio is unducked
+        let frames = harness.runtime.audio.stats.frames.load(ordering: .relaxed)
+        harness.run(for: 1)
+        #expect(harness.runtime.audio.stats.frames.load(ordering: .relaxed) > frames + 40)  // the output goes on
+        #expect(RuntimeMethods.info(harness.runtime)["output"]?["running"] == true)
+        #expect(throws: PluginCallError.self) { try harness.runtime.play(pluginID: maps.id, item: "sine-880") }
+        harness.runtime.shutdown()
+        turnLoop(harness.runtime.loop) { !harness.runtime.loop.runNoWait() }
+
+        let info = try AudioAnalysis.opusinfo(path)
+        #expect(info.status == 0 && info.warnings.isEmpty, "\(info.output)")
+        #expect(info.output.contains("Logical stream 1 ended"))
+        // The radio's sine runs through: no silence longer than the render timeout plus a frame.
+        let left = try AudioAnalysis.decodeWithFFmpeg(path).left
+        var longest = 0, run = 0
+        for sample in left[4_800..<(left.count - 4_800)] {
+            run = abs(sample) < 1e-3 ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        #expect(longest < 48 * 250, "a gap of \(longest / 48) ms")
+        #expect(abs(AudioAnalysis.dominantFrequency(left, start: left.count - 40_000) - 440) < 3)
+    }
+}
