@@ -1,0 +1,28 @@
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// A plugin whose render hangs inside deckd: the daemon names it, plays on, and still shuts down
+/// on SIGTERM with end of stream, saying so with exit status 1.
+@Suite struct HungPluginTests {
+    @Test func deckdSurvivesAHungRenderAndEndsOnSigtermWithEndOfStream() throws {
+        let dir = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
+        try Fixture.bundle(in: dir.path + "/plugins", name: "Hang", defines: ["FIXTURE_ID=\"org.example.hang\""],
+                           manifest: ["id": "org.example.hang"])
+        let output = dir.path + "/out.opus"
+        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(output)"])
+        #expect(deckd.waitForLog("deckd: ready"))
+        #expect(try deckd.deckctl(["launch", "org.example.hang", "hang"]).status == 0)
+        #expect(deckd.waitForLog("org.example.hang is hung"))
+        #expect(deckd.log.contains("org.example.hang's render has not returned for 200 ms (audio.renderTimeoutMs)"))
+        #expect(try deckd.deckctl(["apps"]).output.contains("org.example.hang  1.0.0  hung"))
+        let started = Date()
+        #expect(deckd.stop(signal: SIGTERM, seconds: 5) == 1)
+        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(deckd.log.contains("shut down cleanly, but gave up on hung plugin(s): org.example.hang"))
+        let info = try AudioAnalysis.opusinfo(output)
+        #expect(info.status == 0 && info.warnings.isEmpty, "\(info.output)")
+        #expect(info.output.contains("Logical stream 1 ended"))
+    }
+}
