@@ -112,14 +112,7 @@ public final class Runtime {
             interface.release(plugin.id)
         }
         plugins.didActivate = { [unowned interface] in interface.activated($0) }
-        output.onHung = { [unowned self] id in
-            guard let plugin = plugins.plugin(id: id) else { return }
-            plugin.markHung()
-            abandonedPlugins.append(id)
-            focus.release(plugin)
-            logger.error("plugins", "\(id) is hung: it is never called again and its library stays loaded")
-            publish("apps.changed", AppsMethods.list(self))
-        }
+        output.onHung = { [unowned self] id in pluginHung(id) }
         uiNotices.send = { [unowned self] in publish("ui.changed", UIMethods.state(self)) }
         interface.onChange = { [unowned self] in uiNotices.changed() }
         focus.onChange = { [unowned self] changes in
@@ -194,6 +187,17 @@ public final class Runtime {
                 logger.warning("state", "resumeOnStart: \(source.pluginID) did not resume: \(outcome)")
             }
         }
+    }
+
+    /// A plugin's render stopped returning (its stream is already out of the mix): it is never
+    /// called again, its focus goes, and its library stays loaded.
+    private func pluginHung(_ id: String) {
+        guard let plugin = plugins.plugin(id: id) else { return }
+        plugin.markHung()
+        abandonedPlugins.append(id)
+        focus.release(plugin)
+        logger.error("plugins", "\(id) is hung: it is never called again and its library stays loaded")
+        publish("apps.changed", AppsMethods.list(self))
     }
 
     /// Serves now playing on the session bus; a bus that cannot be reached is logged, never fatal.
