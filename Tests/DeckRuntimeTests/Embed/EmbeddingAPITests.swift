@@ -213,8 +213,10 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
             if round % 10 == 0 { #expect(deck_runtime_start(rt) == 0) }  // every tenth with its own thread
             #expect(deck_runtime_destroy(rt) == 0)
         }
-        #expect(count("/proc/self/fd") == fds)
-        #expect(count("/proc/self/task") == threads)
+        // Other suites run beside this one and open and close their own: a margin far below one
+        // leak per handle (4 descriptors, or a thread per started one) keeps the check honest.
+        #expect(count("/proc/self/fd") - fds < 50)
+        #expect(count("/proc/self/task") - threads < 10)
         let growth = residentKiB(of: getpid()) - resident
         #expect(growth < 16 * 1024, "resident memory grew by \(growth) KiB over 1000 handles")
         var now = sigaction()
