@@ -72,6 +72,11 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
         return accepted
     }
 
+    /// `post`, refused once destroy began.
+    func submit(_ job: Job) throws(EmbeddingError) {
+        guard post(job) else { throw EmbeddingError(.state, "the runtime is being destroyed") }
+    }
+
     // MARK: Loop thread
 
     /// Loads the plugins and starts the output, once, on the loop thread.

@@ -117,7 +117,10 @@ public enum EmbeddingAPI {
             let job = EmbeddedRuntime.Job(request: request, reply: { user, response in
                 Unmanaged<SyncAnswer>.fromOpaque(user!).takeRetainedValue().set(response.map { String(cString: $0) } ?? "")
             }, user: Unmanaged.passRetained(box).toOpaque())
-            guard embedded.post(job) else { throw EmbeddingError(.state, "the runtime is being destroyed") }
+            do { try embedded.submit(job) } catch {
+                Unmanaged.passUnretained(box).release()  // the reply that would have taken it never comes
+                throw error
+            }
         } else {
             try enterIntegratorLoop(embedded)
             embedded.driving.withLock { _ in

@@ -94,10 +94,7 @@ public func deck_runtime_call(_ rt: OpaquePointer?, _ request: UnsafePointer<CCh
                               _ user: UnsafeMutableRawPointer?) -> Int32 {
     guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
     do throws(EmbeddingError) {
-        let line = try text(request, "request_json")
-        guard embedded.post(EmbeddedRuntime.Job(request: line, reply: reply, user: user)) else {
-            throw EmbeddingError(.state, "the runtime is being destroyed")
-        }
+        try embedded.submit(EmbeddedRuntime.Job(request: try text(request, "request_json"), reply: reply, user: user))
     } catch {
         return error.code.rawValue
     }
@@ -134,7 +131,7 @@ public func deck_runtime_subscribe(_ rt: OpaquePointer?, _ topic: UnsafePointer<
             throw EmbeddingError(.invalid, "unknown topic \(name) (known: \(Runtime.eventTopics.joined(separator: ", ")))")
         }
         let request = #"{"jsonrpc":"2.0","method":"events.subscribe","params":{"topics":[\#(JSONValue.string(name).encoded())]}}"#
-        guard embedded.post(EmbeddedRuntime.Job(request: request, reply: nil, user: nil)) else { throw EmbeddingError(.state, "the runtime is being destroyed") }
+        try embedded.submit(EmbeddedRuntime.Job(request: request))
     } catch {
         return error.code.rawValue
     }

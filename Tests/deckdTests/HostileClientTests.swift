@@ -51,7 +51,7 @@ import Testing
         let count = 5_000  // 3 KiB answers each: 15 MiB, far over control.maxQueuedBytes
         let request = Array(String(repeating: #"{"jsonrpc":"2.0","method":"ui.get","id":1}"# + "\n", count: count).utf8)
         let fd = client.fd
-        let writer = Thread { _ = request.withUnsafeBytes { bytes in
+        let writer = Thread { request.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
                 let sent = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
