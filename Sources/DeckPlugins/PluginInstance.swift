@@ -25,6 +25,8 @@ public final class PluginInstance {
     public let streamCounters = StreamCounters()
     /// Set by the registry: runs after each activation.
     var didActivate: ((PluginInstance) -> Void)?
+    /// Set by the registry: where calls into the plugin's code are announced while they run.
+    var callWatch: LoopCallWatch?
 
     init(manifest: PluginManifest, bundlePath: String, host: PluginHost, code: any PluginCode) {
         self.manifest = manifest
@@ -185,12 +187,14 @@ public final class PluginInstance {
     }
 
     /// Loop-thread calls longer than this are logged: every app and client waited for them.
-    static let slowCallMilliseconds = 100
+    package static let slowCallMilliseconds = 100
 
     /// Runs a call into the plugin's code on the loop thread and names it when it was slow.
     private func timed<T>(_ call: String, _ body: () -> T) -> T {
         let start = PluginInstance.milliseconds()
+        callWatch?.enter(id, call, at: start)
         let result = body()
+        callWatch?.leave()
         let spent = PluginInstance.milliseconds() - start
         if spent > PluginInstance.slowCallMilliseconds {
             host.logger.warning("plugins", "\(id): \(call) took \(spent) ms on the loop thread (over \(PluginInstance.slowCallMilliseconds) ms); "
@@ -199,7 +203,7 @@ public final class PluginInstance {
         return result
     }
 
-    private static func milliseconds() -> Int {
+    package static func milliseconds() -> Int {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return now.tv_sec * 1000 + now.tv_nsec / 1_000_000

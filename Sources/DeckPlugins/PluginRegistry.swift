@@ -13,6 +13,8 @@ public final class PluginRegistry: RandomAccessCollection {
     public var willUnload: ((PluginInstance) -> Void)?
     /// Runs after a plugin became active, however activated: it is shown the display.
     public var didActivate: ((PluginInstance) -> Void)?
+    /// Every call into a plugin's code while it runs, for a watchdog on another thread.
+    package let callWatch = LoopCallWatch()
     private var byInstance: [Int: PluginInstance] = [:]
     private var nextInstance = 1
     private let directories: [String]
@@ -70,6 +72,7 @@ public final class PluginRegistry: RandomAccessCollection {
             byInstance[nextInstance] = plugin
             nextInstance += 1
             plugin.didActivate = { [unowned self] in didActivate?($0) }
+            plugin.callWatch = callWatch
             loaded.append(plugin)
             logger.info("plugins", "loaded \(plugin.id) \(plugin.manifest.version) from \(path) "
                 + "(\(plugin.isSwift ? "Swift" : "C"); entitlements: \(Entitlement.list(plugin.entitlements)))")

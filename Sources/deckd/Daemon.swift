@@ -141,8 +141,16 @@ enum Daemon {
     /// deactivates and destroys every plugin in reverse order.
     private static func serve(configuration: RuntimeConfiguration, play: (pluginID: String, item: String?)?,
                               socket: String, tcp: ControlServer.TCPListener?, logger: Logger) throws(DaemonError) {
+        // SIGTERM and SIGINT go to the shutdown guard's thread only: blocked here, before any other thread exists.
+        ShutdownGuard.blockSignals()
         let runtime: Runtime
         do { runtime = try Runtime(configuration: configuration, logger: logger) } catch { throw .runtime(error) }
+        var stopRequested: (() -> Void)?
+        let stopDoorbell: AsyncDoorbell
+        do { stopDoorbell = try AsyncDoorbell(loop: runtime.loop) { stopRequested?() } } catch { throw .runtime(.loop(error)) }
+        let shutdownGuard = ShutdownGuard(watch: runtime.plugins.callWatch, logger: logger, requestStop: stopDoorbell.ringer)
+        shutdownGuard.start()
+        defer { shutdownGuard.finish() }
         let control: ControlServer
         do {
             control = try ControlServer(path: socket, tcp: tcp, loop: runtime.loop, dispatcher: runtime.makeDispatcher(),
@@ -182,8 +190,8 @@ enum Daemon {
             }
         }
 
-        // A parent may have spawned us with these blocked; we must hear them to shut down cleanly.
-        let handled = [SIGINT, SIGTERM, SIGHUP, SIGUSR1]
+        // A parent may have spawned us with these blocked; we must hear them (TERM and INT reach the guard).
+        let handled = [SIGHUP, SIGUSR1]
         var unblocked = sigset_t()
         sigemptyset(&unblocked)
         handled.forEach { sigaddset(&unblocked, $0) }
@@ -193,7 +201,9 @@ enum Daemon {
             control.close()
             runtime.shutdown()
             watchers.forEach { $0.close() }
+            stopDoorbell.close()
         }
+        stopRequested = stop
         var durationReached = false
         runtime.onOutputFinished = {
             logger.info("deckd", "--duration reached, shutting down")
@@ -208,11 +218,8 @@ enum Daemon {
                     case SIGHUP:
                         logger.info("deckd", "SIGHUP received: rescanning the plugin folders for new bundles")
                         runtime.rescanPlugins()
-                    case SIGUSR1:
-                        logger.info("deckd", "SIGUSR1 received: \(runtime.statusLine)")
                     default:
-                        logger.info("deckd", "\(number == SIGINT ? "SIGINT" : "SIGTERM") received, shutting down")
-                        stop()
+                        logger.info("deckd", "SIGUSR1 received: \(runtime.statusLine)")
                     }
                 }
                 watchers.append(watcher)

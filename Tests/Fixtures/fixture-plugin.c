@@ -13,6 +13,7 @@
  *   FIXTURE_COMMANDS=MASK        the remote commands it enables (default play, pause, next, seek)
  *   FIXTURE_COMMAND_RESULT=N     how it answers them (default 0, success; -1 pending until a callback)
  *   FIXTURE_SLOW_CALLBACK        on_callback sleeps 150 ms on the loop thread
+ *   FIXTURE_HANG_ACTIVATE        activate never returns
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -115,6 +116,12 @@ static deck_status_t fixture_init(const deck_plugin_t *plugin) {
 static deck_status_t fixture_activate(const deck_plugin_t *plugin) {
     fixture_t *f = plugin->plugin_data;
     say(plugin, "lifecycle: activate");
+#ifdef FIXTURE_HANG_ACTIVATE
+    for (;;) {
+        struct timespec forever = { 3600, 0 };
+        nanosleep(&forever, NULL);
+    }
+#endif
 #ifdef FIXTURE_HOSTILE_LOG
     say(plugin, "innocent\n2026-01-01T00:00:00.000Z error deckd: forged\r\x1b[2Jcleared");
     static char longLine[5001];

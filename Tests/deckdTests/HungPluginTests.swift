@@ -25,4 +25,18 @@ import Testing
         #expect(info.status == 0 && info.warnings.isEmpty, "\(info.output)")
         #expect(info.output.contains("Logical stream 1 ended"))
     }
+
+    @Test func aLoopCallThatNeverReturnsIsNamedAndSigtermStillEndsDeckd() throws {
+        let dir = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
+        try Fixture.bundle(in: dir.path + "/plugins", name: "Stuck", defines: ["FIXTURE_ID=\"org.example.stuck\"", "FIXTURE_HANG_ACTIVATE"],
+                           manifest: ["id": "org.example.stuck"])
+        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(dir.path)/out.opus"])
+        #expect(deckd.waitForLog("org.example.stuck: activate has not returned after"))
+        let started = Date()
+        #expect(deckd.stop(signal: SIGTERM, seconds: 10) == 1)
+        #expect(Date().timeIntervalSince(started) < 4)
+        #expect(deckd.log.contains("SIGTERM received, shutting down"))
+        #expect(deckd.log.contains("the shutdown did not finish within 2000 ms: org.example.stuck's activate has not returned for"))
+    }
 }
