@@ -8,7 +8,7 @@ import Glibc
 /// One loaded plugin: its manifest, its host and its code, and its lifecycle. The lifecycle is
 /// checked here, so a call in the wrong state never reaches the plugin's code. Loop-thread-confined.
 public final class PluginInstance {
-    public enum State: String, Sendable {
+    public enum State: String, Sendable, CaseIterable {
         case created, initialized, active, destroyed
         /// Its code stopped returning (a render that hangs): never called again, never unloaded.
         case hung

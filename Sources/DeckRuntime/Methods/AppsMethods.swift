@@ -85,7 +85,7 @@ struct AppsMethods {
 
     static let appSchema = Schema.object([
         "id": Schema.string, "name": Schema.string, "version": Schema.string,
-        "state": Schema.oneOf(["created", "initialized", "active", "destroyed"]), "language": Schema.oneOf(["swift", "c"]),
+        "state": Schema.oneOf(PluginInstance.State.allCases.map(\.rawValue)), "language": Schema.oneOf(["swift", "c"]),
         "entitlements": Schema.array(Schema.oneOf(Entitlement.allCases.map(\.rawValue))), "bundle": Schema.string,
         "streaming": Schema.boolean, "underrunFrames": Schema.integer, "invalidFrames": Schema.integer, "clippedFrames": Schema.integer,
     ])
