@@ -120,13 +120,12 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     /// A line the dispatcher or the event hub sent on the handle's connection: a notification for
     /// the event callback, or a deferred answer for the call waiting on its ids.
     private func delivered(_ line: String) {
-        guard let value = try? JSONValue.parse(line) else { return }
-        if value["method"] != nil {
-            if let event = shared.withLock({ $0.event }) { line.withCString { event.function(event.user, $0) } }
+        // Only a deferred answer needs reading: with none awaited, every line is a notification.
+        if !pendingReplies.isEmpty, let value = try? JSONValue.parse(line), value["method"] == nil {
+            if let ids = EmbeddedRuntime.ids(of: value), let reply = pendingReplies.removeValue(forKey: ids) { reply(line) }
             return
         }
-        guard let ids = EmbeddedRuntime.ids(of: value), let reply = pendingReplies.removeValue(forKey: ids) else { return }
-        reply(line)
+        if let event = shared.withLock({ $0.event }) { line.withCString { event.function(event.user, $0) } }
     }
 
     /// The ids of a request or an answer (a batch's, sorted), as a key; nil when it has none.

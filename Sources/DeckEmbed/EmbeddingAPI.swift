@@ -31,8 +31,10 @@ public enum EmbeddingAPI {
 
     static func handle(_ pointer: OpaquePointer?) -> EmbeddedRuntime? {
         guard let pointer else { return nil }
-        return live.withLock { $0[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer)))] }
+        return live.withLock { $0[key(pointer)] }
     }
+
+    private static func key(_ pointer: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer))) }
 
     static func create(_ config: String?) throws(EmbeddingError) -> OpaquePointer {
         var configuration = RuntimeConfiguration()
@@ -58,7 +60,7 @@ public enum EmbeddingAPI {
             return state.mode
         }
         guard mode != .destroyed else { return EmbeddingError.Code.state.rawValue }
-        live.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer!)))) }
+        live.withLock { _ = $0.removeValue(forKey: key(pointer!)) }
         switch mode {
         case .ownThread:
             embedded.stopThread()

@@ -9,6 +9,14 @@ private func fail(_ error: EmbeddingError, _ out: UnsafeMutablePointer<UnsafeMut
     return error.code.rawValue
 }
 
+/// Runs `body` with the live handle behind `rt`: 0 when it succeeds, the status of its error
+/// otherwise, and DECK_RUNTIME_E_INVALID for a NULL, destroyed or foreign handle.
+private func withHandle(_ rt: OpaquePointer?, _ body: (EmbeddedRuntime) throws(EmbeddingError) -> Void) -> Int32 {
+    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
+    do { try body(embedded) } catch { return error.code.rawValue }
+    return 0
+}
+
 private func text(_ pointer: UnsafePointer<CChar>?, _ name: String) throws(EmbeddingError) -> String {
     guard let pointer else { throw EmbeddingError(.invalid, "\(name) is NULL") }
     guard let value = String(validatingCString: pointer) else { throw EmbeddingError(.invalid, "\(name) is not UTF-8") }
@@ -53,28 +61,23 @@ public func deck_runtime_destroy(_ rt: OpaquePointer?) -> Int32 { EmbeddingAPI.d
 
 @_cdecl("deck_runtime_start")
 public func deck_runtime_start(_ rt: OpaquePointer?) -> Int32 {
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
-    do { try EmbeddingAPI.start(embedded) } catch { return error.code.rawValue }
-    return 0
+    withHandle(rt) { embedded throws(EmbeddingError) in try EmbeddingAPI.start(embedded) }
 }
 
 @_cdecl("deck_runtime_set_wakeup")
 public func deck_runtime_set_wakeup(_ rt: OpaquePointer?, _ wakeup: EmbeddingAPI.WakeupFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
-    do { try EmbeddingAPI.enterIntegratorLoop(embedded) } catch { return error.code.rawValue }
-    guard let wakeup else {
-        embedded.wakeups.stopCalling()
-        return 0
+    withHandle(rt) { embedded throws(EmbeddingError) in
+        try EmbeddingAPI.enterIntegratorLoop(embedded)
+        guard let wakeup else { return embedded.wakeups.stopCalling() }
+        guard embedded.wakeups.start(backend: embedded.runtime.loop.backendDescriptor, callback: wakeup, user: user) else {
+            throw EmbeddingError(.internal, "cannot start the wakeup thread")
+        }
     }
-    let backend = embedded.runtime.loop.backendDescriptor
-    return embedded.wakeups.start(backend: backend, callback: wakeup, user: user) ? 0 : EmbeddingError.Code.internal.rawValue
 }
 
 @_cdecl("deck_runtime_process")
 public func deck_runtime_process(_ rt: OpaquePointer?) -> Int32 {
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
-    do { try EmbeddingAPI.process(embedded) } catch { return error.code.rawValue }
-    return 0
+    withHandle(rt) { embedded throws(EmbeddingError) in try EmbeddingAPI.process(embedded) }
 }
 
 @_cdecl("deck_runtime_backend_fd")
@@ -92,13 +95,9 @@ public func deck_runtime_backend_timeout(_ rt: OpaquePointer?) -> Int32 {
 @_cdecl("deck_runtime_call")
 public func deck_runtime_call(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ reply: EmbeddingAPI.ReplyFunction?,
                               _ user: UnsafeMutableRawPointer?) -> Int32 {
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
-    do throws(EmbeddingError) {
+    withHandle(rt) { embedded throws(EmbeddingError) in
         try embedded.submit(EmbeddedRuntime.Job(request: try text(request, "request_json"), reply: reply, user: user))
-    } catch {
-        return error.code.rawValue
     }
-    return 0
 }
 
 @_cdecl("deck_runtime_call_sync")
@@ -117,49 +116,39 @@ public func deck_runtime_call_sync(_ rt: OpaquePointer?, _ request: UnsafePointe
 
 @_cdecl("deck_runtime_set_event_callback")
 public func deck_runtime_set_event_callback(_ rt: OpaquePointer?, _ event: EmbeddingAPI.EventFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
-    embedded.shared.withLock { $0.event = event.map { Registered(function: $0, user: user) } }
-    return 0
+    withHandle(rt) { $0.shared.withLock { $0.event = event.map { Registered(function: $0, user: user) } } }
 }
 
 @_cdecl("deck_runtime_subscribe")
 public func deck_runtime_subscribe(_ rt: OpaquePointer?, _ topic: UnsafePointer<CChar>?) -> Int32 {
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
-    do throws(EmbeddingError) {
+    withHandle(rt) { embedded throws(EmbeddingError) in
         let name = try text(topic, "topic")
         guard Runtime.eventTopics.contains(name) else {
             throw EmbeddingError(.invalid, "unknown topic \(name) (known: \(Runtime.eventTopics.joined(separator: ", ")))")
         }
         let request = #"{"jsonrpc":"2.0","method":"events.subscribe","params":{"topics":[\#(JSONValue.string(name).encoded())]}}"#
         try embedded.submit(EmbeddedRuntime.Job(request: request))
-    } catch {
-        return error.code.rawValue
     }
-    return 0
 }
 
 @_cdecl("deck_runtime_set_packet_callback")
 public func deck_runtime_set_packet_callback(_ rt: OpaquePointer?, _ packet: EmbeddingAPI.PacketFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
-    embedded.shared.withLock { $0.packet = packet.map { Registered(function: $0, user: user) } }
-    return 0
+    withHandle(rt) { $0.shared.withLock { $0.packet = packet.map { Registered(function: $0, user: user) } } }
 }
 
 @_cdecl("deck_runtime_set_pcm_tap")
 public func deck_runtime_set_pcm_tap(_ rt: OpaquePointer?, _ pcm: EmbeddingAPI.PCMFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
-    let first = embedded.shared.withLock { state in
-        defer { state.pcm = pcm.map { Registered(function: $0, user: user) } }
-        return state.pcm == nil
+    withHandle(rt) { embedded in
+        let first = embedded.shared.withLock { state in
+            defer { state.pcm = pcm.map { Registered(function: $0, user: user) } }
+            return state.pcm == nil
+        }
+        // The tap itself is made on the loop thread, by a job.
+        if first, pcm != nil { embedded.enablePCMTapSoon() }
     }
-    // The tap itself is made on the loop thread, by a job.
-    if first, pcm != nil { embedded.enablePCMTapSoon() }
-    return 0
 }
 
 @_cdecl("deck_runtime_set_log_callback")
 public func deck_runtime_set_log_callback(_ rt: OpaquePointer?, _ log: EmbeddingAPI.LogFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
-    embedded.logTarget.callback.withLock { $0 = log.map { Registered(function: $0, user: user) } }
-    return 0
+    withHandle(rt) { $0.logTarget.callback.withLock { $0 = log.map { Registered(function: $0, user: user) } } }
 }

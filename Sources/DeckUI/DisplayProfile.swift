@@ -20,6 +20,9 @@ public struct DisplayProfile: Equatable, Sendable {
 
     public init() {}
 
+    /// The keys `apply` takes.
+    public static let keys = ["width", "height", "scale", "driving", "limitedUserInterfaces", "contentStyle", "attached"]
+
     /// Driving limits lists and the keyboard, as head units do when the car moves.
     public var driving: Bool { limitedUserInterfaces.contains(.lists) }
 
@@ -51,7 +54,7 @@ public struct DisplayProfile: Equatable, Sendable {
                 guard let flag = value.boolValue else { throw .invalid("\(context).attached must be true or false") }
                 next.attached = flag
             default:
-                throw .invalid("unknown key \"\(context).\(key)\" (known: width, height, scale, driving, limitedUserInterfaces, contentStyle, attached)")
+                throw .invalid("unknown key \"\(context).\(key)\" (known: \(DisplayProfile.keys.joined(separator: ", ")))")
             }
         }
         self = next

@@ -22,6 +22,9 @@ public struct Template: Equatable, Sendable {
     /// Every item and button, tabs included.
     public var allItems: [TemplateItem] { sections.flatMap(\.items) + buttons + tabs.flatMap(\.allItems) }
 
+    /// How many now-playing templates it is or holds as tabs (there is one, shared).
+    var nowPlayingCount: Int { (kind == .nowPlaying ? 1 : 0) + tabs.reduce(0) { $0 + $1.nowPlayingCount } }
+
     /// What stays the same across a refresh: the type, the title and the items' keys.
     public var mainContent: [String?] {
         [kind.rawValue, title] + allItems.map(\.key) + tabs.map(\.key)

@@ -17,9 +17,13 @@ public struct TemplateStack: Equatable, Sendable {
 
     public func quotaRemaining(_ limits: DisplayLimits) -> Int { max(0, limits.quota - quotaUsed) }
 
+    /// Whether the now-playing template is on the stack, as a template or a tab.
+    public var showsNowPlaying: Bool { templates.contains { $0.nowPlayingCount > 0 } }
+
     /// Replaces the stack: a new task.
     mutating func setRoot(_ template: Template) throws(UIError) {
         guard !template.kind.isModal else { throw .invalid("\(template.kind.withArticle) is presented with present(), not set as the root") }
+        guard template.nowPlayingCount <= 1 else { throw TemplateStack.secondNowPlaying }
         templates = [template]
         modal = nil
         quotaUsed = 1
@@ -33,9 +37,7 @@ public struct TemplateStack: Equatable, Sendable {
         guard templates.count < limits.depth else {
             throw .limit("the stack is \(templates.count) templates deep, the limit for this app (depth is \(limits.depth))")
         }
-        if template.kind == .nowPlaying, templates.contains(where: { $0.kind == .nowPlaying || $0.tabs.contains { $0.kind == .nowPlaying } }) {
-            throw .limit("the now-playing template is on the stack already; there is one, shared")
-        }
+        if template.kind == .nowPlaying, showsNowPlaying { throw TemplateStack.secondNowPlaying }
         if template.kind.startsTask {
             quotaUsed = 1
         } else {
@@ -85,6 +87,8 @@ public struct TemplateStack: Equatable, Sendable {
 
     /// Forgets everything: the display went away.
     mutating func clear() { self = TemplateStack() }
+
+    private static let secondNowPlaying = UIError.limit("the now-playing template is on the stack already; there is one, shared")
 
     private mutating func spendQuota(_ limits: DisplayLimits, _ call: String) throws(UIError) {
         guard quotaUsed < limits.quota else {

@@ -68,6 +68,13 @@ public enum Fixture {
         "library": "libfixture.so", "entitlements": ["audio"],
     ] }
 
+    /// A fixture bundle named `name` whose descriptor and manifest carry `id` and `entitlements`.
+    @discardableResult
+    public static func app(in dir: String, _ name: String, id: String, entitlements: [String] = ["audio"],
+                           defines: [String] = []) throws -> String {
+        try bundle(in: dir, name: name, defines: ["FIXTURE_ID=\"\(id)\""] + defines, manifest: ["id": id, "entitlements": entitlements])
+    }
+
     /// Compiles the fixture with `defines` into `<dir>/<name>.deckplugin` next to a manifest.
     /// `manifest` replaces keys of the default manifest (NSNull removes one); `manifestText` replaces it whole.
     @discardableResult

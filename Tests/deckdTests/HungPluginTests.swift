@@ -8,8 +8,7 @@ import Testing
     @Test func deckdSurvivesAHungRenderAndEndsOnSigtermWithEndOfStream() throws {
         let dir = TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
-        try Fixture.bundle(in: dir.path + "/plugins", name: "Hang", defines: ["FIXTURE_ID=\"org.example.hang\""],
-                           manifest: ["id": "org.example.hang"])
+        try Fixture.app(in: dir.path + "/plugins", "Hang", id: "org.example.hang")
         let output = dir.path + "/out.opus"
         let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(output)"])
         #expect(deckd.waitForLog("deckd: ready"))
@@ -29,8 +28,7 @@ import Testing
     @Test func aLoopCallThatNeverReturnsIsNamedAndSigtermStillEndsDeckd() throws {
         let dir = TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
-        try Fixture.bundle(in: dir.path + "/plugins", name: "Stuck", defines: ["FIXTURE_ID=\"org.example.stuck\"", "FIXTURE_HANG_ACTIVATE"],
-                           manifest: ["id": "org.example.stuck"])
+        try Fixture.app(in: dir.path + "/plugins", "Stuck", id: "org.example.stuck", defines: ["FIXTURE_HANG_ACTIVATE"])
         let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(dir.path)/out.opus"])
         #expect(deckd.waitForLog("org.example.stuck: activate has not returned after"))
         let started = Date()

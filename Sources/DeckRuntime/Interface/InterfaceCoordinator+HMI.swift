@@ -24,7 +24,7 @@ extension InterfaceCoordinator {
             if case .selection(id, let item) = entry.what { return .int(Int64(item)) }
             return nil
         }.sorted { $0.intValue! < $1.intValue! })
-        if app.stack.templates.contains(where: { $0.kind == .nowPlaying || $0.tabs.contains { $0.kind == .nowPlaying } }) {
+        if app.stack.showsNowPlaying {
             object["nowPlaying"] = nowPlaying()
         }
         if app.offersContent && profile.attached { object["content"] = contentJSON(app, limits) }

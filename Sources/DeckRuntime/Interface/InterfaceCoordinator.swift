@@ -48,8 +48,8 @@ public final class InterfaceCoordinator {
 
     /// Whether the foreground app shows the now-playing template (its changes are UI changes).
     var showsNowPlaying: Bool {
-        guard let id = foreground, let stack = apps[id]?.stack else { return false }
-        return stack.templates.contains { $0.kind == .nowPlaying || $0.tabs.contains { $0.kind == .nowPlaying } }
+        guard let id = foreground else { return false }
+        return apps[id]?.stack.showsNowPlaying ?? false
     }
 
     public func limits(for app: AppInterface) -> DisplayLimits { DisplayLimits(profile: profile, entitlements: app.entitlements) }

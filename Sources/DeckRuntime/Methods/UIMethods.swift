@@ -62,8 +62,7 @@ struct UIMethods {
                            .init("attached", Schema.boolean, required: false)],
                       result: UIMethods.displaySchema) { call throws(RPCError) in
                 var profile = runtime.interface.profile
-                let given = ["width", "height", "scale", "driving", "limitedUserInterfaces", "contentStyle", "attached"]
-                    .compactMap { name in call.optional(name).map { (name, $0) } }
+                let given = DisplayProfile.keys.compactMap { name in call.optional(name).map { (name, $0) } }
                 do throws(UIError) {
                     try profile.apply(.object(Dictionary(uniqueKeysWithValues: given)), in: "params")
                 } catch {

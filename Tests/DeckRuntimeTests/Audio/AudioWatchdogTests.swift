@@ -10,15 +10,12 @@ import Testing
 @Suite struct AudioWatchdogTests {
     let dir = TemporaryDirectory()
 
-    func fixture(_ name: String, id: String, entitlements: [String]) throws -> String {
-        try Fixture.bundle(in: dir.path, name: name, defines: ["FIXTURE_ID=\"\(id)\""], manifest: ["id": id, "entitlements": entitlements])
-    }
 
     @Test func aHungRenderIsDroppedAndTheOthersPlayOnInAFreshAudioThread() throws {
         let path = dir.path + "/watchdog.opus"
         let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(path)"])
-        let radio = try harness.load(try fixture("Radio", id: "org.example.radio", entitlements: ["audio"]))
-        let maps = try harness.load(try fixture("Maps", id: "org.example.maps", entitlements: ["maps"]))
+        let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio", entitlements: ["audio"]))
+        let maps = try harness.load(try Fixture.app(in: dir.path, "Maps", id: "org.example.maps", entitlements: ["maps"]))
         try harness.start()
         try harness.runtime.play(pluginID: radio.id, item: "sine-440")
         harness.run(for: 0.5)

@@ -8,9 +8,6 @@ import Testing
 @Suite struct OutputPickerTests {
     let dir = TemporaryDirectory()
 
-    func fixture(_ name: String, id: String, entitlements: [String]) throws -> String {
-        try Fixture.bundle(in: dir.path, name: name, defines: ["FIXTURE_ID=\"\(id)\""], manifest: ["id": id, "entitlements": entitlements])
-    }
 
     @Test func appAudioMovesToTheChosenSinkWhileNavigationStaysOnItsPinnedSink() throws {
         let cabin = dir.path + "/cabin.opus", rear = dir.path + "/rear.opus"
@@ -18,8 +15,8 @@ import Testing
                                                                      "file:\(rear)?name=Rear%20seats&kind=headphones"]) {
             $0.pins = [.navigation: "Cabin"]
         }
-        let radio = try harness.load(try fixture("Radio", id: "org.example.radio", entitlements: ["audio"]))
-        let maps = try harness.load(try fixture("Maps", id: "org.example.maps", entitlements: ["maps"]))
+        let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio", entitlements: ["audio"]))
+        let maps = try harness.load(try Fixture.app(in: dir.path, "Maps", id: "org.example.maps", entitlements: ["maps"]))
         try harness.start()
         let sinks = harness.runtime.sinks.list
         #expect(sinks.map(\.name) == ["Cabin", "Rear seats"])

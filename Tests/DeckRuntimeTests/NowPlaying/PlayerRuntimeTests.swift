@@ -18,8 +18,7 @@ import Testing
     }
 
     func fixture(_ name: String, id: String, entitlements: [String] = ["audio"], defines: [String] = []) throws -> String {
-        try Fixture.bundle(in: dir.path, name: name, defines: ["FIXTURE_ID=\"\(id)\""] + defines,
-                           manifest: ["id": id, "entitlements": entitlements])
+        try Fixture.app(in: dir.path, name, id: id, entitlements: entitlements, defines: defines)
     }
 
     /// Sends one request on `connection`; returns the answer if it came at once, and keeps later ones in `lines`.

@@ -19,8 +19,7 @@ import Testing
     }
 
     func fixture(_ name: String, id: String, entitlements: [String]) throws -> String {
-        try Fixture.bundle(in: dir.path, name: name, defines: ["FIXTURE_ID=\"\(id)\""],
-                           manifest: ["id": id, "entitlements": entitlements])
+        try Fixture.app(in: dir.path, name, id: id, entitlements: entitlements)
     }
 
     @Test(arguments: [("audio", "call", "communication"), ("charging", "music", "audio"), ("maps", "call", "communication"),

@@ -76,6 +76,9 @@ import Testing
         #expect(throws: UIError.limit("the now-playing template is on the stack already; there is one, shared")) {
             try app.push(#"{"type": "nowPlaying"}"#, limits: limits)
         }
+        #expect(throws: UIError.limit("the now-playing template is on the stack already; there is one, shared")) {
+            try app.setRoot(#"{"type": "tabBar", "tabs": [{"type": "nowPlaying", "key": "a"}, {"type": "nowPlaying", "key": "b"}]}"#, limits: limits)
+        }
     }
 
     @Test func quickOrderingAppsGoTwoDeep() throws {
