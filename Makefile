@@ -71,6 +71,7 @@ install-files:
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' sdk/deck.pc.in > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/deck.pc"
 	sed -e 's|^prefix=.*|prefix=$(PREFIX)|' sdk/deck-plugin.pc > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/deck-plugin.pc"
 	install -m 755 "$(BIN)/deckd" "$(DESTDIR)$(PREFIX)/lib/deck/deckd"
+	install -m 755 "$(BIN)/deck-plugin-host" "$(DESTDIR)$(PREFIX)/lib/deck/deck-plugin-host"
 	ln -sf ../lib/deck/deckd "$(DESTDIR)$(PREFIX)/bin/deckd"
 	install -m 755 "$(BIN)/deckctl" "$(DESTDIR)$(PREFIX)/bin/deckctl"
 	cp -R "$(BIN)/plugins/." "$(DESTDIR)$(PREFIX)/lib/deck/plugins/"

@@ -7,6 +7,8 @@ let package = Package(
         .executable(name: "deckd", targets: ["deckd"]),
         .executable(name: "deckctl", targets: ["deckctl"]),
         .executable(name: "deck-bench", targets: ["deck-bench"]),
+        // One per isolated plugin, started by the runtime.
+        .executable(name: "deck-plugin-host", targets: ["deck-plugin-host"]),
         .library(name: "DeckRuntime", targets: ["DeckRuntime"]),
         .library(name: "DeckSDK", targets: ["DeckSDK"]),
         // libdeck.so: the embedding API of sdk/include/deck/runtime.h.
@@ -23,13 +25,15 @@ let package = Package(
         .systemLibrary(name: "COgg", pkgConfig: "ogg", providers: [.apt(["libogg-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CDeckPlugin"),
+        // Linux process calls for plugin host processes (pidfd, prctl, close_range).
+        .systemLibrary(name: "CProcess"),
         // glibc's malloc.h (malloc_trim), which the Glibc module leaves out.
         .systemLibrary(name: "CMalloc"),
         // libFuzzer's driver entry, for deck-fuzz built by `make fuzz`.
         .systemLibrary(name: "CFuzzer"),
 
         // The runtime, one target per layer; imports point down only (docs/architecture.md).
-        .target(name: "DeckBase", dependencies: ["CLibUV", "CJansson"]),
+        .target(name: "DeckBase", dependencies: ["CLibUV", "CJansson", "CProcess"]),
         .target(name: "DeckStream", dependencies: ["DeckBase", "COpus", "COgg"]),
         .target(name: "DeckAudio", dependencies: ["DeckBase", "DeckStream", "CDeckPlugin"]),
         .target(name: "DeckSession", dependencies: ["DeckBase"]),
@@ -37,14 +41,16 @@ let package = Package(
         .target(name: "DeckState", dependencies: ["DeckBase"]),
         .target(name: "DeckMPRIS", dependencies: ["DeckBase", "DeckNowPlaying", "CSystemd"]),
         .target(name: "DeckPlugins", dependencies: ["DeckBase", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckUI", "CDeckPlugin"]),
+        .target(name: "DeckIsolation", dependencies: ["DeckBase", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckUI", "DeckPlugins", "CDeckPlugin", "CProcess"]),
         .target(name: "DeckControl", dependencies: ["DeckBase"]),
         .target(name: "DeckUI", dependencies: ["DeckBase", "DeckNowPlaying"]),
         .target(name: "DeckRuntime", dependencies: ["DeckBase", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
-                                                  "DeckControl", "DeckState", "DeckMPRIS", "DeckUI"]),
+                                                  "DeckControl", "DeckState", "DeckMPRIS", "DeckUI", "DeckIsolation"]),
         .target(name: "DeckSDK", dependencies: ["CDeckPlugin"]),
         .target(name: "DeckEmbed", dependencies: ["DeckRuntime"],
                 linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libdeck.so.0"])]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc"]),
+        .executableTarget(name: "deck-plugin-host", dependencies: ["DeckIsolation"]),
         .executableTarget(name: "deckctl", dependencies: ["DeckBase", "CJansson"]),
         .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "DeckEmbed", "COpus", "CDeckPlugin"]),
         .target(name: "DeckFuzz", dependencies: ["DeckRuntime"]),

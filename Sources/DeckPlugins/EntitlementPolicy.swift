@@ -6,24 +6,28 @@ import DeckBase
 ///     {"default": ["audio"], "plugins": {"org.example.maps": ["maps", "audio"]}}
 ///
 /// A plugin listed under "plugins" gets exactly its list; others get "default". With no policy
-/// file every declared entitlement is granted (a development set-up, logged as such).
+/// file every declared entitlement is granted (a development set-up, logged as such). The same
+/// file says where each plugin runs (`"isolation"`, see `IsolationPolicy`).
 public struct EntitlementPolicy: Sendable, Equatable {
     /// nil: grant whatever is declared.
     public var defaultGrants: Set<Entitlement>?
     public var pluginGrants: [String: Set<Entitlement>]
+    public var isolation = IsolationPolicy()
 
     public static let grantAll = EntitlementPolicy(defaultGrants: nil, pluginGrants: [:])
 
-    public init(defaultGrants: Set<Entitlement>?, pluginGrants: [String: Set<Entitlement>]) {
+    public init(defaultGrants: Set<Entitlement>?, pluginGrants: [String: Set<Entitlement>], isolation: IsolationPolicy = IsolationPolicy()) {
         self.defaultGrants = defaultGrants
         self.pluginGrants = pluginGrants
+        self.isolation = isolation
     }
 
     public init(json: JSONValue) throws(PolicyError) {
         guard case .object(let members) = json else { throw .invalid("the policy must be a JSON object, got \(json.typeName)") }
-        for key in members.keys where key != "default" && key != "plugins" {
-            throw .invalid("unknown key \"\(key)\" (expected \"default\" and \"plugins\")")
+        for key in members.keys where !["default", "plugins", "isolation"].contains(key) {
+            throw .invalid("unknown key \"\(key)\" (expected \"default\", \"plugins\" and \"isolation\")")
         }
+        if let value = members["isolation"] { isolation = try IsolationPolicy(json: value) }
         defaultGrants = try members["default"].map { value throws(PolicyError) in try EntitlementPolicy.grants(value, at: "default") } ?? []
         pluginGrants = [:]
         if let plugins = members["plugins"] {

@@ -6,13 +6,13 @@ import DeckSession
 /// (`deck.audio`, `deck.session`, `deck.now-playing`, `deck.ui`, `deck.content`), by instance number. The plugin subsystem knows nothing of the
 /// audio engine or the session; the runtime supplies these.
 package final class HostActions: @unchecked Sendable {  // The closures run only on the loop thread: PluginHost checks before calling.
-    let openStream: (Int) -> PluginCallError?
-    let closeStream: (Int) -> PluginCallError?
+    package let openStream: (Int) -> PluginCallError?
+    package let closeStream: (Int) -> PluginCallError?
     /// Returns the answer, or the error when the request itself is invalid.
-    let requestFocus: (Int, AudioContext, FocusRequestType, _ acceptsDelayed: Bool, _ pausesOnDuck: Bool) -> Result<FocusResult, PluginCallError>
-    let abandonFocus: (Int) -> PluginCallError?
-    let nowPlaying: (Int, NowPlayingCall) -> PluginCallError?
-    let ui: (Int, UICall) -> Result<UIAnswer, PluginCallError>
+    package let requestFocus: (Int, AudioContext, FocusRequestType, _ acceptsDelayed: Bool, _ pausesOnDuck: Bool) -> Result<FocusResult, PluginCallError>
+    package let abandonFocus: (Int) -> PluginCallError?
+    package let nowPlaying: (Int, NowPlayingCall) -> PluginCallError?
+    package let ui: (Int, UICall) -> Result<UIAnswer, PluginCallError>
     /// The audio thread, for `deck.thread-check`'s is_audio_thread.
     let audioThread: ThreadIdentity
 

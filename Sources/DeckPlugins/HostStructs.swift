@@ -43,9 +43,7 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
             guard owner.currentPhase != .destroyed else {
                 return owner.fail(.state, "request_callback: the plugin is destroyed")
             }
-            if !owner.callbackPending.exchange(true, ordering: .acquiringAndReleasing) {
-                owner.callbacks.request(instance: owner.instance)
-            }
+            owner.requestCallback()
             return DeckStatus.ok.rawValue
         }
         host.pointee.has_entitlement = { host, category in

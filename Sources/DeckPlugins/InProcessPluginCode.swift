@@ -8,7 +8,7 @@ import Glibc
 
 /// A plugin whose code runs in this process: its library, entry and instance, called directly
 /// through the C ABI. Loop-thread-confined.
-final class InProcessPluginCode: PluginCode {
+package final class InProcessPluginCode: PluginCode {
     private let library: PluginLibrary
     private let entry: UnsafePointer<deck_plugin_entry_t>
     private let plugin: UnsafePointer<deck_plugin_t>
@@ -30,9 +30,10 @@ final class InProcessPluginCode: PluginCode {
         self.logger = logger
     }
 
-    var isSwift: Bool { library.isSwift }
+    package var isSwift: Bool { library.isSwift }
+    package var processID: Int32? { nil }
 
-    func initialize() -> DeckStatus {
+    package func initialize() -> DeckStatus {
         let status = DeckStatus(code: plugin.pointee.`init`(plugin))
         guard status == .ok else { return status }
         if let pointer = plugin.pointee.get_extension?(plugin, DECK_EXT_AUDIO) {
@@ -62,35 +63,35 @@ final class InProcessPluginCode: PluginCode {
         return .ok
     }
 
-    func activate() -> DeckStatus { DeckStatus(code: plugin.pointee.activate(plugin)) }
+    package func activate() -> DeckStatus { DeckStatus(code: plugin.pointee.activate(plugin)) }
 
-    func deactivate() { plugin.pointee.deactivate(plugin) }
+    package func deactivate() { plugin.pointee.deactivate(plugin) }
 
-    func destroy() {
+    package func destroy() {
         plugin.pointee.destroy(plugin)
         entry.pointee.deinit?()
         library.close()
     }
 
-    func extensionPointer(_ id: String) -> UnsafeRawPointer? { plugin.pointee.get_extension?(plugin, id) }
+    package func extensionPointer(_ id: String) -> UnsafeRawPointer? { plugin.pointee.get_extension?(plugin, id) }
 
-    func onCallback() { plugin.pointee.on_callback?(plugin) }
+    package func onCallback() { plugin.pointee.on_callback?(plugin) }
 
-    var offersAudio: Bool { audio != nil }
+    package var offersAudio: Bool { audio != nil }
 
-    func start(item: String?) -> DeckStatus {
+    package func start(item: String?) -> DeckStatus {
         guard let audio else { return .unsupported }
         return DeckStatus(code: item.map { audio.pointee.start(plugin, $0) } ?? audio.pointee.start(plugin, nil))
     }
 
-    func stop() { audio?.pointee.stop(plugin) }
+    package func stop() { audio?.pointee.stop(plugin) }
 
-    var renderSource: RenderSource? {
+    package var renderSource: RenderSource? {
         guard let render = audio?.pointee.render else { return nil }
         return RenderSource(plugin: plugin, render: render)
     }
 
-    func focusChanged(_ change: FocusChange) {
+    package func focusChanged(_ change: FocusChange) {
         guard let callback = session?.pointee.focus_changed else { return }
         let (code, resume): (deck_focus_change_t, Bool) = switch change {
         case .gain(let shouldResume): (DECK_FOCUS_CHANGE_GAIN, shouldResume)
@@ -102,11 +103,11 @@ final class InProcessPluginCode: PluginCode {
         callback(plugin, code.rawValue, resume)
     }
 
-    func sessionChanged(active: Bool) { session?.pointee.session_changed?(plugin, active) }
+    package func sessionChanged(active: Bool) { session?.pointee.session_changed?(plugin, active) }
 
-    var offersNowPlaying: Bool { nowPlaying != nil }
+    package var offersNowPlaying: Bool { nowPlaying != nil }
 
-    func command(_ command: RemoteCommand, token: UInt64) -> CommandResult? {
+    package func command(_ command: RemoteCommand, token: UInt64) -> CommandResult? {
         guard let handler = nowPlaying?.pointee.command else { return .commandFailed }
         var raw = deck_remote_command_t()
         raw.command = Int32(command.kind.rawValue)
@@ -125,19 +126,19 @@ final class InProcessPluginCode: PluginCode {
         return result
     }
 
-    var offersUI: Bool { ui != nil }
+    package var offersUI: Bool { ui != nil }
 
-    func displayChanged(attached: Bool, profile: String) { ui?.pointee.display_changed(plugin, attached, profile) }
+    package func displayChanged(attached: Bool, profile: String) { ui?.pointee.display_changed(plugin, attached, profile) }
 
-    func select(templateID: UInt64, key: String, token: UInt64) { ui?.pointee.select(plugin, templateID, key, token) }
+    package func select(templateID: UInt64, key: String, token: UInt64) { ui?.pointee.select(plugin, templateID, key, token) }
 
-    func limitsChanged(_ limits: String) { ui?.pointee.limits_changed?(plugin, limits) }
+    package func limitsChanged(_ limits: String) { ui?.pointee.limits_changed?(plugin, limits) }
 
-    var offersContent: Bool { content != nil }
+    package var offersContent: Bool { content != nil }
 
-    func childCount(path: String) -> Int { Int(content?.pointee.child_count(plugin, path) ?? 0) }
+    package func childCount(path: String) -> Int { Int(content?.pointee.child_count(plugin, path) ?? 0) }
 
-    func contentItem(path: String) -> Result<ContentItem, PluginCallError> {
+    package func contentItem(path: String) -> Result<ContentItem, PluginCallError> {
         guard let read = content?.pointee.item else { return .failure(PluginCallError(status: .unsupported, message: "no deck.content")) }
         var raw = deck_content_item_t()
         let status = DeckStatus(code: read(plugin, path, &raw))
@@ -166,7 +167,7 @@ final class InProcessPluginCode: PluginCode {
         }
     }
 
-    func beginLoading(path: String, token: UInt64) { content?.pointee.begin_loading(plugin, path, token) }
+    package func beginLoading(path: String, token: UInt64) { content?.pointee.begin_loading(plugin, path, token) }
 
-    func play(path: String, token: UInt64) { content?.pointee.play(plugin, path, token) }
+    package func play(path: String, token: UInt64) { content?.pointee.play(plugin, path, token) }
 }

@@ -10,6 +10,8 @@ import DeckUI
 package protocol PluginCode: AnyObject {
     /// Whether the code is a Swift image (never unloaded from this process).
     var isSwift: Bool { get }
+    /// The host process the code runs in; nil when it runs in this one.
+    var processID: Int32? { get }
     func initialize() -> DeckStatus
     func activate() -> DeckStatus
     func deactivate()

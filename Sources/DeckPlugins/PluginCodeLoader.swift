@@ -15,6 +15,13 @@ package struct InProcessCodeLoader: PluginCodeLoader {
 
     package func load(library path: String, bundle: String, manifest: PluginManifest, host: PluginHost,
                       logger: Logger) throws(PluginLoadError.Reason) -> any PluginCode {
+        try InProcessCodeLoader.load(library: path, bundle: bundle, id: manifest.id, host: host, logger: logger)
+    }
+
+    /// Opens the library, checks its entry and creates plugin `id` bound to `host` (also what a
+    /// plugin host process does).
+    package static func load(library path: String, bundle: String, id: String, host: PluginHost,
+                             logger: Logger) throws(PluginLoadError.Reason) -> InProcessPluginCode {
         let library: PluginLibrary
         do { library = try PluginLibrary(path: path) } catch { throw error.reason }
         func refuse(_ reason: PluginLoadError.Reason) -> PluginLoadError.Reason {
@@ -35,9 +42,9 @@ package struct InProcessCodeLoader: PluginCodeLoader {
             entry.pointee.deinit?()
             return refuse(reason)
         }
-        guard let plugin = create(host.raw, manifest.id) else { throw abandon(.createFailed) }
-        if let problem = InProcessCodeLoader.problem(with: plugin, expectedID: manifest.id) { throw abandon(.pluginInvalid(problem)) }
-        return InProcessPluginCode(library: library, entry: entry, plugin: plugin, id: manifest.id, logger: logger)
+        guard let plugin = create(host.raw, id) else { throw abandon(.createFailed) }
+        if let problem = InProcessCodeLoader.problem(with: plugin, expectedID: id) { throw abandon(.pluginInvalid(problem)) }
+        return InProcessPluginCode(library: library, entry: entry, plugin: plugin, id: id, logger: logger)
     }
 
     /// What is wrong with a plugin struct returned by `create`, or nil.

@@ -10,16 +10,16 @@ package final class PluginHost: Sendable {
     /// Lifecycle as seen from any thread (the loop thread's `PluginInstance` is the authority).
     package enum Phase: Int { case loading, running, destroyed }
 
-    let pluginID: String
-    let instance: Int
-    let entitlements: Set<Entitlement>
-    let logger: Logger
+    package let pluginID: String
+    package let instance: Int
+    package let entitlements: Set<Entitlement>
+    package let logger: Logger
     let loopThread: ThreadIdentity
-    let callbacks: CallbackRequests
-    let actions: HostActions
+    package let callbacks: CallbackRequests
+    package let actions: HostActions
     package let phase = Atomic<Int>(Phase.loading.rawValue)
     /// Set between a plugin's request and its delivery, so repeated requests coalesce.
-    let callbackPending = Atomic<Bool>(false)
+    package let callbackPending = Atomic<Bool>(false)
     private let lastErrorText = Mutex<CStringBox>(CStringBox(""))
     /// The last error the plugin logged, quoted when one of its own calls fails.
     private let lastLoggedErrorText = Mutex<String>("")
@@ -27,7 +27,7 @@ package final class PluginHost: Sendable {
     /// The C structs handed to the plugin; stable addresses until this host is freed.
     let structs: HostStructs
 
-    init(pluginID: String, instance: Int, entitlements: Set<Entitlement>, logger: Logger,
+    package init(pluginID: String, instance: Int, entitlements: Set<Entitlement>, logger: Logger,
          loopThread: ThreadIdentity, callbacks: CallbackRequests, actions: HostActions) {
         self.pluginID = pluginID
         self.instance = instance
@@ -57,7 +57,11 @@ package final class PluginHost: Sendable {
 
     func log(_ level: LogLevel, _ raw: UnsafePointer<CChar>) {
         guard level <= logger.level else { return }  // errors always pass: they are quoted in failures
-        let message = PluginLogLine(raw).text
+        log(level, text: PluginLogLine(raw).text)
+    }
+
+    /// Logs a line the plugin wrote (in this process or in its host process), within its budget.
+    package func log(_ level: LogLevel, text message: String) {
         if level == .error { lastLoggedErrorText.withLock { $0 = message } }
         switch logBudget.withLock({ $0.admit(now: PluginLogBudget.nowMilliseconds()) }) {
         case .log(let suppressed):
@@ -65,6 +69,11 @@ package final class PluginHost: Sendable {
         case .suppress(let first):
             if first { logger.warning(pluginID, "logging faster than \(Int(PluginLogBudget.perSecond)) lines a second; lines are suppressed") }
         }
+    }
+
+    /// Queues one `on_callback` for the loop; requests made before it is delivered coalesce.
+    package func requestCallback() {
+        if !callbackPending.exchange(true, ordering: .acquiringAndReleasing) { callbacks.request(instance: instance) }
     }
 
     var lastErrorPointer: UnsafePointer<CChar> { lastErrorText.withLock { UnsafePointer($0.pointer) } }

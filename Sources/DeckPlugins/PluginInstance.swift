@@ -12,6 +12,10 @@ public final class PluginInstance {
         case created, initialized, active, destroyed
         /// Its code stopped returning (a render that hangs): never called again, never unloaded.
         case hung
+        /// Its host process ended (a crash, or killed for hanging); a restart may follow.
+        case crashed
+        /// Crashed too often: stays down until a client loads or launches it again.
+        case disabled
     }
 
     public let manifest: PluginManifest
@@ -38,6 +42,8 @@ public final class PluginInstance {
 
     public var id: String { manifest.id }
     public var isSwift: Bool { code.isSwift }
+    /// The host process the plugin runs in; nil when it runs inline, in the runtime's process.
+    public var processID: Int32? { code.processID }
     /// The number the host calls of this instance carry.
     package var instance: Int { host.instance }
 
@@ -76,10 +82,25 @@ public final class PluginInstance {
         state = .hung
     }
 
+    /// Marks a plugin whose host process ended: its code is never called again.
+    public func markCrashed(disabled: Bool) {
+        guard state != .destroyed else { return }
+        state = disabled ? .disabled : .crashed
+    }
+
+    /// Whether its host process ended (crashed or disabled).
+    public var hasCrashed: Bool { state == .crashed || state == .disabled }
+
     /// Deactivates if needed, destroys the instance and forgets the library. Idempotent. A hung
-    /// plugin is only forgotten.
+    /// plugin is only forgotten; a crashed one only has its process's remains cleaned up.
     public func destroy() {
         guard state != .destroyed else { return }
+        if hasCrashed {
+            host.phase.store(PluginHost.Phase.destroyed.rawValue, ordering: .releasing)
+            code.destroy()
+            state = .destroyed
+            return
+        }
         if state == .hung {
             host.phase.store(PluginHost.Phase.destroyed.rawValue, ordering: .releasing)
             state = .destroyed

@@ -16,6 +16,8 @@ public struct PluginLoadError: Error, Equatable, Sendable, CustomStringConvertib
         case createFailed
         case pluginInvalid(String)
         case pluginInitFailed(status: DeckStatus, message: String)
+        /// Its host process could not be started, or ended while loading the plugin.
+        case isolationFailed(String)
     }
 
     public var bundle: String
@@ -53,6 +55,7 @@ public struct PluginLoadError: Error, Equatable, Sendable, CustomStringConvertib
         case .pluginInvalid(let problem): return "plugin struct is invalid: \(problem)"
         case .pluginInitFailed(let status, let message):
             return "plugin init() failed with \(status)" + (message.isEmpty ? "" : ": \(message)")
+        case .isolationFailed(let problem): return "plugin host process: \(problem)"
         }
     }
 }

@@ -24,12 +24,12 @@ public final class PluginRegistry: RandomAccessCollection {
     private let callbacks: CallbackRequests
 
     package init(directories: [String], policy: EntitlementPolicy, allowInsecure: Bool, loop: EventLoop, logger: Logger,
-                 actions: HostActions) throws(LoopError) {
+                 actions: HostActions, codeLoader: any PluginCodeLoader = InProcessCodeLoader()) throws(LoopError) {
         var deliver: (() -> Void)?
         doorbell = try AsyncDoorbell(loop: loop) { deliver?() }
         callbacks = CallbackRequests(ringer: doorbell.ringer)
         loader = PluginLoader(policy: policy, allowInsecure: allowInsecure, logger: logger, loopThread: loop.thread,
-                              callbacks: callbacks, actions: actions)
+                              callbacks: callbacks, actions: actions, codeLoader: codeLoader)
         self.directories = directories
         self.logger = logger
         deliver = { [unowned self] in

@@ -65,6 +65,7 @@ enum Daemon {
         if let policy = options.policyFile { try configuration.loadPolicy(policy) }
         if let level = options.logLevel { configuration.logLevel = level }
         if options.insecurePlugins { configuration.allowInsecurePlugins = true }
+        if let mode = options.isolation { configuration.policy.isolation.defaultMode = mode }
         if let directory = options.outputDirectory { configuration.files.directory = directory }
         if options.overwriteFiles { configuration.files.overwrite = true }
         if options.resume { configuration.state.resumeOnStart = true }

@@ -11,6 +11,7 @@ struct DaemonOptions {
     var policyFile: String?
     var logLevel: LogLevel?
     var insecurePlugins = false
+    var isolation: IsolationPolicy.Mode?
     var outputDirectory: String?
     var overwriteFiles = false
     var statePath: String?
@@ -29,6 +30,7 @@ struct DaemonOptions {
                      [--output-dir DIR] [--overwrite-files] [--play PLUGIN_ID[:ITEM]]
                      [--freewheel] [--duration SECONDS] [--log-level LEVEL]
                      [--state FILE|none] [--resume] [--mpris] [--insecure-plugins]
+                     [--isolation process|inline]
                      [--help] [--version]
 
         Runs the Deck plugin runtime until SIGINT or SIGTERM (or until --duration of audio is made).
@@ -62,6 +64,8 @@ struct DaemonOptions {
           --resume             play the last source again at start, as a head unit at ignition
           --mpris              also appear on the D-Bus session bus as org.mpris.MediaPlayer2.deck
           --insecure-plugins   load bundles writable by group/others or owned by another user
+          --isolation MODE     where plugins the policy does not name run: process (default: each
+                               in a deck-plugin-host process of its own) or inline (in deckd)
           --help, --version    print this help or the version and exit
 
         Exit status: 0 after a clean shutdown, 1 on a runtime failure (including an output with
@@ -102,6 +106,10 @@ struct DaemonOptions {
                 }
                 options.logLevel = level
             case "--insecure-plugins": try noValue(); options.insecurePlugins = true
+            case "--isolation":
+                let name = try value()
+                guard let mode = IsolationPolicy.Mode(rawValue: name) else { throw UsageError("--isolation must be process or inline, not \(name)") }
+                options.isolation = mode
             case "--output-dir": options.outputDirectory = try value()
             case "--overwrite-files": try noValue(); options.overwriteFiles = true
             case "--state": options.statePath = try value()

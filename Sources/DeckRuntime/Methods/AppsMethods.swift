@@ -12,10 +12,13 @@ struct AppsMethods {
         return [
             RPCMethod("apps.list", "Loaded apps with state and effective entitlements, and refused bundles.",
                       result: AppsMethods.listSchema) { _ in AppsMethods.list(runtime) },
-            RPCMethod("apps.load", "Load and activate the bundle at a path.",
+            RPCMethod("apps.load", "Load and activate the bundle at a path (a crashed or disabled app from it starts again).",
                       params: [.init("path", Schema.string, "a NAME.deckplugin folder")],
                       result: AppsMethods.appSchema, errors: [-32004]) { call throws(RPCError) in
                 let path = try call.string("path")
+                if let plugin = runtime.revive(bundle: path) {
+                    return AppsMethods.describe(plugin, streaming: runtime.output.hasStream(plugin.id))
+                }
                 guard let plugin = runtime.plugins.load(path, recordFailure: false) else {
                     throw .commandFailed(runtime.plugins.lastLoadFailure?.reasonText ?? "not loaded")
                 }
@@ -27,15 +30,17 @@ struct AppsMethods {
                       result: Schema.boolean, errors: [-32003]) { call throws(RPCError) in
                 let id = try call.string("id")
                 guard let plugin = runtime.plugins.plugin(id: id) else { throw .noSuchApp(id) }
+                runtime.supervisor.forgive(id)
                 runtime.plugins.unload(plugin)
                 runtime.publish("apps.changed", AppsMethods.list(runtime))
                 return true
             },
             RPCMethod("apps.launch", "Activate an app and ask it to play an item (its default when none); an app that owns "
-                      + "now playing and is paused resumes instead.",
+                      + "now playing and is paused resumes instead, and a crashed or disabled one starts again first.",
                       params: [id, .init("item", Schema.string, required: false)],
                       result: AppsMethods.appSchema, errors: [-32000, -32003, -32004]) { call throws(RPCError) in
                 let id = try call.string("id")
+                _ = runtime.revive(id: id)
                 guard let plugin = runtime.plugins.plugin(id: id) else { throw .noSuchApp(id) }
                 if plugin.state == .initialized {
                     do throws(PluginCallError) { try plugin.activate() } catch { throw .commandFailed(error.message) }
@@ -77,6 +82,8 @@ struct AppsMethods {
             "state": .string(plugin.state.rawValue), "language": .string(plugin.isSwift ? "swift" : "c"),
             "entitlements": .array(plugin.entitlements.sorted().map { .string($0.rawValue) }),
             "bundle": .string(plugin.bundlePath), "streaming": .bool(streaming),
+            "isolation": .string(plugin.processID == nil ? "inline" : "process"),
+            "pid": plugin.processID.map { .int(Int64($0)) } ?? .null,
             "underrunFrames": .int(Int64(counters.underrunFrames.load(ordering: .relaxed))),
             "invalidFrames": .int(Int64(counters.invalidFrames.load(ordering: .relaxed))),
             "clippedFrames": .int(Int64(counters.clippedFrames.load(ordering: .relaxed))),
@@ -87,7 +94,8 @@ struct AppsMethods {
         "id": Schema.string, "name": Schema.string, "version": Schema.string,
         "state": Schema.oneOf(PluginInstance.State.allCases.map(\.rawValue)), "language": Schema.oneOf(["swift", "c"]),
         "entitlements": Schema.array(Schema.oneOf(Entitlement.allCases.map(\.rawValue))), "bundle": Schema.string,
-        "streaming": Schema.boolean, "underrunFrames": Schema.integer, "invalidFrames": Schema.integer, "clippedFrames": Schema.integer,
+        "streaming": Schema.boolean, "isolation": Schema.oneOf(["inline", "process"]), "pid": Schema.nullable(Schema.integer),
+        "underrunFrames": Schema.integer, "invalidFrames": Schema.integer, "clippedFrames": Schema.integer,
     ])
 
     static let listSchema = Schema.object([

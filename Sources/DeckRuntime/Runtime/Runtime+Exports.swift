@@ -3,6 +3,7 @@
 @_exported import DeckAudio
 @_exported import DeckBase
 @_exported import DeckControl
+@_exported import DeckIsolation
 @_exported import DeckMPRIS
 @_exported import DeckNowPlaying
 @_exported import DeckPlugins

@@ -1,6 +1,7 @@
 import DeckAudio
 import DeckBase
 import DeckControl
+import DeckIsolation
 import DeckPlugins
 import DeckSession
 import DeckStream
@@ -40,6 +41,10 @@ public final class Runtime {
     private let nowPlayingNotices: NotificationCoalescer
     private let queueNotices: NotificationCoalescer
     private let uiNotices: NotificationCoalescer
+    /// Restarts plugins whose host process ended.
+    let supervisor: PluginSupervisor
+    /// Crashed plugins that were playing: asked to play again once restarted.
+    var resumeAfterRestart: Set<String> = []
 
     public init(configuration: RuntimeConfiguration, logger: Logger, loop given: EventLoop? = nil) throws(RuntimeError) {
         self.configuration = configuration
@@ -94,9 +99,13 @@ public final class Runtime {
             abandonFocus: { [unowned focus] in focus.abandonFocus(instance: $0) },
             nowPlaying: { [unowned player] in player.handle($1, instance: $0) },
             ui: { [unowned interface] in interface.handle($1, instance: $0) })
+        let codeLoader = IsolatingCodeLoader(policy: configuration.policy.isolation, settings: configuration.isolation,
+                                             frames: configuration.audio.frameSize.samples, loop: loop)
+        supervisor = PluginSupervisor(settings: configuration.isolation, loop: loop)
         do {
             plugins = try PluginRegistry(directories: configuration.pluginDirectories, policy: configuration.policy,
-                                         allowInsecure: configuration.allowInsecurePlugins, loop: loop, logger: logger, actions: actions)
+                                         allowInsecure: configuration.allowInsecurePlugins, loop: loop, logger: logger, actions: actions,
+                                         codeLoader: codeLoader)
         } catch {
             throw .loop(error)
         }
@@ -113,6 +122,8 @@ public final class Runtime {
         }
         plugins.didActivate = { [unowned interface] in interface.activated($0) }
         output.onHung = { [unowned self] id in pluginHung(id) }
+        codeLoader.onEnd = { [unowned self] instance, story in pluginEnded(instance: instance, story: story) }
+        supervisor.restart = { [unowned self] id in restart(id) }
         uiNotices.send = { [unowned self] in publish("ui.changed", UIMethods.state(self)) }
         interface.onChange = { [unowned self] in uiNotices.changed() }
         focus.onChange = { [unowned self] changes in
@@ -233,6 +244,7 @@ public final class Runtime {
         isShutDown = true
         saveState()
         output.stop()
+        supervisor.close()
         plugins.unloadAll()
         output.close()
         focus.close()

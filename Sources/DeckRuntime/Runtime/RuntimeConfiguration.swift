@@ -1,6 +1,7 @@
 import DeckAudio
 import DeckBase
 import DeckControl
+import DeckIsolation
 import DeckPlugins
 import DeckSession
 import DeckStream
@@ -24,7 +25,8 @@ import Glibc
 ///                  "starvationMs": 30000, "alwaysActive": false, "matrix": {"call": {"navigation": "reject"}}},
 ///      "nowPlaying": {"commandTimeoutMs": 5000, "coalesceMs": 100, ...},
 ///      "state": {"path": "/var/lib/deck/state.json", "resumeOnStart": false}, "mpris": false,
-///      "display": {"width": 800, "height": 480, "scale": 1, "driving": false}, "ui": {"handlerTimeoutMs": 10000}}
+///      "display": {"width": 800, "height": 480, "scale": 1, "driving": false}, "ui": {"handlerTimeoutMs": 10000},
+///      "isolation": {"callTimeoutMs": 1000, "heartbeatTimeoutMs": 2000, "restartLimit": 3, ...}}
 public struct RuntimeConfiguration: Sendable, Equatable {
     public var pluginDirectories: [String] = []
     public var policy: EntitlementPolicy = .grantAll
@@ -54,6 +56,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var display = DisplayProfile()
     /// How long plugins' UI handlers may take, how large their images may be.
     public var ui = InterfaceSettings()
+    /// How plugins in host processes are run, watched and restarted.
+    public var isolation = IsolationSettings()
 
     public init() {}
 
@@ -137,9 +141,11 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 do { try display.apply(value) } catch { throw .invalid(path, error.description) }
             case "ui":
                 try applyUI(value, path: path)
+            case "isolation":
+                try applyIsolation(value, path: path, resolve: resolve)
             default:
                 throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, maxSinks, "
-                               + "pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, display, ui)")
+                               + "pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, display, ui, isolation)")
             }
         }
     }

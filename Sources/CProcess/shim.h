@@ -1,0 +1,52 @@
+/* Linux process calls the Glibc module leaves out or cannot call (variadic syscall). */
+#include <spawn.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A descriptor that becomes readable when process `pid` ends; -1 with errno when unsupported. */
+static inline int deck_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+/* Closes every descriptor from `first` up; falls back to a loop where close_range is missing. */
+static inline void deck_close_from(int first) {
+    if (syscall(SYS_close_range, (unsigned)first, ~0U, 0) == 0) return;
+    long max = sysconf(_SC_OPEN_MAX);
+    for (int fd = first; fd < (max > 0 ? max : 1024); fd++) close(fd);
+}
+
+static inline int deck_no_new_privs(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); }
+static inline int deck_parent_death_signal(int sig) { return prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0); }
+
+/* Reaps the process behind `pidfd` if it ended: 1 with how (CLD_EXITED, CLD_KILLED, CLD_DUMPED)
+   and its status or signal, 0 while it runs, -1 with errno. */
+static inline int deck_reap_pidfd(int pidfd, int *code, int *status) {
+    siginfo_t info = {0};
+    if (waitid((idtype_t)3 /* P_PIDFD */, (id_t)pidfd, &info, WEXITED | WNOHANG) != 0) return -1;
+    if (info.si_pid == 0) return 0;
+    *code = info.si_code;
+    *status = info.si_status;
+    return 1;
+}
+
+/* glibc's, declared here because its header hides them without _GNU_SOURCE (which would make this
+   module's system headers differ from every other module's). */
+extern const char *sigabbrev_np(int sig);
+typedef struct { const char *dli_fname; void *dli_fbase; const char *dli_sname; void *dli_saddr; } deck_dl_info;
+extern int dladdr(const void *address, deck_dl_info *info);
+
+/* "SEGV" for SIGSEGV; NULL for an unknown number. */
+static inline const char *deck_signal_name(int sig) { return sigabbrev_np(sig); }
+
+/* An anonymous shared-memory file, closed on exec (memfd_create with MFD_CLOEXEC). */
+static inline int deck_memfd(const char *name) { return (int)syscall(SYS_memfd_create, name, 1U /* MFD_CLOEXEC */); }
+
+/* The file of the loaded image that holds `address` (an executable or shared library), or NULL. */
+static inline const char *deck_image_path(const void *address) {
+    deck_dl_info info;
+    return dladdr(address, &info) != 0 ? info.dli_fname : NULL;
+}

@@ -1,0 +1,144 @@
+import CProcess
+import Glibc
+
+/// A child process started with `posix_spawn` and watched on the loop through its pidfd, so the
+/// runtime never installs a SIGCHLD handler: an embedder's signal dispositions stay its own.
+/// Loop-thread-confined.
+public final class ChildProcess {
+    /// How a child ended.
+    public enum Ending: Equatable, Sendable, CustomStringConvertible {
+        case exited(Int32)
+        case killed(signal: Int32)
+        /// Someone else reaped it first.
+        case unknown
+
+        public var description: String {
+            switch self {
+            case .exited(let status): "exited with status \(status)"
+            case .killed(let signal): "was killed by signal \(signal) (\(ChildProcess.signalName(signal)))"
+            case .unknown: "ended (its exit status was taken by another waiter)"
+            }
+        }
+    }
+
+    public let pid: pid_t
+    private let pidfd: Int32
+    private var watcher: FileWatcher?
+    /// Runs once on the loop when the child ends (not after `close()`).
+    public var onExit: ((Ending) -> Void)?
+    public private(set) var ending: Ending?
+    private var isClosed = false
+
+    /// Starts `path` with `arguments`; `descriptors[i]` becomes the child's descriptor 3 + i and
+    /// every other descriptor of ours is closed on exec. The child starts in its own process group
+    /// with no signal blocked and default dispositions.
+    public init(loop: EventLoop, path: String, arguments: [String], descriptors: [Int32]) throws(LoopError) {
+        // Sources below the targets would be overwritten by an earlier dup2; move them up first.
+        let lowest = Int32(3 + descriptors.count)
+        var moved: [Int32] = []
+        defer { moved.forEach { _ = Glibc.close($0) } }
+        let sources = descriptors.map { fd -> Int32 in
+            guard fd < lowest else { return fd }
+            let copy = fcntl(fd, F_DUPFD_CLOEXEC, lowest)
+            moved.append(copy)
+            return copy
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (index, fd) in sources.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, Int32(3 + index)) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t(), defaults = sigset_t()
+        sigemptyset(&empty)
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, path, &actions, &attributes, argv, Glibc.environ)
+        guard status == 0 else { throw LoopError("posix_spawn \(path)", code: -status) }
+        pid = child
+        pidfd = deck_pidfd_open(child)
+        guard pidfd >= 0 else {
+            let code = errno
+            Glibc.kill(child, SIGKILL)
+            waitpid(child, nil, 0)
+            throw LoopError("pidfd_open", code: -code)
+        }
+        do {
+            watcher = try FileWatcher(loop: loop, fileDescriptor: pidfd)
+        } catch {
+            Glibc.kill(child, SIGKILL)
+            waitpid(child, nil, 0)
+            Glibc.close(pidfd)
+            throw error
+        }
+        watcher?.start(writable: false) { [unowned self] in reap(blocking: false) }
+    }
+
+    public var isRunning: Bool { ending == nil }
+
+    /// Sends `signal` to the child while it runs.
+    public func kill(_ signal: Int32) {
+        guard ending == nil else { return }
+        Glibc.kill(pid, signal)
+    }
+
+    /// Stops watching; a child still running is killed and reaped first, so none is left behind.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        if ending == nil {
+            kill(SIGKILL)
+            reap(blocking: true)
+        }
+        onExit = nil
+        watcher?.close()
+        watcher = nil
+        Glibc.close(pidfd)
+    }
+
+    deinit { close() }
+
+    /// Waits up to `milliseconds` for the child to end; its ending, or nil while it runs.
+    public func waitForEnd(milliseconds: Int32) -> Ending? {
+        if ending == nil {
+            var poller = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, milliseconds) > 0 { reap(blocking: false) }
+        }
+        return ending
+    }
+
+    private func reap(blocking: Bool) {
+        guard ending == nil else { return }
+        var code: Int32 = 0, status: Int32 = 0
+        var result = deck_reap_pidfd(pidfd, &code, &status)
+        while blocking && result == 0 {
+            var poller = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&poller, 1, 1000)
+            result = deck_reap_pidfd(pidfd, &code, &status)
+        }
+        switch result {
+        case 0: return
+        case 1: ending = code == CLD_EXITED ? .exited(status) : .killed(signal: status)
+        default: ending = .unknown
+        }
+        watcher?.close()
+        watcher = nil
+        if let ending, let onExit {
+            self.onExit = nil
+            onExit(ending)
+        }
+    }
+
+    /// "SIGSEGV" for 11.
+    public static func signalName(_ signal: Int32) -> String {
+        deck_signal_name(signal).map { "SIG" + String(cString: $0) } ?? "signal \(signal)"
+    }
+}

@@ -1,0 +1,69 @@
+import DeckBase
+
+/// The command line the runtime starts `deck-plugin-host` with (`--name value` pairs, all given).
+struct HostArguments {
+    var library = "", bundle = "", id = ""
+    var entitlements: Set<Entitlement> = []
+    var frames = 960, slots = 2
+    var memoryMegabytes = 0
+    var heartbeatMilliseconds = 250
+    var maxMessageBytes = 32 << 20
+    var logLevel = LogLevel.info
+
+    init() {}
+
+    init(_ commandLine: [String]) throws(HostArgumentError) {
+        var values: [String: String] = [:]
+        var index = 0
+        while index < commandLine.count {
+            let name = commandLine[index]
+            guard name.hasPrefix("--"), index + 1 < commandLine.count else { throw .malformed(name) }
+            values[String(name.dropFirst(2))] = commandLine[index + 1]
+            index += 2
+        }
+        func text(_ name: String) throws(HostArgumentError) -> String {
+            guard let value = values.removeValue(forKey: name) else { throw .missing(name) }
+            return value
+        }
+        func number(_ name: String, _ range: ClosedRange<Int>) throws(HostArgumentError) -> Int {
+            guard let value = Int(try text(name)), range.contains(value) else { throw .malformed(name) }
+            return value
+        }
+        library = try text("library")
+        bundle = try text("bundle")
+        id = try text("id")
+        let names = try text("entitlements")
+        for name in names.split(separator: ",") {
+            guard let entitlement = Entitlement(rawValue: String(name)) else { throw .malformed("entitlements") }
+            entitlements.insert(entitlement)
+        }
+        frames = try number("frames", 1...48_000)
+        slots = try number("slots", 1...64)
+        memoryMegabytes = try number("memory-mb", 0...1 << 20)
+        heartbeatMilliseconds = try number("heartbeat-ms", 10...60_000)
+        maxMessageBytes = try number("max-message-bytes", 1 << 16...1 << 30)
+        guard let level = LogLevel(name: try text("log-level")) else { throw .malformed("log-level") }
+        logLevel = level
+        if let unknown = values.keys.first { throw .malformed("--\(unknown)") }
+    }
+
+    /// The command line for these arguments.
+    var commandLine: [String] {
+        ["--library", library, "--bundle", bundle, "--id", id,
+         "--entitlements", entitlements.map(\.rawValue).sorted().joined(separator: ","),
+         "--frames", "\(frames)", "--slots", "\(slots)", "--memory-mb", "\(memoryMegabytes)",
+         "--heartbeat-ms", "\(heartbeatMilliseconds)", "--max-message-bytes", "\(maxMessageBytes)", "--log-level", logLevel.name]
+    }
+}
+
+enum HostArgumentError: Error, CustomStringConvertible {
+    case missing(String)
+    case malformed(String)
+
+    var description: String {
+        switch self {
+        case .missing(let name): "missing --\(name)"
+        case .malformed(let name): "bad argument \(name)"
+        }
+    }
+}

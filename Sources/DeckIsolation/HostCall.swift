@@ -1,0 +1,109 @@
+import DeckBase
+import DeckNowPlaying
+import DeckPlugins
+import DeckSession
+
+/// A loop-thread host call an isolated plugin made, read and checked in its host process: the
+/// `HostActions` the runtime answers.
+package enum HostCall: WireValue {
+    case openStream, closeStream, abandonFocus
+    case requestFocus(AudioContext, FocusRequestType, acceptsDelayed: Bool, pausesOnDuck: Bool)
+    case nowPlaying(NowPlayingCall)
+    case ui(UICall)
+
+    package func encode(into writer: inout WireWriter) {
+        switch self {
+        case .openStream: writer.write(UInt8(0))
+        case .closeStream: writer.write(UInt8(1))
+        case .abandonFocus: writer.write(UInt8(2))
+        case .requestFocus(let context, let type, let delayed, let pauses):
+            writer.write(UInt8(3)); writer.write(context); writer.write(type); writer.write(delayed); writer.write(pauses)
+        case .nowPlaying(let call): writer.write(UInt8(4)); writer.write(call)
+        case .ui(let call): writer.write(UInt8(5)); writer.write(call)
+        }
+    }
+
+    package init(from reader: inout WireReader) throws(WireError) {
+        switch try reader.read(UInt8.self) {
+        case 0: self = .openStream
+        case 1: self = .closeStream
+        case 2: self = .abandonFocus
+        case 3: self = .requestFocus(try reader.read(), try reader.read(), acceptsDelayed: try reader.read(), pausesOnDuck: try reader.read())
+        case 4: self = .nowPlaying(try reader.read())
+        case 5: self = .ui(try reader.read())
+        case let tag: throw .invalid("host call \(tag)")
+        }
+    }
+}
+
+/// What a host process says without waiting for an answer.
+package enum HostEvent: WireValue {
+    case log(LogLevel, source: String, message: String)
+    /// The plugin asked for `on_callback`.
+    case callback
+    /// The host's loop thread is alive.
+    case heartbeat
+
+    package func encode(into writer: inout WireWriter) {
+        switch self {
+        case .log(let level, let source, let message): writer.write(UInt8(0)); writer.write(level.rawValue); writer.write(source); writer.write(message)
+        case .callback: writer.write(UInt8(1))
+        case .heartbeat: writer.write(UInt8(2))
+        }
+    }
+
+    package init(from reader: inout WireReader) throws(WireError) {
+        switch try reader.read(UInt8.self) {
+        case 0:
+            let raw = try reader.read(Int.self)
+            guard let level = LogLevel(rawValue: raw) else { throw .invalid("log level \(raw)") }
+            self = .log(level, source: try reader.read(), message: try reader.read())
+        case 1: self = .callback
+        case 2: self = .heartbeat
+        case let tag: throw .invalid("event \(tag)")
+        }
+    }
+}
+
+/// The host process's first message: the plugin's code is loaded and its instance created, or why not.
+package enum HostHello: WireValue {
+    case loaded(isSwift: Bool)
+    case refused(PluginLoadError.Reason)
+
+    package func encode(into writer: inout WireWriter) {
+        switch self {
+        case .loaded(let isSwift): writer.write(UInt8(0)); writer.write(isSwift)
+        case .refused(let reason):
+            writer.write(UInt8(1))
+            switch reason {
+            case .dlopenFailed(let text): writer.write(UInt8(0)); writer.write(text)
+            case .missingEntrySymbol: writer.write(UInt8(1))
+            case .entryInvalid(let text): writer.write(UInt8(2)); writer.write(text)
+            case .abiTooNew(let major, let minor): writer.write(UInt8(3)); writer.write(major); writer.write(minor)
+            case .entryInitFailed: writer.write(UInt8(4))
+            case .createFailed: writer.write(UInt8(5))
+            case .pluginInvalid(let text): writer.write(UInt8(6)); writer.write(text)
+            default: writer.write(UInt8(7)); writer.write(PluginLoadError(bundle: "", reason: reason).reasonText)
+            }
+        }
+    }
+
+    package init(from reader: inout WireReader) throws(WireError) {
+        switch try reader.read(UInt8.self) {
+        case 0: self = .loaded(isSwift: try reader.read())
+        case 1:
+            switch try reader.read(UInt8.self) {
+            case 0: self = .refused(.dlopenFailed(try reader.read()))
+            case 1: self = .refused(.missingEntrySymbol)
+            case 2: self = .refused(.entryInvalid(try reader.read()))
+            case 3: self = .refused(.abiTooNew(major: try reader.read(), minor: try reader.read()))
+            case 4: self = .refused(.entryInitFailed)
+            case 5: self = .refused(.createFailed)
+            case 6: self = .refused(.pluginInvalid(try reader.read()))
+            case 7: self = .refused(.libraryUnusable(try reader.read()))
+            case let tag: throw .invalid("load refusal \(tag)")
+            }
+        case let tag: throw .invalid("hello \(tag)")
+        }
+    }
+}

@@ -1,0 +1,247 @@
+import DeckAudio
+import DeckBase
+import DeckNowPlaying
+import DeckPlugins
+import DeckSession
+import DeckUI
+import Glibc
+
+/// A plugin whose code runs in a `deck-plugin-host` child process: each call crosses the socket
+/// and waits, within `callTimeoutMilliseconds`, for its answer while serving the plugin's host
+/// calls; its audio arrives through the shared ring. A host that misbehaves is killed, and its
+/// end is reported once through `onEnd`. Loop-thread-confined.
+final class IsolatedPluginCode: PluginCode {
+    let isSwift: Bool
+    private let process: ChildProcess
+    private let channel: WireChannel
+    private let renderer: RingRenderer
+    private let host: PluginHost
+    private let settings: IsolationSettings
+    private let frameMilliseconds: Int
+    private var offers = PluginOffers()
+    private var watcher: FileWatcher?
+    private var health: LoopTimer?
+    private var lastHeard = PluginInstance.milliseconds()
+    private var missedAtLastCheck = 0
+    /// Why the runtime ended the host; nil while it is trusted.
+    private var endReason: String?
+    private var channelClosed = false
+    private var isDestroyed = false
+    private let onEnd: (String) -> Void
+
+    init(process: ChildProcess, channel: WireChannel, ring: AudioRing, isSwift: Bool, host: PluginHost, settings: IsolationSettings,
+         frameMilliseconds: Int, loop: EventLoop, onEnd: @escaping (String) -> Void) throws(LoopError) {
+        self.process = process
+        self.channel = channel
+        renderer = RingRenderer(ring: ring, deadlineMilliseconds: settings.renderDeadlineMilliseconds)
+        self.isSwift = isSwift
+        self.host = host
+        self.settings = settings
+        self.frameMilliseconds = frameMilliseconds
+        self.onEnd = onEnd
+        watcher = try FileWatcher(loop: loop, fileDescriptor: channel.descriptor)
+        health = try LoopTimer(loop: loop)
+        watcher?.start(writable: false) { [unowned self] in readIncoming() }
+        let period = UInt64(max(10, settings.heartbeatTimeoutMilliseconds / 4))
+        health?.start(after: period, repeat: period) { [unowned self] in checkHealth() }
+        process.onExit = { [unowned self] ending in ended(ending) }
+    }
+
+    deinit { stopWatching() }
+
+    var processID: Int32? { process.pid }
+
+    // PluginCode
+
+    func initialize() -> DeckStatus {
+        guard var reply = call(.initialize) else { return .state }
+        let status: DeckStatus = read(&reply, or: .state)
+        offers = read(&reply, or: PluginOffers())
+        finish(reply, .initialize)
+        return status
+    }
+
+    func activate() -> DeckStatus { status(of: .activate) }
+    func deactivate() { _ = call(.deactivate) }
+
+    func destroy() {
+        if endReason == nil && !channelClosed && process.isRunning { _ = call(.destroy) }
+        isDestroyed = true
+        stopWatching()
+    }
+
+    func extensionPointer(_ id: String) -> UnsafeRawPointer? { nil }
+    func onCallback() { _ = call(.onCallback) }
+
+    var offersAudio: Bool { offers.audio }
+    func start(item: String?) -> DeckStatus { status(of: .start(item: item)) }
+    func stop() { _ = call(.stop) }
+    var renderSource: RenderSource? { offers.audio ? renderer.source : nil }
+
+    func focusChanged(_ change: FocusChange) { _ = call(.focusChanged(change)) }
+    func sessionChanged(active: Bool) { _ = call(.sessionChanged(active: active)) }
+
+    var offersNowPlaying: Bool { offers.nowPlaying }
+
+    func command(_ command: RemoteCommand, token: UInt64) -> CommandResult? {
+        guard var reply = call(.command(command, token: token)) else { return .commandFailed }
+        let result: CommandResult? = read(&reply, or: .commandFailed)
+        finish(reply, .command(command, token: token))
+        return result
+    }
+
+    var offersUI: Bool { offers.ui }
+    func displayChanged(attached: Bool, profile: String) { _ = call(.displayChanged(attached: attached, profile: profile)) }
+    func select(templateID: UInt64, key: String, token: UInt64) { _ = call(.select(templateID: templateID, key: key, token: token)) }
+    func limitsChanged(_ limits: String) { _ = call(.limitsChanged(limits)) }
+
+    var offersContent: Bool { offers.content }
+
+    func childCount(path: String) -> Int {
+        guard var reply = call(.childCount(path: path)) else { return 0 }
+        let count: Int = read(&reply, or: 0)
+        finish(reply, .childCount(path: path))
+        return count
+    }
+
+    func contentItem(path: String) -> Result<ContentItem, PluginCallError> {
+        let gone = Result<ContentItem, PluginCallError>.failure(PluginCallError(status: .state, message: "item(\"\(path)\"): the plugin's process ended"))
+        guard var reply = call(.contentItem(path: path)) else { return gone }
+        let item = read(&reply, or: gone)
+        finish(reply, .contentItem(path: path))
+        return item
+    }
+
+    func beginLoading(path: String, token: UInt64) { _ = call(.beginLoading(path: path, token: token)) }
+    func play(path: String, token: UInt64) { _ = call(.play(path: path, token: token)) }
+
+    // The socket
+
+    /// Sends `call` and returns its answer, or nil when the host is gone or was just ended.
+    private func call(_ call: PluginCall) -> WireReader? {
+        guard endReason == nil, !channelClosed, !isDestroyed else { return nil }
+        var request = WireWriter(.call)
+        request.write(call)
+        do throws(WireError) {
+            let reply = try channel.exchange(request, answer: .reply, idleTimeoutMs: Int32(settings.callTimeoutMilliseconds)) {
+                message throws(WireError) in try serve(&message, nested: true)
+            }
+            lastHeard = PluginInstance.milliseconds()
+            return reply
+        } catch .timedOut(let milliseconds) {
+            end(because: "did not answer \(call.name) within \(milliseconds) ms")
+        } catch .closed {
+            channelClosed = true
+            host.log(.error, text: "its process ended during \(call.name)")
+        } catch {
+            end(because: "broke the protocol during \(call.name): \(error)")
+        }
+        return nil
+    }
+
+    private func status(of call: PluginCall) -> DeckStatus {
+        guard var reply = self.call(call) else { return .state }
+        let status: DeckStatus = read(&reply, or: .state)
+        finish(reply, call)
+        return status
+    }
+
+    private func read<T: WireValue>(_ reply: inout WireReader, or fallback: T) -> T {
+        do throws(WireError) { return try reply.read() } catch {
+            end(because: "answered with a malformed message: \(error)")
+            return fallback
+        }
+    }
+
+    private func finish(_ reply: WireReader, _ call: PluginCall) {
+        do throws(WireError) { try reply.finish() } catch { end(because: "answered \(call.name) with a malformed message: \(error)") }
+    }
+
+    /// Handles what the host sends besides answers: events, and host calls while a call of ours waits.
+    private func serve(_ message: inout WireReader, nested: Bool) throws(WireError) {
+        lastHeard = PluginInstance.milliseconds()
+        switch message.kind {
+        case .event:
+            let event: HostEvent = try message.read()
+            try message.finish()
+            switch event {
+            case .log(let level, _, let text): host.log(level, text: text)
+            case .callback: host.requestCallback()
+            case .heartbeat: break
+            }
+        case .hostCall where nested:
+            let call: HostCall = try message.read()
+            try message.finish()
+            var reply = WireWriter(.hostReply)
+            let actions = host.actions, instance = host.instance
+            switch call {
+            case .openStream: reply.write(actions.openStream(instance))
+            case .closeStream: reply.write(actions.closeStream(instance))
+            case .abandonFocus: reply.write(actions.abandonFocus(instance))
+            case .requestFocus(let context, let type, let delayed, let pauses):
+                reply.write(actions.requestFocus(instance, context, type, delayed, pauses))
+            case .nowPlaying(let call): reply.write(actions.nowPlaying(instance, call))
+            case .ui(let call): reply.write(actions.ui(instance, call))
+            }
+            try channel.send(reply, timeoutMs: Int32(settings.callTimeoutMilliseconds))
+        default:
+            throw .invalid("unexpected \(message.kind) message")
+        }
+    }
+
+    /// Reads what arrived while no call waits: events only.
+    private func readIncoming() {
+        guard endReason == nil, !channelClosed else { return }
+        do throws(WireError) {
+            try channel.readAvailable()
+            while var message = try channel.nextMessage() { try serve(&message, nested: false) }
+        } catch .closed {
+            channelClosed = true
+            watcher?.close()
+        } catch {
+            end(because: "broke the protocol: \(error)")
+        }
+    }
+
+    /// Ends a host whose loop went quiet, or whose render stopped delivering while it is pulled.
+    private func checkHealth() {
+        readIncoming()
+        guard endReason == nil, !channelClosed, !isDestroyed else { return }
+        let quiet = PluginInstance.milliseconds() - lastHeard
+        if quiet > settings.heartbeatTimeoutMilliseconds {
+            end(because: "missed its heartbeat (nothing for \(quiet) ms, over \(settings.heartbeatTimeoutMilliseconds) ms)")
+            return
+        }
+        let missed = renderer.missedFrames.load(ordering: .relaxed)
+        defer { missedAtLastCheck = missed }
+        if missed > missedAtLastCheck && missed * frameMilliseconds > settings.heartbeatTimeoutMilliseconds {
+            end(because: "delivered no audio for \(missed * frameMilliseconds) ms while its stream was pulled")
+        }
+    }
+
+    /// Kills a host the runtime stops trusting; its end is reported when the process is reaped.
+    private func end(because reason: String) {
+        guard endReason == nil, !isDestroyed else { return }
+        endReason = reason
+        process.kill(SIGKILL)
+    }
+
+    private func ended(_ ending: ChildProcess.Ending) {
+        stopWatching(keepProcess: true)
+        guard !isDestroyed else { return }
+        let pid = process.pid
+        onEnd(endReason.map { "its process \(pid) was killed: it \($0)" } ?? "its process \(pid) \(ending)")
+    }
+
+    private func stopWatching(keepProcess: Bool = false) {
+        watcher?.close()
+        watcher = nil
+        health?.close()
+        health = nil
+        if !keepProcess {
+            process.onExit = nil
+            process.close()
+            channel.close()
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import DeckBase
+import DeckPlugins
+import Glibc
+
+/// Loads each plugin inline or into a `deck-plugin-host` process of its own, as the isolation
+/// policy says. A host is started with its socket, ring memory and wake-ups as descriptors 3 to 6,
+/// and must report within `startTimeoutMilliseconds` that the plugin's code loaded.
+/// Loop-thread-confined.
+package final class IsolatingCodeLoader: PluginCodeLoader {
+    private let policy: IsolationPolicy
+    private let settings: IsolationSettings
+    private let frames: Int
+    private let frameMilliseconds: Int
+    private let loop: EventLoop
+    /// Told the instance number and the story when an isolated plugin's process ends on its own
+    /// or is ended (not after destroy).
+    package var onEnd: ((Int, String) -> Void)?
+
+    package init(policy: IsolationPolicy, settings: IsolationSettings, frames: Int, loop: EventLoop) {
+        self.policy = policy
+        self.settings = settings
+        self.frames = frames
+        frameMilliseconds = max(1, frames / 48)
+        self.loop = loop
+    }
+
+    package func load(library: String, bundle: String, manifest: PluginManifest, host: PluginHost,
+                      logger: Logger) throws(PluginLoadError.Reason) -> any PluginCode {
+        guard policy.mode(for: manifest.id) == .process else {
+            return try InProcessCodeLoader().load(library: library, bundle: bundle, manifest: manifest, host: host, logger: logger)
+        }
+        guard let path = settings.resolvedHostPath() else {
+            throw .isolationFailed("deck-plugin-host was not found beside the runtime; set isolation.hostPath, or run \(manifest.id) inline")
+        }
+        var arguments = HostArguments()
+        arguments.library = library
+        arguments.bundle = bundle
+        arguments.id = manifest.id
+        arguments.entitlements = host.entitlements
+        arguments.frames = frames
+        arguments.slots = settings.aheadFrames
+        arguments.memoryMegabytes = settings.memoryLimitMegabytes
+        arguments.heartbeatMilliseconds = max(10, settings.heartbeatTimeoutMilliseconds / 8)
+        arguments.maxMessageBytes = settings.maxMessageBytes
+        arguments.logLevel = logger.level
+
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw .isolationFailed("socketpair: \(String(cString: strerror(errno)))")
+        }
+        let ring: AudioRing
+        let process: ChildProcess
+        do {
+            ring = try AudioRing(frames: frames, slots: settings.aheadFrames, name: "deck-audio")
+            process = try ChildProcess(loop: loop, path: path, arguments: arguments.commandLine,
+                                       descriptors: [pair[1], ring.memory, ring.space, ring.filled])
+        } catch {
+            close(pair[0])
+            close(pair[1])
+            throw .isolationFailed("\(error)")
+        }
+        close(pair[1])
+        let channel = WireChannel(descriptor: pair[0], maxMessageBytes: settings.maxMessageBytes)
+        func fail(_ problem: String) -> PluginLoadError.Reason {
+            let ending = process.waitForEnd(milliseconds: 500)
+            process.close()
+            channel.close()
+            return .isolationFailed(problem + (ending.map { "; the process \($0)" } ?? ""))
+        }
+        let answer: Result<Bool, PluginLoadError.Reason>
+        do throws(WireError) {
+            answer = try IsolatingCodeLoader.hello(channel, host: host, timeout: Int32(settings.startTimeoutMilliseconds))
+        } catch {
+            if case .timedOut = error { process.kill(SIGKILL) }
+            throw fail("loading \(manifest.id): \(error)")
+        }
+        let isSwift: Bool
+        switch answer {
+        case .success(let swift): isSwift = swift
+        case .failure(let reason):
+            _ = process.waitForEnd(milliseconds: 500)
+            process.close()
+            channel.close()
+            throw reason
+        }
+        do {
+            let code = try IsolatedPluginCode(process: process, channel: channel, ring: ring, isSwift: isSwift, host: host, settings: settings,
+                                              frameMilliseconds: frameMilliseconds, loop: loop) { [weak self, instance = host.instance] story in
+                self?.onEnd?(instance, story)
+            }
+            logger.debug("isolation", "\(manifest.id) runs in process \(process.pid)")
+            return code
+        } catch {
+            throw fail("\(error)")
+        }
+    }
+
+    /// Waits for the host's hello, logging what it says before: whether the code is Swift, or
+    /// why it did not load.
+    private static func hello(_ channel: WireChannel, host: PluginHost, timeout: Int32) throws(WireError) -> Result<Bool, PluginLoadError.Reason> {
+        while true {
+            var message = try channel.receive(timeoutMs: timeout)
+            switch message.kind {
+            case .event:
+                if case .log(let level, _, let text) = try message.read(HostEvent.self) { host.log(level, text: text) }
+            case .hello:
+                let hello: HostHello = try message.read()
+                try message.finish()
+                switch hello {
+                case .loaded(let isSwift): return .success(isSwift)
+                case .refused(let reason): return .failure(reason)
+                }
+            default: throw .invalid("expected a hello, got \(message.kind)")
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import CProcess
+import Glibc
+
+/// How plugins in host processes are run and watched (the config's `"isolation"` object).
+public struct IsolationSettings: Sendable, Equatable {
+    /// `deck-plugin-host`; nil: found beside the runtime's library or executable.
+    public var hostPath: String?
+    /// A call into the plugin's code (or a start) not answered within this ends its process.
+    public var callTimeoutMilliseconds = 1_000
+    public var startTimeoutMilliseconds = 5_000
+    /// A host whose loop says nothing for this long is ended.
+    public var heartbeatTimeoutMilliseconds = 2_000
+    /// How long the audio thread waits for a frame the host has not rendered yet.
+    public var renderDeadlineMilliseconds = 10
+    /// Frames a host renders ahead: the latency isolation adds to its stream.
+    public var aheadFrames = 2
+    /// The host's address-space limit (RLIMIT_AS); 0: none.
+    public var memoryLimitMegabytes = 1_024
+    /// The largest message a host may send (an image or artwork rides in one).
+    public var maxMessageBytes = 24 << 20
+    /// A crashed plugin is restarted after this, doubled for each crash in the window...
+    public var restartDelayMilliseconds = 250
+    /// ...and stays disabled after `restartLimit` crashes within `restartWindowSeconds`.
+    public var restartLimit = 3
+    public var restartWindowSeconds = 300
+
+    public init() {}
+
+    /// `deck-plugin-host` as configured, else the first found beside the image holding this code
+    /// (libdeck.so: `<libdir>/deck/`) or beside the running executable.
+    public func resolvedHostPath() -> String? {
+        if let hostPath { return hostPath }
+        var candidates: [String] = []
+        if let name = deck_image_path(unsafeBitCast(IsolationSettings.marker, to: UnsafeRawPointer.self)) {
+            let folder = IsolationSettings.folder(of: String(cString: name))
+            candidates += ["\(folder)/deck-plugin-host", "\(folder)/deck/deck-plugin-host"]
+        }
+        if let executable = realpath("/proc/self/exe", nil) {
+            candidates.append("\(IsolationSettings.folder(of: String(cString: executable)))/deck-plugin-host")
+            free(executable)
+        }
+        return candidates.first { access($0, X_OK) == 0 }
+    }
+
+    private static let marker: @convention(c) () -> Void = {}
+
+    private static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return String(path[..<slash])
+    }
+}

@@ -1,0 +1,218 @@
+import CProcess
+import DeckBase
+import DeckPlugins
+import DeckSession
+import Glibc
+
+/// The `deck-plugin-host` process: loads one plugin's code, serves the runtime's calls into it
+/// over the socket on descriptor 3, and forwards the plugin's host calls back. Its loop thread
+/// stands in for the runtime's loop thread; a second thread renders audio into the shared ring.
+package final class PluginHostServer {
+    /// The descriptors the runtime hands over: socket, ring memory, ring `space`, ring `filled`.
+    package static let descriptors: (socket: Int32, memory: Int32, space: Int32, filled: Int32) = (3, 4, 5, 6)
+
+    private let arguments: HostArguments
+    private let loop: EventLoop
+    private let channel: WireChannel
+    private let renderer: HostRenderer
+    private var code: InProcessPluginCode?
+    private var host: PluginHost?
+    private var watcher: FileWatcher?
+    private var heartbeat: LoopTimer?
+    private var doorbell: AsyncDoorbell?
+
+    /// Runs the host process; never returns.
+    package static func main(_ commandLine: [String]) -> Never {
+        let arguments: HostArguments
+        do {
+            arguments = try HostArguments(commandLine)
+        } catch {
+            complain("\(error) (it is started by the Deck runtime, not by hand)")
+            exit(2)
+        }
+        let problems = restrict(memoryMegabytes: arguments.memoryMegabytes)
+        do {
+            let server = try PluginHostServer(arguments)
+            for problem in problems { server.send(.log(.debug, source: "isolation", message: "\(arguments.id): \(problem)")) }
+            server.run()
+        } catch {
+            complain("\(error)")
+        }
+        _exit(1)
+    }
+
+    /// Least privilege where the kernel allows: dies with the runtime, gains no privileges on exec,
+    /// holds no descriptor but its own, and has a memory limit. Returns what could not be applied.
+    static func restrict(memoryMegabytes: Int) -> [String] {
+        var problems: [String] = []
+        if deck_parent_death_signal(SIGKILL) != 0 { problems.append("PR_SET_PDEATHSIG: \(String(cString: strerror(errno)))") }
+        if getppid() == 1 { _exit(0) }  // the runtime already went away
+        if deck_no_new_privs() != 0 { problems.append("PR_SET_NO_NEW_PRIVS: \(String(cString: strerror(errno)))") }
+        deck_close_from(descriptors.filled + 1)
+        if memoryMegabytes > 0 {
+            var limit = rlimit(rlim_cur: rlim_t(memoryMegabytes) << 20, rlim_max: rlim_t(memoryMegabytes) << 20)
+            if setrlimit(Int32(RLIMIT_AS.rawValue), &limit) != 0 { problems.append("RLIMIT_AS: \(String(cString: strerror(errno)))") }
+        }
+        return problems
+    }
+
+    private init(_ arguments: HostArguments) throws {
+        self.arguments = arguments
+        loop = try EventLoop()
+        channel = WireChannel(descriptor: PluginHostServer.descriptors.socket, maxMessageBytes: arguments.maxMessageBytes)
+        let ring = try AudioRing(memory: PluginHostServer.descriptors.memory, filled: PluginHostServer.descriptors.filled,
+                                 space: PluginHostServer.descriptors.space, frames: arguments.frames, slots: arguments.slots)
+        renderer = HostRenderer(ring: ring)
+    }
+
+    private func run() -> Never {
+        let channel = channel
+        let logger = Logger(level: arguments.logLevel) { record in
+            try? channel.send(WireWriter.event(.log(record.level, source: record.source, message: record.message)))
+        }
+        do {
+            doorbell = try AsyncDoorbell(loop: loop) { [unowned self] in
+                guard let host, !host.callbacks.drain().isEmpty else { return }
+                send(.callback)
+            }
+        } catch {
+            _exit(1)
+        }
+        let plugin = PluginHost(pluginID: arguments.id, instance: 1, entitlements: arguments.entitlements, logger: logger,
+                              loopThread: loop.thread, callbacks: CallbackRequests(ringer: doorbell!.ringer), actions: actions())
+        host = plugin
+        do throws(PluginLoadError.Reason) {
+            let code = try InProcessCodeLoader.load(library: arguments.library, bundle: arguments.bundle, id: arguments.id,
+                                                    host: plugin, logger: logger)
+            self.code = code
+            try? channel.send(WireWriter.hello(.loaded(isSwift: code.isSwift)))
+        } catch {
+            try? channel.send(WireWriter.hello(.refused(error)))
+            _exit(0)
+        }
+        do {
+            watcher = try FileWatcher(loop: loop, fileDescriptor: channel.descriptor)
+            heartbeat = try LoopTimer(loop: loop)
+        } catch {
+            _exit(1)
+        }
+        watcher?.start(writable: false) { [unowned self] in
+            do throws(WireError) {
+                try channel.readAvailable()
+                while var message = try channel.nextMessage() { try serve(&message) }
+            } catch {
+                _exit(error == .closed ? 0 : 3)
+            }
+        }
+        heartbeat?.start(after: 0, repeat: UInt64(arguments.heartbeatMilliseconds)) { [unowned self] in send(.heartbeat) }
+        loop.run()
+        _exit(0)
+    }
+
+    private static func complain(_ text: String) {
+        let line = "deck-plugin-host: \(text)\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    }
+
+    private func send(_ event: HostEvent) {
+        do { try channel.send(WireWriter.event(event)) } catch { _exit(0) }
+    }
+
+    /// Answers one call from the runtime; anything else from it is a protocol error.
+    private func serve(_ message: inout WireReader) throws(WireError) {
+        guard message.kind == .call else { throw .invalid("the host expected a call, got \(message.kind)") }
+        let call: PluginCall = try message.read()
+        try message.finish()
+        guard let code, let host else { return }
+        var reply = WireWriter(.reply)
+        switch call {
+        case .initialize:
+            let status = code.initialize()
+            reply.write(status)
+            var offers = PluginOffers()
+            offers.audio = code.offersAudio
+            offers.nowPlaying = code.offersNowPlaying
+            offers.ui = code.offersUI
+            offers.content = code.offersContent
+            reply.write(offers)
+            if status == .ok, let source = code.renderSource { renderer.start(source) }
+            if status == .ok { host.phase.store(PluginHost.Phase.running.rawValue, ordering: .releasing) }
+        case .activate: reply.write(code.activate())
+        case .deactivate: code.deactivate()
+        case .destroy:
+            renderer.pause()
+            host.phase.store(PluginHost.Phase.destroyed.rawValue, ordering: .releasing)
+            code.destroy()
+            try channel.send(reply)
+            _exit(0)  // threads the plugin left running end with the process
+        case .onCallback:
+            host.callbackPending.store(false, ordering: .releasing)
+            code.onCallback()
+        case .start(let item): reply.write(code.start(item: item))
+        case .stop: code.stop()
+        case .focusChanged(let change): code.focusChanged(change)
+        case .sessionChanged(let active): code.sessionChanged(active: active)
+        case .command(let command, let token): reply.write(code.command(command, token: token))
+        case .displayChanged(let attached, let profile): code.displayChanged(attached: attached, profile: profile)
+        case .select(let id, let key, let token): code.select(templateID: id, key: key, token: token)
+        case .limitsChanged(let limits): code.limitsChanged(limits)
+        case .childCount(let path): reply.write(code.childCount(path: path))
+        case .contentItem(let path): reply.write(code.contentItem(path: path))
+        case .beginLoading(let path, let token): code.beginLoading(path: path, token: token)
+        case .play(let path, let token): code.play(path: path, token: token)
+        }
+        try channel.send(reply)
+    }
+
+    /// Asks the runtime to carry out a host call and waits for its answer, serving its calls
+    /// meanwhile (it may call back into the plugin before it answers).
+    private func remote<T: WireValue>(_ call: HostCall, _ answer: T.Type) -> T {
+        var request = WireWriter(.hostCall)
+        request.write(call)
+        do throws(WireError) {
+            var reply = try channel.exchange(request, answer: .hostReply, idleTimeoutMs: -1) { message throws(WireError) in try serve(&message) }
+            let value: T = try reply.read()
+            try reply.finish()
+            return value
+        } catch {
+            _exit(error == .closed ? 0 : 3)
+        }
+    }
+
+    /// The plugin's loop-thread host calls, answered by the runtime.
+    private func actions() -> HostActions {
+        HostActions(
+            audioThread: renderer.thread,
+            openStream: { [unowned self] _ in
+                renderer.pause(discarding: true)
+                let error = remote(.openStream, PluginCallError?.self)
+                if error == nil { renderer.resume() }
+                return error
+            },
+            closeStream: { [unowned self] _ in
+                let error = remote(.closeStream, PluginCallError?.self)
+                if error == nil { renderer.pause() }
+                return error
+            },
+            requestFocus: { [unowned self] _, context, type, delayed, pauses in
+                remote(.requestFocus(context, type, acceptsDelayed: delayed, pausesOnDuck: pauses), Result<FocusResult, PluginCallError>.self)
+            },
+            abandonFocus: { [unowned self] _ in remote(.abandonFocus, PluginCallError?.self) },
+            nowPlaying: { [unowned self] _, call in remote(.nowPlaying(call), PluginCallError?.self) },
+            ui: { [unowned self] _, call in remote(.ui(call), Result<UIAnswer, PluginCallError>.self) })
+    }
+}
+
+extension WireWriter {
+    static func event(_ event: HostEvent) -> WireWriter {
+        var writer = WireWriter(.event)
+        writer.write(event)
+        return writer
+    }
+
+    static func hello(_ hello: HostHello) -> WireWriter {
+        var writer = WireWriter(.hello)
+        writer.write(hello)
+        return writer
+    }
+}

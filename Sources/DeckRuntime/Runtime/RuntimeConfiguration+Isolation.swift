@@ -1,0 +1,42 @@
+import DeckBase
+import DeckIsolation
+
+extension RuntimeConfiguration {
+    /// `"isolation": {"callTimeoutMs": 1000, "startTimeoutMs": 5000, "heartbeatTimeoutMs": 2000,
+    /// "renderDeadlineMs": 10, "aheadFrames": 2, "memoryLimitMb": 1024, "maxMessageBytes": 25165824,
+    /// "restartDelayMs": 250, "restartLimit": 3, "restartWindowS": 300, "hostPath": "/usr/lib/deck/deck-plugin-host"}`.
+    /// Which plugins run isolated is the policy's `"isolation"`.
+    mutating func applyIsolation(_ value: JSONValue, path: String, resolve: (String) -> String) throws(ConfigurationError) {
+        guard case .object(let members) = value else { throw .invalid(path, "\"isolation\" must be an object") }
+        for (key, value) in members {
+            switch key {
+            case "hostPath":
+                guard let file = value.stringValue else { throw .invalid(path, "\"isolation.hostPath\" must be a file path") }
+                isolation.hostPath = resolve(file)
+            case "callTimeoutMs":
+                isolation.callTimeoutMilliseconds = try Setting(value, "isolation.callTimeoutMs", 50...60_000, path, unit: "ms").integer()
+            case "startTimeoutMs":
+                isolation.startTimeoutMilliseconds = try Setting(value, "isolation.startTimeoutMs", 100...60_000, path, unit: "ms").integer()
+            case "heartbeatTimeoutMs":
+                isolation.heartbeatTimeoutMilliseconds = try Setting(value, "isolation.heartbeatTimeoutMs", 100...60_000, path, unit: "ms").integer()
+            case "renderDeadlineMs":
+                isolation.renderDeadlineMilliseconds = try Setting(value, "isolation.renderDeadlineMs", 0...100, path, unit: "ms").integer()
+            case "aheadFrames":
+                isolation.aheadFrames = try Setting(value, "isolation.aheadFrames", 1...16, path, unit: "frames").integer()
+            case "memoryLimitMb":
+                isolation.memoryLimitMegabytes = try Setting(value, "isolation.memoryLimitMb", 0...1 << 20, path, unit: "MiB").integer()
+            case "maxMessageBytes":
+                isolation.maxMessageBytes = try Setting(value, "isolation.maxMessageBytes", 1 << 20...1 << 30, path, unit: "bytes").integer()
+            case "restartDelayMs":
+                isolation.restartDelayMilliseconds = try Setting(value, "isolation.restartDelayMs", 0...60_000, path, unit: "ms").integer()
+            case "restartLimit":
+                isolation.restartLimit = try Setting(value, "isolation.restartLimit", 1...100, path).integer()
+            case "restartWindowS":
+                isolation.restartWindowSeconds = try Setting(value, "isolation.restartWindowS", 1...86_400, path, unit: "s").integer()
+            default:
+                throw .invalid(path, "unknown key \"isolation.\(key)\" (known: hostPath, callTimeoutMs, startTimeoutMs, heartbeatTimeoutMs, "
+                               + "renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS)")
+            }
+        }
+    }
+}

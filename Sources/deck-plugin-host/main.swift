@@ -1,0 +1,3 @@
+import DeckIsolation
+
+PluginHostServer.main(Array(CommandLine.arguments.dropFirst()))
