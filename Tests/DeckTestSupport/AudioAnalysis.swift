@@ -153,3 +153,17 @@ public enum AudioAnalysis {
         }
     }
 }
+
+extension AudioAnalysis {
+    /// The longest stretch, in milliseconds, of `signal` (48 kHz) whose 1 ms windows all stay
+    /// under `threshold` RMS, between `start` and `end` samples: a gap in audio that should flow.
+    public static func longestGapMilliseconds(_ signal: [Float], threshold: Double = 0.01, start: Int = 0, end: Int? = nil) -> Int {
+        let stop = min(end ?? signal.count, signal.count)
+        var longest = 0, current = 0, index = start
+        while index + 48 <= stop {
+            if rms(signal[index..<index + 48]) < threshold { current += 1; longest = max(longest, current) } else { current = 0 }
+            index += 48
+        }
+        return longest
+    }
+}

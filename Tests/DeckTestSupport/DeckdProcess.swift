@@ -15,6 +15,7 @@ public final class DeckdProcess {
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let deckd = Paths.binDir + "/deckd"
         let full = arguments + (arguments.contains("--sink") ? [] : ["--sink", "http://127.0.0.1:0/stream.opus"])
+            + (arguments.contains("--isolation") ? [] : ["--isolation", TestIsolation.mode.rawValue])
         process.executableURL = URL(fileURLWithPath: launcher.first ?? deckd)
         process.arguments = launcher.isEmpty ? full : Array(launcher.dropFirst()) + [deckd] + full
         // Each daemon gets its own control socket ($XDG_RUNTIME_DIR/deck.sock) and its own state

@@ -8,9 +8,9 @@ public final class StreamingHarness {
     public let log = LogCapture(level: .info)
     public private(set) var finished = false
 
-    public init(freewheel: Bool, seconds: Double? = nil, sinks: [String] = [],
+    public init(freewheel: Bool, seconds: Double? = nil, sinks: [String] = [], isolation: IsolationPolicy.Mode? = nil,
                 configure: (inout RuntimeConfiguration) -> Void = { _ in }) throws {
-        var configuration = RuntimeConfiguration()
+        var configuration = RuntimeConfiguration.forTests(isolation: isolation)
         configuration.audio.freewheel = freewheel
         configuration.audio.durationSamples = seconds.map { Int($0 * 48_000) }
         configuration.sinks = sinks

@@ -119,9 +119,27 @@ public final class LogCapture: Sendable {
     }
 }
 
-public func makeRuntime(policy: EntitlementPolicy = .grantAll, insecure: Bool = false, log: LogCapture) throws -> Runtime {
+/// Where the tests run plugins the policy does not name: in host processes (the default), or inline
+/// with `DECK_TEST_ISOLATION=inline`; `make test` runs the suites that load plugins both ways.
+public enum TestIsolation {
+    public static let mode: IsolationPolicy.Mode =
+        ProcessInfo.processInfo.environment["DECK_TEST_ISOLATION"].flatMap(IsolationPolicy.Mode.init) ?? .process
+}
+
+extension RuntimeConfiguration {
+    /// A default configuration whose plugins run as `TestIsolation.mode` says, or as `isolation`.
+    public static func forTests(isolation: IsolationPolicy.Mode? = nil) -> RuntimeConfiguration {
+        var configuration = RuntimeConfiguration()
+        configuration.policy.isolation.defaultMode = isolation ?? TestIsolation.mode
+        return configuration
+    }
+}
+
+public func makeRuntime(policy: EntitlementPolicy = .grantAll, insecure: Bool = false, isolation: IsolationPolicy.Mode? = nil,
+                        log: LogCapture) throws -> Runtime {
     var configuration = RuntimeConfiguration()
     configuration.policy = policy
+    configuration.policy.isolation.defaultMode = isolation ?? TestIsolation.mode
     configuration.allowInsecurePlugins = insecure
     return try Runtime(configuration: configuration, logger: log.logger)
 }

@@ -14,6 +14,9 @@
  *   FIXTURE_COMMAND_RESULT=N     how it answers them (default 0, success; -1 pending until a callback)
  *   FIXTURE_SLOW_CALLBACK        on_callback sleeps 150 ms on the loop thread
  *   FIXTURE_HANG_ACTIVATE        activate never returns
+ *   FIXTURE_CALLBACK_FAULT=N     the Nth on_callback segfaults
+ *   FIXTURE_CALLBACK_BLOCKS      on_callback never returns
+ *   FIXTURE_LINGER               destroy leaves a thread running in the library
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -24,6 +27,10 @@
  *   "loud"       a square wave at 4.0 (far over full scale)
  *   "silence"    zeros
  *   "hang"       a 440 Hz sine for 10 frames, then a render that never returns
+ *   "spin"       the same, then a render that spins for ever
+ *   "segv"       the same, then a render that segfaults
+ *   "exit"       the same, then a render that calls exit(0)
+ *   "garbage"    a 440 Hz sine, after writing garbage to descriptor 3 (a host process's socket)
  * followed by "@CONTEXT" and "/TYPE" for the focus it requests first
  * (default music, gain 1), e.g. "sine-440@navigation/3". It logs focus and
  * session changes ("focus: -2 resume=0", "session: 1").
@@ -41,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef FIXTURE_ID
 #define FIXTURE_ID "org.deck.test.fixture"
@@ -52,7 +60,8 @@
 #define FIXTURE_ENTRY_MINOR DECK_ABI_VERSION_MINOR
 #endif
 
-typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD, AUDIO_SILENCE, AUDIO_DC, AUDIO_HANG } audio_mode_t;
+typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD, AUDIO_SILENCE, AUDIO_DC, AUDIO_HANG, AUDIO_SPIN, AUDIO_SEGV,
+               AUDIO_EXIT } audio_mode_t;
 
 typedef struct fixture {
     deck_plugin_t plugin;
@@ -140,9 +149,24 @@ static void fixture_deactivate(const deck_plugin_t *plugin) {
     say(plugin, "lifecycle: deactivate");
 }
 
+#ifdef FIXTURE_LINGER
+static void *linger(void *unused) {  /* runs library code after destroy: only a host process survives it */
+    (void)unused;
+    for (volatile unsigned n = 0;; n++) {
+        struct timespec tick = { 0, 1000000 };
+        nanosleep(&tick, NULL);
+    }
+    return NULL;
+}
+#endif
+
 static void fixture_destroy(const deck_plugin_t *plugin) {
     say(plugin, "lifecycle: destroy");
     free(plugin->plugin_data);
+#ifdef FIXTURE_LINGER
+    pthread_t thread;
+    pthread_create(&thread, NULL, linger, NULL);
+#endif
 }
 
 static const deck_host_audio_t *host_audio(fixture_t *f) {
@@ -202,6 +226,14 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
     else if (strcmp(item, "silence") == 0) f->mode = AUDIO_SILENCE;
     else if (strcmp(item, "dc") == 0) f->mode = AUDIO_DC;
     else if (strcmp(item, "hang") == 0) f->mode = AUDIO_HANG;
+    else if (strcmp(item, "spin") == 0) f->mode = AUDIO_SPIN;
+    else if (strcmp(item, "segv") == 0) f->mode = AUDIO_SEGV;
+    else if (strcmp(item, "exit") == 0) f->mode = AUDIO_EXIT;
+    else if (strcmp(item, "garbage") == 0) {
+        static const char garbage[] = "\xff\xff\xff\x7fnot the protocol";
+        if (write(3, garbage, sizeof garbage) < 0) f->host->log(f->host, DECK_LOG_WARNING, "garbage: descriptor 3 is not writable");
+        f->mode = AUDIO_SINE;
+    }
     else if (strcmp(item, "probe") == 0) f->mode = AUDIO_SINE;
     else { f->host->log(f->host, DECK_LOG_ERROR, "unknown item"); return DECK_E_INVALID; }
     const deck_host_session_t *session = f->host->get_extension(f->host, DECK_EXT_SESSION);
@@ -255,6 +287,9 @@ static uint32_t fixture_audio_render(const deck_plugin_t *plugin, uint32_t frame
             nanosleep(&forever, NULL);
         }
     }
+    if (f->mode == AUDIO_SPIN && f->frames_rendered >= 10) for (volatile unsigned long n = 0;; n++) {}
+    if (f->mode == AUDIO_SEGV && f->frames_rendered >= 10) *(volatile int *)8 = 1;
+    if (f->mode == AUDIO_EXIT && f->frames_rendered >= 10) exit(0);
     uint32_t produced = f->mode == AUDIO_UNDERRUN ? frames / 2 : frames;
     for (uint32_t i = 0; i < produced; i++) {
         float sample = f->mode == AUDIO_DC ? 0.5f
@@ -305,6 +340,13 @@ static void fixture_on_callback(const deck_plugin_t *plugin) {
 #ifdef FIXTURE_SLOW_CALLBACK
     struct timespec slow = { 0, 150000000 };  /* 150 ms on the loop thread */
     nanosleep(&slow, NULL);
+#endif
+#ifdef FIXTURE_CALLBACK_FAULT
+    static int calls;
+    if (++calls == FIXTURE_CALLBACK_FAULT) *(volatile int *)8 = 1;
+#endif
+#ifdef FIXTURE_CALLBACK_BLOCKS
+    for (;;) pause();
 #endif
     const deck_host_thread_check_t *check = f->host->get_extension(f->host, DECK_EXT_THREAD_CHECK);
     say(plugin, check && check->is_loop_thread(f->host) ? "callback: loop thread" : "callback: other thread");

@@ -2,15 +2,15 @@ import DeckTestSupport
 import Foundation
 import Testing
 
-/// A plugin whose render hangs inside deckd: the daemon names it, plays on, and still shuts down
-/// on SIGTERM with end of stream, saying so with exit status 1.
+/// A plugin run inline whose render hangs inside deckd: the daemon names it, plays on, and still
+/// shuts down on SIGTERM with end of stream, saying so with exit status 1.
 @Suite struct HungPluginTests {
     @Test func deckdSurvivesAHungRenderAndEndsOnSigtermWithEndOfStream() throws {
         let dir = TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
         try Fixture.app(in: dir.path + "/plugins", "Hang", id: "org.example.hang")
         let output = dir.path + "/out.opus"
-        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(output)"])
+        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(output)", "--isolation", "inline"])
         #expect(deckd.waitForLog("deckd: ready"))
         #expect(try deckd.deckctl(["launch", "org.example.hang", "hang"]).status == 0)
         #expect(deckd.waitForLog("org.example.hang is hung"))
@@ -29,7 +29,8 @@ import Testing
         let dir = TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
         try Fixture.app(in: dir.path + "/plugins", "Stuck", id: "org.example.stuck", defines: ["FIXTURE_HANG_ACTIVATE"])
-        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(dir.path)/out.opus"])
+        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(dir.path)/out.opus",
+                                     "--isolation", "inline"])
         #expect(deckd.waitForLog("org.example.stuck: activate has not returned after"))
         let started = Date()
         #expect(deckd.stop(signal: SIGTERM, seconds: 10) == 1)

@@ -13,7 +13,7 @@ import Testing
 
     @Test func aHungRenderIsDroppedAndTheOthersPlayOnInAFreshAudioThread() throws {
         let path = dir.path + "/watchdog.opus"
-        let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(path)"])
+        let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(path)"], isolation: .inline)
         let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio", entitlements: ["audio"]))
         let maps = try harness.load(try Fixture.app(in: dir.path, "Maps", id: "org.example.maps", entitlements: ["maps"]))
         try harness.start()

@@ -34,7 +34,7 @@ import DeckTestSupport
         (JSONValue.array([]), "policy: the policy must be a JSON object, got an array"),
         (JSONValue.object(["default": "audio"]), "policy: \"default\" must be an array of entitlement names"),
         (JSONValue.object(["default": ["radio"]]), "policy: \"default\" lists \"radio\", which is not a known entitlement"),
-        (JSONValue.object(["grants": []]), "policy: unknown key \"grants\" (expected \"default\" and \"plugins\")"),
+        (JSONValue.object(["grants": []]), "policy: unknown key \"grants\" (expected \"default\", \"plugins\" and \"isolation\")"),
         (JSONValue.object(["plugins": ["org.x.y": [1]]]), "policy: \"plugins.org.x.y\" lists 1, which is not a known entitlement"),
     ] as [(JSONValue, String)])
     func malformedPoliciesAreRefusedWithTheKey(json: JSONValue, message: String) {

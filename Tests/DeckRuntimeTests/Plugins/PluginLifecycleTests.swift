@@ -58,8 +58,9 @@ import CDeckPlugin
         runtime.shutdown()
     }
 
+    /// Inline only: an extension's pointer means nothing across processes.
     @Test func extensionsAreFoundByIdInBothDirections() throws {
-        let runtime = try makeRuntime(log: log)
+        let runtime = try makeRuntime(isolation: .inline, log: log)
         let plugin = try #require(runtime.plugins.load(try Fixture.bundle(in: dir.path)))
         let marker = try #require(try plugin.extensionPointer("org.deck.test.marker"))
         #expect(marker.load(as: Int32.self) == 42)
@@ -85,8 +86,9 @@ import CDeckPlugin
         runtime.shutdown()
     }
 
+    /// Inline only: an isolated plugin's library is mapped in its host process.
     @Test func swiftLibrariesStayMappedAfterUnloadAndCLibrariesDoNot() throws {
-        let runtime = try makeRuntime(log: log)
+        let runtime = try makeRuntime(isolation: .inline, log: log)
         let fixture = try Fixture.bundle(in: dir.path)
         let c = try #require(runtime.plugins.load(fixture))
         let swift = try #require(runtime.plugins.load(Paths.toneBundle))

@@ -236,7 +236,7 @@ import DeckTestSupport
         try Fixture.bundle(in: dir.path, name: "A-broken", manifest: ["entitlements": ["teleport"]])
         try Fixture.bundle(in: dir.path, name: "B-good", defines: ["FIXTURE_ID=\"org.deck.test.good\""],
                            manifest: ["id": "org.deck.test.good"])
-        var configuration = RuntimeConfiguration()
+        var configuration = RuntimeConfiguration.forTests()
         configuration.pluginDirectories = [dir.path, dir.path + "/absent"]
         let runtime = try Runtime(configuration: configuration, logger: log.logger)
         runtime.loadPlugins()

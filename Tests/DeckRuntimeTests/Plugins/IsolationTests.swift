@@ -1,0 +1,133 @@
+import DeckTestSupport
+import Foundation
+import Testing
+@testable import DeckRuntime
+
+/// A plugin in its own host process cannot take the runtime or another app's audio down: a
+/// crash, a hang, an exit or garbage on its socket ends only its process, which is reported,
+/// restarted with backoff, and disabled when it keeps crashing.
+@Suite struct IsolationTests {
+    let dir = TemporaryDirectory()
+
+    private func harness(_ path: String, configure: (inout RuntimeConfiguration) -> Void = { _ in }) throws -> StreamingHarness {
+        try StreamingHarness(freewheel: false, sinks: ["file:\(path)"], isolation: .process, configure: configure)
+    }
+
+    private func maps(_ harness: StreamingHarness, defines: [String] = []) throws -> PluginInstance {
+        try harness.load(try Fixture.app(in: dir.path, "Maps", id: "org.example.maps", entitlements: ["maps"], defines: defines))
+    }
+
+    @Test(arguments: [("segv", "was killed by signal 11 (SIGSEGV)"), ("exit", "exited with status 0")])
+    func aRenderThatCrashesEndsOnlyItsProcessAndTheRadioPlaysOn(item: String, ending: String) throws {
+        let path = dir.path + "/\(item).opus"
+        let harness = try harness(path)
+        let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio"))
+        let maps = try maps(harness)
+        let pid = try #require(maps.processID)
+        try harness.start()
+        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        harness.run(for: 0.5)
+        try harness.runtime.play(pluginID: maps.id, item: "\(item)@navigation/3")
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.hasCrashed })
+        #expect(harness.log.contains(.error, "org.example.maps crashed: its process \(pid) \(ending); restarting it in 250 ms"))
+        #expect(harness.runtime.session.arbiter.holder(.plugin(maps.id)) == nil)  // its focus went: the radio is unducked
+        #expect(!harness.runtime.output.hasStream(maps.id))
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.plugins.plugin(id: maps.id)?.state == .active })
+        let restarted = try #require(harness.runtime.plugins.plugin(id: maps.id))
+        #expect(restarted.processID != pid && kill(pid, 0) == -1)
+        #expect(harness.log.contains(.info, "org.example.maps restarted"))
+        harness.run(for: 0.5)
+        harness.runtime.shutdown()
+        let decoded = try AudioAnalysis.decodeWithFFmpeg(path)
+        // The radio never stopped: no stretch of the output is silent for longer than the render deadline.
+        let gap = AudioAnalysis.longestGapMilliseconds(decoded.left, start: 4_800, end: decoded.frames - 4_800)
+        #expect(gap <= RuntimeConfiguration().isolation.renderDeadlineMilliseconds, "a gap of \(gap) ms")
+    }
+
+    @Test(arguments: ["hang", "spin"])
+    func aRenderThatStopsDeliveringIsEndedAndTheOutputGoesOn(item: String) throws {
+        let harness = try harness(dir.path + "/\(item).opus") { $0.isolation.heartbeatTimeoutMilliseconds = 400 }
+        let maps = try maps(harness)
+        let pid = try #require(maps.processID)
+        try harness.start()
+        try harness.runtime.play(pluginID: maps.id, item: "\(item)@navigation/3")
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.hasCrashed })
+        #expect(harness.log.contains(.error, "org.example.maps crashed: its process \(pid) was killed: it delivered no audio for"))
+        let frames = harness.runtime.audio.stats.frames.load(ordering: .relaxed)
+        harness.run(for: 0.5)
+        #expect(harness.runtime.audio.stats.frames.load(ordering: .relaxed) > frames + 15)
+        #expect(!harness.runtime.audio.isStalled)
+        #expect(harness.runtime.abandonedPlugins.isEmpty)
+    }
+
+    @Test func garbageOnTheSocketEndsTheHost() throws {
+        let harness = try harness(dir.path + "/garbage.opus")
+        let maps = try maps(harness)
+        try harness.start()
+        #expect(throws: PluginCallError.self) { try harness.runtime.play(pluginID: maps.id, item: "garbage@navigation/3") }
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.hasCrashed })
+        #expect(harness.log.contains(.error, "was killed: it broke the protocol during start: a message of 2147483647 bytes is over the limit"))
+    }
+
+    @Test func callsThatDoNotReturnAreBoundedAndTheHostEnded() throws {
+        let harness = try harness(dir.path + "/blocked.opus") {
+            $0.isolation.callTimeoutMilliseconds = 200
+            $0.isolation.restartLimit = 1
+        }
+        let started = Date()
+        let maps = try maps(harness, defines: ["FIXTURE_CALLBACK_BLOCKS"])
+        // Activation asks for a callback; on_callback never returns.
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.state == .disabled })
+        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(harness.log.contains(.error, "was killed: it did not answer on_callback within 200 ms"))
+        #expect(harness.log.contains(.error, "stays disabled until apps.load or apps.launch"))
+    }
+
+    @Test func aPluginThatKeepsCrashingIsDisabledUntilLaunchedAgain() throws {
+        let harness = try harness(dir.path + "/loop.opus") {
+            $0.isolation.restartDelayMilliseconds = 20
+            $0.isolation.restartLimit = 3
+        }
+        _ = try maps(harness, defines: ["FIXTURE_CALLBACK_FAULT=1"])  // its first on_callback segfaults, after each activation
+        #expect(turnLoop(harness.runtime.loop, seconds: 10) { harness.runtime.plugins.plugin(id: "org.example.maps")?.state == .disabled })
+        #expect(harness.log.messages(from: "plugins").filter { $0.contains("org.example.maps crashed") }.count == 3)
+        #expect(harness.log.contains(.error, "it crashed 3 times within 300 s and stays disabled until apps.load or apps.launch"))
+        let dispatcher = harness.runtime.makeDispatcher()
+        let list = try dispatcher.answer("apps.list")
+        #expect(list["result"]?["apps"]?.arrayValue?.first?["state"] == "disabled")
+        // A client brings it back: it starts again, and its next crash is restarted, as its count started over.
+        let launched = try dispatcher.answer("apps.launch", #"{"id":"org.example.maps","item":"sine-440@navigation/3"}"#)
+        #expect(launched["result"]?["isolation"] == "process")
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) {
+            harness.log.messages(from: "plugins").filter { $0.contains("org.example.maps crashed") }.count == 4
+        })
+        #expect(harness.log.messages(from: "plugins").last { $0.contains("org.example.maps crashed") }?.hasSuffix("restarting it in 20 ms") == true)
+    }
+
+    @Test func threadsLeftRunningAfterDestroyEndWithTheirProcess() throws {
+        let harness = try harness(dir.path + "/linger.opus")
+        let maps = try maps(harness, defines: ["FIXTURE_LINGER"])
+        let pid = try #require(maps.processID)
+        harness.runtime.plugins.unload(maps)
+        #expect(kill(pid, 0) == -1)
+        harness.run(for: 0.2)
+        #expect(!harness.log.all.contains { $0.message.contains("crashed") })
+    }
+
+    @Test func theHostProcessHasLeastPrivilege() throws {
+        let marker = dir.path + "/inherited"
+        let leaked = open(marker, O_CREAT | O_WRONLY, 0o600)  // no O_CLOEXEC: a descriptor a careless runtime would pass on
+        defer { close(leaked) }
+        let harness = try harness(dir.path + "/privilege.opus")
+        let maps = try maps(harness)
+        let pid = try #require(maps.processID)
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        #expect(status.contains("NoNewPrivs:\t1"))
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        #expect(limits.split(separator: "\n").contains { $0.hasPrefix("Max address space") && $0.contains("1073741824") })
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
+        let targets = descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
+        #expect(!targets.contains(marker))
+        #expect(targets.contains { $0.hasPrefix("/memfd:deck-audio") })
+    }
+}
