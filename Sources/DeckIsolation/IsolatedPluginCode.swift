@@ -78,6 +78,11 @@ final class IsolatedPluginCode: PluginCode {
     func stop() { _ = call(.stop) }
     var renderSource: RenderSource? { offers.audio ? renderer.source : nil }
 
+    var framesAhead: Double? {
+        let taken = renderer.framesTaken.load(ordering: .relaxed)
+        return taken == 0 ? nil : Double(renderer.framesQueued.load(ordering: .relaxed)) / Double(taken)
+    }
+
     func focusChanged(_ change: FocusChange) { _ = call(.focusChanged(change)) }
     func sessionChanged(active: Bool) { _ = call(.sessionChanged(active: active)) }
 

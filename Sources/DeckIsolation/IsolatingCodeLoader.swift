@@ -53,7 +53,8 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         do {
             ring = try AudioRing(frames: frames, slots: settings.aheadFrames, name: "deck-audio")
             process = try ChildProcess(loop: loop, path: path, arguments: arguments.commandLine,
-                                       descriptors: [pair[1], ring.memory, ring.space, ring.filled])
+                                       descriptors: [pair[1], ring.memory, ring.space, ring.filled],
+                                       environment: ["SWIFT_BACKTRACE=enable=no"])  // a crash ends the host at once; the log names the signal
         } catch {
             close(pair[0])
             close(pair[1])

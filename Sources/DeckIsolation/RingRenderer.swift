@@ -16,6 +16,10 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `mi
     private var last: (Float, Float) = (0, 0)
     /// Frames missed in a row; the loop reads it to notice a render that stopped.
     let missedFrames = Atomic<Int>(0)
+    /// Frames taken, and how many were waiting in the ring (the taken one included) each time:
+    /// their ratio is the latency the ring adds, in frames.
+    let framesTaken = Atomic<Int>(0)
+    let framesQueued = Atomic<Int>(0)
     static let rampFrames = 96
 
     init(ring: AudioRing, deadlineMilliseconds: Int) {
@@ -37,6 +41,7 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `mi
 
     private func render(frames: Int, into out: UnsafeMutablePointer<Float>) -> Int {
         guard frames == ring.frames else { return 0 }
+        let queued = ring.queued
         var count = ring.read(into: out)
         if count == nil && !late {
             AudioRing.drain(ring.filled)
@@ -58,6 +63,8 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `mi
         }
         late = false
         missedFrames.store(0, ordering: .relaxed)
+        framesTaken.add(1, ordering: .relaxed)
+        framesQueued.add(max(queued, 1), ordering: .relaxed)
         if fadeIn {
             fadeIn = false
             let ramp = min(RingRenderer.rampFrames, count)

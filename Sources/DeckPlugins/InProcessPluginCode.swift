@@ -86,6 +86,8 @@ package final class InProcessPluginCode: PluginCode {
 
     package func stop() { audio?.pointee.stop(plugin) }
 
+    package var framesAhead: Double? { nil }
+
     package var renderSource: RenderSource? {
         guard let render = audio?.pointee.render else { return nil }
         return RenderSource(plugin: plugin, render: render)

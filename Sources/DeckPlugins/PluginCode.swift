@@ -29,6 +29,8 @@ package protocol PluginCode: AnyObject {
     func stop()
     /// What the audio thread calls for the plugin's stream.
     var renderSource: RenderSource? { get }
+    /// Frames rendered ahead of the mix, on average (the latency a host process adds); nil inline.
+    var framesAhead: Double? { get }
 
     // deck.session
     func focusChanged(_ change: FocusChange)

@@ -194,6 +194,9 @@ public final class PluginInstance {
     /// What the audio thread calls for this plugin's stream.
     package var renderSource: RenderSource? { code.renderSource }
 
+    /// Frames its host process renders ahead of the mix, on average; nil inline or before any.
+    public var framesAhead: Double? { code.framesAhead }
+
     /// The plugin's extension with this id, or nil. Refused once destroyed.
     public func extensionPointer(_ id: String) throws(PluginCallError) -> UnsafeRawPointer? {
         guard state != .destroyed else { throw refusal(for: "get_extension", expected: "not destroyed") }

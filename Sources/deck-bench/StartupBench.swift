@@ -2,6 +2,7 @@ import Glibc
 
 /// deckd start-up: exec → "ready" with 0, 5 and 100 plugins, against `deckd --version` (exec → exit,
 /// the floor any Swift process on this machine pays), and peak resident memory against 0 plugins.
+/// Plugins run inline here; `isolation` measures them in host processes.
 struct StartupBench {
     var options: BenchOptions
 
@@ -60,7 +61,7 @@ struct StartupBench {
     }
 
     private func spawnReady(_ deckd: String, _ dir: String, expected: Int) throws -> (Double, Int) {
-        let child = try Subprocess(deckd, ["--plugins", dir, "--log-level", "info"])
+        let child = try Subprocess(deckd, ["--plugins", dir, "--log-level", "info", "--isolation", "inline"])
         guard let ms = child.millisecondsUntil("deckd: ready") else { throw BenchError("deckd exited early:\n\(child.output)") }
         let kib = child.peakResidentKiB()
         let status = child.finish(signal: SIGTERM)

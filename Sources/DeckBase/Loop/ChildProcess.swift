@@ -31,8 +31,9 @@ public final class ChildProcess {
 
     /// Starts `path` with `arguments`; `descriptors[i]` becomes the child's descriptor 3 + i and
     /// every other descriptor of ours is closed on exec. The child starts in its own process group
-    /// with no signal blocked and default dispositions.
-    public init(loop: EventLoop, path: String, arguments: [String], descriptors: [Int32]) throws(LoopError) {
+    /// with no signal blocked and default dispositions, with our environment plus `environment`
+    /// (`NAME=value` entries; ours win for names we have).
+    public init(loop: EventLoop, path: String, arguments: [String], descriptors: [Int32], environment: [String] = []) throws(LoopError) {
         // Sources below the targets would be overwritten by an earlier dup2; move them up first.
         let lowest = Int32(3 + descriptors.count)
         var moved: [Int32] = []
@@ -60,8 +61,18 @@ public final class ChildProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var inherited: [String] = []
+        var entry = Glibc.environ
+        while let text = entry.pointee {
+            inherited.append(String(cString: text))
+            entry += 1
+        }
+        let names = Set(inherited.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
+        let added = environment.filter { !names.contains(String($0.split(separator: "=", maxSplits: 1).first ?? "")) }
+        let envp = (inherited + added).map { strdup($0) } + [nil]
+        defer { envp.forEach { free($0) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, path, &actions, &attributes, argv, Glibc.environ)
+        let status = posix_spawn(&child, path, &actions, &attributes, argv, envp)
         guard status == 0 else { throw LoopError("posix_spawn \(path)", code: -status) }
         pid = child
         pidfd = deck_pidfd_open(child)
