@@ -126,7 +126,7 @@ struct IsolationBench {
         configuration.session.alwaysActive = true
         configuration.isolation.restartDelayMilliseconds = 0
         configuration.isolation.restartLimit = 100
-        let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error) { _ in }  // the crashes are the point; their log lines are not)
+        let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error) { _ in })  // the crashes are the point, not their log lines
         runtime.output.attach(CallbackSink(name: "bench") { _ in })
         guard let plugin = runtime.plugins.load(tone) else { throw BenchError("Tone did not load") }
         try plugin.activate()
