@@ -86,8 +86,10 @@ demo: build plugin-c
 run: build
 	"$(RELEASE_BIN)/deckd"
 
+# Every suite runs twice: with plugins in host processes (the default), then inline in the runtime.
 test: build-debug plugin-c
 	$(SWIFT) test $(SWIFT_FLAGS)
+	DECK_TEST_ISOLATION=inline $(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip 'IsolationTests|CrashedPluginTests'
 
 bench: build plugin-c
 	"$(RELEASE_BIN)/deck-bench" --bin "$(RELEASE_BIN)" --plugin-c examples/plugin-c/build/Hello.deckplugin

@@ -40,8 +40,9 @@ enum ControlClient {
             try session.show("apps.list") { list in
                 for app in list["apps"].elements {
                     let entitlements = app["entitlements"].elements.compactMap(\.string).joined(separator: ",")
+                    let isolation = app["pid"].int.map { "process \($0)" } ?? "inline"
                     print("\(app["id"].display)  \(app["version"].display)  \(app["state"].display)  \(app["language"].display)  "
-                        + "[\(entitlements.isEmpty ? "none" : entitlements)]" + (app["streaming"].bool == true ? "  streaming" : ""))
+                        + "[\(entitlements.isEmpty ? "none" : entitlements)]  \(isolation)" + (app["streaming"].bool == true ? "  streaming" : ""))
                 }
                 for refused in list["refused"].elements { print("refused: \(refused["bundle"].display): \(refused["reason"].display)") }
             }

@@ -1,0 +1,48 @@
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// deckd with plugins in host processes: a plugin that crashes or hangs is reported, restarted and
+/// never takes deckd down, and SIGTERM still ends everything in time with end of stream.
+@Suite struct CrashedPluginTests {
+    @Test func aSegfaultingPluginIsReportedAndRestartedAndDeckdPlaysOn() throws {
+        let dir = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
+        try Fixture.app(in: dir.path + "/plugins", "Crash", id: "org.example.crash")
+        let output = dir.path + "/out.opus"
+        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(output)",
+                                      "--isolation", "process"])
+        #expect(deckd.waitForLog("deckd: ready"))
+        let before = try deckd.deckctl(["apps"]).output
+        #expect(before.contains("org.example.crash  1.0.0  active  c  [audio]  process "))
+        #expect(try deckd.deckctl(["launch", "org.example.crash", "segv"]).status == 0)
+        #expect(deckd.waitForLog("org.example.crash crashed: its process"))
+        #expect(deckd.log.contains("was killed by signal 11 (SIGSEGV); restarting it in 250 ms"))
+        #expect(deckd.waitForLog("org.example.crash restarted"))
+        let after = try deckd.deckctl(["apps"]).output
+        #expect(after.contains("org.example.crash  1.0.0  active") && after != before)  // a new process
+        #expect(try deckd.deckctl(["status"]).status == 0)
+        let started = Date()
+        #expect(deckd.stop(signal: SIGTERM, seconds: 5) == 0)
+        #expect(Date().timeIntervalSince(started) < 2)
+        let info = try AudioAnalysis.opusinfo(output)
+        #expect(info.status == 0 && info.warnings.isEmpty, "\(info.output)")
+        #expect(info.output.contains("Logical stream 1 ended"))
+    }
+
+    @Test func sigtermEndsInTimeWithAnIsolatedActivateThatNeverReturns() throws {
+        let dir = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
+        try Fixture.app(in: dir.path + "/plugins", "Stuck", id: "org.example.stuck", defines: ["FIXTURE_HANG_ACTIVATE"])
+        let output = dir.path + "/out.opus"
+        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(output)",
+                                      "--isolation", "process"])
+        #expect(deckd.waitForLog("org.example.stuck crashed: its process"))
+        #expect(deckd.log.contains("was killed: it did not answer activate within 1000 ms"))
+        #expect(deckd.waitForLog("deckd: ready"))
+        let started = Date()
+        #expect(deckd.stop(signal: SIGTERM, seconds: 10) == 0)
+        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(!deckd.log.contains("gave up on hung plugin"))
+    }
+}
