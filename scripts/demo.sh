@@ -104,6 +104,14 @@ echo "-- driving starts: lists are cut to 12 rows, and Tone is told; the content
 "$bin/deckctl" --socket "$sock" select /2/0 > /dev/null
 "$bin/deckctl" --socket "$sock" now-playing --format 'after deckctl select /2/0: {{title}} ({{status}})'
 "$bin/deckctl" --socket "$sock" display --driving off
+echo "-- each app runs in a deck-plugin-host process of its own; Tone's is killed with SIGSEGV (a crash):"
+tone_pid=$("$bin/deckctl" --socket "$sock" apps | sed -n 's/^org\.deck\.tone .* process \([0-9]*\).*/\1/p')
+kill -SEGV "$tone_pid"
+for _ in $(seq 100); do grep -q "org.deck.tone restarted" "$work/live.log" && break; sleep 0.05; done
+sleep 0.3
+grep -E "crashed|restarted" "$work/live.log" | sed 's/^/  /'
+"$bin/deckctl" --socket "$sock" apps
+"$bin/deckctl" --socket "$sock" now-playing --format 'deckd played on; Tone, restarted, resumed: {{title}} ({{status}})'
 echo "-- errors are JSON-RPC errors with exit status 1:"
 "$bin/deckctl" --socket "$sock" launch org.example.absent || echo "exit status: $?"
 echo "-- a client may not write files outside the integrator's output folder:"

@@ -165,10 +165,15 @@ package final class PluginHostServer {
     }
 
     /// Asks the runtime to carry out a host call and waits for its answer, serving its calls
-    /// meanwhile (it may call back into the plugin before it answers).
-    private func remote<T: WireValue>(_ call: HostCall, _ answer: T.Type) -> T {
+    /// meanwhile (it may call back into the plugin before it answers). A call too large to send
+    /// is answered here with `refusal`.
+    private func remote<T: WireValue>(_ call: HostCall, _ answer: T.Type, refusal: (PluginCallError) -> T) -> T {
         var request = WireWriter(.hostCall)
         request.write(call)
+        guard request.bytes.count - 4 <= arguments.maxMessageBytes else {
+            return refusal(PluginCallError(status: .limit, message: "the call's \(request.bytes.count) bytes are over the "
+                                           + "\(arguments.maxMessageBytes) a plugin host may send (isolation.maxMessageBytes)"))
+        }
         do throws(WireError) {
             var reply = try channel.exchange(request, answer: .hostReply, idleTimeoutMs: -1) { message throws(WireError) in try serve(&message) }
             let value: T = try reply.read()
@@ -185,21 +190,23 @@ package final class PluginHostServer {
             audioThread: renderer.thread,
             openStream: { [unowned self] _ in
                 renderer.pause(discarding: true)
-                let error = remote(.openStream, PluginCallError?.self)
+                let error = remote(.openStream, PluginCallError?.self) { $0 }
                 if error == nil { renderer.resume() }
                 return error
             },
             closeStream: { [unowned self] _ in
-                let error = remote(.closeStream, PluginCallError?.self)
+                let error = remote(.closeStream, PluginCallError?.self) { $0 }
                 if error == nil { renderer.pause() }
                 return error
             },
             requestFocus: { [unowned self] _, context, type, delayed, pauses in
-                remote(.requestFocus(context, type, acceptsDelayed: delayed, pausesOnDuck: pauses), Result<FocusResult, PluginCallError>.self)
+                remote(.requestFocus(context, type, acceptsDelayed: delayed, pausesOnDuck: pauses), Result<FocusResult, PluginCallError>.self) {
+                    .failure($0)
+                }
             },
-            abandonFocus: { [unowned self] _ in remote(.abandonFocus, PluginCallError?.self) },
-            nowPlaying: { [unowned self] _, call in remote(.nowPlaying(call), PluginCallError?.self) },
-            ui: { [unowned self] _, call in remote(.ui(call), Result<UIAnswer, PluginCallError>.self) })
+            abandonFocus: { [unowned self] _ in remote(.abandonFocus, PluginCallError?.self) { $0 } },
+            nowPlaying: { [unowned self] _, call in remote(.nowPlaying(call), PluginCallError?.self) { $0 } },
+            ui: { [unowned self] _, call in remote(.ui(call), Result<UIAnswer, PluginCallError>.self) { .failure($0) } })
     }
 }
 

@@ -30,6 +30,19 @@ import Testing
         #expect(info.output.contains("Logical stream 1 ended"))
     }
 
+    /// What isolation is for: the same crash inline takes deckd, and every app's audio, down.
+    @Test func inlineTheSameCrashTakesDeckdDown() throws {
+        let dir = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
+        try Fixture.app(in: dir.path + "/plugins", "Crash", id: "org.example.crash")
+        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(dir.path)/out.opus",
+                                      "--isolation", "inline"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+        #expect(deckd.waitForLog("deckd: ready"))
+        _ = try deckd.deckctl(["launch", "org.example.crash", "segv"])
+        #expect(waitUntil(seconds: 10) { !deckd.process.isRunning })
+        #expect(deckd.process.terminationReason == .uncaughtSignal && deckd.process.terminationStatus == SIGSEGV)
+    }
+
     @Test func sigtermEndsInTimeWithAnIsolatedActivateThatNeverReturns() throws {
         let dir = TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)

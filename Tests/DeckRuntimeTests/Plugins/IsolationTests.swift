@@ -45,19 +45,34 @@ import Testing
     }
 
     @Test(arguments: ["hang", "spin"])
-    func aRenderThatStopsDeliveringIsEndedAndTheOutputGoesOn(item: String) throws {
-        let harness = try harness(dir.path + "/\(item).opus") { $0.isolation.heartbeatTimeoutMilliseconds = 400 }
+    func aRenderThatStopsDeliveringIsEndedAndTheRadioPlaysOn(item: String) throws {
+        let path = dir.path + "/\(item).opus"
+        let harness = try harness(path) { $0.isolation.heartbeatTimeoutMilliseconds = 400 }
+        let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio"))
         let maps = try maps(harness)
         let pid = try #require(maps.processID)
         try harness.start()
+        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        harness.run(for: 0.3)
         try harness.runtime.play(pluginID: maps.id, item: "\(item)@navigation/3")
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.hasCrashed })
         #expect(harness.log.contains(.error, "org.example.maps crashed: its process \(pid) was killed: it delivered no audio for"))
-        let frames = harness.runtime.audio.stats.frames.load(ordering: .relaxed)
-        harness.run(for: 0.5)
-        #expect(harness.runtime.audio.stats.frames.load(ordering: .relaxed) > frames + 15)
+        harness.run(for: 0.3)
         #expect(!harness.runtime.audio.isStalled)
         #expect(harness.runtime.abandonedPlugins.isEmpty)
+        harness.runtime.shutdown()
+        let decoded = try AudioAnalysis.decodeWithFFmpeg(path)
+        let gap = AudioAnalysis.longestGapMilliseconds(decoded.left, start: 4_800, end: decoded.frames - 4_800)
+        #expect(gap <= RuntimeConfiguration().isolation.renderDeadlineMilliseconds, "a gap of \(gap) ms")
+    }
+
+    @Test func aHostThatStopsAnsweringMissesItsHeartbeatAndIsEnded() throws {
+        let harness = try harness(dir.path + "/stopped.opus") { $0.isolation.heartbeatTimeoutMilliseconds = 300 }
+        let maps = try maps(harness)
+        let pid = try #require(maps.processID)
+        kill(pid, SIGSTOP)
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.hasCrashed })
+        #expect(harness.log.contains(.error, "org.example.maps crashed: its process \(pid) was killed: it missed its heartbeat"))
     }
 
     @Test func garbageOnTheSocketEndsTheHost() throws {
