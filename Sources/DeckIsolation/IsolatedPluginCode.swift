@@ -54,7 +54,11 @@ final class IsolatedPluginCode: PluginCode {
     // PluginCode
 
     func initialize() -> DeckStatus {
-        guard var reply = call(.initialize) else { return .state }
+        guard var reply = call(.initialize) else {
+            // Nothing of the runtime's depends on this plugin yet: wait for its end, to say how it ended.
+            if let ending = process.waitForEnd(milliseconds: 500) { host.log(.error, text: "its process \(ending) during init") }
+            return .state
+        }
         let status: DeckStatus = read(&reply, or: .state)
         offers = read(&reply, or: PluginOffers())
         finish(reply, .initialize)
@@ -128,7 +132,7 @@ final class IsolatedPluginCode: PluginCode {
         var request = WireWriter(.call)
         request.write(call)
         do throws(WireError) {
-            let reply = try channel.exchange(request, answer: .reply, idleTimeoutMs: Int32(settings.callTimeoutMilliseconds)) {
+            let reply = try channel.exchange(request, answer: .reply, timeoutMs: Int32(settings.callTimeoutMilliseconds)) {
                 message throws(WireError) in try serve(&message, nested: true)
             }
             lastHeard = PluginInstance.milliseconds()

@@ -175,7 +175,7 @@ package final class PluginHostServer {
                                            + "\(arguments.maxMessageBytes) a plugin host may send (isolation.maxMessageBytes)"))
         }
         do throws(WireError) {
-            var reply = try channel.exchange(request, answer: .hostReply, idleTimeoutMs: -1) { message throws(WireError) in try serve(&message) }
+            var reply = try channel.exchange(request, answer: .hostReply, timeoutMs: -1) { message throws(WireError) in try serve(&message) }
             let value: T = try reply.read()
             try reply.finish()
             return value

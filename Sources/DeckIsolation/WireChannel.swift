@@ -91,16 +91,35 @@ package final class WireChannel: @unchecked Sendable {  // Sends are serialised 
     }
 
     /// Sends `request` and waits for the message of kind `answer`, handing every other message
-    /// that arrives first to `serve` (the other side's nested calls). `idleTimeoutMs` bounds each
-    /// wait with nothing arriving.
-    package func exchange(_ request: WireWriter, answer: WireKind, idleTimeoutMs: Int32,
+    /// that arrives first to `serve` (the other side's nested calls). The whole exchange, nested
+    /// calls included, must end within `timeoutMs` (-1: no limit).
+    package func exchange(_ request: WireWriter, answer: WireKind, timeoutMs: Int32,
                           serve: (inout WireReader) throws(WireError) -> Void) throws(WireError) -> WireReader {
-        try send(request, timeoutMs: idleTimeoutMs)
+        let deadline = WireChannel.milliseconds() + Int(timeoutMs)
+        func remaining() throws(WireError) -> Int32 {
+            guard timeoutMs >= 0 else { return -1 }
+            let left = deadline - WireChannel.milliseconds()
+            guard left > 0 else { throw .timedOut(milliseconds: Int(timeoutMs)) }
+            return Int32(left)
+        }
+        try send(request, timeoutMs: try remaining())
         while true {
-            var message = try receive(timeoutMs: idleTimeoutMs)
+            let wait = try remaining()
+            var message: WireReader
+            do throws(WireError) {
+                message = try receive(timeoutMs: wait)
+            } catch .timedOut {
+                throw .timedOut(milliseconds: Int(timeoutMs))
+            }
             if message.kind == answer { return message }
             try serve(&message)
         }
+    }
+
+    private static func milliseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec * 1000 + now.tv_nsec / 1_000_000
     }
 
     private static func wait(_ descriptor: Int32, for events: Int16, timeoutMs: Int32) -> Bool {

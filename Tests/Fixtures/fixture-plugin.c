@@ -15,6 +15,7 @@
  *   FIXTURE_SLOW_CALLBACK        on_callback sleeps 150 ms on the loop thread
  *   FIXTURE_HANG_ACTIVATE        activate never returns
  *   FIXTURE_CALLBACK_FAULT=N     the Nth on_callback segfaults
+ *   FIXTURE_INIT_FAULT           plugin->init segfaults
  *   FIXTURE_CALLBACK_BLOCKS      on_callback never returns
  *   FIXTURE_LINGER               destroy leaves a thread running in the library
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
@@ -104,6 +105,9 @@ static void *request_thread(void *arg) {
 }
 
 static deck_status_t fixture_init(const deck_plugin_t *plugin) {
+#ifdef FIXTURE_INIT_FAULT
+    *(volatile int *)8 = 1;
+#endif
 #ifdef FIXTURE_PLUGIN_INIT_FAILS
     fixture_t *f = plugin->plugin_data;
     f->host->log(f->host, DECK_LOG_ERROR, "cannot find my tuner");

@@ -75,6 +75,15 @@ import Testing
         #expect(harness.log.contains(.error, "org.example.maps crashed: its process \(pid) was killed: it missed its heartbeat"))
     }
 
+    @Test func aCrashInInitIsALoadFailureThatSaysHowItEnded() throws {
+        let harness = try harness(dir.path + "/init.opus")
+        let bundle = try Fixture.app(in: dir.path, "Maps", id: "org.example.maps", entitlements: ["maps"], defines: ["FIXTURE_INIT_FAULT"])
+        #expect(harness.runtime.plugins.load(bundle) == nil)
+        let reason = harness.runtime.plugins.loadFailures.last?.reason
+        #expect(reason == .pluginInitFailed(status: .state, message: "its process was killed by signal 11 (SIGSEGV) during init"))
+        #expect(harness.runtime.plugins.isEmpty)
+    }
+
     @Test func garbageOnTheSocketEndsTheHost() throws {
         let harness = try harness(dir.path + "/garbage.opus")
         let maps = try maps(harness)
