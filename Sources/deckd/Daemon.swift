@@ -159,6 +159,7 @@ enum Daemon {
         } catch {
             throw .control(error)
         }
+        shutdownGuard.removesOnGivingUp(socket)
         logger.info("control", "JSON-RPC on \(socket)" + (control.tcpAddress.map { " and tcp \($0) (token required)" } ?? ""))
         if configuration.allowInsecurePlugins {
             logger.warning("deckd", "--insecure-plugins: bundle ownership and permission checks are off")

@@ -13,6 +13,8 @@ final class ShutdownGuard: @unchecked Sendable {  // `thread` is written once be
     private let requestStop: AsyncDoorbell.Ringer
     private let graceMilliseconds: Int
     private let finished = Atomic<Bool>(false)
+    /// The control socket deckd listens on, removed if the shutdown has to be given up.
+    private let socket = Mutex<String?>(nil)
     private var thread: pthread_t?
 
     static let signals = [SIGTERM, SIGINT]
@@ -45,6 +47,9 @@ final class ShutdownGuard: @unchecked Sendable {  // `thread` is written once be
         thread = handle
     }
 
+    /// Removes `path` (the control socket, once ours) if the shutdown is given up.
+    func removesOnGivingUp(_ path: String) { socket.withLock { $0 = path } }
+
     func finish() {
         finished.store(true, ordering: .releasing)
         if let thread { pthread_join(thread, nil) }
@@ -75,6 +80,7 @@ final class ShutdownGuard: @unchecked Sendable {  // `thread` is written once be
             if let deadline, now > deadline {
                 let holder = stuck.map { ": \($0.plugin)'s \($0.call) has not returned for \((now - $0.since) / 1000) s; giving it up" } ?? ""
                 logger.error("deckd", "the shutdown did not finish within \(graceMilliseconds) ms\(holder); exiting now, streams unfinished")
+                if let path = socket.withLock({ $0 }) { unlink(path) }
                 _exit(1)
             }
         }

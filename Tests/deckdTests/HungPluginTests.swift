@@ -37,5 +37,6 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 4)
         #expect(deckd.log.contains("SIGTERM received, shutting down"))
         #expect(deckd.log.contains("the shutdown did not finish within 2000 ms: org.example.stuck's activate has not returned for"))
+        #expect(!FileManager.default.fileExists(atPath: deckd.socket))
     }
 }
