@@ -30,12 +30,24 @@ import DeckTestSupport
         #expect(policy.effective(for: try manifest("org.example.b", [.audio])).granted.isEmpty)
     }
 
+    @Test func isolationIsProcessUnlessThePolicySaysOtherwise() throws {
+        #expect(EntitlementPolicy.grantAll.isolation.mode(for: "org.example.any") == .process)
+        #expect(try EntitlementPolicy(json: ["isolation": "inline"]).isolation.mode(for: "org.example.any") == .inline)
+        let mixed = try EntitlementPolicy(json: ["isolation": ["plugins": ["com.carmaker.radio": "inline"]]]).isolation
+        #expect(mixed.mode(for: "com.carmaker.radio") == .inline)
+        #expect(mixed.mode(for: "org.example.thirdparty") == .process)
+    }
+
     @Test(arguments: [
         (JSONValue.array([]), "policy: the policy must be a JSON object, got an array"),
         (JSONValue.object(["default": "audio"]), "policy: \"default\" must be an array of entitlement names"),
         (JSONValue.object(["default": ["radio"]]), "policy: \"default\" lists \"radio\", which is not a known entitlement"),
         (JSONValue.object(["grants": []]), "policy: unknown key \"grants\" (expected \"default\", \"plugins\" and \"isolation\")"),
         (JSONValue.object(["plugins": ["org.x.y": [1]]]), "policy: \"plugins.org.x.y\" lists 1, which is not a known entitlement"),
+        (JSONValue.object(["isolation": "sandbox"]), "policy: \"isolation\" must be \"process\" or \"inline\", got \"sandbox\""),
+        (JSONValue.object(["isolation": ["plugins": ["org.x.y": true]]]),
+         "policy: \"isolation.plugins.org.x.y\" must be \"process\" or \"inline\", got true"),
+        (JSONValue.object(["isolation": ["mode": "inline"]]), "policy: unknown key \"isolation.mode\" (expected \"default\" and \"plugins\")"),
     ] as [(JSONValue, String)])
     func malformedPoliciesAreRefusedWithTheKey(json: JSONValue, message: String) {
         #expect(throws: PolicyError.invalid(String(message.dropFirst("policy: ".count)))) {

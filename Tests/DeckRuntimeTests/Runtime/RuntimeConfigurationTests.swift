@@ -73,6 +73,10 @@ import Testing
         (#"{"control": {"maxSockets": 3}}"#, "unknown key \"control.maxSockets\" (known: maxMessageBytes, maxDepth, maxBatch, maxResponseBytes, "
             + "maxConnections, maxTCPConnections, maxUnauthenticated, loginTimeoutMs, idleTimeoutMs, maxQueuedBytes, stallTimeoutMs)"),
         (#"{"files": {"overwrite": 1}}"#, "files.overwrite must be true or false"),
+        (#"{"isolation": {"callTimeoutMs": 10}}"#, "isolation.callTimeoutMs is 10, out of range (50 to 60000 ms)"),
+        (#"{"isolation": {"aheadFrames": 0}}"#, "isolation.aheadFrames is 0, out of range (1 to 16 frames)"),
+        (#"{"isolation": {"sandbox": true}}"#, "unknown key \"isolation.sandbox\" (known: hostPath, callTimeoutMs, startTimeoutMs, "
+            + "heartbeatTimeoutMs, renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS)"),
         (#"{"session": {"idleTimeoutMs": 0.5}}"#, "session.idleTimeoutMs must be a whole number of milliseconds, not 0.5"),
         (#"{"session": {"matrix": {"call": {"navigation": "maybe"}}}}"#, "session.matrix.call.navigation must be reject, exclusive or concurrent"),
         (#"{"session": {"ducking": {"navigation": "music"}}}"#, "session.ducking.navigation must be an array of contexts"),
@@ -135,6 +139,8 @@ import Testing
         #expect(example.session == defaults.session)
         #expect(example.files.overwrite == defaults.files.overwrite)
         #expect(example.maxSinks == defaults.maxSinks)
+        #expect(example.isolation == defaults.isolation)
+        #expect(example.policy.isolation == IsolationPolicy())
         let text = try String(contentsOfFile: path, encoding: .utf8)
         for field in ControlLimits.fields { #expect(text.contains("\"\(field.key)\"")) }
     }
