@@ -1,3 +1,4 @@
+import DeckRuntime
 import Glibc
 
 /// `deck-bench [--bin DIR] [--plugin-c BUNDLE] [--runs N] [startup]`: ratios measured side by side in one run.
@@ -49,6 +50,16 @@ enum Bench {
             printError("deck-bench: \(error)")
             return 1
         }
+    }
+}
+
+extension RuntimeConfiguration {
+    /// The default configuration with plugins inline: every suite but `isolation` measures its own
+    /// subsystem, without the cost of host processes (which `isolation` measures side by side).
+    static var benchDefault: RuntimeConfiguration {
+        var configuration = RuntimeConfiguration()
+        configuration.policy.isolation.defaultMode = .inline
+        return configuration
     }
 }
 

@@ -30,7 +30,7 @@ struct EmbedBench {
         let folder = try TemporaryFolder()
         let socketPath = folder.path + "/deck.sock"
         let deckd = try Subprocess(options.bin + "/deckd", ["--socket", socketPath, "--state", "none", "--sink", "file:\(folder.path)/e.opus",
-                                                            "--log-level", "warning"])
+                                                            "--log-level", "warning", "--isolation", "inline"])
         defer { deckd.finish(signal: SIGTERM) }
         try RPCClient.waitForSocket(socketPath)
         let line = Array((request + "\n").utf8)
@@ -59,7 +59,10 @@ struct EmbedBench {
     }
 
     private func packetLatency() throws {
-        let config = #"{"plugins": ["\#(options.bin)/plugins"], "logLevel": "error", "session": {"alwaysActive": true}}"#
+        let folder = try TemporaryFolder()
+        try TemporaryFolder.write(#"{"isolation": "inline"}"#, to: folder.path + "/policy.json")
+        let config = #"{"plugins": ["\#(options.bin)/plugins"], "policy": "\#(folder.path)/policy.json", "logLevel": "error", "#
+            + #""session": {"alwaysActive": true}}"#
         guard let rt = deck_runtime_create(config, nil) else { throw BenchError("deck_runtime_create failed") }
         let packets: EmbeddingAPI.PacketFunction = { _, _, _, _, _, _, _ in }
         _ = deck_runtime_set_packet_callback(rt, packets, nil)

@@ -104,7 +104,7 @@ struct NowPlayingBench {
 
     /// CPU rate of `updates` set_info calls with 50 subscribers, and the notifications each got.
     private func updateCost(_ bundle: String, updates: Int, coalesceMilliseconds: Int) throws -> (rate: Double, sent: Int) {
-        var configuration = RuntimeConfiguration()
+        var configuration = RuntimeConfiguration.benchDefault
         configuration.nowPlaying.coalesceMilliseconds = coalesceMilliseconds
         let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
         defer { runtime.shutdown() }
@@ -122,7 +122,7 @@ struct NowPlayingBench {
 
     /// Updates made and notifications one subscriber got while the plugin changes its title 100 times a second.
     private func tickRatio(_ bundle: String, seconds: Int) throws -> (updates: Int, sent: Int) {
-        let runtime = try Runtime(configuration: RuntimeConfiguration(), logger: Logger(level: .error))
+        let runtime = try Runtime(configuration: RuntimeConfiguration.benchDefault, logger: Logger(level: .error))
         defer { runtime.shutdown() }
         let received = Counter()
         let subscriber = RPCConnection { _ in received.count += 1 }
@@ -149,7 +149,7 @@ struct NowPlayingBench {
         let socketPath = folder + "/deck.sock"
         let deckd = try Subprocess(options.bin + "/deckd", ["--plugins", options.bin + "/plugins", "--socket", socketPath, "--state", "none",
                                                             "--play", "org.deck.tone:sweep", "--sink", "file:\(folder)/np.opus",
-                                                            "--log-level", "warning"])
+                                                            "--log-level", "warning", "--isolation", "inline"])
         defer { deckd.finish(signal: SIGTERM) }
         try RPCClient.waitForSocket(socketPath)
         let snapserver = 626.0

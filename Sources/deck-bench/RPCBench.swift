@@ -14,7 +14,7 @@ struct RPCBench {
         let socketPath = work.path + "/deck.sock"
         let deckd = try Subprocess(options.bin + "/deckd", ["--plugins", options.bin + "/plugins", "--socket", socketPath,
                                                             "--play", "org.deck.tone:stereo-440-660",
-                                                            "--sink", "file:\(work.path)/bench.opus", "--log-level", "warning"])
+                                                            "--sink", "file:\(work.path)/bench.opus", "--log-level", "warning", "--isolation", "inline"])
         defer { deckd.finish(signal: SIGTERM) }
         try RPCClient.waitForSocket(socketPath)
 
@@ -43,7 +43,7 @@ struct RPCBench {
     }
 
     private func dispatcherAlone(count: Int) -> Double {
-        let runtime = try! Runtime(configuration: RuntimeConfiguration(), logger: Logger(level: .error))
+        let runtime = try! Runtime(configuration: RuntimeConfiguration.benchDefault, logger: Logger(level: .error))
         let dispatcher = runtime.makeDispatcher()
         let connection = RPCConnection { _ in }
         let bytes = Array(request.utf8)

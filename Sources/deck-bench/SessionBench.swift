@@ -73,7 +73,7 @@ struct SessionBench {
     /// Real runtime, paced: a stream playing, an integrator prompt ducks it; count the frames from the
     /// decision to the frame that starts with the ramp applied.
     private func rampLatency() throws {
-        var configuration = RuntimeConfiguration()
+        var configuration = RuntimeConfiguration.benchDefault
         configuration.sinks = []
         let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
         guard let tone = runtime.plugins.load(options.bin + "/plugins/Tone.deckplugin") else { throw BenchError("cannot load Tone") }

@@ -74,7 +74,7 @@ struct StreamBench {
     /// the plugin render ABI (a copy, so the comparison is of the pipeline, not of signal generation).
     /// With `pinnedTo`, a second stream is pinned to a second sink there and app audio goes to `path` only.
     private func renderPipeline(_ pcm: [Float], to path: String, pinnedTo cabin: String? = nil) throws {
-        var configuration = RuntimeConfiguration()
+        var configuration = RuntimeConfiguration.benchDefault
         configuration.audio.freewheel = true
         configuration.audio.durationSamples = pcm.count / 2
         configuration.sinks = ["file:\(path)?name=Rear"] + (cabin.map { ["file:\($0)?name=Cabin"] } ?? [])
@@ -97,7 +97,7 @@ struct StreamBench {
 
     private func realTime(pcm: [Float]) throws {
         let pacedSeconds = options.realtimeSeconds
-        var configuration = RuntimeConfiguration()
+        var configuration = RuntimeConfiguration.benchDefault
         configuration.sinks = []
         configuration.session.alwaysActive = true  // the stream is opened directly, without focus
         let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))

@@ -81,7 +81,7 @@ struct UIBench {
         let socketPath = folder.path + "/deck.sock"
         let deckd = try Subprocess(options.bin + "/deckd", ["--plugins", options.bin + "/plugins", "--socket", socketPath, "--state", "none",
                                                             "--play", "org.deck.tone:sine-1000", "--sink", "file:\(folder.path)/ui.opus",
-                                                            "--log-level", "warning"])
+                                                            "--log-level", "warning", "--isolation", "inline"])
         defer { deckd.finish(signal: SIGTERM) }
         try RPCClient.waitForSocket(socketPath)
         print("\n| screen reads over the socket, pipelined (Tone: a 37-row list, a content tree) | requests | requests/s | vs runtime.info |")
