@@ -1,11 +1,13 @@
 import CDeckPlugin
 import DeckAudio
+import Glibc
 import Synchronization
 
 /// What the audio thread pulls for an isolated plugin's stream: the frames its host rendered
-/// into the shared ring. A frame not there within the deadline is a counted underrun that fades
-/// from the last sample to silence (no click), and the frame after one fades in; a host that
-/// missed is not waited for again until it catches up, so it never stalls the output.
+/// into the shared ring. A frame not there within the deadline is a counted underrun in which the
+/// last frame, reflected through its last sample (so the waveform and its slope go on without a
+/// jump), fades to silence over 10 ms; the frame after an underrun fades in. A host that missed is not waited for
+/// again until it catches up, so it never stalls the output.
 final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `missedFrames` is read elsewhere.
     private let ring: AudioRing
     private let deadlineMilliseconds: Int32
@@ -13,24 +15,31 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `mi
     private let standIn: UnsafeMutablePointer<deck_plugin_t>
     private var late = false
     private var fadeIn = false
-    private var last: (Float, Float) = (0, 0)
+    /// The last frame delivered, and how many of its frames are there (0 once faded out).
+    private let last: UnsafeMutablePointer<Float>
+    private var lastCount = 0
     /// Frames missed in a row; the loop reads it to notice a render that stopped.
     let missedFrames = Atomic<Int>(0)
     /// Frames taken, and how many were waiting in the ring (the taken one included) each time:
     /// their ratio is the latency the ring adds, in frames.
     let framesTaken = Atomic<Int>(0)
     let framesQueued = Atomic<Int>(0)
-    static let rampFrames = 96
+    /// 10 ms: long enough that neither fade is heard as a click.
+    static let rampFrames = 480
 
     init(ring: AudioRing, deadlineMilliseconds: Int) {
         self.ring = ring
         self.deadlineMilliseconds = Int32(deadlineMilliseconds)
         standIn = .allocate(capacity: 1)
         standIn.initialize(to: deck_plugin_t())
+        last = .allocate(capacity: ring.frames * 2)
         standIn.pointee.plugin_data = Unmanaged.passUnretained(self).toOpaque()
     }
 
-    deinit { standIn.deallocate() }
+    deinit {
+        standIn.deallocate()
+        last.deallocate()
+    }
 
     var source: RenderSource {
         RenderSource(plugin: UnsafePointer(standIn)) { plugin, frames, out in
@@ -52,13 +61,15 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `mi
             late = true
             fadeIn = true
             missedFrames.add(1, ordering: .relaxed)
-            let ramp = min(RingRenderer.rampFrames, frames)
+            let ramp = max(0, min(RingRenderer.rampFrames, frames, lastCount - 1))
+            let end = (lastCount - 1) * 2
             for index in 0..<ramp {
-                let gain = Float(ramp - 1 - index) / Float(ramp)
-                out[index * 2] = last.0 * gain
-                out[index * 2 + 1] = last.1 * gain
+                let gain = RingRenderer.fade(index, of: ramp)
+                let from = end - (index + 1) * 2
+                out[index * 2] = (2 * last[end] - last[from]) * gain
+                out[index * 2 + 1] = (2 * last[end + 1] - last[from + 1]) * gain
             }
-            last = (0, 0)
+            lastCount = 0
             return ramp
         }
         late = false
@@ -69,12 +80,18 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `mi
             fadeIn = false
             let ramp = min(RingRenderer.rampFrames, count)
             for index in 0..<ramp {
-                let gain = Float(index) / Float(ramp)
+                let gain = 1 - RingRenderer.fade(index, of: ramp)
                 out[index * 2] *= gain
                 out[index * 2 + 1] *= gain
             }
         }
-        if count > 0 { last = (out[count * 2 - 2], out[count * 2 - 1]) }
+        last.update(from: out, count: count * 2)
+        lastCount = count
         return count
+    }
+
+    /// A raised-cosine fall from 1 (before the first sample) to 0 (at the last).
+    private static func fade(_ index: Int, of count: Int) -> Float {
+        0.5 + 0.5 * cos(Float.pi * Float(index + 1) / Float(count))
     }
 }
