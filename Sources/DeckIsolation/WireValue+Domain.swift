@@ -44,23 +44,21 @@ extension DeckStatus: WireValue {
     package init(from reader: inout WireReader) throws(WireError) { self = DeckStatus(code: try reader.integer(Int32.self)) }
 }
 
-extension CommandResult: WireValue {
+/// Enums carried by their numbers, checked on arrival.
+package protocol WireNumbered: WireValue, RawRepresentable where RawValue == Int {}
+
+extension WireNumbered {
     package func encode(into writer: inout WireWriter) { writer.write(rawValue) }
+
     package init(from reader: inout WireReader) throws(WireError) {
         let raw = try Int(from: &reader)
-        guard let result = CommandResult(rawValue: raw) else { throw .invalid("\(raw) is not a command result") }
-        self = result
+        guard let value = Self(rawValue: raw) else { throw .invalid("\(raw) is not a \(Self.self)") }
+        self = value
     }
 }
 
-extension RemoteCommand.Kind: WireValue {
-    package func encode(into writer: inout WireWriter) { writer.write(rawValue) }
-    package init(from reader: inout WireReader) throws(WireError) {
-        let raw = try Int(from: &reader)
-        guard let kind = RemoteCommand.Kind(rawValue: raw) else { throw .invalid("\(raw) is not a remote command") }
-        self = kind
-    }
-}
+extension CommandResult: WireNumbered {}
+extension RemoteCommand.Kind: WireNumbered {}
 
 extension PluginCallError: WireValue {
     package func encode(into writer: inout WireWriter) {

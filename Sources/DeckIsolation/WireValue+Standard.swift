@@ -1,22 +1,15 @@
-extension UInt8: WireValue {
+/// Fixed-width integers travel little-endian.
+package protocol WireInteger: WireValue, FixedWidthInteger {}
+
+extension WireInteger {
     package func encode(into writer: inout WireWriter) { writer.append(self) }
-    package init(from reader: inout WireReader) throws(WireError) { self = try reader.integer(UInt8.self) }
+    package init(from reader: inout WireReader) throws(WireError) { self = try reader.integer(Self.self) }
 }
 
-extension UInt32: WireValue {
-    package func encode(into writer: inout WireWriter) { writer.append(self) }
-    package init(from reader: inout WireReader) throws(WireError) { self = try reader.integer(UInt32.self) }
-}
-
-extension Int32: WireValue {
-    package func encode(into writer: inout WireWriter) { writer.append(self) }
-    package init(from reader: inout WireReader) throws(WireError) { self = try reader.integer(Int32.self) }
-}
-
-extension UInt64: WireValue {
-    package func encode(into writer: inout WireWriter) { writer.append(self) }
-    package init(from reader: inout WireReader) throws(WireError) { self = try reader.integer(UInt64.self) }
-}
+extension UInt8: WireInteger {}
+extension UInt32: WireInteger {}
+extension Int32: WireInteger {}
+extension UInt64: WireInteger {}
 
 extension Int: WireValue {
     package func encode(into writer: inout WireWriter) { writer.append(Int64(self)) }

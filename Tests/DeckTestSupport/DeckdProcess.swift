@@ -1,3 +1,4 @@
+import DeckRuntime
 import Foundation
 
 /// A `deckd` started as a subprocess, its log captured to a file for assertions. Unless a test
@@ -27,6 +28,16 @@ public final class DeckdProcess {
         process.standardError = log
         process.standardOutput = log
         try process.run()
+    }
+
+    /// deckd loading one fixture app (built with `defines`) from `dir`/plugins, keeping no state and
+    /// recording to `dir`/out.opus, its plugins in `isolation` mode.
+    public static func withFixture(in dir: String, _ name: String, id: String, defines: [String] = [],
+                                   isolation: IsolationPolicy.Mode, environment: [String: String] = [:]) throws -> DeckdProcess {
+        try FileManager.default.createDirectory(atPath: dir + "/plugins", withIntermediateDirectories: true)
+        try Fixture.app(in: dir + "/plugins", name, id: id, defines: defines)
+        return try DeckdProcess(["--plugins", dir + "/plugins", "--state", "none", "--sink", "file:\(dir)/out.opus",
+                                 "--isolation", isolation.rawValue], environment: environment)
     }
 
     /// The control socket this daemon listens on.

@@ -7,11 +7,8 @@ import Testing
 @Suite struct CrashedPluginTests {
     @Test func aSegfaultingPluginIsReportedAndRestartedAndDeckdPlaysOn() throws {
         let dir = TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
-        try Fixture.app(in: dir.path + "/plugins", "Crash", id: "org.example.crash")
         let output = dir.path + "/out.opus"
-        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(output)",
-                                      "--isolation", "process"])
+        let deckd = try DeckdProcess.withFixture(in: dir.path, "Crash", id: "org.example.crash", isolation: .process)
         #expect(deckd.waitForLog("deckd: ready"))
         let before = try deckd.deckctl(["apps"]).output
         #expect(before.contains("org.example.crash  1.0.0  active  c  [audio]  process "))
@@ -33,10 +30,8 @@ import Testing
     /// What isolation is for: the same crash inline takes deckd, and every app's audio, down.
     @Test func inlineTheSameCrashTakesDeckdDown() throws {
         let dir = TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
-        try Fixture.app(in: dir.path + "/plugins", "Crash", id: "org.example.crash")
-        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(dir.path)/out.opus",
-                                      "--isolation", "inline"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+        let deckd = try DeckdProcess.withFixture(in: dir.path, "Crash", id: "org.example.crash", isolation: .inline,
+                                                 environment: ["SWIFT_BACKTRACE": "enable=no"])
         #expect(deckd.waitForLog("deckd: ready"))
         _ = try deckd.deckctl(["launch", "org.example.crash", "segv"])
         #expect(waitUntil(seconds: 10) { !deckd.process.isRunning })
@@ -45,11 +40,8 @@ import Testing
 
     @Test func sigtermEndsInTimeWithAnIsolatedActivateThatNeverReturns() throws {
         let dir = TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
-        try Fixture.app(in: dir.path + "/plugins", "Stuck", id: "org.example.stuck", defines: ["FIXTURE_HANG_ACTIVATE"])
-        let output = dir.path + "/out.opus"
-        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(output)",
-                                      "--isolation", "process"])
+        let deckd = try DeckdProcess.withFixture(in: dir.path, "Stuck", id: "org.example.stuck", defines: ["FIXTURE_HANG_ACTIVATE"],
+                                                 isolation: .process)
         #expect(deckd.waitForLog("org.example.stuck crashed: its process"))
         #expect(deckd.log.contains("was killed: it did not answer activate within 1000 ms"))
         #expect(deckd.waitForLog("deckd: ready"))

@@ -7,10 +7,8 @@ import Testing
 @Suite struct HungPluginTests {
     @Test func deckdSurvivesAHungRenderAndEndsOnSigtermWithEndOfStream() throws {
         let dir = TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
-        try Fixture.app(in: dir.path + "/plugins", "Hang", id: "org.example.hang")
         let output = dir.path + "/out.opus"
-        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(output)", "--isolation", "inline"])
+        let deckd = try DeckdProcess.withFixture(in: dir.path, "Hang", id: "org.example.hang", isolation: .inline)
         #expect(deckd.waitForLog("deckd: ready"))
         #expect(try deckd.deckctl(["launch", "org.example.hang", "hang"]).status == 0)
         #expect(deckd.waitForLog("org.example.hang is hung"))
@@ -27,10 +25,8 @@ import Testing
 
     @Test func aLoopCallThatNeverReturnsIsNamedAndSigtermStillEndsDeckd() throws {
         let dir = TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
-        try Fixture.app(in: dir.path + "/plugins", "Stuck", id: "org.example.stuck", defines: ["FIXTURE_HANG_ACTIVATE"])
-        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(dir.path)/out.opus",
-                                     "--isolation", "inline"])
+        let deckd = try DeckdProcess.withFixture(in: dir.path, "Stuck", id: "org.example.stuck", defines: ["FIXTURE_HANG_ACTIVATE"],
+                                                 isolation: .inline)
         #expect(deckd.waitForLog("org.example.stuck: activate has not returned after"))
         let started = Date()
         #expect(deckd.stop(signal: SIGTERM, seconds: 10) == 1)
