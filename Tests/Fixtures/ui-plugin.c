@@ -6,7 +6,8 @@
  * three tabs: "Radio" (three playable stations, read at once), "Podcasts" (loaded lazily: its
  * children appear after begin_loading, completed on the next callback; never with
  * UI_SLOW_LOAD) and "Deep" (a container in a container, without end). It logs what it is told
- * ("display: 1", "select: fm4", "limits: …", "play: 0/1").
+ * ("display: 1", "select: fm4", "limits: …", "play: 0/1"). With UI_HUGE_IMAGE it also adds a
+ * 2 MiB image when the display attaches and logs the answer ("image: STATUS LAST_ERROR").
  */
 #define _DEFAULT_SOURCE
 #include <deck/deck.h>
@@ -49,6 +50,18 @@ static void ui_display_changed(const deck_plugin_t *plugin, bool attached, const
     ui_fixture_t *f = plugin->plugin_data;
     (void)profile;
     say(f, "display", attached ? "1" : "0");
+#ifdef UI_HUGE_IMAGE
+    if (attached) {
+        size_t size = 2u << 20;
+        unsigned char *bytes = calloc(1, size);
+        uint64_t image = 0;
+        deck_status_t status = ui_of(f)->add_image(f->host, bytes, size, &image);
+        free(bytes);
+        char detail[400];
+        snprintf(detail, sizeof detail, "%d %s", status, f->host->last_error(f->host));
+        say(f, "image", detail);
+    }
+#endif
 #ifndef UI_NO_ROOT
     if (attached) {
         uint64_t id = 0;

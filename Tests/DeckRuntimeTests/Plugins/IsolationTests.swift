@@ -84,6 +84,19 @@ import Testing
         #expect(harness.runtime.plugins.isEmpty)
     }
 
+    @Test func aHostCallTooLargeToSendIsRefusedInTheHost() throws {
+        let harness = try harness(dir.path + "/huge.opus") { $0.isolation.maxMessageBytes = 1 << 20 }
+        let bundle = try Fixture.bundle(in: dir.path, name: "UI", defines: ["UI_HUGE_IMAGE"],
+                                        manifest: ["id": "org.deck.test.ui", "library": "libui.so"], library: "libui.so",
+                                        source: Paths.repoRoot + "/Tests/Fixtures/ui-plugin.c")
+        let plugin = try harness.load(bundle)
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.log.messages(from: plugin.id).contains { $0.hasPrefix("image:") } })
+        let answer = try #require(harness.log.messages(from: plugin.id).first { $0.hasPrefix("image:") })
+        #expect(answer.hasPrefix("image: -3 add_image: the call's 20971"))
+        #expect(answer.hasSuffix("bytes are over the 1048576 a plugin host may send (isolation.maxMessageBytes)"))
+        #expect(plugin.state == .active)  // refused, not ended
+    }
+
     @Test func garbageOnTheSocketEndsTheHost() throws {
         let harness = try harness(dir.path + "/garbage.opus")
         let maps = try maps(harness)
