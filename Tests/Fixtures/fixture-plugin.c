@@ -28,6 +28,7 @@
  *   "loud"       a square wave at 4.0 (far over full scale)
  *   "silence"    zeros
  *   "hang"       a 440 Hz sine for 10 frames, then a render that never returns
+ *   "stall"      the same, then one render that takes 200 ms, then the sine again
  *   "spin"       the same, then a render that spins for ever
  *   "segv"       the same, then a render that segfaults
  *   "exit"       the same, then a render that calls exit(0)
@@ -62,7 +63,7 @@
 #endif
 
 typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD, AUDIO_SILENCE, AUDIO_DC, AUDIO_HANG, AUDIO_SPIN, AUDIO_SEGV,
-               AUDIO_EXIT } audio_mode_t;
+               AUDIO_EXIT, AUDIO_STALL } audio_mode_t;
 
 typedef struct fixture {
     deck_plugin_t plugin;
@@ -231,6 +232,7 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
     else if (strcmp(item, "dc") == 0) f->mode = AUDIO_DC;
     else if (strcmp(item, "hang") == 0) f->mode = AUDIO_HANG;
     else if (strcmp(item, "spin") == 0) f->mode = AUDIO_SPIN;
+    else if (strcmp(item, "stall") == 0) f->mode = AUDIO_STALL;
     else if (strcmp(item, "segv") == 0) f->mode = AUDIO_SEGV;
     else if (strcmp(item, "exit") == 0) f->mode = AUDIO_EXIT;
     else if (strcmp(item, "garbage") == 0) {
@@ -290,6 +292,10 @@ static uint32_t fixture_audio_render(const deck_plugin_t *plugin, uint32_t frame
             struct timespec forever = { 3600, 0 };
             nanosleep(&forever, NULL);
         }
+    }
+    if (f->mode == AUDIO_STALL && f->frames_rendered == 10) {
+        struct timespec stall = { 0, 200000000 };
+        nanosleep(&stall, NULL);
     }
     if (f->mode == AUDIO_SPIN && f->frames_rendered >= 10) for (volatile unsigned long n = 0;; n++) {}
     if (f->mode == AUDIO_SEGV && f->frames_rendered >= 10) *(volatile int *)8 = 1;

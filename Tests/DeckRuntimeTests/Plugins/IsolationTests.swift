@@ -64,6 +64,25 @@ import Testing
         try radioPlaysOn(item, story: "was killed: it delivered no audio for", configure: { $0.isolation.heartbeatTimeoutMilliseconds = 400 }) { _, _ in }
     }
 
+    @Test func aRenderThatIsLateOnceUnderrunsAndFadesOutAndBackIn() throws {
+        let path = dir.path + "/stall.opus"
+        let harness = try harness(path)
+        let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio"))
+        try harness.start()
+        try harness.runtime.play(pluginID: radio.id, item: "stall")
+        harness.run(for: 1.2)
+        #expect(radio.state == .active && !radio.hasCrashed)
+        #expect(radio.streamCounters.underrunFrames.load(ordering: .relaxed) >= 5)  // 200 ms late: about 10 frames missed
+        harness.runtime.shutdown()
+        let decoded = try AudioAnalysis.decodeWithFFmpeg(path)
+        // Silent while the host was late, then the sine again; neither edge clicks.
+        #expect(AudioAnalysis.longestGapMilliseconds(decoded.left, start: 4_800, end: decoded.frames - 4_800) >= 100)
+        #expect(AudioAnalysis.sineAmplitude(decoded.left, frequency: 440, start: decoded.frames - 14_400, count: 9_600) > 0.2)
+        let loudest = stride(from: 4_800, to: decoded.frames - 4_800, by: 1_024)
+            .map { AudioAnalysis.levelAbove(4_000, in: decoded.left, start: $0) }.max()!
+        #expect(loudest < -80, "a click of \(loudest) dB")
+    }
+
     @Test func aHostThatStopsAnsweringMissesItsHeartbeatAndIsEnded() throws {
         let harness = try harness(dir.path + "/stopped.opus") { $0.isolation.heartbeatTimeoutMilliseconds = 300 }
         let maps = try maps(harness)
