@@ -137,6 +137,10 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 3)
         #expect(harness.log.contains(.error, "was killed: it did not answer on_callback within 200 ms"))
         #expect(harness.log.contains(.error, "stays disabled until apps.load or apps.launch"))
+        // apps.load of its bundle starts it again, in a new process.
+        let loaded = try harness.runtime.makeDispatcher().answer("apps.load", #"{"path":"\#(maps.bundlePath)"}"#)
+        #expect(loaded["result"]?["state"] == "active")
+        #expect(harness.runtime.plugins.plugin(id: maps.id).map { $0 !== maps && $0.processID != maps.processID } == true)
     }
 
     @Test func aPluginThatKeepsCrashingIsDisabledUntilLaunchedAgain() throws {
@@ -146,7 +150,9 @@ import Testing
         }
         _ = try maps(harness, defines: ["FIXTURE_CALLBACK_FAULT=1"])  // its first on_callback segfaults, after each activation
         #expect(turnLoop(harness.runtime.loop, seconds: 10) { harness.runtime.plugins.plugin(id: "org.example.maps")?.state == .disabled })
-        #expect(harness.log.messages(from: "plugins").filter { $0.contains("org.example.maps crashed") }.count == 3)
+        let crashes = harness.log.messages(from: "plugins").filter { $0.contains("org.example.maps crashed") }
+        #expect(crashes.count == 3)
+        #expect(crashes.first?.hasSuffix("restarting it in 20 ms") == true && crashes.dropFirst().first?.hasSuffix("restarting it in 40 ms") == true)
         #expect(harness.log.contains(.error, "it crashed 3 times within 300 s and stays disabled until apps.load or apps.launch"))
         let dispatcher = harness.runtime.makeDispatcher()
         let list = try dispatcher.answer("apps.list")
