@@ -24,6 +24,11 @@
  *      [loop-thread]   called only on the runtime's event-loop thread
  *      [audio-thread]  called only on the runtime's audio thread
  *      [any-thread]    may be called from any thread, concurrently
+ *  - The integrator chooses where a plugin runs: in a deck-plugin-host process
+ *    of its own (the default) or in the runtime's process. The ABI is the same;
+ *    in a host process, its main thread stands in for the loop thread and a
+ *    render thread for the audio thread (deck.thread-check answers for them),
+ *    render() runs ahead of the mix, and a crash or hang ends only that process.
  *
  * Lifecycle of one plugin instance, checked by the host:
  *
@@ -198,8 +203,9 @@ struct deck_plugin {
      * before destroy. [loop-thread] */
     void (*deactivate)(const deck_plugin_t *plugin);
 
-    /* Frees the instance. No call reaches the plugin after this one.
-     * [loop-thread] */
+    /* Frees the instance. No call reaches the plugin after this one. Join
+     * every thread the plugin started before returning: the library may be
+     * unloaded right after. [loop-thread] */
     void (*destroy)(const deck_plugin_t *plugin);
 
     /* Returns the plugin extension with this id, or NULL. [loop-thread] */
