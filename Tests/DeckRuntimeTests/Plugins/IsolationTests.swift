@@ -116,6 +116,13 @@ import Testing
         #expect(plugin.state == .active)  // refused, not ended
     }
 
+    @Test func aHostThatCannotStartIsALoadFailureNamingIt() throws {
+        let harness = try harness(dir.path + "/nohost.opus") { $0.isolation.hostPath = "/nonexistent/deck-plugin-host" }
+        #expect(harness.runtime.plugins.load(try Fixture.app(in: dir.path, "Maps", id: "org.example.maps")) == nil)
+        let failure = try #require(harness.runtime.plugins.loadFailures.last)
+        #expect(failure.reasonText == "plugin host process: posix_spawn /nonexistent/deck-plugin-host: no such file or directory (ENOENT)")
+    }
+
     @Test func garbageOnTheSocketEndsTheHost() throws {
         let harness = try harness(dir.path + "/garbage.opus")
         let maps = try maps(harness)
