@@ -22,11 +22,13 @@ static inline void deck_close_from(int first) {
 static inline int deck_no_new_privs(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); }
 static inline int deck_parent_death_signal(int sig) { return prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0); }
 
-/* Reaps the process behind `pidfd` if it ended: 1 with how (CLD_EXITED, CLD_KILLED, CLD_DUMPED)
-   and its status or signal, 0 while it runs, -1 with errno. */
-static inline int deck_reap_pidfd(int pidfd, int *code, int *status) {
+/* Reaps the child `pid` (through `pidfd` when it is not -1) if it ended: 1 with how (CLD_EXITED,
+   CLD_KILLED, CLD_DUMPED) and its status or signal, 0 while it runs, -1 with errno. */
+static inline int deck_reap_child(int pidfd, pid_t pid, int *code, int *status) {
     siginfo_t info = {0};
-    if (waitid((idtype_t)3 /* P_PIDFD */, (id_t)pidfd, &info, WEXITED | WNOHANG) != 0) return -1;
+    int ended = pidfd >= 0 ? waitid((idtype_t)3 /* P_PIDFD */, (id_t)pidfd, &info, WEXITED | WNOHANG)
+                           : waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG);
+    if (ended != 0) return -1;
     if (info.si_pid == 0) return 0;
     *code = info.si_code;
     *status = info.si_status;
@@ -36,6 +38,7 @@ static inline int deck_reap_pidfd(int pidfd, int *code, int *status) {
 /* glibc's, declared here because its header hides them without _GNU_SOURCE (which would make this
    module's system headers differ from every other module's). */
 extern const char *sigabbrev_np(int sig);
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 typedef struct { const char *dli_fname; void *dli_fbase; const char *dli_sname; void *dli_saddr; } deck_dl_info;
 extern int dladdr(const void *address, deck_dl_info *info);
 

@@ -1,8 +1,9 @@
 import CProcess
 import Glibc
 
-/// A child process started with `posix_spawn` and watched on the loop through its pidfd, so the
-/// runtime never installs a SIGCHLD handler: an embedder's signal dispositions stay its own.
+/// A child process started with `posix_spawn` and watched on the loop through its pidfd (or, on
+/// kernels without one, polled), so the runtime never installs a SIGCHLD handler: an embedder's
+/// signal dispositions stay its own.
 /// Loop-thread-confined.
 public final class ChildProcess {
     /// How a child ended.
@@ -22,8 +23,10 @@ public final class ChildProcess {
     }
 
     public let pid: pid_t
+    /// Readable when the child ends; -1 where the kernel has no pidfd_open (before Linux 5.3),
+    /// and the child is polled every 50 ms instead.
     private let pidfd: Int32
-    private var watcher: FileWatcher?
+    private var watcher: LoopHandle?
     /// Runs once on the loop when the child ends (not after `close()`).
     public var onExit: ((Ending) -> Void)?
     public private(set) var ending: Ending?
@@ -32,8 +35,30 @@ public final class ChildProcess {
     /// Starts `path` with `arguments`; `descriptors[i]` becomes the child's descriptor 3 + i and
     /// every other descriptor of ours is closed on exec. The child starts in its own process group
     /// with no signal blocked and default dispositions, with our environment plus `environment`
-    /// (`NAME=value` entries; ours win for names we have).
-    public init(loop: EventLoop, path: String, arguments: [String], descriptors: [Int32], environment: [String] = []) throws(LoopError) {
+    /// (`NAME=value` entries; ours win for names we have). `pidfd` false polls as old kernels must.
+    public init(loop: EventLoop, path: String, arguments: [String], descriptors: [Int32], environment: [String] = [],
+                pidfd usePidfd: Bool = true) throws(LoopError) {
+        pid = try ChildProcess.spawn(path, arguments, descriptors: descriptors, environment: environment)
+        pidfd = usePidfd ? deck_pidfd_open(pid) : -1
+        do {
+            if pidfd >= 0 {
+                let poll = try FileWatcher(loop: loop, fileDescriptor: pidfd)
+                poll.start(writable: false) { [unowned self] in reap(blocking: false) }
+                watcher = poll
+            } else {
+                let timer = try LoopTimer(loop: loop)
+                timer.start(after: 50, repeat: 50) { [unowned self] in reap(blocking: false) }
+                watcher = timer
+            }
+        } catch {
+            Glibc.kill(pid, SIGKILL)
+            waitpid(pid, nil, 0)
+            if pidfd >= 0 { Glibc.close(pidfd) }
+            throw error
+        }
+    }
+
+    private static func spawn(_ path: String, _ arguments: [String], descriptors: [Int32], environment: [String]) throws(LoopError) -> pid_t {
         // Sources below the targets would be overwritten by an earlier dup2; move them up first.
         let lowest = Int32(3 + descriptors.count)
         var moved: [Int32] = []
@@ -48,6 +73,7 @@ public final class ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (index, fd) in sources.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, Int32(3 + index)) }
+        _ = posix_spawn_file_actions_addclosefrom_np(&actions, lowest)  // what others left without O_CLOEXEC
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -74,23 +100,7 @@ public final class ChildProcess {
         var child: pid_t = 0
         let status = posix_spawn(&child, path, &actions, &attributes, argv, envp)
         guard status == 0 else { throw LoopError("posix_spawn \(path)", code: -status) }
-        pid = child
-        pidfd = deck_pidfd_open(child)
-        guard pidfd >= 0 else {
-            let code = errno
-            Glibc.kill(child, SIGKILL)
-            waitpid(child, nil, 0)
-            throw LoopError("pidfd_open", code: -code)
-        }
-        do {
-            watcher = try FileWatcher(loop: loop, fileDescriptor: pidfd)
-        } catch {
-            Glibc.kill(child, SIGKILL)
-            waitpid(child, nil, 0)
-            Glibc.close(pidfd)
-            throw error
-        }
-        watcher?.start(writable: false) { [unowned self] in reap(blocking: false) }
+        return child
     }
 
     public var isRunning: Bool { ending == nil }
@@ -112,16 +122,23 @@ public final class ChildProcess {
         onExit = nil
         watcher?.close()
         watcher = nil
-        Glibc.close(pidfd)
+        if pidfd >= 0 { Glibc.close(pidfd) }
     }
 
     deinit { close() }
 
     /// Waits up to `milliseconds` for the child to end; its ending, or nil while it runs.
     public func waitForEnd(milliseconds: Int32) -> Ending? {
-        if ending == nil {
+        reap(blocking: false)
+        if ending == nil && pidfd >= 0 {
             var poller = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
             if poll(&poller, 1, milliseconds) > 0 { reap(blocking: false) }
+        }
+        var waited: Int32 = 0
+        while ending == nil && pidfd < 0 && waited < milliseconds {
+            usleep(1_000)
+            waited += 1
+            reap(blocking: false)
         }
         return ending
     }
@@ -129,11 +146,15 @@ public final class ChildProcess {
     private func reap(blocking: Bool) {
         guard ending == nil else { return }
         var code: Int32 = 0, status: Int32 = 0
-        var result = deck_reap_pidfd(pidfd, &code, &status)
+        var result = deck_reap_child(pidfd, pid, &code, &status)
         while blocking && result == 0 {
-            var poller = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
-            _ = poll(&poller, 1, 1000)
-            result = deck_reap_pidfd(pidfd, &code, &status)
+            if pidfd >= 0 {
+                var poller = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&poller, 1, 1000)
+            } else {
+                usleep(1_000)
+            }
+            result = deck_reap_child(pidfd, pid, &code, &status)
         }
         switch result {
         case 0: return
