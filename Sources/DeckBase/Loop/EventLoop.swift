@@ -75,6 +75,10 @@ public final class EventLoop {
     /// Milliseconds of the loop's cached clock.
     public var now: UInt64 { uv_now(raw) }
 
+    /// Refreshes the cached clock, for a timer started after a callback that waited (its delay
+    /// counts from the refreshed time).
+    public func updateTime() { uv_update_time(raw) }
+
     deinit {
         // Owners retain the loop, so only handles already closing remain; let their callbacks run.
         uv_walk(raw, { handle, _ in

@@ -20,6 +20,7 @@ final class PluginSupervisor {
 
     /// Records a crash of `id`; the restart delay in ms, or nil when it stays disabled.
     func crashed(_ id: String) -> Int? {
+        loop.updateTime()  // the crash may be noticed after a call that waited on the host
         let now = loop.now, window = UInt64(settings.restartWindowSeconds) * 1_000
         var times = (crashes[id] ?? []).filter { now < window || $0 > now - window }
         times.append(now)
