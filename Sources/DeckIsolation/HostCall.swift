@@ -38,7 +38,8 @@ package enum HostCall: WireValue {
 
 /// What a host process says without waiting for an answer.
 package enum HostEvent: WireValue {
-    case log(LogLevel, source: String, message: String)
+    /// A line for the runtime's log, under the plugin's id (the host's own lines name the plugin too).
+    case log(LogLevel, String)
     /// The plugin asked for `on_callback`.
     case callback
     /// The host's loop thread is alive.
@@ -46,7 +47,7 @@ package enum HostEvent: WireValue {
 
     package func encode(into writer: inout WireWriter) {
         switch self {
-        case .log(let level, let source, let message): writer.write(UInt8(0)); writer.write(level.rawValue); writer.write(source); writer.write(message)
+        case .log(let level, let message): writer.write(UInt8(0)); writer.write(level.rawValue); writer.write(message)
         case .callback: writer.write(UInt8(1))
         case .heartbeat: writer.write(UInt8(2))
         }
@@ -57,7 +58,7 @@ package enum HostEvent: WireValue {
         case 0:
             let raw = try reader.read(Int.self)
             guard let level = LogLevel(rawValue: raw) else { throw .invalid("log level \(raw)") }
-            self = .log(level, source: try reader.read(), message: try reader.read())
+            self = .log(level, try reader.read())
         case 1: self = .callback
         case 2: self = .heartbeat
         case let tag: throw .invalid("event \(tag)")

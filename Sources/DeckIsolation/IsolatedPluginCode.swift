@@ -174,7 +174,7 @@ final class IsolatedPluginCode: PluginCode {
             let event: HostEvent = try message.read()
             try message.finish()
             switch event {
-            case .log(let level, _, let text): host.log(level, text: text)
+            case .log(let level, let text): host.log(level, text: text)
             case .callback: host.requestCallback()
             case .heartbeat: break
             }

@@ -33,7 +33,7 @@ package final class PluginHostServer {
         let problems = restrict(memoryMegabytes: arguments.memoryMegabytes)
         do {
             let server = try PluginHostServer(arguments)
-            for problem in problems { server.send(.log(.debug, source: "isolation", message: "\(arguments.id): \(problem)")) }
+            for problem in problems { server.send(.log(.debug, "least privilege not applied: \(problem)")) }
             server.run()
         } catch {
             complain("\(error)")
@@ -68,7 +68,7 @@ package final class PluginHostServer {
     private func run() -> Never {
         let channel = channel
         let logger = Logger(level: arguments.logLevel) { record in
-            try? channel.send(WireWriter.event(.log(record.level, source: record.source, message: record.message)))
+            try? channel.send(WireWriter.event(.log(record.level, record.message)))
         }
         do {
             doorbell = try AsyncDoorbell(loop: loop) { [unowned self] in
