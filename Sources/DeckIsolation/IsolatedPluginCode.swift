@@ -23,6 +23,12 @@ final class IsolatedPluginCode: PluginCode {
     private var health: LoopTimer?
     private var lastHeard = PluginInstance.milliseconds()
     private var missedAtLastCheck = 0
+    /// Unanswered messages (events) in the current second, and when it began.
+    private var eventsThisSecond = 0
+    private var secondStarted = 0
+    /// More events than this in a second is a flood: an honest host sends a few heartbeats, log
+    /// lines within their budget, and coalesced callback requests.
+    static let maxEventsPerSecond = 2_000
     /// Why the runtime ended the host; nil while it is trusted.
     private var endReason: String?
     private var channelClosed = false
@@ -171,6 +177,14 @@ final class IsolatedPluginCode: PluginCode {
         lastHeard = PluginInstance.milliseconds()
         switch message.kind {
         case .event:
+            if lastHeard - secondStarted >= 1_000 {
+                secondStarted = lastHeard
+                eventsThisSecond = 0
+            }
+            eventsThisSecond += 1
+            guard eventsThisSecond <= IsolatedPluginCode.maxEventsPerSecond else {
+                throw .invalid("over \(IsolatedPluginCode.maxEventsPerSecond) messages in a second (a flood)")
+            }
             let event: HostEvent = try message.read()
             try message.finish()
             switch event {

@@ -33,6 +33,7 @@
  *   "segv"       the same, then a render that segfaults
  *   "exit"       the same, then a render that calls exit(0)
  *   "garbage"    a 440 Hz sine, after writing garbage to descriptor 3 (a host process's socket)
+ *   "flood"      a 440 Hz sine, while a thread writes well-formed heartbeats to descriptor 3 for ever
  * followed by "@CONTEXT" and "/TYPE" for the focus it requests first
  * (default music, gain 1), e.g. "sine-440@navigation/3". It logs focus and
  * session changes ("focus: -2 resume=0", "session: 1").
@@ -44,6 +45,7 @@
 #define _DEFAULT_SOURCE
 #include <deck/deck.h>
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -211,6 +213,17 @@ static int32_t fixture_command(const deck_plugin_t *plugin, const deck_remote_co
 
 static const deck_plugin_now_playing_t fixture_now_playing = { .command = fixture_command };
 
+static void *flood(void *unused) {  /* the host protocol's heartbeat event: length 2, kind 5, tag 2 */
+    (void)unused;
+    static const unsigned char heartbeat[] = { 2, 0, 0, 0, 5, 2 };
+    for (;;) {  /* the socket is non-blocking: wait a little when it is full */
+        if (write(3, heartbeat, sizeof heartbeat) < 0) {
+            if (errno != EAGAIN) return NULL;
+            usleep(100);
+        }
+    }
+}
+
 static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char *item_id) {
     fixture_t *f = plugin->plugin_data;
     char item[128], context[64] = "music";
@@ -235,6 +248,12 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
     else if (strcmp(item, "stall") == 0) f->mode = AUDIO_STALL;
     else if (strcmp(item, "segv") == 0) f->mode = AUDIO_SEGV;
     else if (strcmp(item, "exit") == 0) f->mode = AUDIO_EXIT;
+    else if (strcmp(item, "flood") == 0) {
+        pthread_t thread;
+        pthread_create(&thread, NULL, flood, NULL);
+        pthread_detach(thread);
+        f->mode = AUDIO_SINE;
+    }
     else if (strcmp(item, "garbage") == 0) {
         static const char garbage[] = "\xff\xff\xff\x7fnot the protocol";
         if (write(3, garbage, sizeof garbage) < 0) f->host->log(f->host, DECK_LOG_WARNING, "garbage: descriptor 3 is not writable");

@@ -132,6 +132,16 @@ import Testing
         #expect(harness.log.contains(.error, "was killed: it broke the protocol during start: a message of 2147483647 bytes is over the limit"))
     }
 
+    @Test func aHostThatFloodsTheRuntimeIsEnded() throws {
+        let harness = try harness(dir.path + "/flood.opus")
+        let maps = try maps(harness)
+        try harness.start()
+        _ = try? harness.runtime.play(pluginID: maps.id, item: "flood@navigation/3")
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.hasCrashed })
+        #expect(harness.log.contains(.error, "was killed: it broke the protocol"))
+        #expect(harness.log.contains(.error, "over 2000 messages in a second (a flood)"))
+    }
+
     @Test func callsThatDoNotReturnAreBoundedAndTheHostEnded() throws {
         let harness = try harness(dir.path + "/blocked.opus") {
             $0.isolation.callTimeoutMilliseconds = 200
