@@ -115,11 +115,11 @@ public final class ChildProcess {
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        onExit = nil
         if ending == nil {
             kill(SIGKILL)
             reap(blocking: true)
         }
-        onExit = nil
         watcher?.close()
         watcher = nil
         if pidfd >= 0 { Glibc.close(pidfd) }
