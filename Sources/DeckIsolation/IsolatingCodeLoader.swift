@@ -12,6 +12,8 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     private let frames: Int
     private let frameMilliseconds: Int
     private let loop: EventLoop
+    /// `deck-plugin-host`, once found (looked for again while it is not).
+    private var hostPath: String?
     /// Told the instance number and the story when an isolated plugin's process ends on its own
     /// or is ended (not after destroy).
     package var onEnd: ((Int, String) -> Void)?
@@ -29,7 +31,8 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         guard policy.mode(for: manifest.id) == .process else {
             return try InProcessCodeLoader().load(library: library, bundle: bundle, manifest: manifest, host: host, logger: logger)
         }
-        guard let path = settings.resolvedHostPath() else {
+        if hostPath == nil { hostPath = settings.resolvedHostPath() }
+        guard let path = hostPath else {
             throw .isolationFailed("deck-plugin-host was not found beside the runtime; set isolation.hostPath, or run \(manifest.id) inline")
         }
         var arguments = HostArguments()
@@ -62,11 +65,15 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         }
         close(pair[1])
         let channel = WireChannel(descriptor: pair[0], maxMessageBytes: settings.maxMessageBytes)
-        func fail(_ problem: String) -> PluginLoadError.Reason {
+        /// Lets the process end (or kills it) and closes the socket; how it ended, if it did by itself.
+        func abandon() -> ChildProcess.Ending? {
             let ending = process.waitForEnd(milliseconds: 500)
             process.close()
             channel.close()
-            return .isolationFailed(problem + (ending.map { "; the process \($0)" } ?? ""))
+            return ending
+        }
+        func fail(_ problem: String) -> PluginLoadError.Reason {
+            .isolationFailed(problem + (abandon().map { "; the process \($0)" } ?? ""))
         }
         let answer: Result<Bool, PluginLoadError.Reason>
         do throws(WireError) {
@@ -79,9 +86,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         switch answer {
         case .success(let swift): isSwift = swift
         case .failure(let reason):
-            _ = process.waitForEnd(milliseconds: 500)
-            process.close()
-            channel.close()
+            _ = abandon()
             throw reason
         }
         do {

@@ -1,3 +1,4 @@
+import DeckPlugins
 import Glibc
 import Synchronization
 
@@ -95,10 +96,10 @@ package final class WireChannel: @unchecked Sendable {  // Sends are serialised 
     /// calls included, must end within `timeoutMs` (-1: no limit).
     package func exchange(_ request: WireWriter, answer: WireKind, timeoutMs: Int32,
                           serve: (inout WireReader) throws(WireError) -> Void) throws(WireError) -> WireReader {
-        let deadline = WireChannel.milliseconds() + Int(timeoutMs)
+        let deadline = PluginInstance.milliseconds() + Int(timeoutMs)
         func remaining() throws(WireError) -> Int32 {
             guard timeoutMs >= 0 else { return -1 }
-            let left = deadline - WireChannel.milliseconds()
+            let left = deadline - PluginInstance.milliseconds()
             guard left > 0 else { throw .timedOut(milliseconds: Int(timeoutMs)) }
             return Int32(left)
         }
@@ -114,12 +115,6 @@ package final class WireChannel: @unchecked Sendable {  // Sends are serialised 
             if message.kind == answer { return message }
             try serve(&message)
         }
-    }
-
-    private static func milliseconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return now.tv_sec * 1000 + now.tv_nsec / 1_000_000
     }
 
     private static func wait(_ descriptor: Int32, for events: Int16, timeoutMs: Int32) -> Bool {

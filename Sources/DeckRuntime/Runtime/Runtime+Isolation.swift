@@ -7,17 +7,19 @@ extension Runtime {
     /// are released, and a restart follows unless it crashed too often.
     func pluginEnded(instance: Int, story: String) {
         guard let plugin = plugins.plugin(instance: instance), !plugin.hasCrashed, plugin.state != .destroyed else { return }
-        let wasPlaying = output.hasStream(plugin.id)
-        plugin.markCrashed(disabled: false)
+        let delay = supervisor.crashed(plugin.id)
+        if delay == nil {
+            resumeAfterRestart.remove(plugin.id)
+        } else if output.hasStream(plugin.id) {
+            resumeAfterRestart.insert(plugin.id)
+        }
+        plugin.markCrashed(disabled: delay == nil)
         focus.release(plugin)
         player.release(plugin.id)
         interface.release(plugin.id)
-        if wasPlaying { resumeAfterRestart.insert(plugin.id) }
-        if let delay = supervisor.crashed(plugin.id) {
+        if let delay {
             logger.error("plugins", "\(plugin.id) crashed: \(story); restarting it in \(delay) ms")
         } else {
-            plugin.markCrashed(disabled: true)
-            resumeAfterRestart.remove(plugin.id)
             logger.error("plugins", "\(plugin.id) crashed: \(story); it crashed \(configuration.isolation.restartLimit) times within "
                          + "\(configuration.isolation.restartWindowSeconds) s and stays disabled until apps.load or apps.launch")
         }

@@ -24,6 +24,10 @@ import Testing
                               afterCrash: (StreamingHarness, PluginInstance) throws -> Void) throws {
         let path = dir.path + "/\(item).opus"
         let harness = try harness(path, configure: configure)
+        var appsChanges: [JSONValue] = []
+        let listener = RPCConnection { line in appsChanges.append((try? JSONValue.parse(line))?["params"] ?? .null) }
+        listener.topics = ["apps.changed"]
+        harness.runtime.events.add(listener)
         let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio"))
         let maps = try maps(harness)
         let pid = try #require(maps.processID)
@@ -33,7 +37,10 @@ import Testing
         try harness.runtime.play(pluginID: maps.id, item: "\(item)@navigation/3")
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.hasCrashed })
         #expect(harness.log.contains(.error, "org.example.maps crashed: its process \(pid) \(story)"))
+        #expect(appsChanges.contains { $0["apps"]?.arrayValue?.contains { $0["id"] == "org.example.maps" && $0["state"] == "crashed" } == true })
         #expect(harness.runtime.session.arbiter.holder(.plugin(maps.id)) == nil)  // its focus went: the radio is unducked
+        let radioHolder = harness.runtime.session.arbiter.holders.first { $0.request.owner == .plugin(radio.id) }
+        #expect(radioHolder?.state == .playing && radioHolder?.duckedBy.isEmpty == true)
         #expect(!harness.runtime.output.hasStream(maps.id))
         try afterCrash(harness, maps)
         harness.run(for: 0.3)
