@@ -9,6 +9,16 @@ public enum Schema {
     public static let number: JSONValue = ["type": "number"]
     public static let boolean: JSONValue = ["type": "boolean"]
 
+    /// A whole number from `range`: what `rpc.discover` advertises and `RPCCall.integer` holds a call to.
+    public static func integer(in range: ClosedRange<Int64>) -> JSONValue {
+        ["type": "integer", "minimum": .int(range.lowerBound), "maximum": .int(range.upperBound)]
+    }
+
+    /// A finite number from `range`.
+    public static func number(in range: ClosedRange<Double>) -> JSONValue {
+        ["type": "number", "minimum": .double(range.lowerBound), "maximum": .double(range.upperBound)]
+    }
+
     public static func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
 
     public static func oneOf(_ values: [String]) -> JSONValue { ["type": "string", "enum": .array(values.map { .string($0) })] }

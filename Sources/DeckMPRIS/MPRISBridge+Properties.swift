@@ -1,3 +1,4 @@
+import DeckBase
 import DeckNowPlaying
 
 /// What the MPRIS interfaces show of the center, and how property writes become commands.
@@ -33,7 +34,7 @@ extension MPRISBridge {
             ("Shuffle", .bool(center.queue.shuffle != .off)),
             ("Metadata", .dictionary(metadata)),
             ("Volume", .double(1)),
-            ("Position", .int64(Int64(info.elapsed(at: loop.now) * 1_000_000))),
+            ("Position", .int64(MediaTime(clamping: info.elapsed(at: loop.now)).microseconds)),
             ("MinimumRate", .double(0.25)),
             ("MaximumRate", .double(4)),
             ("CanGoNext", .bool(commands.contains(.next))),
@@ -53,7 +54,7 @@ extension MPRISBridge {
     private var metadata: [(String, DBusValue)] {
         let info = center.info
         var entries: [(String, DBusValue)] = [("mpris:trackid", .objectPath(trackID))]
-        if let duration = info.duration { entries.append(("mpris:length", .int64(Int64(duration * 1_000_000)))) }
+        if let duration = info.duration { entries.append(("mpris:length", .int64(MediaTime(clamping: duration).microseconds))) }
         if let uri = info.artworkURI { entries.append(("mpris:artUrl", .string(uri))) }
         if let title = info.title { entries.append(("xesam:title", .string(title))) }
         if !info.artists.isEmpty { entries.append(("xesam:artist", .strings(info.artists))) }

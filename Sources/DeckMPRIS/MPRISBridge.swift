@@ -88,7 +88,7 @@ public final class MPRISBridge {
         if abs(position - expected) > 0.5 {
             if let signal = newSignal(bus, MPRISBridge.playerInterface, "Seeked") {
                 var writer = DBusWriter(signal)
-                writer.append(.int64(Int64(position * 1_000_000)))
+                writer.append(.int64(MediaTime(clamping: position).microseconds))
                 send(signal, status: writer.status)
             }
         }
@@ -162,32 +162,48 @@ public final class MPRISBridge {
         case (MPRISBridge.rootInterface, "Raise"), (MPRISBridge.rootInterface, "Quit"):
             reply(message, [])
         case (MPRISBridge.playerInterface, let name):
-            guard let command = playerCommand(name, reader) else {
-                guard name == "SetPosition" else { return fail(message, "org.freedesktop.DBus.Error.UnknownMethod", "no method \(name)") }
-                reply(message, [])
-                return 1
+            switch playerCommand(name, reader) {
+            case .run(let command): run(command, answering: message)
+            case .ignore: reply(message, [])
+            case .invalid(let reason): return fail(message, "org.freedesktop.DBus.Error.InvalidArgs", reason)
+            case .unknown: return fail(message, "org.freedesktop.DBus.Error.UnknownMethod", "no method \(name)")
             }
-            run(command, answering: message)
         default:
             return 0
         }
         return 1
     }
 
-    /// The command for a Player method, or nil (a SetPosition for another track is ignored, as MPRIS says).
-    private func playerCommand(_ name: String, _ reader: DBusReader) -> RemoteCommand? {
+    /// What a Player method asks for. Offsets and positions are checked against `MediaTime`'s range
+    /// before they become a command; a SetPosition for another track is ignored, as MPRIS says.
+    private enum PlayerCall {
+        case run(RemoteCommand), ignore, invalid(String), unknown
+    }
+
+    private func playerCommand(_ name: String, _ reader: DBusReader) -> PlayerCall {
         switch name {
-        case "Play": return .play
-        case "Pause": return .pause
-        case "PlayPause": return .togglePlayPause
-        case "Stop": return .stop
-        case "Next": return .next
-        case "Previous": return .previous
-        case "Seek": return reader.int64().map { .skip(Double($0) / 1_000_000) }
+        case "Play": return .run(.play)
+        case "Pause": return .run(.pause)
+        case "PlayPause": return .run(.togglePlayPause)
+        case "Stop": return .run(.stop)
+        case "Next": return .run(.next)
+        case "Previous": return .run(.previous)
+        case "Seek":
+            guard let offset = reader.int64() else { return .invalid("Seek takes an offset in microseconds (x)") }
+            guard let time = MediaTime(microseconds: offset, in: MediaTime.offsets) else {
+                return .invalid("the offset \(offset) µs is beyond ±\(MediaTime.limit) s")
+            }
+            return .run(.skip(time.seconds))
         case "SetPosition":
-            guard let track = reader.string("o"), let position = reader.int64(), track == trackID, position >= 0 else { return nil }
-            return .seek(Double(position) / 1_000_000)
-        default: return nil
+            guard let track = reader.string("o"), let position = reader.int64() else {
+                return .invalid("SetPosition takes a track id (o) and a position in microseconds (x)")
+            }
+            guard track == trackID else { return .ignore }
+            guard let time = MediaTime(microseconds: position) else {
+                return .invalid("the position \(position) µs is not from 0 to \(MediaTime.limit) s")
+            }
+            return .run(.seek(time.seconds))
+        default: return .unknown
         }
     }
 

@@ -1,3 +1,5 @@
+import DeckBase
+
 /// The one now-playing state of the car: its owner (the app that holds, or last held, music
 /// focus — the runtime says who), what plays, the queue, and the remote commands the owner
 /// enabled. Only the owner changes it. Loop-thread-confined.
@@ -87,8 +89,8 @@ public final class NowPlayingCenter {
             try checkText(item.title, "queue item title")
             try checkText(item.artist, "queue item artist")
             try checkText(item.artworkURI, "queue item artwork URI")
-            if let duration = item.duration, !(duration.isFinite && duration >= 0) {
-                throw .invalid("queue item \"\(item.key)\": duration must be a finite number of seconds, 0 or more")
+            if let duration = item.duration, MediaTime(seconds: duration) == nil {
+                throw .invalid("queue item \"\(item.key)\": duration must be a number of seconds from 0 to \(MediaTime.limit)")
             }
         }
         var updated = queue
@@ -138,7 +140,7 @@ public final class NowPlayingCenter {
     }
 
     static func checkPosition(elapsed: Double, rate: Double) throws(NowPlayingError) {
-        guard elapsed.isFinite && elapsed >= 0 else { throw .invalid("elapsed must be a finite number of seconds, 0 or more") }
+        guard MediaTime(seconds: elapsed) != nil else { throw .invalid("elapsed must be a number of seconds from 0 to \(MediaTime.limit)") }
         guard rate.isFinite && abs(rate) <= 16 else { throw .invalid("rate must be a finite number from -16 to 16") }
     }
 
@@ -148,8 +150,8 @@ public final class NowPlayingCenter {
         try checkText(info.albumArtist, "album artist")
         try checkText(info.artworkURI, "artwork URI")
         for artist in info.artists { try checkText(artist, "artist") }
-        if let duration = info.duration, !(duration.isFinite && duration >= 0) {
-            throw .invalid("duration must be a finite number of seconds, 0 or more (or unknown)")
+        if let duration = info.duration, MediaTime(seconds: duration) == nil {
+            throw .invalid("duration must be a number of seconds from 0 to \(MediaTime.limit) (or unknown)")
         }
         try NowPlayingCenter.checkPosition(elapsed: info.elapsed, rate: info.rate)
         guard info.defaultRate.isFinite && info.defaultRate > 0 && info.defaultRate <= 16 else {

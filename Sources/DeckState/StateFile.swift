@@ -15,12 +15,34 @@ public final class StateFile {
     private var pending: JSONValue?
     private var scheduled = false
 
-    public init(path: String, delayMilliseconds: Int, loop: EventLoop, logger: Logger) throws(LoopError) {
+    /// Refuses (naming the fix) a folder that others may write, or a file another user owns: either
+    /// would let someone else decide what deckd restores, as an ssh key or the token file would.
+    public init(path: String, delayMilliseconds: Int, loop: EventLoop, logger: Logger) throws(StateFileError) {
         self.path = path
         self.logger = logger
+        try StateFile.checkOwnership(path)
         delay = UInt64(max(0, delayMilliseconds))
-        timer = try LoopTimer(loop: loop)
+        do { timer = try LoopTimer(loop: loop) } catch { throw .loop(error) }
         writer = Writer(path: path, logger: logger)
+    }
+
+    private static func checkOwnership(_ path: String) throws(StateFileError) {
+        let folder = AtomicFile.split(path).folder
+        var info = stat()
+        guard stat(folder, &info) == 0 else { throw .unsafe("the state folder \(folder): \(String(cString: strerror(errno)))") }
+        guard info.st_uid == geteuid() || info.st_uid == 0 else {
+            throw .unsafe("the state folder \(folder) is owned by uid \(info.st_uid), not by you (uid \(geteuid())) or root; "
+                          + "choose a folder of your own for state.path")
+        }
+        guard info.st_mode & 0o022 == 0 else {
+            throw .unsafe("the state folder \(folder) is writable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); "
+                          + "run 'chmod go-w \(folder)' or choose another folder for state.path")
+        }
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_uid == geteuid() else {
+            throw .unsafe("the state file \(path) is owned by uid \(info.st_uid), not by you (uid \(geteuid())); "
+                          + "remove it or run 'chown \(geteuid()) \(path)'")
+        }
     }
 
     /// The saved document, or nil when there is none yet or it was unusable (then it is moved to
@@ -37,25 +59,30 @@ public final class StateFile {
             guard case .object = json else { throw JSONFileError.unreadable(path: path, reason: "not a JSON object") }
             return json
         } catch {
-            let aside = "\(path).corrupt-\(time(nil))"
-            let moved = rename(path, aside) == 0
-            logger.warning("state", "\(error); starting without saved state" + (moved ? " (the file is kept as \(aside))" : ""))
+            setAside(because: "\(error)")
             return nil
         }
     }
 
-    /// Removes the temporary files (the path, a dot and six random characters) that a process
-    /// killed while saving left beside the file.
+    /// Moves a file that cannot be used to `PATH.corrupt-SECONDS`, with a warning, so deckd starts
+    /// fresh and the file is kept for a look.
+    public func setAside(because reason: String) {
+        let aside = "\(path).corrupt-\(time(nil))"
+        let moved = rename(path, aside) == 0
+        logger.warning("state", "\(path): \(reason); starting without saved state" + (moved ? " (the file is kept as \(aside))" : ""))
+    }
+
+    /// Removes the temporary files a process killed while saving left beside the file: only names
+    /// `AtomicFile` makes (its own hidden prefix and six random characters), each with a log line.
     private func removeLeftovers() {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        guard let directory = opendir(folder.isEmpty ? "/" : folder) else { return }
+        let (folder, _) = AtomicFile.split(path)
+        let prefix = AtomicFile.split(AtomicFile.temporaryPrefix(for: path)).name
+        guard let directory = opendir(folder) else { return }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
             let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard entryName.hasPrefix(name + "."), entryName.utf8.count == name.utf8.count + 7 else { continue }
-            unlink(folder + "/" + entryName)
+            guard entryName.hasPrefix(prefix), entryName.utf8.count == prefix.utf8.count + 6 else { continue }
+            if unlink(folder + "/" + entryName) == 0 { logger.info("state", "removed \(folder)/\(entryName), left by a save that did not finish") }
         }
     }
 
@@ -142,6 +169,22 @@ private final class Writer: Sendable {
             } else {
                 state.withLock { $0.writes += 1 }
             }
+        }
+    }
+}
+
+/// Why the state file cannot be used.
+public enum StateFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Its folder or the file itself is open to others; the message names the fix.
+    case unsafe(String)
+    /// The document parses but a value in it does not fit (out of range, wrong type).
+    case invalid(String)
+    case loop(LoopError)
+
+    public var description: String {
+        switch self {
+        case .unsafe(let message), .invalid(let message): message
+        case .loop(let error): "\(error)"
         }
     }
 }

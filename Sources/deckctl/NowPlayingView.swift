@@ -1,3 +1,4 @@
+import DeckBase
 import Glibc
 
 /// How deckctl shows now playing: a line through a format, or two lines for people; `--follow`
@@ -57,7 +58,8 @@ struct NowPlayingView {
 
     /// The values a format may name, elapsed extrapolated by `age` seconds.
     static func fields(_ state: JSONDocument.Value, age: Double) -> [String: String] {
-        var elapsed = (state["elapsed"].number ?? 0) + age * (state["rate"].number ?? 0)
+        // What the runtime sends is read as it would be from anyone: brought into MediaTime's range.
+        var elapsed = MediaTime(clamping: (state["elapsed"].number ?? 0) + age * (state["rate"].number ?? 0)).seconds
         if let duration = state["duration"].number { elapsed = min(elapsed, duration) }
         return [
             "title": state["title"].string ?? "",
@@ -66,7 +68,7 @@ struct NowPlayingView {
             "albumArtist": state["albumArtist"].string ?? "",
             "status": state["playbackState"].string ?? "",
             "position": clock(elapsed),
-            "elapsed": String(Int(elapsed)),
+            "elapsed": String(MediaTime(clamping: max(0, elapsed)).wholeSeconds),
             "duration": state["duration"].number.map(clock) ?? "",
             "app": state["owner"].string ?? "",
             "mediaType": state["mediaType"].string ?? "",
@@ -76,7 +78,7 @@ struct NowPlayingView {
     }
 
     static func clock(_ seconds: Double) -> String {
-        let whole = Int(max(0, seconds))
+        let whole = MediaTime(clamping: max(0, seconds)).wholeSeconds
         let (hours, minutes, rest) = (whole / 3600, whole / 60 % 60, whole % 60)
         let tail = (rest < 10 ? "0" : "") + "\(rest)"
         return hours > 0 ? "\(hours):\(minutes < 10 ? "0" : "")\(minutes):\(tail)" : "\(minutes):\(tail)"
@@ -84,7 +86,8 @@ struct NowPlayingView {
 
     static func bar(elapsed: Double, duration: Double?) -> String {
         guard let duration, duration > 0 else { return "" }
-        let filled = Int((min(1, elapsed / duration) * 20).rounded())
+        let fraction = elapsed / duration
+        let filled = fraction.isNaN ? 0 : Int((min(1, max(0, fraction)) * 20).rounded())
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "]  "
     }
 

@@ -9,7 +9,9 @@ struct ScreenView {
         let display = screen["display"], limits = screen["limits"]
         guard display["attached"].bool != false else { return ["the display is detached (deckctl display --attached on); audio plays on"] }
         guard let app = screen["app"].string else { return ["no app with a UI is loaded"] }
-        let width = max(40, Int(Double(display["width"].int ?? 800) / ((display["scale"].number ?? 1) * 10)))
+        // What the runtime sends is held to the ranges display.set allows before any arithmetic.
+        let pixels = min(max(display["width"].int ?? 800, 240), 8192), scale = min(max(display["scale"].number ?? 1, 0.5), 4)
+        let width = max(40, Int(Double(pixels) / (scale * 10)))
         let rows = limits["visibleRows"].int ?? 8
         var out = ["\(app) — \(display["width"].display)×\(display["height"].display)"
                    + (display["driving"].bool == true ? ", driving" : ", parked")

@@ -8,7 +8,7 @@ public enum AtomicFile {
     /// Writes `bytes` to `path` with `mode`; `durable` also syncs the data and the folder, so the
     /// new file survives a power cut once this returns. The reason on failure, else nil.
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, durable: Bool = false) -> String? {
-        var template = Array((path + "." + String(repeating: "X", count: 6)).utf8CString)  // mkstemp's template
+        var template = Array((temporaryPrefix(for: path) + String(repeating: "X", count: 6)).utf8CString)  // mkstemp's template
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -28,13 +28,26 @@ public enum AtomicFile {
             return reason
         }
         if durable {
-            let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-            let directory = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let directory = open(split(path).folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if directory >= 0 {
                 fsync(directory)
                 Glibc.close(directory)
             }
         }
         return nil
+    }
+
+    /// Where the temporary files for `path` start: a hidden name of Deck's own beside it
+    /// (`DIR/.deck-tmp.NAME.` and six random characters), so a cleanup never touches another's file.
+    public static func temporaryPrefix(for path: String) -> String {
+        let (folder, name) = split(path)
+        return (folder == "/" ? "" : folder) + "/.deck-tmp." + name + "."
+    }
+
+    /// A path's folder ("." for a bare name, "/" at the root) and last component.
+    public static func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let folder = String(path[..<slash])
+        return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
     }
 }

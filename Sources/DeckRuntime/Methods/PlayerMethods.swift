@@ -23,16 +23,16 @@ struct PlayerMethods {
         var methods = simple.map { name, command, summary in
             method(name, summary) { _ throws(RPCError) in command }
         }
-        methods.append(method("player.seek", "Move to a position, in seconds.", params: [.init("position", Schema.number)]) { call throws(RPCError) in
-            .seek(try PlayerMethods.number(call, "position", range: 0...1e9))
+        methods.append(method("player.seek", "Move to a position, in seconds.", params: [.init("position", Schema.number(in: MediaTime.positions))]) { call throws(RPCError) in
+            .seek(try call.number("position"))
         })
         methods.append(method("player.skip", "Skip forward (positive) or back (negative) by seconds; by default forward by the app's preferred interval.",
-                              params: [.init("seconds", Schema.number, required: false)]) { [runtime] call throws(RPCError) in
+                              params: [.init("seconds", Schema.number(in: -86_400...86_400), required: false)]) { [runtime] call throws(RPCError) in
             guard call.optional("seconds") != nil else { return .skip(runtime.player.center.skipIntervals.forward) }
-            return .skip(try PlayerMethods.number(call, "seconds", range: -86_400...86_400))
+            return .skip(try call.number("seconds"))
         })
-        methods.append(method("player.setRate", "Set the playback rate (1 is normal speed).", params: [.init("rate", Schema.number)]) { call throws(RPCError) in
-            .setRate(try PlayerMethods.number(call, "rate", range: -16...16))
+        methods.append(method("player.setRate", "Set the playback rate (1 is normal speed).", params: [.init("rate", Schema.number(in: -16...16))]) { call throws(RPCError) in
+            .setRate(try call.number("rate"))
         })
         methods.append(method("player.setShuffle", "Set shuffle.", params: [.init("mode", Schema.oneOf(ShuffleMode.allCases.map(\.rawValue)))]) { call throws(RPCError) in
             guard let mode = ShuffleMode(rawValue: try call.string("mode")) else { throw .invalidParams("\"mode\" must be off or items") }
@@ -68,18 +68,6 @@ struct PlayerMethods {
         case .noPlayer(let reason): .failure(.noActionableNowPlayingItem(reason))
         case .failed(let reason): .failure(.commandFailed(reason))
         }
-    }
-
-    private static func number(_ call: RPCCall, _ name: String, range: ClosedRange<Double>) throws(RPCError) -> Double {
-        let value: Double? = switch call.optional(name) {
-        case .int(let number)?: Double(number)
-        case .double(let number)?: number
-        default: nil
-        }
-        guard let value, value.isFinite, range.contains(value) else {
-            throw .invalidParams("\"\(name)\" must be a number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return value
     }
 
     static let resultSchema = Schema.object(["command": Schema.string, "owner": Schema.string, "result": Schema.oneOf(["success"])])

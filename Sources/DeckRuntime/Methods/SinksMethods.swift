@@ -27,23 +27,24 @@ struct SinksMethods {
                 runtime.publish("sinks.changed", ["sinks": SinksMethods.list(runtime)])
                 return SinksMethods.describe(info, runtime)
             },
-            RPCMethod("sinks.remove", "Close and forget a sink.", params: [.init("id", Schema.integer)],
+            RPCMethod("sinks.remove", "Close and forget a sink.", params: [.init("id", SinksMethods.idSchema)],
                       result: Schema.boolean, errors: [-32004]) { call throws(RPCError) in
-                guard let id = call.optional("id")?.intValue else { throw .invalidParams("\"id\" must be an integer") }
-                do throws(SinkError) { try runtime.output.removeSink(Int(id)) } catch { throw .commandFailed(error.description) }
+                let id = Int(try call.integer("id"))
+                do throws(SinkError) { try runtime.output.removeSink(id) } catch { throw .commandFailed(error.description) }
                 runtime.publish("sinks.changed", ["sinks": SinksMethods.list(runtime)])
                 runtime.saveState()
                 return true
             },
             RPCMethod("sinks.select", "Send app audio to these sinks only (without ids: to every sink); pinned contexts stay on their sink. Saved with the state.",
-                      params: [.init("ids", Schema.array(Schema.integer), required: false)],
+                      params: [.init("ids", Schema.array(SinksMethods.idSchema), required: false)],
                       result: Schema.array(SinksMethods.sinkSchema), errors: [-32004]) { call throws(RPCError) in
                 var ids: [Int]?
                 if let value = call.optional("ids"), value != .null {
-                    guard let list = value.arrayValue, !list.isEmpty, list.allSatisfy({ $0.intValue != nil }) else {
+                    guard let list = value.arrayValue?.compactMap({ $0.integer(in: SinksMethods.ids) }), !list.isEmpty,
+                          list.count == value.arrayValue?.count else {
                         throw .invalidParams("\"ids\" must be a non-empty array of sink ids (omit it for every sink)")
                     }
-                    ids = list.map { Int($0.intValue!) }
+                    ids = list
                 }
                 do throws(SinkError) { try runtime.output.select(ids) } catch { throw .commandFailed(error.description) }
                 let sinks = SinksMethods.list(runtime)
@@ -70,6 +71,10 @@ struct SinksMethods {
         if let dropped = sink.status.droppedClients { object["droppedClients"] = .int(Int64(dropped)) }
         return .object(object)
     }
+
+    /// Sink ids, as `sinks.list` hands them out.
+    static let ids: ClosedRange<Int> = 0...Int(Int32.max)
+    static let idSchema = Schema.integer(in: 0...Int64(Int32.max))
 
     static let sinkSchema = Schema.object([
         "id": Schema.integer, "uri": Schema.string, "name": Schema.string, "kind": Schema.oneOf(SinkKind.allCases.map(\.rawValue)),

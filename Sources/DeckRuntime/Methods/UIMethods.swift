@@ -20,21 +20,20 @@ struct UIMethods {
             },
             RPCMethod("ui.select", "Select an item, tab or action by id (its app completes it), or a content item by path "
                       + "(a container is browsed into, a playable item plays).",
-                      params: [.init("id", Schema.integer, required: false), .init("path", Schema.string, required: false)],
+                      params: [.init("id", UIMethods.idSchema, required: false), .init("path", Schema.string, required: false)],
                       result: state, errors: [-32001, -32004]) { call throws(RPCError) in
                 if let path = try call.optionalString("path") {
                     try runtime.interface.selectContent(path)
-                } else if let id = call.optional("id")?.intValue, id > 0 {
-                    try runtime.interface.select(UInt64(id))
+                } else if call.optional("id") != nil {
+                    try runtime.interface.select(UInt64(try call.integer("id")))
                 } else {
                     throw .invalidParams("give \"id\" (a positive integer from ui.get) or \"path\" (a content path)")
                 }
                 return UIMethods.state(runtime)
             },
-            RPCMethod("ui.button", "Press a button (grid, map, now-playing button, action) by id.", params: [.init("id", Schema.integer)],
+            RPCMethod("ui.button", "Press a button (grid, map, now-playing button, action) by id.", params: [.init("id", UIMethods.idSchema)],
                       result: state, errors: [-32004]) { call throws(RPCError) in
-                guard let id = call.optional("id")?.intValue, id > 0 else { throw .invalidParams("\"id\" must be a positive integer from ui.get") }
-                try runtime.interface.select(UInt64(id))
+                try runtime.interface.select(UInt64(try call.integer("id")))
                 return UIMethods.state(runtime)
             },
             RPCMethod("ui.back", "Go back: dismiss the modal, pop the top template, or leave a content level (at the root: nothing).",
@@ -43,10 +42,10 @@ struct UIMethods {
                 return UIMethods.state(runtime)
             },
             RPCMethod("ui.image", "An image an app handed over (base64), by the id its templates name.",
-                      params: [.init("app", Schema.string), .init("id", Schema.integer)],
+                      params: [.init("app", Schema.string), .init("id", UIMethods.idSchema)],
                       result: NowPlayingMethods.artworkSchema, errors: [-32007]) { call throws(RPCError) in
                 let app = try call.string("app")
-                guard let id = call.optional("id")?.intValue, id > 0, let image = runtime.interface.apps[app]?.image(UInt64(id)) else {
+                guard let id = call.optional("id")?.integer(in: UIMethods.ids), let image = runtime.interface.apps[app]?.image(UInt64(id)) else {
                     throw .noSuchContent("no image \(call.optional("id")?.encoded() ?? "") from \(app)")
                 }
                 return ["id": .string(image.id), "mimeType": .string(image.mimeType), "data": .string(Base64.encode(image.bytes))]
@@ -55,8 +54,8 @@ struct UIMethods {
                       result: UIMethods.displaySchema) { _ in runtime.interface.profile.json },
             RPCMethod("display.set", "Change the display profile (any of width, height, scale, driving, limitedUserInterfaces, "
                       + "contentStyle, attached); apps are told and their screens held to the new limits.",
-                      params: ["width", "height"].map { .init($0, Schema.integer, required: false) }
-                        + [.init("scale", Schema.number, required: false), .init("driving", Schema.boolean, required: false),
+                      params: ["width", "height"].map { .init($0, Schema.integer(in: 240...8192), required: false) }
+                        + [.init("scale", Schema.number(in: 0.5...4), required: false), .init("driving", Schema.boolean, required: false),
                            .init("limitedUserInterfaces", Schema.array(Schema.oneOf(["keyboard", "lists"])), required: false),
                            .init("contentStyle", Schema.oneOf(["light", "dark"]), required: false),
                            .init("attached", Schema.boolean, required: false)],
@@ -73,6 +72,10 @@ struct UIMethods {
             },
         ]
     }
+
+    /// Ids of items, buttons and images, as `ui.get` hands them out.
+    static let ids: ClosedRange<Int64> = 1...Int64.max
+    static let idSchema = Schema.integer(in: ids)
 
     /// What `ui.get` answers and `ui.changed` carries.
     static func state(_ runtime: Runtime, app: String? = nil) -> JSONValue {

@@ -14,20 +14,19 @@ struct VolumeMethods {
         return [
             RPCMethod("volume.get", "Every volume group: its contexts, index, range, mute and level in dB.",
                       result: VolumeMethods.stateSchema) { _ in VolumeMethods.state(runtime) },
-            RPCMethod("volume.set", "Set a group's index.", params: [group, .init("index", Schema.integer)],
+            RPCMethod("volume.set", "Set a group's index.", params: [group, .init("index", Schema.integer(in: 0...100))],
                       result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
-                let name = try call.string("group")
-                guard let index = call.optional("index")?.intValue else { throw .invalidParams("\"index\" must be an integer") }
-                try VolumeMethods.change(runtime) { groups throws(VolumeError) in try groups.set(name, index: Int(index)) }
+                let name = try call.string("group"), index = Int(try call.integer("index"))
+                try VolumeMethods.change(runtime) { groups throws(VolumeError) in try groups.set(name, index: index) }
                 return VolumeMethods.state(runtime)
             },
             RPCMethod("volume.adjust", "Step a group's index up or down, as the volume keys do; without a group, the group of "
                       + "the most important context playing.",
-                      params: [.init("steps", Schema.integer), .init("group", Schema.string, required: false)],
+                      params: [.init("steps", Schema.integer(in: -100...100), "volume steps; a group has at most 100"), .init("group", Schema.string, required: false)],
                       result: VolumeMethods.adjustedSchema, errors: [-32004]) { call throws(RPCError) in
                 let name = try call.optionalString("group") ?? runtime.focus.activeVolumeGroup
-                guard let steps = call.optional("steps")?.intValue else { throw .invalidParams("\"steps\" must be an integer") }
-                try VolumeMethods.change(runtime) { groups throws(VolumeError) in try groups.adjust(name, steps: Int(steps)) }
+                let steps = Int(try call.integer("steps"))
+                try VolumeMethods.change(runtime) { groups throws(VolumeError) in try groups.adjust(name, steps: steps) }
                 guard case .object(var state) = VolumeMethods.state(runtime) else { return .null }
                 state["adjusted"] = .string(name)
                 return .object(state)

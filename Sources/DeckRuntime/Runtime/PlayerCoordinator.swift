@@ -157,7 +157,7 @@ public final class PlayerCoordinator {
         case .skip(let seconds) where enabled.contains(.seek):
             var target = center.info.elapsed(at: loop.now) + seconds
             if let duration = center.info.duration { target = min(target, duration) }
-            return .seek(max(0, target))
+            return .seek(MediaTime(clamping: max(0, target)).seconds)
         default: break
         }
         return nil
@@ -168,7 +168,7 @@ public final class PlayerCoordinator {
         guard let plugin = plugins.plugin(id: source.pluginID), plugin.state == .active else {
             return .noPlayer("\(source.pluginID), which played last, is not loaded and active")
         }
-        logger.info("nowplaying", "resuming \(source.pluginID) \(source.itemKey ?? "(default item)") at \(Int(source.position)) s")
+        logger.info("nowplaying", "resuming \(source.pluginID) \(source.itemKey ?? "(default item)") at \(MediaTime(clamping: source.position).wholeSeconds) s")
         do throws(PluginCallError) {
             try plugin.startPlayback(item: source.itemKey)
         } catch {

@@ -83,11 +83,11 @@ public final class Runtime {
         self.player = player
         let interface = interface
         do {
-            stateFile = try configuration.state.path.map { path throws(LoopError) in
+            stateFile = try configuration.state.path.map { path throws(StateFileError) in
                 try StateFile(path: path, delayMilliseconds: configuration.state.saveDelayMilliseconds, loop: loop, logger: logger)
             }
         } catch {
-            throw .loop(error)
+            throw .state(error)
         }
         let actions = HostActions(
             audioThread: output.engine.audioThread,
@@ -263,10 +263,12 @@ public enum RuntimeError: Error, Equatable, Sendable, CustomStringConvertible {
     case loop(LoopError)
     case audio(AudioEngineError)
     case noOutput(String)
+    case state(StateFileError)
 
     public var description: String {
         switch self {
         case .loop(let error): error.description
+        case .state(let error): error.description
         case .audio(let error): error.description
         case .noOutput(let reason): "the output has nowhere to go: \(reason)"
         }

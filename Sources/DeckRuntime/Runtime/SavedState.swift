@@ -1,0 +1,67 @@
+import DeckBase
+import DeckNowPlaying
+import DeckState
+
+/// The state file's document as typed values, every one checked against its range: what
+/// `Runtime.restoreState` applies. Reading it throws on the first value that does not fit, naming it.
+struct SavedState {
+    static let version: Int64 = 1
+
+    var volumes: [(name: String, index: Int?, muted: Bool?)] = []
+    var sinks: [String]?
+    var lastSource: LastSource?
+
+    init(_ document: JSONValue, maxQueueItems: Int) throws(StateFileError) {
+        guard case .object(let members) = document else { throw .invalid("the document is not an object") }
+        guard members["version"]?.integer(in: SavedState.version...SavedState.version) != nil else {
+            throw .invalid("version is \(members["version"]?.encoded() ?? "missing"), not \(SavedState.version)")
+        }
+        if let value = members["volumes"] {
+            guard case .object(let groups) = value else { throw .invalid("volumes is not an object") }
+            for (name, saved) in groups.sorted(by: { $0.key < $1.key }) {
+                guard case .object = saved else { throw .invalid("volumes.\(name) is not an object") }
+                let index = try SavedState.optional(saved["index"], "volumes.\(name).index") { $0.integer(in: 0...100) }
+                let muted = try SavedState.optional(saved["muted"], "volumes.\(name).muted") { $0.boolValue }
+                volumes.append((name, index, muted))
+            }
+        }
+        if let value = members["sinks"] {
+            guard let names = value["selected"]?.arrayValue?.compactMap(\.stringValue),
+                  names.count == value["selected"]?.arrayValue?.count else { throw .invalid("sinks.selected is not a list of names") }
+            sinks = names
+        }
+        if let value = members["lastSource"] { lastSource = try SavedState.lastSource(value, maxQueueItems: maxQueueItems) }
+    }
+
+    private static func lastSource(_ json: JSONValue, maxQueueItems: Int) throws(StateFileError) -> LastSource {
+        guard let plugin = json["plugin"]?.stringValue, !plugin.isEmpty else { throw .invalid("lastSource.plugin is not an app id") }
+        let item = try optional(json["item"], "lastSource.item") { $0.stringValue }
+        var source = LastSource(pluginID: plugin, itemKey: item)
+        source.position = try optional(json["position"], "lastSource.position") { $0.mediaTime()?.seconds } ?? 0
+        let list = try optional(json["queue"], "lastSource.queue") { $0.arrayValue } ?? []
+        var items: [QueueItem] = []
+        for (index, entry) in list.enumerated() {
+            guard let key = entry["key"]?.stringValue else { throw .invalid("lastSource.queue[\(index)].key is not text") }
+            items.append(QueueItem(key: key, title: try optional(entry["title"], "lastSource.queue[\(index)].title") { $0.stringValue },
+                                   artist: try optional(entry["artist"], "lastSource.queue[\(index)].artist") { $0.stringValue },
+                                   duration: try optional(entry["duration"], "lastSource.queue[\(index)].duration") { $0.mediaTime()?.seconds }))
+        }
+        let current = try optional(json["currentIndex"], "lastSource.currentIndex") { $0.integer(in: 0...Int.max) }
+        var ids: UInt64 = 0
+        do throws(NowPlayingError) {
+            try source.queue.replace(with: items, current: current, maxItems: maxQueueItems, nextID: &ids)
+        } catch {
+            throw .invalid("lastSource.queue: \(error)")
+        }
+        source.queue.shuffle = try optional(json["shuffle"], "lastSource.shuffle") { $0.stringValue.flatMap(ShuffleMode.init) } ?? .off
+        source.queue.repeatMode = try optional(json["repeat"], "lastSource.repeat") { $0.stringValue.flatMap(RepeatMode.init) } ?? .off
+        return source
+    }
+
+    /// A member that may be missing or null; present, it must read as `read` says or the file is refused.
+    private static func optional<T>(_ value: JSONValue?, _ path: String, _ read: (JSONValue) -> T?) throws(StateFileError) -> T? {
+        guard let value, value != .null else { return nil }
+        guard let typed = read(value) else { throw .invalid("\(path) is \(value.encoded()), out of range or of the wrong type") }
+        return typed
+    }
+}
