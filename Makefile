@@ -9,7 +9,7 @@
 SWIFT        ?= swift
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
 APT_PACKAGES := gcc g++ make pkg-config libuv1-dev libjansson-dev libopus-dev libogg-dev libsystemd-dev procps opus-tools ffmpeg \
-                dbus-daemon playerctl
+                dbus-daemon dbus-bin playerctl
 PIP_PACKAGES := openrpc jsonschema
 
 RELEASE_BIN  = $(shell $(SWIFT) build -c release --show-bin-path)

@@ -22,6 +22,8 @@ extension PluginHost {
         table.set_queue = { host, items, count, current in
             PluginHost.call(host, "set_queue") { () throws(PluginCallError) in
                 guard count == 0 || items != nil else { throw PluginCallError(status: .invalid, message: "NULL items") }
+                // nowPlaying.maxQueueItems can be at most 100,000: more is not read at all.
+                guard count <= 100_000 else { throw PluginCallError(status: .limit, message: "a queue of \(count) items is over any limit") }
                 var queue: [QueueItem] = []
                 for index in 0..<Int(count) {
                     let item = items![index]

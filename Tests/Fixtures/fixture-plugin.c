@@ -18,6 +18,7 @@
  *   FIXTURE_INIT_FAULT           plugin->init segfaults
  *   FIXTURE_CALLBACK_BLOCKS      on_callback never returns
  *   FIXTURE_LINGER               destroy leaves a thread running in the library
+ *   FIXTURE_ELAPSED=S / FIXTURE_DURATION=S   the elapsed time and duration it publishes (default 0 and 60)
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -83,6 +84,12 @@ typedef struct fixture {
 #ifndef FIXTURE_COMMANDS
 #define FIXTURE_COMMANDS (DECK_COMMAND_BIT(DECK_COMMAND_PLAY) | DECK_COMMAND_BIT(DECK_COMMAND_PAUSE) | \
                           DECK_COMMAND_BIT(DECK_COMMAND_NEXT) | DECK_COMMAND_BIT(DECK_COMMAND_SEEK))
+#endif
+#ifndef FIXTURE_ELAPSED
+#define FIXTURE_ELAPSED 0
+#endif
+#ifndef FIXTURE_DURATION
+#define FIXTURE_DURATION 60
 #endif
 #ifndef FIXTURE_COMMAND_RESULT
 #define FIXTURE_COMMAND_RESULT DECK_COMMAND_SUCCESS
@@ -187,7 +194,8 @@ static void publish(fixture_t *f, const char *item) {
     static const uint8_t png[] = { 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0 };  /* a PNG signature */
     deck_now_playing_info_t info = {
         .title = item, .artists = artists, .artist_count = 1, .artwork = png, .artwork_size = sizeof png,
-        .duration = 60, .rate = 1, .playback_state = DECK_PLAYBACK_PLAYING, .chapter_number = -1,
+        .duration = FIXTURE_DURATION, .elapsed = FIXTURE_ELAPSED, .rate = 1, .playback_state = DECK_PLAYBACK_PLAYING,
+        .chapter_number = -1,
     };
     deck_status_t status = np->set_info(f->host, &info);
     if (status == DECK_OK) {

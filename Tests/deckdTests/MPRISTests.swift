@@ -68,4 +68,35 @@ import Testing
         #expect(deckd.log.contains("error mpris: cannot connect to the session bus") || deckd.log.contains("error mpris: cannot own"))
         #expect(deckd.process.isRunning)
     }
+
+    /// Any process on the session bus can call Seek and SetPosition: offsets and positions beyond
+    /// MediaTime's range are refused with InvalidArgs, and the player carries on.
+    @Test func seekAndSetPositionBeyondAnyMediaAreRefusedWithInvalidArgs() throws {
+        let dir = TemporaryDirectory()
+        let bus = try SessionBus(in: dir.path)
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        let deckd = try DeckdProcess.firstParty(["--mpris"], environment: environment)
+        #expect(deckd.waitForLog("mpris: on the session bus as org.mpris.MediaPlayer2.deck"))
+        #expect(try deckd.deckctl(["launch", "org.deck.tone", "sweep"]).status == 0)
+        func call(_ method: String, _ arguments: String...) throws -> (status: Int32, output: String) {
+            try runProgram("/usr/bin/dbus-send", ["--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.deck",
+                                                  "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player.\(method)"] + arguments,
+                           environment: environment, timeout: 20)
+        }
+        let track = try runProgram("/usr/bin/playerctl", ["-p", "deck", "metadata", "mpris:trackid"], environment: environment)
+            .output.trimmingCharacters(in: CharacterSet(charactersIn: "' \n"))
+        for offset in ["9223372036854775807", "-9223372036854775808", "1000000000000001"] {
+            let refused = try call("Seek", "int64:\(offset)")
+            #expect(refused.status != 0)
+            #expect(refused.output.contains("org.freedesktop.DBus.Error.InvalidArgs"), "Seek \(offset): \(refused.output)")
+        }
+        for position in ["9223372036854775807", "-1"] {
+            let refused = try call("SetPosition", "objpath:\(track)", "int64:\(position)")
+            #expect(refused.output.contains("org.freedesktop.DBus.Error.InvalidArgs"), "SetPosition \(position): \(refused.output)")
+        }
+        #expect(try call("SetPosition", "objpath:\(track)", "int64:2000000").status == 0)
+        #expect(try deckd.deckctl(["now-playing", "--format", "{{position}}"]).output.hasPrefix("0:0"))
+        #expect(try runProgram("/usr/bin/playerctl", ["-p", "deck", "status"], environment: environment).output == "Playing\n")
+        #expect(deckd.stop() == 0)
+    }
 }

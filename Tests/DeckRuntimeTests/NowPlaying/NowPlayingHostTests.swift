@@ -43,9 +43,13 @@ import Testing
             (info { $0.artist_count = 2 }, Int32(DECK_E_INVALID), "set_info: artists is NULL with a count of 2"),
             (info { $0.playback_state = 9 }, Int32(DECK_E_INVALID), "set_info: playback_state 9 is not a deck_playback_state_t (0 to 3)"),
             (info { $0.media_type = -1 }, Int32(DECK_E_INVALID), "set_info: media_type -1 is not a deck_media_type_t (0 to 3)"),
-            (info { $0.elapsed = .nan }, Int32(DECK_E_INVALID), "set_info: elapsed must be a finite number of seconds, 0 or more"),
+            (info { $0.elapsed = .nan }, Int32(DECK_E_INVALID), "set_info: elapsed must be a number of seconds from 0 to 1000000000.0"),
+            (info { $0.elapsed = 1e19; $0.duration = -1 }, Int32(DECK_E_INVALID),
+             "set_info: elapsed must be a number of seconds from 0 to 1000000000.0"),
             (info { $0.duration = .infinity }, Int32(DECK_E_INVALID),
-             "set_info: duration must be a finite number of seconds, 0 or more (or unknown)"),
+             "set_info: duration must be a number of seconds from 0 to 1000000000.0 (or unknown)"),
+            (info { $0.duration = 1e300 }, Int32(DECK_E_INVALID),
+             "set_info: duration must be a number of seconds from 0 to 1000000000.0 (or unknown)"),
         ]
         for (info, status, message) in cases {
             var info = info

@@ -75,4 +75,60 @@ import Testing
         #expect(rewritten["lastSource"]?["item"] == "sine-550")
         #expect(rewritten["lastSource"]?["position"] == 42.5)
     }
+
+    @Test func onlyTheTemporaryFilesDeckNamedAreRemovedEachWithALogLine() throws {
+        let path = dir.path + "/state.json"
+        let others = ["state.json.backup", "state.json.abcdef", ".deck-tmp.state.json.toolong"]
+        for name in others + [".deck-tmp.state.json.Ab12Cd"] {
+            _ = FileManager.default.createFile(atPath: dir.path + "/" + name, contents: Data("x".utf8))
+        }
+        let log = LogCapture()
+        let file = try StateFile(path: path, delayMilliseconds: 0, loop: try EventLoop(), logger: log.logger)
+        #expect(file.load() == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == others.sorted())
+        #expect(log.all.contains { $0.message == "removed \(dir.path)/.deck-tmp.state.json.Ab12Cd, left by a save that did not finish" })
+        file.close()
+    }
+
+    @Test func aStateFolderOthersMayWriteIsRefusedNamingTheFix() throws {
+        chmod(dir.path, 0o777)
+        #expect(throws: StateFileError.unsafe("the state folder \(dir.path) is writable by group or others (mode 777); "
+                                               + "run 'chmod go-w \(dir.path)' or choose another folder for state.path")) {
+            try StateFile(path: dir.path + "/state.json", delayMilliseconds: 0, loop: try EventLoop(), logger: LogCapture().logger)
+        }
+        chmod(dir.path, 0o755)
+        var configuration = RuntimeConfiguration()
+        configuration.state.path = dir.path + "/state.json"
+        _ = FileManager.default.createFile(atPath: dir.path + "/state.json", contents: Data("{}".utf8))
+        chown(dir.path + "/state.json", 65_534, 65_534)
+        #expect(throws: RuntimeError.state(.unsafe("the state file \(dir.path)/state.json is owned by uid 65534, not by you (uid \(geteuid())); "
+                                                    + "remove it or run 'chown \(geteuid()) \(dir.path)/state.json'"))) {
+            try Runtime(configuration: configuration, logger: LogCapture().logger)
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"version":2}"#, "version is 2, not 1"),
+        (#"{"version":1,"volumes":{"media":{"index":9223372036854775807}}}"#, "volumes.media.index is 9223372036854775807, out of range or of the wrong type"),
+        (#"{"version":1,"volumes":{"media":{"index":-1}}}"#, "volumes.media.index is -1, out of range or of the wrong type"),
+        (#"{"version":1,"lastSource":{"plugin":"a","position":-1}}"#, "lastSource.position is -1, out of range or of the wrong type"),
+        (#"{"version":1,"lastSource":{"plugin":"a","queue":[{"key":"x","duration":1e300}]}}"#,
+         "lastSource.queue[0].duration is 1e+300, out of range or of the wrong type"),
+        (#"{"version":1,"lastSource":{"plugin":"a","queue":[{"key":"x"}],"currentIndex":5}}"#, "lastSource.queue: "),
+        (#"{"version":1,"lastSource":{"plugin":"a","currentIndex":9223372036854775807}}"#, "lastSource.queue: "),
+        (#"{"version":1,"sinks":{"selected":[1]}}"#, "sinks.selected is not a list of names"),
+    ])
+    func aDocumentThatParsesButDoesNotFitIsSetAsideAndTheRuntimeStartsFresh(document: String, reason: String) throws {
+        let path = dir.path + "/state.json"
+        try document.write(toFile: path, atomically: true, encoding: .utf8)
+        var configuration = RuntimeConfiguration()
+        configuration.state.path = path
+        let log = LogCapture()
+        let runtime = try Runtime(configuration: configuration, logger: log.logger)
+        #expect(runtime.player.lastSource == nil)
+        #expect(runtime.session.volume.group(named: "media")?.index == 40)
+        #expect(log.all.contains { $0.level == .warning && $0.message.contains(reason) && $0.message.contains("starting without saved state") })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.hasPrefix("state.json.corrupt-") })
+        runtime.shutdown()
+    }
 }
