@@ -52,7 +52,7 @@ public final class AppInterface {
 
     public func update(_ id: UInt64, _ text: String, limits: DisplayLimits) throws(UIError) -> Int {
         guard let old = (stack.templates + [stack.modal].compactMap { $0 }).first(where: { $0.id == id }) else {
-            throw .invalid("update: no template with id \(id) on the stack")
+            throw .invalid("no template with id \(id) on the stack")
         }
         let (template, shortened) = try read(text, limits: limits, keeping: old)
         guard template.kind == old.kind else { throw .invalid("update keeps a template's type: \(id) is \(old.kind.withArticle), not \(template.kind.withArticle)") }

@@ -7,6 +7,9 @@ public struct ContentItem: Equatable, Sendable {
     public var playable = false
     public var container = false
     public var streaming = false
+    /// Its place among its siblings as the plugin numbers them: the last index of its path, kept
+    /// when a sibling before it could not be read, so what the HMI sees is what it selects.
+    public var index = 0
 
     public init(id: String, title: String) {
         self.id = id
@@ -24,6 +27,12 @@ public final class ContentTree {
     public private(set) var dropped: [String: Int] = [:]
     /// Paths whose children the plugin is loading.
     public var loading: Set<String> = []
+    /// Paths whose load failed or timed out, with the reason the HMI is shown; asked again only
+    /// when the HMI selects the container again.
+    public var failures: [String: String] = [:]
+    /// Where the driver was before a smaller depth limit (driving) cut the place short; brought
+    /// back when the limit allows it again.
+    public var placeBeforeLimit: [Int]?
     /// The level the HMI shows below the tabs: indexes from the top.
     public var browsePath: [Int] = []
     public var nowPlayingIDs: [String] = []
@@ -34,14 +43,35 @@ public final class ContentTree {
         levels[path] = items
         dropped[path] = count
         loading.remove(path)
+        failures[path] = nil
     }
 
-    /// The plugin's content changed: everything is read again.
+    /// The plugin's content changed: everything is read again, from the tab the driver is on.
     public func reload() {
+        forgetLevels()
+        placeBeforeLimit = nil
+        if browsePath.count > 1 { browsePath = Array(browsePath.prefix(1)) }
+    }
+
+    /// The limits changed: every level is read again under them, keeping the driver's place when it
+    /// is within `depth` and remembering it when it is not, to be brought back when it fits again.
+    public func applyDepth(_ depth: Int) {
+        forgetLevels()
+        let place = placeBeforeLimit ?? browsePath
+        if place.count > depth {
+            placeBeforeLimit = place
+            browsePath = Array(place.prefix(depth))
+        } else {
+            placeBeforeLimit = nil
+            browsePath = place
+        }
+    }
+
+    private func forgetLevels() {
         levels = [:]
         dropped = [:]
         loading = []
-        if browsePath.count > 1 { browsePath = Array(browsePath.prefix(1)) }
+        failures = [:]
     }
 
     public static func path(_ indexes: [Int]) -> String { indexes.map(String.init).joined(separator: "/") }

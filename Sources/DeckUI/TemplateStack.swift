@@ -31,7 +31,7 @@ public struct TemplateStack: Equatable, Sendable {
     }
 
     mutating func push(_ template: Template, limits: DisplayLimits) throws(UIError) {
-        guard !templates.isEmpty else { throw .state("push: there is no root yet; call set_root first") }
+        guard !templates.isEmpty else { throw .state("there is no root yet; call set_root first") }
         guard template.kind != .tabBar else { throw .limit("a tab bar may only be the root (set_root); it cannot be pushed") }
         guard !template.kind.isModal else { throw .invalid("\(template.kind.withArticle) is presented with present(), not pushed") }
         guard templates.count < limits.depth else {
@@ -41,19 +41,19 @@ public struct TemplateStack: Equatable, Sendable {
         if template.kind.startsTask {
             quotaUsed = 1
         } else {
-            try spendQuota(limits, "push")
+            try spendQuota(limits)
         }
         templates.append(template)
     }
 
     mutating func pop() throws(UIError) {
-        guard templates.count > 1 else { throw .state("pop: only the root is on the stack") }
+        guard templates.count > 1 else { throw .state("only the root is on the stack") }
         templates.removeLast()
         quotaUsed = max(1, quotaUsed - 1)
     }
 
     mutating func popToRoot() throws(UIError) {
-        guard !templates.isEmpty else { throw .state("pop_to_root: there is no root yet") }
+        guard !templates.isEmpty else { throw .state("there is no root yet") }
         quotaUsed = max(1, quotaUsed - (templates.count - 1))
         templates.removeLast(templates.count - 1)
     }
@@ -65,7 +65,7 @@ public struct TemplateStack: Equatable, Sendable {
     }
 
     mutating func dismiss() throws(UIError) {
-        guard modal != nil else { throw .state("dismiss: nothing is presented") }
+        guard modal != nil else { throw .state("nothing is presented") }
         modal = nil
     }
 
@@ -76,9 +76,9 @@ public struct TemplateStack: Equatable, Sendable {
             return
         }
         guard let index = templates.firstIndex(where: { $0.id == template.id }) else {
-            throw .invalid("update: no template with id \(template.id) on the stack")
+            throw .invalid("no template with id \(template.id) on the stack")
         }
-        if templates[index].mainContent != template.mainContent { try spendQuota(limits, "update") }
+        if templates[index].mainContent != template.mainContent { try spendQuota(limits) }
         templates[index] = template
     }
 
@@ -90,9 +90,9 @@ public struct TemplateStack: Equatable, Sendable {
 
     private static let secondNowPlaying = UIError.limit("the now-playing template is on the stack already; there is one, shared")
 
-    private mutating func spendQuota(_ limits: DisplayLimits, _ call: String) throws(UIError) {
+    private mutating func spendQuota(_ limits: DisplayLimits) throws(UIError) {
         guard quotaUsed < limits.quota else {
-            throw .limit("\(call): the task's \(limits.quota) templates are used (quota); pop back, refresh in place, or start a new task")
+            throw .limit("the task's \(limits.quota) templates are used (quota); pop back, refresh in place, or start a new task")
         }
         quotaUsed += 1
     }

@@ -36,6 +36,7 @@ struct ScreenView {
         if content.exists {
             out.append("content: " + content["tabs"].elements.map { "[/\($0["path"].display)] \($0["title"].display)" }.joined(separator: "  "))
             if content["loading"].bool == true { out.append("  loading…") }
+            if let error = content["error"].string { out.append("  ✕ \(error)") }
             for item in content["items"].elements {
                 let marks = (item["playing"].bool == true ? " ♪" : "") + (item["container"].bool == true ? " ›" : "")
                 out.append("  [/\(item["path"].display)] \(item["title"].display)" + (item["subtitle"].string.map { " — \($0)" } ?? "") + marks)

@@ -8,6 +8,9 @@
  * UI_SLOW_LOAD) and "Deep" (a container in a container, without end). It logs what it is told
  * ("display: 1", "select: fm4", "limits: …", "play: 0/1"). With UI_HUGE_IMAGE it also adds a
  * 2 MiB image when the display attaches and logs the answer ("image: STATUS LAST_ERROR").
+ * UI_SYNC_LOAD=STATUS completes every load and play inside begin_loading and play with STATUS
+ * (DECK_OK also makes Podcasts' children appear first); UI_SYNC_SELECT completes "slow" inside
+ * select too. UI_BAD_ITEM gives station "0/1" a title that is not UTF-8 (it cannot be shown).
  */
 #define _DEFAULT_SOURCE
 #include <deck/deck.h>
@@ -78,7 +81,9 @@ static void ui_select(const deck_plugin_t *plugin, uint64_t template_id, const c
     ui_fixture_t *f = plugin->plugin_data;
     (void)template_id;
     say(f, "select", key);
+#ifndef UI_SYNC_SELECT
     if (strcmp(key, "slow") == 0) return;
+#endif
     if (strcmp(key, "fm4") == 0) ui_of(f)->push(f->host, detail_json, NULL, NULL);
     ui_of(f)->complete(f->host, token);
 }
@@ -118,6 +123,9 @@ static deck_status_t content_item(const deck_plugin_t *plugin, const char *path,
         if (top == 0 && child >= 0 && child < 3) {
             item->id = stations[child];
             item->title = stations[child];
+#ifdef UI_BAD_ITEM
+            if (child == 1) item->title = "\xc3\x28";
+#endif
             item->playable = true;
             item->streaming = true;
             return DECK_OK;
@@ -143,6 +151,11 @@ static deck_status_t content_item(const deck_plugin_t *plugin, const char *path,
 static void content_begin_loading(const deck_plugin_t *plugin, const char *path, uint64_t token) {
     ui_fixture_t *f = plugin->plugin_data;
     say(f, "load", path);
+#ifdef UI_SYNC_LOAD
+    if (UI_SYNC_LOAD == DECK_OK) f->podcasts_loaded = 1;
+    ((const deck_host_content_t *)f->host->get_extension(f->host, DECK_EXT_CONTENT))->complete(f->host, token, UI_SYNC_LOAD);
+    return;
+#endif
     f->load_token = token;
 #ifndef UI_SLOW_LOAD
     f->host->request_callback(f->host);
@@ -153,7 +166,11 @@ static void content_play(const deck_plugin_t *plugin, const char *path, uint64_t
     ui_fixture_t *f = plugin->plugin_data;
     say(f, "play", path);
     const deck_host_content_t *content = f->host->get_extension(f->host, DECK_EXT_CONTENT);
+#ifdef UI_SYNC_LOAD
+    content->complete(f->host, token, UI_SYNC_LOAD);
+#else
     content->complete(f->host, token, DECK_OK);
+#endif
 }
 
 static const deck_plugin_content_t fixture_content = {

@@ -54,4 +54,29 @@ import Testing
         #expect(notice["params"]?["display"]?["driving"] == true)
         #expect(notice["params"]?["seq"]?.intValue != nil)
     }
+
+    /// A plugin that completes a load inside begin_loading (with success or an error) used to send
+    /// deckd into endless recursion: now the completion is read on the next loop turn.
+    @Test(arguments: ["DECK_OK", "DECK_E_STATE"])
+    func aLoadCompletedInsideTheCallThatAskedForItLeavesDeckdRunning(status: String) throws {
+        let dir = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
+        try Fixture.bundle(in: dir.path + "/plugins", name: "UI", defines: ["UI_SYNC_LOAD=\(status)"],
+                           manifest: ["id": "org.deck.test.ui", "name": "UI fixture", "library": "libui.so"],
+                           library: "libui.so", source: Paths.repoRoot + "/Tests/Fixtures/ui-plugin.c")
+        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(dir.path)/out.opus"])
+        #expect(deckd.waitForLog("deckd: ready"))
+        #expect(try deckd.deckctl(["ui"]).status == 0)
+        #expect(try deckd.deckctl(["select", "/1"]).status == 0)
+        usleep(200_000)
+        let screen = try JSONValue.parse(try deckd.deckctl(["--json", "ui"]).output)
+        if status == "DECK_OK" {
+            #expect(screen["content"]?["items"]?.arrayValue?.map { $0["title"] } == ["Episode 1", "Episode 2"])
+        } else {
+            #expect(screen["content"]?["error"] == "org.deck.test.ui could not load it (DECK_E_STATE)")
+            #expect(try deckd.deckctl(["ui"]).output.contains("org.deck.test.ui could not load it"))
+        }
+        #expect(deckd.log.components(separatedBy: "load: 1").count - 1 == 1)
+        #expect(deckd.stop() == 0)
+    }
 }

@@ -43,8 +43,7 @@ extension InterfaceCoordinator {
         case .completeContent(let token, let status):
             switch finish(token, app: app.appID) {
             case .load(_, let path)?:
-                app.content.loading.remove(path)
-                if status != .ok { logger.warning("ui", "\(app.appID) could not load \"\(path)\": \(status)") }
+                loadCompleted(app: app.appID, path: path, status: status)
             case .play(_, let path)?:
                 if status != .ok { logger.warning("ui", "\(app.appID) could not play \"\(path)\": \(status)") }
             default: throw .state("token \(token) is not waiting (completed already or timed out)")

@@ -11,11 +11,13 @@ extension InterfaceCoordinator {
         var object: [String: JSONValue] = ["path": .string(ContentTree.path(tree.browsePath)),
                                            "nowPlaying": .array(tree.nowPlayingIDs.map(JSONValue.string))]
         let tabs = level(app, [], limits)
-        object["tabs"] = .array((tabs ?? []).enumerated().map { itemJSON($1, path: [$0], tree) })
+        object["tabs"] = .array((tabs ?? []).map { itemJSON($0, path: [$0.index], tree) })
         if tree.browsePath.isEmpty, tabs?.isEmpty == false { tree.browsePath = [0] }
         let items = level(app, tree.browsePath, limits)
-        object["items"] = .array((items ?? []).enumerated().map { itemJSON($1, path: tree.browsePath + [$0], tree) })
-        object["loading"] = .bool(items == nil)
+        object["items"] = .array((items ?? []).map { itemJSON($0, path: tree.browsePath + [$0.index], tree) })
+        let failure = tree.failures[ContentTree.path(tree.browsePath)]
+        object["loading"] = .bool(items == nil && failure == nil)
+        if let failure { object["error"] = .string(failure) }
         if let dropped = tree.dropped[ContentTree.path(tree.browsePath)], dropped > 0 { object["dropped"] = .int(Int64(dropped)) }
         return .object(object)
     }
@@ -30,14 +32,18 @@ extension InterfaceCoordinator {
         return .object(object)
     }
 
-    /// The children of `indexes`, or nil while the plugin loads them. The top level holds at
-    /// most `tabs` items, every other level `contentItems`; the rest is counted as dropped.
-    private func level(_ app: AppInterface, _ indexes: [Int], _ limits: DisplayLimits) -> [ContentItem]? {
+    /// The children of `indexes`, or nil while the plugin loads them or after their load failed
+    /// (asked again when the HMI selects the container again). The top level holds at most `tabs`
+    /// items, every other level `contentItems`; the rest is counted as dropped.
+    /// `startLoading` false only peeks: a level that must be loaded is not asked for.
+    private func level(_ app: AppInterface, _ indexes: [Int], _ limits: DisplayLimits, startLoading: Bool = true) -> [ContentItem]? {
         let path = ContentTree.path(indexes)
         if let items = app.content.levels[path] { return items }
-        guard !app.content.loading.contains(path), let plugin = plugins.plugin(id: app.appID) else { return nil }
+        guard !app.content.loading.contains(path), app.content.failures[path] == nil,
+              let plugin = plugins.plugin(id: app.appID) else { return nil }
         let count = plugin.childCount(path: path)
         if count < 0 {
+            guard startLoading else { return nil }
             app.content.loading.insert(path)
             let token = takeToken(.load(app: app.appID, path: path))
             if !plugin.beginLoading(path: path, token: token) { _ = finish(token, app: app.appID) }
@@ -48,7 +54,9 @@ extension InterfaceCoordinator {
         for index in 0..<min(count, limit) {
             let child = path.isEmpty ? String(index) : "\(path)/\(index)"
             switch plugin.contentItem(path: child) {
-            case .success(let item): items.append(item)
+            case .success(var item):
+                item.index = index
+                items.append(item)
             case .failure(let error): logger.warning("ui", "\(app.appID): content item \"\(child)\" skipped: \(error.message)")
             }
         }
@@ -66,15 +74,17 @@ extension InterfaceCoordinator {
         }
         let indexes = parts.map { $0! }
         let limits = limits(for: app)
-        guard let siblings = level(app, Array(indexes.dropLast()), limits), indexes.last! < siblings.count else {
+        // Only what the HMI can be shown is selected: a level that must be loaded first is not asked for here.
+        guard let item = level(app, Array(indexes.dropLast()), limits, startLoading: false)?.first(where: { $0.index == indexes.last! }) else {
             throw .invalidParams("no content item at \(pathText) on \(app.appID)'s screen; ui.get lists the paths")
         }
-        let item = siblings[indexes.last!]
         if item.container {
             guard indexes.count <= limits.contentDepth else {
                 throw .limit("\(pathText) is \(indexes.count) levels deep; the content depth limit is \(limits.contentDepth) (contentDepth)")
             }
             app.content.browsePath = indexes
+            app.content.placeBeforeLimit = nil
+            app.content.failures[ContentTree.path(indexes)] = nil  // the HMI asks again
         }
         if item.playable {
             let token = takeToken(.play(app: app.appID, path: pathText))

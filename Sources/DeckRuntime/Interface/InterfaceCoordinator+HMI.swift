@@ -31,10 +31,20 @@ extension InterfaceCoordinator {
         return .object(object)
     }
 
+    /// A template as the limits let it show, with what they cut: in all (`dropped`), and for a tab
+    /// bar also on each tab, so the HMI can mark the list it shows as it does a plain list.
     private func visibleJSON(_ template: Template, _ limits: DisplayLimits) -> JSONValue {
         let (shown, dropped) = template.visible(under: limits)
         guard case .object(var object) = shown.json else { return shown.json }
         if dropped > 0 { object["dropped"] = .int(Int64(dropped)) }
+        if case .array(let tabs)? = object["tabs"] {
+            object["tabs"] = .array(zip(tabs, template.tabs).map { json, tab in
+                let hidden = tab.visible(under: limits).dropped
+                guard hidden > 0, case .object(var entry) = json else { return json }
+                entry["dropped"] = .int(Int64(hidden))
+                return .object(entry)
+            })
+        }
         return .object(object)
     }
 

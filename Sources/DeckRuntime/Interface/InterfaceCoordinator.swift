@@ -33,6 +33,9 @@ public final class InterfaceCoordinator {
     var pending: [UInt64: (what: Pending, deadline: UInt64)] = [:]
     private var nextToken: UInt64 = 1
     private let timeoutTimer: LoopTimer
+    /// Loads the plugins completed, applied on the next loop turn: never inside the plugin's call.
+    private var completedLoads: [(app: String, path: String, status: DeckStatus)] = []
+    private let completionTimer: LoopTimer
     let loop: EventLoop
     let logger: Logger
 
@@ -42,9 +45,13 @@ public final class InterfaceCoordinator {
         self.loop = loop
         self.logger = logger
         timeoutTimer = try LoopTimer(loop: loop)
+        completionTimer = try LoopTimer(loop: loop)
     }
 
-    func close() { timeoutTimer.close() }
+    func close() {
+        timeoutTimer.close()
+        completionTimer.close()
+    }
 
     /// Whether the foreground app shows the now-playing template (its changes are UI changes).
     var showsNowPlaying: Bool {
@@ -119,8 +126,7 @@ public final class InterfaceCoordinator {
                 let (old, new) = (DisplayLimits(profile: before, entitlements: app.entitlements), limits(for: app))
                 guard old != new else { continue }
                 if new.contentItems != old.contentItems || new.contentDepth != old.contentDepth {
-                    app.content.reload()
-                    app.content.browsePath = Array(app.content.browsePath.prefix(new.contentDepth))
+                    app.content.applyDepth(new.contentDepth)
                 }
                 plugins.plugin(id: app.appID)?.notifyLimits(new.json.encoded())
             }
@@ -146,6 +152,29 @@ public final class InterfaceCoordinator {
         return entry.what
     }
 
+    /// A plugin completed loading `path`: the level is read (or the failure kept) on the next loop turn.
+    func loadCompleted(app: String, path: String, status: DeckStatus) {
+        completedLoads.append((app, path, status))
+        completionTimer.start(after: 0) { [unowned self] in applyCompletedLoads() }
+    }
+
+    private func applyCompletedLoads() {
+        let done = completedLoads
+        completedLoads = []
+        for (appID, path, status) in done {
+            guard let app = apps[appID] else { continue }
+            app.content.loading.remove(path)
+            if status != .ok {
+                app.content.failures[path] = "\(appID) could not load it (\(status))"
+                logger.warning("ui", "\(appID) could not load \"\(path)\": \(status)")
+            } else if (plugins.plugin(id: appID)?.childCount(path: path) ?? -1) < 0 {
+                app.content.failures[path] = "\(appID) completed loading but still counts no children"
+                logger.warning("ui", "\(appID) completed loading \"\(path)\" but child_count still says it is loading")
+            }
+        }
+        onChange?()
+    }
+
     private func armTimeout() {
         guard let next = pending.values.map(\.deadline).min() else { return timeoutTimer.stop() }
         timeoutTimer.start(after: next > loop.now ? next - loop.now : 0) { [unowned self] in
@@ -167,6 +196,7 @@ public final class InterfaceCoordinator {
         case .load(let app, let path):
             apps[app]?.handlerTimeouts += 1
             apps[app]?.content.loading.remove(path)
+            apps[app]?.content.failures[path] = "\(app) did not finish loading within \(seconds) s"
             logger.warning("ui", "\(app) did not finish loading \"\(path)\" within \(seconds) s (ui.handlerTimeoutMs)")
         case .play(let app, let path):
             apps[app]?.handlerTimeouts += 1

@@ -34,7 +34,7 @@ import Testing
         #expect(app.stack.quotaRemaining(limits) == 1)
         _ = try app.update(root, list("another title"), limits: limits)
         #expect(app.stack.quotaRemaining(limits) == 0)
-        #expect(throws: UIError.limit("update: the task's 5 templates are used (quota); pop back, refresh in place, or start a new task")) {
+        #expect(throws: UIError.limit("the task's 5 templates are used (quota); pop back, refresh in place, or start a new task")) {
             try app.update(top, list("yet another"), limits: limits)
         }
     }
@@ -44,7 +44,7 @@ import Testing
         shallow.depth = 10
         _ = try app.setRoot(list("root"), limits: shallow)
         for level in 1..<5 { _ = try app.push(list("level \(level)"), limits: shallow) }
-        #expect(throws: UIError.limit("push: the task's 5 templates are used (quota); pop back, refresh in place, or start a new task")) {
+        #expect(throws: UIError.limit("the task's 5 templates are used (quota); pop back, refresh in place, or start a new task")) {
             try app.push(list("six"), limits: shallow)
         }
         // A navigation template starts a new task; so does a launch from the HMI.
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func aTabBarIsOnlyTheRootAndModalsArePresentedOneAtATime() throws {
-        #expect(throws: UIError.state("push: there is no root yet; call set_root first")) { try app.push(list("x"), limits: limits) }
+        #expect(throws: UIError.state("there is no root yet; call set_root first")) { try app.push(list("x"), limits: limits) }
         _ = try app.setRoot(#"{"type": "tabBar", "tabs": [{"type": "list", "key": "t", "title": "T", "items": []}]}"#, limits: limits)
         #expect(throws: UIError.limit("a tab bar may only be the root (set_root); it cannot be pushed")) {
             try app.push(#"{"type": "tabBar", "tabs": []}"#, limits: limits)
@@ -67,8 +67,8 @@ import Testing
             try app.present(#"{"type": "actionSheet"}"#, limits: limits)
         }
         try app.dismiss()
-        #expect(throws: UIError.state("dismiss: nothing is presented")) { try app.dismiss() }
-        #expect(throws: UIError.state("pop: only the root is on the stack")) { try app.pop() }
+        #expect(throws: UIError.state("nothing is presented")) { try app.dismiss() }
+        #expect(throws: UIError.state("only the root is on the stack")) { try app.pop() }
     }
 
     @Test func thereIsOneNowPlayingTemplate() throws {

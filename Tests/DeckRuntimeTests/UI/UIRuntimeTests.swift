@@ -206,7 +206,10 @@ import Testing
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.log.contains(.warning, "did not finish loading \"1\"") })
         #expect(harness.log.contains(.warning, "org.deck.test.ui did not finish loading \"1\" within 0.05 s (ui.handlerTimeoutMs)"))
         #expect(state(harness)["handlerTimeouts"] == 1)
-        // The read after a timeout asks the plugin to load again.
+        // The HMI is shown the failure; selecting the container again asks the plugin again.
+        #expect(harness.log.messages(from: plugin.id).filter { $0 == "load: 1" }.count == 1)
+        try harness.runtime.interface.selectContent("1")
+        _ = state(harness)
         #expect(harness.log.messages(from: plugin.id).filter { $0 == "load: 1" }.count == 2)
     }
 
