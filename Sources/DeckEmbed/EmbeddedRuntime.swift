@@ -31,7 +31,9 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     /// Where the runtime's log lines go: the integrator's callback, or nowhere (a library never prints).
     let logTarget = LogTarget()
     /// Held while the loop runs in mode 2, so destroy and process never overlap.
-    let driving = Mutex(())
+    private let driving = Mutex(())
+    /// The thread inside `drive`, so a callback that calls back in is refused rather than deadlocked.
+    private let drivingThread = Atomic<UInt>(0)
     private let connection: RPCConnection
     private let dispatcher: RPCDispatcher
     private let doorbell: AsyncDoorbell
@@ -199,6 +201,28 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     }
 
     var isRuntimeThread: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
+
+    /// Runs `body` holding the loop for mode 2 (process, a synchronous call, destroy).
+    func drive<T>(_ body: () -> T) -> T {
+        driving.withLock { _ in
+            drivingThread.store(UInt(pthread_self()), ordering: .releasing)
+            defer { drivingThread.store(0, ordering: .releasing) }
+            return body()
+        }
+    }
+
+    /// True on the thread running the loop in mode 2: inside process or a callback it made.
+    var isDrivingThread: Bool { drivingThread.load(ordering: .acquiring) == UInt(pthread_self()) }
+
+    /// A request with no id (or a batch of only such): it gets no answer.
+    static func isNotification(_ request: String) -> Bool {
+        guard let value = try? JSONValue.parse(request) else { return false }
+        let messages = value.arrayValue ?? [value]
+        return !messages.isEmpty && messages.allSatisfy { message in
+            if case .object(let members) = message { return members["id"] == nil }
+            return false
+        }
+    }
 }
 
 /// An integrator's C callback and the pointer it gets back.

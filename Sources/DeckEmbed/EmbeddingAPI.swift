@@ -13,9 +13,9 @@ struct EmbeddingError: Error {
     }
 }
 
-/// The C API of deck/runtime.h. Handles are checked against the live ones before use, so a NULL,
-/// stale or foreign pointer is an error, never a crash; destroy removes it first, so calls that
-/// race with it are refused.
+/// The C API of deck/runtime.h. A handle is a number issued once, never an address that could be
+/// reused: a live one is found, a destroyed one is told apart (DECK_RUNTIME_E_STATE) from a NULL or
+/// foreign one (DECK_RUNTIME_E_INVALID), so a stale pointer never reaches another runtime.
 public enum EmbeddingAPI {
     public typealias ReplyFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
     public typealias EventFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
@@ -26,19 +26,27 @@ public enum EmbeddingAPI {
 
     static let major: UInt32 = 1, minor: UInt32 = 0
 
-    /// Every handle created and not yet destroyed, by address.
-    private static let live = Mutex<[UInt: EmbeddedRuntime]>([:])
+    /// Every handle created and not yet destroyed, by number, and the next number to issue.
+    private static let handles = Mutex<(live: [UInt: EmbeddedRuntime], next: UInt)>(([:], 1))
+    /// Handle numbers are `base | n << 4`: a pattern no small integer or usual heap address has.
+    private static let base: UInt = 0x0DEC << 48
 
-    static func handle(_ pointer: OpaquePointer?) -> EmbeddedRuntime? {
-        guard let pointer else { return nil }
-        return live.withLock { $0[key(pointer)] }
+    static func handle(_ pointer: OpaquePointer?) -> EmbeddedRuntime? { try? lookup(pointer) }
+
+    /// The live runtime behind a handle, or why there is none.
+    static func lookup(_ pointer: OpaquePointer?) throws(EmbeddingError) -> EmbeddedRuntime {
+        guard let pointer else { throw EmbeddingError(.invalid, "the handle is NULL") }
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer)))
+        let (found, issued) = handles.withLock { state in
+            (state.live[key], key & base == base && key & 0xF == 0 && (key & ~base) >> 4 < state.next)
+        }
+        if let found { return found }
+        throw issued ? EmbeddingError(.state, "the handle was destroyed") : EmbeddingError(.invalid, "not a handle deck_runtime_create returned")
     }
-
-    private static func key(_ pointer: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer))) }
 
     static func create(_ config: String?) throws(EmbeddingError) -> OpaquePointer {
         var configuration = RuntimeConfiguration()
-        if let config, !config.isEmpty {
+        if let config {
             let json: JSONValue
             do { json = try JSONValue.parse(config) } catch { throw EmbeddingError(.config, "the config is not JSON: \(error)") }
             do { try configuration.apply(json, from: "config") } catch { throw EmbeddingError(.config, error.description) }
@@ -47,34 +55,39 @@ public enum EmbeddingAPI {
         do { embedded = try EmbeddedRuntime(configuration: configuration) } catch {
             throw EmbeddingError(.internal, error.description)
         }
-        let pointer = Unmanaged.passRetained(embedded).toOpaque()
-        live.withLock { $0[UInt(bitPattern: pointer)] = embedded }
-        return OpaquePointer(pointer)
+        let key = handles.withLock { state in
+            defer { state.next += 1 }
+            let key = base | state.next << 4
+            state.live[key] = embedded
+            return key
+        }
+        return OpaquePointer(bitPattern: key)!
     }
 
-    static func destroy(_ pointer: OpaquePointer?) -> Int32 {
-        guard let embedded = handle(pointer) else { return EmbeddingError.Code.invalid.rawValue }
-        if embedded.isRuntimeThread { return EmbeddingError.Code.state.rawValue }  // from its own callback: it would join itself
+    static func destroy(_ pointer: OpaquePointer?) throws(EmbeddingError) {
+        let embedded = try lookup(pointer)
+        // From inside one of its callbacks it would join or tear down the loop that is calling.
+        if embedded.isRuntimeThread || embedded.isDrivingThread {
+            throw EmbeddingError(.state, "destroy from inside one of the runtime's callbacks; return from it first")
+        }
         let mode = embedded.shared.withLock { state -> EmbeddedRuntime.Mode in
             defer { state.mode = .destroyed }
             return state.mode
         }
-        guard mode != .destroyed else { return EmbeddingError.Code.state.rawValue }
-        live.withLock { _ = $0.removeValue(forKey: key(pointer!)) }
+        guard mode != .destroyed else { throw EmbeddingError(.state, "the handle is being destroyed") }
+        handles.withLock { _ = $0.live.removeValue(forKey: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer!)))) }
         switch mode {
         case .ownThread:
             embedded.stopThread()
         case .idle, .integratorLoop, .destroyed:
             embedded.wakeups.stopCalling()
-            embedded.driving.withLock { _ in
+            embedded.drive {
                 embedded.runtime.loop.thread.claim()
                 embedded.stop()
                 while embedded.runtime.loop.runNoWait() {}
             }
         }
         embedded.wakeups.finish()
-        Unmanaged.passUnretained(embedded).release()
-        return 0
     }
 
     static func start(_ embedded: EmbeddedRuntime) throws(EmbeddingError) {
@@ -90,8 +103,9 @@ public enum EmbeddingAPI {
 
     /// Runs one pass of the loop in mode 2 (starting the runtime on the first).
     static func process(_ embedded: EmbeddedRuntime) throws(EmbeddingError) {
+        if embedded.isDrivingThread { throw EmbeddingError(.state, "process from inside one of its callbacks; return from it first") }
         try enterIntegratorLoop(embedded)
-        embedded.driving.withLock { _ in
+        embedded.drive {
             embedded.runtime.loop.thread.claim()
             embedded.startIfNeeded()
             embedded.runtime.loop.runNoWait()
@@ -110,12 +124,24 @@ public enum EmbeddingAPI {
         }
     }
 
-    /// A call and its answer, waited for on another thread, or run through the loop on its own.
-    static func callSync(_ embedded: EmbeddedRuntime, _ request: String, timeoutMilliseconds: Int) throws(EmbeddingError) -> String {
-        if embedded.isRuntimeThread { throw EmbeddingError(.state, "call_sync on the runtime's own thread would wait for itself; use deck_runtime_call") }
+    /// A call and its answer, waited for on another thread, or run through the loop on its own; nil
+    /// for a notification, which has none (it is sent, not waited for).
+    static func callSync(_ embedded: EmbeddedRuntime, _ request: String, timeoutMilliseconds: Int) throws(EmbeddingError) -> String? {
+        if embedded.isRuntimeThread || embedded.isDrivingThread {
+            throw EmbeddingError(.state, "call_sync from inside one of the runtime's callbacks would wait for itself; use deck_runtime_call")
+        }
+        let mode = embedded.shared.withLock { $0.mode }
+        guard mode != .idle else {
+            throw EmbeddingError(.state, "the runtime does not run yet: call deck_runtime_start, or deck_runtime_process from your loop, first")
+        }
+        if EmbeddedRuntime.isNotification(request) {
+            try embedded.submit(EmbeddedRuntime.Job(request: request))
+            if mode == .integratorLoop { try process(embedded) }
+            return nil
+        }
         let deadline = EmbeddingAPI.now() + timeoutMilliseconds
         let box = SyncAnswer()
-        if embedded.shared.withLock({ $0.mode }) == .ownThread {
+        if mode == .ownThread {
             let job = EmbeddedRuntime.Job(request: request, reply: { user, response in
                 Unmanaged<SyncAnswer>.fromOpaque(user!).takeRetainedValue().set(response.map { String(cString: $0) } ?? "")
             }, user: Unmanaged.passRetained(box).toOpaque())
@@ -125,7 +151,7 @@ public enum EmbeddingAPI {
             }
         } else {
             try enterIntegratorLoop(embedded)
-            embedded.driving.withLock { _ in
+            embedded.drive {
                 embedded.runtime.loop.thread.claim()
                 embedded.startIfNeeded()
                 embedded.answer(request) { box.set($0) }

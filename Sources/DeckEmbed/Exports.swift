@@ -10,10 +10,9 @@ private func fail(_ error: EmbeddingError, _ out: UnsafeMutablePointer<UnsafeMut
 }
 
 /// Runs `body` with the live handle behind `rt`: 0 when it succeeds, the status of its error
-/// otherwise, and DECK_RUNTIME_E_INVALID for a NULL, destroyed or foreign handle.
+/// otherwise: DECK_RUNTIME_E_INVALID for a NULL or foreign handle, E_STATE for a destroyed one.
 private func withHandle(_ rt: OpaquePointer?, _ body: (EmbeddedRuntime) throws(EmbeddingError) -> Void) -> Int32 {
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
-    do { try body(embedded) } catch { return error.code.rawValue }
+    do { try body(try EmbeddingAPI.lookup(rt)) } catch { return error.code.rawValue }
     return 0
 }
 
@@ -57,7 +56,10 @@ public func deck_runtime_create(_ config: UnsafePointer<CChar>?,
 }
 
 @_cdecl("deck_runtime_destroy")
-public func deck_runtime_destroy(_ rt: OpaquePointer?) -> Int32 { EmbeddingAPI.destroy(rt) }
+public func deck_runtime_destroy(_ rt: OpaquePointer?) -> Int32 {
+    do { try EmbeddingAPI.destroy(rt) } catch { return error.code.rawValue }
+    return 0
+}
 
 @_cdecl("deck_runtime_start")
 public func deck_runtime_start(_ rt: OpaquePointer?) -> Int32 {
@@ -80,16 +82,31 @@ public func deck_runtime_process(_ rt: OpaquePointer?) -> Int32 {
     withHandle(rt) { embedded throws(EmbeddingError) in try EmbeddingAPI.process(embedded) }
 }
 
+/// The live handle of a runtime the integrator's loop may drive (not mode 1, not destroyed).
+private func integratorHandle(_ rt: OpaquePointer?) throws(EmbeddingError) -> EmbeddedRuntime {
+    let embedded = try EmbeddingAPI.lookup(rt)
+    switch embedded.shared.withLock({ $0.mode }) {
+    case .ownThread: throw EmbeddingError(.state, "the runtime runs on its own thread (deck_runtime_start)")
+    case .destroyed: throw EmbeddingError(.state, "the runtime is being destroyed")
+    case .idle, .integratorLoop: return embedded
+    }
+}
+
 @_cdecl("deck_runtime_backend_fd")
 public func deck_runtime_backend_fd(_ rt: OpaquePointer?) -> Int32 {
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
-    return embedded.runtime.loop.backendDescriptor
+    do { return try integratorHandle(rt).runtime.loop.backendDescriptor } catch { return error.code.rawValue }
 }
 
 @_cdecl("deck_runtime_backend_timeout")
 public func deck_runtime_backend_timeout(_ rt: OpaquePointer?) -> Int32 {
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
-    return embedded.driving.withLock { _ in embedded.runtime.loop.backendTimeout }
+    do {
+        let embedded = try integratorHandle(rt)
+        // Inside a callback the loop is this thread's already.
+        if embedded.isDrivingThread { return embedded.runtime.loop.backendTimeout }
+        return embedded.drive { embedded.runtime.loop.backendTimeout }
+    } catch {
+        return error.code.rawValue
+    }
 }
 
 @_cdecl("deck_runtime_call")
@@ -104,10 +121,10 @@ public func deck_runtime_call(_ rt: OpaquePointer?, _ request: UnsafePointer<CCh
 public func deck_runtime_call_sync(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?,
                                    _ response: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ timeout: Int32) -> Int32 {
     response?.pointee = nil
-    guard let embedded = EmbeddingAPI.handle(rt) else { return EmbeddingError.Code.invalid.rawValue }
     do throws(EmbeddingError) {
+        let embedded = try EmbeddingAPI.lookup(rt)
         let answer = try EmbeddingAPI.callSync(embedded, try text(request, "request_json"), timeoutMilliseconds: timeout > 0 ? Int(timeout) : 10_000)
-        response?.pointee = strdup(answer)
+        response?.pointee = answer.flatMap { strdup($0) }
     } catch {
         return fail(error, response)
     }

@@ -37,4 +37,38 @@ import Testing
         #expect(audio.frames > 48_000)
         #expect(abs(AudioAnalysis.dominantFrequency(audio.left) - 440) < 3)
     }
+
+    /// An integrator's C program that calls back in from callbacks, reuses stale handles and
+    /// compares every signal disposition before and after dlopen: each rule of runtime.h holds.
+    @Test func libdeckRefusesReentryAndStaleHandlesAndLeavesSignalDispositionsAlone() throws {
+        let dir = TemporaryDirectory()
+        let program = dir.path + "/embed-hostile"
+        var result = try runProgram("/usr/bin/cc", ["-std=c11", "-Wall", "-Wextra", "-Werror", "-I", Paths.sdkInclude, "-o", program,
+                                                    Paths.repoRoot + "/Tests/Fixtures/embed-hostile.c", "-ldl"])
+        #expect(result.status == 0, "\(result.output)")
+        result = try runProgram(program, [Paths.binDir + "/libdeck.so"], timeout: 60)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(!result.output.contains("FAIL"), "\(result.output)")
+        #expect(result.output.contains("ok: loading and using libdeck changed no signal disposition"))
+        #expect(result.output.hasSuffix("done\n"))
+    }
+
+    /// The same program with and without libdeck linked in sees the same dispositions at main.
+    @Test func linkingLibdeckChangesNoSignalDisposition() throws {
+        let dir = TemporaryDirectory()
+        // The build folder's libdeck.so carries the soname libdeck.so.0: link to it under that name.
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/libdeck.so.0", withDestinationPath: Paths.binDir + "/libdeck.so")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/libdeck.so", withDestinationPath: Paths.binDir + "/libdeck.so")
+        let source = Paths.repoRoot + "/Tests/Fixtures/signal-dump.c"
+        var result = try runProgram("/usr/bin/cc", ["-o", dir.path + "/plain", source])
+        #expect(result.status == 0, "\(result.output)")
+        result = try runProgram("/usr/bin/cc", ["-o", dir.path + "/linked", source, "-Wl,--no-as-needed", "-L", dir.path, "-ldeck",
+                                                "-Wl,-rpath," + dir.path])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(try runProgram("/usr/bin/readelf", ["-d", dir.path + "/linked"]).output.contains("[libdeck.so.0]"))
+        let plain = try runProgram(dir.path + "/plain", []), linked = try runProgram(dir.path + "/linked", [])
+        #expect(linked.status == 0)
+        #expect(plain.output.contains("11 default 0"))
+        #expect(linked.output == plain.output)
+    }
 }

@@ -74,8 +74,8 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
         #expect(waitUntil(seconds: 5) { seen.replies.contains { $0.contains(#""id":"p""#) && $0.contains(#""result""#) } })
         #expect(deck_runtime_destroy(rt) == 0)
         #expect(seen.ends == 1)  // the output ended with end of stream
-        #expect(deck_runtime_destroy(rt) == -1)
-        #expect(deck_runtime_call(rt, "{}", nil, nil) == -1)
+        #expect(deck_runtime_destroy(rt) == -2)  // a destroyed handle is told apart from a foreign one
+        #expect(deck_runtime_call(rt, "{}", nil, nil) == -2)
     }
 
     @Test func logLinesGoToTheLogCallbackNeverToTheProcesssStandardError() throws {
@@ -109,6 +109,7 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
         let rt = try create("{}")
         #expect(deck_runtime_call(rt, nil, nil, nil) == -1)
         #expect(deck_runtime_subscribe(rt, "weather.changed") == -1)
+        #expect(deck_runtime_start(rt) == 0)
         let (status, answer) = callSync(rt, "{not json")
         #expect(status == 0)
         #expect(answer.contains(#""code":-32700"#))  // the same Parse error the socket gives

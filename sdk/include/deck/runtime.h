@@ -21,8 +21,17 @@
  * destroyed handle or on malformed JSON (it returns an error), never prints (log lines go to
  * deck_runtime_set_log_callback, or nowhere), never exits, and
  * leaves no process-wide state: no signal handlers, no changed signal dispositions, no atexit.
+ * Loading libdeck, linked or with dlopen, changes no signal disposition either (the Swift
+ * runtime's crash reporter, which it would install, is taken out again unless the program is
+ * itself written in Swift). Handles are never reused: a destroyed one stays an error
+ * (DECK_RUNTIME_E_STATE), a pointer that was never a handle is DECK_RUNTIME_E_INVALID.
  * Strings handed in are copied during the call; strings handed out by callbacks live until the
  * callback returns; strings returned to you are freed with deck_runtime_free().
+ *
+ * Inside a callback (reply, event, packet, PCM, log) you may call deck_runtime_call, the
+ * setters, deck_runtime_subscribe and deck_runtime_backend_timeout. deck_runtime_process,
+ * deck_runtime_call_sync and deck_runtime_destroy would wait for or tear down the loop that is
+ * calling you: from inside a callback they return DECK_RUNTIME_E_STATE and do nothing.
  */
 #ifndef DECK_RUNTIME_H
 #define DECK_RUNTIME_H
@@ -64,9 +73,9 @@ void deck_runtime_free(char *text);
 typedef struct deck_runtime deck_runtime_t;
 
 /* Creates a runtime from a JSON config (deckd's config file schema; NULL or "{}"
- * for the defaults: no plugin folders, no sinks). Plugins load when the runtime
- * first runs. On failure returns NULL and, when `error` is not NULL, sets
- * *error to the reason (free it with deck_runtime_free). */
+ * for the defaults: no plugin folders, no sinks; "" is not JSON and is refused).
+ * Plugins load when the runtime first runs. On failure returns NULL and, when
+ * `error` is not NULL, sets *error to the reason (free it with deck_runtime_free). */
 deck_runtime_t *deck_runtime_create(const char *config_json, char **error);
 
 /* Ends everything: the output ends cleanly (end of stream on every sink and
@@ -74,7 +83,8 @@ deck_runtime_t *deck_runtime_create(const char *config_json, char **error);
  * released, the runtime's threads are joined, its descriptors closed and its
  * memory freed. Mode 1: from any thread but the runtime's own (a callback).
  * Mode 2: from the thread that calls deck_runtime_process (plugins' destroy
- * runs there). Calls racing with it are answered DECK_RUNTIME_E_STATE. */
+ * runs there), outside its callbacks. Calls racing with it, and every call
+ * with the handle after it, are answered DECK_RUNTIME_E_STATE. */
 int deck_runtime_destroy(deck_runtime_t *rt);
 
 /* Receives the runtime's log lines (levels as deck_log_level_t: 0 error, 1
@@ -103,7 +113,8 @@ int deck_runtime_process(deck_runtime_t *rt);
 
 /* For epoll-style loops, instead of a wakeup: a descriptor that becomes
  * readable when the runtime has work, and the longest to wait before calling
- * deck_runtime_process anyway (milliseconds; -1: no timer pending). */
+ * deck_runtime_process anyway (milliseconds; -1: no timer pending). In mode 1
+ * both are DECK_RUNTIME_E_STATE (the runtime's own thread waits on them). */
 int deck_runtime_backend_fd(deck_runtime_t *rt);
 int deck_runtime_backend_timeout(deck_runtime_t *rt);
 
@@ -119,9 +130,13 @@ typedef void (*deck_runtime_reply_fn)(void *user, const char *response_json);
 int deck_runtime_call(deck_runtime_t *rt, const char *request_json, deck_runtime_reply_fn reply, void *user);
 
 /* The same, waiting for the answer (at most `timeout_ms`; 0: 10 s). *response
- * gets the answer, to free with deck_runtime_free. From any thread but the
- * runtime's own in mode 1; in mode 2 from the thread that calls process (it
- * runs the loop while it waits). */
+ * gets the answer, to free with deck_runtime_free; on an error status it gets
+ * the reason instead, also to free. The runtime must run: after
+ * deck_runtime_start (then from any thread but the runtime's own), or once
+ * mode 2 began (then from the thread that calls process, outside its
+ * callbacks: it runs the loop while it waits); before either it is
+ * DECK_RUNTIME_E_STATE. A notification (no id) is sent and not waited for:
+ * DECK_RUNTIME_OK with *response NULL. */
 int deck_runtime_call_sync(deck_runtime_t *rt, const char *request_json, char **response, int timeout_ms);
 
 /* Receives every notification the handle subscribed to (events.subscribe, or
