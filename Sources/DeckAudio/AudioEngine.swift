@@ -189,21 +189,29 @@ public final class AudioEngine {
     /// Starts pulling `source` into the mix; returns the stream's index in the mixer.
     /// The stream fades in from its very first sample (an S-curve over `declickMilliseconds`).
     public func openStream(_ source: RenderSource, gain: Float = 1, counters: StreamCounters, buses: UInt8 = 1) throws(AudioEngineError) -> Int {
-        guard let stream = (0..<Mixer.capacity).first(where: { streams[$0] == nil }) else { throw .tooManyStreams(Mixer.capacity) }
+        guard let stream = (0..<Mixer.capacity).first(where: { streams[$0] == nil && isFree($0) }) else { throw .tooManyStreams(Mixer.capacity) }
         streams[stream] = (source, counters, gain, buses)
         send(.open(stream: stream, source: source, gain: 0, counters: Unmanaged.passUnretained(counters), buses: buses))
         send(.ramp(stream: stream, target: gain, samples: declickSamples, curve: .sCurve))
         return stream
     }
 
-    /// Fades the stream out (an S-curve over `declickMilliseconds`) and stops pulling it; when this
-    /// returns, its render function is not running and will not run again. While the output runs,
-    /// this waits for the fade to be rendered: about one frame.
+    /// Stops pulling the stream; when this returns its render function is not running and will
+    /// not run again. It does not wait for a fade: on its next frame the audio thread ends the
+    /// stream with its last frame's reflected tail (10 ms), while the loop goes on.
     public func closeStream(_ stream: Int) {
-        guard let open = streams[stream] else { return }
-        if open.gain > 0 { fadeOut([stream]) }
-        waitUntilApplied(send(.close(stream: stream)))
-        streams[stream] = nil
+        guard streams.removeValue(forKey: stream) != nil else { return }
+        guard threadRunning else { return waitUntilApplied(send(.close(stream: stream))) }
+        // A render that does not return within the render timeout is the audio watchdog's to end.
+        _ = worker.mixer.beginClosing(stream: stream, timeoutNanoseconds: configuration.renderTimeoutMilliseconds * 1_000_000)
+    }
+
+    /// Whether a slot can take a new stream: not still ending a closed one (before the thread
+    /// runs, or after it ended, the loop ends it itself).
+    private func isFree(_ stream: Int) -> Bool {
+        guard worker.mixer.isClosing(stream) else { return true }
+        if !threadRunning { worker.mixer.close(stream: stream) }
+        return !worker.mixer.isClosing(stream)
     }
 
     /// Routes streams to buses and encodes `activeBuses` from the next frame, tagging packets with

@@ -1,4 +1,5 @@
 import CDeckPlugin
+import Glibc
 import DeckStream
 import Synchronization
 
@@ -12,6 +13,8 @@ public final class Mixer {
         var counters: Unmanaged<StreamCounters>?
         /// One bit per bus the stream is mixed into.
         var buses: UInt8 = 1
+        /// Frames of its last render kept in `lasts`, for the tail it ends with.
+        var lastCount = 0
     }
 
     public static let capacity = 32
@@ -23,20 +26,27 @@ public final class Mixer {
     /// Output samples that were outside [-1, 1] and clamped.
     public private(set) var limitedSamples = 0
     /// The stream whose render runs now (-1: none): what the audio watchdog names when a frame
-    /// does not finish. Written by the audio thread, read by the loop.
+    /// does not finish, and what a close waits out. Written by the audio thread, read by the loop.
     let renderingStream = Atomic<Int>(-1)
+    /// One bit per stream the loop closed: never pulled again, it ends with its reflected tail on
+    /// the next frame and the audio thread clears the bit when the slot is free.
+    let closing = Atomic<UInt32>(0)
+    /// Each stream's last frame, `frames × 2` floats a stream.
+    private let lasts: UnsafeMutablePointer<Float>
 
     public init(frames: Int) {
         self.frames = frames
         streams = .allocate(capacity: Mixer.capacity)
         streams.initialize(repeating: Stream(), count: Mixer.capacity)
         scratch = .allocate(capacity: frames * AudioFormat.channels)
+        lasts = .allocate(capacity: Mixer.capacity * frames * AudioFormat.channels)
     }
 
     deinit {
         streams.deinitialize(count: Mixer.capacity)
         streams.deallocate()
         scratch.deallocate()
+        lasts.deallocate()
     }
 
     public func open(stream: Int, source: RenderSource, gain: Float, counters: Unmanaged<StreamCounters>, buses: UInt8 = 1) {
@@ -46,7 +56,36 @@ public final class Mixer {
     /// Mixes the stream into the buses whose bits are set, from the next frame.
     public func route(stream: Int, buses: UInt8) { streams[stream].buses = buses }
 
-    public func close(stream: Int) { streams[stream] = Stream() }
+    public func close(stream: Int) {
+        streams[stream] = Stream()
+        closing.bitwiseAnd(~Mixer.bit(stream), ordering: .releasing)
+    }
+
+    /// The loop's side of a close that does not wait for a fade: from when this returns the
+    /// stream's render is not running and is never called again. It waits only for a render in
+    /// progress to return (at most `timeoutNanoseconds`; false when it did not).
+    func beginClosing(stream: Int, timeoutNanoseconds: Int) -> Bool {
+        // Paired with `mix`: it publishes the stream it renders, then reads `closing`; this sets
+        // `closing`, then reads the stream rendered. One of the two sees the other.
+        closing.bitwiseOr(Mixer.bit(stream), ordering: .sequentiallyConsistent)
+        let start = Mixer.monotonicNanoseconds()
+        while renderingStream.load(ordering: .sequentiallyConsistent) == stream {
+            if Mixer.monotonicNanoseconds() - start > timeoutNanoseconds { return false }
+            sched_yield()
+        }
+        return true
+    }
+
+    /// Whether the slot still ends a closed stream (it cannot take a new one yet).
+    func isClosing(_ stream: Int) -> Bool { closing.load(ordering: .acquiring) & Mixer.bit(stream) != 0 }
+
+    private static func bit(_ stream: Int) -> UInt32 { 1 << UInt32(stream) }
+
+    private static func monotonicNanoseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec * 1_000_000_000 + now.tv_nsec
+    }
 
     /// Fades every audible stream to silence over `samples` (an S-curve), for the end of the output.
     public func fadeOutAll(samples: Int) {
@@ -68,13 +107,25 @@ public final class Mixer {
         let count = frames * AudioFormat.channels
         for bus in 0..<Mixer.maxBuses where activeBuses & (1 << bus) != 0 { (out + bus * count).update(repeating: 0, count: count) }
         for index in 0..<Mixer.capacity {
-            guard let source = streams[index].source, let counters = streams[index].counters else { continue }
+            guard let source = streams[index].source, let counters = streams[index].counters else {
+                if isClosing(index) { close(stream: index) }
+                continue
+            }
+            if isClosing(index) {
+                endClosed(index, into: out, activeBuses: activeBuses)
+                continue
+            }
             // Paused means paused: a stream faded to rest at zero is not pulled, so its content
             // does not advance until its gain rises again.
             if streams[index].gain.isSilent { continue }
-            renderingStream.store(index, ordering: .relaxed)
+            renderingStream.store(index, ordering: .sequentiallyConsistent)
+            if closing.load(ordering: .sequentiallyConsistent) & Mixer.bit(index) != 0 {
+                renderingStream.store(-1, ordering: .releasing)
+                endClosed(index, into: out, activeBuses: activeBuses)
+                continue
+            }
             let produced = min(Int(source.render(source.plugin, UInt32(frames), scratch)), frames)
-            renderingStream.store(-1, ordering: .relaxed)
+            renderingStream.store(-1, ordering: .releasing)
             counters._withUnsafeGuaranteedRef { counters in
                 if produced < frames {
                     scratch.advanced(by: produced * 2).update(repeating: 0, count: (frames - produced) * 2)
@@ -95,12 +146,10 @@ public final class Mixer {
                     counters.silentRun.add(1, ordering: .relaxed)
                 }
             }
+            (lasts + index * count).update(from: scratch, count: count)
+            streams[index].lastCount = frames
             streams[index].gain.apply(to: scratch, frames: frames)
-            let buses = streams[index].buses & activeBuses
-            for bus in 0..<Mixer.maxBuses where buses & (1 << bus) != 0 {
-                let mix = out + bus * count
-                for i in 0..<count { mix[i] += scratch[i] }
-            }
+            add(scratch, of: index, into: out, activeBuses: activeBuses)
         }
         for bus in 0..<Mixer.maxBuses where activeBuses & (1 << bus) != 0 {
             let mix = out + bus * count
@@ -108,6 +157,28 @@ public final class Mixer {
                 let sample = mix[i]
                 if sample > 1 { mix[i] = 1; limitedSamples += 1 } else if sample < -1 { mix[i] = -1; limitedSamples += 1 }
             }
+        }
+    }
+
+    /// A closed stream's last sound: its reflected tail at its gain, then the slot is free.
+    private func endClosed(_ index: Int, into out: UnsafeMutablePointer<Float>, activeBuses: UInt8) {
+        let count = frames * AudioFormat.channels
+        scratch.update(repeating: 0, count: count)
+        if !streams[index].gain.isSilent {
+            _ = ReflectedTail.write(after: lasts + index * count, count: streams[index].lastCount, into: scratch,
+                                    limit: frames, gain: streams[index].gain.current)
+            add(scratch, of: index, into: out, activeBuses: activeBuses)
+        }
+        close(stream: index)
+    }
+
+    /// Sums one stream's frame into each active bus it is routed to.
+    private func add(_ frame: UnsafeMutablePointer<Float>, of index: Int, into out: UnsafeMutablePointer<Float>, activeBuses: UInt8) {
+        let count = frames * AudioFormat.channels
+        let buses = streams[index].buses & activeBuses
+        for bus in 0..<Mixer.maxBuses where buses & (1 << bus) != 0 {
+            let mix = out + bus * count
+            for i in 0..<count { mix[i] += frame[i] }
         }
     }
 

@@ -27,6 +27,9 @@ public struct ControlLimits: Sendable, Equatable {
     public var maxQueuedBytes = 2 << 20
     /// A client whose reading was paused and that reads nothing for this long is disconnected.
     public var stallTimeoutMs = 5_000
+    /// Loop time one client's requests may take in a row; past it the rest of what it sent waits
+    /// for the next loop turn, after the other clients, plugins and sinks had theirs.
+    public var turnBudgetMs = 5
 
     public init() {}
 
@@ -43,6 +46,7 @@ public struct ControlLimits: Sendable, Equatable {
         ("idleTimeoutMs", \.idleTimeoutMs, 0...86_400_000, "ms"),
         ("maxQueuedBytes", \.maxQueuedBytes, 65_536...(256 << 20), "bytes"),
         ("stallTimeoutMs", \.stallTimeoutMs, 100...600_000, "ms"),
+        ("turnBudgetMs", \.turnBudgetMs, 1...1_000, "ms"),
     ] }
 
     /// What the JSON parser may accept of one message.

@@ -24,8 +24,6 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `mi
     /// their ratio is the latency the ring adds, in frames.
     let framesTaken = Atomic<Int>(0)
     let framesQueued = Atomic<Int>(0)
-    /// 10 ms: long enough that neither fade is heard as a click.
-    static let rampFrames = 480
 
     init(ring: AudioRing, deadlineMilliseconds: Int) {
         self.ring = ring
@@ -61,14 +59,7 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `mi
             late = true
             fadeIn = true
             missedFrames.add(1, ordering: .relaxed)
-            let ramp = max(0, min(RingRenderer.rampFrames, frames, lastCount - 1))
-            let end = (lastCount - 1) * 2
-            for index in 0..<ramp {
-                let gain = RingRenderer.fade(index, of: ramp)
-                let from = end - (index + 1) * 2
-                out[index * 2] = (2 * last[end] - last[from]) * gain
-                out[index * 2 + 1] = (2 * last[end + 1] - last[from + 1]) * gain
-            }
+            let ramp = ReflectedTail.write(after: last, count: lastCount, into: out, limit: frames)
             lastCount = 0
             return ramp
         }
@@ -78,9 +69,9 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `mi
         framesQueued.add(max(queued, 1), ordering: .relaxed)
         if fadeIn {
             fadeIn = false
-            let ramp = min(RingRenderer.rampFrames, count)
+            let ramp = min(ReflectedTail.frames, count)
             for index in 0..<ramp {
-                let gain = 1 - RingRenderer.fade(index, of: ramp)
+                let gain = 1 - ReflectedTail.fade(index, of: ramp)
                 out[index * 2] *= gain
                 out[index * 2 + 1] *= gain
             }
@@ -88,10 +79,5 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `mi
         last.update(from: out, count: count * 2)
         lastCount = count
         return count
-    }
-
-    /// A raised-cosine fall from 1 (before the first sample) to 0 (at the last).
-    private static func fade(_ index: Int, of count: Int) -> Float {
-        0.5 + 0.5 * cos(Float.pi * Float(index + 1) / Float(count))
     }
 }

@@ -39,6 +39,8 @@ final class ControlServer {
         var timer: LoopTimer?
         /// Set while reading is paused because the client is behind on its answers.
         var stallTimer: LoopTimer?
+        /// Set while the rest of what it sent waits for the next loop turn (its turn budget is spent).
+        var turnTimer: LoopTimer?
 
         init(stream: StreamConnection, source: String?, maxMessageBytes: Int) {
             self.stream = stream
@@ -52,6 +54,8 @@ final class ControlServer {
             timer?.close()
             stallTimer?.close()
             stallTimer = nil
+            turnTimer?.close()
+            turnTimer = nil
             stream.close()
         }
     }
@@ -185,6 +189,8 @@ final class ControlServer {
         events.hold()
         defer { events.release() }
         var answers: [UInt8] = []
+        let turnEnds = ControlServer.nanoseconds() + limits.turnBudgetMs * 1_000_000
+        var budgetSpent = false
         client.framer.feed(bytes) { piece in
             guard case .line(let line) = piece else {
                 // Answered once; the rest of the line is skipped, the connection and the others go on.
@@ -202,12 +208,40 @@ final class ControlServer {
                 return false
             }
             if !wasAuthenticated { loggedIn(client) }
+            if ControlServer.nanoseconds() > turnEnds {
+                budgetSpent = true
+                return false
+            }
             // A client behind on its answers is read no further until it catches up: its
             // requests wait, unanswered but not lost, rather than piling up answers.
             return answers.count + client.stream.pendingWriteBytes <= limits.maxQueuedBytes / 2
         }
         send(answers, to: client)
+        if budgetSpent && clients[ObjectIdentifier(client)] != nil { continueNextTurn(client) }
         if client.isTCP && client.rpc.authenticated && limits.idleTimeoutMs > 0 { restartIdleTimer(client) }
+    }
+
+    /// The client spent its share of this loop turn: its reading pauses and what it sent waits for
+    /// the next turn, when every other ready client, plugin and sink has had its own.
+    private func continueNextTurn(_ client: Client) {
+        guard client.turnTimer == nil, let timer = try? LoopTimer(loop: loop) else { return }
+        client.stream.stopReading()
+        client.turnTimer = timer
+        // One millisecond, not zero: a zero timer started from a timer would run in the same
+        // phase, before the other clients' reads are polled.
+        timer.start(after: 1) { [weak self, unowned client] in
+            guard let self, clients[ObjectIdentifier(client)] != nil else { return }
+            client.turnTimer?.close()
+            client.turnTimer = nil
+            received([], from: client)
+            if client.turnTimer == nil && client.stallTimer == nil && clients[ObjectIdentifier(client)] != nil { resumeReading(client) }
+        }
+    }
+
+    private static func nanoseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec * 1_000_000_000 + now.tv_nsec
     }
 
     /// A TCP client's first request must log it in; anything else ends the connection and slows
