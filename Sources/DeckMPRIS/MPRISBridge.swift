@@ -31,6 +31,12 @@ public final class MPRISBridge {
     /// True inside `sd_bus_process`, which must not be entered again (a command answered at once
     /// replies from inside it); what was queued meanwhile goes out when it returns.
     private var isProcessing = false
+    /// Commands each bus peer has waiting on the owner's answer.
+    private var inFlight: [String: Int] = [:]
+    /// At most this many messages are dispatched in one loop turn; the rest wait for the next.
+    static let messagesPerTurn = 16
+    /// At most this many commands from one peer wait on the owner; more are refused (LimitsExceeded).
+    static let commandsPerPeer = 8
 
     /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`) and asks for the bus name.
     public init(center: NowPlayingCenter, loop: EventLoop, logger: Logger, route: @escaping Router) throws(MPRISError) {
@@ -108,8 +114,11 @@ public final class MPRISBridge {
     // MARK: The loop
 
     /// Lets sd-bus read, dispatch and write what it can, then waits for what it needs next.
+    /// Dispatches at most `messagesPerTurn` messages: a peer that floods the bus waits for the next
+    /// loop turn rather than holding this one.
     private func process() {
         guard let bus, !isProcessing else { return }
+        var dispatched = 0
         while true {
             isProcessing = true
             let status = sd_bus_process(bus, nil)
@@ -119,6 +128,11 @@ public final class MPRISBridge {
                 return close()
             }
             if status == 0 { break }
+            dispatched += 1
+            if dispatched == MPRISBridge.messagesPerTurn {
+                // One millisecond: the other clients' and plugins' events are polled first.
+                return timer.start(after: 1) { [unowned self] in process() }
+            }
         }
         watcher.start(writable: sd_bus_get_events(bus) & Int32(POLLOUT) != 0) { [unowned self] in process() }
         var deadline: UInt64 = 0
@@ -207,12 +221,23 @@ public final class MPRISBridge {
         }
     }
 
-    /// Sends `command` to the owner; the D-Bus call is answered when the owner answers.
+    /// Sends `command` to the owner; the D-Bus call is answered when the owner answers. A peer with
+    /// `commandsPerPeer` commands waiting is refused until they are answered.
     private func run(_ command: RemoteCommand, answering message: OpaquePointer) {
+        let peer = sd_bus_message_get_sender(message).map { String(cString: $0) } ?? ""
+        guard inFlight[peer, default: 0] < MPRISBridge.commandsPerPeer else {
+            _ = fail(message, "org.freedesktop.DBus.Error.LimitsExceeded",
+                     "\(MPRISBridge.commandsPerPeer) commands from \(peer) are waiting for the player; try again when they are answered")
+            return
+        }
+        inFlight[peer, default: 0] += 1
         sd_bus_message_ref(message)
         route(command) { [weak self] result in
             defer { sd_bus_message_unref(message) }
-            guard let self, bus != nil else { return }
+            guard let self else { return }
+            inFlight[peer, default: 1] -= 1
+            if inFlight[peer] == 0 { inFlight[peer] = nil }
+            guard bus != nil else { return }
             switch result {
             case .success: reply(message, [])
             case .failure(let error): _ = fail(message, "org.mpris.MediaPlayer2.deck.CommandFailed", error.description)

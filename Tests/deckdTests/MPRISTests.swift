@@ -99,4 +99,34 @@ import Testing
         #expect(try runProgram("/usr/bin/playerctl", ["-p", "deck", "status"], environment: environment).output == "Playing\n")
         #expect(deckd.stop() == 0)
     }
+
+    /// 64 peers pressing PlayPause at once are served a bounded number of messages a loop turn:
+    /// an RPC client is answered meanwhile and every peer gets its answer.
+    @Test func sixtyFourPeersAtOnceDoNotHoldTheLoop() throws {
+        let dir = TemporaryDirectory()
+        let bus = try SessionBus(in: dir.path)
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        let deckd = try DeckdProcess.firstParty(["--mpris"], environment: environment)
+        #expect(deckd.waitForLog("mpris: on the session bus as org.mpris.MediaPlayer2.deck"))
+        #expect(try deckd.deckctl(["launch", "org.deck.tone", "sweep"]).status == 0)
+        let peers = try (0..<64).map { _ in
+            let peer = Process()
+            peer.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
+            peer.arguments = ["--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.deck", "/org/mpris/MediaPlayer2",
+                              "org.mpris.MediaPlayer2.Player.PlayPause"]
+            peer.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+            peer.standardOutput = FileHandle.nullDevice
+            peer.standardError = FileHandle.nullDevice
+            try peer.run()
+            return peer
+        }
+        let start = Date()
+        #expect(try deckd.deckctl(["status"]).status == 0)
+        #expect(Date().timeIntervalSince(start) < 1, "an RPC client waited \(Date().timeIntervalSince(start)) s behind 64 bus peers")
+        let deadline = Date().addingTimeInterval(30)
+        while peers.contains(where: \.isRunning) && Date() < deadline { usleep(10_000) }
+        #expect(peers.allSatisfy { !$0.isRunning && $0.terminationStatus == 0 })
+        peers.filter(\.isRunning).forEach { $0.terminate() }
+        #expect(deckd.stop() == 0)
+    }
 }
