@@ -57,6 +57,11 @@ final class IsolatedPluginCode: PluginCode {
 
     var processID: Int32? { process.pid }
 
+    func terminate(because reason: String) -> Bool {
+        end(because: reason)
+        return true
+    }
+
     // PluginCode
 
     func initialize() -> DeckStatus {

@@ -32,6 +32,7 @@ package final class InProcessPluginCode: PluginCode {
 
     package var isSwift: Bool { library.isSwift }
     package var processID: Int32? { nil }
+    package func terminate(because reason: String) -> Bool { false }
 
     package func initialize() -> DeckStatus {
         let status = DeckStatus(code: plugin.pointee.`init`(plugin))

@@ -21,6 +21,9 @@ package protocol PluginCode: AnyObject {
     func extensionPointer(_ id: String) -> UnsafeRawPointer?
     /// Answers a `request_callback`.
     func onCallback()
+    /// Ends the code's process for `reason` (its end is then reported as a crash, and a restart
+    /// may follow); false for code in this process, which cannot be ended.
+    func terminate(because reason: String) -> Bool
 
     // deck.audio
     /// Whether the plugin offers a complete `deck.audio` (start, stop and render).

@@ -31,6 +31,11 @@ public final class PluginInstance {
     var didActivate: ((PluginInstance) -> Void)?
     /// Set by the registry: where calls into the plugin's code are announced while they run.
     var callWatch: LoopCallWatch?
+    /// Loop time its calls took lately, against its budget (set by the registry).
+    package var loopTime = LoopTimeLedger(windowMilliseconds: LoopBudget().windowMilliseconds)
+    /// When it went over its budget, each time (monotonic ms), and whether it is over it now.
+    package var overspends: [Int] = []
+    package var isOverspent = false
 
     init(manifest: PluginManifest, bundlePath: String, host: PluginHost, code: any PluginCode) {
         self.manifest = manifest
@@ -87,6 +92,9 @@ public final class PluginInstance {
         guard state != .destroyed else { return }
         state = disabled ? .disabled : .crashed
     }
+
+    /// Ends its host process for `reason`; false when it runs inline (it cannot be ended).
+    package func terminate(because reason: String) -> Bool { code.terminate(because: reason) }
 
     /// Whether its host process ended (crashed or disabled).
     public var hasCrashed: Bool { state == .crashed || state == .disabled }
@@ -215,11 +223,14 @@ public final class PluginInstance {
 
     /// Runs a call into the plugin's code on the loop thread and names it when it was slow.
     private func timed<T>(_ call: String, _ body: () -> T) -> T {
-        let start = PluginInstance.milliseconds()
+        let startMicroseconds = PluginInstance.microseconds()
+        let start = startMicroseconds / 1_000
         callWatch?.enter(id, call, at: start)
         let result = body()
         callWatch?.leave()
-        let spent = PluginInstance.milliseconds() - start
+        let endMicroseconds = PluginInstance.microseconds()
+        loopTime.add(endMicroseconds - startMicroseconds, at: endMicroseconds / 1_000)
+        let spent = (endMicroseconds - startMicroseconds) / 1_000
         if spent > PluginInstance.slowCallMilliseconds {
             host.logger.warning("plugins", "\(id): \(call) took \(spent) ms on the loop thread (over \(PluginInstance.slowCallMilliseconds) ms); "
                                 + "every app and client waited for it")
@@ -227,10 +238,12 @@ public final class PluginInstance {
         return result
     }
 
-    package static func milliseconds() -> Int {
+    package static func milliseconds() -> Int { microseconds() / 1_000 }
+
+    package static func microseconds() -> Int {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        return now.tv_sec * 1000 + now.tv_nsec / 1_000_000
+        return now.tv_sec * 1_000_000 + now.tv_nsec / 1_000
     }
 
     private func expect(_ required: State, for call: String) throws(PluginCallError) {

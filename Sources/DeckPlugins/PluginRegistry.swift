@@ -15,6 +15,13 @@ public final class PluginRegistry: RandomAccessCollection {
     public var didActivate: ((PluginInstance) -> Void)?
     /// Every call into a plugin's code while it runs, for a watchdog on another thread.
     package let callWatch = LoopCallWatch()
+    /// Each plugin's share of loop time.
+    package let budget: LoopBudget
+    /// Runs when a plugin overspent its budget `endAfterWindows` times in a row: the runtime ends it.
+    package var onOverspent: ((PluginInstance, String) -> Void)?
+    /// Callbacks waiting until their plugin is within its budget again, by instance number.
+    private var deferredCallbacks: [Int] = []
+    private let retryTimer: LoopTimer
     private var byInstance: [Int: PluginInstance] = [:]
     private var nextInstance = 1
     private let directories: [String]
@@ -24,17 +31,60 @@ public final class PluginRegistry: RandomAccessCollection {
     private let callbacks: CallbackRequests
 
     package init(directories: [String], policy: EntitlementPolicy, allowInsecure: Bool, loop: EventLoop, logger: Logger,
-                 actions: HostActions, codeLoader: any PluginCodeLoader = InProcessCodeLoader()) throws(LoopError) {
+                 actions: HostActions, codeLoader: any PluginCodeLoader = InProcessCodeLoader(),
+                 budget: LoopBudget = LoopBudget()) throws(LoopError) {
         var deliver: (() -> Void)?
+        self.budget = budget
+        retryTimer = try LoopTimer(loop: loop)
         doorbell = try AsyncDoorbell(loop: loop) { deliver?() }
         callbacks = CallbackRequests(ringer: doorbell.ringer)
         loader = PluginLoader(policy: policy, allowInsecure: allowInsecure, logger: logger, loopThread: loop.thread,
                               callbacks: callbacks, actions: actions, codeLoader: codeLoader)
         self.directories = directories
         self.logger = logger
-        deliver = { [unowned self] in
-            for number in callbacks.drain() { byInstance[number]?.deliverCallback() }
+        deliver = { [unowned self] in deliverCallbacks(callbacks.drain()) }
+    }
+
+    /// Delivers requested callbacks; one whose plugin is over its loop budget waits for it.
+    private func deliverCallbacks(_ numbers: [Int]) {
+        let now = PluginInstance.milliseconds()
+        for number in numbers {
+            guard let plugin = byInstance[number] else { continue }
+            if withinBudget(plugin, now: now) {
+                plugin.deliverCallback()
+            } else if !deferredCallbacks.contains(number) {
+                deferredCallbacks.append(number)
+            }
         }
+        guard !deferredCallbacks.isEmpty else { return }
+        retryTimer.start(after: UInt64(Swift.max(10, budget.windowMilliseconds / 10))) { [unowned self] in
+            let waiting = deferredCallbacks
+            deferredCallbacks = []
+            deliverCallbacks(waiting)
+        }
+    }
+
+    /// Whether the plugin is within its share of loop time. Going over it is logged; going over it
+    /// `endAfterWindows` times within as many windows ends the plugin (`onOverspent`).
+    private func withinBudget(_ plugin: PluginInstance, now: Int) -> Bool {
+        let spent = plugin.loopTime.spent(at: now)
+        guard spent > budget.allowanceMicroseconds else {
+            plugin.isOverspent = false
+            return true
+        }
+        guard !plugin.isOverspent else { return false }
+        plugin.isOverspent = true
+        let horizon = now - budget.windowMilliseconds * budget.endAfterWindows
+        plugin.overspends = plugin.overspends.filter { $0 > horizon } + [now]
+        let share = "\(spent / 1_000) ms of the last \(budget.windowMilliseconds) ms on the loop thread "
+            + "(over its \(budget.sharePercent)% share, loopBudget)"
+        if plugin.overspends.count >= budget.endAfterWindows {
+            plugin.overspends = []
+            onOverspent?(plugin, "took \(share) \(budget.endAfterWindows) times within \(budget.windowMilliseconds * budget.endAfterWindows) ms")
+        } else {
+            logger.warning("plugins", "\(plugin.id) took \(share); the callbacks it asks for wait until it is within it")
+        }
+        return false
     }
 
     public var startIndex: Int { loaded.startIndex }
@@ -73,6 +123,7 @@ public final class PluginRegistry: RandomAccessCollection {
             nextInstance += 1
             plugin.didActivate = { [unowned self] in didActivate?($0) }
             plugin.callWatch = callWatch
+            plugin.loopTime = LoopTimeLedger(windowMilliseconds: budget.windowMilliseconds)
             loaded.append(plugin)
             logger.info("plugins", "loaded \(plugin.id) \(plugin.manifest.version) from \(path) "
                 + "(\(plugin.isSwift ? "Swift" : "C"); entitlements: \(Entitlement.list(plugin.entitlements)))")
@@ -110,5 +161,6 @@ public final class PluginRegistry: RandomAccessCollection {
     public func unloadAll() {
         for plugin in loaded.reversed() { unload(plugin) }
         doorbell.close()
+        retryTimer.close()
     }
 }

@@ -19,6 +19,7 @@
  *   FIXTURE_CALLBACK_BLOCKS      on_callback never returns
  *   FIXTURE_LINGER               destroy leaves a thread running in the library
  *   FIXTURE_ELAPSED=S / FIXTURE_DURATION=S   the elapsed time and duration it publishes (default 0 and 60)
+ *   FIXTURE_GREEDY_CALLBACK=MS   on_callback spins MS ms on the loop thread and asks for another callback
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -384,6 +385,11 @@ static void fixture_on_callback(const deck_plugin_t *plugin) {
 #endif
 #ifdef FIXTURE_CALLBACK_BLOCKS
     for (;;) pause();
+#endif
+#ifdef FIXTURE_GREEDY_CALLBACK
+    struct timespec greedy = { FIXTURE_GREEDY_CALLBACK / 1000, (FIXTURE_GREEDY_CALLBACK % 1000) * 1000000L };
+    nanosleep(&greedy, NULL);
+    f->host->request_callback(f->host);
 #endif
     const deck_host_thread_check_t *check = f->host->get_extension(f->host, DECK_EXT_THREAD_CHECK);
     say(plugin, check && check->is_loop_thread(f->host) ? "callback: loop thread" : "callback: other thread");

@@ -33,4 +33,29 @@ import Testing
         #expect(try deckd.deckctl(["now-playing", "--format", "{{title}} {{status}}"]).output.hasSuffix("playing\n"))
         #expect(deckd.stop() == 0)
     }
+
+    /// A plugin whose callbacks each take 300 ms and that keeps asking for more is held to its
+    /// share of the loop (its callbacks wait), then ended: other clients stay answered.
+    @Test func aPluginThatKeepsOverspendingTheLoopIsHeldToItsShareThenEnded() throws {
+        let dir = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
+        try Fixture.app(in: dir.path + "/plugins", "Greedy", id: "org.deck.test.greedy", defines: ["FIXTURE_GREEDY_CALLBACK=300"])
+        try #"{"loopBudget": {"windowMs": 1000, "sharePercent": 20, "endAfterWindows": 2}}"#
+            .write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", dir.path + "/plugins", "--state", "none",
+                                      "--sink", "file:\(dir.path)/out.opus"])
+        #expect(deckd.waitForLog("deckd: ready"))
+        #expect(deckd.waitForLog("org.deck.test.greedy took "))
+        #expect(deckd.log.contains("on the loop thread (over its 20% share, loopBudget); the callbacks it asks for wait until it is within it"))
+        var slowest = 0.0
+        for _ in 0..<20 {
+            slowest = max(slowest, roundTrip(deckd.socket, "runtime.info").seconds)
+            usleep(50_000)
+        }
+        #expect(slowest < 0.5, "a client waited \(slowest) s behind the greedy plugin")
+        let ended = TestIsolation.mode == .process ? "org.deck.test.greedy crashed: its process" : "it runs in deckd's process, so it is marked hung"
+        #expect(deckd.waitForLog(ended, seconds: 15), "\(deckd.log)")
+        #expect(deckd.log.contains("times within 2000 ms"))
+        #expect(deckd.stop() == 0)
+    }
 }

@@ -105,8 +105,11 @@ public final class FocusCoordinator {
 
     /// Closes the plugin's stream and gives up its focus (others recover at once): before unloading.
     func release(_ plugin: PluginInstance) {
-        _ = closeStream(instance: plugin.instance)
         let owner = FocusOwner.plugin(plugin.id)
+        output.closeStream(for: plugin.id)
+        // Told even when the output dropped the stream already (a render that hung): otherwise
+        // the session keeps it and never goes idle.
+        if session.streams.contains(owner) { apply(session.streamClosed(owner, now: loop.now)) }
         if session.arbiter.holdsOrAwaits(owner) {
             apply(session.abandon(owner, now: loop.now))
         }

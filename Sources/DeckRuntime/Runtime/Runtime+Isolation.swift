@@ -14,9 +14,7 @@ extension Runtime {
             resumeAfterRestart.insert(plugin.id)
         }
         plugin.markCrashed(disabled: delay == nil)
-        focus.release(plugin)
-        player.release(plugin.id)
-        interface.release(plugin.id)
+        retire(plugin)
         if let delay {
             logger.error("plugins", "\(plugin.id) crashed: \(story); restarting it in \(delay) ms")
         } else {

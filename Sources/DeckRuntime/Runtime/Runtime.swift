@@ -105,23 +105,22 @@ public final class Runtime {
         do {
             plugins = try PluginRegistry(directories: configuration.pluginDirectories, policy: configuration.policy,
                                          allowInsecure: configuration.allowInsecurePlugins, loop: loop, logger: logger, actions: actions,
-                                         codeLoader: codeLoader)
+                                         codeLoader: codeLoader, budget: configuration.loopBudget)
         } catch {
             throw .loop(error)
         }
         focus.plugins = plugins
         player.plugins = plugins
         interface.plugins = plugins
-        plugins.willUnload = { [unowned output, unowned focus, unowned player, unowned interface] plugin in
+        plugins.willUnload = { [unowned self] plugin in
             // A playing plugin is stopped before it is deactivated: it closes its stream and lets
             // go of its focus itself, as when the driver stops it.
             if output.hasStream(plugin.id) { plugin.stopPlayback() }
-            focus.release(plugin)
-            player.release(plugin.id)
-            interface.release(plugin.id)
+            retire(plugin)
         }
         plugins.didActivate = { [unowned interface] in interface.activated($0) }
         output.onHung = { [unowned self] id in pluginHung(id) }
+        plugins.onOverspent = { [unowned self] plugin, reason in pluginOverspent(plugin, reason) }
         codeLoader.onEnd = { [unowned self] instance, story in pluginEnded(instance: instance, story: story) }
         supervisor.restart = { [unowned self] id in restart(id) }
         uiNotices.send = { [unowned self] in publish("ui.changed", UIMethods.state(self)) }
@@ -206,9 +205,28 @@ public final class Runtime {
         guard let plugin = plugins.plugin(id: id) else { return }
         plugin.markHung()
         abandonedPlugins.append(id)
-        focus.release(plugin)
+        retire(plugin)
         logger.error("plugins", "\(id) is hung: it is never called again and its library stays loaded")
         publish("apps.changed", AppsMethods.list(self))
+    }
+
+    /// A plugin that kept taking more than its share of the loop: a host process is ended (and
+    /// restarted as after a crash); a plugin in this process is marked hung, as it cannot be ended.
+    private func pluginOverspent(_ plugin: PluginInstance, _ reason: String) {
+        guard !plugin.terminate(because: reason) else { return }
+        plugin.markHung()
+        retire(plugin)
+        logger.error("plugins", "\(plugin.id) \(reason); it runs in deckd's process, so it is marked hung: never called again")
+        publish("apps.changed", AppsMethods.list(self))
+    }
+
+    /// The one place a plugin's end is carried out, whatever ended it (unload, crash, hang, an
+    /// overspent loop budget): its stream leaves the mix and the session, its focus goes (others
+    /// resume or unduck), its now playing and its screens are released.
+    func retire(_ plugin: PluginInstance) {
+        focus.release(plugin)
+        player.release(plugin.id)
+        interface.release(plugin.id)
     }
 
     /// Serves now playing on the session bus; a bus that cannot be reached is logged, never fatal.

@@ -2,6 +2,20 @@ import DeckBase
 import DeckIsolation
 
 extension RuntimeConfiguration {
+    /// `"loopBudget": {"windowMs": 5000, "sharePercent": 20, "endAfterWindows": 3}`: each plugin's
+    /// share of the loop thread.
+    mutating func applyLoopBudget(_ value: JSONValue, path: String) throws(ConfigurationError) {
+        guard case .object(let members) = value else { throw .invalid(path, "\"loopBudget\" must be an object") }
+        for (key, value) in members {
+            switch key {
+            case "windowMs": loopBudget.windowMilliseconds = try Setting(value, "loopBudget.windowMs", 100...600_000, path, unit: "ms").integer()
+            case "sharePercent": loopBudget.sharePercent = try Setting(value, "loopBudget.sharePercent", 1...100, path, unit: "%").integer()
+            case "endAfterWindows": loopBudget.endAfterWindows = try Setting(value, "loopBudget.endAfterWindows", 1...100, path).integer()
+            default: throw .invalid(path, "unknown key \"loopBudget.\(key)\" (known: windowMs, sharePercent, endAfterWindows)")
+            }
+        }
+    }
+
     /// `"isolation": {"callTimeoutMs": 1000, "startTimeoutMs": 5000, "heartbeatTimeoutMs": 2000,
     /// "renderDeadlineMs": 10, "aheadFrames": 2, "memoryLimitMb": 1024, "maxMessageBytes": 25165824,
     /// "restartDelayMs": 250, "restartLimit": 3, "restartWindowS": 300, "hostPath": "/usr/lib/deck/deck-plugin-host"}`.

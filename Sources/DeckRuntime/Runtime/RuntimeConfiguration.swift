@@ -26,7 +26,8 @@ import Glibc
 ///      "nowPlaying": {"commandTimeoutMs": 5000, "coalesceMs": 100, ...},
 ///      "state": {"path": "/var/lib/deck/state.json", "resumeOnStart": false}, "mpris": false,
 ///      "display": {"width": 800, "height": 480, "scale": 1, "driving": false}, "ui": {"handlerTimeoutMs": 10000},
-///      "isolation": {"callTimeoutMs": 1000, "heartbeatTimeoutMs": 2000, "restartLimit": 3, ...}}
+///      "isolation": {"callTimeoutMs": 1000, "heartbeatTimeoutMs": 2000, "restartLimit": 3, ...},
+///      "loopBudget": {"windowMs": 5000, "sharePercent": 20, "endAfterWindows": 3}}
 public struct RuntimeConfiguration: Sendable, Equatable {
     public var pluginDirectories: [String] = []
     public var policy: EntitlementPolicy = .grantAll
@@ -58,6 +59,7 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var ui = InterfaceSettings()
     /// How plugins in host processes are run, watched and restarted.
     public var isolation = IsolationSettings()
+    public var loopBudget = LoopBudget()
 
     public init() {}
 
@@ -143,9 +145,11 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 try applyUI(value, path: path)
             case "isolation":
                 try applyIsolation(value, path: path, resolve: resolve)
+            case "loopBudget":
+                try applyLoopBudget(value, path: path)
             default:
                 throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, maxSinks, "
-                               + "pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, display, ui, isolation)")
+                               + "pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, display, ui, isolation, loopBudget)")
             }
         }
     }
