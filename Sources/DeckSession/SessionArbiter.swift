@@ -18,7 +18,8 @@ public struct FocusRequest: Sendable, Equatable {
     public var owner: FocusOwner
     public var context: AudioContext
     public var type: FocusRequestType
-    /// Wait (at most one request waits) instead of being rejected.
+    /// Wait (at most one request waits) instead of being rejected. Only a `gain` request waits: a
+    /// transient one that asks to is decided as if it had not (AAOS's rule), granted or rejected.
     public var acceptsDelayedFocus = false
     /// Spoken audio: pause instead of being ducked.
     public var pausesOnDuck = false
@@ -32,12 +33,8 @@ public struct FocusRequest: Sendable, Equatable {
         self.pausesOnDuck = pausesOnDuck
     }
 
-    /// Why the request is malformed, or nil: delayed focus is for `gain` requests only, as in AAOS.
-    public var problem: String? {
-        acceptsDelayedFocus && type != .gain
-            ? "acceptsDelayedFocus is for gain requests only (as in AAOS); a \(type.rawValue) request is answered at once"
-            : nil
-    }
+    /// Whether the request may wait for delayed focus: it accepts it and is a `gain` request.
+    var waits: Bool { acceptsDelayedFocus && type == .gain }
 }
 
 /// The answer to a request.
@@ -108,7 +105,7 @@ public struct SessionArbiter: Sendable {
     public mutating func request(_ request: FocusRequest) -> (result: FocusResult, notifications: [Notification]) {
         if let blockers = blockers(of: request) {
             let reason = "blocked by " + blockers.map { "\($0.owner) (\($0.context.rawValue))" }.joined(separator: ", ")
-            guard request.acceptsDelayedFocus else { return (.rejected(reason), []) }
+            guard request.waits else { return (.rejected(reason), []) }
             var notifications = removeSilently(request.owner)
             if let replaced = pending, replaced.owner != request.owner { notifications.append((replaced.owner, .loss)) }
             pending = request

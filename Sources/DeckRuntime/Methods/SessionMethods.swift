@@ -83,7 +83,6 @@ struct SessionMethods {
         let request = FocusRequest(owner: owner, context: context, type: type,
                                    acceptsDelayedFocus: call.optional("acceptsDelayedFocus")?.boolValue ?? false,
                                    pausesOnDuck: call.optional("pausesOnDuck")?.boolValue ?? false)
-        if let problem = request.problem { throw .invalidParams(problem) }
         let result = runtime.focus.requestFocus(request)
         // Focus requested over a connection ends with it, as AAOS abandons a dead client's focus:
         // a crashed HMI must not keep the music paused.

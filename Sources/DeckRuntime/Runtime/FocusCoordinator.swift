@@ -132,7 +132,6 @@ public final class FocusCoordinator {
         }
         let request = FocusRequest(owner: .plugin(plugin.id), context: context, type: type,
                                    acceptsDelayedFocus: acceptsDelayed, pausesOnDuck: pausesOnDuck)
-        if let problem = request.problem { return .failure(PluginCallError(status: .invalid, message: "request_focus: \(problem)")) }
         return .success(requestFocus(request))
     }
 

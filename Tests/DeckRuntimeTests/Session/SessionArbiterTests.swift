@@ -204,12 +204,17 @@ private let requestOwner = FocusOwner.plugin("org.example.request")
         #expect(shared.holder(.integrator("phone"))?.state == .playing)
     }
 
-    /// AAOS: delayed focus is for permanent (gain) requests only.
+    /// AAOS: delayed focus is for permanent (gain) requests only; a transient request that
+    /// accepts it is decided as if it did not: rejected when blocked, granted otherwise.
     @Test(arguments: [FocusRequestType.gainTransient, .gainTransientMayDuck, .gainTransientExclusive])
-    func aTransientRequestMayNotWaitForFocus(type: FocusRequestType) {
-        let request = FocusRequest(owner: requestOwner, context: .navigation, type: type, acceptsDelayedFocus: true)
-        #expect(request.problem == "acceptsDelayedFocus is for gain requests only (as in AAOS); a \(type.rawValue) request is answered at once")
-        #expect(FocusRequest(owner: requestOwner, context: .music, type: .gain, acceptsDelayedFocus: true).problem == nil)
+    func aTransientRequestThatAcceptsDelayIsDecidedAtOnce(type: FocusRequestType) {
+        var arbiter = SessionArbiter()
+        _ = arbiter.request(FocusRequest(owner: .integrator("phone"), context: .call, type: .gainTransient))
+        let blocked = arbiter.request(FocusRequest(owner: requestOwner, context: .music, type: type, acceptsDelayedFocus: true))
+        guard case .rejected = blocked.result else { Issue.record("\(blocked.result)"); return }
+        #expect(arbiter.pending == nil)
+        var free = SessionArbiter()
+        #expect(free.request(FocusRequest(owner: requestOwner, context: .navigation, type: type, acceptsDelayedFocus: true)).result == .granted)
     }
 
     /// An owner holds one request, as an AAOS client does: asking for another context replaces it.

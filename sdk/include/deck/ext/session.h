@@ -43,7 +43,8 @@ typedef enum deck_focus_type {
 } deck_focus_type_t;
 
 /* Wait for focus (at most one request waits) instead of being rejected; for
- * DECK_FOCUS_GAIN only, as in AAOS (DECK_E_INVALID with a transient type). */
+ * DECK_FOCUS_GAIN only, as in AAOS: a transient request with it is decided as
+ * if it had not asked (granted or rejected at once). */
 #define DECK_FOCUS_FLAG_ACCEPTS_DELAYED (1u << 0)
 /* Spoken audio: pause instead of being ducked. */
 #define DECK_FOCUS_FLAG_PAUSES_ON_DUCK (1u << 1)
