@@ -7,11 +7,14 @@ final class FuzzRuntime: @unchecked Sendable {  // Created once, then used only 
 
     let runtime: Runtime
     let dispatcher: RPCDispatcher
+    let schema: SchemaFuzzer
 
     private init() {
         var configuration = RuntimeConfiguration()
         configuration.logLevel = .error
         runtime = try! Runtime(configuration: configuration, logger: Logger(level: .error) { _ in })
         dispatcher = runtime.makeDispatcher()
+        let discovered = dispatcher.handle(#"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"#, connection: RPCConnection { _ in })
+        schema = SchemaFuzzer(document: (discovered.flatMap { try? JSONValue.parse($0) })?["result"] ?? .null)
     }
 }

@@ -13,6 +13,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case config
     /// The HTTP sink's request head.
     case httpHead = "http-head"
+    /// JSON-RPC calls drawn from each method's schema and the edges of each type (SchemaFuzzer).
+    case rpcSchema = "rpc-schema"
+    /// The state file's document, read and applied at start.
+    case state
+    /// A plugin's templates and content items as the UI layer parses them.
+    case template
+    /// MPRIS method calls and property writes from any bus peer.
+    case mpris
 
     public func run(_ bytes: [UInt8]) {
         switch self {
@@ -28,6 +36,48 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .httpHead:
             guard let length = HTTPRequestHead.headLength(in: bytes) else { return }
             _ = HTTPRequestHead.parse(bytes[..<length])
+        case .rpcSchema:
+            let runtime = FuzzRuntime.shared
+            guard let line = runtime.schema.call(from: bytes) else { return }
+            _ = runtime.dispatcher.handle(line, connection: RPCConnection { _ in })
+            if let broken = SchemaFuzzer.brokenInvariant(of: runtime.runtime, dispatcher: runtime.dispatcher) { fatalError("after \(line): \(broken)") }
+        case .state:
+            guard let json = try? JSONValue.parse(bytes) else { return }
+            FuzzRuntime.shared.runtime.restoreState(json)
+        case .template:
+            guard let text = String(validating: bytes, as: UTF8.self) else { return }
+            let app = AppInterface(appID: "org.fuzz", entitlements: [.audio, .communication], maxImageBytes: 1 << 16)
+            for limits in FuzzTarget.displayLimits { _ = try? app.setRoot(text, limits: limits) }
+        case .mpris:
+            FuzzTarget.mpris(bytes)
+        }
+    }
+
+    /// The four display profiles to test, parked and driving.
+    private static let displayLimits: [DisplayLimits] = [(748, 456), (800, 480), (768, 1024), (1920, 720)].flatMap { size in
+        [false, true].map { driving in
+            var profile = DisplayProfile()
+            (profile.width, profile.height) = size
+            profile.limitedUserInterfaces = driving ? [.lists, .keyboard] : []
+            return DisplayLimits(profile: profile, entitlements: [.audio])
+        }
+    }
+
+    /// A method and its arguments, or a property write, read from the bytes: the first byte picks
+    /// the member, the next eight make an Int64 or a Double.
+    private static func mpris(_ bytes: [UInt8]) {
+        guard let first = bytes.first else { return }
+        var bits: UInt64 = 0
+        for byte in bytes.dropFirst().prefix(8) { bits = bits << 8 | UInt64(byte) }
+        let members = ["Play", "Pause", "PlayPause", "Stop", "Next", "Previous", "Seek", "SetPosition", "Rate", "Shuffle", "LoopStatus"]
+        let member = members[Int(first) % members.count]
+        let number: DBusValue = first & 0x80 == 0 ? .int64(Int64(bitPattern: bits)) : .double(Double(bitPattern: bits))
+        let text = String(decoding: bytes.dropFirst(9), as: UTF8.self)
+        if ["Rate", "Shuffle", "LoopStatus"].contains(member) {
+            _ = MPRISBridge.command(setting: member, to: first & 0x40 == 0 ? number : .string(text))
+        } else {
+            let arguments: [DBusValue] = member == "SetPosition" ? [.objectPath("/org/deck/track/1"), number] : [number, .string(text)]
+            _ = MPRISBridge.decide(member, arguments, trackID: "/org/deck/track/1")
         }
     }
 

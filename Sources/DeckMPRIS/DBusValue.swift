@@ -1,7 +1,7 @@
 import CSystemd
 
 /// A D-Bus value of the types MPRIS properties use.
-enum DBusValue: Equatable {
+package enum DBusValue: Equatable {
     case string(String)
     case objectPath(String)
     case bool(Bool)
@@ -23,7 +23,7 @@ enum DBusValue: Equatable {
         }
     }
 
-    static func == (lhs: DBusValue, rhs: DBusValue) -> Bool {
+    package static func == (lhs: DBusValue, rhs: DBusValue) -> Bool {
         switch (lhs, rhs) {
         case (.string(let a), .string(let b)), (.objectPath(let a), .objectPath(let b)): a == b
         case (.bool(let a), .bool(let b)): a == b

@@ -64,7 +64,7 @@ extension MPRISBridge {
     }
 
     /// The command a property write asks for: LoopStatus, Shuffle and Rate are writable.
-    static func command(setting property: String, to value: DBusValue) -> RemoteCommand? {
+    package static func command(setting property: String, to value: DBusValue) -> RemoteCommand? {
         switch (property, value) {
         case ("LoopStatus", .string("None")): .setRepeat(.off)
         case ("LoopStatus", .string("Track")): .setRepeat(.one)

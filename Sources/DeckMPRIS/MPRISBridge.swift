@@ -188,13 +188,30 @@ public final class MPRISBridge {
         return 1
     }
 
-    /// What a Player method asks for. Offsets and positions are checked against `MediaTime`'s range
-    /// before they become a command; a SetPosition for another track is ignored, as MPRIS says.
-    private enum PlayerCall {
+    /// What a Player method asks for.
+    package enum PlayerCall: Equatable {
         case run(RemoteCommand), ignore, invalid(String), unknown
     }
 
     private func playerCommand(_ name: String, _ reader: DBusReader) -> PlayerCall {
+        var arguments: [DBusValue] = []
+        switch name {
+        case "Seek":
+            if let offset = reader.int64() { arguments = [.int64(offset)] }
+        case "SetPosition":
+            if let track = reader.string("o") {
+                arguments = [.objectPath(track)]
+                if let position = reader.int64() { arguments.append(.int64(position)) }
+            }
+        default: break
+        }
+        return MPRISBridge.decide(name, arguments, trackID: trackID)
+    }
+
+    /// The boundary for a peer's Player call: offsets and positions are checked against
+    /// `MediaTime`'s range before they become a command; a SetPosition for another track is
+    /// ignored, as MPRIS says.
+    package static func decide(_ name: String, _ arguments: [DBusValue], trackID: String) -> PlayerCall {
         switch name {
         case "Play": return .run(.play)
         case "Pause": return .run(.pause)
@@ -203,13 +220,13 @@ public final class MPRISBridge {
         case "Next": return .run(.next)
         case "Previous": return .run(.previous)
         case "Seek":
-            guard let offset = reader.int64() else { return .invalid("Seek takes an offset in microseconds (x)") }
+            guard arguments.count == 1, case .int64(let offset) = arguments[0] else { return .invalid("Seek takes an offset in microseconds (x)") }
             guard let time = MediaTime(microseconds: offset, in: MediaTime.offsets) else {
                 return .invalid("the offset \(offset) µs is beyond ±\(MediaTime.limit) s")
             }
             return .run(.skip(time.seconds))
         case "SetPosition":
-            guard let track = reader.string("o"), let position = reader.int64() else {
+            guard arguments.count == 2, case .objectPath(let track) = arguments[0], case .int64(let position) = arguments[1] else {
                 return .invalid("SetPosition takes a track id (o) and a position in microseconds (x)")
             }
             guard track == trackID else { return .ignore }

@@ -23,7 +23,7 @@ extension Runtime {
     /// Takes what the state file holds. The document is checked whole before any of it applies: one
     /// value out of range and the file is set aside (kept as `.corrupt-TIME`) and deckd starts fresh.
     /// Groups the config no longer has are skipped; an index outside a group's range is clamped to it.
-    func restoreState(_ document: JSONValue) {
+    package func restoreState(_ document: JSONValue) {
         let saved: SavedState
         do throws(StateFileError) {
             saved = try SavedState(document, maxQueueItems: player.center.limits.maxQueueItems)
