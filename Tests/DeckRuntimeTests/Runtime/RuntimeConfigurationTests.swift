@@ -139,8 +139,15 @@ import Testing
         #expect(example.session == defaults.session)
         #expect(example.files.overwrite == defaults.files.overwrite)
         #expect(example.maxSinks == defaults.maxSinks)
-        #expect(example.isolation == defaults.isolation)
+        var isolation = example.isolation
+        isolation.hostPath = nil  // shown with an installed path; the default looks beside deckd
+        #expect(isolation == defaults.isolation)
         #expect(example.policy.isolation == IsolationPolicy())
+        #expect(example.loopBudget == defaults.loopBudget)
+        #expect(example.nowPlaying == defaults.nowPlaying)
+        #expect(example.ui == defaults.ui)
+        #expect(example.display == defaults.display)
+        #expect(example.state.saveDelayMilliseconds == defaults.state.saveDelayMilliseconds)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         for field in ControlLimits.fields { #expect(text.contains("\"\(field.key)\"")) }
     }

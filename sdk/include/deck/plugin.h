@@ -164,7 +164,7 @@ struct deck_host {
      * e.g. "audio". [any-thread] */
     bool (*has_entitlement)(const deck_host_t *host, const char *category);
 
-    /* Room to grow without changing the struct's size; always NULL in 1.1. */
+    /* Room to grow without changing the struct's size; always NULL so far. */
     void *reserved[8];
 };
 

@@ -10,6 +10,11 @@
  * indexes from the top, "" being the top and "0/3" the fourth child of the first; the top
  * level's items are the tabs. The runtime holds the tree to the context's limits (items per
  * level and depth, smaller while driving) and shows it in ui.get beside any templates.
+ *
+ * Calls and re-entry: the host never calls child_count, item or begin_loading from inside one of
+ * the plugin's own host calls (add_image, reload, complete…), so a plugin may hold its own
+ * locks across those. complete() may be called inside the begin_loading or play that handed out
+ * the token; the host applies it on the next loop turn, never inside that call.
  */
 #ifndef DECK_EXT_CONTENT_H
 #define DECK_EXT_CONTENT_H
@@ -48,7 +53,11 @@ typedef struct deck_host_content {
     deck_status_t (*set_now_playing_ids)(const deck_host_t *host, const char *const *ids, uint32_t count);
 
     /* Answers begin_loading() or play() given `token` (DECK_OK or an error
-     * status). DECK_E_STATE once answered or timed out. [loop-thread] */
+     * status). DECK_E_STATE once answered or timed out. After DECK_OK for a
+     * load, child_count() must answer 0 or more. An error status (or no answer
+     * within the timeout) shows the HMI that container as failed; the host
+     * asks again only when the driver selects it again. May be called inside
+     * begin_loading() or play(): applied on the next loop turn. [loop-thread] */
     deck_status_t (*complete)(const deck_host_t *host, uint64_t token, deck_status_t status);
 
     void *reserved[8];
