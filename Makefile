@@ -79,6 +79,7 @@ install-files:
 
 plugin-c: deps
 	@$(MAKE) --no-print-directory -C examples/plugin-c
+	@$(MAKE) --no-print-directory -C examples/ui-c
 
 demo: build plugin-c
 	@scripts/demo.sh "$(RELEASE_BIN)"
@@ -111,3 +112,4 @@ fuzz: deps
 clean:
 	$(SWIFT) package clean
 	@$(MAKE) --no-print-directory -C examples/plugin-c clean
+	@$(MAKE) --no-print-directory -C examples/ui-c clean

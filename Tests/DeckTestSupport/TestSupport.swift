@@ -20,6 +20,8 @@ public enum Paths {
     public static let fixtureSource = repoRoot + "/Tests/Fixtures/fixture-plugin.c"
     public static let toneBundle = binDir + "/plugins/Tone.deckplugin"
     public static let helloBundle = repoRoot + "/examples/plugin-c/build/Hello.deckplugin"
+    /// The example audio app with a screen, a content tree and now playing (examples/ui-c).
+    public static let stationsBundle = repoRoot + "/examples/ui-c/build/Stations.deckplugin"
 }
 
 /// A fresh folder, removed when the value goes away.
