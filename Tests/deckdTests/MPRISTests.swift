@@ -10,6 +10,14 @@ import Testing
         let process = Process()
         let address: String
 
+        /// Keeps `folder` (and the bus's socket in it) for as long as the bus runs.
+        private var folder: TemporaryDirectory?
+
+        convenience init(in folder: TemporaryDirectory) throws {
+            try self.init(in: folder.path)
+            self.folder = folder
+        }
+
         init(in dir: String) throws {
             address = "unix:path=\(dir)/bus"
             process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
@@ -69,15 +77,20 @@ import Testing
         #expect(deckd.process.isRunning)
     }
 
+    /// A private bus, and deckd with Tone playing the sweep on it as an MPRIS player.
+    func toneOnTheBus() throws -> (SessionBus, DeckdProcess) {
+        let bus = try SessionBus(in: TemporaryDirectory())
+        let deckd = try DeckdProcess.firstParty(["--mpris"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(deckd.waitForLog("mpris: on the session bus as org.mpris.MediaPlayer2.deck"))
+        #expect(try deckd.deckctl(["launch", "org.deck.tone", "sweep"]).status == 0)
+        return (bus, deckd)
+    }
+
     /// Any process on the session bus can call Seek and SetPosition: offsets and positions beyond
     /// MediaTime's range are refused with InvalidArgs, and the player carries on.
     @Test func seekAndSetPositionBeyondAnyMediaAreRefusedWithInvalidArgs() throws {
-        let dir = TemporaryDirectory()
-        let bus = try SessionBus(in: dir.path)
+        let (bus, deckd) = try toneOnTheBus()
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
-        let deckd = try DeckdProcess.firstParty(["--mpris"], environment: environment)
-        #expect(deckd.waitForLog("mpris: on the session bus as org.mpris.MediaPlayer2.deck"))
-        #expect(try deckd.deckctl(["launch", "org.deck.tone", "sweep"]).status == 0)
         func call(_ method: String, _ arguments: String...) throws -> (status: Int32, output: String) {
             try runProgram("/usr/bin/dbus-send", ["--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.deck",
                                                   "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player.\(method)"] + arguments,
@@ -103,12 +116,8 @@ import Testing
     /// 64 peers pressing PlayPause at once are served a bounded number of messages a loop turn:
     /// an RPC client is answered meanwhile and every peer gets its answer.
     @Test func sixtyFourPeersAtOnceDoNotHoldTheLoop() throws {
-        let dir = TemporaryDirectory()
-        let bus = try SessionBus(in: dir.path)
+        let (bus, deckd) = try toneOnTheBus()
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
-        let deckd = try DeckdProcess.firstParty(["--mpris"], environment: environment)
-        #expect(deckd.waitForLog("mpris: on the session bus as org.mpris.MediaPlayer2.deck"))
-        #expect(try deckd.deckctl(["launch", "org.deck.tone", "sweep"]).status == 0)
         let peers = try (0..<64).map { _ in
             let peer = Process()
             peer.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")

@@ -71,7 +71,7 @@ import Testing
         (#"{"audio": {"lateBoundMs": -1}}"#, "audio.lateBoundMs is -1, out of range (1 to 10000 ms)"),
         (#"{"control": {"maxBatch": 0}}"#, "control.maxBatch is 0, out of range (1 to 10000 requests)"),
         (#"{"control": {"maxSockets": 3}}"#, "unknown key \"control.maxSockets\" (known: maxMessageBytes, maxDepth, maxBatch, maxResponseBytes, "
-            + "maxConnections, maxTCPConnections, maxUnauthenticated, loginTimeoutMs, idleTimeoutMs, maxQueuedBytes, stallTimeoutMs)"),
+            + "maxConnections, maxTCPConnections, maxUnauthenticated, loginTimeoutMs, idleTimeoutMs, maxQueuedBytes, stallTimeoutMs, turnBudgetMs)"),
         (#"{"files": {"overwrite": 1}}"#, "files.overwrite must be true or false"),
         (#"{"isolation": {"callTimeoutMs": 10}}"#, "isolation.callTimeoutMs is 10, out of range (50 to 60000 ms)"),
         (#"{"isolation": {"aheadFrames": 0}}"#, "isolation.aheadFrames is 0, out of range (1 to 16 frames)"),
