@@ -20,7 +20,7 @@ DESTDIR      ?=
 VERSION      := 0.1.0
 
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris http-head
+FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head
 FUZZ_BUILD   := .build/fuzz
 
 .PHONY: all deps build build-debug bundles-release bundles-debug plugin-c demo run test bench fuzz clean install install-files

@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(name: "deck-plugin-host", dependencies: ["DeckIsolation"]),
         .executableTarget(name: "deckctl", dependencies: ["DeckBase", "CJansson"]),
         .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "DeckEmbed", "COpus", "CDeckPlugin"]),
-        .target(name: "DeckFuzz", dependencies: ["DeckRuntime"]),
+        .target(name: "DeckFuzz", dependencies: ["DeckRuntime", "DeckIsolation"]),
         .executableTarget(name: "deck-fuzz", dependencies: ["DeckFuzz", "CFuzzer"]),
 
         .target(name: "Tone", dependencies: ["DeckSDK"], path: "Plugins/Tone",

@@ -1,4 +1,5 @@
 import DeckBase
+import DeckIsolation
 import DeckRuntime
 
 /// One parser that reads what outsiders send or write, fed arbitrary bytes: by libFuzzer
@@ -21,6 +22,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case template
     /// MPRIS method calls and property writes from any bus peer.
     case mpris
+    /// What a plugin's host process sends the runtime: host calls, events, replies.
+    case hostWire = "host-wire"
 
     public func run(_ bytes: [UInt8]) {
         switch self {
@@ -50,6 +53,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             for limits in FuzzTarget.displayLimits { _ = try? app.setRoot(text, limits: limits) }
         case .mpris:
             FuzzTarget.mpris(bytes)
+        case .hostWire:
+            guard var reader = try? WireReader(body: bytes) else { return }
+            switch reader.kind {
+            case .hostCall: _ = try? HostCall(from: &reader)
+            case .event: _ = try? HostEvent(from: &reader)
+            case .reply, .hostReply, .hello, .call:
+                // A reply is read as what the runtime expects of each call: a status, a count, an item.
+                _ = try? DeckStatus(from: &reader)
+                _ = try? Int(from: &reader)
+                _ = try? ContentItem(from: &reader)
+            }
         }
     }
 

@@ -5,7 +5,7 @@ import CFuzzer
 import Glibc
 
 /// `deck-fuzz`: libFuzzer's driver over the target named by DECK_FUZZ_TARGET (rpc, rpc-schema,
-/// manifest, config, state, template, mpris, http-head), in a -sanitize=fuzzer build (`make fuzz`). The test suite runs the saved
+/// manifest, config, state, template, mpris, host-wire, http-head), in a -sanitize=fuzzer build (`make fuzz`). The test suite runs the saved
 /// corpus through the same targets without it.
 nonisolated(unsafe) var selected = FuzzTarget.rpc
 

@@ -11,6 +11,8 @@
  * UI_SYNC_LOAD=STATUS completes every load and play inside begin_loading and play with STATUS
  * (DECK_OK also makes Podcasts' children appear first); UI_SYNC_SELECT completes "slow" inside
  * select too. UI_BAD_ITEM gives station "0/1" a title that is not UTF-8 (it cannot be shown).
+ * UI_IMAGE_PROBE adds a small image when the display attaches and logs "reentered: CALL PATH" if
+ * the host calls a content function while that add_image call runs.
  */
 #define _DEFAULT_SOURCE
 #include <deck/deck.h>
@@ -24,7 +26,18 @@ typedef struct ui_fixture {
     const deck_host_t *host;
     int podcasts_loaded;
     uint64_t load_token;
+    int in_host_call;
 } ui_fixture_t;
+
+static void say(const ui_fixture_t *f, const char *what, const char *detail);
+
+/* Logs a content call the host made from inside one of the plugin's own host calls. */
+static void probe(const ui_fixture_t *f, const char *call, const char *path) {
+    if (!f->in_host_call) return;
+    char detail[200];
+    snprintf(detail, sizeof detail, "%s %s", call, path);
+    say(f, "reentered", detail);
+}
 
 static void say(const ui_fixture_t *f, const char *what, const char *detail) {
     char line[512];
@@ -62,6 +75,18 @@ static void ui_display_changed(const deck_plugin_t *plugin, bool attached, const
         free(bytes);
         char detail[400];
         snprintf(detail, sizeof detail, "%d %s", status, f->host->last_error(f->host));
+        say(f, "image", detail);
+    }
+#endif
+#ifdef UI_IMAGE_PROBE
+    if (attached) {
+        static const unsigned char png[] = { 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0 };
+        uint64_t image = 0;
+        f->in_host_call = 1;
+        deck_status_t status = ui_of(f)->add_image(f->host, png, sizeof png, &image);
+        f->in_host_call = 0;
+        char detail[64];
+        snprintf(detail, sizeof detail, "%d", status);
         say(f, "image", detail);
     }
 #endif
@@ -103,6 +128,7 @@ static const char *const episodes[] = {"Episode 1", "Episode 2"};
 
 static int32_t content_child_count(const deck_plugin_t *plugin, const char *path) {
     ui_fixture_t *f = plugin->plugin_data;
+    probe(f, "child_count", path);
     if (strcmp(path, "") == 0) return 3;
     if (strcmp(path, "0") == 0) return 3;
     if (strcmp(path, "1") == 0) return f->podcasts_loaded ? 2 : -1;
@@ -111,7 +137,7 @@ static int32_t content_child_count(const deck_plugin_t *plugin, const char *path
 }
 
 static deck_status_t content_item(const deck_plugin_t *plugin, const char *path, deck_content_item_t *item) {
-    (void)plugin;
+    probe(plugin->plugin_data, "item", path);
     int top = -1, child = -1;
     if (path[0] == '2') {
         item->id = path;
@@ -150,6 +176,7 @@ static deck_status_t content_item(const deck_plugin_t *plugin, const char *path,
 
 static void content_begin_loading(const deck_plugin_t *plugin, const char *path, uint64_t token) {
     ui_fixture_t *f = plugin->plugin_data;
+    probe(f, "begin_loading", path);
     say(f, "load", path);
 #ifdef UI_SYNC_LOAD
     if (UI_SYNC_LOAD == DECK_OK) f->podcasts_loaded = 1;

@@ -138,4 +138,19 @@ import Testing
         #expect(ui.pop(plugin.host.raw) == DECK_E_STATE)
         #expect(String(cString: plugin.host.raw.pointee.last_error(plugin.host.raw)!) == "pop: only the root is on the stack")
     }
+
+    @Test func noContentCallComesFromInsideThePluginsOwnHostCall() throws {
+        let harness = try StreamingHarness(freewheel: true) { $0.session.alwaysActive = false }
+        let watcher = RPCConnection { _ in }
+        watcher.topics = ["ui.changed"]  // someone follows the screen, so every change is published
+        harness.runtime.events.add(watcher)
+        let bundle = try Fixture.bundle(in: dir.path, name: "UI", defines: ["UI_IMAGE_PROBE"],
+                                        manifest: ["id": "org.deck.test.ui", "name": "UI fixture", "library": "libui.so"],
+                                        library: "libui.so", source: Paths.repoRoot + "/Tests/Fixtures/ui-plugin.c")
+        let plugin = try harness.load(bundle)
+        _ = turnLoop(harness.runtime.loop, seconds: 0.3) { false }
+        #expect(harness.log.messages(from: plugin.id).contains("image: 0"))
+        #expect(content(harness)?["tabs"]?.arrayValue?.count == 3)  // the tree was read, after the call
+        #expect(!harness.log.messages(from: plugin.id).contains { $0.hasPrefix("reentered") })
+    }
 }
