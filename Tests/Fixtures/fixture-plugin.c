@@ -20,6 +20,7 @@
  *   FIXTURE_LINGER               destroy leaves a thread running in the library
  *   FIXTURE_ELAPSED=S / FIXTURE_DURATION=S   the elapsed time and duration it publishes (default 0 and 60)
  *   FIXTURE_GREEDY_CALLBACK=MS   on_callback spins MS ms on the loop thread and asks for another callback
+ *   FIXTURE_COMPLETE_INSIDE      with FIXTURE_COMMAND_RESULT=-1, completes each command inside the command call
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -216,6 +217,12 @@ static int32_t fixture_command(const deck_plugin_t *plugin, const deck_remote_co
     char line[128];
     snprintf(line, sizeof line, "command: %d value=%g mode=%d", (int)command->command, command->value, (int)command->mode);
     say(plugin, line);
+#ifdef FIXTURE_COMPLETE_INSIDE
+    const deck_host_now_playing_t *np = f->host->get_extension(f->host, DECK_EXT_NOW_PLAYING);
+    snprintf(line, sizeof line, "complete inside: %d", (int)np->complete_command(f->host, token, DECK_COMMAND_SUCCESS));
+    say(plugin, line);
+    return DECK_COMMAND_PENDING;
+#endif
     if (FIXTURE_COMMAND_RESULT == DECK_COMMAND_PENDING) f->pending_token = token;
     return FIXTURE_COMMAND_RESULT;
 }

@@ -124,6 +124,23 @@ import Testing
         #expect(client.lines.first?["result"]?["result"] == "success")
     }
 
+    /// A completion inside the command call that handed out its token answers the caller once,
+    /// over the socket's same path, and leaves nothing waiting.
+    @Test func aCommandCompletedInsideItsOwnCallIsAnsweredOnce() throws {
+        let harness = try harness()
+        let radio = try harness.load(try fixture("Radio", id: "org.example.radio", defines: ["FIXTURE_COMMAND_RESULT=-1", "FIXTURE_COMPLETE_INSIDE"]))
+        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        let client = Client()
+        let dispatcher = harness.runtime.makeDispatcher()
+        let answer = client.call(dispatcher, "player.pause")
+        harness.run(for: 0.1)
+        let answers = (answer.map { [$0] } ?? []) + client.lines
+        #expect(answers.count == 1)
+        #expect(answers.first?["result"]?["result"] == "success")
+        #expect(harness.log.messages(from: radio.id).contains("complete inside: 0"))
+        #expect(!harness.log.contains(.warning, "did not answer"))
+    }
+
     @Test func anUnansweredCommandTimesOutAsFailedAndALateCompletionIsRefused() throws {
         let harness = try harness { $0.nowPlaying.commandTimeoutMilliseconds = 50 }
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio", defines: ["FIXTURE_COMMAND_RESULT=-1"]))
