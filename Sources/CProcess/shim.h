@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,17 @@ static inline void deck_close_from(int first) {
     if (syscall(SYS_close_range, (unsigned)first, ~0U, 0) == 0) return;
     long max = sysconf(_SC_OPEN_MAX);
     for (int fd = first; fd < (max > 0 ? max : 1024); fd++) close(fd);
+}
+
+/* The pid and uid of a Unix socket's peer (SO_PEERCRED, which needs _GNU_SOURCE's struct ucred);
+   0, or -1 with errno. */
+static inline int deck_peer_credentials(int fd, pid_t *pid, uid_t *uid) {
+    struct { pid_t pid; uid_t uid; gid_t gid; } credentials;
+    socklen_t size = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) return -1;
+    *pid = credentials.pid;
+    *uid = credentials.uid;
+    return 0;
 }
 
 static inline int deck_no_new_privs(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); }

@@ -9,6 +9,8 @@ struct HostArguments {
     var heartbeatMilliseconds = 250
     var maxMessageBytes = 32 << 20
     var logLevel = LogLevel.info
+    /// The uid and gid the host takes before the plugin's code loads; 0: keep the runtime's.
+    var uid: UInt32 = 0
 
     init() {}
 
@@ -44,6 +46,7 @@ struct HostArguments {
         maxMessageBytes = try number("max-message-bytes", 1 << 16...1 << 30)
         guard let level = LogLevel(name: try text("log-level")) else { throw .malformed("log-level") }
         logLevel = level
+        uid = UInt32(try number("uid", 0...Int(Int32.max)))
         if let unknown = values.keys.first { throw .malformed("--\(unknown)") }
     }
 
@@ -52,7 +55,8 @@ struct HostArguments {
         ["--library", library, "--bundle", bundle, "--id", id,
          "--entitlements", entitlements.map(\.rawValue).sorted().joined(separator: ","),
          "--frames", "\(frames)", "--slots", "\(slots)", "--memory-mb", "\(memoryMegabytes)",
-         "--heartbeat-ms", "\(heartbeatMilliseconds)", "--max-message-bytes", "\(maxMessageBytes)", "--log-level", logLevel.name]
+         "--heartbeat-ms", "\(heartbeatMilliseconds)", "--max-message-bytes", "\(maxMessageBytes)", "--log-level", logLevel.name,
+         "--uid", "\(uid)"]
     }
 }
 

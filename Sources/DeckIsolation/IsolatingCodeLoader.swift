@@ -46,6 +46,10 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         arguments.heartbeatMilliseconds = max(10, settings.heartbeatTimeoutMilliseconds / 8)
         arguments.maxMessageBytes = settings.maxMessageBytes
         arguments.logLevel = logger.level
+        if settings.hostUIDs != nil {
+            guard let uid = settings.freeHostUID() else { throw .isolationFailed("no uid in isolation.uidBase's range is free for the host") }
+            arguments.uid = uid
+        }
 
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
@@ -57,7 +61,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
             ring = try AudioRing(frames: frames, slots: settings.aheadFrames, name: "deck-audio")
             process = try ChildProcess(loop: loop, path: path, arguments: arguments.commandLine,
                                        descriptors: [pair[1], ring.memory, ring.space, ring.filled],
-                                       environment: ["SWIFT_BACKTRACE=enable=no"])  // a crash ends the host at once; the log names the signal
+                                       environment: IsolationSettings.hostEnvironment(), inheritEnvironment: false, isolated: true)
         } catch {
             close(pair[0])
             close(pair[1])
@@ -91,7 +95,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         }
         do {
             let code = try IsolatedPluginCode(process: process, channel: channel, ring: ring, isSwift: isSwift, host: host, settings: settings,
-                                              frameMilliseconds: frameMilliseconds, loop: loop) { [weak self, instance = host.instance] story in
+                                              uid: arguments.uid, frameMilliseconds: frameMilliseconds, loop: loop) { [weak self, instance = host.instance] story in
                 self?.onEnd?(instance, story)
             }
             logger.debug("isolation", "\(manifest.id) runs in process \(process.pid)")

@@ -1,4 +1,5 @@
 import CProcess
+import DeckBase
 import Glibc
 
 /// How plugins in host processes are run and watched (the config's `"isolation"` object).
@@ -23,6 +24,39 @@ public struct IsolationSettings: Sendable, Equatable {
     /// ...and stays disabled after `restartLimit` crashes within `restartWindowSeconds`.
     public var restartLimit = 3
     public var restartWindowSeconds = 300
+    /// When the runtime runs as root, each host runs as a uid of its own, `uidBase` + a number
+    /// below 10,000 (as Android gives each app its uid); 0 keeps the runtime's uid.
+    public var uidBase = 61_000
+
+    /// The uids hosts run as, or nil when they keep the runtime's (not root, or `uidBase` 0).
+    public var hostUIDs: ClosedRange<UInt32>? {
+        guard uidBase > 0, geteuid() == 0 else { return nil }
+        return UInt32(uidBase)...UInt32(uidBase + 9_999)
+    }
+
+    /// A uid from `hostUIDs` that no process uses now, for a new host: its processes are then
+    /// the plugin's alone (several runtimes on one machine draw from the same range); nil when
+    /// hosts keep the runtime's uid or none is free.
+    func freeHostUID() -> UInt32? {
+        guard let range = hostUIDs else { return nil }
+        for _ in 0..<64 {
+            let candidate = UInt32.random(in: range)
+            if ChildProcess.processes(ownedBy: candidate).isEmpty { return candidate }
+        }
+        return nil
+    }
+
+    /// What a host's environment holds: a short allow-list, nothing else of the runtime's (no
+    /// tokens, no paths, no D-Bus address).
+    public static func hostEnvironment() -> [String] {
+        var environment = ["PATH=/usr/local/bin:/usr/bin:/bin"]
+        for name in ["LANG", "LC_ALL", "LC_CTYPE", "TZ"] {
+            if let value = getenv(name) { environment.append("\(name)=\(String(cString: value))") }
+        }
+        // A crash ends the host at once (the log names the signal) unless the integrator asks for reports.
+        environment.append("SWIFT_BACKTRACE=" + (getenv("SWIFT_BACKTRACE").map { String(cString: $0) } ?? "enable=no"))
+        return environment
+    }
 
     public init() {}
 

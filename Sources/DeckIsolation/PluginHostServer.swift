@@ -30,7 +30,7 @@ package final class PluginHostServer {
             complain("\(error) (it is started by the Deck runtime, not by hand)")
             exit(2)
         }
-        let problems = restrict(memoryMegabytes: arguments.memoryMegabytes)
+        let problems = restrict(memoryMegabytes: arguments.memoryMegabytes, uid: arguments.uid)
         do {
             let server = try PluginHostServer(arguments)
             for problem in problems { server.send(.log(.debug, "least privilege not applied: \(problem)")) }
@@ -41,10 +41,19 @@ package final class PluginHostServer {
         _exit(1)
     }
 
-    /// Least privilege where the kernel allows: dies with the runtime, gains no privileges on exec,
-    /// holds no descriptor but its own, and has a memory limit. Returns what could not be applied.
-    static func restrict(memoryMegabytes: Int) -> [String] {
+    /// Least privilege where the kernel allows: a uid of its own when given one (no supplementary
+    /// groups), dies with the runtime, gains no privileges on exec, holds no descriptor but its
+    /// own, and has a memory limit. Returns what could not be applied; a uid that cannot be taken
+    /// ends the host, since the runtime counts on it.
+    static func restrict(memoryMegabytes: Int, uid: UInt32) -> [String] {
         var problems: [String] = []
+        if uid != 0 {
+            guard setgroups(0, nil) == 0, setgid(uid) == 0, setuid(uid) == 0 else {
+                complain("cannot run as uid \(uid): \(String(cString: strerror(errno)))")
+                _exit(2)
+            }
+        }
+        // After the uid, which clears it.
         if deck_parent_death_signal(SIGKILL) != 0 { problems.append("PR_SET_PDEATHSIG: \(String(cString: strerror(errno)))") }
         if getppid() == 1 { _exit(0) }  // the runtime already went away
         if deck_no_new_privs() != 0 { problems.append("PR_SET_NO_NEW_PRIVS: \(String(cString: strerror(errno)))") }

@@ -20,6 +20,8 @@ public final class PluginInstance {
 
     public let manifest: PluginManifest
     public let bundlePath: String
+    /// The bundle's manifest and library as they were when it loaded.
+    public let fingerprint: BundleFingerprint
     /// Declared ∩ granted by the integrator's policy.
     public let entitlements: Set<Entitlement>
     public private(set) var state: State = .created
@@ -40,6 +42,7 @@ public final class PluginInstance {
     init(manifest: PluginManifest, bundlePath: String, host: PluginHost, code: any PluginCode) {
         self.manifest = manifest
         self.bundlePath = bundlePath
+        fingerprint = BundleFingerprint(bundle: bundlePath, library: manifest.library)
         self.entitlements = host.entitlements
         self.host = host
         self.code = code

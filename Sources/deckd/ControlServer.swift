@@ -68,9 +68,13 @@ final class ControlServer {
         var delayMilliseconds: UInt64 { count == 0 ? 0 : min(10_000, 100 << UInt64(min(count - 1, 7))) }
     }
 
+    /// The uids plugins' host processes run as: never a client.
+    private let pluginUIDs: ClosedRange<UInt32>?
+
     init(path: String, tcp: TCPListener? = nil, loop: EventLoop, dispatcher: RPCDispatcher, events: EventHub, logger: Logger,
-         limits: ControlLimits = ControlLimits()) throws(ControlServerError) {
+         limits: ControlLimits = ControlLimits(), pluginUIDs: ClosedRange<UInt32>? = nil) throws(ControlServerError) {
         self.path = path
+        self.pluginUIDs = pluginUIDs
         self.loop = loop
         self.dispatcher = dispatcher
         self.events = events
@@ -128,6 +132,36 @@ final class ControlServer {
     }
 
     /// Whether another client of this kind fits; the reason it does not, otherwise.
+    /// Why a local peer may not be a client: a plugin's process (its uid is a host's, or deckd is
+    /// among its ancestors: deckd starts no other processes). Plugins reach the runtime only
+    /// through their host ABI. Nil for anyone else.
+    private func pluginPeer(_ stream: StreamConnection) -> String? {
+        guard let peer = stream.peerCredentials else { return nil }
+        if let pluginUIDs, pluginUIDs.contains(peer.uid) {
+            return "process \(peer.pid) runs as uid \(peer.uid), a plugin's; plugins reach the runtime only through their host"
+        }
+        var pid = peer.pid
+        for _ in 0..<64 {
+            guard let parent = ControlServer.parent(of: pid), parent > 1 else { return nil }
+            if parent == getpid() { return "process \(peer.pid) descends from deckd: a plugin's; plugins reach the runtime only through their host" }
+            pid = parent
+        }
+        return nil
+    }
+
+    /// A process's parent, from /proc/PID/stat (the field after the command, which may hold spaces).
+    private static func parent(of pid: pid_t) -> pid_t? {
+        let fd = Glibc.open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 512)
+        let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        guard count > 0, let command = bytes[..<count].lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = bytes[(command + 1)..<count].split(separator: UInt8(ascii: " "))
+        guard fields.count > 1 else { return nil }
+        return pid_t(String(decoding: fields[1], as: UTF8.self))
+    }
+
     private func refusal(tcp: Bool) -> String? {
         let open = clients.values.filter { $0.isTCP == tcp }
         if !tcp {
@@ -145,6 +179,13 @@ final class ControlServer {
 
     private func accept(_ stream: StreamConnection, token: String? = nil) {
         let source = token == nil ? nil : stream.peerAddress?.host ?? "unknown"
+        if source == nil, let reason = pluginPeer(stream) {
+            stream.writeNow(Array((RPCDispatcher.errorLine(RPCError(code: -32005, message: "Unauthorized: \(reason)")) + "\n").utf8))
+            stream.close()
+            let (log, held) = refusals.admit(now: loop.now)
+            if log { logger.warning("control", "refused a connection: \(reason)\(LogThrottle.suffix(held))") }
+            return
+        }
         if let reason = refusal(tcp: source != nil) {
             stream.writeNow(Array((RPCDispatcher.errorLine(.overloaded(reason)) + "\n").utf8))
             stream.close()

@@ -155,7 +155,8 @@ enum Daemon {
         let control: ControlServer
         do {
             control = try ControlServer(path: socket, tcp: tcp, loop: runtime.loop, dispatcher: runtime.makeDispatcher(),
-                                        events: runtime.events, logger: logger, limits: configuration.control)
+                                        events: runtime.events, logger: logger, limits: configuration.control,
+                                        pluginUIDs: configuration.isolation.hostUIDs)
         } catch {
             throw .control(error)
         }

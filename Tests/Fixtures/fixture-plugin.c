@@ -21,6 +21,9 @@
  *   FIXTURE_ELAPSED=S / FIXTURE_DURATION=S   the elapsed time and duration it publishes (default 0 and 60)
  *   FIXTURE_GREEDY_CALLBACK=MS   on_callback spins MS ms on the loop thread and asks for another callback
  *   FIXTURE_COMPLETE_INSIDE      with FIXTURE_COMMAND_RESULT=-1, completes each command inside the command call
+ *   FIXTURE_SANDBOX_PROBE        on activate, tries what a hostile plugin would and logs each outcome ("sandbox: …"):
+ *                                FIXTURE_SOCKET the control socket, FIXTURE_VICTIM another bundle's manifest,
+ *                                FIXTURE_PIDFILE where a setsid grandchild that outlives its host writes its pid
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -56,6 +59,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef FIXTURE_SANDBOX_PROBE
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#endif
 
 #ifndef FIXTURE_ID
 #define FIXTURE_ID "org.deck.test.fixture"
@@ -138,6 +147,76 @@ static deck_status_t fixture_init(const deck_plugin_t *plugin) {
 #endif
 }
 
+#ifdef FIXTURE_SANDBOX_PROBE
+static void probe_say(const deck_plugin_t *plugin, const char *what, const char *outcome) {
+    char line[300];
+    snprintf(line, sizeof line, "sandbox: %s: %s", what, outcome);
+    say(plugin, line);
+}
+
+/* Each attempt of a hostile plugin; what it logs is what the sandbox let it do. */
+static void sandbox_probe(const deck_plugin_t *plugin) {
+    char outcome[200];
+    /* Steer the runtime through its control socket. */
+    int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un address = { .sun_family = AF_UNIX };
+    snprintf(address.sun_path, sizeof address.sun_path, "%s", FIXTURE_SOCKET);
+    if (connect(sock, (struct sockaddr *)&address, sizeof address) != 0) {
+        snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
+    } else {
+        static const char request[] = "{\"jsonrpc\":\"2.0\",\"method\":\"apps.unload\",\"params\":{\"id\":\"org.deck.test.victim\"},\"id\":1}\n";
+        char answer[512] = "";
+        if (write(sock, request, sizeof request - 1) < 0) {}
+        ssize_t got = read(sock, answer, sizeof answer - 1);
+        answer[got > 0 ? got : 0] = 0;
+        if (strstr(answer, "\"result\"")) snprintf(outcome, sizeof outcome, "ANSWERED %.150s", answer);
+        else snprintf(outcome, sizeof outcome, "refused (%.150s)", answer);
+    }
+    close(sock);
+    probe_say(plugin, "control", outcome);
+    /* Read deckd's environment and its secrets. */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/environ", (int)getppid());
+    int environ_fd = open(path, O_RDONLY);
+    char secrets[4096];
+    ssize_t read_count = environ_fd >= 0 ? read(environ_fd, secrets, sizeof secrets) : -1;
+    if (read_count > 0) snprintf(outcome, sizeof outcome, "READ %d bytes", (int)read_count);
+    else snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
+    if (environ_fd >= 0) close(environ_fd);
+    probe_say(plugin, "environ", outcome);
+    probe_say(plugin, "env", getenv("DECK_SECRET") || getenv("XDG_RUNTIME_DIR") || getenv("DBUS_SESSION_BUS_ADDRESS") ? "LEAKED" : "clean");
+    /* Write into another app's bundle. */
+    int victim = open(FIXTURE_VICTIM, O_WRONLY | O_APPEND);
+    if (victim >= 0) snprintf(outcome, sizeof outcome, "WRITABLE");
+    else snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
+    if (victim >= 0) close(victim);
+    probe_say(plugin, "victim", outcome);
+    /* Forge deckd's output. */
+    static const char forged[] = "2026-01-01T00:00:00.000Z error deckd: FORGED\n";
+    if (write(1, forged, sizeof forged - 1) < 0 || write(2, forged, sizeof forged - 1) < 0) {}
+    /* Outlive the app: a grandchild in a session of its own. */
+    pid_t child = fork();
+    if (child == 0) {
+        setsid();
+        if (fork() == 0) {
+            int pidfile = open(FIXTURE_PIDFILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            char text[32];
+            int length = snprintf(text, sizeof text, "%d", (int)getpid());
+            if (pidfile >= 0) { if (write(pidfile, text, (size_t)length) < 0) {} close(pidfile); }
+            for (;;) pause();
+        }
+        _exit(0);
+    }
+    if (child > 0) waitpid(child, NULL, 0);
+    probe_say(plugin, "done", "all tried");
+}
+
+static void *sandbox_thread(void *plugin) {
+    sandbox_probe(plugin);
+    return NULL;
+}
+#endif
+
 static deck_status_t fixture_activate(const deck_plugin_t *plugin) {
     fixture_t *f = plugin->plugin_data;
     say(plugin, "lifecycle: activate");
@@ -155,6 +234,10 @@ static deck_status_t fixture_activate(const deck_plugin_t *plugin) {
     for (int i = 0; i < 1000; i++) say(plugin, "flood");
 #endif
     f->thread_started = pthread_create(&f->thread, NULL, request_thread, f) == 0;
+#ifdef FIXTURE_SANDBOX_PROBE
+    pthread_t prober;  /* off the loop thread: deckd must be free to answer (or refuse) the socket */
+    if (pthread_create(&prober, NULL, sandbox_thread, (void *)plugin) == 0) pthread_detach(prober);
+#endif
     return DECK_OK;
 }
 

@@ -35,10 +35,13 @@ public final class ChildProcess {
     /// Starts `path` with `arguments`; `descriptors[i]` becomes the child's descriptor 3 + i and
     /// every other descriptor of ours is closed on exec. The child starts in its own process group
     /// with no signal blocked and default dispositions, with our environment plus `environment`
-    /// (`NAME=value` entries; ours win for names we have). `pidfd` false polls as old kernels must.
+    /// (`NAME=value` entries; ours win for names we have), or with `environment` alone when
+    /// `inheritEnvironment` is false; `isolated` also gives it /dev/null as descriptors 0–2
+    /// instead of ours. `pidfd` false polls as old kernels must.
     public init(loop: EventLoop, path: String, arguments: [String], descriptors: [Int32], environment: [String] = [],
-                pidfd usePidfd: Bool = true) throws(LoopError) {
-        pid = try ChildProcess.spawn(path, arguments, descriptors: descriptors, environment: environment)
+                inheritEnvironment: Bool = true, isolated: Bool = false, pidfd usePidfd: Bool = true) throws(LoopError) {
+        pid = try ChildProcess.spawn(path, arguments, descriptors: descriptors, environment: environment,
+                                     inheritEnvironment: inheritEnvironment, isolated: isolated)
         pidfd = usePidfd ? deck_pidfd_open(pid) : -1
         do {
             if pidfd >= 0 {
@@ -58,7 +61,8 @@ public final class ChildProcess {
         }
     }
 
-    private static func spawn(_ path: String, _ arguments: [String], descriptors: [Int32], environment: [String]) throws(LoopError) -> pid_t {
+    private static func spawn(_ path: String, _ arguments: [String], descriptors: [Int32], environment: [String],
+                              inheritEnvironment: Bool, isolated: Bool) throws(LoopError) -> pid_t {
         // Sources below the targets would be overwritten by an earlier dup2; move them up first.
         let lowest = Int32(3 + descriptors.count)
         var moved: [Int32] = []
@@ -73,6 +77,11 @@ public final class ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (index, fd) in sources.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, Int32(3 + index)) }
+        if isolated {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
         _ = posix_spawn_file_actions_addclosefrom_np(&actions, lowest)  // what others left without O_CLOEXEC
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -89,7 +98,7 @@ public final class ChildProcess {
         defer { argv.forEach { free($0) } }
         var inherited: [String] = []
         var entry = Glibc.environ
-        while let text = entry.pointee {
+        while inheritEnvironment, let text = entry.pointee {
             inherited.append(String(cString: text))
             entry += 1
         }
@@ -104,6 +113,28 @@ public final class ChildProcess {
     }
 
     public var isRunning: Bool { ending == nil }
+
+    /// Kills every process `uid` owns (what a plugin's host left behind, `setsid` children and
+    /// orphans included, when the host ran as a uid of its own); the number killed.
+    @discardableResult
+    public static func killAll(ownedBy uid: uid_t) -> Int {
+        guard uid != 0, uid != geteuid() else { return 0 }
+        return processes(ownedBy: uid).filter { Glibc.kill($0, SIGKILL) == 0 }.count
+    }
+
+    /// The processes `uid` owns now, from /proc.
+    public static func processes(ownedBy uid: uid_t) -> [pid_t] {
+        guard let folder = opendir("/proc") else { return [] }
+        defer { closedir(folder) }
+        var found: [pid_t] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let pid = pid_t(name), pid > 1 else { continue }
+            var info = stat()
+            if stat("/proc/\(name)", &info) == 0, info.st_uid == uid { found.append(pid) }
+        }
+        return found
+    }
 
     /// Sends `signal` to the child while it runs.
     public func kill(_ signal: Int32) {

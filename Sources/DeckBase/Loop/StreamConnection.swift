@@ -1,4 +1,5 @@
 import CLibUV
+import CProcess
 import Glibc
 
 /// One connected stream socket (Unix or TCP): reads as events, writes queued in order. Loop-thread-confined.
@@ -74,6 +75,16 @@ public final class StreamConnection: LoopHandle {
 
     /// The socket's file descriptor (fds are handed out lowest first, so it also tells how many
     /// the process has open), or -1.
+    /// The peer of a Unix-socket connection as the kernel saw it at connect (SO_PEERCRED); nil
+    /// for another kind of socket or a closed one.
+    public var peerCredentials: (pid: pid_t, uid: uid_t)? {
+        let fd = fileDescriptor
+        guard fd >= 0 else { return nil }
+        var pid: pid_t = 0, uid: uid_t = 0
+        guard deck_peer_credentials(fd, &pid, &uid) == 0, pid > 0 else { return nil }
+        return (pid, uid)
+    }
+
     public var fileDescriptor: Int32 {
         var fd = uv_os_fd_t(-1)
         return isClosed || uv_fileno(handle, &fd) != 0 ? -1 : fd

@@ -25,10 +25,20 @@ extension Runtime {
     }
 
     /// Loads a crashed plugin again from its bundle and activates it; one that was playing is
-    /// asked to play again (its last item and position when it owned now playing).
-    func restart(_ id: String) {
+    /// asked to play again (its last item and position when it owned now playing). A bundle whose
+    /// files changed since it loaded is not restarted by itself (`onPurpose` false): the plugin
+    /// stays disabled until a client loads or launches it, naming what changed.
+    func restart(_ id: String, onPurpose: Bool = false) {
         guard let dead = plugins.plugin(id: id), dead.hasCrashed else { return }
         let bundle = dead.bundlePath
+        if !onPurpose, let changes = BundleFingerprint(bundle: bundle, library: dead.manifest.library).changes(since: dead.fingerprint) {
+            dead.markCrashed(disabled: true)
+            resumeAfterRestart.remove(id)
+            logger.error("plugins", "\(id) is not restarted: its bundle changed since it was loaded (\(changes)); "
+                         + "it stays disabled until apps.load or apps.launch loads it on purpose")
+            publish("apps.changed", AppsMethods.list(self))
+            return
+        }
         plugins.unload(dead)
         guard let plugin = plugins.load(bundle) else {
             publish("apps.changed", AppsMethods.list(self))
@@ -55,7 +65,7 @@ extension Runtime {
         guard let dead = plugins.first(where: { $0.hasCrashed && ($0.id == id || $0.bundlePath == bundle) }) else { return nil }
         let id = dead.id
         supervisor.forgive(id)
-        restart(id)
+        restart(id, onPurpose: true)
         return plugins.plugin(id: id)
     }
 }

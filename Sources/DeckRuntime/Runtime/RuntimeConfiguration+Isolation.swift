@@ -18,7 +18,8 @@ extension RuntimeConfiguration {
 
     /// `"isolation": {"callTimeoutMs": 1000, "startTimeoutMs": 5000, "heartbeatTimeoutMs": 2000,
     /// "renderDeadlineMs": 10, "aheadFrames": 2, "memoryLimitMb": 1024, "maxMessageBytes": 25165824,
-    /// "restartDelayMs": 250, "restartLimit": 3, "restartWindowS": 300, "hostPath": "/usr/lib/deck/deck-plugin-host"}`.
+    /// "restartDelayMs": 250, "restartLimit": 3, "restartWindowS": 300, "uidBase": 61000,
+    /// "hostPath": "/usr/lib/deck/deck-plugin-host"}`.
     /// Which plugins run isolated is the policy's `"isolation"`.
     mutating func applyIsolation(_ value: JSONValue, path: String, resolve: (String) -> String) throws(ConfigurationError) {
         guard case .object(let members) = value else { throw .invalid(path, "\"isolation\" must be an object") }
@@ -47,9 +48,11 @@ extension RuntimeConfiguration {
                 isolation.restartLimit = try Setting(value, "isolation.restartLimit", 1...100, path).integer()
             case "restartWindowS":
                 isolation.restartWindowSeconds = try Setting(value, "isolation.restartWindowS", 1...86_400, path, unit: "s").integer()
+            case "uidBase":
+                isolation.uidBase = try Setting(value, "isolation.uidBase", 0...2_000_000_000, path).integer()
             default:
                 throw .invalid(path, "unknown key \"isolation.\(key)\" (known: hostPath, callTimeoutMs, startTimeoutMs, heartbeatTimeoutMs, "
-                               + "renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS)")
+                               + "renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase)")
             }
         }
     }

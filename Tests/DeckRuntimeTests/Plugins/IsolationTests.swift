@@ -216,4 +216,22 @@ import Testing
         #expect(!targets.contains(marker))
         #expect(targets.contains { $0.hasPrefix("/memfd:deck-audio") })
     }
+
+    /// A plugin whose bundle changed while it ran is not restarted after a crash (the code that
+    /// would run is not the code that was checked), naming what changed; apps.load loads it on purpose.
+    @Test func aCrashedPluginWhoseBundleChangedIsNotRestartedUntilLoadedOnPurpose() throws {
+        let harness = try harness(dir.path + "/integrity.opus") { $0.isolation.restartDelayMilliseconds = 100 }
+        let maps = try maps(harness)
+        let bundle = maps.bundlePath
+        try harness.runtime.play(pluginID: maps.id, item: "segv@navigation/3")
+        let manifest = try String(contentsOfFile: bundle + "/manifest.json", encoding: .utf8)
+        try (manifest + " ").write(toFile: bundle + "/manifest.json", atomically: true, encoding: .utf8)
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.log.contains(.error, "org.example.maps is not restarted") })
+        #expect(harness.log.contains(.error, "org.example.maps is not restarted: its bundle changed since it was loaded (manifest.json was replaced); "
+                                     + "it stays disabled until apps.load or apps.launch loads it on purpose"))
+        harness.run(for: 0.3)
+        #expect(harness.runtime.plugins.plugin(id: maps.id)?.state == .disabled)
+        let answer = try harness.runtime.makeDispatcher().answer("apps.load", #"{"path":"\#(bundle)"}"#)
+        #expect(answer["result"]?["state"] == "active", "\(answer)")
+    }
 }

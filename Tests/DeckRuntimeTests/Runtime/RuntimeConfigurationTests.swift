@@ -76,7 +76,7 @@ import Testing
         (#"{"isolation": {"callTimeoutMs": 10}}"#, "isolation.callTimeoutMs is 10, out of range (50 to 60000 ms)"),
         (#"{"isolation": {"aheadFrames": 0}}"#, "isolation.aheadFrames is 0, out of range (1 to 16 frames)"),
         (#"{"isolation": {"sandbox": true}}"#, "unknown key \"isolation.sandbox\" (known: hostPath, callTimeoutMs, startTimeoutMs, "
-            + "heartbeatTimeoutMs, renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS)"),
+            + "heartbeatTimeoutMs, renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase)"),
         (#"{"session": {"idleTimeoutMs": 0.5}}"#, "session.idleTimeoutMs must be a whole number of milliseconds, not 0.5"),
         (#"{"session": {"matrix": {"call": {"navigation": "maybe"}}}}"#, "session.matrix.call.navigation must be reject, exclusive or concurrent"),
         (#"{"session": {"ducking": {"navigation": "music"}}}"#, "session.ducking.navigation must be an array of contexts"),
