@@ -154,6 +154,27 @@ for file in cabin rear; do
   done
 done
 
+step "A small complete audio app in C (examples/ui-c): its screen, a station played from the content tree, remote commands"
+"$bin/deckd" --plugins examples/ui-c/build --socket "$work/stations.sock" --state none --sink "file:$work/stations.opus" \
+  2> "$work/stations.log" &
+stations=$!
+for _ in $(seq 100); do grep -q "deckd: ready" "$work/stations.log" && break; sleep 0.05; done
+"$bin/deckctl" --socket "$work/stations.sock" ui | sed 's/^/  /'
+"$bin/deckctl" --socket "$work/stations.sock" select /0/2 > /dev/null
+echo "  now playing: $("$bin/deckctl" --socket "$work/stations.sock" now-playing --format '{{title}} · {{artist}} · {{status}}')"
+"$bin/deckctl" --socket "$work/stations.sock" next > /dev/null
+echo "  after next:  $("$bin/deckctl" --socket "$work/stations.sock" now-playing --format '{{title}}')"
+
+step "Numbers from outside are checked where they enter: refused with their range, and deckd plays on"
+"$bin/deckctl" --socket "$work/stations.sock" volume media +9223372036854775807 2>&1 | sed 's/^/  /' || true
+"$bin/deckctl" --socket "$work/stations.sock" call player.seek '{"position": 1e19}' 2>&1 | sed 's/^/  /' || true
+echo "  still playing: $("$bin/deckctl" --socket "$work/stations.sock" now-playing --format '{{title}} {{status}}')"
+echo '{"version":1,"lastSource":{"plugin":"org.example.stations","position":1e19}}' > "$work/bad-state.json"
+kill -TERM "$stations"; wait "$stations" || true
+"$bin/deckd" --plugins examples/ui-c/build --socket "$work/state.sock" --state "$work/bad-state.json" --freewheel --duration 1 \
+  --play org.example.stations:a440 --sink "file:$work/fresh.opus" 2>&1 | grep -E "warning state" | sed 's/^/  /' || true
+echo "  (the file is kept as $(ls "$work" | grep bad-state.json.corrupt | head -1))"
+
 step "Files are never clobbered: rendering again over tone.opus is refused (exit 1), the file kept"
 "$bin/deckd" --plugins "$bin/plugins" --freewheel --duration 1 --play org.deck.tone:sine-440 \
   --sink "file:$work/tone.opus" --socket "$work/again.sock" 2>&1 | grep -E "error" || true
