@@ -178,11 +178,14 @@ public final class AudioEngine {
     /// Frames of the PCM tap dropped because the loop fell a second behind.
     public var tapDroppedFrames: Int { tap?.droppedFrames.load(ordering: .relaxed) ?? 0 }
 
+    /// The SCHED_FIFO priority of the output thread, and of isolated plugins' render threads.
+    public static let realtimePriority: Int32 = 10
+
     /// Moves the thread to real-time FIFO scheduling; false when the system refuses (no privilege).
     @discardableResult
     public func requestRealtimePriority() -> Bool {
         guard let thread else { return false }
-        var parameters = sched_param(sched_priority: 10)
+        var parameters = sched_param(sched_priority: AudioEngine.realtimePriority)
         return pthread_setschedparam(thread, SCHED_FIFO, &parameters) == 0
     }
 

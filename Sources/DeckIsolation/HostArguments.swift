@@ -11,6 +11,8 @@ struct HostArguments {
     var logLevel = LogLevel.info
     /// The uid and gid the host takes before the plugin's code loads; 0: keep the runtime's.
     var uid: UInt32 = 0
+    /// The SCHED_FIFO priority of its render thread (the output thread's); 0: normal scheduling.
+    var realtimePriority: Int32 = 0
 
     init() {}
 
@@ -47,6 +49,7 @@ struct HostArguments {
         guard let level = LogLevel(name: try text("log-level")) else { throw .malformed("log-level") }
         logLevel = level
         uid = UInt32(try number("uid", 0...Int(Int32.max)))
+        realtimePriority = Int32(try number("rt-priority", 0...99))
         if let unknown = values.keys.first { throw .malformed("--\(unknown)") }
     }
 
@@ -56,7 +59,7 @@ struct HostArguments {
          "--entitlements", entitlements.map(\.rawValue).sorted().joined(separator: ","),
          "--frames", "\(frames)", "--slots", "\(slots)", "--memory-mb", "\(memoryMegabytes)",
          "--heartbeat-ms", "\(heartbeatMilliseconds)", "--max-message-bytes", "\(maxMessageBytes)", "--log-level", logLevel.name,
-         "--uid", "\(uid)"]
+         "--uid", "\(uid)", "--rt-priority", "\(realtimePriority)"]
     }
 }
 

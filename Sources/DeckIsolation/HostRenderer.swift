@@ -4,26 +4,47 @@ import Glibc
 import Synchronization
 
 /// The host process's audio thread: renders the plugin ahead into the shared ring while its
-/// stream is open, woken by the runtime each time it takes a frame.
-final class HostRenderer: @unchecked Sendable {  // `source` is written once before the thread starts; the flags are atomic.
+/// stream is open, woken by the runtime each time it takes a frame. It asks for the output
+/// thread's real-time scheduling, so isolation costs no audio when the machine is busy.
+final class HostRenderer: @unchecked Sendable {  // `source` is written once before `hasSource` is set; the flags are atomic.
     let thread = ThreadIdentity()
     private let ring: AudioRing
     private var source: RenderSource?
+    private let hasSource = Atomic<Bool>(false)
     private let rendering = Atomic<Bool>(false)
     private let inRender = Atomic<Bool>(false)
+    /// What could not be applied to the thread (real-time scheduling the system refused).
+    private(set) var problems: [String] = []
 
-    init(ring: AudioRing) { self.ring = ring }
-
-    /// Starts the thread that pulls `source`.
-    func start(_ source: RenderSource) {
-        self.source = source
+    /// Starts the thread at once, while the host still has the privileges it drops later, so it
+    /// can take the output thread's SCHED_FIFO `realtimePriority` (0: normal scheduling). It
+    /// renders nothing until `start` hands it the plugin's render.
+    init(ring: AudioRing, realtimePriority: Int32) {
+        self.ring = ring
         var handle = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&handle, nil, { context in
+        let status = pthread_create(&handle, nil, { context in
             Unmanaged<HostRenderer>.fromOpaque(context!).takeRetainedValue().run()
             return nil
         }, context)
+        guard status == 0 else {
+            Unmanaged<HostRenderer>.fromOpaque(context).release()
+            problems.append("render thread: \(String(cString: strerror(status)))")
+            return
+        }
+        if realtimePriority > 0 {
+            var parameters = sched_param(sched_priority: realtimePriority)
+            let refused = pthread_setschedparam(handle, SCHED_FIFO, &parameters)
+            if refused != 0 { problems.append("SCHED_FIFO for the render thread: \(String(cString: strerror(refused)))") }
+        }
         pthread_detach(handle)
+    }
+
+    /// Hands the thread what it pulls.
+    func start(_ source: RenderSource) {
+        self.source = source
+        hasSource.store(true, ordering: .releasing)
+        AudioRing.ring(ring.space)
     }
 
     /// Renders from now on (the stream opened).
@@ -42,6 +63,7 @@ final class HostRenderer: @unchecked Sendable {  // `source` is written once bef
 
     private func run() {
         thread.claim()
+        while !hasSource.load(ordering: .acquiring) { AudioRing.wait(ring.space, milliseconds: 1_000) }  // `start` rings it
         guard let source else { return }
         while true {
             if rendering.load(ordering: .sequentiallyConsistent) && ring.hasRoom {

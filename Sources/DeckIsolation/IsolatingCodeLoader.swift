@@ -1,3 +1,4 @@
+import DeckAudio
 import DeckBase
 import DeckPlugins
 import Glibc
@@ -46,6 +47,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         arguments.heartbeatMilliseconds = max(10, settings.heartbeatTimeoutMilliseconds / 8)
         arguments.maxMessageBytes = settings.maxMessageBytes
         arguments.logLevel = logger.level
+        arguments.realtimePriority = AudioEngine.realtimePriority
         if settings.hostUIDs != nil {
             guard let uid = settings.freeHostUID() else { throw .isolationFailed("no uid in isolation.uidBase's range is free for the host") }
             arguments.uid = uid

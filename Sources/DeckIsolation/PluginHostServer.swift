@@ -30,9 +30,11 @@ package final class PluginHostServer {
             complain("\(error) (it is started by the Deck runtime, not by hand)")
             exit(2)
         }
-        let problems = restrict(memoryMegabytes: arguments.memoryMegabytes, uid: arguments.uid)
+        deck_close_from(descriptors.filled + 1)  // before the loop's own descriptors exist
         do {
+            // Built while still privileged, so its render thread can take real-time scheduling.
             let server = try PluginHostServer(arguments)
+            let problems = restrict(memoryMegabytes: arguments.memoryMegabytes, uid: arguments.uid) + server.renderer.problems
             for problem in problems { server.send(.log(.debug, "least privilege not applied: \(problem)")) }
             server.run()
         } catch {
@@ -42,9 +44,9 @@ package final class PluginHostServer {
     }
 
     /// Least privilege where the kernel allows: a uid of its own when given one (no supplementary
-    /// groups), dies with the runtime, gains no privileges on exec, holds no descriptor but its
-    /// own, and has a memory limit. Returns what could not be applied; a uid that cannot be taken
-    /// ends the host, since the runtime counts on it.
+    /// groups), dies with the runtime, gains no privileges on exec, and has a memory limit
+    /// (descriptors beyond its own were closed before). Returns what could not be applied; a uid
+    /// that cannot be taken ends the host, since the runtime counts on it.
     static func restrict(memoryMegabytes: Int, uid: UInt32) -> [String] {
         var problems: [String] = []
         if uid != 0 {
@@ -57,7 +59,6 @@ package final class PluginHostServer {
         if deck_parent_death_signal(SIGKILL) != 0 { problems.append("PR_SET_PDEATHSIG: \(String(cString: strerror(errno)))") }
         if getppid() == 1 { _exit(0) }  // the runtime already went away
         if deck_no_new_privs() != 0 { problems.append("PR_SET_NO_NEW_PRIVS: \(String(cString: strerror(errno)))") }
-        deck_close_from(descriptors.filled + 1)
         if memoryMegabytes > 0 {
             var limit = rlimit(rlim_cur: rlim_t(memoryMegabytes) << 20, rlim_max: rlim_t(memoryMegabytes) << 20)
             if setrlimit(Int32(RLIMIT_AS.rawValue), &limit) != 0 { problems.append("RLIMIT_AS: \(String(cString: strerror(errno)))") }
@@ -71,7 +72,7 @@ package final class PluginHostServer {
         channel = WireChannel(descriptor: PluginHostServer.descriptors.socket, maxMessageBytes: arguments.maxMessageBytes)
         let ring = try AudioRing(memory: PluginHostServer.descriptors.memory, filled: PluginHostServer.descriptors.filled,
                                  space: PluginHostServer.descriptors.space, frames: arguments.frames, slots: arguments.slots)
-        renderer = HostRenderer(ring: ring)
+        renderer = HostRenderer(ring: ring, realtimePriority: arguments.realtimePriority)
     }
 
     private func run() -> Never {

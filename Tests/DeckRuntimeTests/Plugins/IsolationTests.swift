@@ -215,6 +215,20 @@ import Testing
         let targets = descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
         #expect(!targets.contains(marker))
         #expect(targets.contains { $0.hasPrefix("/memfd:deck-audio") })
+        // Its standard streams are /dev/null, never the runtime's output.
+        #expect((0...2).allSatisfy { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == "/dev/null" })
+        guard geteuid() == 0 else { return }
+        // As root: a uid of its own from isolation.uidBase, and a render thread with the output thread's SCHED_FIFO.
+        let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(separator: "\t").dropFirst().first.flatMap { Int($0) } ?? 0
+        #expect((61_000...70_999).contains(uid), "host uid \(uid)")
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        let policies = tasks.compactMap { task -> Int? in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+                  let end = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            return fields.count > 38 ? Int(fields[38]) : nil
+        }
+        #expect(policies.contains(Int(SCHED_FIFO)), "scheduling policies of the host's threads: \(policies)")
     }
 
     /// A plugin whose bundle changed while it ran is not restarted after a crash (the code that
