@@ -49,6 +49,10 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         arguments.logLevel = logger.level
         arguments.realtimePriority = AudioEngine.realtimePriority
         if settings.hostUIDs != nil {
+            if let closed = IsolatingCodeLoader.closedToOthers(library) {
+                throw .isolationFailed("\(closed) is not readable by other users, and the plugin runs as a uid of its own "
+                                       + "(isolation.uidBase): make it readable (chmod o+rx on folders, o+r on files), or set isolation.uidBase to 0")
+            }
             guard let uid = settings.freeHostUID() else { throw .isolationFailed("no uid in isolation.uidBase's range is free for the host") }
             arguments.uid = uid
         }
@@ -105,6 +109,20 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         } catch {
             throw fail("\(error)")
         }
+    }
+
+    /// The first of `library` and the folders above it that another user could not read or pass
+    /// through, or nil.
+    static func closedToOthers(_ library: String) -> String? {
+        var info = stat()
+        guard stat(library, &info) == 0 else { return nil }  // the loader reports a missing file itself
+        if info.st_mode & S_IROTH == 0 { return library }
+        var folder = library
+        while let slash = folder.lastIndex(of: "/"), slash != folder.startIndex {
+            folder = String(folder[..<slash])
+            if stat(folder, &info) == 0, info.st_mode & S_IXOTH == 0 { return folder }
+        }
+        return nil
     }
 
     /// Waits for the host's hello, logging what it says before: whether the code is Swift, or

@@ -9,6 +9,7 @@ final class TemporaryFolder {
         var template = Array(("/tmp/deck-bench-" + String(repeating: "X", count: 6)).utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp failed") }
         path = String(cString: made)
+        chmod(path, 0o755)  // bundles in it must be readable by plugins' own uids
     }
 
     deinit { _ = TemporaryFolder.shell("rm -rf '\(path)'") }

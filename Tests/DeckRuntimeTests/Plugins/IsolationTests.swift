@@ -248,4 +248,22 @@ import Testing
         let answer = try harness.runtime.makeDispatcher().answer("apps.load", #"{"path":"\#(bundle)"}"#)
         #expect(answer["result"]?["state"] == "active", "\(answer)")
     }
+
+    /// A plugin that runs as a uid of its own must be able to read its bundle: a bundle in a folder
+    /// others cannot enter is refused naming the folder and the fix, rather than a bare dlopen error.
+    @Test func aBundleThePluginsUidCannotReadIsRefusedNamingTheFolder() throws {
+        let closed = dir.path + "/closed"
+        try FileManager.default.createDirectory(atPath: closed, withIntermediateDirectories: true)
+        let bundle = try Fixture.app(in: closed, "Radio", id: "org.example.radio")
+        chmod(closed, 0o700)
+        let harness = try harness(dir.path + "/closed.opus")
+        let loaded = harness.runtime.plugins.load(bundle)
+        if geteuid() == 0 {
+            #expect(loaded == nil)
+            #expect(harness.runtime.plugins.loadFailures.last?.description.contains(
+                "\(closed) is not readable by other users, and the plugin runs as a uid of its own (isolation.uidBase)") == true)
+        } else {
+            #expect(loaded != nil)  // without root the host keeps deckd's uid and reads it
+        }
+    }
 }
