@@ -47,4 +47,24 @@ import Testing
         #expect(kill(pid, 0) == -1 && errno == ESRCH)
         close(fds[0])
     }
+
+    /// An isolated child (a plugin's host) gets only the environment it is given and /dev/null as
+    /// its standard streams: nothing of ours, and nowhere near our output.
+    @Test func anIsolatedChildGetsOnlyItsEnvironmentAndNullStandardStreams() throws {
+        let loop = try EventLoop()
+        setenv("DECK_TEST_SECRET", "s3cret", 1)
+        defer { unsetenv("DECK_TEST_SECRET") }
+        let child = try ChildProcess(loop: loop, path: "/bin/sleep", arguments: ["10"], descriptors: [],
+                                     environment: ["ONLY=this"], inheritEnvironment: false, isolated: true)
+        defer { child.kill(SIGKILL) }
+        var environment = ""
+        for _ in 0..<100 where environment.isEmpty {  // until the exec is done
+            environment = (try? String(contentsOfFile: "/proc/\(child.pid)/environ", encoding: .utf8)) ?? ""
+            if !environment.contains("ONLY") { environment = ""; usleep(10_000) }
+        }
+        #expect(environment == "ONLY=this\0")
+        for fd in 0...2 {
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child.pid)/fd/\(fd)") == "/dev/null")
+        }
+    }
 }
