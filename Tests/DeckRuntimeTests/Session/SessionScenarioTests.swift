@@ -42,7 +42,8 @@ import Testing
         turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.sinks.list.isEmpty }
 
         // The file: one clean Ogg link, levels as the session said.
-        #expect(try AudioAnalysis.opusinfo(path).warnings.isEmpty)
+        let info = try AudioAnalysis.opusinfo(path)
+        #expect(info.warnings.isEmpty, "\(info.warnings)")
         let left = try AudioAnalysis.decodeWithFFmpeg(path).left
         func level(_ from: Double, _ to: Double) -> Double { 20 * log10(AudioAnalysis.rms(left[Int(from * 48_000)..<Int(to * 48_000)])) }
         let music = level(0.3, 0.9), ducked = level(1.6, 1.95), paused = level(2.3, 2.9), resumed = level(3.6, 3.9)
