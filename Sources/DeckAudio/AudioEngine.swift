@@ -192,7 +192,14 @@ public final class AudioEngine {
     /// Starts pulling `source` into the mix; returns the stream's index in the mixer.
     /// The stream fades in from its very first sample (an S-curve over `declickMilliseconds`).
     public func openStream(_ source: RenderSource, gain: Float = 1, counters: StreamCounters, buses: UInt8 = 1) throws(AudioEngineError) -> Int {
-        guard let stream = (0..<Mixer.capacity).first(where: { streams[$0] == nil && isFree($0) }) else { throw .tooManyStreams(Mixer.capacity) }
+        var slot = (0..<Mixer.capacity).first { streams[$0] == nil && isFree($0) }
+        // A burst of switches between two frames can leave every free slot still ending a closed
+        // stream: then wait (about a frame) for the audio thread to end them.
+        for _ in 0..<400 where slot == nil && threadRunning && (0..<Mixer.capacity).contains(where: { streams[$0] == nil }) {
+            pauseAndDrain()
+            slot = (0..<Mixer.capacity).first { streams[$0] == nil && isFree($0) }
+        }
+        guard let stream = slot else { throw .tooManyStreams(Mixer.capacity) }
         streams[stream] = (source, counters, gain, buses)
         send(.open(stream: stream, source: source, gain: 0, counters: Unmanaged.passUnretained(counters), buses: buses))
         send(.ramp(stream: stream, target: gain, samples: declickSamples, curve: .sCurve))
