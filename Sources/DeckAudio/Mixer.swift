@@ -1,4 +1,5 @@
 import CDeckPlugin
+import DeckBase
 import Glibc
 import DeckStream
 import Synchronization
@@ -68,9 +69,9 @@ public final class Mixer {
         // Paired with `mix`: it publishes the stream it renders, then reads `closing`; this sets
         // `closing`, then reads the stream rendered. One of the two sees the other.
         closing.bitwiseOr(Mixer.bit(stream), ordering: .sequentiallyConsistent)
-        let start = Mixer.monotonicNanoseconds()
+        let start = MonotonicClock.nanoseconds
         while renderingStream.load(ordering: .sequentiallyConsistent) == stream {
-            if Mixer.monotonicNanoseconds() - start > timeoutNanoseconds { return false }
+            if MonotonicClock.nanoseconds - start > timeoutNanoseconds { return false }
             sched_yield()
         }
         return true
@@ -80,12 +81,6 @@ public final class Mixer {
     func isClosing(_ stream: Int) -> Bool { closing.load(ordering: .acquiring) & Mixer.bit(stream) != 0 }
 
     private static func bit(_ stream: Int) -> UInt32 { 1 << UInt32(stream) }
-
-    private static func monotonicNanoseconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return now.tv_sec * 1_000_000_000 + now.tv_nsec
-    }
 
     /// Fades every audible stream to silence over `samples` (an S-curve), for the end of the output.
     public func fadeOutAll(samples: Int) {

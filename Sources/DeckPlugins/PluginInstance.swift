@@ -243,11 +243,7 @@ public final class PluginInstance {
 
     package static func milliseconds() -> Int { microseconds() / 1_000 }
 
-    package static func microseconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return now.tv_sec * 1_000_000 + now.tv_nsec / 1_000
-    }
+    package static func microseconds() -> Int { MonotonicClock.nanoseconds / 1_000 }
 
     private func expect(_ required: State, for call: String) throws(PluginCallError) {
         guard state == required else { throw refusal(for: call, expected: required.rawValue) }

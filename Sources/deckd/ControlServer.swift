@@ -230,7 +230,7 @@ final class ControlServer {
         events.hold()
         defer { events.release() }
         var answers: [UInt8] = []
-        let turnEnds = ControlServer.nanoseconds() + limits.turnBudgetMs * 1_000_000
+        let turnEnds = MonotonicClock.nanoseconds + limits.turnBudgetMs * 1_000_000
         var budgetSpent = false
         client.framer.feed(bytes) { piece in
             guard case .line(let line) = piece else {
@@ -249,7 +249,7 @@ final class ControlServer {
                 return false
             }
             if !wasAuthenticated { loggedIn(client) }
-            if ControlServer.nanoseconds() > turnEnds {
+            if MonotonicClock.nanoseconds > turnEnds {
                 budgetSpent = true
                 return false
             }
@@ -277,12 +277,6 @@ final class ControlServer {
             received([], from: client)
             if client.turnTimer == nil && client.stallTimer == nil && clients[ObjectIdentifier(client)] != nil { resumeReading(client) }
         }
-    }
-
-    private static func nanoseconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return now.tv_sec * 1_000_000_000 + now.tv_nsec
     }
 
     /// A TCP client's first request must log it in; anything else ends the connection and slows
