@@ -65,3 +65,35 @@ static inline const char *deck_image_path(const void *address) {
     deck_dl_info info;
     return dladdr(address, &info) != 0 ? info.dli_fname : NULL;
 }
+
+/* ─── Landlock (the kernel's ABI, declared here so an older linux/landlock.h does not matter) ─── */
+
+/* The Landlock ABI the kernel offers (1…), or -1 with errno (ENOSYS, EOPNOTSUPP when disabled). */
+static inline int deck_landlock_abi(void) { return (int)syscall(SYS_landlock_create_ruleset, NULL, 0, 1U /* _VERSION */); }
+
+/* A ruleset handling these filesystem and TCP accesses and these scopes (each 0 when the ABI
+   lacks it); a descriptor, or -1 with errno. */
+static inline int deck_landlock_ruleset(unsigned long long fs, unsigned long long net, unsigned long long scoped) {
+    struct { unsigned long long fs, net, scoped; } attr = { fs, net, scoped };
+    size_t size = scoped ? 24 : net ? 16 : 8;
+    return (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0U);
+}
+
+/* Allows `access` beneath the file or folder open as `parent` (O_PATH); 0, or -1 with errno. */
+static inline int deck_landlock_allow_beneath(int ruleset, int parent, unsigned long long access) {
+    struct __attribute__((packed)) { unsigned long long access; int parent; } rule = { access, parent };
+    return (int)syscall(SYS_landlock_add_rule, ruleset, 1 /* LANDLOCK_RULE_PATH_BENEATH */, &rule, 0U);
+}
+
+/* Enforces the ruleset on this thread and what it starts later (needs no_new_privs); 0, or -1. */
+static inline int deck_landlock_enforce(int ruleset) { return (int)syscall(SYS_landlock_restrict_self, ruleset, 0U); }
+
+/* ─── Namespaces, memory, dumpability ─── */
+
+/* unshare(2), which the Glibc module leaves out. */
+extern int unshare(int flags);
+static inline int deck_unshare_network(int with_user_namespace) {
+    return unshare(0x40000000 /* CLONE_NEWNET */ | (with_user_namespace ? 0x10000000 /* CLONE_NEWUSER */ : 0));
+}
+
+static inline int deck_set_dumpable(int dumpable) { return prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0); }

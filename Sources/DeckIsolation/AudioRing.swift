@@ -42,6 +42,10 @@ package final class AudioRing: @unchecked Sendable {  // One writer (the host's 
         self.frames = frames
         self.slots = slots
         size = AudioRing.byteCount(frames: frames, slots: slots)
+        var info = stat()
+        guard fstat(memory, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) >= size else {
+            throw .io("the audio ring's memory (descriptor \(memory)) is not a \(size)-byte shared-memory file")
+        }
         guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, memory, 0), mapped != MAP_FAILED else {
             throw .io("mmap of the audio ring: \(String(cString: strerror(errno)))")
         }
@@ -56,6 +60,11 @@ package final class AudioRing: @unchecked Sendable {  // One writer (the host's 
             guard base.load(as: UInt32.self) == AudioRing.magic, (base + 4).load(as: UInt32.self) == UInt32(frames),
                   (base + 8).load(as: UInt32.self) == UInt32(slots) else { throw .invalid("the audio ring's header does not match") }
         }
+    }
+
+    /// Keeps the ring's pages in memory; why not, or nil.
+    func lock() -> String? {
+        mlock(base, size) == 0 ? nil : "mlock of the audio ring: \(String(cString: strerror(errno)))"
     }
 
     deinit {

@@ -13,6 +13,13 @@ struct HostArguments {
     var uid: UInt32 = 0
     /// The SCHED_FIFO priority of its render thread (the output thread's); 0: normal scheduling.
     var realtimePriority: Int32 = 0
+    /// What its sandbox lets it reach, and the folders that come with them ("" : none).
+    var permissions: Set<Permission> = []
+    var dataFolder = "", mediaFolders: [String] = []
+    /// The cgroup it joins first thing ("": none).
+    var cgroup = ""
+    /// Whether it restricts itself (Landlock, a network namespace) before the plugin's code loads.
+    var sandbox = true
 
     init() {}
 
@@ -50,6 +57,14 @@ struct HostArguments {
         logLevel = level
         uid = UInt32(try number("uid", 0...Int(Int32.max)))
         realtimePriority = Int32(try number("rt-priority", 0...99))
+        for name in try text("permissions").split(separator: ",") {
+            guard let permission = Permission(rawValue: String(name)) else { throw .malformed("permissions") }
+            permissions.insert(permission)
+        }
+        dataFolder = try text("data")
+        mediaFolders = try text("media").split(separator: ":").map(String.init)
+        cgroup = try text("cgroup")
+        sandbox = try number("sandbox", 0...1) == 1
         if let unknown = values.keys.first { throw .malformed("--\(unknown)") }
     }
 
@@ -59,7 +74,9 @@ struct HostArguments {
          "--entitlements", entitlements.map(\.rawValue).sorted().joined(separator: ","),
          "--frames", "\(frames)", "--slots", "\(slots)", "--memory-mb", "\(memoryMegabytes)",
          "--heartbeat-ms", "\(heartbeatMilliseconds)", "--max-message-bytes", "\(maxMessageBytes)", "--log-level", logLevel.name,
-         "--uid", "\(uid)", "--rt-priority", "\(realtimePriority)"]
+         "--uid", "\(uid)", "--rt-priority", "\(realtimePriority)",
+         "--permissions", permissions.map(\.rawValue).sorted().joined(separator: ","), "--data", dataFolder,
+         "--media", mediaFolders.joined(separator: ":"), "--cgroup", cgroup, "--sandbox", sandbox ? "1" : "0"]
     }
 }
 

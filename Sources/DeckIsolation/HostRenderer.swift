@@ -8,7 +8,7 @@ import Synchronization
 /// thread's real-time scheduling, so isolation costs no audio when the machine is busy.
 final class HostRenderer: @unchecked Sendable {  // `source` is written once before `hasSource` is set; the flags are atomic.
     let thread = ThreadIdentity()
-    private let ring: AudioRing
+    let ring: AudioRing
     private var source: RenderSource?
     private let hasSource = Atomic<Bool>(false)
     private let rendering = Atomic<Bool>(false)

@@ -34,13 +34,13 @@ final class IsolatedPluginCode: PluginCode {
     private var channelClosed = false
     private var isDestroyed = false
     private let onEnd: (String) -> Void
-    /// The uid the host runs as (0: the runtime's): every process it owns ends with the plugin.
-    private let uid: UInt32
+    /// Every process of the plugin, which ends with it.
+    private let remains: HostRemains
 
     init(process: ChildProcess, channel: WireChannel, ring: AudioRing, isSwift: Bool, host: PluginHost, settings: IsolationSettings,
-         uid: UInt32, frameMilliseconds: Int, loop: EventLoop, onEnd: @escaping (String) -> Void) throws(LoopError) {
+         remains: HostRemains, frameMilliseconds: Int, loop: EventLoop, onEnd: @escaping (String) -> Void) throws(LoopError) {
         self.process = process
-        self.uid = uid
+        self.remains = remains
         self.channel = channel
         renderer = RingRenderer(ring: ring, deadlineMilliseconds: settings.renderDeadlineMilliseconds)
         self.isSwift = isSwift
@@ -86,17 +86,7 @@ final class IsolatedPluginCode: PluginCode {
         if endReason == nil && !channelClosed && process.isRunning { _ = call(.destroy) }
         isDestroyed = true
         stopWatching()
-        endRemains()
-    }
-
-    /// Ends what the host's process left running: everything its uid owns, or (on the runtime's
-    /// uid) its process group, which plain forks stay in.
-    private func endRemains() {
-        if uid != 0 {
-            ChildProcess.killAll(ownedBy: uid)
-        } else {
-            Glibc.kill(-process.pid, SIGKILL)
-        }
+        remains.end()
     }
 
     func extensionPointer(_ id: String) -> UnsafeRawPointer? { nil }
@@ -270,7 +260,7 @@ final class IsolatedPluginCode: PluginCode {
 
     private func ended(_ ending: ChildProcess.Ending) {
         stopWatching(keepProcess: true)
-        endRemains()
+        remains.end()
         guard !isDestroyed else { return }
         let pid = process.pid
         onEnd(endReason.map { "its process \(pid) was killed: it \($0)" } ?? "its process \(pid) \(ending)")

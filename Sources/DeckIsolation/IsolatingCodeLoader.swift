@@ -18,6 +18,16 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     /// Told the instance number and the story when an isolated plugin's process ends on its own
     /// or is ended (not after destroy).
     package var onEnd: ((Int, String) -> Void)?
+    /// A cgroup per host where the runtime may make them; made with the first host.
+    private var cgroups: HostCgroups {
+        if let cgroupsIfMade { return cgroupsIfMade }
+        let groups = HostCgroups()
+        logger?.info("isolation", "sandbox: " + settings.sandboxSummary(cgroups: groups))
+        cgroupsIfMade = groups
+        return groups
+    }
+    private var cgroupsIfMade: HostCgroups?
+    private var logger: Logger?
 
     package init(policy: IsolationPolicy, settings: IsolationSettings, frames: Int, loop: EventLoop) {
         self.policy = policy
@@ -48,14 +58,26 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         arguments.maxMessageBytes = settings.maxMessageBytes
         arguments.logLevel = logger.level
         arguments.realtimePriority = AudioEngine.realtimePriority
+        arguments.permissions = host.permissions
+        arguments.dataFolder = host.dataFolder ?? ""
+        arguments.mediaFolders = host.permissions.contains(.media) ? settings.mediaFolders : []
+        arguments.sandbox = settings.sandbox
         if settings.hostUIDs != nil {
             if let closed = IsolatingCodeLoader.closedToOthers(library) {
                 throw .isolationFailed("\(closed) is not readable by other users, and the plugin runs as a uid of its own "
                                        + "(isolation.uidBase): make it readable (chmod o+rx on folders, o+r on files), or set isolation.uidBase to 0")
             }
-            guard let uid = settings.freeHostUID() else { throw .isolationFailed("no uid in isolation.uidBase's range is free for the host") }
+            guard let uid = settings.hostUID(keeping: host.dataFolder) else {
+                throw .isolationFailed("no uid in isolation.uidBase's range is free for the host")
+            }
             arguments.uid = uid
+            if let folder = host.dataFolder, let problem = DataFolderOwner.give(folder, to: uid) {
+                logger.warning("isolation", "\(manifest.id)'s data folder: \(problem)")
+            }
         }
+        self.logger = logger
+        let cgroup = cgroups.make()
+        arguments.cgroup = cgroup ?? ""
 
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
@@ -71,15 +93,18 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         } catch {
             close(pair[0])
             close(pair[1])
+            if let cgroup { cgroups.end(cgroup) }
             throw .isolationFailed("\(error)")
         }
         close(pair[1])
         let channel = WireChannel(descriptor: pair[0], maxMessageBytes: settings.maxMessageBytes)
         /// Lets the process end (or kills it) and closes the socket; how it ended, if it did by itself.
+        let remains = HostRemains(uid: arguments.uid, processGroup: process.pid, cgroup: cgroup, cgroups: cgroups)
         func abandon() -> ChildProcess.Ending? {
             let ending = process.waitForEnd(milliseconds: 500)
             process.close()
             channel.close()
+            remains.end()
             return ending
         }
         func fail(_ problem: String) -> PluginLoadError.Reason {
@@ -101,7 +126,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         }
         do {
             let code = try IsolatedPluginCode(process: process, channel: channel, ring: ring, isSwift: isSwift, host: host, settings: settings,
-                                              uid: arguments.uid, frameMilliseconds: frameMilliseconds, loop: loop) { [weak self, instance = host.instance] story in
+                                              remains: remains, frameMilliseconds: frameMilliseconds, loop: loop) { [weak self, instance = host.instance] story in
                 self?.onEnd?(instance, story)
             }
             logger.debug("isolation", "\(manifest.id) runs in process \(process.pid)")
@@ -109,6 +134,11 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         } catch {
             throw fail("\(error)")
         }
+    }
+
+    /// Removes the hosts' cgroups (after every plugin was unloaded), killing what is left in them.
+    package func removeCgroups() {
+        cgroupsIfMade?.removeAll()
     }
 
     /// The first of `library` and the folders above it that another user could not read or pass

@@ -27,6 +27,10 @@ public struct IsolationSettings: Sendable, Equatable {
     /// When the runtime runs as root, each host runs as a uid of its own, `uidBase` + a number
     /// below 10,000 (as Android gives each app its uid); 0 keeps the runtime's uid.
     public var uidBase = 61_000
+    /// Each host restricts itself with Landlock and a network namespace (see `HostSandbox`).
+    public var sandbox = true
+    /// Folders a plugin granted the `media` permission may read.
+    public var mediaFolders: [String] = []
 
     /// The uids hosts run as, or nil when they keep the runtime's (not root, or `uidBase` 0).
     public var hostUIDs: ClosedRange<UInt32>? {
@@ -46,6 +50,33 @@ public struct IsolationSettings: Sendable, Equatable {
         return nil
     }
 
+    /// The uid a new host of the plugin whose data folder is `dataFolder` runs as: the folder's
+    /// owner when it is a host uid no process uses (so its files need no new owner), else a free one.
+    func hostUID(keeping dataFolder: String?) -> UInt32? {
+        var info = stat()
+        if let range = hostUIDs, let dataFolder, stat(dataFolder, &info) == 0, range.contains(info.st_uid),
+           ChildProcess.processes(ownedBy: info.st_uid).isEmpty {
+            return info.st_uid
+        }
+        return freeHostUID()
+    }
+
+    /// What holds for hosts on this kernel and with this privilege, logged with the first host.
+    func sandboxSummary(cgroups: HostCgroups) -> String {
+        var parts: [String] = []
+        parts.append(hostUIDs.map { "a uid of its own (\($0.lowerBound)…\($0.upperBound))" } ?? "the runtime's uid (not root, or uidBase 0)")
+        if sandbox {
+            let abi = deck_landlock_abi()
+            parts.append(abi >= 1 ? "Landlock ABI \(abi)" + (abi < 4 ? " (no TCP rules before ABI 4)" : "") + (abi < 6 ? " (no signal or abstract-socket scopes before ABI 6)" : "")
+                                  : "NO Landlock (\(String(cString: strerror(errno)))): a same-uid host can read and write what deckd's user can")
+            parts.append("a network namespace unless granted network")
+        } else {
+            parts.append("NO Landlock or network namespace (isolation.sandbox is false)")
+        }
+        parts.append(cgroups.parent.map { "a cgroup each under \($0)" } ?? "NO cgroups (\(cgroups.unavailable ?? "")): " + (hostUIDs == nil ? "a setsid child can outlive its app" : "its uid's processes are ended instead"))
+        return parts.joined(separator: "; ")
+    }
+
     /// What a host's environment holds: a short allow-list, nothing else of the runtime's (no
     /// tokens, no paths, no D-Bus address).
     public static func hostEnvironment() -> [String] {
@@ -59,6 +90,11 @@ public struct IsolationSettings: Sendable, Equatable {
     }
 
     public init() {}
+
+    /// Makes this process not dumpable: its `/proc` files (environment, memory, descriptors) are
+    /// then root's, out of reach of plugins' processes that share its uid. deckd calls it; an
+    /// embedding program decides for itself.
+    public static func hideFromPlugins() { _ = deck_set_dumpable(0) }
 
     /// `deck-plugin-host` as configured, else the first found beside the image holding this code
     /// (libdeck.so: `<libdir>/deck/`) or beside the running executable.

@@ -31,16 +31,58 @@ package final class PluginHostServer {
             exit(2)
         }
         deck_close_from(descriptors.filled + 1)  // before the loop's own descriptors exist
+        var problems: [String] = []
+        if !arguments.cgroup.isEmpty && !HostCgroups.join(arguments.cgroup) {
+            problems.append("joining \(arguments.cgroup): \(String(cString: strerror(errno)))")
+        }
+        // While the process has one thread: a user namespace cannot be entered later.
+        if arguments.sandbox && !arguments.permissions.contains(.network) { problems += leaveNetwork() }
         do {
             // Built while still privileged, so its render thread can take real-time scheduling.
             let server = try PluginHostServer(arguments)
-            let problems = restrict(memoryMegabytes: arguments.memoryMegabytes, uid: arguments.uid) + server.renderer.problems
+            problems += server.renderer.problems + server.lockMemory()
+            problems += restrict(memoryMegabytes: arguments.memoryMegabytes, uid: arguments.uid)
+            if arguments.sandbox {
+                var sandbox = HostSandbox(bundle: arguments.bundle)
+                sandbox.dataFolder = arguments.dataFolder.isEmpty ? nil : arguments.dataFolder
+                sandbox.mediaFolders = arguments.mediaFolders
+                sandbox.network = arguments.permissions.contains(.network)
+                let outcome = sandbox.apply()
+                if case .unavailable = outcome { problems.append("\(outcome)") } else { server.send(.log(.debug, "sandbox: \(outcome)")) }
+            }
             for problem in problems { server.send(.log(.debug, "least privilege not applied: \(problem)")) }
             server.run()
         } catch {
             complain("\(error)")
         }
         _exit(1)
+    }
+
+    /// A network namespace of its own (no interfaces but a loopback that is down): no sockets to
+    /// other machines, to local servers, to the runtime's TCP port or to abstract Unix sockets.
+    /// Root enters it directly; anyone else through a user namespace that maps only its own uid.
+    static func leaveNetwork() -> [String] {
+        let uid = getuid(), gid = getgid()
+        let privileged = geteuid() == 0
+        guard deck_unshare_network(privileged ? 0 : 1) == 0 else { return ["a network namespace: \(String(cString: strerror(errno)))"] }
+        if !privileged {
+            for (file, text) in [("setgroups", "deny"), ("uid_map", "\(uid) \(uid) 1"), ("gid_map", "\(gid) \(gid) 1")] {
+                let descriptor = open("/proc/self/\(file)", O_WRONLY | O_CLOEXEC)
+                let written = descriptor >= 0 && text.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) } > 0
+                if descriptor >= 0 { close(descriptor) }
+                if !written { return ["writing /proc/self/\(file): \(String(cString: strerror(errno)))"] }
+            }
+        }
+        return []
+    }
+
+    /// Keeps the ring, and while the host may (root) every page it has mapped so far once touched,
+    /// in memory under pressure: a page fault on the render path is a late frame.
+    private func lockMemory() -> [String] {
+        var problems: [String] = []
+        if mlockall(MCL_CURRENT | 4 /* MCL_ONFAULT */) != 0 { problems.append("mlockall: \(String(cString: strerror(errno)))") }
+        if let problem = renderer.ring.lock() { problems.append(problem) }
+        return problems
     }
 
     /// Least privilege where the kernel allows: a uid of its own when given one (no supplementary
@@ -88,7 +130,8 @@ package final class PluginHostServer {
         } catch {
             _exit(1)
         }
-        let plugin = PluginHost(pluginID: arguments.id, instance: 1, entitlements: arguments.entitlements, logger: logger,
+        let plugin = PluginHost(pluginID: arguments.id, instance: 1, entitlements: arguments.entitlements,
+                                permissions: arguments.permissions, dataFolder: arguments.dataFolder.isEmpty ? nil : arguments.dataFolder, logger: logger,
                               loopThread: loop.thread, callbacks: CallbackRequests(ringer: doorbell!.ringer), actions: actions())
         host = plugin
         do throws(PluginLoadError.Reason) {

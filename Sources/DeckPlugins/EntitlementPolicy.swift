@@ -7,12 +7,16 @@ import DeckBase
 ///
 /// A plugin listed under "plugins" gets exactly its list; others get "default". With no policy
 /// file every declared entitlement is granted (a development set-up, logged as such). The same
-/// file says where each plugin runs (`"isolation"`, see `IsolationPolicy`).
+/// file says where each plugin runs (`"isolation"`, see `IsolationPolicy`) and which sandbox
+/// permissions it gets (`"permissions"`, the same shape; none unless granted once a policy exists).
 public struct EntitlementPolicy: Sendable, Equatable {
     /// nil: grant whatever is declared.
     public var defaultGrants: Set<Entitlement>?
     public var pluginGrants: [String: Set<Entitlement>]
     public var isolation = IsolationPolicy()
+    /// nil: grant whatever permission is declared.
+    public var defaultPermissions: Set<Permission>? = nil
+    public var pluginPermissions: [String: Set<Permission>] = [:]
 
     public static let grantAll = EntitlementPolicy(defaultGrants: nil, pluginGrants: [:])
 
@@ -24,15 +28,33 @@ public struct EntitlementPolicy: Sendable, Equatable {
 
     public init(json: JSONValue) throws(PolicyError) {
         guard case .object(let members) = json else { throw .invalid("the policy must be a JSON object, got \(json.typeName)") }
-        for key in members.keys where !["default", "plugins", "isolation"].contains(key) {
-            throw .invalid("unknown key \"\(key)\" (expected \"default\", \"plugins\" and \"isolation\")")
+        for key in members.keys where !["default", "plugins", "isolation", "permissions"].contains(key) {
+            throw .invalid("unknown key \"\(key)\" (expected \"default\", \"plugins\", \"isolation\" and \"permissions\")")
+        }
+        defaultPermissions = []
+        if let value = members["permissions"] {
+            guard case .object(let parts) = value else { throw .invalid("\"permissions\" must be an object with \"default\" and \"plugins\"") }
+            for key in parts.keys where !["default", "plugins"].contains(key) {
+                throw .invalid("unknown key \"permissions.\(key)\" (expected \"default\" and \"plugins\")")
+            }
+            defaultPermissions = try parts["default"].map { value throws(PolicyError) in
+                try EntitlementPolicy.names(value, at: "permissions.default", as: Permission.self)
+            } ?? []
+            if let plugins = parts["plugins"] {
+                guard case .object(let entries) = plugins else {
+                    throw .invalid("\"permissions.plugins\" must be an object of plugin id to permission list")
+                }
+                for (id, list) in entries {
+                    pluginPermissions[id] = try EntitlementPolicy.names(list, at: "permissions.plugins.\(id)", as: Permission.self)
+                }
+            }
         }
         if let value = members["isolation"] { isolation = try IsolationPolicy(json: value) }
-        defaultGrants = try members["default"].map { value throws(PolicyError) in try EntitlementPolicy.grants(value, at: "default") } ?? []
+        defaultGrants = try members["default"].map { value throws(PolicyError) in try EntitlementPolicy.names(value, at: "default", as: Entitlement.self) } ?? []
         pluginGrants = [:]
         if let plugins = members["plugins"] {
             guard case .object(let entries) = plugins else { throw .invalid("\"plugins\" must be an object of plugin id to entitlement list") }
-            for (id, value) in entries { pluginGrants[id] = try EntitlementPolicy.grants(value, at: "plugins.\(id)") }
+            for (id, value) in entries { pluginGrants[id] = try EntitlementPolicy.names(value, at: "plugins.\(id)", as: Entitlement.self) }
         }
     }
 
@@ -47,14 +69,22 @@ public struct EntitlementPolicy: Sendable, Equatable {
         return (manifest.entitlements.intersection(grants), manifest.entitlements.subtracting(grants))
     }
 
-    private static func grants(_ value: JSONValue, at path: String) throws(PolicyError) -> Set<Entitlement> {
-        guard case .array(let list) = value else { throw .invalid("\"\(path)\" must be an array of entitlement names") }
-        var result = Set<Entitlement>()
+    /// Declared ∩ granted permissions, and the declared ones that were not granted.
+    public func effectivePermissions(for manifest: PluginManifest) -> (granted: Set<Permission>, denied: Set<Permission>) {
+        guard let grants = pluginPermissions[manifest.id] ?? defaultPermissions else { return (manifest.permissions, []) }
+        return (manifest.permissions.intersection(grants), manifest.permissions.subtracting(grants))
+    }
+
+    private static func names<Name: RawRepresentable<String> & Hashable>(_ value: JSONValue, at path: String,
+                                                                         as: Name.Type) throws(PolicyError) -> Set<Name> {
+        let kind = Name.self == Permission.self ? "permission" : "entitlement"
+        guard case .array(let list) = value else { throw .invalid("\"\(path)\" must be an array of \(kind) names") }
+        var result = Set<Name>()
         for element in list {
-            guard let name = element.stringValue, let entitlement = Entitlement(rawValue: name) else {
-                throw .invalid("\"\(path)\" lists \(element.encoded()), which is not a known entitlement")
+            guard let text = element.stringValue, let name = Name(rawValue: text) else {
+                throw .invalid("\"\(path)\" lists \(element.encoded()), which is not a known \(kind)")
             }
-            result.insert(entitlement)
+            result.insert(name)
         }
         return result
     }

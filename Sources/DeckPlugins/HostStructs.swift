@@ -51,6 +51,13 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
                   let entitlement = Entitlement(rawValue: String(cString: category)) else { return false }
             return owner.entitlements.contains(entitlement)
         }
+        host.pointee.data_path = { host in
+            PluginHost.from(host)?.dataFolderPointer
+        }
+        host.pointee.has_permission = { host, name in
+            guard let owner = PluginHost.from(host), let name, let permission = Permission(rawValue: String(cString: name)) else { return false }
+            return owner.permissions.contains(permission)
+        }
         threadCheck.initialize(to: PluginHost.threadCheckExtension)
         audio.initialize(to: PluginHost.audioExtension)
         session.initialize(to: PluginHost.sessionExtension)

@@ -13,6 +13,11 @@ package final class PluginHost: Sendable {
     package let pluginID: String
     package let instance: Int
     package let entitlements: Set<Entitlement>
+    /// What its sandbox lets it reach (declared and granted).
+    package let permissions: Set<Permission>
+    /// The folder it may write, kept across restarts; nil when the runtime keeps none.
+    package let dataFolder: String?
+    private let dataFolderText: CStringBox?
     package let logger: Logger
     let loopThread: ThreadIdentity
     package let callbacks: CallbackRequests
@@ -27,11 +32,14 @@ package final class PluginHost: Sendable {
     /// The C structs handed to the plugin; stable addresses until this host is freed.
     let structs: HostStructs
 
-    package init(pluginID: String, instance: Int, entitlements: Set<Entitlement>, logger: Logger,
-         loopThread: ThreadIdentity, callbacks: CallbackRequests, actions: HostActions) {
+    package init(pluginID: String, instance: Int, entitlements: Set<Entitlement>, permissions: Set<Permission> = [],
+                 dataFolder: String? = nil, logger: Logger, loopThread: ThreadIdentity, callbacks: CallbackRequests, actions: HostActions) {
         self.pluginID = pluginID
         self.instance = instance
         self.entitlements = entitlements
+        self.permissions = permissions
+        self.dataFolder = dataFolder
+        dataFolderText = dataFolder.map(CStringBox.init)
         self.logger = logger
         self.loopThread = loopThread
         self.callbacks = callbacks
@@ -75,6 +83,8 @@ package final class PluginHost: Sendable {
     package func requestCallback() {
         if !callbackPending.exchange(true, ordering: .acquiringAndReleasing) { callbacks.request(instance: instance) }
     }
+
+    var dataFolderPointer: UnsafePointer<CChar>? { dataFolderText.map { UnsafePointer($0.pointer) } }
 
     var lastErrorPointer: UnsafePointer<CChar> { lastErrorText.withLock { UnsafePointer($0.pointer) } }
 

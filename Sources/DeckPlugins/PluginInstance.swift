@@ -24,6 +24,10 @@ public final class PluginInstance {
     public let fingerprint: BundleFingerprint
     /// Declared ∩ granted by the integrator's policy.
     public let entitlements: Set<Entitlement>
+    /// What its sandbox lets it reach: declared ∩ granted.
+    public var permissions: Set<Permission> { host.permissions }
+    /// The folder it may write; nil when the runtime keeps none.
+    public var dataFolder: String? { host.dataFolder }
     public private(set) var state: State = .created
     let host: PluginHost
     private let code: any PluginCode

@@ -15,9 +15,13 @@ package struct PluginLoader {
     var actions: HostActions
     /// Runs the code of a bundle that passed the checks.
     var codeLoader: any PluginCodeLoader
+    /// Where each plugin gets a data folder of its own (`<dataRoot>/<id>`); nil: none.
+    var dataRoot: String?
 
     package init(policy: EntitlementPolicy, allowInsecure: Bool, logger: Logger, loopThread: ThreadIdentity,
-                 callbacks: CallbackRequests, actions: HostActions, codeLoader: any PluginCodeLoader = InProcessCodeLoader()) {
+                 callbacks: CallbackRequests, actions: HostActions, codeLoader: any PluginCodeLoader = InProcessCodeLoader(),
+                 dataRoot: String? = nil) {
+        self.dataRoot = dataRoot
         self.policy = policy
         self.allowInsecure = allowInsecure
         self.logger = logger
@@ -96,10 +100,22 @@ package struct PluginLoader {
         if !denied.isEmpty {
             logger.warning("plugins", "\(manifest.id): entitlements not granted by policy, loading without them: \(Entitlement.list(denied))")
         }
+        let permissions = policy.effectivePermissions(for: manifest)
+        if !permissions.denied.isEmpty {
+            logger.warning("plugins", "\(manifest.id): permissions not granted by policy, its sandbox keeps it from: \(Permission.list(permissions.denied))")
+        }
+        var dataFolder: String?
+        if let dataRoot {
+            do throws(DataFolderError) {
+                dataFolder = try DataFolder.make(root: dataRoot, id: manifest.id)
+            } catch {
+                logger.warning("plugins", "\(manifest.id) runs without a data folder: \(error)")
+            }
+        }
 
         // Plugin code runs from here on.
-        let host = PluginHost(pluginID: manifest.id, instance: instance, entitlements: granted, logger: logger,
-                              loopThread: loopThread, callbacks: callbacks, actions: actions)
+        let host = PluginHost(pluginID: manifest.id, instance: instance, entitlements: granted, permissions: permissions.granted,
+                              dataFolder: dataFolder, logger: logger, loopThread: loopThread, callbacks: callbacks, actions: actions)
         let code: any PluginCode
         do throws(PluginLoadError.Reason) {
             code = try codeLoader.load(library: realLibrary, bundle: realBundle, manifest: manifest, host: host, logger: logger)

@@ -8,6 +8,8 @@ public struct PluginManifest: Sendable, Equatable {
     public var abi: Int
     public var library: String
     public var entitlements: Set<Entitlement>
+    /// What its sandbox must let it reach (optional `"permissions"`; none when absent).
+    public var permissions: Set<Permission> = []
     public var vendor: String?
     public var description: String?
 
@@ -58,6 +60,18 @@ public struct PluginManifest: Sendable, Equatable {
             guard entitlements.insert(entitlement).inserted else { throw .duplicateEntitlement(text) }
         }
         self.entitlements = entitlements
+        if let value = members["permissions"] {
+            guard case .array(let list) = value else {
+                throw .wrongType(key: "permissions", expected: "an array of strings", got: value.typeName)
+            }
+            for element in list {
+                guard case .string(let text) = element else {
+                    throw .wrongType(key: "permissions", expected: "an array of strings", got: "an element that is \(element.typeName)")
+                }
+                guard let permission = Permission(rawValue: text) else { throw .unknownPermission(text) }
+                guard permissions.insert(permission).inserted else { throw .duplicatePermission(text) }
+            }
+        }
         vendor = try optionalString("vendor")
         description = try optionalString("description")
     }
@@ -96,6 +110,8 @@ public enum ManifestError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidABI(Int64)
     case unknownEntitlement(String)
     case duplicateEntitlement(String)
+    case unknownPermission(String)
+    case duplicatePermission(String)
     case invalidLibrary(String, reason: String)
 
     public var description: String {
@@ -113,6 +129,9 @@ public enum ManifestError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownEntitlement(let name):
             "unknown entitlement \"\(name)\"; known: \(Entitlement.allCases.map(\.rawValue).joined(separator: ", "))"
         case .duplicateEntitlement(let name): "entitlement \"\(name)\" is listed twice"
+        case .unknownPermission(let name):
+            "unknown permission \"\(name)\"; known: \(Permission.allCases.map(\.rawValue).joined(separator: ", "))"
+        case .duplicatePermission(let name): "permission \"\(name)\" is listed twice"
         case .invalidLibrary(let library, let reason): "manifest library \"\(library)\" is refused: \(reason)"
         }
     }

@@ -32,14 +32,14 @@ public final class PluginRegistry: RandomAccessCollection {
 
     package init(directories: [String], policy: EntitlementPolicy, allowInsecure: Bool, loop: EventLoop, logger: Logger,
                  actions: HostActions, codeLoader: any PluginCodeLoader = InProcessCodeLoader(),
-                 budget: LoopBudget = LoopBudget()) throws(LoopError) {
+                 budget: LoopBudget = LoopBudget(), dataRoot: String? = nil) throws(LoopError) {
         var deliver: (() -> Void)?
         self.budget = budget
         retryTimer = try LoopTimer(loop: loop)
         doorbell = try AsyncDoorbell(loop: loop) { deliver?() }
         callbacks = CallbackRequests(ringer: doorbell.ringer)
         loader = PluginLoader(policy: policy, allowInsecure: allowInsecure, logger: logger, loopThread: loop.thread,
-                              callbacks: callbacks, actions: actions, codeLoader: codeLoader)
+                              callbacks: callbacks, actions: actions, codeLoader: codeLoader, dataRoot: dataRoot)
         self.directories = directories
         self.logger = logger
         deliver = { [unowned self] in deliverCallbacks(callbacks.drain()) }

@@ -136,6 +136,9 @@ final class ControlServer {
     /// among its ancestors: deckd starts no other processes). Plugins reach the runtime only
     /// through their host ABI. Nil for anyone else.
     private func pluginPeer(_ stream: StreamConnection) -> String? {
+        if let local = stream.localAddress, let remote = stream.peerAddress {
+            return remote.isLoopback ? pluginPeer(local: local, remote: remote) : nil
+        }
         guard let peer = stream.peerCredentials else { return nil }
         if let pluginUIDs, pluginUIDs.contains(peer.uid) {
             return "process \(peer.pid) runs as uid \(peer.uid), a plugin's; plugins reach the runtime only through their host"
@@ -147,6 +150,17 @@ final class ControlServer {
             pid = parent
         }
         return nil
+    }
+
+    /// The same for a TCP client on this machine: the uid of its socket, or deckd's descendant
+    /// that holds it.
+    private func pluginPeer(local: SocketAddress, remote: SocketAddress) -> String? {
+        guard let socket = LoopbackPeer.socket(local: local, peer: remote) else { return nil }
+        if let pluginUIDs, pluginUIDs.contains(socket.uid) {
+            return "\(remote) belongs to uid \(socket.uid), a plugin's; plugins reach the runtime only through their host"
+        }
+        guard let holder = LoopbackPeer.descendants(of: getpid()).first(where: { LoopbackPeer.holds($0, socket: socket.inode) }) else { return nil }
+        return "\(remote) belongs to process \(holder), which descends from deckd: a plugin's; plugins reach the runtime only through their host"
     }
 
     /// A process's parent, from /proc/PID/stat (the field after the command, which may hold spaces).
@@ -179,7 +193,7 @@ final class ControlServer {
 
     private func accept(_ stream: StreamConnection, token: String? = nil) {
         let source = token == nil ? nil : stream.peerAddress?.host ?? "unknown"
-        if source == nil, let reason = pluginPeer(stream) {
+        if let reason = pluginPeer(stream) {
             stream.writeNow(Array((RPCDispatcher.errorLine(RPCError(code: -32005, message: "Unauthorized: \(reason)")) + "\n").utf8))
             stream.close()
             let (log, held) = refusals.admit(now: loop.now)

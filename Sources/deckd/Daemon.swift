@@ -38,6 +38,7 @@ enum Daemon {
             return 2
         }
         let logger = Logger(level: configuration.logLevel)
+        IsolationSettings.hideFromPlugins()
         do {
             try serve(configuration: configuration, play: options.play, socket: options.socketPath ?? UnixSocket.defaultControlPath,
                       tcp: tcp, logger: logger)
@@ -77,15 +78,22 @@ enum Daemon {
             configuration.state.path = defaultStatePath()
         case nil: break
         }
+        if configuration.dataDirectory == nil, let state = configuration.state.path, let slash = state.lastIndex(of: "/") {
+            configuration.dataDirectory = String(state[..<slash]) + "/apps"
+        }
         return configuration
     }
 
-    /// `$XDG_STATE_HOME/deck/state.json`, else `~/.local/state/deck/state.json`, its folder made
-    /// (0700) when missing; nil when there is no home or the folder cannot be made.
+    /// As root `/var/lib/deck/state.json` (its folder 0711: plugins' hosts, which run as other
+    /// uids, pass through it to their data folders); else `$XDG_STATE_HOME/deck/state.json`, else
+    /// `~/.local/state/deck/state.json` (0700). Folders are made when missing; nil when there is
+    /// no home or a folder cannot be made.
     static func defaultStatePath() -> String? {
         let base: String
         if let state = getenv("XDG_STATE_HOME").map({ String(cString: $0) }), state.hasPrefix("/") {
             base = state
+        } else if geteuid() == 0 {
+            base = "/var/lib"
         } else if let home = getenv("HOME").map({ String(cString: $0) }), home.hasPrefix("/") {
             base = home + "/.local/state"
         } else {
@@ -94,7 +102,7 @@ enum Daemon {
         var folder = ""
         for part in (base + "/deck").split(separator: "/") {
             folder += "/\(part)"
-            if mkdir(folder, 0o700) != 0 && errno != EEXIST { return nil }
+            if mkdir(folder, geteuid() == 0 ? 0o711 : 0o700) != 0 && errno != EEXIST { return nil }
         }
         return folder + "/state.json"
     }

@@ -23,7 +23,8 @@
  *   FIXTURE_COMPLETE_INSIDE      with FIXTURE_COMMAND_RESULT=-1, completes each command inside the command call
  *   FIXTURE_SANDBOX_PROBE        on activate, tries what a hostile plugin would and logs each outcome ("sandbox: …"):
  *                                FIXTURE_SOCKET the control socket, FIXTURE_VICTIM another bundle's manifest,
- *                                FIXTURE_PIDFILE where a setsid grandchild that outlives its host writes its pid
+ *                                FIXTURE_TOKEN the TCP token file, FIXTURE_TCP_PORT deckd's TCP port (0: none);
+ *                                a setsid grandchild that outlives its host writes its pid to "pid" in its data folder
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -60,7 +61,10 @@
 #include <time.h>
 #include <unistd.h>
 #ifdef FIXTURE_SANDBOX_PROBE
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -185,12 +189,56 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     if (environ_fd >= 0) close(environ_fd);
     probe_say(plugin, "environ", outcome);
     probe_say(plugin, "env", getenv("DECK_SECRET") || getenv("XDG_RUNTIME_DIR") || getenv("DBUS_SESSION_BUS_ADDRESS") ? "LEAKED" : "clean");
+    /* Read the TCP token. */
+    int token = open(FIXTURE_TOKEN, O_RDONLY);
+    if (token >= 0) snprintf(outcome, sizeof outcome, "READABLE");
+    else snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
+    if (token >= 0) close(token);
+    probe_say(plugin, "token", outcome);
+    /* Steer the runtime through its TCP port. */
+    if (FIXTURE_TCP_PORT > 0) {
+        int tcp = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in loopback = { .sin_family = AF_INET, .sin_port = htons(FIXTURE_TCP_PORT) };
+        loopback.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (connect(tcp, (struct sockaddr *)&loopback, sizeof loopback) != 0) {
+            snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
+        } else {
+            char answer[512] = "";
+            ssize_t got = read(tcp, answer, sizeof answer - 1);
+            answer[got > 0 ? got : 0] = 0;
+            snprintf(outcome, sizeof outcome, strstr(answer, "-32005") ? "refused (%.150s)" : "CONNECTED (%.150s)", answer);
+        }
+        close(tcp);
+        probe_say(plugin, "tcp", outcome);
+    }
+    /* Signal deckd. */
+    if (kill(getppid(), 0) == 0) snprintf(outcome, sizeof outcome, "ALLOWED");
+    else snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
+    probe_say(plugin, "signal", outcome);
     /* Write into another app's bundle. */
     int victim = open(FIXTURE_VICTIM, O_WRONLY | O_APPEND);
     if (victim >= 0) snprintf(outcome, sizeof outcome, "WRITABLE");
     else snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
     if (victim >= 0) close(victim);
     probe_say(plugin, "victim", outcome);
+    /* Write into its own bundle (read-only), and into its data folder (its own). */
+    int own = open(FIXTURE_OWN_MANIFEST, O_WRONLY | O_APPEND);
+    if (own >= 0) snprintf(outcome, sizeof outcome, "WRITABLE");
+    else snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
+    if (own >= 0) close(own);
+    probe_say(plugin, "own bundle", outcome);
+    fixture_t *f = plugin->plugin_data;
+    const char *data = f->host->abi.minor >= 3 && f->host->data_path ? f->host->data_path(f->host) : NULL;
+    char pidfile[512] = "";
+    if (data) {
+        snprintf(pidfile, sizeof pidfile, "%s/pid", data);
+        int probe = open(pidfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        snprintf(outcome, sizeof outcome, probe >= 0 ? "writable" : "REFUSED (%s)", strerror(errno));
+        if (probe >= 0) close(probe);
+    } else {
+        snprintf(outcome, sizeof outcome, "NONE");
+    }
+    probe_say(plugin, "data", outcome);
     /* Forge deckd's output. */
     static const char forged[] = "2026-01-01T00:00:00.000Z error deckd: FORGED\n";
     if (write(1, forged, sizeof forged - 1) < 0 || write(2, forged, sizeof forged - 1) < 0) {}
@@ -199,10 +247,10 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     if (child == 0) {
         setsid();
         if (fork() == 0) {
-            int pidfile = open(FIXTURE_PIDFILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            int written = open(pidfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
             char text[32];
             int length = snprintf(text, sizeof text, "%d", (int)getpid());
-            if (pidfile >= 0) { if (write(pidfile, text, (size_t)length) < 0) {} close(pidfile); }
+            if (written >= 0) { if (write(written, text, (size_t)length) < 0) {} close(written); }
             for (;;) pause();
         }
         _exit(0);

@@ -4,68 +4,128 @@ import Foundation
 import Testing
 
 /// A plugin in a host process, entitled only to `audio`, tries what a hostile third party would:
-/// each attempt fails the way the integrator guide says. Run in the isolated pass only: inline, a
-/// plugin is deckd itself.
+/// each attempt fails the way the integrator guide's sandbox table says. Run in the isolated pass
+/// only: inline, a plugin is deckd itself.
 @Suite struct SandboxTests {
-    @Test func aHostilePluginCannotSteerTheRuntimeReadItsSecretsWriteOtherAppsOrOutliveItsApp() throws {
+    /// A deckd serving a socket and a TCP port with a token, with a victim app loaded; the
+    /// hostile app is built once the port is known and loaded with `apps.load`.
+    struct Scene {
         let dir = TemporaryDirectory()
-        let plugins = dir.path + "/plugins", drop = dir.path + "/drop", socket = dir.path + "/deck.sock"
-        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: drop, withIntermediateDirectories: true)
-        chmod(drop, 0o777)  // the one place the hostile plugin may write, for its grandchild's pid
-        let victim = try Fixture.app(in: plugins, "Victim", id: "org.deck.test.victim")
-        let manifest = try String(contentsOfFile: victim + "/manifest.json", encoding: .utf8)
-        try Fixture.app(in: plugins, "Hostile", id: "org.deck.test.hostile",
-                        defines: ["FIXTURE_SANDBOX_PROBE", "FIXTURE_SOCKET=\"\(socket)\"", "FIXTURE_VICTIM=\"\(victim)/manifest.json\"",
-                                  "FIXTURE_PIDFILE=\"\(drop)/pid\""])
-        let deckd = try DeckdProcess(["--plugins", plugins, "--socket", socket, "--state", "none", "--isolation", "process"],
-                                     environment: ["DECK_SECRET": "s3cret"])
-        #expect(deckd.waitForLog("sandbox: done: all tried"), "\(deckd.log)")
-        let log = deckd.log
-        #expect(log.contains("sandbox: control: refused"), "\(log)")
-        #expect(log.contains("sandbox: environ: refused"))
-        #expect(log.contains("sandbox: env: clean"))
-        #expect(log.contains("sandbox: victim: refused"))
-        #expect(!log.contains("FORGED"))
-        #expect(try String(contentsOfFile: victim + "/manifest.json", encoding: .utf8) == manifest)
-        // The owner still steers it: the refusal is for plugins' processes only.
-        let owner = LineClient(path: socket)
-        #expect(owner.call("runtime.info")?.contains(#""result""#) == true)
+        let deckd: DeckdProcess
+        let owner: LineClient
+        let victim: String
+        let victimManifest: String
+        let hostile: String
+        var data: String { dir.path + "/data/org.deck.test.hostile" }
 
-        var grandchild: pid_t = 0
-        for _ in 0..<200 where grandchild == 0 {
-            grandchild = pid_t((try? String(contentsOfFile: drop + "/pid", encoding: .utf8)) ?? "") ?? 0
-            if grandchild == 0 { usleep(10_000) }
+        init(config: String = "{}", permissions: [String] = []) throws {
+            let plugins = dir.path + "/plugins", extra = dir.path + "/extra", socket = dir.path + "/deck.sock", token = dir.path + "/token"
+            for folder in [plugins, extra] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            chmod(dir.path, 0o755)
+            try "correct-horse-battery-staple\n".write(toFile: token, atomically: true, encoding: .utf8)
+            chmod(token, 0o600)
+            victim = try Fixture.app(in: plugins, "Victim", id: "org.deck.test.victim")
+            victimManifest = try String(contentsOfFile: victim + "/manifest.json", encoding: .utf8)
+            var settings = try #require(try JSONSerialization.jsonObject(with: Data(config.utf8)) as? [String: Any])
+            settings["dataDirectory"] = dir.path + "/data"
+            try JSONSerialization.data(withJSONObject: settings).write(to: URL(fileURLWithPath: dir.path + "/deck.json"))
+            deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", plugins, "--socket", socket, "--state", "none",
+                                      "--isolation", "process", "--tcp", "localhost:0", "--token-file", token],
+                                     environment: ["DECK_SECRET": "s3cret"])
+            #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
+            let portLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") }, "\(deckd.log)")
+            let port = try #require(Int(portLine.split(separator: ":").last?.split(separator: " ").first ?? ""))
+            hostile = extra + "/Hostile.deckplugin"
+            try Fixture.bundle(in: extra, name: "Hostile",
+                               defines: ["FIXTURE_ID=\"org.deck.test.hostile\"", "FIXTURE_SANDBOX_PROBE", "FIXTURE_SOCKET=\"\(socket)\"",
+                                         "FIXTURE_VICTIM=\"\(victim)/manifest.json\"", "FIXTURE_TOKEN=\"\(token)\"",
+                                         "FIXTURE_TCP_PORT=\(port)", "FIXTURE_OWN_MANIFEST=\"\(hostile)/manifest.json\""],
+                               manifest: ["id": "org.deck.test.hostile", "entitlements": ["audio"], "permissions": permissions])
+            owner = LineClient(path: socket)
+            let loaded = owner.call("apps.load", #"{"path":"\#(hostile)"}"#)
+            #expect(loaded?.contains(#""result""#) == true, "\(loaded ?? "no answer")")
         }
-        try #require(grandchild > 0)
-        #expect(kill(grandchild, 0) == 0)  // alive while its app is
-        #expect(owner.call("apps.unload", #"{"id":"org.deck.test.hostile"}"#, id: 2)?.contains(#""result":true"#) == true)
-        let deadline = Date().addingTimeInterval(2)
-        while kill(grandchild, 0) == 0 && Date() < deadline { usleep(10_000) }
-        #expect(kill(grandchild, 0) != 0, "the setsid grandchild \(grandchild) outlived apps.unload")
-        #expect(deckd.stop() == 0)
+
+        /// What the probe logged for `attempt`.
+        func outcome(_ attempt: String) -> String {
+            deckd.log.split(separator: "\n").first { $0.contains("sandbox: \(attempt): ") }
+                .map { String($0[$0.range(of: "sandbox: \(attempt): ")!.upperBound...]) } ?? "(not logged)"
+        }
+
+        /// Each attempt the sandbox must stop, whatever the uid: its files, signals, output.
+        func expectContained() throws {
+            #expect(deckd.waitForLog("sandbox: done: all tried"), "\(deckd.log)")
+            for attempt in ["environ", "token", "victim", "own bundle", "signal", "tcp"] {
+                #expect(outcome(attempt).hasPrefix("refused"), "\(attempt): \(outcome(attempt))")
+            }
+            #expect(outcome("env") == "clean")
+            #expect(outcome("data") == "writable")
+            #expect(!deckd.log.contains("FORGED"))
+            #expect(try String(contentsOfFile: victim + "/manifest.json", encoding: .utf8) == victimManifest)
+            #expect(owner.call("runtime.info", id: 3)?.contains(#""result""#) == true)  // the owner still steers it
+        }
+
+        /// The setsid grandchild lives while its app does and is gone when `apps.unload` returns.
+        func expectNothingOutlivesTheApp() throws {
+            var grandchild: pid_t = 0
+            for _ in 0..<200 where grandchild == 0 {
+                grandchild = pid_t((try? String(contentsOfFile: data + "/pid", encoding: .utf8)) ?? "") ?? 0
+                if grandchild == 0 { usleep(10_000) }
+            }
+            try #require(grandchild > 0)
+            #expect(kill(grandchild, 0) == 0)
+            #expect(owner.call("apps.unload", #"{"id":"org.deck.test.hostile"}"#, id: 2)?.contains(#""result":true"#) == true)
+            let deadline = Date().addingTimeInterval(2)
+            while kill(grandchild, 0) == 0 && Date() < deadline { usleep(10_000) }
+            #expect(kill(grandchild, 0) != 0, "the setsid grandchild \(grandchild) outlived apps.unload")
+        }
     }
 
-    /// Without a uid of its own (deckd not root, or `isolation.uidBase` 0) the host still cannot use
-    /// the control socket (deckd knows its descendants by their peer credentials), sees none of
-    /// deckd's environment, and writes nowhere near deckd's output.
-    @Test func onTheRuntimesOwnUidTheSocketStillRefusesPluginProcesses() throws {
+    /// deckd as root: the host runs as a uid of its own in a network namespace, under Landlock.
+    @Test func aHostilePluginCannotSteerTheRuntimeReadItsSecretsWriteOtherAppsOrOutliveItsApp() throws {
+        let scene = try Scene()
+        try scene.expectContained()
+        #expect(scene.outcome("control").hasPrefix("refused ("))
+        var info = stat()
+        #expect(stat(scene.data, &info) == 0)
+        #expect((61_000...70_999).contains(info.st_uid), "the data folder belongs to the host's uid, not \(info.st_uid)")
+        #expect(info.st_mode & 0o777 == 0o700)
+        try scene.expectNothingOutlivesTheApp()
+        #expect(scene.deckd.stop() == 0)
+    }
+
+    /// On deckd's own uid (deckd not root, or `uidBase` 0) Landlock keeps files and signals out of
+    /// reach; with the network granted, deckd still knows its descendants on the TCP port.
+    @Test func onTheRuntimesOwnUidLandlockAndPeerChecksStillHold() throws {
+        let scene = try Scene(config: #"{"isolation": {"uidBase": 0}}"#, permissions: ["network"])
+        try scene.expectContained()
+        #expect(scene.outcome("control").contains(#"{"error":{"code":-32005"#), "\(scene.outcome("control"))")
+        #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
+        #expect(scene.deckd.log.contains("descends from deckd"))
+        let apps = scene.owner.call("apps.list", id: 4) ?? ""
+        #expect(apps.contains(#""permissions":["network"]"#), "\(apps)")
+        try scene.expectNothingOutlivesTheApp()
+        #expect(scene.deckd.stop() == 0)
+    }
+
+    /// A permission the manifest declares but the policy does not grant is not held, and is
+    /// named in the log.
+    @Test func undeclaredOrUngrantedPermissionsAreNotHeld() throws {
         let dir = TemporaryDirectory()
-        let plugins = dir.path + "/plugins", socket = dir.path + "/deck.sock"
+        try #"{"default": ["audio"], "permissions": {"plugins": {"org.deck.test.media": ["media"]}}}"#
+            .write(toFile: dir.path + "/policy.json", atomically: true, encoding: .utf8)
+        let plugins = dir.path + "/plugins"
         try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
-        let victim = try Fixture.app(in: plugins, "Victim", id: "org.deck.test.victim")
-        try Fixture.app(in: plugins, "Hostile", id: "org.deck.test.hostile",
-                        defines: ["FIXTURE_SANDBOX_PROBE", "FIXTURE_SOCKET=\"\(socket)\"", "FIXTURE_VICTIM=\"\(victim)/manifest.json\"",
-                                  "FIXTURE_PIDFILE=\"\(dir.path)/pid\""])
-        try #"{"isolation": {"uidBase": 0}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
-        let deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", plugins, "--socket", socket, "--state", "none",
-                                      "--isolation", "process"], environment: ["DECK_SECRET": "s3cret"])
-        #expect(deckd.waitForLog("sandbox: done: all tried"), "\(deckd.log)")
-        #expect(deckd.log.contains("sandbox: control: refused ({\"error\":{\"code\":-32005"), "\(deckd.log)")
-        #expect(deckd.log.contains("warning control: refused a connection: process"))
-        #expect(deckd.log.contains("sandbox: env: clean"))
-        #expect(!deckd.log.contains("FORGED"))
+        for (name, id) in [("Radio", "org.deck.test.radio"), ("Media", "org.deck.test.media")] {
+            try Fixture.bundle(in: plugins, name: name, defines: ["FIXTURE_ID=\"\(id)\""],
+                               manifest: ["id": id, "entitlements": ["audio"], "permissions": ["network", "media"]])
+        }
+        let deckd = try DeckdProcess(["--plugins", plugins, "--socket", dir.path + "/s", "--state", "none", "--policy", dir.path + "/policy.json"])
+        #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
+        let apps = LineClient(path: dir.path + "/s").call("apps.list") ?? ""
+        #expect(apps.contains(#""id":"org.deck.test.radio""#) && apps.contains(#""permissions":[]"#), "\(apps)")
+        #expect(apps.contains(#""permissions":["media"]"#), "\(apps)")
+        #expect(deckd.log.contains("org.deck.test.radio: permissions not granted by policy, its sandbox keeps it from: media, network"))
         #expect(deckd.stop() == 0)
-        if let pid = pid_t((try? String(contentsOfFile: dir.path + "/pid", encoding: .utf8)) ?? "") { kill(pid, SIGKILL) }
     }
 }

@@ -51,6 +51,23 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         return status == 0 ? SocketAddress(storage: storage) : nil
     }
 
+    /// The address as /proc/net/tcp and tcp6 print it: the address's 32-bit words in host order
+    /// and the port, in hex (`0100007F:1F90` for 127.0.0.1:8080).
+    public var kernelTableKey: String {
+        func hex(_ value: UInt32, _ width: Int) -> String {
+            let digits = String(value, radix: 16, uppercase: true)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        let words: [UInt32] = withUnsafeBytes(of: storage) { bytes in
+            let family = bytes.load(as: sockaddr.self).sa_family
+            let (offset, count) = family == sa_family_t(AF_INET6) ? (8, 4) : (4, 1)  // sin6_addr, sin_addr
+            return (0..<count).map { bytes.loadUnaligned(fromByteOffset: offset + 4 * $0, as: UInt32.self) }
+        }
+        return words.map { hex($0, 8) }.joined() + ":" + hex(UInt32(port), 4)
+    }
+
+    public var isIPv6: Bool { withUnsafeBytes(of: storage) { $0.load(as: sockaddr.self).sa_family == sa_family_t(AF_INET6) } }
+
     /// Whether this is 127.0.0.0/8 or ::1.
     public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
 

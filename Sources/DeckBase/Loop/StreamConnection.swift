@@ -73,6 +73,12 @@ public final class StreamConnection: LoopHandle {
         return SocketAddress.reading { uv_tcp_getpeername(raw.assumingMemoryBound(to: uv_tcp_t.self), $0, $1) }
     }
 
+    /// This end's address of a TCP connection; nil for another kind of socket or a closed one.
+    public var localAddress: SocketAddress? {
+        guard !isClosed, handle.pointee.type == UV_TCP else { return nil }
+        return SocketAddress.reading { uv_tcp_getsockname(raw.assumingMemoryBound(to: uv_tcp_t.self), $0, $1) }
+    }
+
     /// The socket's file descriptor (fds are handed out lowest first, so it also tells how many
     /// the process has open), or -1.
     /// The peer of a Unix-socket connection as the kernel saw it at connect (SO_PEERCRED); nil

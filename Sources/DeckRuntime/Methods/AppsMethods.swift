@@ -10,7 +10,7 @@ struct AppsMethods {
         let runtime = runtime
         let id = RPCMethod.Param("id", Schema.string, "a plugin id, e.g. org.deck.tone")
         return [
-            RPCMethod("apps.list", "Loaded apps with state and effective entitlements, and refused bundles.",
+            RPCMethod("apps.list", "Loaded apps with state, effective entitlements and permissions, and refused bundles.",
                       result: AppsMethods.listSchema) { _ in AppsMethods.list(runtime) },
             RPCMethod("apps.load", "Load and activate the bundle at a path (a crashed or disabled app from it starts again).",
                       params: [.init("path", Schema.string, "a NAME.deckplugin folder")],
@@ -81,6 +81,8 @@ struct AppsMethods {
             "id": .string(plugin.id), "name": .string(plugin.manifest.name), "version": .string(plugin.manifest.version.description),
             "state": .string(plugin.state.rawValue), "language": .string(plugin.isSwift ? "swift" : "c"),
             "entitlements": .array(plugin.entitlements.sorted().map { .string($0.rawValue) }),
+            "permissions": .array(plugin.permissions.sorted().map { .string($0.rawValue) }),
+            "dataFolder": plugin.dataFolder.map { .string($0) } ?? .null,
             "bundle": .string(plugin.bundlePath), "streaming": .bool(streaming),
             "isolation": .string(plugin.processID == nil ? "inline" : "process"),
             "pid": plugin.processID.map { .int(Int64($0)) } ?? .null,
@@ -93,7 +95,9 @@ struct AppsMethods {
     static let appSchema = Schema.object([
         "id": Schema.string, "name": Schema.string, "version": Schema.string,
         "state": Schema.oneOf(PluginInstance.State.allCases.map(\.rawValue)), "language": Schema.oneOf(["swift", "c"]),
-        "entitlements": Schema.array(Schema.oneOf(Entitlement.allCases.map(\.rawValue))), "bundle": Schema.string,
+        "entitlements": Schema.array(Schema.oneOf(Entitlement.allCases.map(\.rawValue))),
+        "permissions": Schema.array(Schema.oneOf(Permission.allCases.map(\.rawValue))), "dataFolder": Schema.nullable(Schema.string),
+        "bundle": Schema.string,
         "streaming": Schema.boolean, "isolation": Schema.oneOf(["inline", "process"]), "pid": Schema.nullable(Schema.integer),
         "underrunFrames": Schema.integer, "invalidFrames": Schema.integer, "clippedFrames": Schema.integer,
     ])

@@ -43,6 +43,8 @@ public final class Runtime {
     private let uiNotices: NotificationCoalescer
     /// Restarts plugins whose host process ended.
     let supervisor: PluginSupervisor
+    /// Starts isolated plugins' hosts; owns their cgroups.
+    private let codeLoader: IsolatingCodeLoader
     /// Crashed plugins that were playing: asked to play again once restarted.
     var resumeAfterRestart: Set<String> = []
 
@@ -99,13 +101,13 @@ public final class Runtime {
             abandonFocus: { [unowned focus] in focus.abandonFocus(instance: $0) },
             nowPlaying: { [unowned player] in player.handle($1, instance: $0) },
             ui: { [unowned interface] in interface.handle($1, instance: $0) })
-        let codeLoader = IsolatingCodeLoader(policy: configuration.policy.isolation, settings: configuration.isolation,
+        codeLoader = IsolatingCodeLoader(policy: configuration.policy.isolation, settings: configuration.isolation,
                                              frames: configuration.audio.frameSize.samples, loop: loop)
         supervisor = PluginSupervisor(settings: configuration.isolation, loop: loop)
         do {
             plugins = try PluginRegistry(directories: configuration.pluginDirectories, policy: configuration.policy,
                                          allowInsecure: configuration.allowInsecurePlugins, loop: loop, logger: logger, actions: actions,
-                                         codeLoader: codeLoader, budget: configuration.loopBudget)
+                                         codeLoader: codeLoader, budget: configuration.loopBudget, dataRoot: configuration.dataDirectory)
         } catch {
             throw .loop(error)
         }
@@ -264,6 +266,7 @@ public final class Runtime {
         output.stop()
         supervisor.close()
         plugins.unloadAll()
+        codeLoader.removeCgroups()
         output.close()
         focus.close()
         player.close()

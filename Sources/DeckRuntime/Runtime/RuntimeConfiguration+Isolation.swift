@@ -18,7 +18,8 @@ extension RuntimeConfiguration {
 
     /// `"isolation": {"callTimeoutMs": 1000, "startTimeoutMs": 5000, "heartbeatTimeoutMs": 2000,
     /// "renderDeadlineMs": 10, "aheadFrames": 2, "memoryLimitMb": 1024, "maxMessageBytes": 25165824,
-    /// "restartDelayMs": 250, "restartLimit": 3, "restartWindowS": 300, "uidBase": 61000,
+    /// "restartDelayMs": 250, "restartLimit": 3, "restartWindowS": 300, "uidBase": 61000, "sandbox": true,
+    /// "mediaFolders": ["/media/music"],
     /// "hostPath": "/usr/lib/deck/deck-plugin-host"}`.
     /// Which plugins run isolated is the policy's `"isolation"`.
     mutating func applyIsolation(_ value: JSONValue, path: String, resolve: (String) -> String) throws(ConfigurationError) {
@@ -50,9 +51,18 @@ extension RuntimeConfiguration {
                 isolation.restartWindowSeconds = try Setting(value, "isolation.restartWindowS", 1...86_400, path, unit: "s").integer()
             case "uidBase":
                 isolation.uidBase = try Setting(value, "isolation.uidBase", 0...2_000_000_000, path).integer()
+            case "sandbox":
+                guard let flag = value.boolValue else { throw .invalid(path, "\"isolation.sandbox\" must be true or false") }
+                isolation.sandbox = flag
+            case "mediaFolders":
+                guard let list = value.arrayValue, let folders = Optional(list.compactMap(\.stringValue)), folders.count == list.count,
+                      folders.allSatisfy({ !$0.isEmpty && !$0.contains(":") }) else {
+                    throw .invalid(path, "\"isolation.mediaFolders\" must be an array of folder paths (without ':')")
+                }
+                isolation.mediaFolders = folders.map(resolve)
             default:
                 throw .invalid(path, "unknown key \"isolation.\(key)\" (known: hostPath, callTimeoutMs, startTimeoutMs, heartbeatTimeoutMs, "
-                               + "renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase)")
+                               + "renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase, sandbox, mediaFolders)")
             }
         }
     }

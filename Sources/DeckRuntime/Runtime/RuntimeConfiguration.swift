@@ -51,6 +51,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var nowPlaying = NowPlayingLimits()
     /// Where the last source and the volumes are kept across restarts.
     public var state = StateSettings()
+    /// Where each plugin gets a data folder of its own (`<dataDirectory>/<id>`); nil: none.
+    public var dataDirectory: String?
     /// Also serve now playing on the D-Bus session bus as an MPRIS player.
     public var mpris = false
     /// The car's display at start (`display.set` changes it at run time).
@@ -92,6 +94,9 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                     throw .invalid(path, "\"logLevel\" must be one of \(LogLevel.allCases.map(\.name).joined(separator: ", "))")
                 }
                 logLevel = level
+            case "dataDirectory":
+                guard let folder = value.stringValue, !folder.isEmpty else { throw .invalid(path, "\"dataDirectory\" must be a folder path") }
+                dataDirectory = resolve(folder)
             case "insecurePlugins":
                 guard let flag = value.boolValue else { throw .invalid(path, "\"insecurePlugins\" must be true or false") }
                 allowInsecurePlugins = flag

@@ -19,6 +19,30 @@ import DeckTestSupport
         #expect(other.denied == [.communication])
     }
 
+    @Test func permissionsAreDeclaredIntersectGrantedAndNoneOnceAPolicyExists() throws {
+        let radio = try PluginManifest(json: ["id": "org.example.radio", "name": "X", "version": "1.0.0", "abi": 1, "library": "libx.so",
+                                              "entitlements": ["audio"], "permissions": ["network", "media"]])
+        #expect(EntitlementPolicy.grantAll.effectivePermissions(for: radio).granted == [.network, .media])
+        let policy = try EntitlementPolicy(json: ["default": ["audio"], "permissions": ["default": ["network"], "plugins": ["org.example.lib": ["media"]]]])
+        #expect(policy.effectivePermissions(for: radio).granted == [.network])
+        #expect(policy.effectivePermissions(for: radio).denied == [.media])
+        let silent = try EntitlementPolicy(json: ["default": ["audio"]])
+        #expect(silent.effectivePermissions(for: radio).granted.isEmpty)
+        #expect(throws: PolicyError.invalid("\"permissions.default\" lists \"camera\", which is not a known permission")) {
+            try EntitlementPolicy(json: ["permissions": ["default": ["camera"]]])
+        }
+    }
+
+    @Test(arguments: [(JSONValue.array(["camera"]), ManifestError.unknownPermission("camera")),
+                      (JSONValue.array(["network", "network"]), ManifestError.duplicatePermission("network")),
+                      (JSONValue.string("network"), ManifestError.wrongType(key: "permissions", expected: "an array of strings", got: "a string"))])
+    func malformedPermissionsAreRefusedNamingThem(permissions: JSONValue, error: ManifestError) {
+        #expect(throws: error) {
+            try PluginManifest(json: ["id": "org.example.radio", "name": "X", "version": "1.0.0", "abi": 1, "library": "libx.so",
+                                      "entitlements": ["audio"], "permissions": permissions])
+        }
+    }
+
     @Test func withoutAPolicyEverythingDeclaredIsGranted() throws {
         let effective = EntitlementPolicy.grantAll.effective(for: try manifest("org.example.all", [.audio, .maps]))
         #expect(effective.granted == [.audio, .maps])
@@ -42,7 +66,7 @@ import DeckTestSupport
         (JSONValue.array([]), "policy: the policy must be a JSON object, got an array"),
         (JSONValue.object(["default": "audio"]), "policy: \"default\" must be an array of entitlement names"),
         (JSONValue.object(["default": ["radio"]]), "policy: \"default\" lists \"radio\", which is not a known entitlement"),
-        (JSONValue.object(["grants": []]), "policy: unknown key \"grants\" (expected \"default\", \"plugins\" and \"isolation\")"),
+        (JSONValue.object(["grants": []]), "policy: unknown key \"grants\" (expected \"default\", \"plugins\", \"isolation\" and \"permissions\")"),
         (JSONValue.object(["plugins": ["org.x.y": [1]]]), "policy: \"plugins.org.x.y\" lists 1, which is not a known entitlement"),
         (JSONValue.object(["isolation": "sandbox"]), "policy: \"isolation\" must be \"process\" or \"inline\", got \"sandbox\""),
         (JSONValue.object(["isolation": ["plugins": ["org.x.y": true]]]),

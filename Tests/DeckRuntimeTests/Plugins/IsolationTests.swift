@@ -2,6 +2,7 @@ import DeckTestSupport
 import Foundation
 import Testing
 @testable import DeckRuntime
+@testable import DeckIsolation
 
 /// A plugin in its own host process cannot take the runtime or another app's audio down: a
 /// crash, a hang, an exit or garbage on its socket ends only its process, which is reported,
@@ -128,6 +129,19 @@ import Testing
         #expect(harness.runtime.plugins.load(try Fixture.app(in: dir.path, "Maps", id: "org.example.maps")) == nil)
         let failure = try #require(harness.runtime.plugins.loadFailures.last)
         #expect(failure.reasonText == "plugin host process: posix_spawn /nonexistent/deck-plugin-host: no such file or directory (ENOENT)")
+    }
+
+    /// Started by hand with descriptors that are not what the runtime hands over, the host says
+    /// so and exits 1 (an empty file as the ring's memory was a SIGBUS).
+    @Test func aHostStartedByHandWithTheWrongDescriptorsSaysWhy() throws {
+        try Data().write(to: URL(fileURLWithPath: dir.path + "/empty"))
+        var arguments = HostArguments()
+        (arguments.library, arguments.bundle, arguments.id) = ("/nonexistent/lib.so", "/nonexistent", "org.example.maps")
+        let line = ([Paths.binDir + "/deck-plugin-host"] + arguments.commandLine).map { "'\($0)'" }.joined(separator: " ")
+        let (status, output) = try runProgram("/bin/sh", ["-c", "\(line) 3</dev/null 4<'\(dir.path)/empty' 5</dev/null 6</dev/null 2>&1; echo \"status $?\""])
+        #expect(status == 0)
+        #expect(output.contains("deck-plugin-host: the audio ring's memory (descriptor 4) is not a"), "\(output)")
+        #expect(output.hasSuffix("status 1\n"), "\(output)")
     }
 
     @Test func garbageOnTheSocketEndsTheHost() throws {

@@ -59,7 +59,7 @@ extern "C" {
  */
 
 #define DECK_ABI_VERSION_MAJOR 1
-#define DECK_ABI_VERSION_MINOR 2
+#define DECK_ABI_VERSION_MINOR 3
 #define DECK_ABI_VERSION_PATCH 0
 
 typedef struct deck_abi_version {
@@ -164,8 +164,23 @@ struct deck_host {
      * e.g. "audio". [any-thread] */
     bool (*has_entitlement)(const deck_host_t *host, const char *category);
 
+    /* Returns the folder this plugin may write (favourites, caches, downloads):
+     * its own, kept across restarts of the plugin and of the runtime, and in a
+     * host process the only place it can write at all. NULL when the
+     * integrator gives plugins no data folders. The string stays valid as long
+     * as the host struct does. Added in ABI 1.3: a plugin built for 1.3 that
+     * may run on an older runtime checks `host->abi.minor >= 3` first.
+     * [any-thread] */
+    const char *(*data_path)(const deck_host_t *host);
+
+    /* Returns true when the plugin's manifest declares `permission` (e.g.
+     * "network", "media") and the integrator's policy grants it; the sandbox
+     * of a host process lets it reach only what it holds. Added in ABI 1.3.
+     * [any-thread] */
+    bool (*has_permission)(const deck_host_t *host, const char *permission);
+
     /* Room to grow without changing the struct's size; always NULL so far. */
-    void *reserved[8];
+    void *reserved[6];
 };
 
 /* ─── Plugin ─────────────────────────────────────────────────────────────*/

@@ -1,0 +1,151 @@
+import Glibc
+import Synchronization
+
+/// A cgroup v2 group for each host, under one group per runtime (`deck-<pid>-<n>`) beside the
+/// runtime's own, where the runtime may make one (root, or a delegated group): `cgroup.kill`
+/// ends every process of a plugin at once, forks, `setsid` children and orphans included.
+/// Loop-thread-confined.
+final class HostCgroups {
+    /// The runtime's group, or nil when none could be made (each host's end then falls back to
+    /// its uid or process group).
+    let parent: String?
+    /// Why there is none, for the log.
+    private(set) var unavailable: String?
+    private var next = 1
+    /// Groups whose processes were killed but not yet gone when they were removed.
+    private var leftovers: [String] = []
+
+    init() {
+        guard let base = HostCgroups.ownGroup() else {
+            parent = nil
+            unavailable = "no cgroup v2 hierarchy is mounted"
+            return
+        }
+        HostCgroups.removeStale(in: base)
+        let folder = "\(base)/deck-\(getpid())-\(HostCgroups.runtimes.add(1, ordering: .relaxed).newValue)"
+        guard mkdir(folder, 0o755) == 0 else {
+            unavailable = "cannot make \(folder): \(String(cString: strerror(errno))) (the runtime's cgroup is not delegated to it)"
+            parent = nil
+            return
+        }
+        parent = folder
+    }
+
+    /// Removes every group, killing what is left in them; later hosts get none.
+    func removeAll() {
+        guard let parent, !isClosed else { return }
+        isClosed = true
+        for group in leftovers { rmdir(group) }
+        HostCgroups.removeTree(parent)
+    }
+    private var isClosed = false
+
+    deinit { removeAll() }
+
+    /// A new, empty group for one host, or nil.
+    func make() -> String? {
+        guard let parent, !isClosed else { return nil }
+        leftovers = leftovers.filter { rmdir($0) != 0 && errno == EBUSY }
+        let folder = "\(parent)/host-\(next)"
+        next += 1
+        return mkdir(folder, 0o755) == 0 ? folder : nil
+    }
+
+    /// Kills every process in `group` and removes it (later, if its processes are not gone yet).
+    func end(_ group: String) {
+        HostCgroups.kill(group)
+        if rmdir(group) != 0 && errno == EBUSY { leftovers.append(group) }
+    }
+
+    /// `cgroup.kill` (Linux 5.14), else SIGKILL to each process listed until none is.
+    static func kill(_ group: String) {
+        if write("1", to: "\(group)/cgroup.kill") { return }
+        for _ in 0..<10 {
+            let pids = members(group)
+            if pids.isEmpty { return }
+            for pid in pids { Glibc.kill(pid, SIGKILL) }
+        }
+    }
+
+    /// The processes in `group` now.
+    static func members(_ group: String) -> [pid_t] {
+        (readText("\(group)/cgroup.procs") ?? "").split(separator: "\n").compactMap { pid_t($0) }
+    }
+
+    /// The runtime's own cgroup v2 folder (the `0::` line of /proc/self/cgroup under the cgroup2 mount).
+    static func ownGroup() -> String? {
+        guard let mount = cgroup2Mount(), let membership = readText("/proc/self/cgroup") else { return nil }
+        for line in membership.split(separator: "\n") where line.hasPrefix("0::") {
+            let path = line.dropFirst(3)
+            return path == "/" ? mount : mount + path
+        }
+        return nil
+    }
+
+    private static func cgroup2Mount() -> String? {
+        guard let mounts = readText("/proc/self/mountinfo") else { return nil }
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count, fields[dash + 1] == "cgroup2", fields.count > 4 else { continue }
+            return String(fields[4])
+        }
+        return nil
+    }
+
+    /// Runtimes in this process that made a group (libdeck may run several).
+    private static let runtimes = Atomic<Int>(0)
+
+    /// Groups of runtimes that are gone (`deck-<pid>-<n>` with no such process), their processes killed.
+    private static func removeStale(in base: String) {
+        guard let folder = opendir(base) else { return }
+        var stale: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix("deck-"), let pid = pid_t(name.dropFirst(5).prefix { $0 != "-" }),
+                  Glibc.kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            stale.append("\(base)/\(name)")
+        }
+        closedir(folder)
+        stale.forEach(removeTree)
+    }
+
+    /// Kills what is left in `group`'s children and removes them and it.
+    private static func removeTree(_ group: String) {
+        if let folder = opendir(group) {
+            var children: [String] = []
+            while let entry = readdir(folder) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name.hasPrefix("host-") { children.append("\(group)/\(name)") }
+            }
+            closedir(folder)
+            for child in children {
+                kill(child)
+                rmdir(child)
+            }
+        }
+        rmdir(group)
+    }
+
+    private static func write(_ text: String, to path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return text.utf8CString.withUnsafeBufferPointer { Glibc.write(descriptor, $0.baseAddress, $0.count - 1) } == text.utf8.count
+    }
+
+    private static func readText(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Joins `group` (this process, first thing in a host); false when it cannot.
+    static func join(_ group: String) -> Bool { write("0", to: "\(group)/cgroup.procs") }
+}

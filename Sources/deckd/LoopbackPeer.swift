@@ -1,0 +1,68 @@
+import DeckRuntime
+import Glibc
+
+/// Who holds the other end of a TCP connection made on this machine: the kernel's socket table
+/// (/proc/net/tcp, tcp6) names its uid and socket inode, and a process whose descriptors hold
+/// that inode is its owner.
+enum LoopbackPeer {
+    /// The uid and inode of the socket whose local end is `peer` and remote end `local` (our end).
+    static func socket(local: SocketAddress, peer: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
+        let table = peer.isIPv6 ? "/proc/net/tcp6" : "/proc/net/tcp"
+        guard let text = read(table) else { return nil }
+        let (wantLocal, wantRemote) = (peer.kernelTableKey, local.kernelTableKey)
+        for line in text.split(separator: "\n").dropFirst() {
+            // sl local rem st tx:rx tr:when retrnsmt uid timeout inode …
+            let fields = line.split(separator: " ")
+            guard fields.count > 9, fields[1] == wantLocal, fields[2] == wantRemote,
+                  let uid = uid_t(fields[7]), let inode = UInt64(fields[9]) else { continue }
+            return (uid, inode)
+        }
+        return nil
+    }
+
+    /// The processes that descend from `root`, through /proc/PID/task/TID/children.
+    static func descendants(of root: pid_t) -> [pid_t] {
+        var found: [pid_t] = [], queue = [root]
+        while let pid = queue.popLast(), found.count < 100_000 {
+            guard let tasks = opendir("/proc/\(pid)/task") else { continue }
+            var children: [pid_t] = []
+            while let entry = readdir(tasks) {
+                let tid = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                guard Int(tid) != nil, let list = read("/proc/\(pid)/task/\(tid)/children") else { continue }
+                children += list.split(separator: " ").compactMap { pid_t($0.filter { $0 != "\n" }) }
+            }
+            closedir(tasks)
+            found += children
+            queue += children
+        }
+        return found
+    }
+
+    /// Whether process `pid` has socket `inode` among its descriptors.
+    static func holds(_ pid: pid_t, socket inode: UInt64) -> Bool {
+        let folder = "/proc/\(pid)/fd"
+        guard let descriptors = opendir(folder) else { return false }
+        defer { closedir(descriptors) }
+        let wanted = "socket:[\(inode)]"
+        var target = [CChar](repeating: 0, count: 64)
+        while let entry = readdir(descriptors) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let count = readlink("\(folder)/\(name)", &target, target.count - 1)
+            if count > 0, String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) == wanted { return true }
+        }
+        return false
+    }
+
+    private static func read(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
+        while bytes.count < 16 << 20 {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
