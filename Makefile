@@ -90,7 +90,7 @@ run: build
 # Every suite runs twice: with plugins in host processes (the default), then inline in the runtime.
 test: build-debug plugin-c
 	$(SWIFT) test $(SWIFT_FLAGS)
-	DECK_TEST_ISOLATION=inline $(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip 'IsolationTests|CrashedPluginTests|SandboxTests'
+	DECK_TEST_ISOLATION=inline $(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip 'IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests'
 
 bench: build plugin-c
 	"$(RELEASE_BIN)/deck-bench" --bin "$(RELEASE_BIN)" --plugin-c examples/plugin-c/build/Hello.deckplugin

@@ -1,4 +1,5 @@
 /* Linux process calls the Glibc module leaves out or cannot call (variadic syscall). */
+#include <errno.h>
 #include <spawn.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -97,3 +98,60 @@ static inline int deck_unshare_network(int with_user_namespace) {
 }
 
 static inline int deck_set_dumpable(int dumpable) { return prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0); }
+
+/* ─── The hosts' zygote ─── */
+
+/* fork(), but the child's parent is this process's parent (CLONE_PARENT): a process forked by
+   a zygote is the runtime's child, which reaps it and reads its exit status. Only for a
+   single-threaded caller (glibc's fork handlers do not run). 0 in the child, the pid, or -1. */
+static inline pid_t deck_fork_sibling(void) {
+    return (pid_t)syscall(SYS_clone, 0x00008000UL /* CLONE_PARENT */ | SIGCHLD, 0, 0, 0, 0);
+}
+
+/* Sends one record with `count` descriptors (SCM_RIGHTS); the bytes sent, or -1 with errno. */
+static inline long deck_send_with_descriptors(int socket, const void *bytes, size_t length, const int *descriptors, int count) {
+    union { char space[CMSG_SPACE(sizeof(int) * 8)]; struct cmsghdr align; } control;
+    struct iovec part = { (void *)bytes, length };
+    struct msghdr message = { .msg_iov = &part, .msg_iovlen = 1 };
+    if (count > 8) { errno = EINVAL; return -1; }
+    if (count > 0) {
+        message.msg_control = control.space;
+        message.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)count);
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)count);
+        for (int i = 0; i < count; i++) ((int *)CMSG_DATA(header))[i] = descriptors[i];
+    }
+    return (long)sendmsg(socket, &message, 0x4000 /* MSG_NOSIGNAL */);
+}
+
+/* Receives one record and up to `capacity` descriptors (closed on exec; more are closed);
+   the bytes received (0 at the end), or -1 with errno. */
+static inline long deck_receive_with_descriptors(int socket, void *bytes, size_t length, int *descriptors, int capacity, int *count) {
+    union { char space[CMSG_SPACE(sizeof(int) * 8)]; struct cmsghdr align; } control;
+    struct iovec part = { bytes, length };
+    struct msghdr message = { .msg_iov = &part, .msg_iovlen = 1, .msg_control = control.space, .msg_controllen = sizeof control.space };
+    long received = (long)recvmsg(socket, &message, 0x40000000 /* MSG_CMSG_CLOEXEC */);
+    *count = 0;
+    if (received < 0) return -1;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        int n = (int)((header->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        int *passed = (int *)CMSG_DATA(header);
+        for (int i = 0; i < n; i++) {
+            if (*count < capacity) descriptors[(*count)++] = passed[i];
+            else close(passed[i]);
+        }
+    }
+    if (message.msg_flags & (0x20 | 0x8) /* MSG_TRUNC, MSG_CTRUNC */) { for (int i = 0; i < *count; i++) close(descriptors[i]); *count = 0; errno = EMSGSIZE; return -1; }
+    return received;
+}
+
+/* setns(2) into the network namespace open as `descriptor`; 0, or -1 with errno. */
+extern int setns(int fd, int nstype);
+static inline int deck_set_network(int descriptor) { return setns(descriptor, 0x40000000 /* CLONE_NEWNET */); }
+
+/* Names the calling thread (the process's name in ps and top when it is the main thread); the
+   kernel keeps 15 bytes. */
+static inline void deck_set_thread_name(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }

@@ -40,6 +40,15 @@ final class HostRenderer: @unchecked Sendable {  // `source` is written once bef
         pthread_detach(handle)
     }
 
+    /// Keeps the 64 KiB of this thread's stack below the caller in memory: a page fault on the
+    /// render path is a late frame.
+    private static func lockStack() {
+        var marker: UInt8 = 0
+        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        let top = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) } & ~(page - 1)
+        _ = mlock(UnsafeRawPointer(bitPattern: top - 65_536), 65_536 + Int(page))
+    }
+
     /// Hands the thread what it pulls.
     func start(_ source: RenderSource) {
         self.source = source
@@ -63,6 +72,7 @@ final class HostRenderer: @unchecked Sendable {  // `source` is written once bef
 
     private func run() {
         thread.claim()
+        HostRenderer.lockStack()
         while !hasSource.load(ordering: .acquiring) { AudioRing.wait(ring.space, milliseconds: 1_000) }  // `start` rings it
         guard let source else { return }
         while true {

@@ -56,7 +56,7 @@ struct HostSandbox {
         let ruleset = deck_landlock_ruleset(filesystem, tcp, scopes)
         guard ruleset >= 0 else { return .unavailable("Landlock ruleset: \(String(cString: strerror(errno)))") }
         defer { close(ruleset) }
-        var readable = HostSandbox.systemPaths + HostSandbox.loadedFolders() + [bundle]
+        var readable = HostSandbox.systemPaths + HostSandbox.loadedFolders + [bundle]
         if !mediaFolders.isEmpty { readable += mediaFolders }
         for path in readable { HostSandbox.allow(path, Access.readOnly & filesystem, in: ruleset) }
         let device = (Access.readFile | Access.writeFile | (abi >= 3 ? Access.truncate : 0) | (abi >= 5 ? Access.ioctlDevice : 0))
@@ -81,9 +81,12 @@ struct HostSandbox {
         _ = deck_landlock_allow_beneath(ruleset, descriptor, isDirectory ? access : access & fileRights)
     }
 
-    /// The folders of every file mapped into this process now (its libraries and the Swift
-    /// runtime's), so a library the plugin loads later from beside them is found.
-    static func loadedFolders() -> [String] {
+    /// The folders of every file mapped into this process (its libraries and the Swift runtime's),
+    /// so a library the plugin loads later from beside them is found. Read once: the zygote reads
+    /// it before it forks, and its hosts inherit it.
+    nonisolated(unsafe) static let loadedFolders = readLoadedFolders()  // Written once, before any thread exists.
+
+    private static func readLoadedFolders() -> [String] {
         guard let maps = fopen("/proc/self/maps", "r") else { return [] }
         defer { fclose(maps) }
         var folders = Set<String>()

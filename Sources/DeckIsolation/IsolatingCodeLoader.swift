@@ -1,3 +1,4 @@
+import CProcess
 import DeckAudio
 import DeckBase
 import DeckPlugins
@@ -37,69 +38,18 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         self.loop = loop
     }
 
-    package func load(library: String, bundle: String, manifest: PluginManifest, host: PluginHost,
-                      logger: Logger) throws(PluginLoadError.Reason) -> any PluginCode {
-        guard policy.mode(for: manifest.id) == .process else {
-            return try InProcessCodeLoader().load(library: library, bundle: bundle, manifest: manifest, host: host, logger: logger)
+    package func load(_ plan: CodePlan, host: PluginHost, logger: Logger) throws(PluginLoadError.Reason) -> any PluginCode {
+        guard policy.mode(for: plan.manifest.id) == .process else {
+            return try InProcessCodeLoader().load(plan, host: host, logger: logger)
         }
-        if hostPath == nil { hostPath = settings.resolvedHostPath() }
-        guard let path = hostPath else {
-            throw .isolationFailed("deck-plugin-host was not found beside the runtime; set isolation.hostPath, or run \(manifest.id) inline")
+        let started: StartedHost
+        if let ready = prepared.removeValue(forKey: plan.library), ready.plan == plan {
+            started = ready
+        } else {
+            try started = start(plan, logger: logger)
         }
-        var arguments = HostArguments()
-        arguments.library = library
-        arguments.bundle = bundle
-        arguments.id = manifest.id
-        arguments.entitlements = host.entitlements
-        arguments.frames = frames
-        arguments.slots = settings.aheadFrames
-        arguments.memoryMegabytes = settings.memoryLimitMegabytes
-        arguments.heartbeatMilliseconds = max(10, settings.heartbeatTimeoutMilliseconds / 8)
-        arguments.maxMessageBytes = settings.maxMessageBytes
-        arguments.logLevel = logger.level
-        arguments.realtimePriority = AudioEngine.realtimePriority
-        arguments.permissions = host.permissions
-        arguments.dataFolder = host.dataFolder ?? ""
-        arguments.mediaFolders = host.permissions.contains(.media) ? settings.mediaFolders : []
-        arguments.sandbox = settings.sandbox
-        if settings.hostUIDs != nil {
-            if let closed = IsolatingCodeLoader.closedToOthers(library) {
-                throw .isolationFailed("\(closed) is not readable by other users, and the plugin runs as a uid of its own "
-                                       + "(isolation.uidBase): make it readable (chmod o+rx on folders, o+r on files), or set isolation.uidBase to 0")
-            }
-            guard let uid = settings.hostUID(keeping: host.dataFolder) else {
-                throw .isolationFailed("no uid in isolation.uidBase's range is free for the host")
-            }
-            arguments.uid = uid
-            if let folder = host.dataFolder, let problem = DataFolderOwner.give(folder, to: uid) {
-                logger.warning("isolation", "\(manifest.id)'s data folder: \(problem)")
-            }
-        }
-        self.logger = logger
-        let cgroup = cgroups.make()
-        arguments.cgroup = cgroup ?? ""
-
-        var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            throw .isolationFailed("socketpair: \(String(cString: strerror(errno)))")
-        }
-        let ring: AudioRing
-        let process: ChildProcess
-        do {
-            ring = try AudioRing(frames: frames, slots: settings.aheadFrames, name: "deck-audio")
-            process = try ChildProcess(loop: loop, path: path, arguments: arguments.commandLine,
-                                       descriptors: [pair[1], ring.memory, ring.space, ring.filled],
-                                       environment: IsolationSettings.hostEnvironment(), inheritEnvironment: false, isolated: true)
-        } catch {
-            close(pair[0])
-            close(pair[1])
-            if let cgroup { cgroups.end(cgroup) }
-            throw .isolationFailed("\(error)")
-        }
-        close(pair[1])
-        let channel = WireChannel(descriptor: pair[0], maxMessageBytes: settings.maxMessageBytes)
+        let process = started.process, channel = started.channel, remains = started.remains
         /// Lets the process end (or kills it) and closes the socket; how it ended, if it did by itself.
-        let remains = HostRemains(uid: arguments.uid, processGroup: process.pid, cgroup: cgroup, cgroups: cgroups)
         func abandon() -> ChildProcess.Ending? {
             let ending = process.waitForEnd(milliseconds: 500)
             process.close()
@@ -115,7 +65,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
             answer = try IsolatingCodeLoader.hello(channel, host: host, timeout: Int32(settings.startTimeoutMilliseconds))
         } catch {
             if case .timedOut = error { process.kill(SIGKILL) }
-            throw fail("loading \(manifest.id): \(error)")
+            throw fail("loading \(plan.manifest.id): \(error)")
         }
         let isSwift: Bool
         switch answer {
@@ -125,19 +75,151 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
             throw reason
         }
         do {
-            let code = try IsolatedPluginCode(process: process, channel: channel, ring: ring, isSwift: isSwift, host: host, settings: settings,
-                                              remains: remains, frameMilliseconds: frameMilliseconds, loop: loop) { [weak self, instance = host.instance] story in
+            let code = try IsolatedPluginCode(process: process, channel: channel, ring: started.ring, isSwift: isSwift, host: host,
+                                              settings: settings, remains: remains, frameMilliseconds: frameMilliseconds,
+                                              loop: loop) { [weak self, instance = host.instance] story in
                 self?.onEnd?(instance, story)
             }
-            logger.debug("isolation", "\(manifest.id) runs in process \(process.pid)")
+            logger.debug("isolation", "\(plan.manifest.id) runs in process \(process.pid)")
             return code
         } catch {
             throw fail("\(error)")
         }
     }
 
+    /// Starts the hosts of every isolated plan at once; each load then only waits for its hello.
+    package func prepare(_ plans: [CodePlan], logger: Logger) {
+        busyUIDs = settings.hostUIDs == nil ? nil : ChildProcess.uidsInUse()  // one look at /proc for the batch
+        defer { busyUIDs = nil }
+        for plan in plans where policy.mode(for: plan.manifest.id) == .process && prepared[plan.library] == nil {
+            prepared[plan.library] = try? start(plan, logger: logger)  // a failure is met again, and reported, by its load
+        }
+    }
+
+    /// Ends the hosts started for loads that did not come (their bundle failed a later check).
+    package func discardPrepared() {
+        for started in prepared.values {
+            started.process.close()
+            started.channel.close()
+            started.remains.end()
+        }
+        prepared = [:]
+    }
+
+    /// A host process started for `plan`, its socket and ring, not yet heard from.
+    private struct StartedHost {
+        var plan: CodePlan
+        var process: ChildProcess
+        var channel: WireChannel
+        var ring: AudioRing
+        var remains: HostRemains
+    }
+
+    /// The zygote hosts are forked from, once started; nil before, or when it is not used.
+    private var zygote: HostZygote?
+    /// Its process, while it runs.
+    package var zygoteProcessID: pid_t? { zygote?.isRunning == true ? zygote?.pid : nil }
+    /// Why hosts are started without the zygote, once it failed.
+    private var zygoteFailure: String?
+
+    /// A host forked by the zygote (started with the first host); nil when hosts are to be
+    /// spawned instead: the zygote is off, `hostPath` names a wrapper, or it failed (logged once).
+    private func forkFromZygote(path: String, arguments: [String], descriptors: [Int32], logger: Logger) -> pid_t? {
+        guard settings.zygote, settings.hostPath == nil, zygoteFailure == nil else { return nil }
+        do {
+            if zygote?.isRunning != true { zygote = try HostZygote(loop: loop, path: path) }  // first, or again after it died
+            return try zygote!.fork(arguments, descriptors: descriptors)
+        } catch let error as ZygoteError {
+            if case .gone(let reason) = error {
+                zygoteFailure = reason
+                zygote = nil
+                logger.warning("isolation", "plugin hosts are started one by one from now on: \(reason)")
+            }
+            return nil
+        } catch {
+            zygoteFailure = "\(error)"
+            logger.warning("isolation", "plugin hosts are started one by one: the zygote did not start: \(error)")
+            return nil
+        }
+    }
+
+    /// While `prepare` starts a batch: the uids in use when it began, and those it gave out.
+    private var busyUIDs: Set<UInt32>?
+
+    /// Hosts started ahead by `prepare`, by library.
+    private var prepared: [String: StartedHost] = [:]
+
+    /// Spawns the host for `plan` with its socket, ring and wake-ups as descriptors 3 to 6.
+    private func start(_ plan: CodePlan, logger: Logger) throws(PluginLoadError.Reason) -> StartedHost {
+        let id = plan.manifest.id
+        if hostPath == nil { hostPath = settings.resolvedHostPath() }
+        guard let path = hostPath else {
+            throw .isolationFailed("deck-plugin-host was not found beside the runtime; set isolation.hostPath, or run \(id) inline")
+        }
+        var arguments = HostArguments()
+        arguments.library = plan.library
+        arguments.bundle = plan.bundle
+        arguments.id = id
+        arguments.entitlements = plan.entitlements
+        arguments.frames = frames
+        arguments.slots = settings.aheadFrames
+        arguments.memoryMegabytes = settings.memoryLimitMegabytes
+        arguments.heartbeatMilliseconds = max(10, settings.heartbeatTimeoutMilliseconds / 8)
+        arguments.maxMessageBytes = settings.maxMessageBytes
+        arguments.logLevel = logger.level
+        arguments.realtimePriority = AudioEngine.realtimePriority
+        arguments.permissions = plan.permissions
+        arguments.dataFolder = plan.dataFolder ?? ""
+        arguments.mediaFolders = plan.permissions.contains(.media) ? settings.mediaFolders : []
+        arguments.sandbox = settings.sandbox
+        if settings.hostUIDs != nil {
+            if let closed = IsolatingCodeLoader.closedToOthers(plan.library) {
+                throw .isolationFailed("\(closed) is not readable by other users, and the plugin runs as a uid of its own "
+                                       + "(isolation.uidBase): make it readable (chmod o+rx on folders, o+r on files), or set isolation.uidBase to 0")
+            }
+            // Hosts started ahead may not have taken their uid yet: theirs are not free either.
+            var busy = busyUIDs ?? ChildProcess.uidsInUse()
+            busy.formUnion(prepared.values.map(\.remains.uid))
+            guard let uid = settings.hostUID(keeping: plan.dataFolder, busy: busy) else {
+                throw .isolationFailed("no uid in isolation.uidBase's range is free for the host")
+            }
+            busyUIDs?.insert(uid)
+            arguments.uid = uid
+            if let folder = plan.dataFolder, let problem = DataFolderOwner.give(folder, to: uid) {
+                logger.warning("isolation", "\(id)'s data folder: \(problem)")
+            }
+        }
+        self.logger = logger
+        let cgroup = cgroups.make()
+        arguments.cgroup = cgroup ?? ""
+
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw .isolationFailed("socketpair: \(String(cString: strerror(errno)))")
+        }
+        defer { close(pair[1]) }
+        do {
+            let ring = try AudioRing(frames: frames, slots: settings.aheadFrames, name: "deck-audio")
+            let descriptors = [pair[1], ring.memory, ring.space, ring.filled]
+            let process: ChildProcess
+            if let pid = forkFromZygote(path: path, arguments: arguments.commandLine, descriptors: descriptors, logger: logger) {
+                process = try ChildProcess(loop: loop, child: pid)
+            } else {
+                process = try ChildProcess(loop: loop, path: path, arguments: arguments.commandLine, descriptors: descriptors,
+                                           environment: IsolationSettings.hostEnvironment(), inheritEnvironment: false, isolated: true)
+            }
+            return StartedHost(plan: plan, process: process, channel: WireChannel(descriptor: pair[0], maxMessageBytes: settings.maxMessageBytes),
+                               ring: ring, remains: HostRemains(uid: arguments.uid, processGroup: process.pid, cgroup: cgroup, cgroups: cgroups))
+        } catch {
+            close(pair[0])
+            if let cgroup { cgroups.end(cgroup) }
+            throw .isolationFailed("\(error)")
+        }
+    }
+
     /// Removes the hosts' cgroups (after every plugin was unloaded), killing what is left in them.
     package func removeCgroups() {
+        zygote = nil
         cgroupsIfMade?.removeAll()
     }
 

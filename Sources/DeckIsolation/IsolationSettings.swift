@@ -29,6 +29,9 @@ public struct IsolationSettings: Sendable, Equatable {
     public var uidBase = 61_000
     /// Each host restricts itself with Landlock and a network namespace (see `HostSandbox`).
     public var sandbox = true
+    /// Hosts are forked by one `deck-plugin-host --zygote` instead of each being started from
+    /// scratch (not when `hostPath` names a wrapper: each host then starts through it).
+    public var zygote = true
     /// Folders a plugin granted the `media` permission may read.
     public var mediaFolders: [String] = []
 
@@ -38,27 +41,22 @@ public struct IsolationSettings: Sendable, Equatable {
         return UInt32(uidBase)...UInt32(uidBase + 9_999)
     }
 
-    /// A uid from `hostUIDs` that no process uses now, for a new host: its processes are then
-    /// the plugin's alone (several runtimes on one machine draw from the same range); nil when
-    /// hosts keep the runtime's uid or none is free.
-    func freeHostUID() -> UInt32? {
+    /// A uid from `hostUIDs` for a new host that `busy` (the uids processes use now, and those
+    /// of hosts started but not yet running as theirs) does not hold: the owner of the plugin's
+    /// data folder when it is free (its files then need no new owner), else a random free one (its
+    /// processes are then the plugin's alone; several runtimes on one machine draw from the same
+    /// range). Nil when hosts keep the runtime's uid or none is free.
+    func hostUID(keeping dataFolder: String?, busy: Set<UInt32>) -> UInt32? {
         guard let range = hostUIDs else { return nil }
-        for _ in 0..<64 {
-            let candidate = UInt32.random(in: range)
-            if ChildProcess.processes(ownedBy: candidate).isEmpty { return candidate }
-        }
-        return nil
-    }
-
-    /// The uid a new host of the plugin whose data folder is `dataFolder` runs as: the folder's
-    /// owner when it is a host uid no process uses (so its files need no new owner), else a free one.
-    func hostUID(keeping dataFolder: String?) -> UInt32? {
         var info = stat()
-        if let range = hostUIDs, let dataFolder, stat(dataFolder, &info) == 0, range.contains(info.st_uid),
-           ChildProcess.processes(ownedBy: info.st_uid).isEmpty {
+        if let dataFolder, stat(dataFolder, &info) == 0, range.contains(info.st_uid), !busy.contains(info.st_uid) {
             return info.st_uid
         }
-        return freeHostUID()
+        for _ in 0..<64 {
+            let candidate = UInt32.random(in: range)
+            if !busy.contains(candidate) { return candidate }
+        }
+        return nil
     }
 
     /// What holds for hosts on this kernel and with this privilege, logged with the first host.

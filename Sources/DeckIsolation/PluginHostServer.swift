@@ -23,6 +23,7 @@ package final class PluginHostServer {
 
     /// Runs the host process; never returns.
     package static func main(_ commandLine: [String]) -> Never {
+        if commandLine == ["--zygote"] { zygote() }
         let arguments: HostArguments
         do {
             arguments = try HostArguments(commandLine)
@@ -30,13 +31,14 @@ package final class PluginHostServer {
             complain("\(error) (it is started by the Deck runtime, not by hand)")
             exit(2)
         }
+        deck_set_thread_name(String(arguments.id.suffix(15)))  // ps and top show whose host it is
         deck_close_from(descriptors.filled + 1)  // before the loop's own descriptors exist
         var problems: [String] = []
         if !arguments.cgroup.isEmpty && !HostCgroups.join(arguments.cgroup) {
             problems.append("joining \(arguments.cgroup): \(String(cString: strerror(errno)))")
         }
         // While the process has one thread: a user namespace cannot be entered later.
-        if arguments.sandbox && !arguments.permissions.contains(.network) { problems += leaveNetwork() }
+        if arguments.sandbox && !arguments.permissions.contains(.network) && !PluginHostServer.inEmptyNetwork { problems += leaveNetwork() }
         do {
             // Built while still privileged, so its render thread can take real-time scheduling.
             let server = try PluginHostServer(arguments)
@@ -76,13 +78,10 @@ package final class PluginHostServer {
         return []
     }
 
-    /// Keeps the ring, and while the host may (root) every page it has mapped so far once touched,
-    /// in memory under pressure: a page fault on the render path is a late frame.
+    /// Keeps the ring in memory under pressure (the render thread locks its own stack): a page
+    /// fault on the render path is a late frame.
     private func lockMemory() -> [String] {
-        var problems: [String] = []
-        if mlockall(MCL_CURRENT | 4 /* MCL_ONFAULT */) != 0 { problems.append("mlockall: \(String(cString: strerror(errno)))") }
-        if let problem = renderer.ring.lock() { problems.append(problem) }
-        return problems
+        renderer.ring.lock().map { [$0] } ?? []
     }
 
     /// Least privilege where the kernel allows: a uid of its own when given one (no supplementary

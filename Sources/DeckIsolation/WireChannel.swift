@@ -1,3 +1,4 @@
+import CProcess
 import DeckPlugins
 import Glibc
 import Synchronization

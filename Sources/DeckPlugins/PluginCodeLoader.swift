@@ -5,17 +5,35 @@ import DeckBase
 /// checks its entry and creates the instance bound to `host`. Replaceable, so a plugin can be
 /// loaded into a separate host process instead of this one. Loop-thread-confined.
 package protocol PluginCodeLoader {
-    func load(library: String, bundle: String, manifest: PluginManifest, host: PluginHost,
-              logger: Logger) throws(PluginLoadError.Reason) -> any PluginCode
+    func load(_ plan: CodePlan, host: PluginHost, logger: Logger) throws(PluginLoadError.Reason) -> any PluginCode
+    /// Starts what the loads of `plans` will need, side by side, before they come one by one;
+    /// what no load picks up is ended by `discardPrepared`.
+    func prepare(_ plans: [CodePlan], logger: Logger)
+    func discardPrepared()
+}
+
+extension PluginCodeLoader {
+    package func prepare(_ plans: [CodePlan], logger: Logger) {}
+    package func discardPrepared() {}
+}
+
+/// A checked bundle's code, and what the policy grants it: all a loader needs before the
+/// plugin's `PluginHost` exists.
+package struct CodePlan: Equatable {
+    package var library: String
+    package var bundle: String
+    package var manifest: PluginManifest
+    package var entitlements: Set<Entitlement>
+    package var permissions: Set<Permission>
+    package var dataFolder: String?
 }
 
 /// Loads plugin code into this process with `dlopen`.
 package struct InProcessCodeLoader: PluginCodeLoader {
     package init() {}
 
-    package func load(library path: String, bundle: String, manifest: PluginManifest, host: PluginHost,
-                      logger: Logger) throws(PluginLoadError.Reason) -> any PluginCode {
-        try InProcessCodeLoader.load(library: path, bundle: bundle, id: manifest.id, host: host, logger: logger)
+    package func load(_ plan: CodePlan, host: PluginHost, logger: Logger) throws(PluginLoadError.Reason) -> any PluginCode {
+        try InProcessCodeLoader.load(library: plan.library, bundle: plan.bundle, id: plan.manifest.id, host: host, logger: logger)
     }
 
     /// Opens the library, checks its entry and creates plugin `id` bound to `host` (also what a

@@ -48,10 +48,18 @@ package struct PluginLoader {
         return names.sorted().map { "\(base)/\($0)" }
     }
 
-    /// Loads and initialises the bundle at `bundlePath` as instance number `instance`.
-    /// `loadedBundle(id)` names the bundle that already provides an id, for duplicate refusal.
-    package func load(bundle bundlePath: String, instance: Int,
-              loadedBundle: (String) -> String?) throws(PluginLoadError) -> PluginInstance {
+    /// A bundle that passed every check made before its code runs, with what the policy grants it.
+    package struct CheckedBundle {
+        package var manifest: PluginManifest
+        package var plan: CodePlan
+        var deniedEntitlements: Set<Entitlement>
+        var deniedPermissions: Set<Permission>
+        var dataFolderProblem: DataFolderError?
+    }
+
+    /// Checks the bundle at `bundlePath` (ownership, manifest, ABI, library, a duplicate id named by
+    /// `loadedBundle`) and makes its data folder; no plugin code runs.
+    package func check(bundle bundlePath: String, loadedBundle: (String) -> String?) throws(PluginLoadError) -> CheckedBundle {
         func refuse(_ reason: PluginLoadError.Reason) -> PluginLoadError { PluginLoadError(bundle: bundlePath, reason: reason) }
 
         guard let realBundle = PluginLoader.realPath(bundlePath), PluginLoader.isDirectory(realBundle) else {
@@ -96,29 +104,50 @@ package struct PluginLoader {
         }
         if let first = loadedBundle(manifest.id) { throw refuse(.duplicateID(manifest.id, firstBundle: first)) }
 
-        let (granted, denied) = policy.effective(for: manifest)
-        if !denied.isEmpty {
-            logger.warning("plugins", "\(manifest.id): entitlements not granted by policy, loading without them: \(Entitlement.list(denied))")
-        }
+        let entitlements = policy.effective(for: manifest)
         let permissions = policy.effectivePermissions(for: manifest)
-        if !permissions.denied.isEmpty {
-            logger.warning("plugins", "\(manifest.id): permissions not granted by policy, its sandbox keeps it from: \(Permission.list(permissions.denied))")
-        }
-        var dataFolder: String?
+        var dataFolder: String?, dataFolderProblem: DataFolderError?
         if let dataRoot {
             do throws(DataFolderError) {
                 dataFolder = try DataFolder.make(root: dataRoot, id: manifest.id)
             } catch {
-                logger.warning("plugins", "\(manifest.id) runs without a data folder: \(error)")
+                dataFolderProblem = error
             }
         }
+        let plan = CodePlan(library: realLibrary, bundle: realBundle, manifest: manifest, entitlements: entitlements.granted,
+                            permissions: permissions.granted, dataFolder: dataFolder)
+        return CheckedBundle(manifest: manifest, plan: plan, deniedEntitlements: entitlements.denied,
+                             deniedPermissions: permissions.denied, dataFolderProblem: dataFolderProblem)
+    }
+
+    /// Starts, ahead of their loads and side by side, what the bundles' code will need (host
+    /// processes); a bundle that fails a check is left for `load` to report.
+    package func prepare(bundles: [String], loadedBundle: (String) -> String?) {
+        let plans = bundles.compactMap { bundle in try? check(bundle: bundle, loadedBundle: loadedBundle).plan }
+        codeLoader.prepare(plans, logger: logger)
+    }
+
+    /// Loads and initialises the bundle at `bundlePath` as instance number `instance`.
+    /// `loadedBundle(id)` names the bundle that already provides an id, for duplicate refusal.
+    package func load(bundle bundlePath: String, instance: Int,
+              loadedBundle: (String) -> String?) throws(PluginLoadError) -> PluginInstance {
+        func refuse(_ reason: PluginLoadError.Reason) -> PluginLoadError { PluginLoadError(bundle: bundlePath, reason: reason) }
+        let checked = try check(bundle: bundlePath, loadedBundle: loadedBundle)
+        let manifest = checked.manifest, plan = checked.plan
+        if !checked.deniedEntitlements.isEmpty {
+            logger.warning("plugins", "\(manifest.id): entitlements not granted by policy, loading without them: \(Entitlement.list(checked.deniedEntitlements))")
+        }
+        if !checked.deniedPermissions.isEmpty {
+            logger.warning("plugins", "\(manifest.id): permissions not granted by policy, its sandbox keeps it from: \(Permission.list(checked.deniedPermissions))")
+        }
+        if let problem = checked.dataFolderProblem { logger.warning("plugins", "\(manifest.id) runs without a data folder: \(problem)") }
 
         // Plugin code runs from here on.
-        let host = PluginHost(pluginID: manifest.id, instance: instance, entitlements: granted, permissions: permissions.granted,
-                              dataFolder: dataFolder, logger: logger, loopThread: loopThread, callbacks: callbacks, actions: actions)
+        let host = PluginHost(pluginID: manifest.id, instance: instance, entitlements: plan.entitlements, permissions: plan.permissions,
+                              dataFolder: plan.dataFolder, logger: logger, loopThread: loopThread, callbacks: callbacks, actions: actions)
         let code: any PluginCode
         do throws(PluginLoadError.Reason) {
-            code = try codeLoader.load(library: realLibrary, bundle: realBundle, manifest: manifest, host: host, logger: logger)
+            code = try codeLoader.load(plan, host: host, logger: logger)
         } catch {
             throw refuse(error)
         }

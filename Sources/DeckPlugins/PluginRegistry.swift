@@ -107,7 +107,10 @@ public final class PluginRegistry: RandomAccessCollection {
                 logger.warning("plugins", "\(directory): \(error.reasonText)")
                 continue
             }
-            for bundle in bundles where !loaded.contains(where: { $0.bundlePath == bundle }) { load(bundle) }
+            let fresh = bundles.filter { bundle in !loaded.contains { $0.bundlePath == bundle } }
+            loader.prepare(bundles: fresh) { id in self.plugin(id: id)?.bundlePath }
+            for bundle in fresh { load(bundle) }
+            loader.codeLoader.discardPrepared()
         }
     }
 

@@ -29,6 +29,20 @@ public struct DeckHost: @unchecked Sendable {  // Wraps the host's pointer; the 
         raw.pointee.has_entitlement(raw, category)
     }
 
+    /// Whether the plugin holds sandbox permission `name` ("network", "media"): declared in its
+    /// manifest and granted by the integrator. False on runtimes before ABI 1.3. [any-thread]
+    public func hasPermission(_ name: String) -> Bool {
+        guard raw.pointee.abi.minor >= 3, let call = raw.pointee.has_permission else { return false }
+        return call(raw, name)
+    }
+
+    /// The folder the plugin may write, kept across restarts; nil when the integrator keeps none
+    /// (or before ABI 1.3). [any-thread]
+    public var dataPath: String? {
+        guard raw.pointee.abi.minor >= 3, let call = raw.pointee.data_path, let path = call(raw) else { return nil }
+        return String(cString: path)
+    }
+
     /// Whether the caller runs on the runtime's loop thread (false when the host cannot tell). [any-thread]
     public var isLoopThread: Bool {
         guard let check = threadCheck else { return false }

@@ -3,8 +3,9 @@ import Glibc
 
 /// What process isolation costs, against inline in the same run: CPU per stream (Tone rendered in
 /// freewheel, runtime and host process counted together), the latency the ring adds (frames
-/// queued when the mix takes one, in real time), start-up and memory of 100 isolated plugins, and
-/// the time from a crash until the restarted plugin's audio flows again.
+/// queued when the mix takes one, in real time), underruns under heavy mixed load, start-up and
+/// memory of 100 isolated plugins (with and without the sandbox and the zygote), and the time from
+/// a crash until the restarted plugin's audio flows again.
 struct IsolationBench {
     var options: BenchOptions
 
@@ -36,8 +37,41 @@ struct IsolationBench {
         print("The host keeps \(String(format2: ahead)) frames rendered ahead on average when the mix takes one: "
               + "\(String(format1: ahead * 20)) ms added at 20 ms frames (isolation.aheadFrames is 2).\n")
 
+        try underLoad(tone, seconds: options.realtimeSeconds)
         try startup(work.path)
         try restart(tone)
+    }
+
+    /// Tone in real time for `seconds`, inline then isolated, while `scripts/mixed-load.sh` keeps
+    /// every core busy (busy loops, process starts, large buffers): underruns and late frames.
+    private func underLoad(_ tone: String, seconds: Int) throws {
+        print("### Under heavy mixed load (scripts/mixed-load.sh), \(seconds) s of Tone in real time each\n")
+        print("| mode | underrun frames | late events (output) |")
+        print("|---|---|---|")
+        for mode in [IsolationPolicy.Mode.inline, .process] {
+            var configuration = RuntimeConfiguration()
+            configuration.policy.isolation.defaultMode = mode
+            configuration.sinks = []
+            configuration.session.alwaysActive = true
+            let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
+            runtime.output.attach(CallbackSink(name: "bench") { _ in })
+            guard let plugin = runtime.plugins.load(tone) else { throw BenchError("Tone did not load") }
+            try plugin.activate()
+            try runtime.startOutput()
+            _ = try runtime.play(pluginID: plugin.id, item: nil)
+            let load = try ChildProcess(loop: runtime.loop, path: "/bin/sh", arguments: ["scripts/mixed-load.sh"], descriptors: [])
+            let stop = try LoopTimer(loop: runtime.loop)
+            stop.start(after: UInt64(seconds) * 1000) {
+                kill(-load.pid, SIGKILL)
+                load.close()
+                runtime.shutdown()
+                stop.close()
+            }
+            runtime.loop.run()
+            print("| \(mode.rawValue) | \(plugin.streamCounters.underrunFrames.load(ordering: .relaxed)) "
+                  + "| \(runtime.audio.stats.lateEvents.load(ordering: .relaxed)) |")
+        }
+        print("")
     }
 
     /// Renders `seconds` of Tone into a file as fast as possible; CPU of this process and the host.
@@ -87,36 +121,52 @@ struct IsolationBench {
         return ahead
     }
 
-    /// deckd with 100 generated C plugins, inline and isolated: exec → ready, and memory (deckd's
-    /// resident set, plus the hosts' proportional share, which counts shared pages once).
+    /// deckd with 100 generated C plugins, inline and isolated (as shipped, without the sandbox,
+    /// and with each host spawned instead of forked by the zygote): exec → ready, and memory
+    /// (deckd's resident set, plus the hosts' proportional share, which counts shared pages once).
     private func startup(_ folder: String) throws {
         let generated = try BenchPlugin.build(in: folder)
         let hundred = folder + "/hundred"
         mkdir(hundred, 0o755)
         for index in 0..<100 { try generated.bundle(number: index, in: hundred) }
+        let variants: [(name: String, mode: String, config: String)] = [
+            ("inline", "inline", "{}"), ("process", "process", "{}"),
+            ("process, no sandbox", "process", #"{"isolation": {"sandbox": false}}"#),
+            ("process, no zygote", "process", #"{"isolation": {"zygote": false}}"#),
+        ]
         print("### 100 plugins (C), deckd exec → ready (median of \(options.runs / 5 + 1))\n")
         print("| mode | ready (ms) | deckd resident (MiB) | hosts, proportional (MiB total / per host) |")
         print("|---|---|---|---|")
-        for mode in ["inline", "process"] {
+        for (number, variant) in variants.enumerated() {
+            let config = folder + "/startup-\(number).json"
+            try TemporaryFolder.write(variant.config, to: config)
             var results: [(ms: Double, deckd: Int, hosts: Int)] = []
             for _ in 0...options.runs / 5 {
-                let child = try Subprocess(options.bin + "/deckd", ["--plugins", hundred, "--isolation", mode, "--state", "none",
-                                                                    "--sink", "file:\(folder)/startup.opus", "--overwrite-files",
+                let child = try Subprocess(options.bin + "/deckd", ["--config", config, "--plugins", hundred, "--isolation", variant.mode,
+                                                                    "--state", "none", "--sink", "file:\(folder)/startup.opus", "--overwrite-files",
                                                                     "--socket", folder + "/deck.sock"])
                 guard let ms = child.millisecondsUntil("deckd: ready") else { throw BenchError("deckd exited early:\n\(child.output)") }
-                let hosts = IsolationBench.children(of: child.pid)
+                // Hosts are deckd's children (forked by the zygote with CLONE_PARENT); the zygote is not a host.
+                let hosts = IsolationBench.children(of: child.pid).filter { IsolationBench.isHost($0) }
                 results.append((ms, IsolationBench.kibibytes("/proc/\(child.pid)/status", "VmRSS:"),
                                 hosts.reduce(0) { $0 + IsolationBench.kibibytes("/proc/\($1)/smaps_rollup", "Pss:") }))
                 guard child.finish(signal: SIGTERM) == 0, child.output.contains("ready: 100 plugin(s) loaded, 0 refused"),
-                      mode == "inline" || hosts.count == 100 else {
-                    throw BenchError("deckd --isolation \(mode) did not run 100 plugins cleanly:\n\(child.output.suffix(2000))")
+                      variant.mode == "inline" || hosts.count == 100 else {
+                    throw BenchError("deckd (\(variant.name)) did not run 100 plugins cleanly:\n\(child.output.suffix(2000))")
                 }
             }
             let median = results.sorted { $0.ms < $1.ms }[results.count / 2]
-            let hosts = mode == "inline" ? "—" : "\(String(format1: Double(median.hosts) / 1024)) / \(String(format2: Double(median.hosts) / 1024 / 100))"
-            print("| \(mode) | \(String(format1: median.ms)) | \(String(format1: Double(median.deckd) / 1024)) | \(hosts) |")
+            let hosts = variant.mode == "inline" ? "—" : "\(String(format1: Double(median.hosts) / 1024)) / \(String(format2: Double(median.hosts) / 1024 / 100))"
+            print("| \(variant.name) | \(String(format1: median.ms)) | \(String(format1: Double(median.deckd) / 1024)) | \(hosts) |")
         }
         print("")
+    }
+
+    /// Whether `pid` is a plugin's host: `deck-plugin-host`, not the zygote (named `deck-zygote`).
+    private static func isHost(_ pid: Int32) -> Bool {
+        let arguments = (try? MachineInfo.readText("/proc/\(pid)/cmdline")) ?? ""
+        let name = (try? MachineInfo.readText("/proc/\(pid)/comm")) ?? ""
+        return arguments.contains("deck-plugin-host") && name != "deck-zygote\n"
     }
 
     /// Kills Tone's host with SIGSEGV while it plays and times until its restarted stream is open.

@@ -23,7 +23,8 @@
  *   FIXTURE_COMPLETE_INSIDE      with FIXTURE_COMMAND_RESULT=-1, completes each command inside the command call
  *   FIXTURE_SANDBOX_PROBE        on activate, tries what a hostile plugin would and logs each outcome ("sandbox: …"):
  *                                FIXTURE_SOCKET the control socket, FIXTURE_VICTIM another bundle's manifest,
- *                                FIXTURE_TOKEN the TCP token file, FIXTURE_TCP_PORT deckd's TCP port (0: none);
+ *                                FIXTURE_TOKEN the TCP token file, FIXTURE_TCP_PORT deckd's TCP port (0: none),
+ *                                FIXTURE_MEDIA a file in a media folder, FIXTURE_OWN_MANIFEST its own manifest;
  *                                a setsid grandchild that outlives its host writes its pid to "pid" in its data folder
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
@@ -215,6 +216,12 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     if (kill(getppid(), 0) == 0) snprintf(outcome, sizeof outcome, "ALLOWED");
     else snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
     probe_say(plugin, "signal", outcome);
+    /* Read the integrator's media folder (granted with the "media" permission). */
+    int media = open(FIXTURE_MEDIA, O_RDONLY);
+    if (media >= 0) snprintf(outcome, sizeof outcome, "readable");
+    else snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
+    if (media >= 0) close(media);
+    probe_say(plugin, "media", outcome);
     /* Write into another app's bundle. */
     int victim = open(FIXTURE_VICTIM, O_WRONLY | O_APPEND);
     if (victim >= 0) snprintf(outcome, sizeof outcome, "WRITABLE");

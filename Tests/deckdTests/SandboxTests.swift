@@ -26,8 +26,15 @@ import Testing
             chmod(token, 0o600)
             victim = try Fixture.app(in: plugins, "Victim", id: "org.deck.test.victim")
             victimManifest = try String(contentsOfFile: victim + "/manifest.json", encoding: .utf8)
+            try FileManager.default.createDirectory(atPath: dir.path + "/media", withIntermediateDirectories: true)
+            chmod(dir.path + "/media", 0o755)
+            try "music".write(toFile: dir.path + "/media/song.opus", atomically: true, encoding: .utf8)
+            chmod(dir.path + "/media/song.opus", 0o644)
             var settings = try #require(try JSONSerialization.jsonObject(with: Data(config.utf8)) as? [String: Any])
             settings["dataDirectory"] = dir.path + "/data"
+            var isolation = settings["isolation"] as? [String: Any] ?? [:]
+            isolation["mediaFolders"] = [dir.path + "/media"]
+            settings["isolation"] = isolation
             try JSONSerialization.data(withJSONObject: settings).write(to: URL(fileURLWithPath: dir.path + "/deck.json"))
             deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", plugins, "--socket", socket, "--state", "none",
                                       "--isolation", "process", "--tcp", "localhost:0", "--token-file", token],
@@ -39,7 +46,7 @@ import Testing
             try Fixture.bundle(in: extra, name: "Hostile",
                                defines: ["FIXTURE_ID=\"org.deck.test.hostile\"", "FIXTURE_SANDBOX_PROBE", "FIXTURE_SOCKET=\"\(socket)\"",
                                          "FIXTURE_VICTIM=\"\(victim)/manifest.json\"", "FIXTURE_TOKEN=\"\(token)\"",
-                                         "FIXTURE_TCP_PORT=\(port)", "FIXTURE_OWN_MANIFEST=\"\(hostile)/manifest.json\""],
+                                         "FIXTURE_TCP_PORT=\(port)", "FIXTURE_MEDIA=\"\(dir.path)/media/song.opus\"", "FIXTURE_OWN_MANIFEST=\"\(hostile)/manifest.json\""],
                                manifest: ["id": "org.deck.test.hostile", "entitlements": ["audio"], "permissions": permissions])
             owner = LineClient(path: socket)
             let loaded = owner.call("apps.load", #"{"path":"\#(hostile)"}"#)
@@ -86,6 +93,7 @@ import Testing
         let scene = try Scene()
         try scene.expectContained()
         #expect(scene.outcome("control").hasPrefix("refused ("))
+        #expect(scene.outcome("media").hasPrefix("refused"), "without the media permission")
         var info = stat()
         #expect(stat(scene.data, &info) == 0)
         #expect((61_000...70_999).contains(info.st_uid), "the data folder belongs to the host's uid, not \(info.st_uid)")
@@ -97,13 +105,14 @@ import Testing
     /// On deckd's own uid (deckd not root, or `uidBase` 0) Landlock keeps files and signals out of
     /// reach; with the network granted, deckd still knows its descendants on the TCP port.
     @Test func onTheRuntimesOwnUidLandlockAndPeerChecksStillHold() throws {
-        let scene = try Scene(config: #"{"isolation": {"uidBase": 0}}"#, permissions: ["network"])
+        let scene = try Scene(config: #"{"isolation": {"uidBase": 0}}"#, permissions: ["network", "media"])
         try scene.expectContained()
         #expect(scene.outcome("control").contains(#"{"error":{"code":-32005"#), "\(scene.outcome("control"))")
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         #expect(scene.deckd.log.contains("descends from deckd"))
+        #expect(scene.outcome("media") == "readable")
         let apps = scene.owner.call("apps.list", id: 4) ?? ""
-        #expect(apps.contains(#""permissions":["network"]"#), "\(apps)")
+        #expect(apps.contains(#""permissions":["media","network"]"#), "\(apps)")
         try scene.expectNothingOutlivesTheApp()
         #expect(scene.deckd.stop() == 0)
     }

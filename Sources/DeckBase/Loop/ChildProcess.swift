@@ -38,10 +38,17 @@ public final class ChildProcess {
     /// (`NAME=value` entries; ours win for names we have), or with `environment` alone when
     /// `inheritEnvironment` is false; `isolated` also gives it /dev/null as descriptors 0–2
     /// instead of ours. `pidfd` false polls as old kernels must.
-    public init(loop: EventLoop, path: String, arguments: [String], descriptors: [Int32], environment: [String] = [],
-                inheritEnvironment: Bool = true, isolated: Bool = false, pidfd usePidfd: Bool = true) throws(LoopError) {
-        pid = try ChildProcess.spawn(path, arguments, descriptors: descriptors, environment: environment,
-                                     inheritEnvironment: inheritEnvironment, isolated: isolated)
+    public convenience init(loop: EventLoop, path: String, arguments: [String], descriptors: [Int32], environment: [String] = [],
+                            inheritEnvironment: Bool = true, isolated: Bool = false, pidfd usePidfd: Bool = true) throws(LoopError) {
+        let pid = try ChildProcess.spawn(path, arguments, descriptors: descriptors, environment: environment,
+                                         inheritEnvironment: inheritEnvironment, isolated: isolated)
+        try self.init(loop: loop, child: pid, pidfd: usePidfd)
+    }
+
+    /// Watches `pid`, a child of this process started another way (forked by a zygote with
+    /// CLONE_PARENT); it is killed and reaped if it cannot be watched.
+    public init(loop: EventLoop, child pid: pid_t, pidfd usePidfd: Bool = true) throws(LoopError) {
+        self.pid = pid
         pidfd = usePidfd ? deck_pidfd_open(pid) : -1
         do {
             if pidfd >= 0 {
@@ -120,6 +127,20 @@ public final class ChildProcess {
     public static func killAll(ownedBy uid: uid_t) -> Int {
         guard uid != 0, uid != geteuid() else { return 0 }
         return processes(ownedBy: uid).filter { Glibc.kill($0, SIGKILL) == 0 }.count
+    }
+
+    /// The uids that own a process now, from /proc.
+    public static func uidsInUse() -> Set<uid_t> {
+        guard let folder = opendir("/proc") else { return [] }
+        defer { closedir(folder) }
+        var uids = Set<uid_t>()
+        var info = stat()
+        while let entry = readdir(folder) {
+            guard entry.pointee.d_name.0 >= 0x31 && entry.pointee.d_name.0 <= 0x39 else { continue }  // a pid's folder
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if stat("/proc/\(name)", &info) == 0 { uids.insert(info.st_uid) }
+        }
+        return uids
     }
 
     /// The processes `uid` owns now, from /proc.

@@ -43,8 +43,8 @@ public final class Runtime {
     private let uiNotices: NotificationCoalescer
     /// Restarts plugins whose host process ended.
     let supervisor: PluginSupervisor
-    /// Starts isolated plugins' hosts; owns their cgroups.
-    private let codeLoader: IsolatingCodeLoader
+    /// Starts isolated plugins' hosts; owns their cgroups and the zygote.
+    package let codeLoader: IsolatingCodeLoader
     /// Crashed plugins that were playing: asked to play again once restarted.
     var resumeAfterRestart: Set<String> = []
 

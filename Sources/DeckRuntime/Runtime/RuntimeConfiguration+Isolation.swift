@@ -18,7 +18,7 @@ extension RuntimeConfiguration {
 
     /// `"isolation": {"callTimeoutMs": 1000, "startTimeoutMs": 5000, "heartbeatTimeoutMs": 2000,
     /// "renderDeadlineMs": 10, "aheadFrames": 2, "memoryLimitMb": 1024, "maxMessageBytes": 25165824,
-    /// "restartDelayMs": 250, "restartLimit": 3, "restartWindowS": 300, "uidBase": 61000, "sandbox": true,
+    /// "restartDelayMs": 250, "restartLimit": 3, "restartWindowS": 300, "uidBase": 61000, "sandbox": true, "zygote": true,
     /// "mediaFolders": ["/media/music"],
     /// "hostPath": "/usr/lib/deck/deck-plugin-host"}`.
     /// Which plugins run isolated is the policy's `"isolation"`.
@@ -54,6 +54,9 @@ extension RuntimeConfiguration {
             case "sandbox":
                 guard let flag = value.boolValue else { throw .invalid(path, "\"isolation.sandbox\" must be true or false") }
                 isolation.sandbox = flag
+            case "zygote":
+                guard let flag = value.boolValue else { throw .invalid(path, "\"isolation.zygote\" must be true or false") }
+                isolation.zygote = flag
             case "mediaFolders":
                 guard let list = value.arrayValue, let folders = Optional(list.compactMap(\.stringValue)), folders.count == list.count,
                       folders.allSatisfy({ !$0.isEmpty && !$0.contains(":") }) else {
@@ -62,7 +65,7 @@ extension RuntimeConfiguration {
                 isolation.mediaFolders = folders.map(resolve)
             default:
                 throw .invalid(path, "unknown key \"isolation.\(key)\" (known: hostPath, callTimeoutMs, startTimeoutMs, heartbeatTimeoutMs, "
-                               + "renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase, sandbox, mediaFolders)")
+                               + "renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase, sandbox, zygote, mediaFolders)")
             }
         }
     }

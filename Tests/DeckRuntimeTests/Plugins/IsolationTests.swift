@@ -131,6 +131,28 @@ import Testing
         #expect(failure.reasonText == "plugin host process: posix_spawn /nonexistent/deck-plugin-host: no such file or directory (ENOENT)")
     }
 
+    /// Hosts are forked by one zygote, each as the runtime's own child named for its plugin; a
+    /// zygote that dies is started again for the next host.
+    @Test func hostsAreForkedByTheZygoteAsTheRuntimesChildren() throws {
+        let harness = try harness(dir.path + "/zygote.opus")
+        let maps = try maps(harness)
+        let pid = try #require(maps.processID)
+        let zygote = try #require(harness.runtime.codeLoader.zygoteProcessID)
+        func field(_ pid: pid_t, _ name: String) -> String {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+            return line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
+        }
+        #expect(field(pid, "PPid") == "\(getpid())", "the host is the runtime's child")
+        #expect(field(pid, "Name") == "rg.example.maps")  // its id's last 15 bytes
+        #expect(field(zygote, "Name") == "deck-zygote" && field(zygote, "Threads") == "1")
+        kill(zygote, SIGKILL)
+        #expect(turnLoop(harness.runtime.loop, seconds: 2) { harness.runtime.codeLoader.zygoteProcessID == nil })
+        let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio"))
+        #expect(radio.processID != nil && harness.runtime.codeLoader.zygoteProcessID.map { $0 != zygote } == true)
+        #expect(maps.state == .active)  // a host outlives the zygote that forked it
+    }
+
     /// Started by hand with descriptors that are not what the runtime hands over, the host says
     /// so and exits 1 (an empty file as the ring's memory was a SIGBUS).
     @Test func aHostStartedByHandWithTheWrongDescriptorsSaysWhy() throws {
