@@ -84,7 +84,7 @@ struct HostSandbox {
     /// The folders of every file mapped into this process (its libraries and the Swift runtime's),
     /// so a library the plugin loads later from beside them is found. Read once: the zygote reads
     /// it before it forks, and its hosts inherit it.
-    nonisolated(unsafe) static let loadedFolders = readLoadedFolders()  // Written once, before any thread exists.
+    static let loadedFolders = readLoadedFolders()
 
     private static func readLoadedFolders() -> [String] {
         guard let maps = fopen("/proc/self/maps", "r") else { return [] }
@@ -92,7 +92,7 @@ struct HostSandbox {
         var folders = Set<String>()
         var line = [CChar](repeating: 0, count: 4096)
         while fgets(&line, Int32(line.count), maps) != nil {
-            let text = String(cString: line)
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             guard let slash = text.firstIndex(of: "/"), let last = text.lastIndex(of: "/"), slash < last else { continue }
             folders.insert(String(text[slash..<last]))
         }
