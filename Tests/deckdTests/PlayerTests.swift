@@ -101,9 +101,10 @@ import Testing
             #expect(saved["version"] == 1)
             #expect(saved["volumes"]?["media"]?["index"]?.intValue != nil)
         }
-        // A temporary file a kill left behind is cleared at the next start.
+        // A temporary file a kill left behind is cleared at the next start (beside the state file:
+        // the config, and `apps`, the plugins' data folders).
         let deckd = try daemon(["--config", config])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["deck.json", "state.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["apps", "deck.json", "state.json"])
         _ = deckd
     }
 }

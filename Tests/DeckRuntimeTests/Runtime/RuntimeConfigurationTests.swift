@@ -75,8 +75,7 @@ import Testing
         (#"{"files": {"overwrite": 1}}"#, "files.overwrite must be true or false"),
         (#"{"isolation": {"callTimeoutMs": 10}}"#, "isolation.callTimeoutMs is 10, out of range (50 to 60000 ms)"),
         (#"{"isolation": {"aheadFrames": 0}}"#, "isolation.aheadFrames is 0, out of range (1 to 16 frames)"),
-        (#"{"isolation": {"sandbox": true}}"#, "unknown key \"isolation.sandbox\" (known: hostPath, callTimeoutMs, startTimeoutMs, "
-            + "heartbeatTimeoutMs, renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase)"),
+        (#"{"isolation": {"seccomp": true}}"#, #"unknown key "isolation.seccomp" (known: hostPath, callTimeoutMs, startTimeoutMs, heartbeatTimeoutMs, renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase, sandbox, zygote, mediaFolders)"#),
         (#"{"session": {"idleTimeoutMs": 0.5}}"#, "session.idleTimeoutMs must be a whole number of milliseconds, not 0.5"),
         (#"{"session": {"matrix": {"call": {"navigation": "maybe"}}}}"#, "session.matrix.call.navigation must be reject, exclusive or concurrent"),
         (#"{"session": {"ducking": {"navigation": "music"}}}"#, "session.ducking.navigation must be an array of contexts"),
@@ -85,6 +84,15 @@ import Testing
         (#"{"session": {"volumeGroups": [{"name": "a", "contexts": [], "stepDb": 10}]}}"#, "session.volumeGroups[0].stepDb must be 0.1 to 6 dB"),
     ])
     func badValuesNameTheKeyAndTheRange(json: String, message: String) {
+        #expect(throws: ConfigurationError.invalid(dir.path + "/deck.json", message)) { try apply(json) }
+    }
+
+    @Test(arguments: [
+        (#"{"isolation": {"mediaFolders": ["/media:usb"]}}"#, "\"isolation.mediaFolders\" must be an array of folder paths (without ':')"),
+        (#"{"isolation": {"zygote": 1}}"#, "\"isolation.zygote\" must be true or false"),
+        (#"{"dataDirectory": 7}"#, "\"dataDirectory\" must be a folder path"),
+    ])
+    func badSandboxValuesNameTheKey(json: String, message: String) {
         #expect(throws: ConfigurationError.invalid(dir.path + "/deck.json", message)) { try apply(json) }
     }
 
