@@ -13,6 +13,9 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     private let settings: IsolationSettings
     private let frames: Int
     private let frameMilliseconds: Int
+    /// Frames in each host's ring: `aheadFrames`, and at least 8 in freewheel, where latency
+    /// does not matter and a deeper ring lets a host render in bursts.
+    private let slots: Int
     private let loop: EventLoop
     /// `deck-plugin-host`, once found (looked for again while it is not).
     private var hostPath: String?
@@ -30,10 +33,11 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     private var cgroupsIfMade: HostCgroups?
     private var logger: Logger?
 
-    package init(policy: IsolationPolicy, settings: IsolationSettings, frames: Int, loop: EventLoop) {
+    package init(policy: IsolationPolicy, settings: IsolationSettings, frames: Int, freewheel: Bool, loop: EventLoop) {
         self.policy = policy
         self.settings = settings
         self.frames = frames
+        slots = freewheel ? max(settings.aheadFrames, 8) : settings.aheadFrames
         frameMilliseconds = max(1, frames / 48)
         self.loop = loop
     }
@@ -162,7 +166,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         arguments.id = id
         arguments.entitlements = plan.entitlements
         arguments.frames = frames
-        arguments.slots = settings.aheadFrames
+        arguments.slots = slots
         arguments.memoryMegabytes = settings.memoryLimitMegabytes
         arguments.heartbeatMilliseconds = max(10, settings.heartbeatTimeoutMilliseconds / 8)
         arguments.maxMessageBytes = settings.maxMessageBytes
@@ -199,7 +203,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         }
         defer { close(pair[1]) }
         do {
-            let ring = try AudioRing(frames: frames, slots: settings.aheadFrames, name: "deck-audio")
+            let ring = try AudioRing(frames: frames, slots: slots, name: "deck-audio")
             let descriptors = [pair[1], ring.memory, ring.space, ring.filled]
             let process: ChildProcess
             if let pid = forkFromZygote(path: path, arguments: arguments.commandLine, descriptors: descriptors, logger: logger) {

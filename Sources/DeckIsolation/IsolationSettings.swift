@@ -14,7 +14,7 @@ public struct IsolationSettings: Sendable, Equatable {
     /// How long the audio thread waits for a frame the host has not rendered yet.
     public var renderDeadlineMilliseconds = 10
     /// Frames a host renders ahead: the latency isolation adds to its stream.
-    public var aheadFrames = 2
+    public var aheadFrames = 1
     /// The host's address-space limit (RLIMIT_AS); 0: none.
     public var memoryLimitMegabytes = 1_024
     /// The largest message a host may send (an image or artwork rides in one).

@@ -32,10 +32,18 @@ struct IsolationBench {
         print("\nIsolation adds \(perFrame < 0 ? "-" : "")\(String(format1: abs(perFrame))) µs of CPU per 20 ms frame "
               + "(the wakes and copies of the ring and its host thread).\n")
 
-        let ahead = try realTimeLatency(tone, seconds: min(options.realtimeSeconds, 10))
-        print("### Latency (real time, \(min(options.realtimeSeconds, 10)) s)\n")
-        print("The host keeps \(String(format2: ahead)) frames rendered ahead on average when the mix takes one: "
-              + "\(String(format1: ahead * 20)) ms added at 20 ms frames (isolation.aheadFrames is 2).\n")
+        let pacedSeconds = min(options.realtimeSeconds, 10)
+        let paced = try [IsolationPolicy.Mode.inline, .process].map { try realTime(tone, mode: $0, seconds: pacedSeconds) }
+        print("### Real time (\(pacedSeconds) s paced each)\n")
+        print("| mode | CPU, runtime + host (s) | CPU vs inline | µs of CPU a frame |")
+        print("|---|---|---|---|")
+        for (mode, run) in zip(["inline", "process"], paced) {
+            print("| \(mode) | \(String(format3: run.cpu)) | \(String(format2: run.cpu / paced[0].cpu))× "
+                  + "| \(String(format1: run.cpu / Double(pacedSeconds * 50) * 1e6)) |")
+        }
+        print("\nThe host keeps \(String(format2: paced[1].ahead)) frames rendered ahead on average when the mix takes one: "
+              + "\(String(format1: paced[1].ahead * 20)) ms added at 20 ms frames "
+              + "(isolation.aheadFrames is \(RuntimeConfiguration().isolation.aheadFrames)).\n")
 
         try underLoad(tone, seconds: options.realtimeSeconds)
         try startup(work.path)
@@ -100,25 +108,32 @@ struct IsolationBench {
         return measured
     }
 
-    private func realTimeLatency(_ tone: String, seconds: Int) throws -> Double {
+    /// Tone paced in real time for `seconds`: CPU of this process and the host, and for a host the
+    /// frames it had rendered ahead each time the mix took one.
+    private func realTime(_ tone: String, mode: IsolationPolicy.Mode, seconds: Int) throws -> (cpu: Double, ahead: Double) {
         var configuration = RuntimeConfiguration()
+        configuration.policy.isolation.defaultMode = mode
         configuration.sinks = []
         configuration.session.alwaysActive = true
         let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
         runtime.output.attach(CallbackSink(name: "bench") { _ in })
         guard let plugin = runtime.plugins.load(tone) else { throw BenchError("Tone did not load") }
         try plugin.activate()
-        try runtime.startOutput()
-        _ = try runtime.play(pluginID: plugin.id, item: nil)
         let stop = try LoopTimer(loop: runtime.loop)
-        var ahead = 0.0
-        stop.start(after: UInt64(seconds) * 1000) {
-            ahead = plugin.framesAhead ?? 0
-            runtime.shutdown()
-            stop.close()
+        var ahead = 0.0, hostCPU = 0.0
+        var measured = try Measurement.of {
+            try runtime.startOutput()
+            _ = try runtime.play(pluginID: plugin.id, item: nil)
+            stop.start(after: UInt64(seconds) * 1000) {
+                ahead = plugin.framesAhead ?? 0
+                hostCPU = plugin.processID.map(IsolationBench.cpuSeconds) ?? 0
+                runtime.shutdown()
+                stop.close()
+            }
+            runtime.loop.run()
         }
-        runtime.loop.run()
-        return ahead
+        measured.cpu += hostCPU
+        return (measured.cpu, ahead)
     }
 
     /// deckd with 100 generated C plugins, inline and isolated (as shipped, without the sandbox,

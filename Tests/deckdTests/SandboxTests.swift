@@ -72,14 +72,20 @@ import Testing
             #expect(owner.call("runtime.info", id: 3)?.contains(#""result""#) == true)  // the owner still steers it
         }
 
-        /// The setsid grandchild lives while its app does and is gone when `apps.unload` returns.
-        func expectNothingOutlivesTheApp() throws {
+        /// The pid the hostile app's setsid grandchild wrote into its data folder.
+        func grandchild() throws -> pid_t {
             var grandchild: pid_t = 0
             for _ in 0..<200 where grandchild == 0 {
                 grandchild = pid_t((try? String(contentsOfFile: data + "/pid", encoding: .utf8)) ?? "") ?? 0
                 if grandchild == 0 { usleep(10_000) }
             }
             try #require(grandchild > 0)
+            return grandchild
+        }
+
+        /// The setsid grandchild lives while its app does and is gone when `apps.unload` returns.
+        func expectNothingOutlivesTheApp() throws {
+            let grandchild = try grandchild()
             #expect(kill(grandchild, 0) == 0)
             #expect(owner.call("apps.unload", #"{"id":"org.deck.test.hostile"}"#, id: 2)?.contains(#""result":true"#) == true)
             let deadline = Date().addingTimeInterval(2)
@@ -115,6 +121,23 @@ import Testing
         #expect(apps.contains(#""permissions":["media","network"]"#), "\(apps)")
         try scene.expectNothingOutlivesTheApp()
         #expect(scene.deckd.stop() == 0)
+    }
+
+    /// deckd killed outright ends nothing itself (its hosts die with it, their orphans do not);
+    /// the next deckd on the machine ends what the dead one left in its cgroups.
+    @Test func whatAKilledRuntimeLeftIsEndedByTheNextOne() throws {
+        let scene = try Scene()
+        let grandchild = try scene.grandchild()
+        #expect(scene.deckd.stop(signal: SIGKILL, seconds: 5) != nil)
+        usleep(200_000)
+        #expect(kill(grandchild, 0) == 0, "an orphan of a killed deckd lives until the next one starts")
+        let next = try DeckdProcess(["--plugins", scene.dir.path + "/plugins", "--socket", scene.dir.path + "/next.sock", "--state", "none",
+                                     "--isolation", "process"])
+        #expect(next.waitForLog("deckd: ready"), "\(next.log)")
+        let deadline = Date().addingTimeInterval(2)
+        while kill(grandchild, 0) == 0 && Date() < deadline { usleep(10_000) }
+        #expect(kill(grandchild, 0) != 0, "the orphan \(grandchild) of the killed deckd is still alive")
+        #expect(next.stop() == 0)
     }
 
     /// A permission the manifest declares but the policy does not grant is not held, and is

@@ -102,7 +102,7 @@ public final class Runtime {
             nowPlaying: { [unowned player] in player.handle($1, instance: $0) },
             ui: { [unowned interface] in interface.handle($1, instance: $0) })
         codeLoader = IsolatingCodeLoader(policy: configuration.policy.isolation, settings: configuration.isolation,
-                                             frames: configuration.audio.frameSize.samples, loop: loop)
+                                             frames: configuration.audio.frameSize.samples, freewheel: configuration.audio.freewheel, loop: loop)
         supervisor = PluginSupervisor(settings: configuration.isolation, loop: loop)
         do {
             plugins = try PluginRegistry(directories: configuration.pluginDirectories, policy: configuration.policy,

@@ -17,7 +17,7 @@ extension RuntimeConfiguration {
     }
 
     /// `"isolation": {"callTimeoutMs": 1000, "startTimeoutMs": 5000, "heartbeatTimeoutMs": 2000,
-    /// "renderDeadlineMs": 10, "aheadFrames": 2, "memoryLimitMb": 1024, "maxMessageBytes": 25165824,
+    /// "renderDeadlineMs": 10, "aheadFrames": 1, "memoryLimitMb": 1024, "maxMessageBytes": 25165824,
     /// "restartDelayMs": 250, "restartLimit": 3, "restartWindowS": 300, "uidBase": 61000, "sandbox": true, "zygote": true,
     /// "mediaFolders": ["/media/music"],
     /// "hostPath": "/usr/lib/deck/deck-plugin-host"}`.
