@@ -112,6 +112,10 @@ sleep 0.3
 grep -E "crashed|restarted" "$work/live.log" | sed 's/^/  /'
 "$bin/deckctl" --socket "$sock" apps
 "$bin/deckctl" --socket "$sock" now-playing --format 'deckd played on; Tone, restarted, resumed: {{title}} ({{status}})'
+echo "-- the sandbox each host shuts itself in before the app's code loads (what holds on this kernel):"
+grep "isolation: sandbox:" "$work/live.log" | sed 's/^/  /'
+tone_pid=$("$bin/deckctl" --socket "$sock" apps | sed -n 's/^org\.deck\.tone .* process \([0-9]*\).*/\1/p')
+echo "  Tone's host: name $(cat "/proc/$tone_pid/comm"), uid $(awk '/^Uid:/ {print $2}' "/proc/$tone_pid/status"), parent $(awk '/^PPid:/ {print $2}' "/proc/$tone_pid/status") (deckd is $pid; forked by the zygote)"
 echo "-- errors are JSON-RPC errors with exit status 1:"
 "$bin/deckctl" --socket "$sock" launch org.example.absent || echo "exit status: $?"
 echo "-- a client may not write files outside the integrator's output folder:"

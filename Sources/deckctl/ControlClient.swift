@@ -36,13 +36,15 @@ enum ControlClient {
                 print("sinks: \(info["sinks"].display)")
             }
         },
-        Command(name: "apps", usage: "apps", summary: "loaded apps and refused bundles") { session, _ throws(ClientError) in
+        Command(name: "apps", usage: "apps", summary: "loaded apps (entitlements, +permissions, where each runs) and refused bundles") { session, _ throws(ClientError) in
             try session.show("apps.list") { list in
                 for app in list["apps"].elements {
                     let entitlements = app["entitlements"].elements.compactMap(\.string).joined(separator: ",")
+                    let permissions = app["permissions"].elements.compactMap(\.string).joined(separator: ",")
                     let isolation = app["pid"].int.map { "process \($0)" } ?? "inline"
                     print("\(app["id"].display)  \(app["version"].display)  \(app["state"].display)  \(app["language"].display)  "
-                        + "[\(entitlements.isEmpty ? "none" : entitlements)]  \(isolation)" + (app["streaming"].bool == true ? "  streaming" : ""))
+                        + "[\(entitlements.isEmpty ? "none" : entitlements)]" + (permissions.isEmpty ? "" : " +\(permissions)")
+                        + "  \(isolation)" + (app["streaming"].bool == true ? "  streaming" : ""))
                 }
                 for refused in list["refused"].elements { print("refused: \(refused["bundle"].display): \(refused["reason"].display)") }
             }
