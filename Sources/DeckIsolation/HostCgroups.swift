@@ -1,3 +1,4 @@
+import DeckBase
 import Glibc
 import Synchronization
 
@@ -69,12 +70,12 @@ final class HostCgroups {
 
     /// The processes in `group` now.
     static func members(_ group: String) -> [pid_t] {
-        (readText("\(group)/cgroup.procs") ?? "").split(separator: "\n").compactMap { pid_t($0) }
+        (SystemFile.read("\(group)/cgroup.procs") ?? "").split(separator: "\n").compactMap { pid_t($0) }
     }
 
     /// The runtime's own cgroup v2 folder (the `0::` line of /proc/self/cgroup under the cgroup2 mount).
     static func ownGroup() -> String? {
-        guard let mount = cgroup2Mount(), let membership = readText("/proc/self/cgroup") else { return nil }
+        guard let mount = cgroup2Mount(), let membership = SystemFile.read("/proc/self/cgroup") else { return nil }
         for line in membership.split(separator: "\n") where line.hasPrefix("0::") {
             let path = line.dropFirst(3)
             return path == "/" ? mount : mount + path
@@ -83,7 +84,7 @@ final class HostCgroups {
     }
 
     private static func cgroup2Mount() -> String? {
-        guard let mounts = readText("/proc/self/mountinfo") else { return nil }
+        guard let mounts = SystemFile.read("/proc/self/mountinfo") else { return nil }
         for line in mounts.split(separator: "\n") {
             let fields = line.split(separator: " ")
             guard let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count, fields[dash + 1] == "cgroup2", fields.count > 4 else { continue }
@@ -131,19 +132,6 @@ final class HostCgroups {
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         return text.utf8CString.withUnsafeBufferPointer { Glibc.write(descriptor, $0.baseAddress, $0.count - 1) } == text.utf8.count
-    }
-
-    private static func readText(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Joins `group` (this process, first thing in a host); false when it cannot.

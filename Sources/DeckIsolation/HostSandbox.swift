@@ -87,14 +87,10 @@ struct HostSandbox {
     static let loadedFolders = readLoadedFolders()
 
     private static func readLoadedFolders() -> [String] {
-        guard let maps = fopen("/proc/self/maps", "r") else { return [] }
-        defer { fclose(maps) }
         var folders = Set<String>()
-        var line = [CChar](repeating: 0, count: 4096)
-        while fgets(&line, Int32(line.count), maps) != nil {
-            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            guard let slash = text.firstIndex(of: "/"), let last = text.lastIndex(of: "/"), slash < last else { continue }
-            folders.insert(String(text[slash..<last]))
+        for line in (SystemFile.read("/proc/self/maps") ?? "").split(separator: "\n") {
+            guard let slash = line.firstIndex(of: "/"), let last = line.lastIndex(of: "/"), slash < last else { continue }
+            folders.insert(String(line[slash..<last]))
         }
         return folders.sorted()
     }

@@ -23,15 +23,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     /// or is ended (not after destroy).
     package var onEnd: ((Int, String) -> Void)?
     /// A cgroup per host where the runtime may make them; made with the first host.
-    private var cgroups: HostCgroups {
-        if let cgroupsIfMade { return cgroupsIfMade }
-        let groups = HostCgroups()
-        logger?.info("isolation", "sandbox: " + settings.sandboxSummary(cgroups: groups))
-        cgroupsIfMade = groups
-        return groups
-    }
     private var cgroupsIfMade: HostCgroups?
-    private var logger: Logger?
 
     package init(policy: IsolationPolicy, settings: IsolationSettings, frames: Int, freewheel: Bool, loop: EventLoop) {
         self.policy = policy
@@ -193,8 +185,8 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
                 logger.warning("isolation", "\(id)'s data folder: \(problem)")
             }
         }
-        self.logger = logger
-        let cgroup = cgroups.make()
+        let groups = cgroups(logging: logger)
+        let cgroup = groups.make()
         arguments.cgroup = cgroup ?? ""
 
         var pair: [Int32] = [-1, -1]
@@ -213,12 +205,21 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
                                            environment: IsolationSettings.hostEnvironment(), inheritEnvironment: false, isolated: true)
             }
             return StartedHost(plan: plan, process: process, channel: WireChannel(descriptor: pair[0], maxMessageBytes: settings.maxMessageBytes),
-                               ring: ring, remains: HostRemains(uid: arguments.uid, processGroup: process.pid, cgroup: cgroup, cgroups: cgroups))
+                               ring: ring, remains: HostRemains(uid: arguments.uid, processGroup: process.pid, cgroup: cgroup, cgroups: groups))
         } catch {
             close(pair[0])
-            if let cgroup { cgroups.end(cgroup) }
+            if let cgroup { groups.end(cgroup) }
             throw .isolationFailed("\(error)")
         }
+    }
+
+    /// The hosts' cgroups, made (and what the sandbox holds on this machine logged) with the first host.
+    private func cgroups(logging logger: Logger) -> HostCgroups {
+        if let cgroupsIfMade { return cgroupsIfMade }
+        let groups = HostCgroups()
+        logger.info("isolation", "sandbox: " + settings.sandboxSummary(cgroups: groups))
+        cgroupsIfMade = groups
+        return groups
     }
 
     /// Removes the hosts' cgroups (after every plugin was unloaded), killing what is left in them.

@@ -57,14 +57,7 @@ struct IsolationBench {
         print("| mode | underrun frames | late events (output) |")
         print("|---|---|---|")
         for mode in [IsolationPolicy.Mode.inline, .process] {
-            var configuration = RuntimeConfiguration()
-            configuration.policy.isolation.defaultMode = mode
-            configuration.sinks = []
-            configuration.session.alwaysActive = true
-            let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
-            runtime.output.attach(CallbackSink(name: "bench") { _ in })
-            guard let plugin = runtime.plugins.load(tone) else { throw BenchError("Tone did not load") }
-            try plugin.activate()
+            let (runtime, plugin) = try paced(tone, mode: mode)
             try runtime.startOutput()
             _ = try runtime.play(pluginID: plugin.id, item: nil)
             let load = try ChildProcess(loop: runtime.loop, path: "/bin/sh", arguments: ["scripts/mixed-load.sh"], descriptors: [])
@@ -108,17 +101,25 @@ struct IsolationBench {
         return measured
     }
 
-    /// Tone paced in real time for `seconds`: CPU of this process and the host, and for a host the
-    /// frames it had rendered ahead each time the mix took one.
-    private func realTime(_ tone: String, mode: IsolationPolicy.Mode, seconds: Int) throws -> (cpu: Double, ahead: Double) {
+    /// A runtime pacing its output into a sink that drops it, with Tone loaded `mode` and active.
+    private func paced(_ tone: String, mode: IsolationPolicy.Mode, logger: Logger = Logger(level: .error),
+                       configure: (inout RuntimeConfiguration) -> Void = { _ in }) throws -> (Runtime, PluginInstance) {
         var configuration = RuntimeConfiguration()
         configuration.policy.isolation.defaultMode = mode
         configuration.sinks = []
         configuration.session.alwaysActive = true
-        let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
+        configure(&configuration)
+        let runtime = try Runtime(configuration: configuration, logger: logger)
         runtime.output.attach(CallbackSink(name: "bench") { _ in })
         guard let plugin = runtime.plugins.load(tone) else { throw BenchError("Tone did not load") }
         try plugin.activate()
+        return (runtime, plugin)
+    }
+
+    /// Tone paced in real time for `seconds`: CPU of this process and the host, and for a host the
+    /// frames it had rendered ahead each time the mix took one.
+    private func realTime(_ tone: String, mode: IsolationPolicy.Mode, seconds: Int) throws -> (cpu: Double, ahead: Double) {
+        let (runtime, plugin) = try paced(tone, mode: mode)
         let stop = try LoopTimer(loop: runtime.loop)
         var ahead = 0.0, hostCPU = 0.0
         var measured = try Measurement.of {
@@ -186,15 +187,11 @@ struct IsolationBench {
 
     /// Kills Tone's host with SIGSEGV while it plays and times until its restarted stream is open.
     private func restart(_ tone: String) throws {
-        var configuration = RuntimeConfiguration()
-        configuration.sinks = []
-        configuration.session.alwaysActive = true
-        configuration.isolation.restartDelayMilliseconds = 0
-        configuration.isolation.restartLimit = 100
-        let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error) { _ in })  // the crashes are the point, not their log lines
-        runtime.output.attach(CallbackSink(name: "bench") { _ in })
-        guard let plugin = runtime.plugins.load(tone) else { throw BenchError("Tone did not load") }
-        try plugin.activate()
+        // The crashes are the point, not their log lines.
+        let (runtime, plugin) = try paced(tone, mode: .process, logger: Logger(level: .error) { _ in }) {
+            $0.isolation.restartDelayMilliseconds = 0
+            $0.isolation.restartLimit = 100
+        }
         try runtime.startOutput()
         _ = try runtime.play(pluginID: plugin.id, item: nil)
         var times: [Double] = []

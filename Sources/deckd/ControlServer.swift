@@ -165,15 +165,9 @@ final class ControlServer {
 
     /// A process's parent, from /proc/PID/stat (the field after the command, which may hold spaces).
     private static func parent(of pid: pid_t) -> pid_t? {
-        let fd = Glibc.open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { Glibc.close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 512)
-        let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        guard count > 0, let command = bytes[..<count].lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        let fields = bytes[(command + 1)..<count].split(separator: UInt8(ascii: " "))
-        guard fields.count > 1 else { return nil }
-        return pid_t(String(decoding: fields[1], as: UTF8.self))
+        guard let stat = SystemFile.read("/proc/\(pid)/stat", limit: 1024), let command = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: command)...].split(separator: " ")
+        return fields.count > 1 ? pid_t(fields[1]) : nil
     }
 
     private func refusal(tcp: Bool) -> String? {

@@ -8,7 +8,7 @@ enum LoopbackPeer {
     /// The uid and inode of the socket whose local end is `peer` and remote end `local` (our end).
     static func socket(local: SocketAddress, peer: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
         let table = peer.isIPv6 ? "/proc/net/tcp6" : "/proc/net/tcp"
-        guard let text = read(table) else { return nil }
+        guard let text = SystemFile.read(table) else { return nil }
         let (wantLocal, wantRemote) = (peer.kernelTableKey, local.kernelTableKey)
         for line in text.split(separator: "\n").dropFirst() {
             // sl local rem st tx:rx tr:when retrnsmt uid timeout inode …
@@ -28,7 +28,7 @@ enum LoopbackPeer {
             var children: [pid_t] = []
             while let entry = readdir(tasks) {
                 let tid = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                guard Int(tid) != nil, let list = read("/proc/\(pid)/task/\(tid)/children") else { continue }
+                guard Int(tid) != nil, let list = SystemFile.read("/proc/\(pid)/task/\(tid)/children") else { continue }
                 children += list.split(separator: " ").compactMap { pid_t($0.filter { $0 != "\n" }) }
             }
             closedir(tasks)
@@ -51,18 +51,5 @@ enum LoopbackPeer {
             if count > 0, String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) == wanted { return true }
         }
         return false
-    }
-
-    private static func read(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
-        while bytes.count < 16 << 20 {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
