@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "CEmbedSignals"),
         .target(name: "DeckEmbed", dependencies: ["DeckRuntime", "CEmbedSignals"],
                 linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libdeck.so.0"])]),
-        .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc"]),
+        .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc", "CSystemd"]),
         .executableTarget(name: "deck-plugin-host", dependencies: ["DeckIsolation"]),
         .executableTarget(name: "deckctl", dependencies: ["DeckBase", "CJansson"]),
         .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "DeckEmbed", "COpus", "CDeckPlugin"]),

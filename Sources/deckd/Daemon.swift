@@ -208,7 +208,9 @@ enum Daemon {
         handled.forEach { sigaddset(&unblocked, $0) }
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         var watchers: [SignalWatcher] = []
+        let notifier = ServiceNotifier(runtime: runtime)
         let stop = {
+            notifier.stopping()
             control.close()
             runtime.shutdown()
             watchers.forEach { $0.close() }
@@ -228,7 +230,9 @@ enum Daemon {
                     switch number {
                     case SIGHUP:
                         logger.info("deckd", "SIGHUP received: rescanning the plugin folders for new bundles")
+                        notifier.reloading()
                         runtime.rescanPlugins()
+                        notifier.reloaded()
                     default:
                         logger.info("deckd", "SIGUSR1 received: \(runtime.statusLine)")
                     }
@@ -239,6 +243,7 @@ enum Daemon {
             throw .runtime(.loop(error))
         }
         logger.info("deckd", "ready: \(runtime.plugins.count) plugin(s) loaded, \(runtime.plugins.loadFailures.count) refused")
+        do { try notifier.ready() } catch { throw .runtime(.loop(error)) }
         runtime.loop.run()
         logger.info("deckd", "stopped")
         // The loop ran until the last write landed, so every sink's errors are known by now.

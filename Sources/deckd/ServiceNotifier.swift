@@ -1,0 +1,74 @@
+import CSystemd
+import DeckRuntime
+import Glibc
+
+/// systemd's notify protocol, for deckd started as a `Type=notify` service: `READY=1` once the
+/// plugins are loaded and the output can start, `RELOADING=1`/`READY=1` around a rescan,
+/// `STOPPING=1`, a one-line `STATUS=` kept current, and `WATCHDOG=1` at half the unit's
+/// `WatchdogSec` — sent from the loop, and only while the audio thread makes progress, so a stuck
+/// loop or audio thread lets systemd restart deckd. Without `NOTIFY_SOCKET` it does nothing.
+/// Loop-thread-confined.
+final class ServiceNotifier {
+    private let runtime: Runtime
+    private var timer: LoopTimer?
+    private var status = ""
+
+    init(runtime: Runtime) {
+        self.runtime = runtime
+    }
+
+    /// Whether systemd (or another service manager) listens.
+    var isListening: Bool { getenv("NOTIFY_SOCKET") != nil }
+
+    /// deckd serves: the plugins are loaded and the output started (or waits for audio).
+    func ready() throws(LoopError) {
+        guard isListening else { return }
+        status = summary
+        send("READY=1\nSTATUS=\(status)\nMAINPID=\(getpid())")
+        var interval: UInt64 = 0
+        let watchdog = sd_watchdog_enabled(0, &interval) > 0 && interval > 0
+        let period = watchdog ? max(1, interval / 2_000) : 1_000  // ms: half the watchdog's, else a status check a second
+        let timer = try LoopTimer(loop: runtime.loop)
+        timer.start(after: period, repeat: period) { [unowned self] in tick(watchdog: watchdog) }
+        self.timer = timer
+    }
+
+    func reloading() {
+        guard isListening else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        send("RELOADING=1\nMONOTONIC_USEC=\(UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000)")
+    }
+
+    func reloaded() {
+        guard isListening else { return }
+        status = summary
+        send("READY=1\nSTATUS=\(status)")
+    }
+
+    func stopping() {
+        timer?.close()
+        timer = nil
+        guard isListening else { return }
+        send("STOPPING=1\nSTATUS=stopping")
+    }
+
+    /// "2 apps, 0 refused; output active; 1 sink" — what changes rarely, unlike frame counts.
+    var summary: String {
+        "\(runtime.plugins.count) app(s), \(runtime.plugins.loadFailures.count) refused; "
+            + "output \(runtime.session.isActive ? "active" : "inactive"); \(runtime.sinks.list.count) sink(s)"
+    }
+
+    private func tick(watchdog: Bool) {
+        var message: [String] = []
+        if watchdog && !runtime.audio.isStalled { message.append("WATCHDOG=1") }
+        let now = summary
+        if now != status {
+            status = now
+            message.append("STATUS=\(now)")
+        }
+        if !message.isEmpty { send(message.joined(separator: "\n")) }
+    }
+
+    private func send(_ state: String) { _ = sd_notify(0, state) }
+}
