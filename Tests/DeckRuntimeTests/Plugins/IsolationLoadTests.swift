@@ -4,8 +4,9 @@ import Testing
 @testable import DeckRuntime
 
 /// Isolation costs no audio on a busy machine: under heavy mixed load on every core, a stream
-/// rendered in a host process has as many underruns as one rendered inline — none. Run in the
-/// isolated pass only (it runs both modes itself).
+/// rendered in a host process has as many underruns as one rendered inline — none. `make test`
+/// runs it alone, after both passes (it runs both modes itself, and its load would slow the
+/// timing checks of suites running beside it).
 @Suite(.serialized) struct IsolationLoadTests {
     let dir = TemporaryDirectory()
 
