@@ -69,7 +69,8 @@ final class ControlServer {
     }
 
     /// The uids plugins' host processes run as: never a client.
-    private let pluginUIDs: ClosedRange<UInt32>?
+    /// The uids plugins' hosts run as; a peer of one of them is refused.
+    let pluginUIDs: ClosedRange<UInt32>?
 
     init(path: String, tcp: TCPListener? = nil, loop: EventLoop, dispatcher: RPCDispatcher, events: EventHub, logger: Logger,
          limits: ControlLimits = ControlLimits(), pluginUIDs: ClosedRange<UInt32>? = nil) throws(ControlServerError) {
@@ -132,44 +133,6 @@ final class ControlServer {
     }
 
     /// Whether another client of this kind fits; the reason it does not, otherwise.
-    /// Why a local peer may not be a client: a plugin's process (its uid is a host's, or deckd is
-    /// among its ancestors: deckd starts no other processes). Plugins reach the runtime only
-    /// through their host ABI. Nil for anyone else.
-    private func pluginPeer(_ stream: StreamConnection) -> String? {
-        if let local = stream.localAddress, let remote = stream.peerAddress {
-            return remote.isLoopback ? pluginPeer(local: local, remote: remote) : nil
-        }
-        guard let peer = stream.peerCredentials else { return nil }
-        if let pluginUIDs, pluginUIDs.contains(peer.uid) {
-            return "process \(peer.pid) runs as uid \(peer.uid), a plugin's; plugins reach the runtime only through their host"
-        }
-        var pid = peer.pid
-        for _ in 0..<64 {
-            guard let parent = ControlServer.parent(of: pid), parent > 1 else { return nil }
-            if parent == getpid() { return "process \(peer.pid) descends from deckd: a plugin's; plugins reach the runtime only through their host" }
-            pid = parent
-        }
-        return nil
-    }
-
-    /// The same for a TCP client on this machine: the uid of its socket, or deckd's descendant
-    /// that holds it.
-    private func pluginPeer(local: SocketAddress, remote: SocketAddress) -> String? {
-        guard let socket = LoopbackPeer.socket(local: local, peer: remote) else { return nil }
-        if let pluginUIDs, pluginUIDs.contains(socket.uid) {
-            return "\(remote) belongs to uid \(socket.uid), a plugin's; plugins reach the runtime only through their host"
-        }
-        guard let holder = LoopbackPeer.descendants(of: getpid()).first(where: { LoopbackPeer.holds($0, socket: socket.inode) }) else { return nil }
-        return "\(remote) belongs to process \(holder), which descends from deckd: a plugin's; plugins reach the runtime only through their host"
-    }
-
-    /// A process's parent, from /proc/PID/stat (the field after the command, which may hold spaces).
-    private static func parent(of pid: pid_t) -> pid_t? {
-        guard let stat = SystemFile.read("/proc/\(pid)/stat", limit: 1024), let command = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: command)...].split(separator: " ")
-        return fields.count > 1 ? pid_t(fields[1]) : nil
-    }
-
     private func refusal(tcp: Bool) -> String? {
         let open = clients.values.filter { $0.isTCP == tcp }
         if !tcp {
