@@ -1,3 +1,4 @@
+import DeckBase
 import Glibc
 
 /// Hands a plugin's data folder, and everything in it, to the uid its host runs as.
@@ -14,11 +15,8 @@ enum DataFolderOwner {
     private static func change(_ path: String, to uid: UInt32, depth: Int) -> String? {
         guard lchown(path, uid, uid) == 0 else { return "cannot give \(path) to uid \(uid): \(String(cString: strerror(errno)))" }
         var info = stat()
-        guard depth < 64, lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, let folder = opendir(path) else { return nil }
-        defer { closedir(folder) }
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name != ".", name != ".." else { continue }
+        guard depth < 64, lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        for name in FolderEntries.names(in: path) ?? [] {
             if let problem = change("\(path)/\(name)", to: uid, depth: depth + 1) { return problem }
         }
         return nil

@@ -98,31 +98,18 @@ final class HostCgroups {
 
     /// Groups of runtimes that are gone (`deck-<pid>-<n>` with no such process), their processes killed.
     private static func removeStale(in base: String) {
-        guard let folder = opendir(base) else { return }
-        var stale: [String] = []
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for name in FolderEntries.names(in: base) ?? [] {
             guard name.hasPrefix("deck-"), let pid = pid_t(name.dropFirst(5).prefix { $0 != "-" }),
                   Glibc.kill(pid, 0) != 0 && errno == ESRCH else { continue }
-            stale.append("\(base)/\(name)")
+            removeTree("\(base)/\(name)")
         }
-        closedir(folder)
-        stale.forEach(removeTree)
     }
 
     /// Kills what is left in `group`'s children and removes them and it.
     private static func removeTree(_ group: String) {
-        if let folder = opendir(group) {
-            var children: [String] = []
-            while let entry = readdir(folder) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name.hasPrefix("host-") { children.append("\(group)/\(name)") }
-            }
-            closedir(folder)
-            for child in children {
-                kill(child)
-                rmdir(child)
-            }
+        for name in FolderEntries.names(in: group) ?? [] where name.hasPrefix("host-") {
+            kill("\(group)/\(name)")
+            rmdir("\(group)/\(name)")
         }
         rmdir(group)
     }

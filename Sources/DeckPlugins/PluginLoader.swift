@@ -35,15 +35,10 @@ package struct PluginLoader {
 
     /// The `*.deckplugin` folders directly inside `directory`, sorted by name for a stable load order.
     package static func bundles(in directory: String) throws(PluginLoadError) -> [String] {
-        guard let dir = opendir(directory) else {
+        guard let entries = FolderEntries.names(in: directory) else {
             throw PluginLoadError(bundle: directory, reason: .notADirectory("cannot read plugin directory: \(String(cString: strerror(errno)))"))
         }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasSuffix(bundleSuffix) && name != bundleSuffix { names.append(name) }
-        }
+        let names = entries.filter { $0.hasSuffix(bundleSuffix) && $0 != bundleSuffix }
         let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         return names.sorted().map { "\(base)/\($0)" }
     }

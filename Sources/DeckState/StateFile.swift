@@ -77,10 +77,7 @@ public final class StateFile {
     private func removeLeftovers() {
         let (folder, _) = AtomicFile.split(path)
         let prefix = AtomicFile.split(AtomicFile.temporaryPrefix(for: path)).name
-        guard let directory = opendir(folder) else { return }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for entryName in FolderEntries.names(in: folder) ?? [] {
             guard entryName.hasPrefix(prefix), entryName.utf8.count == prefix.utf8.count + 6 else { continue }
             if unlink(folder + "/" + entryName) == 0 { logger.info("state", "removed \(folder)/\(entryName), left by a save that did not finish") }
         }

@@ -1,3 +1,4 @@
+import DeckBase
 import Glibc
 
 /// A scratch folder under /tmp, removed on deinit, with the few file operations the benches need.
@@ -15,13 +16,7 @@ final class TemporaryFolder {
     deinit { _ = TemporaryFolder.shell("rm -rf '\(path)'") }
 
     static func list(_ directory: String) throws -> [String] {
-        guard let dir = opendir(directory) else { throw BenchError("cannot read \(directory)") }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
+        guard let names = FolderEntries.names(in: directory) else { throw BenchError("cannot read \(directory)") }
         return names
     }
 

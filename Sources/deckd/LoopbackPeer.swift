@@ -24,14 +24,9 @@ enum LoopbackPeer {
     static func descendants(of root: pid_t) -> [pid_t] {
         var found: [pid_t] = [], queue = [root]
         while let pid = queue.popLast(), found.count < 100_000 {
-            guard let tasks = opendir("/proc/\(pid)/task") else { continue }
-            var children: [pid_t] = []
-            while let entry = readdir(tasks) {
-                let tid = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                guard Int(tid) != nil, let list = SystemFile.read("/proc/\(pid)/task/\(tid)/children") else { continue }
-                children += list.split(separator: " ").compactMap { pid_t($0.filter { $0 != "\n" }) }
+            let children = (FolderEntries.names(in: "/proc/\(pid)/task") ?? []).flatMap { tid in
+                (SystemFile.read("/proc/\(pid)/task/\(tid)/children") ?? "").split(separator: " ").compactMap { pid_t($0.filter { $0 != "\n" }) }
             }
-            closedir(tasks)
             found += children
             queue += children
         }
@@ -40,16 +35,11 @@ enum LoopbackPeer {
 
     /// Whether process `pid` has socket `inode` among its descriptors.
     static func holds(_ pid: pid_t, socket inode: UInt64) -> Bool {
-        let folder = "/proc/\(pid)/fd"
-        guard let descriptors = opendir(folder) else { return false }
-        defer { closedir(descriptors) }
-        let wanted = "socket:[\(inode)]"
+        let folder = "/proc/\(pid)/fd", wanted = "socket:[\(inode)]"
         var target = [CChar](repeating: 0, count: 64)
-        while let entry = readdir(descriptors) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return (FolderEntries.names(in: folder) ?? []).contains { name in
             let count = readlink("\(folder)/\(name)", &target, target.count - 1)
-            if count > 0, String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) == wanted { return true }
+            return count > 0 && String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) == wanted
         }
-        return false
     }
 }

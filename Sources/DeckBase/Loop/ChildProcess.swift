@@ -129,32 +129,19 @@ public final class ChildProcess {
         return processes(ownedBy: uid).filter { Glibc.kill($0, SIGKILL) == 0 }.count
     }
 
-    /// The uids that own a process now, from /proc.
-    public static func uidsInUse() -> Set<uid_t> {
-        guard let folder = opendir("/proc") else { return [] }
-        defer { closedir(folder) }
-        var uids = Set<uid_t>()
-        var info = stat()
-        while let entry = readdir(folder) {
-            guard entry.pointee.d_name.0 >= 0x31 && entry.pointee.d_name.0 <= 0x39 else { continue }  // a pid's folder
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if stat("/proc/\(name)", &info) == 0 { uids.insert(info.st_uid) }
-        }
-        return uids
-    }
+    /// The uids that own a process now.
+    public static func uidsInUse() -> Set<uid_t> { Set(processOwners().map(\.uid)) }
 
-    /// The processes `uid` owns now, from /proc.
-    public static func processes(ownedBy uid: uid_t) -> [pid_t] {
-        guard let folder = opendir("/proc") else { return [] }
-        defer { closedir(folder) }
-        var found: [pid_t] = []
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard let pid = pid_t(name), pid > 1 else { continue }
-            var info = stat()
-            if stat("/proc/\(name)", &info) == 0, info.st_uid == uid { found.append(pid) }
+    /// The processes `uid` owns now.
+    public static func processes(ownedBy uid: uid_t) -> [pid_t] { processOwners().filter { $0.uid == uid }.map(\.pid) }
+
+    /// Every process (but init) and its owner, from /proc.
+    private static func processOwners() -> [(pid: pid_t, uid: uid_t)] {
+        var info = stat()
+        return (FolderEntries.names(in: "/proc") ?? []).compactMap { name in
+            guard let pid = pid_t(name), pid > 1, stat("/proc/\(name)", &info) == 0 else { return nil }
+            return (pid, info.st_uid)
         }
-        return found
     }
 
     /// Sends `signal` to the child while it runs.
