@@ -122,7 +122,7 @@ public final class Output {
         for uri in uris {
             do { try addSink(uri) } catch { failures.append(error.description) }
         }
-        failures.forEach { logger.error("sinks", $0) }
+        failures.forEach { logger.error("sinks", event: .sinkFailed, $0) }
         if !uris.isEmpty && failures.count == uris.count {
             throw .noSink(failures)
         }

@@ -42,23 +42,23 @@ package final class InProcessPluginCode: PluginCode {
             if audio.pointee.start != nil && audio.pointee.stop != nil && audio.pointee.render != nil {
                 self.audio = audio
             } else {
-                logger.warning("plugins", "\(id): ignoring its deck.audio extension: start, stop or render is NULL")
+                logger.warning("plugins", plugin: id, "\(id): ignoring its deck.audio extension: start, stop or render is NULL")
             }
         }
         session = plugin.pointee.get_extension?(plugin, DECK_EXT_SESSION)?.assumingMemoryBound(to: deck_plugin_session_t.self)
         nowPlaying = plugin.pointee.get_extension?(plugin, DECK_EXT_NOW_PLAYING)?.assumingMemoryBound(to: deck_plugin_now_playing_t.self)
         if nowPlaying != nil && nowPlaying?.pointee.command == nil {
-            logger.warning("plugins", "\(id): ignoring its deck.now-playing extension: command is NULL")
+            logger.warning("plugins", plugin: id, "\(id): ignoring its deck.now-playing extension: command is NULL")
             nowPlaying = nil
         }
         ui = plugin.pointee.get_extension?(plugin, DECK_EXT_UI)?.assumingMemoryBound(to: deck_plugin_ui_t.self)
         if ui != nil && (ui?.pointee.display_changed == nil || ui?.pointee.select == nil) {
-            logger.warning("plugins", "\(id): ignoring its deck.ui extension: display_changed or select is NULL")
+            logger.warning("plugins", plugin: id, "\(id): ignoring its deck.ui extension: display_changed or select is NULL")
             ui = nil
         }
         content = plugin.pointee.get_extension?(plugin, DECK_EXT_CONTENT)?.assumingMemoryBound(to: deck_plugin_content_t.self)
         if let table = content?.pointee, table.child_count == nil || table.item == nil || table.begin_loading == nil || table.play == nil {
-            logger.warning("plugins", "\(id): ignoring its deck.content extension: child_count, item, begin_loading or play is NULL")
+            logger.warning("plugins", plugin: id, "\(id): ignoring its deck.content extension: child_count, item, begin_loading or play is NULL")
             content = nil
         }
         return .ok
@@ -123,7 +123,7 @@ package final class InProcessPluginCode: PluginCode {
         let answer = handler(plugin, &raw, token)
         if answer == DECK_COMMAND_PENDING.rawValue { return nil }
         guard let result = CommandResult(rawValue: Int(answer)) else {
-            logger.warning("plugins", "\(id) answered \(command.kind.name) with \(answer), not a deck_command_result_t; read as commandFailed")
+            logger.warning("plugins", plugin: id, "\(id) answered \(command.kind.name) with \(answer), not a deck_command_result_t; read as commandFailed")
             return .commandFailed
         }
         return result

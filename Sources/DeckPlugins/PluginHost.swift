@@ -73,9 +73,9 @@ package final class PluginHost: Sendable {
         if level == .error { lastLoggedErrorText.withLock { $0 = message } }
         switch logBudget.withLock({ $0.admit(now: PluginLogBudget.nowMilliseconds()) }) {
         case .log(let suppressed):
-            logger.log(level, pluginID, suppressed > 0 ? "(\(suppressed) lines suppressed) \(message)" : message)
+            logger.log(level, pluginID, plugin: pluginID, suppressed > 0 ? "(\(suppressed) lines suppressed) \(message)" : message)
         case .suppress(let first):
-            if first { logger.warning(pluginID, "logging faster than \(Int(PluginLogBudget.perSecond)) lines a second; lines are suppressed") }
+            if first { logger.warning(pluginID, plugin: pluginID, "logging faster than \(Int(PluginLogBudget.perSecond)) lines a second; lines are suppressed") }
         }
     }
 

@@ -239,7 +239,7 @@ public final class PluginInstance {
         loopTime.add(endMicroseconds - startMicroseconds, at: endMicroseconds / 1_000)
         let spent = (endMicroseconds - startMicroseconds) / 1_000
         if spent > PluginInstance.slowCallMilliseconds {
-            host.logger.warning("plugins", "\(id): \(call) took \(spent) ms on the loop thread (over \(PluginInstance.slowCallMilliseconds) ms); "
+            host.logger.warning("plugins", plugin: id, "\(id): \(call) took \(spent) ms on the loop thread (over \(PluginInstance.slowCallMilliseconds) ms); "
                                 + "every app and client waited for it")
         }
         return result

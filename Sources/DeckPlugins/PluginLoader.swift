@@ -130,12 +130,12 @@ package struct PluginLoader {
         let checked = try check(bundle: bundlePath, loadedBundle: loadedBundle)
         let manifest = checked.manifest, plan = checked.plan
         if !checked.deniedEntitlements.isEmpty {
-            logger.warning("plugins", "\(manifest.id): entitlements not granted by policy, loading without them: \(Entitlement.list(checked.deniedEntitlements))")
+            logger.warning("plugins", plugin: manifest.id, "\(manifest.id): entitlements not granted by policy, loading without them: \(Entitlement.list(checked.deniedEntitlements))")
         }
         if !checked.deniedPermissions.isEmpty {
-            logger.warning("plugins", "\(manifest.id): permissions not granted by policy, its sandbox keeps it from: \(Permission.list(checked.deniedPermissions))")
+            logger.warning("plugins", plugin: manifest.id, "\(manifest.id): permissions not granted by policy, its sandbox keeps it from: \(Permission.list(checked.deniedPermissions))")
         }
-        if let problem = checked.dataFolderProblem { logger.warning("plugins", "\(manifest.id) runs without a data folder: \(problem)") }
+        if let problem = checked.dataFolderProblem { logger.warning("plugins", plugin: manifest.id, "\(manifest.id) runs without a data folder: \(problem)") }
 
         // Plugin code runs from here on.
         let host = PluginHost(pluginID: manifest.id, instance: instance, entitlements: plan.entitlements, permissions: plan.permissions,

@@ -82,7 +82,7 @@ public final class PluginRegistry: RandomAccessCollection {
             plugin.overspends = []
             onOverspent?(plugin, "took \(share) \(budget.endAfterWindows) times within \(budget.windowMilliseconds * budget.endAfterWindows) ms")
         } else {
-            logger.warning("plugins", "\(plugin.id) took \(share); the callbacks it asks for wait until it is within it")
+            logger.warning("plugins", plugin: plugin.id, "\(plugin.id) took \(share); the callbacks it asks for wait until it is within it")
         }
         return false
     }
@@ -128,7 +128,7 @@ public final class PluginRegistry: RandomAccessCollection {
             plugin.callWatch = callWatch
             plugin.loopTime = LoopTimeLedger(windowMilliseconds: budget.windowMilliseconds)
             loaded.append(plugin)
-            logger.info("plugins", "loaded \(plugin.id) \(plugin.manifest.version) from \(path) "
+            logger.info("plugins", plugin: plugin.id, "loaded \(plugin.id) \(plugin.manifest.version) from \(path) "
                 + "(\(plugin.isSwift ? "Swift" : "C"); entitlements: \(Entitlement.list(plugin.entitlements)))")
             return plugin
         } catch {
@@ -157,7 +157,7 @@ public final class PluginRegistry: RandomAccessCollection {
         plugin.destroy()
         loaded.removeAll { $0 === plugin }
         byInstance = byInstance.filter { $0.value !== plugin }
-        logger.info("plugins", "unloaded \(plugin.id)")
+        logger.info("plugins", plugin: plugin.id, "unloaded \(plugin.id)")
     }
 
     /// Unloads every plugin, last loaded first, and stops listening for callbacks.

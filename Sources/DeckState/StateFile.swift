@@ -69,7 +69,7 @@ public final class StateFile {
     public func setAside(because reason: String) {
         let aside = "\(path).corrupt-\(time(nil))"
         let moved = rename(path, aside) == 0
-        logger.warning("state", "\(path): \(reason); starting without saved state" + (moved ? " (the file is kept as \(aside))" : ""))
+        logger.warning("state", event: .stateSetAside, "\(path): \(reason); starting without saved state" + (moved ? " (the file is kept as \(aside))" : ""))
     }
 
     /// Removes the temporary files a process killed while saving left beside the file: only names

@@ -45,7 +45,7 @@ public final class HTTPStreamSink: Sink {
             server.onAcceptError = { [weak self] error in
                 guard let self else { return }
                 let (log, held) = acceptErrors.admit(now: context.loop.now)
-                if log { context.logger.error("sinks", "\(uri): \(error); a listener was turned away\(LogThrottle.suffix(held))") }
+                if log { context.logger.error("sinks", event: .sinkFailed, "\(uri): \(error); a listener was turned away\(LogThrottle.suffix(held))") }
             }
         } catch {
             server.close()

@@ -21,14 +21,14 @@ public final class OggFileSink: Sink {
         }
         file.onError = { [weak self] error in
             guard let self, counters.count(error: error.description) else { return }
-            context.logger.error("sinks", "\(uri): \(error) (\(counters.errors) failed writes so far)")
+            context.logger.error("sinks", event: .sinkFailed, "\(uri): \(error) (\(counters.errors) failed writes so far)")
         }
         file.onDeleted = { [weak self] in
             guard let self else { return }
             let problem = "the file was deleted (or its folder removed) while being written; nothing more is written to it"
             _ = counters.count(error: problem)
             counters.failed = true
-            context.logger.error("sinks", "\(uri): \(problem); remove this sink and add a new one")
+            context.logger.error("sinks", event: .sinkFailed, "\(uri): \(problem); remove this sink and add a new one")
             file.close()
         }
     }

@@ -54,7 +54,7 @@ public final class RTPSink: Sink {
             status.packets += 1
             status.bytes += datagram.count
         } catch {
-            if status.count(error: error.description) { logger.warning("sinks", "\(uri): \(error) (\(status.errors) so far)") }
+            if status.count(error: error.description) { logger.warning("sinks", event: .sinkFailed, "\(uri): \(error) (\(status.errors) so far)") }
         }
     }
 

@@ -37,7 +37,7 @@ enum Daemon {
             printError("deckd: \(error.message)\nTry 'deckd --help' for more information.")
             return 2
         }
-        let logger = Logger(level: configuration.logLevel)
+        let logger = makeLogger(options, level: configuration.logLevel)
         IsolationSettings.hideFromPlugins()
         do {
             try serve(configuration: configuration, play: options.play, socket: options.socketPath ?? UnixSocket.defaultControlPath,
@@ -47,6 +47,15 @@ enum Daemon {
             logger.error("deckd", "\(error)")
             return 1
         }
+    }
+
+    /// Text lines on stderr, or records with fields in the journal (asked for, or stderr is the journal).
+    static func makeLogger(_ options: DaemonOptions, level: LogLevel) -> Logger {
+        let journal = options.logTarget == .journal || (options.logTarget == .auto && JournalWriter.standardErrorIsJournal)
+        guard journal, let writer = JournalWriter(socketPath: options.journalSocket, identifier: "deckd") else {
+            return Logger(level: level)
+        }
+        return Logger(level: level, sink: writer.sink)
     }
 
     static let defaultSink = "http://127.0.0.1:8000/stream.opus"

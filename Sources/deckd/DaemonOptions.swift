@@ -10,6 +10,8 @@ struct DaemonOptions {
     var pluginDirectories: [String] = []
     var policyFile: String?
     var logLevel: LogLevel?
+    var logTarget = LogTarget.auto
+    var journalSocket = JournalWriter.defaultSocket
     var insecurePlugins = false
     var isolation: IsolationPolicy.Mode?
     var outputDirectory: String?
@@ -29,6 +31,7 @@ struct DaemonOptions {
                      [--tcp HOST:PORT --token-file FILE [--tcp-allow-remote]] [--sink URI]...
                      [--output-dir DIR] [--overwrite-files] [--play PLUGIN_ID[:ITEM]]
                      [--freewheel] [--duration SECONDS] [--log-level LEVEL]
+                     [--log-target auto|journal|stderr] [--journal-socket PATH]
                      [--state FILE|none] [--resume] [--mpris] [--insecure-plugins]
                      [--isolation process|inline]
                      [--help] [--version]
@@ -58,6 +61,11 @@ struct DaemonOptions {
           --freewheel          render as fast as possible instead of in real time
           --duration SECONDS   stop after this much audio has been produced, then exit
           --log-level LEVEL    error, warning, info (default) or debug
+          --log-target TARGET  journal: records with fields (DECK_SOURCE, DECK_PLUGIN, MESSAGE_ID) to
+                               systemd's journal; stderr: text lines; auto (default): the journal
+                               when stderr is connected to it (JOURNAL_STREAM), else stderr
+          --journal-socket PATH  the journal's native socket (default /run/systemd/journal/socket;
+                               a journald namespace's is /run/systemd/journal.NAMESPACE/socket)
           --state FILE|none    where the last source and the volumes are kept
                                (default $XDG_STATE_HOME/deck/state.json, else
                                ~/.local/state/deck/state.json; none with --duration)
@@ -105,6 +113,13 @@ struct DaemonOptions {
                     throw UsageError("--log-level must be error, warning, info or debug, not '\(name)'")
                 }
                 options.logLevel = level
+            case "--log-target":
+                let name = try value()
+                guard let target = LogTarget(rawValue: name) else {
+                    throw UsageError("--log-target must be auto, journal or stderr, not '\(name)'")
+                }
+                options.logTarget = target
+            case "--journal-socket": options.journalSocket = try value()
             case "--insecure-plugins": try noValue(); options.insecurePlugins = true
             case "--isolation":
                 let name = try value()
@@ -127,8 +142,8 @@ struct DaemonOptions {
             case "--freewheel": try noValue(); options.freewheel = true
             case "--duration":
                 let text = try value()
-                guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-                    throw UsageError("--duration must be a positive number of seconds, not '\(text)'")
+                guard let seconds = Double(text), seconds > 0, seconds <= MediaTime.limit else {
+                    throw UsageError("--duration must be a number of seconds above 0 and at most 1e9, not '\(text)'")
                 }
                 options.durationSeconds = seconds
             case "--help", "-h": try noValue(); options.showHelp = true
@@ -142,6 +157,11 @@ struct DaemonOptions {
         if options.tcp == nil && options.tcpAllowRemote { throw UsageError("--tcp-allow-remote goes with --tcp HOST:PORT") }
         return options
     }
+}
+
+/// Where deckd's log goes.
+enum LogTarget: String {
+    case auto, journal, stderr
 }
 
 /// A command-line mistake: reported on one line with a hint, exit status 2.

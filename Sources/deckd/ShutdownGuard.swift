@@ -74,7 +74,7 @@ final class ShutdownGuard: @unchecked Sendable {  // `thread` is written once be
             let stuck = watch.stuck(longerThan: PluginInstance.slowCallMilliseconds, now: now)
             if let stuck, stuck != reported {
                 reported = stuck
-                logger.warning("plugins", "\(stuck.plugin): \(stuck.call) has not returned after \(now - stuck.since) ms; "
+                logger.warning("plugins", plugin: stuck.plugin, "\(stuck.plugin): \(stuck.call) has not returned after \(now - stuck.since) ms; "
                                + "the loop (control socket, timers, other plugins) waits for it")
             }
             if let deadline, now > deadline {

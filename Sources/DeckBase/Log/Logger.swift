@@ -27,11 +27,14 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 }
 
-/// One line of the runtime's log: who said it, how loud, and what.
+/// One line of the runtime's log: who said it, how loud, and what; the plugin it is about and the
+/// alertable event it reports, where there are ones (the journal carries them as fields).
 public struct LogRecord: Sendable, Equatable {
     public var level: LogLevel
     public var source: String
     public var message: String
+    public var plugin: String? = nil
+    public var event: LogEvent? = nil
 }
 
 /// The runtime's log: filtered by level, usable from any thread (plugins log from the audio thread too).
@@ -54,14 +57,21 @@ public final class Logger: Sendable {
         set { threshold.store(newValue.rawValue, ordering: .relaxed) }
     }
 
-    public func log(_ level: LogLevel, _ source: String, _ message: @autoclosure () -> String) {
+    public func log(_ level: LogLevel, _ source: String, plugin: String? = nil, event: LogEvent? = nil,
+                    _ message: @autoclosure () -> String) {
         guard level.rawValue <= threshold.load(ordering: .relaxed) else { return }
-        sink(LogRecord(level: level, source: source, message: message()))
+        sink(LogRecord(level: level, source: source, message: message(), plugin: plugin, event: event))
     }
 
-    public func error(_ source: String, _ message: @autoclosure () -> String) { log(.error, source, message()) }
-    public func warning(_ source: String, _ message: @autoclosure () -> String) { log(.warning, source, message()) }
-    public func info(_ source: String, _ message: @autoclosure () -> String) { log(.info, source, message()) }
+    public func error(_ source: String, plugin: String? = nil, event: LogEvent? = nil, _ message: @autoclosure () -> String) {
+        log(.error, source, plugin: plugin, event: event, message())
+    }
+    public func warning(_ source: String, plugin: String? = nil, event: LogEvent? = nil, _ message: @autoclosure () -> String) {
+        log(.warning, source, plugin: plugin, event: event, message())
+    }
+    public func info(_ source: String, plugin: String? = nil, _ message: @autoclosure () -> String) {
+        log(.info, source, plugin: plugin, message())
+    }
     public func debug(_ source: String, _ message: @autoclosure () -> String) { log(.debug, source, message()) }
 
     /// `2026-11-29T18:30:00.123Z warning plugins: message`, written with one `write(2)` so lines never interleave.

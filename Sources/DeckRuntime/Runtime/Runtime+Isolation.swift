@@ -16,9 +16,9 @@ extension Runtime {
         plugin.markCrashed(disabled: delay == nil)
         retire(plugin)
         if let delay {
-            logger.error("plugins", "\(plugin.id) crashed: \(story); restarting it in \(delay) ms")
+            logger.error("plugins", plugin: plugin.id, event: .pluginCrashed, "\(plugin.id) crashed: \(story); restarting it in \(delay) ms")
         } else {
-            logger.error("plugins", "\(plugin.id) crashed: \(story); it crashed \(configuration.isolation.restartLimit) times within "
+            logger.error("plugins", plugin: plugin.id, event: .pluginDisabled, "\(plugin.id) crashed: \(story); it crashed \(configuration.isolation.restartLimit) times within "
                          + "\(configuration.isolation.restartWindowSeconds) s and stays disabled until apps.load or apps.launch")
         }
         publish("apps.changed", AppsMethods.list(self))
@@ -34,7 +34,7 @@ extension Runtime {
         if !onPurpose, let changes = BundleFingerprint(bundle: bundle, library: dead.manifest.library).changes(since: dead.fingerprint) {
             dead.markCrashed(disabled: true)
             resumeAfterRestart.remove(id)
-            logger.error("plugins", "\(id) is not restarted: its bundle changed since it was loaded (\(changes)); "
+            logger.error("plugins", plugin: id, event: .pluginDisabled, "\(id) is not restarted: its bundle changed since it was loaded (\(changes)); "
                          + "it stays disabled until apps.load or apps.launch loads it on purpose")
             publish("apps.changed", AppsMethods.list(self))
             return
@@ -45,12 +45,12 @@ extension Runtime {
             return
         }
         try? plugin.activate()
-        logger.info("plugins", "\(id) restarted")
+        logger.info("plugins", plugin: id, "\(id) restarted")
         if resumeAfterRestart.remove(id) != nil {
             if player.lastSource?.pluginID == id {
                 player.send(.play) { [logger] outcome in
                     if case .done(.success, _) = outcome { return }
-                    logger.warning("plugins", "\(id) did not resume after its restart: \(outcome)")
+                    logger.warning("plugins", plugin: id, "\(id) did not resume after its restart: \(outcome)")
                 }
             } else {
                 _ = try? play(pluginID: id, item: nil)

@@ -208,7 +208,7 @@ public final class Runtime {
         plugin.markHung()
         abandonedPlugins.append(id)
         retire(plugin)
-        logger.error("plugins", "\(id) is hung: it is never called again and its library stays loaded")
+        logger.error("plugins", plugin: id, event: .pluginHung, "\(id) is hung: it is never called again and its library stays loaded")
         publish("apps.changed", AppsMethods.list(self))
     }
 
@@ -218,7 +218,7 @@ public final class Runtime {
         guard !plugin.terminate(because: reason) else { return }
         plugin.markHung()
         retire(plugin)
-        logger.error("plugins", "\(plugin.id) \(reason); it runs in deckd's process, so it is marked hung: never called again")
+        logger.error("plugins", plugin: plugin.id, event: .pluginHung, "\(plugin.id) \(reason); it runs in deckd's process, so it is marked hung: never called again")
         publish("apps.changed", AppsMethods.list(self))
     }
 
