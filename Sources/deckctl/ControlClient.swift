@@ -16,7 +16,8 @@ enum ControlClient {
         usage: deckctl [--socket PATH] [--json] COMMAND [ARGS...]
 
         Controls a running deckd over its JSON-RPC socket
-        (default: $XDG_RUNTIME_DIR/deck.sock, else /tmp/deck-$UID.sock).
+        (default: $XDG_RUNTIME_DIR/deck.sock, else /tmp/deck-$UID.sock; when that is not there
+        and the service's /run/deck/deck.sock is, that one).
 
         Commands:
         \(commands.map { "  \($0.usage.padding(28))\($0.summary)" }.joined(separator: "\n"))
@@ -24,6 +25,9 @@ enum ControlClient {
         deckctl COMMAND --help shows one command. --json prints the raw JSON result.
         Exit status: 0 success, 1 runtime error, 2 usage error, 3 cannot connect.
         """
+
+    /// The notification topics deckd publishes.
+    static let topics = ["apps.changed", "session.changed", "sinks.changed", "volume.changed", "nowPlaying.changed", "queue.changed", "ui.changed"]
 
     static let commands: [Command] = [
         Command(name: "status", usage: "status", summary: "runtime version, apps, output and sinks") { session, _ throws(ClientError) in
@@ -121,8 +125,7 @@ enum ControlClient {
         },
     ] + playerCommands + uiCommands + [
         Command(name: "events", usage: "events [TOPIC...]", summary: "print notifications as they come (all topics by default)") { session, args throws(ClientError) in
-            let topics = args.isEmpty ? ["apps.changed", "session.changed", "sinks.changed", "volume.changed", "nowPlaying.changed",
-                                         "queue.changed", "ui.changed"] : args
+            let topics = args.isEmpty ? ControlClient.topics : args
             let params = "{\"topics\":[" + topics.map(JSONDocument.quote).joined(separator: ",") + "]}"
             _ = try session.call("events.subscribe", params)
             while let line = try session.readLine() {
@@ -140,7 +143,7 @@ enum ControlClient {
             let result = try session.call(args[0], args.count > 1 ? args[1] : nil)
             print(result.value.text(pretty: !session.json))
         },
-    ]
+    ] + completionCommands
 
     static func run(_ arguments: [String]) -> Int32 {
         // A parent may have spawned us with these blocked; `now-playing --follow` must still end on them.
@@ -148,7 +151,7 @@ enum ControlClient {
         sigemptyset(&unblocked)
         [SIGINT, SIGTERM, SIGHUP].forEach { sigaddset(&unblocked, $0) }
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
-        var socketPath = UnixSocket.defaultControlPath
+        var socketPath = UnixSocket.clientControlPath
         var json = false
         var rest = arguments.dropFirst()
         while let argument = rest.first, argument.hasPrefix("-") {
@@ -168,6 +171,10 @@ enum ControlClient {
         let args = Array(rest)
         if args.contains("--help") || args.contains("-h") {
             print("usage: deckctl [--socket PATH] [--json] \(command.usage)\n\n\(command.summary)")
+            return 0
+        }
+        if name == "complete", args.count == 1, let words = staticCompletions[args[0]] {
+            words.forEach { print($0) }
             return 0
         }
         do {

@@ -13,12 +13,13 @@ final class JSONDocument {
 
     deinit { json_decref(root) }
 
-    /// A view of a value inside the document (valid while the document lives).
+    /// A view of a value inside the document, which it keeps alive.
     struct Value {
         let raw: UnsafeMutablePointer<json_t>?
+        let owner: JSONDocument?
 
-        subscript(key: String) -> Value { Value(raw: raw.flatMap { json_object_get($0, key) }) }
-        subscript(index: Int) -> Value { Value(raw: raw.flatMap { json_array_get($0, index) }) }
+        subscript(key: String) -> Value { Value(raw: raw.flatMap { json_object_get($0, key) }, owner: owner) }
+        subscript(index: Int) -> Value { Value(raw: raw.flatMap { json_array_get($0, index) }, owner: owner) }
         var count: Int { raw.map { json_array_size($0) } ?? 0 }
         var exists: Bool { raw != nil }
         var string: String? { raw.flatMap { json_string_value($0) }.map { String(cString: $0) } }
@@ -40,7 +41,7 @@ final class JSONDocument {
         var display: String { string ?? text(pretty: false) }
     }
 
-    var value: Value { Value(raw: root) }
+    var value: Value { Value(raw: root, owner: self) }
 
     /// jansson's JSON_REAL_PRECISION(15), a macro Swift does not import.
     static let realPrecision = (15 & 0x1F) << 11
@@ -49,6 +50,6 @@ final class JSONDocument {
     static func quote(_ text: String) -> String {
         guard let string = json_string(text) else { return "\"\"" }
         defer { json_decref(string) }
-        return Value(raw: string).text(pretty: false)
+        return Value(raw: string, owner: nil).text(pretty: false)
     }
 }

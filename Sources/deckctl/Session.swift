@@ -25,11 +25,23 @@ final class Session {
             close(fd)
             throw .cannotConnect(path, "cannot learn who serves it: \(reason)")
         }
-        guard credentials.uid == getuid() || credentials.uid == 0 else {
+        guard credentials.uid == getuid() || credentials.uid == 0 || Session.ownsSafeFolder(of: path, uid: credentials.uid) else {
             close(fd)
             throw .untrusted(path, "it is served by uid \(credentials.uid) (pid \(credentials.pid)), not by you (uid \(getuid())) or root; "
                              + "refusing to talk to it. Remove it or pass --socket PATH")
         }
+    }
+
+    /// Whether the socket's folder belongs to `uid`, is writable by nobody else, and sits in a
+    /// folder of root's that others cannot write (as the service's /run/deck): then only `uid` or
+    /// root can have put the socket there.
+    static func ownsSafeFolder(of path: String, uid: uid_t) -> Bool {
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let parent = folder.contains("/") ? String(folder[..<folder.lastIndex(of: "/")!]) : ".."
+        var info = stat(), above = stat()
+        guard lstat(folder.isEmpty ? "/" : folder, &info) == 0, stat(parent.isEmpty ? "/" : parent, &above) == 0 else { return false }
+        return info.st_mode & S_IFMT == S_IFDIR && info.st_uid == uid && info.st_mode & 0o022 == 0
+            && above.st_uid == 0 && above.st_mode & 0o022 == 0
     }
 
     deinit { close(fd) }

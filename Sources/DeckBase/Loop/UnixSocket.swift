@@ -13,6 +13,16 @@ public enum UnixSocket {
         return "/tmp/deck-\(getuid()).sock"
     }
 
+    /// The socket of deckd run as a system service (deckd.service's `--socket`).
+    public static let serviceControlPath = "/run/deck/deck.sock"
+
+    /// Where a client finds deckd unless told: the default path, or the service's socket when only
+    /// that one exists.
+    public static var clientControlPath: String {
+        let own = defaultControlPath
+        return access(own, F_OK) != 0 && access(serviceControlPath, F_OK) == 0 ? serviceControlPath : own
+    }
+
     /// Connects to the socket at `path`: the connected descriptor (close-on-exec), or the reason.
     public static func connect(_ path: String) -> Result<Int32, UnixSocketError> {
         guard path.utf8.count <= maxPathBytes else { return .failure(.pathTooLong(path.utf8.count, maxPathBytes)) }

@@ -1,0 +1,71 @@
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// deckctl's shell completions (dist/completion), run by the real bash, zsh and fish against a
+/// running deckd: commands and flags offline, app ids, volume groups, sink ids and method names
+/// from the daemon the line's `--socket` names.
+@Suite struct CompletionTests {
+    static let folder = Paths.repoRoot + "/dist/completion"
+    static let environment = ["PATH": Paths.binDir + ":/usr/bin:/bin"]
+
+    /// What bash's completion function offers for `words` (the last one being completed).
+    private func bash(_ words: [String]) throws -> [String] {
+        let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+        let script = "source \(CompletionTests.folder)/deckctl.bash; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); "
+            + "_deckctl; printf '%s\\n' \"${COMPREPLY[@]}\""
+        return try runProgram("/bin/bash", ["-c", script], environment: CompletionTests.environment).output.split(separator: "\n").map(String.init)
+    }
+
+    /// What fish offers for the command line `line`.
+    private func fish(_ line: String) throws -> [String] {
+        let script = "source \(CompletionTests.folder)/deckctl.fish; complete -C'\(line)'"
+        return try runProgram("/usr/bin/fish", ["-c", script], environment: CompletionTests.environment).output
+            .split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+    }
+
+    /// What zsh's completion system offers when Tab is pressed after `line`, in an interactive zsh.
+    private func zsh(_ line: String) throws -> [String] {
+        let dir = TemporaryDirectory()
+        let out = dir.path + "/offered"
+        _ = try runProgram("/usr/bin/timeout", ["20", "/usr/bin/zsh", Paths.repoRoot + "/Tests/Fixtures/zsh-complete.zsh",
+                                                 CompletionTests.folder, line, out], environment: CompletionTests.environment)
+        return ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    @Test func eachShellCompletesFromTheRunningDeckd() throws {
+        let deckd = try DeckdProcess.firstParty()
+        let socket = ["deckctl", "--socket", deckd.socket]
+        let line = "deckctl --socket \(deckd.socket) "
+
+        #expect(try bash(["deckctl", "st"]) == ["status", "stop"])
+        #expect(try bash(["deckctl", "--j"]) == ["--json"])
+        #expect(try bash(socket + ["launch", ""]).contains("org.deck.tone"))
+        #expect(try bash(socket + ["volume", "me"]) == ["media"])
+        #expect(try bash(socket + ["volume", "media", "m"]) == ["mute"])
+        #expect(try bash(socket + ["sinks", "select", ""]).contains("1"))
+        #expect(try bash(socket + ["call", "session.g"]) == ["session.get"])
+        #expect(try bash(socket + ["events", "ui"]) == ["ui.changed"])
+
+        #expect(Set(try fish("deckctl st")) == ["status", "stop"])
+        #expect(try fish(line + "launch ").contains("org.deck.tone"))
+        #expect(try fish(line + "volume ").contains("navigation"))
+        #expect(try fish(line + "call nowPlaying.").contains("nowPlaying.artwork"))
+        #expect(Set(try fish(line + "display --driving ")) == ["on", "off"])
+
+        #expect(Set(try zsh("deckctl st")) == ["status", "stop"])
+        #expect(try zsh(line + "launch ") == ["org.deck.tone"])
+        #expect(try zsh(line + "volume ").contains("safety"))
+        #expect(try zsh(line + "call player.se").contains("player.seek"))
+        #expect(deckd.stop() == 0)
+    }
+
+    /// With no deckd to ask, commands still complete and nothing else is printed.
+    @Test func withoutADeckdOnlyTheStaticWordsComplete() throws {
+        let dir = TemporaryDirectory()
+        let absent = ["deckctl", "--socket", dir.path + "/none.sock"]
+        #expect(try bash(absent + ["launch", ""]) == ["--help"])
+        #expect(try bash(absent + ["ev"]) == ["events"])
+        #expect(try fish("deckctl --socket \(dir.path)/none.sock launch ").isEmpty)
+    }
+}

@@ -1,0 +1,45 @@
+# bash completion for deckctl: commands and flags, and from a running deckd (the one --socket
+# names, else the default) app ids, sink ids, volume groups and method names.
+
+_deckctl_words() {
+    deckctl "${_deckctl_socket[@]}" complete "$1" 2>/dev/null
+}
+
+_deckctl() {
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+    local i command="" at=0
+    _deckctl_socket=()
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+            --socket) _deckctl_socket=(--socket "${COMP_WORDS[i+1]}"); ((i++)) ;;
+            -*) ;;
+            *) command=${COMP_WORDS[i]}; at=$i; break ;;
+        esac
+    done
+    if [[ $prev == --socket ]]; then
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+        return
+    fi
+    local words="" argument=$((COMP_CWORD - at))
+    if [[ -z $command ]]; then
+        words="--socket --json --help --version $(_deckctl_words commands)"
+    else
+        case $command in
+            launch|ui) ((argument == 1)) && words=$(_deckctl_words apps) ;;
+            volume)
+                if ((argument == 1)); then words=$(_deckctl_words groups); else words="+1 -1 mute unmute"; fi ;;
+            sinks)
+                if ((argument == 1)); then words="select"; else words="all $(_deckctl_words sinks)"; fi ;;
+            events) words=$(_deckctl_words topics) ;;
+            call) ((argument == 1)) && words=$(_deckctl_words methods) ;;
+            complete) ((argument == 1)) && words="commands topics apps sinks groups methods" ;;
+            display)
+                if [[ $prev == --driving || $prev == --attached ]]; then words="on off"; else words="--driving --attached"; fi ;;
+            now-playing) words="--follow --format" ;;
+        esac
+        words="$words --help"
+    fi
+    mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
+}
+
+complete -F _deckctl deckctl

@@ -1,0 +1,56 @@
+# fish completion for deckctl: commands and flags, and from a running deckd (the one --socket
+# names, else the default) app ids, sink ids, volume groups and method names.
+
+function __deckctl_words
+    set -l tokens (commandline -opc)
+    set -l socket
+    for i in (seq (count $tokens))
+        if test "$tokens[$i]" = --socket; and test $i -lt (count $tokens)
+            set socket --socket $tokens[(math $i + 1)]
+        end
+    end
+    deckctl $socket complete $argv 2>/dev/null
+end
+
+# Succeeds when the command typed is one of $argv[2..] and $argv[1] arguments follow it ("any": any number).
+function __deckctl_at
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    while set -q tokens[1]
+        switch $tokens[1]
+            case --socket
+                set -e tokens[1]
+            case '-*'
+            case '*'
+                break
+        end
+        set -e tokens[1]
+    end
+    set -q tokens[1]; or return 1
+    contains -- $tokens[1] $argv[2..-1]; or return 1
+    test $argv[1] = any; or test (math (count $tokens) - 1) -eq $argv[1]
+end
+
+function __deckctl_no_command
+    not __deckctl_at any status apps launch session volume sinks play pause toggle play-pause stop next previous \
+        seek now-playing queue ui select back display events call complete
+end
+
+complete -c deckctl -f
+complete -c deckctl -n __deckctl_no_command -l socket -r -F -d 'the control socket'
+complete -c deckctl -n __deckctl_no_command -l json -d 'print the raw JSON result'
+complete -c deckctl -n __deckctl_no_command -l help -d 'print the help'
+complete -c deckctl -n __deckctl_no_command -l version -d 'print the version'
+complete -c deckctl -n __deckctl_no_command -a '(__deckctl_words commands)'
+complete -c deckctl -n '__deckctl_at 0 launch ui' -a '(__deckctl_words apps)'
+complete -c deckctl -n '__deckctl_at 0 volume' -a '(__deckctl_words groups)'
+complete -c deckctl -n '__deckctl_at 1 volume' -a '+1 -1 mute unmute'
+complete -c deckctl -n '__deckctl_at 0 sinks' -a select
+complete -c deckctl -n '__deckctl_at any sinks; and not __deckctl_at 0 sinks' -a 'all (__deckctl_words sinks)'
+complete -c deckctl -n '__deckctl_at any events' -a '(__deckctl_words topics)'
+complete -c deckctl -n '__deckctl_at 0 call' -a '(__deckctl_words methods)'
+complete -c deckctl -n '__deckctl_at 0 complete' -a 'commands topics apps sinks groups methods'
+complete -c deckctl -n '__deckctl_at any display' -l driving -x -a 'on off'
+complete -c deckctl -n '__deckctl_at any display' -l attached -x -a 'on off'
+complete -c deckctl -n '__deckctl_at any now-playing' -l follow -d 'print each change'
+complete -c deckctl -n '__deckctl_at any now-playing' -l format -x -d "like '{{artist}} - {{title}}'"
