@@ -4,12 +4,15 @@
 #   make test   build everything and run every test
 #   make bench  run deck-bench and print the figures recorded in BENCHMARKS.md
 #   make fuzz   run each libFuzzer target for FUZZ_SECONDS (default 60) with AddressSanitizer
-#   make install PREFIX=/usr/local [DESTDIR=…]   libdeck.so, headers, pkg-config files, deckd, deckctl, plugins
+#   make install PREFIX=/usr/local [DESTDIR=…]   libdeck.so, headers, pkg-config files, deckd, deckctl, plugins,
+#                                                 man pages, completions, the systemd unit and a config
+#   make deb    Debian packages (deckd, deckctl, libdeck0, libdeck-dev, deck-swift-runtime) in .build/deb, checked by lintian
 
 SWIFT        ?= swift
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
 APT_PACKAGES := gcc g++ make pkg-config libuv1-dev libjansson-dev libopus-dev libogg-dev libsystemd-dev procps opus-tools ffmpeg \
-                dbus-daemon dbus-bin playerctl
+                dbus-daemon dbus-bin playerctl systemd man-db scdoc zsh fish \
+                dpkg-dev debhelper fakeroot lintian patchelf
 PIP_PACKAGES := openrpc jsonschema
 
 RELEASE_BIN  = $(shell $(SWIFT) build -c release --show-bin-path)
@@ -17,13 +20,18 @@ DEBUG_BIN    = $(shell $(SWIFT) build -c debug --show-bin-path)
 
 PREFIX       ?= /usr/local
 DESTDIR      ?=
+LIBDIR       ?= $(PREFIX)/lib
+SYSCONFDIR   ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR      ?= $(PREFIX)/lib/systemd/system
+MANDIR       ?= $(PREFIX)/share/man
+ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
 VERSION      := 0.1.0
 
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head
 FUZZ_BUILD   := .build/fuzz
 
-.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c demo run test bench fuzz clean install install-files
+.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c demo run test bench fuzz clean install install-files man deb
 
 all: build
 
@@ -59,23 +67,46 @@ install: build
 	@$(MAKE) --no-print-directory install-files BIN="$(RELEASE_BIN)"
 
 # deckd lives in lib/deck beside the first-party bundles it loads (lib/deck/plugins), linked from bin.
-install-files:
+install-files: man
 	@test -n "$(BIN)" -a -f "$(BIN)/libdeck.so" || { echo "install-files: BIN must name a build folder with libdeck.so"; exit 2; }
-	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/lib/pkgconfig" "$(DESTDIR)$(PREFIX)/lib/deck/plugins" \
-	  "$(DESTDIR)$(PREFIX)/include/deck/ext"
-	install -m 755 "$(BIN)/libdeck.so" "$(DESTDIR)$(PREFIX)/lib/libdeck.so.$(VERSION)"
-	ln -sf "libdeck.so.$(VERSION)" "$(DESTDIR)$(PREFIX)/lib/libdeck.so.0"
-	ln -sf libdeck.so.0 "$(DESTDIR)$(PREFIX)/lib/libdeck.so"
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(LIBDIR)/pkgconfig" "$(DESTDIR)$(PREFIX)/lib/deck/plugins" \
+	  "$(DESTDIR)$(PREFIX)/include/deck/ext" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(MANDIR)/man8" \
+	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(ZSHCOMPDIR)" \
+	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(PREFIX)/lib/sysusers.d" \
+	  "$(DESTDIR)$(SYSCONFDIR)/deck"
+	install -m 644 "$(BIN)/libdeck.so" "$(DESTDIR)$(LIBDIR)/libdeck.so.$(VERSION)"
+	ln -sf "libdeck.so.$(VERSION)" "$(DESTDIR)$(LIBDIR)/libdeck.so.0"
+	ln -sf libdeck.so.0 "$(DESTDIR)$(LIBDIR)/libdeck.so"
 	install -m 644 sdk/include/deck/*.h "$(DESTDIR)$(PREFIX)/include/deck/"
 	install -m 644 sdk/include/deck/ext/*.h "$(DESTDIR)$(PREFIX)/include/deck/ext/"
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' sdk/deck.pc.in > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/deck.pc"
-	sed -e 's|^prefix=.*|prefix=$(PREFIX)|' sdk/deck-plugin.pc > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/deck-plugin.pc"
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' sdk/deck.pc.in > "$(DESTDIR)$(LIBDIR)/pkgconfig/deck.pc"
+	sed -e 's|^prefix=.*|prefix=$(PREFIX)|' sdk/deck-plugin.pc > "$(DESTDIR)$(LIBDIR)/pkgconfig/deck-plugin.pc"
 	install -m 755 "$(BIN)/deckd" "$(DESTDIR)$(PREFIX)/lib/deck/deckd"
 	install -m 755 "$(BIN)/deck-plugin-host" "$(DESTDIR)$(PREFIX)/lib/deck/deck-plugin-host"
 	ln -sf ../lib/deck/deckd "$(DESTDIR)$(PREFIX)/bin/deckd"
 	install -m 755 "$(BIN)/deckctl" "$(DESTDIR)$(PREFIX)/bin/deckctl"
 	cp -R "$(BIN)/plugins/." "$(DESTDIR)$(PREFIX)/lib/deck/plugins/"
 	chmod -R go-w "$(DESTDIR)$(PREFIX)/lib/deck/plugins"
+	install -m 644 .build/man/deckctl.1 "$(DESTDIR)$(MANDIR)/man1/"
+	install -m 644 .build/man/deck-plugin.7 "$(DESTDIR)$(MANDIR)/man7/"
+	install -m 644 .build/man/deckd.8 "$(DESTDIR)$(MANDIR)/man8/"
+	install -m 644 dist/completion/deckctl.bash "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/deckctl"
+	install -m 644 dist/completion/_deckctl "$(DESTDIR)$(ZSHCOMPDIR)/_deckctl"
+	install -m 644 dist/completion/deckctl.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/deckctl.fish"
+	sed -e 's|@BINDIR@|$(PREFIX)/bin|' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|' dist/systemd/deckd.service.in > "$(DESTDIR)$(UNITDIR)/deckd.service"
+	chmod 644 "$(DESTDIR)$(UNITDIR)/deckd.service"
+	install -m 644 dist/systemd/deck.sysusers "$(DESTDIR)$(PREFIX)/lib/sysusers.d/deck.conf"
+	test -e "$(DESTDIR)$(SYSCONFDIR)/deck/deck.json" || \
+	  sed -e 's|@LIBDIR@|$(PREFIX)/lib|' dist/deck.json.in > "$(DESTDIR)$(SYSCONFDIR)/deck/deck.json"
+
+# Man pages from their scdoc sources (dist/man) into .build/man.
+man: deps
+	@mkdir -p .build/man
+	@for page in dist/man/*.scd; do scdoc < "$$page" > ".build/man/$$(basename "$$page" .scd)" || exit 1; done
+
+# Debian packages from a release build: dpkg-buildpackage over dist/debian, then lintian.
+deb: build man
+	@scripts/make-deb.sh "$(RELEASE_BIN)" "$(VERSION)"
 
 plugin-c: deps
 	@$(MAKE) --no-print-directory -C examples/plugin-c
@@ -91,7 +122,7 @@ run: build
 # The load test runs alone: the load it makes would slow the timing checks of suites beside it.
 test: build-debug plugin-c
 	$(SWIFT) test $(SWIFT_FLAGS) --skip IsolationLoadTests
-	DECK_TEST_ISOLATION=inline $(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip 'IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests'
+	DECK_TEST_ISOLATION=inline $(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip 'IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|PackageTests|CompletionTests|JournalTests'
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter IsolationLoadTests
 
 bench: build plugin-c

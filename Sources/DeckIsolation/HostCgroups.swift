@@ -68,8 +68,13 @@ final class HostCgroups {
         }
     }
 
-    /// The processes in `group` now.
+    /// The processes in `group` now that this process can see: one in another pid namespace reads
+    /// as 0, and `kill(0, …)` would signal our own process group.
     static func members(_ group: String) -> [pid_t] {
+        listed(group).filter { $0 > 0 }
+    }
+
+    private static func listed(_ group: String) -> [pid_t] {
         (SystemFile.read("\(group)/cgroup.procs") ?? "").split(separator: "\n").compactMap { pid_t($0) }
     }
 
@@ -96,12 +101,17 @@ final class HostCgroups {
     /// Runtimes in this process that made a group (libdeck may run several).
     private static let runtimes = Atomic<Int>(0)
 
-    /// Groups of runtimes that are gone (`deck-<pid>-<n>` with no such process), their processes killed.
+    /// Groups of runtimes that are gone (`deck-<pid>-<n>` with no such process), their processes
+    /// killed. A group holding processes of another pid namespace is another runtime's, alive there
+    /// under a pid that means nothing here: it is left alone.
     private static func removeStale(in base: String) {
         for name in FolderEntries.names(in: base) ?? [] {
             guard name.hasPrefix("deck-"), let pid = pid_t(name.dropFirst(5).prefix { $0 != "-" }),
                   Glibc.kill(pid, 0) != 0 && errno == ESRCH else { continue }
-            removeTree("\(base)/\(name)")
+            let group = "\(base)/\(name)"
+            let hosts = (FolderEntries.names(in: group) ?? []).filter { $0.hasPrefix("host-") }.map { "\(group)/\($0)" }
+            guard !([group] + hosts).contains(where: { listed($0).contains(0) }) else { continue }
+            removeTree(group)
         }
     }
 

@@ -18,7 +18,7 @@ struct HostRemains {
             // A fork between a scan and its kills survives one pass (killed processes are still
             // listed until reaped, so a pass that kills some is not proof of a fork).
             for _ in 0..<3 where ChildProcess.killAll(ownedBy: uid) > 0 {}
-        } else {
+        } else if processGroup > 1 {  // -0 would be the runtime's own group, -1 every process it may signal
             kill(-processGroup, SIGKILL)
         }
     }

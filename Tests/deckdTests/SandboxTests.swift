@@ -156,6 +156,35 @@ import Testing
         #expect(next.stop() == 0)
     }
 
+    /// A deckd in a pid namespace of its own sees another runtime's cgroup whose processes it
+    /// cannot see (they read as pid 0): that runtime is alive elsewhere, and its group is left
+    /// alone (it once made deckd signal pid 0, its own process group, and die).
+    @Test func aGroupOfAnotherPidNamespaceIsNotStale() throws {
+        let mount = try #require(SystemFile.read("/proc/self/mounts")?.split(separator: "\n")
+            .first { $0.split(separator: " ").dropFirst(2).first == "cgroup2" }?.split(separator: " ")[1])
+        let own = try #require(SystemFile.read("/proc/self/cgroup")?.split(separator: "\n").first { $0.hasPrefix("0::") }?.dropFirst(3))
+        let group = "\(mount)\(own == "/" ? "" : own)/deck-4100000-1"
+        try #require(mkdir(group, 0o755) == 0 && mkdir(group + "/host-1", 0o755) == 0, "cgroups cannot be made here: \(group)")
+        let elsewhere = Process()
+        elsewhere.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        elsewhere.arguments = ["60"]
+        try elsewhere.run()
+        defer {
+            kill(elsewhere.processIdentifier, SIGKILL)  // the runner's blocked signals are inherited: SIGTERM would wait
+            elsewhere.waitUntilExit()
+            rmdir(group + "/host-1")
+            rmdir(group)
+        }
+        try "\(elsewhere.processIdentifier)".write(toFile: group + "/host-1/cgroup.procs", atomically: false, encoding: .utf8)
+        let dir = TemporaryDirectory()
+        let deckd = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--socket", dir.path + "/s", "--state", "none", "--isolation", "process"],
+                                     launcher: ["/usr/bin/unshare", "--pid", "--fork", "--kill-child", "--mount-proc"])
+        #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
+        #expect(deckd.process.isRunning)
+        #expect(elsewhere.isRunning, "the other namespace's process was killed")
+        #expect(deckd.stop(signal: SIGKILL, seconds: 5) != nil)  // unshare keeps the runner's blocked SIGTERM
+    }
+
     /// A permission the manifest declares but the policy does not grant is not held, and is
     /// named in the log.
     @Test func undeclaredOrUngrantedPermissionsAreNotHeld() throws {

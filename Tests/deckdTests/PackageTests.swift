@@ -1,0 +1,61 @@
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// What an integrator installs: the man pages render and cover every flag and command, and the
+/// Debian packages (`make deb`, here from the test build) pass lintian, install on a copy of this
+/// machine (an overlay in namespaces of its own), and there deckd runs as the unit would run it
+/// and answers deckctl.
+@Suite struct PackageTests {
+    /// `man -l` on each page built from its scdoc source.
+    private func render(_ page: String) throws -> String {
+        let dir = TemporaryDirectory()
+        let roff = dir.path + "/" + page
+        let built = try runProgram("/bin/sh", ["-c", "scdoc < '\(Paths.repoRoot)/dist/man/\(page).scd' > '\(roff)'"])
+        #expect(built.status == 0, "\(built.output)")
+        let shown = try runProgram("/usr/bin/man", ["-l", "-P", "cat", roff], environment: ["MANWIDTH": "100"])
+        #expect(shown.status == 0 && !shown.output.contains("troff:"), "\(shown.output)")
+        return shown.output
+    }
+
+    @Test func manPagesRenderAndCoverEveryFlagAndCommand() throws {
+        let deckd = try render("deckd.8")
+        let help = try runProgram(Paths.binDir + "/deckd", ["--help"]).output
+        let flags = Set(help.split(whereSeparator: { " [],|\n".contains($0) }).filter { $0.hasPrefix("--") }.map(String.init))
+        #expect(flags.count > 20)
+        for flag in flags { #expect(deckd.contains(flag), "deckd(8) does not document \(flag)") }
+        let deckctl = try render("deckctl.1")
+        let commands = try runProgram(Paths.binDir + "/deckctl", ["complete", "commands"]).output.split(separator: "\n")
+        for command in commands where command != "complete" { #expect(deckctl.contains(command), "deckctl(1) does not document \(command)") }
+        let plugin = try render("deck-plugin.7")
+        for key in ["id", "name", "version", "abi", "library", "entitlements", "permissions"] { #expect(plugin.contains("\n       \(key)\n")) }
+    }
+
+    @Test func packagesPassLintianInstallAndRunAsTheUnitDoes() throws {
+        let dir = TemporaryDirectory()
+        let made = try runProgram(Paths.repoRoot + "/scripts/make-deb.sh", [Paths.binDir, "0.1.0", dir.path], timeout: 300)
+        #expect(made.status == 0, "dpkg-buildpackage or lintian failed:\n\(made.output.suffix(4000))")
+        let debs = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".deb") }.sorted()
+        #expect(debs == ["deck-swift-runtime_0.1.0_amd64.deb", "deckctl_0.1.0_amd64.deb", "deckd_0.1.0_amd64.deb",
+                         "libdeck-dev_0.1.0_amd64.deb", "libdeck0_0.1.0_amd64.deb"])
+
+        let used = try runProgram(Paths.repoRoot + "/Tests/Fixtures/installed-package.sh", [dir.path], timeout: 180)
+        let out = used.output
+        #expect(used.status == 0, "\(out)")
+        #expect(out.contains("user: uid=") && out.contains("(deck) gid="), "the maintainer script makes the service's user")
+        #expect(out.contains("unit: enabled"))
+        #expect(out.contains("verify: clean"), "systemd-analyze verify:\n\(out)")
+        let exposure = out.split(separator: "\n").first { $0.contains("Overall exposure level for deckd.service:") }
+        let score = exposure.flatMap { line in line.split(separator: " ").drop { $0 != "deckd.service:" }.dropFirst().first.flatMap { Double($0) } }
+        #expect(score.map { $0 <= 2.5 } == true, "systemd-analyze security: \(String(describing: exposure))")
+        #expect(out.contains("deckd - the Deck plugin runtime for in-car audio apps"))
+        #expect(out.contains("deckctl - control a running deckd"))
+        #expect(out.contains("deck-plugin - the layout, manifest and rules of a Deck plugin bundle"))
+        // deckd as the unit's User= with its ExecStart; deckctl as root finds the service's socket.
+        #expect(out.contains("org.deck.tone  0.3.0  active  swift  [audio]  process "), "\(out)")
+        #expect(out.contains("org.deck.tone: active"))
+        #expect(out.contains("log: ") && out.contains("from /usr/lib/deck/plugins/Tone.deckplugin"))
+        #expect(out.contains("deckd exit: 0"))
+        #expect(out.contains("purged") && out.contains("state removed"))
+    }
+}
