@@ -112,7 +112,7 @@ plugin-c: deps
 	@$(MAKE) --no-print-directory -C examples/plugin-c
 	@$(MAKE) --no-print-directory -C examples/ui-c
 
-demo: build plugin-c
+demo: build plugin-c man
 	@scripts/demo.sh "$(RELEASE_BIN)"
 
 run: build

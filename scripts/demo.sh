@@ -187,4 +187,35 @@ echo "tone.opus still plays $(ffprobe -v error -show_entries format=duration -of
 step "Usage errors exit 2 with a hint"
 "$bin/deckd" --sink ftp://example 2>&1 || echo "exit status: $?"
 
+step "As a service: the journal's fields, the unit's hardening, man pages and completion"
+if [ "$(id -u)" -eq 0 ] && [ -x /lib/systemd/systemd-journald ]; then
+  # A journald of the demo's own (a namespace), so the machine's journal is not touched.
+  namespace="deckdemo$$"
+  /lib/systemd/systemd-journald "$namespace" > /dev/null 2>&1 &
+  journald=$!
+  for _ in $(seq 100); do [ -S "/run/systemd/journal.$namespace/socket" ] && break; sleep 0.05; done
+  "$bin/deckd" --plugins "$bin/plugins" --freewheel --duration 1 --play org.deck.tone:sine-440 --state none \
+    --sink "file:$work/journal.opus" --socket "$work/journal.sock" --log-target journal \
+    --journal-socket "/run/systemd/journal.$namespace/socket"
+  sleep 0.3
+  echo "  journalctl DECK_PLUGIN=org.deck.tone:"
+  journalctl --namespace="$namespace" --no-pager -o json DECK_PLUGIN=org.deck.tone \
+    | python3 -c 'import json,sys
+for line in sys.stdin:
+    r = json.loads(line); print("    PRIORITY=%s DECK_SOURCE=%s  %s" % (r["PRIORITY"], r["DECK_SOURCE"], r["MESSAGE"]))'
+  kill "$journald"; wait "$journald" 2> /dev/null || true
+  rm -rf "/run/systemd/journal.$namespace" /var/log/journal/*."$namespace"
+else
+  echo "  (the journal part needs root: it starts a systemd-journald of its own)"
+fi
+sed -e "s|@BINDIR@|$bin|" -e "s|@SYSCONFDIR@|/etc|" dist/systemd/deckd.service.in > "$work/deckd.service"
+echo "  deckd.service: $(systemd-analyze security --offline=true "$work/deckd.service" 2>&1 | tail -n 1)"
+echo "  man deckd: $(man -l -P cat .build/man/deckd.8 2>/dev/null | sed -n 4p | sed 's/^ *//')"
+"$bin/deckd" --plugins "$bin/plugins" --state none --sink "file:$work/complete.opus" --socket "$work/complete.sock" 2> /dev/null &
+completing=$!
+for _ in $(seq 100); do [ -S "$work/complete.sock" ] && break; sleep 0.05; done
+echo "  bash: deckctl launch <Tab> offers: $(PATH="$bin:$PATH" bash -c "source dist/completion/deckctl.bash
+  COMP_WORDS=(deckctl --socket '$work/complete.sock' launch ''); COMP_CWORD=4; _deckctl; echo \${COMPREPLY[*]}")"
+kill -TERM "$completing"; wait "$completing" || true
+
 step "Done. Next: make run (deckd on its embedded default until Ctrl-C; listen with ffplay http://127.0.0.1:8000/stream.opus), make test, make bench."
