@@ -1,3 +1,4 @@
+import DeckMedia
 /// A change the loop asks of the audio thread; applied between frames, in order.
 enum AudioCommand: BitwiseCopyable {
     case open(stream: Int, source: RenderSource, gain: Float, counters: Unmanaged<StreamCounters>, buses: UInt8)

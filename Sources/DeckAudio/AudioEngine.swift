@@ -1,4 +1,5 @@
 import DeckBase
+import DeckMedia
 import DeckStream
 import Glibc
 import Synchronization
@@ -179,7 +180,7 @@ public final class AudioEngine {
     public var tapDroppedFrames: Int { tap?.droppedFrames.load(ordering: .relaxed) ?? 0 }
 
     /// The SCHED_FIFO priority of the output thread, and of isolated plugins' render threads.
-    public static let realtimePriority: Int32 = 10
+    public static let realtimePriority = RenderSource.realtimePriority
 
     /// Moves the thread to real-time FIFO scheduling; false when the system refuses (no privilege).
     @discardableResult

@@ -1,5 +1,6 @@
 import CDeckPlugin
 import DeckBase
+import DeckMedia
 import Glibc
 import DeckStream
 import Synchronization

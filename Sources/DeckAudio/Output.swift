@@ -1,4 +1,5 @@
 import DeckBase
+import DeckMedia
 import DeckStream
 
 /// The audio output: the engine (mixer, encoders, audio thread), the sinks it feeds and which mix

@@ -1,4 +1,4 @@
-import DeckAudio
+import DeckMedia
 import DeckBase
 import Glibc
 import Synchronization

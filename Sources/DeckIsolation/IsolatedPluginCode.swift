@@ -1,4 +1,4 @@
-import DeckAudio
+import DeckMedia
 import DeckBase
 import DeckNowPlaying
 import DeckPlugins

@@ -1,5 +1,5 @@
 import CProcess
-import DeckAudio
+import DeckMedia
 import DeckBase
 import DeckPlugins
 import Glibc
@@ -163,7 +163,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         arguments.heartbeatMilliseconds = max(10, settings.heartbeatTimeoutMilliseconds / 8)
         arguments.maxMessageBytes = settings.maxMessageBytes
         arguments.logLevel = logger.level
-        arguments.realtimePriority = AudioEngine.realtimePriority
+        arguments.realtimePriority = RenderSource.realtimePriority
         arguments.permissions = plan.permissions
         arguments.dataFolder = plan.dataFolder ?? ""
         arguments.mediaFolders = plan.permissions.contains(.media) ? settings.mediaFolders : []

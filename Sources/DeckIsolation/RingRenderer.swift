@@ -1,5 +1,5 @@
 import CDeckPlugin
-import DeckAudio
+import DeckMedia
 import Glibc
 import Synchronization
 

@@ -1,4 +1,5 @@
 import DeckBase
+import DeckMedia
 
 /// The one now-playing state of the car: its owner (the app that holds, or last held, music
 /// focus — the runtime says who), what plays, the queue, and the remote commands the owner
@@ -59,7 +60,12 @@ public final class NowPlayingCenter {
         if new.isLive { new.duration = nil }
         if let bytes = artworkBytes {
             nextArtworkID += 1
-            artwork = try Artwork(id: "art-\(nextArtworkID)", bytes: bytes, maxBytes: limits.maxArtworkBytes)
+            do {
+                artwork = try Artwork(id: "art-\(nextArtworkID)", bytes: bytes, maxBytes: limits.maxArtworkBytes)
+            } catch {
+                if case .tooLarge(let message) = error { throw .limit(message) }
+                throw .invalid(error.description)
+            }
             new.artworkID = artwork?.id
         } else {
             artwork = nil

@@ -1,5 +1,5 @@
 import CDeckPlugin
-import DeckAudio
+import DeckMedia
 import DeckBase
 import DeckNowPlaying
 import DeckSession

@@ -1,4 +1,4 @@
-import DeckAudio
+import DeckMedia
 import DeckNowPlaying
 import DeckSession
 import DeckUI

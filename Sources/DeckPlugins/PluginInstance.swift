@@ -1,5 +1,5 @@
 import DeckBase
-import DeckAudio
+import DeckMedia
 import DeckNowPlaying
 import DeckSession
 import DeckUI

@@ -1,5 +1,5 @@
 import DeckBase
-import DeckNowPlaying
+import DeckMedia
 
 /// One app's part of the car's display: its template stack with the runtime's ids, the images it
 /// handed over, its content tree, and what it did wrong. Ids are never reused within a run; an
@@ -70,7 +70,7 @@ public final class AppInterface {
         do {
             images[id] = try Artwork(id: String(id), bytes: bytes, maxBytes: maxImageBytes, what: "an image", limitKey: "ui.maxImageBytes")
         } catch {
-            if case .limit(let message) = error { throw .limit(message) }
+            if case .tooLarge(let message) = error { throw .limit(message) }
             throw .invalid(error.description)
         }
         return id

@@ -4,6 +4,7 @@
 @_exported import DeckBase
 @_exported import DeckControl
 @_exported import DeckIsolation
+@_exported import DeckMedia
 @_exported import DeckMPRIS
 @_exported import DeckNowPlaying
 @_exported import DeckPlugins
