@@ -5,33 +5,48 @@ import DeckSession
 
 /// A loop-thread host call an isolated plugin made, read and checked in its host process: the
 /// `HostActions` the runtime answers.
-package enum HostCall: WireValue {
+package enum HostCall: WireTagged {
     case openStream, closeStream, abandonFocus
     case requestFocus(AudioContext, FocusRequestType, acceptsDelayed: Bool, pausesOnDuck: Bool)
     case nowPlaying(NowPlayingCall)
     case ui(UICall)
 
-    package func encode(into writer: inout WireWriter) {
+    package static let wireName = "host call"
+
+    package enum Tag: UInt8 {
+        case openStream, closeStream, abandonFocus, requestFocus, nowPlaying, ui
+    }
+
+    package var tag: Tag {
         switch self {
-        case .openStream: writer.write(UInt8(0))
-        case .closeStream: writer.write(UInt8(1))
-        case .abandonFocus: writer.write(UInt8(2))
+        case .openStream: .openStream
+        case .closeStream: .closeStream
+        case .abandonFocus: .abandonFocus
+        case .requestFocus: .requestFocus
+        case .nowPlaying: .nowPlaying
+        case .ui: .ui
+        }
+    }
+
+    package func encode(into writer: inout WireWriter) {
+        writer.write(tag.rawValue)
+        switch self {
+        case .openStream, .closeStream, .abandonFocus: break
         case .requestFocus(let context, let type, let delayed, let pauses):
-            writer.write(UInt8(3)); writer.write(context); writer.write(type); writer.write(delayed); writer.write(pauses)
-        case .nowPlaying(let call): writer.write(UInt8(4)); writer.write(call)
-        case .ui(let call): writer.write(UInt8(5)); writer.write(call)
+            writer.write(context); writer.write(type); writer.write(delayed); writer.write(pauses)
+        case .nowPlaying(let call): writer.write(call)
+        case .ui(let call): writer.write(call)
         }
     }
 
     package init(from reader: inout WireReader) throws(WireError) {
-        switch try reader.read(UInt8.self) {
-        case 0: self = .openStream
-        case 1: self = .closeStream
-        case 2: self = .abandonFocus
-        case 3: self = .requestFocus(try reader.read(), try reader.read(), acceptsDelayed: try reader.read(), pausesOnDuck: try reader.read())
-        case 4: self = .nowPlaying(try reader.read())
-        case 5: self = .ui(try reader.read())
-        case let tag: throw .invalid("host call \(tag)")
+        switch try Self.readTag(&reader) {
+        case .openStream: self = .openStream
+        case .closeStream: self = .closeStream
+        case .abandonFocus: self = .abandonFocus
+        case .requestFocus: self = .requestFocus(try reader.read(), try reader.read(), acceptsDelayed: try reader.read(), pausesOnDuck: try reader.read())
+        case .nowPlaying: self = .nowPlaying(try reader.read())
+        case .ui: self = .ui(try reader.read())
         }
     }
 }
@@ -80,7 +95,7 @@ package enum HostHello: WireValue {
             case .dlopenFailed(let text): writer.write(UInt8(0)); writer.write(text)
             case .missingEntrySymbol: writer.write(UInt8(1))
             case .entryInvalid(let text): writer.write(UInt8(2)); writer.write(text)
-            case .abiTooNew(let major, let minor): writer.write(UInt8(3)); writer.write(major); writer.write(minor)
+            case .abiIncompatible(let major, let minor): writer.write(UInt8(3)); writer.write(major); writer.write(minor)
             case .entryInitFailed: writer.write(UInt8(4))
             case .createFailed: writer.write(UInt8(5))
             case .pluginInvalid(let text): writer.write(UInt8(6)); writer.write(text)
@@ -97,7 +112,7 @@ package enum HostHello: WireValue {
             case 0: self = .refused(.dlopenFailed(try reader.read()))
             case 1: self = .refused(.missingEntrySymbol)
             case 2: self = .refused(.entryInvalid(try reader.read()))
-            case 3: self = .refused(.abiTooNew(major: try reader.read(), minor: try reader.read()))
+            case 3: self = .refused(.abiIncompatible(major: try reader.read(), minor: try reader.read()))
             case 4: self = .refused(.entryInitFailed)
             case 5: self = .refused(.createFailed)
             case 6: self = .refused(.pluginInvalid(try reader.read()))

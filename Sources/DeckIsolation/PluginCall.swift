@@ -4,7 +4,9 @@ import DeckSession
 
 /// A call from the runtime into an isolated plugin's code: one case per `PluginCode` call that
 /// reaches the plugin.
-package enum PluginCall: WireValue, Equatable {
+package enum PluginCall: WireTagged, Equatable {
+    package static let wireName = "plugin call"
+
     case initialize, activate, deactivate, destroy, onCallback
     case start(item: String?), stop
     case focusChanged(FocusChange), sessionChanged(active: Bool)
@@ -15,71 +17,88 @@ package enum PluginCall: WireValue, Equatable {
     case childCount(path: String), contentItem(path: String)
     case beginLoading(path: String, token: UInt64), play(path: String, token: UInt64)
 
-    /// The ABI function the call reaches, for logs.
-    package var name: String {
-        switch self {
-        case .initialize: "init"
-        case .activate: "activate"
-        case .deactivate: "deactivate"
-        case .destroy: "destroy"
-        case .onCallback: "on_callback"
-        case .start: "start"
-        case .stop: "stop"
-        case .focusChanged: "focus_changed"
-        case .sessionChanged: "session_changed"
-        case .command: "command"
-        case .displayChanged: "display_changed"
-        case .select: "select"
-        case .limitsChanged: "limits_changed"
-        case .childCount: "child_count"
-        case .contentItem: "item"
-        case .beginLoading: "begin_loading"
-        case .play: "play"
+    /// The wire tag of each call: numbered once, here, for both ends.
+    package enum Tag: UInt8 {
+        case initialize, activate, deactivate, destroy, onCallback, start, stop, focusChanged, sessionChanged, command
+        case displayChanged, select, limitsChanged, childCount, contentItem, beginLoading, play
+
+        /// The ABI function the call reaches, for logs.
+        package var name: String {
+            switch self {
+            case .initialize: "init"
+            case .onCallback: "on_callback"
+            case .focusChanged: "focus_changed"
+            case .sessionChanged: "session_changed"
+            case .displayChanged: "display_changed"
+            case .limitsChanged: "limits_changed"
+            case .childCount: "child_count"
+            case .contentItem: "item"
+            case .beginLoading: "begin_loading"
+            default: "\(self)"
+            }
         }
     }
 
-    package func encode(into writer: inout WireWriter) {
+    package var tag: Tag {
         switch self {
-        case .initialize: writer.write(UInt8(0))
-        case .activate: writer.write(UInt8(1))
-        case .deactivate: writer.write(UInt8(2))
-        case .destroy: writer.write(UInt8(3))
-        case .onCallback: writer.write(UInt8(4))
-        case .start(let item): writer.write(UInt8(5)); writer.write(item)
-        case .stop: writer.write(UInt8(6))
-        case .focusChanged(let change): writer.write(UInt8(7)); writer.write(change)
-        case .sessionChanged(let active): writer.write(UInt8(8)); writer.write(active)
-        case .command(let command, let token): writer.write(UInt8(9)); writer.write(command); writer.write(token)
-        case .displayChanged(let attached, let profile): writer.write(UInt8(10)); writer.write(attached); writer.write(profile)
-        case .select(let id, let key, let token): writer.write(UInt8(11)); writer.write(id); writer.write(key); writer.write(token)
-        case .limitsChanged(let limits): writer.write(UInt8(12)); writer.write(limits)
-        case .childCount(let path): writer.write(UInt8(13)); writer.write(path)
-        case .contentItem(let path): writer.write(UInt8(14)); writer.write(path)
-        case .beginLoading(let path, let token): writer.write(UInt8(15)); writer.write(path); writer.write(token)
-        case .play(let path, let token): writer.write(UInt8(16)); writer.write(path); writer.write(token)
+        case .initialize: .initialize
+        case .activate: .activate
+        case .deactivate: .deactivate
+        case .destroy: .destroy
+        case .onCallback: .onCallback
+        case .start: .start
+        case .stop: .stop
+        case .focusChanged: .focusChanged
+        case .sessionChanged: .sessionChanged
+        case .command: .command
+        case .displayChanged: .displayChanged
+        case .select: .select
+        case .limitsChanged: .limitsChanged
+        case .childCount: .childCount
+        case .contentItem: .contentItem
+        case .beginLoading: .beginLoading
+        case .play: .play
+        }
+    }
+
+    /// The ABI function the call reaches, for logs.
+    package var name: String { tag.name }
+
+    package func encode(into writer: inout WireWriter) {
+        writer.write(tag.rawValue)
+        switch self {
+        case .initialize, .activate, .deactivate, .destroy, .onCallback, .stop: break
+        case .start(let item): writer.write(item)
+        case .focusChanged(let change): writer.write(change)
+        case .sessionChanged(let active): writer.write(active)
+        case .command(let command, let token): writer.write(command); writer.write(token)
+        case .displayChanged(let attached, let profile): writer.write(attached); writer.write(profile)
+        case .select(let id, let key, let token): writer.write(id); writer.write(key); writer.write(token)
+        case .limitsChanged(let limits): writer.write(limits)
+        case .childCount(let path), .contentItem(let path): writer.write(path)
+        case .beginLoading(let path, let token), .play(let path, let token): writer.write(path); writer.write(token)
         }
     }
 
     package init(from reader: inout WireReader) throws(WireError) {
-        switch try reader.read(UInt8.self) {
-        case 0: self = .initialize
-        case 1: self = .activate
-        case 2: self = .deactivate
-        case 3: self = .destroy
-        case 4: self = .onCallback
-        case 5: self = .start(item: try reader.read())
-        case 6: self = .stop
-        case 7: self = .focusChanged(try reader.read())
-        case 8: self = .sessionChanged(active: try reader.read())
-        case 9: self = .command(try reader.read(), token: try reader.read())
-        case 10: self = .displayChanged(attached: try reader.read(), profile: try reader.read())
-        case 11: self = .select(templateID: try reader.read(), key: try reader.read(), token: try reader.read())
-        case 12: self = .limitsChanged(try reader.read())
-        case 13: self = .childCount(path: try reader.read())
-        case 14: self = .contentItem(path: try reader.read())
-        case 15: self = .beginLoading(path: try reader.read(), token: try reader.read())
-        case 16: self = .play(path: try reader.read(), token: try reader.read())
-        case let tag: throw .invalid("plugin call \(tag)")
+        switch try Self.readTag(&reader) {
+        case .initialize: self = .initialize
+        case .activate: self = .activate
+        case .deactivate: self = .deactivate
+        case .destroy: self = .destroy
+        case .onCallback: self = .onCallback
+        case .start: self = .start(item: try reader.read())
+        case .stop: self = .stop
+        case .focusChanged: self = .focusChanged(try reader.read())
+        case .sessionChanged: self = .sessionChanged(active: try reader.read())
+        case .command: self = .command(try reader.read(), token: try reader.read())
+        case .displayChanged: self = .displayChanged(attached: try reader.read(), profile: try reader.read())
+        case .select: self = .select(templateID: try reader.read(), key: try reader.read(), token: try reader.read())
+        case .limitsChanged: self = .limitsChanged(try reader.read())
+        case .childCount: self = .childCount(path: try reader.read())
+        case .contentItem: self = .contentItem(path: try reader.read())
+        case .beginLoading: self = .beginLoading(path: try reader.read(), token: try reader.read())
+        case .play: self = .play(path: try reader.read(), token: try reader.read())
         }
     }
 }

@@ -52,71 +52,107 @@ extension QueueItem: WireValue {
     }
 }
 
-extension NowPlayingCall: WireValue {
-    package func encode(into writer: inout WireWriter) {
+extension NowPlayingCall: WireTagged {
+    package static let wireName = "now-playing call"
+
+    package enum Tag: UInt8 {
+        case setInfo, setPosition, clear, setQueue, setQueueIndex, setModes, setCommands, complete
+    }
+
+    package var tag: Tag {
         switch self {
-        case .setInfo(let info, let artwork):
-            writer.write(UInt8(0)); writer.write(info); writer.write(artwork.map(WireBytes.init))
-        case .setPosition(let elapsed, let rate, let state):
-            writer.write(UInt8(1)); writer.write(elapsed); writer.write(rate); writer.write(state)
-        case .clear: writer.write(UInt8(2))
-        case .setQueue(let items, let current): writer.write(UInt8(3)); writer.write(items); writer.write(current)
-        case .setQueueIndex(let current): writer.write(UInt8(4)); writer.write(current)
-        case .setModes(let shuffle, let repeatMode): writer.write(UInt8(5)); writer.write(shuffle); writer.write(repeatMode)
+        case .setInfo: .setInfo
+        case .setPosition: .setPosition
+        case .clear: .clear
+        case .setQueue: .setQueue
+        case .setQueueIndex: .setQueueIndex
+        case .setModes: .setModes
+        case .setCommands: .setCommands
+        case .complete: .complete
+        }
+    }
+
+    package func encode(into writer: inout WireWriter) {
+        writer.write(tag.rawValue)
+        switch self {
+        case .setInfo(let info, let artwork): writer.write(info); writer.write(artwork.map(WireBytes.init))
+        case .setPosition(let elapsed, let rate, let state): writer.write(elapsed); writer.write(rate); writer.write(state)
+        case .clear: break
+        case .setQueue(let items, let current): writer.write(items); writer.write(current)
+        case .setQueueIndex(let current): writer.write(current)
+        case .setModes(let shuffle, let repeatMode): writer.write(shuffle); writer.write(repeatMode)
         case .setCommands(let enabled, let forward, let backward):
-            writer.write(UInt8(6)); writer.write(enabled.sorted { $0.rawValue < $1.rawValue }); writer.write(forward); writer.write(backward)
-        case .complete(let token, let result): writer.write(UInt8(7)); writer.write(token); writer.write(result)
+            writer.write(enabled.sorted { $0.rawValue < $1.rawValue }); writer.write(forward); writer.write(backward)
+        case .complete(let token, let result): writer.write(token); writer.write(result)
         }
     }
 
     package init(from reader: inout WireReader) throws(WireError) {
-        switch try reader.read(UInt8.self) {
-        case 0: self = .setInfo(try reader.read(), artwork: try reader.read(WireBytes?.self)?.bytes)
-        case 1: self = .setPosition(elapsed: try reader.read(), rate: try reader.read(), state: try reader.read())
-        case 2: self = .clear
-        case 3: self = .setQueue(try reader.read(), current: try reader.read())
-        case 4: self = .setQueueIndex(try reader.read())
-        case 5: self = .setModes(try reader.read(), try reader.read())
-        case 6: self = .setCommands(Set(try reader.read([RemoteCommand.Kind].self)), skipForward: try reader.read(), skipBackward: try reader.read())
-        case 7: self = .complete(token: try reader.read(), try reader.read())
-        case let tag: throw .invalid("now-playing call \(tag)")
+        switch try Self.readTag(&reader) {
+        case .setInfo: self = .setInfo(try reader.read(), artwork: try reader.read(WireBytes?.self)?.bytes)
+        case .setPosition: self = .setPosition(elapsed: try reader.read(), rate: try reader.read(), state: try reader.read())
+        case .clear: self = .clear
+        case .setQueue: self = .setQueue(try reader.read(), current: try reader.read())
+        case .setQueueIndex: self = .setQueueIndex(try reader.read())
+        case .setModes: self = .setModes(try reader.read(), try reader.read())
+        case .setCommands:
+            self = .setCommands(Set(try reader.read([RemoteCommand.Kind].self)), skipForward: try reader.read(), skipBackward: try reader.read())
+        case .complete: self = .complete(token: try reader.read(), try reader.read())
         }
     }
 }
 
-extension UICall: WireValue {
-    package func encode(into writer: inout WireWriter) {
+extension UICall: WireTagged {
+    package static let wireName = "ui call"
+
+    package enum Tag: UInt8 {
+        case setRoot, push, pop, popToRoot, present, dismiss, update, complete, addImage, reloadContent, nowPlayingContent, completeContent
+    }
+
+    package var tag: Tag {
         switch self {
-        case .setRoot(let json): writer.write(UInt8(0)); writer.write(json)
-        case .push(let json): writer.write(UInt8(1)); writer.write(json)
-        case .pop: writer.write(UInt8(2))
-        case .popToRoot: writer.write(UInt8(3))
-        case .present(let json): writer.write(UInt8(4)); writer.write(json)
-        case .dismiss: writer.write(UInt8(5))
-        case .update(let id, let json): writer.write(UInt8(6)); writer.write(id); writer.write(json)
-        case .complete(let token): writer.write(UInt8(7)); writer.write(token)
-        case .addImage(let bytes): writer.write(UInt8(8)); writer.write(WireBytes(bytes))
-        case .reloadContent: writer.write(UInt8(9))
-        case .nowPlayingContent(let ids): writer.write(UInt8(10)); writer.write(ids)
-        case .completeContent(let token, let status): writer.write(UInt8(11)); writer.write(token); writer.write(status)
+        case .setRoot: .setRoot
+        case .push: .push
+        case .pop: .pop
+        case .popToRoot: .popToRoot
+        case .present: .present
+        case .dismiss: .dismiss
+        case .update: .update
+        case .complete: .complete
+        case .addImage: .addImage
+        case .reloadContent: .reloadContent
+        case .nowPlayingContent: .nowPlayingContent
+        case .completeContent: .completeContent
+        }
+    }
+
+    package func encode(into writer: inout WireWriter) {
+        writer.write(tag.rawValue)
+        switch self {
+        case .setRoot(let json), .push(let json), .present(let json): writer.write(json)
+        case .pop, .popToRoot, .dismiss, .reloadContent: break
+        case .update(let id, let json): writer.write(id); writer.write(json)
+        case .complete(let token): writer.write(token)
+        case .addImage(let bytes): writer.write(WireBytes(bytes))
+        case .nowPlayingContent(let ids): writer.write(ids)
+        case .completeContent(let token, let status): writer.write(token); writer.write(status)
         }
     }
 
     package init(from reader: inout WireReader) throws(WireError) {
-        switch try reader.read(UInt8.self) {
-        case 0: self = .setRoot(try reader.read())
-        case 1: self = .push(try reader.read())
-        case 2: self = .pop
-        case 3: self = .popToRoot
-        case 4: self = .present(try reader.read())
-        case 5: self = .dismiss
-        case 6: self = .update(templateID: try reader.read(), try reader.read())
-        case 7: self = .complete(token: try reader.read())
-        case 8: self = .addImage(try reader.read(WireBytes.self).bytes)
-        case 9: self = .reloadContent
-        case 10: self = .nowPlayingContent(try reader.read())
-        case 11: self = .completeContent(token: try reader.read(), try reader.read())
-        case let tag: throw .invalid("ui call \(tag)")
+        switch try Self.readTag(&reader) {
+        case .setRoot: self = .setRoot(try reader.read())
+        case .push: self = .push(try reader.read())
+        case .pop: self = .pop
+        case .popToRoot: self = .popToRoot
+        case .present: self = .present(try reader.read())
+        case .dismiss: self = .dismiss
+        case .update: self = .update(templateID: try reader.read(), try reader.read())
+        case .complete: self = .complete(token: try reader.read())
+        case .addImage: self = .addImage(try reader.read(WireBytes.self).bytes)
+        case .reloadContent: self = .reloadContent
+        case .nowPlayingContent: self = .nowPlayingContent(try reader.read())
+        case .completeContent: self = .completeContent(token: try reader.read(), try reader.read())
         }
     }
 }

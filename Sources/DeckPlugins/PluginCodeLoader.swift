@@ -50,7 +50,7 @@ package struct InProcessCodeLoader: PluginCodeLoader {
         let entryFunction = unsafeBitCast(symbol, to: deck_plugin_entry_fn.self)
         guard let entry = entryFunction() else { throw refuse(.entryInvalid("returned NULL")) }
         let abi = entry.pointee.abi
-        guard abi.major == PluginABI.major, abi.minor <= PluginABI.minor else { throw refuse(.abiTooNew(major: abi.major, minor: abi.minor)) }
+        guard deck_abi_is_compatible(abi) else { throw refuse(.abiIncompatible(major: abi.major, minor: abi.minor)) }
         guard let entryInit = entry.pointee.`init`, let create = entry.pointee.create, entry.pointee.deinit != nil else {
             throw refuse(.entryInvalid("returned an entry without init, deinit or create"))
         }
@@ -69,7 +69,7 @@ package struct InProcessCodeLoader: PluginCodeLoader {
     private static func problem(with plugin: UnsafePointer<deck_plugin_t>, expectedID: String) -> String? {
         let p = plugin.pointee
         guard let desc = p.desc else { return "desc is NULL" }
-        guard desc.pointee.abi.major == PluginABI.major, desc.pointee.abi.minor <= PluginABI.minor else {
+        guard deck_abi_is_compatible(desc.pointee.abi) else {
             return "descriptor ABI \(desc.pointee.abi.major).\(desc.pointee.abi.minor) is not supported"
         }
         guard let id = desc.pointee.id else { return "descriptor id is NULL" }

@@ -5,7 +5,8 @@ public struct PluginLoadError: Error, Equatable, Sendable, CustomStringConvertib
         case insecure(path: String, problem: String)
         case manifest(ManifestError)
         case abiMajorMismatch(declared: Int)
-        case abiTooNew(major: UInt32, minor: UInt32)
+        /// The library is built for another ABI major, or a newer minor, than the runtime implements.
+        case abiIncompatible(major: UInt32, minor: UInt32)
         case libraryUnusable(String)
         case libraryEscapesBundle(resolved: String)
         case duplicateID(String, firstBundle: String)
@@ -39,7 +40,7 @@ public struct PluginLoadError: Error, Equatable, Sendable, CustomStringConvertib
         case .manifest(let error): return error.description
         case .abiMajorMismatch(let declared):
             return "manifest declares ABI \(declared), but this runtime implements ABI \(PluginABI.major); rebuild the plugin against this SDK"
-        case .abiTooNew(let major, let minor):
+        case .abiIncompatible(let major, let minor):
             if major != PluginABI.major {
                 return "library is built for ABI \(major).\(minor), but this runtime implements ABI \(runtimeABI); rebuild the plugin against this SDK"
             }

@@ -4,9 +4,16 @@ import Testing
 import DeckTestSupport
 
 /// The SDK headers are what a third party builds against: the core (deck/plugin.h), each extension
-/// alone (deck/ext/), and the umbrella must each compile cleanly as strict C and C++.
+/// alone (deck/ext/), the umbrella and the embedding API (deck/runtime.h) must each compile cleanly
+/// as strict C and C++. Every header in sdk/include is checked, so a new one is too.
 @Suite struct PluginHeaderTests {
-    static let headers = ["deck/plugin.h", "deck/deck.h", "deck/ext/audio.h", "deck/ext/session.h", "deck/ext/thread-check.h"]
+    static let compilers = [("/usr/bin/cc", "c", "-std=c11"), ("/usr/bin/c++", "c++", "-std=c++17")]
+
+    /// Every public header but runtime.h (which declares no plugin ABI), as `deck/…`.
+    static let headers: [String] = {
+        let all = (FileManager.default.enumerator(atPath: Paths.sdkInclude + "/deck")?.allObjects as? [String] ?? [])
+        return all.filter { $0.hasSuffix(".h") && $0 != "runtime.h" }.map { "deck/" + $0 }.sorted()
+    }()
 
     static func source(including header: String) -> String {
         """
@@ -23,7 +30,28 @@ import DeckTestSupport
         """
     }
 
-    @Test(arguments: [("/usr/bin/cc", "c", "-std=c11"), ("/usr/bin/c++", "c++", "-std=c++17")], headers)
+    @Test func theListCoversEveryExtensionHeader() {
+        #expect(PluginHeaderTests.headers.count == 8)
+        #expect(PluginHeaderTests.headers.contains("deck/ext/content.h") && PluginHeaderTests.headers.contains("deck/ext/now-playing.h"))
+    }
+
+    @Test(arguments: compilers)
+    func theEmbeddingHeaderCompilesAloneWithEveryWarningAsAnError(compiler: (String, String, String)) throws {
+        let (compiler, language, standard) = compiler
+        let dir = TemporaryDirectory()
+        let file = dir.path + "/runtime-check.\(language == "c" ? "c" : "cpp")"
+        let source = """
+            #include <deck/runtime.h>
+            uint32_t (*version)(void) = deck_runtime_api_version;
+            int check(void) { return DECK_RUNTIME_API_VERSION_MAJOR == 1 && version != 0; }
+            """
+        try source.write(toFile: file, atomically: true, encoding: .utf8)
+        let (status, output) = try runProgram(compiler, [standard, "-Wall", "-Wextra", "-Werror", "-pedantic", "-c",
+                                                          "-I", Paths.sdkInclude, "-o", dir.path + "/check.o", file])
+        #expect(status == 0 && output.isEmpty, "\(output)")
+    }
+
+    @Test(arguments: compilers, headers)
     func eachHeaderCompilesAloneWithEveryWarningAsAnError(compiler: (String, String, String), header: String) throws {
         let (compiler, language, standard) = compiler
         let dir = TemporaryDirectory()

@@ -105,13 +105,13 @@ import DeckTestSupport
 
     @Test func aLibraryBuiltForAnotherMajorIsRefused() throws {
         let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_ENTRY_MAJOR=2"])
-        #expect(try refusal(bundle) == .abiTooNew(major: 2, minor: PluginABI.minor))
+        #expect(try refusal(bundle) == .abiIncompatible(major: 2, minor: PluginABI.minor))
         #expect(log.contains(.error, "library is built for ABI 2.\(PluginABI.minor), but this runtime implements ABI 1.\(PluginABI.minor)"))
     }
 
     @Test func aLibraryBuiltForANewerMinorIsRefused() throws {
         let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_ENTRY_MINOR=\(PluginABI.minor + 1)"])
-        #expect(try refusal(bundle) == .abiTooNew(major: 1, minor: PluginABI.minor + 1))
+        #expect(try refusal(bundle) == .abiIncompatible(major: 1, minor: PluginABI.minor + 1))
         #expect(log.contains(.error, "newer than this runtime's ABI"))
     }
 

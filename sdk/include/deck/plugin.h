@@ -18,6 +18,13 @@
  *    deck/ext/ (audio.h, session.h, thread-check.h, now-playing.h, ui.h,
  *    content.h), and deck/deck.h
  *    includes them all.
+ *  - How an extension evolves: a compatible change only appends functions to
+ *    its struct, in an ABI minor that says so in the extension's header (a
+ *    side reads the other's `abi` before calling an appended function). An
+ *    incompatible change is a new extension whose id carries a version
+ *    ("deck.audio/2"); the id without a suffix is version 1, and a host keeps
+ *    offering every version it ever offered for the same ABI major, so a
+ *    plugin asks for the newest it knows and falls back to older ones.
  *  - Every host call that can fail returns a deck_status; host->last_error()
  *    gives the human-readable reason.
  *  - Every function carries a thread tag:
