@@ -74,7 +74,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
         sigemptyset(&pipe)
         sigaddset(&pipe, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &pipe, nil)
-        var deadline = AudioRenderLoop.now()
+        var deadline = MonotonicClock.nanoseconds
         let period = configuration.frameSize.nanoseconds
         var fadingOut = false
         while true {
@@ -109,13 +109,13 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
             }
             if !configuration.freewheel {
                 deadline += period
-                let now = AudioRenderLoop.now()
+                let now = MonotonicClock.nanoseconds
                 if now - deadline > configuration.lateBoundNanoseconds {
                     stats.lateEvents.add(1, ordering: .relaxed)
                     deadline = now
                 }
                 sleep(until: deadline)
-                stats.lateness.record(AudioRenderLoop.now() - deadline)
+                stats.lateness.record(MonotonicClock.nanoseconds - deadline)
             }
         }
         finish()
@@ -173,7 +173,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
             }
             packets.stage(PacketRing.Slot(length: length, sampleIndex: sampleIndex, samples: frames, isLast: isLast,
                                           finalGranule: Int64(lookahead) + inputSamples, bus: bus, generation: generation,
-                                          encodedAt: AudioRenderLoop.now()),
+                                          encodedAt: MonotonicClock.nanoseconds),
                           ahead: staged)
             staged += 1
         }
@@ -214,9 +214,4 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil) == EINTR {}
     }
 
-    static func now() -> Int {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return time.tv_sec * 1_000_000_000 + time.tv_nsec
-    }
 }

@@ -143,9 +143,7 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
 
     private func deliverPacket(_ packet: EncodedPacket) {
         guard let callback = shared.withLock({ $0.packet }) else { return }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        packetLatency.record(now.tv_sec * 1_000_000_000 + now.tv_nsec - packet.encodedAt)
+        packetLatency.record(MonotonicClock.nanoseconds - packet.encodedAt)
         packet.bytes.withUnsafeBufferPointer { bytes in
             callback.function(callback.user, bytes.baseAddress, bytes.count, packet.granule(), UInt32(packet.samples), UInt32(packet.preSkip), packet.isLast)
         }

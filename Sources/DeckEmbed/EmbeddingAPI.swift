@@ -139,7 +139,7 @@ public enum EmbeddingAPI {
             if mode == .integratorLoop { try process(embedded) }
             return nil
         }
-        let deadline = EmbeddingAPI.now() + timeoutMilliseconds
+        let deadline = MonotonicClock.milliseconds + timeoutMilliseconds
         let box = SyncAnswer()
         if mode == .ownThread {
             let job = EmbeddedRuntime.Job(request: request, reply: { user, response in
@@ -157,7 +157,7 @@ public enum EmbeddingAPI {
                 embedded.answer(request) { box.set($0) }
             }
             // A deferred answer comes from the loop: run it here until it does.
-            while box.current == nil && EmbeddingAPI.now() < deadline {
+            while box.current == nil && MonotonicClock.milliseconds < deadline {
                 try process(embedded)
                 if box.current == nil { usleep(1_000) }
             }
@@ -169,11 +169,6 @@ public enum EmbeddingAPI {
     /// The packet callback's latency histogram of a live handle, for deck-bench.
     package static func packetLatency(of pointer: OpaquePointer?) -> LatencyHistogram? { handle(pointer)?.packetLatency }
 
-    static func now() -> Int {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
-    }
 }
 
 /// One synchronous call's answer, handed from the loop thread to the waiting one.

@@ -21,7 +21,7 @@ final class IsolatedPluginCode: PluginCode {
     private var offers = PluginOffers()
     private var watcher: FileWatcher?
     private var health: LoopTimer?
-    private var lastHeard = PluginInstance.milliseconds()
+    private var lastHeard = MonotonicClock.milliseconds
     private var missedAtLastCheck = 0
     /// Unanswered messages (events) in the current second, and when it began.
     private var eventsThisSecond = 0
@@ -150,7 +150,7 @@ final class IsolatedPluginCode: PluginCode {
             let reply = try channel.exchange(request, answer: .reply, timeoutMs: Int32(settings.callTimeoutMilliseconds)) {
                 message throws(WireError) in try serve(&message, nested: true)
             }
-            lastHeard = PluginInstance.milliseconds()
+            lastHeard = MonotonicClock.milliseconds
             return reply
         } catch .timedOut(let milliseconds) {
             end(because: "did not answer \(call.name) within \(milliseconds) ms")
@@ -183,7 +183,7 @@ final class IsolatedPluginCode: PluginCode {
 
     /// Handles what the host sends besides answers: events, and host calls while a call of ours waits.
     private func serve(_ message: inout WireReader, nested: Bool) throws(WireError) {
-        lastHeard = PluginInstance.milliseconds()
+        lastHeard = MonotonicClock.milliseconds
         switch message.kind {
         case .event:
             if lastHeard - secondStarted >= 1_000 {
@@ -239,7 +239,7 @@ final class IsolatedPluginCode: PluginCode {
     private func checkHealth() {
         readIncoming()
         guard endReason == nil, !channelClosed, !isDestroyed else { return }
-        let quiet = PluginInstance.milliseconds() - lastHeard
+        let quiet = MonotonicClock.milliseconds - lastHeard
         if quiet > settings.heartbeatTimeoutMilliseconds {
             end(because: "missed its heartbeat (nothing for \(quiet) ms, over \(settings.heartbeatTimeoutMilliseconds) ms)")
             return

@@ -1,4 +1,5 @@
 import CProcess
+import DeckBase
 import DeckPlugins
 import Glibc
 import Synchronization
@@ -97,10 +98,10 @@ package final class WireChannel: @unchecked Sendable {  // Sends are serialised 
     /// calls included, must end within `timeoutMs` (-1: no limit).
     package func exchange(_ request: WireWriter, answer: WireKind, timeoutMs: Int32,
                           serve: (inout WireReader) throws(WireError) -> Void) throws(WireError) -> WireReader {
-        let deadline = PluginInstance.milliseconds() + Int(timeoutMs)
+        let deadline = MonotonicClock.milliseconds + Int(timeoutMs)
         func remaining() throws(WireError) -> Int32 {
             guard timeoutMs >= 0 else { return -1 }
-            let left = deadline - PluginInstance.milliseconds()
+            let left = deadline - MonotonicClock.milliseconds
             guard left > 0 else { throw .timedOut(milliseconds: Int(timeoutMs)) }
             return Int32(left)
         }

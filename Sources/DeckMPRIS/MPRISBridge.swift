@@ -137,9 +137,7 @@ public final class MPRISBridge {
         watcher.start(writable: sd_bus_get_events(bus) & Int32(POLLOUT) != 0) { [unowned self] in process() }
         var deadline: UInt64 = 0
         if sd_bus_get_timeout(bus, &deadline) >= 0, deadline != UInt64.max {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+            let nowMicroseconds = UInt64(MonotonicClock.microseconds)
             timer.start(after: deadline > nowMicroseconds ? (deadline - nowMicroseconds) / 1_000 + 1 : 0) { [unowned self] in process() }
         } else {
             timer.stop()

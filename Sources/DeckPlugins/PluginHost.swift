@@ -71,7 +71,7 @@ package final class PluginHost: Sendable {
     /// Logs a line the plugin wrote (in this process or in its host process), within its budget.
     package func log(_ level: LogLevel, text message: String) {
         if level == .error { lastLoggedErrorText.withLock { $0 = message } }
-        switch logBudget.withLock({ $0.admit(now: PluginLogBudget.nowMilliseconds()) }) {
+        switch logBudget.withLock({ $0.admit(now: UInt64(MonotonicClock.milliseconds)) }) {
         case .log(let suppressed):
             logger.log(level, pluginID, plugin: pluginID, suppressed > 0 ? "(\(suppressed) lines suppressed) \(message)" : message)
         case .suppress(let first):

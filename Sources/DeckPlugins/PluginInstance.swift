@@ -230,12 +230,12 @@ public final class PluginInstance {
 
     /// Runs a call into the plugin's code on the loop thread and names it when it was slow.
     private func timed<T>(_ call: String, _ body: () -> T) -> T {
-        let startMicroseconds = PluginInstance.microseconds()
+        let startMicroseconds = MonotonicClock.microseconds
         let start = startMicroseconds / 1_000
         callWatch?.enter(id, call, at: start)
         let result = body()
         callWatch?.leave()
-        let endMicroseconds = PluginInstance.microseconds()
+        let endMicroseconds = MonotonicClock.microseconds
         loopTime.add(endMicroseconds - startMicroseconds, at: endMicroseconds / 1_000)
         let spent = (endMicroseconds - startMicroseconds) / 1_000
         if spent > PluginInstance.slowCallMilliseconds {
@@ -244,10 +244,6 @@ public final class PluginInstance {
         }
         return result
     }
-
-    package static func milliseconds() -> Int { microseconds() / 1_000 }
-
-    package static func microseconds() -> Int { MonotonicClock.nanoseconds / 1_000 }
 
     private func expect(_ required: State, for call: String) throws(PluginCallError) {
         guard state == required else { throw refusal(for: call, expected: required.rawValue) }

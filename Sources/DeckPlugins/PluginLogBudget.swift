@@ -30,9 +30,4 @@ struct PluginLogBudget {
         return .log(suppressed: suppressed)
     }
 
-    static func nowMilliseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000 + UInt64(time.tv_nsec) / 1_000_000
-    }
 }

@@ -47,7 +47,7 @@ public final class PluginRegistry: RandomAccessCollection {
 
     /// Delivers requested callbacks; one whose plugin is over its loop budget waits for it.
     private func deliverCallbacks(_ numbers: [Int]) {
-        let now = PluginInstance.milliseconds()
+        let now = MonotonicClock.milliseconds
         for number in numbers {
             guard let plugin = byInstance[number] else { continue }
             if withinBudget(plugin, now: now) {

@@ -35,14 +35,14 @@ struct NowPlayingView {
     func follow(_ session: Session) throws(ClientError) {
         let terminal = isatty(1) == 1 && !json && format == nil
         var state = try session.call("nowPlaying.get")
-        var stamp = NowPlayingView.seconds()
+        var stamp = MonotonicClock.seconds
         var shown = print(state.value, age: 0, live: terminal)
         fflush(nil)
         _ = try session.call("events.subscribe", "{\"topics\":[\"nowPlaying.changed\"]}")
         while true {
             guard let line = try session.readLine(timeoutMilliseconds: terminal ? 500 : -1) else {
                 if !session.isClosed {
-                    print(state.value, age: NowPlayingView.seconds() - stamp, live: true)
+                    print(state.value, age: MonotonicClock.seconds - stamp, live: true)
                     fflush(nil)
                     continue
                 }
@@ -50,7 +50,7 @@ struct NowPlayingView {
             }
             guard let message = JSONDocument(line), message.value["method"].string == "nowPlaying.changed" else { continue }
             state = JSONDocument.Result(document: message, key: "params")
-            stamp = NowPlayingView.seconds()
+            stamp = MonotonicClock.seconds
             shown = print(state.value, age: 0, live: terminal, unless: shown)
             fflush(nil)
         }
@@ -91,11 +91,6 @@ struct NowPlayingView {
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "]  "
     }
 
-    static func seconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
 }
 
 /// A `--format` template: `{{key}}` replaced by a now-playing field, as playerctl's are.

@@ -35,9 +35,7 @@ final class ServiceNotifier {
 
     func reloading() {
         guard isListening else { return }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        send("RELOADING=1\nMONOTONIC_USEC=\(UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000)")
+        send("RELOADING=1\nMONOTONIC_USEC=\(MonotonicClock.microseconds)")
     }
 
     func reloaded() {

@@ -65,7 +65,7 @@ final class ShutdownGuard: @unchecked Sendable {  // `thread` is written once be
         while !finished.load(ordering: .acquiring) {
             var wait = timespec(tv_sec: 0, tv_nsec: 100_000_000)
             let received = sigtimedwait(&set, nil, &wait)
-            let now = PluginInstance.milliseconds()
+            let now = MonotonicClock.milliseconds
             if received == SIGTERM || received == SIGINT, deadline == nil {
                 logger.info("deckd", "\(received == SIGINT ? "SIGINT" : "SIGTERM") received, shutting down")
                 deadline = now + graceMilliseconds
