@@ -53,7 +53,7 @@ let package = Package(
                 linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libdeck.so.0"])]),
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc", "CSystemd"]),
         .executableTarget(name: "deck-plugin-host", dependencies: ["DeckIsolation"]),
-        .executableTarget(name: "deckctl", dependencies: ["DeckBase", "CJansson"]),
+        .executableTarget(name: "deckctl", dependencies: ["DeckBase"]),
         .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "DeckEmbed", "COpus", "CDeckPlugin"]),
         .target(name: "DeckFuzz", dependencies: ["DeckRuntime", "DeckIsolation"]),
         .executableTarget(name: "deck-fuzz", dependencies: ["DeckFuzz", "CFuzzer"]),

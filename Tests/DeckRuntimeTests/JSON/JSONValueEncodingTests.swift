@@ -1,0 +1,40 @@
+import DeckBase
+import Testing
+
+/// Writing JSON: compact for the wire, indented for people (deckctl), reals in full or to a
+/// precision people read.
+@Suite struct JSONValueEncodingTests {
+    let value: JSONValue = ["b": [1, 2.5, ["x": .null]], "a": "é\n", "e": [], "o": [:], "g": 0.19952623546123505]
+
+    @Test func compactIsOneLineWithSortedKeys() throws {
+        #expect(value.encoded() == #"{"a":"é\n","b":[1,2.5,{"x":null}],"e":[],"g":0.19952623546123505,"o":{}}"#)
+        #expect(try JSONValue.parse(value.encoded()) == value)
+    }
+
+    @Test func prettyIndentsEachMemberAndElementByTwoSpacesAsJanssonDoes() throws {
+        let pretty = value.prettyEncoded(realPrecision: 15)
+        #expect(pretty == """
+            {
+              "a": "é\\n",
+              "b": [
+                1,
+                2.5,
+                {
+                  "x": null
+                }
+              ],
+              "e": [],
+              "g": 0.199526235461235,
+              "o": {}
+            }
+            """)
+    }
+
+    @Test func aPrecisionKeepsRealsReal() {
+        #expect(JSONValue.double(1).encoded(realPrecision: 15) == "1.0")
+        #expect(JSONValue.double(8.84).encoded(realPrecision: 15) == "8.84")
+        #expect(JSONValue.double(1e300).encoded(realPrecision: 15) == "1e+300")
+        #expect(JSONValue.double(.nan).encoded(realPrecision: 15) == "null")
+        #expect(JSONValue.double(0.1 + 0.2).encoded() == "0.30000000000000004")
+    }
+}
