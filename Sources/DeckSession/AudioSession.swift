@@ -1,8 +1,8 @@
 /// Audio focus plus the output's life: the output activates on the first grant and deactivates
 /// once nothing has held focus or played for the idle timeout; each owner's stream gets the gain its
 /// focus state calls for. Driven by explicit times in milliseconds, so it runs on a virtual clock in
-/// tests and on the loop's clock in the runtime. Loop-thread-confined.
-public final class AudioSession {
+/// tests and on the loop's clock in the runtime. A value: the coordinator that owns it is its shell.
+public struct AudioSession {
     public enum Effect: Sendable, Equatable {
         case notify(FocusOwner, FocusChange)
         /// Move `owner`'s stream to `gain` over `rampMilliseconds`.
@@ -37,24 +37,24 @@ public final class AudioSession {
     public private(set) var volume: VolumeGroups
 
     /// Changes the volume groups (validated by `change`), and ramps the streams whose gain moved.
-    public func changeVolume(now: UInt64, _ change: (inout VolumeGroups) throws(VolumeError) -> Void) throws(VolumeError) -> [Effect] {
+    public mutating func changeVolume(now: UInt64, _ change: (inout VolumeGroups) throws(VolumeError) -> Void) throws(VolumeError) -> [Effect] {
         try change(&volume)
         return settle(now: now, ramp: policy.volumeRampMilliseconds)
     }
 
-    public func reconfigure(_ policy: SessionPolicy) {
+    public mutating func reconfigure(_ policy: SessionPolicy) {
         self.policy = policy
         arbiter.matrix = policy.matrix
         arbiter.ducking = policy.ducking
     }
 
     /// With `alwaysActive`, the output starts now and never deactivates.
-    public func start(now: UInt64) -> [Effect] {
+    public mutating func start(now: UInt64) -> [Effect] {
         guard policy.alwaysActive, !isActive else { return [] }
         return activate()
     }
 
-    public func request(_ request: FocusRequest, now: UInt64) -> (result: FocusResult, effects: [Effect]) {
+    public mutating func request(_ request: FocusRequest, now: UInt64) -> (result: FocusResult, effects: [Effect]) {
         let (result, notifications) = arbiter.request(request)
         var effects: [Effect] = []
         switch result {
@@ -68,24 +68,24 @@ public final class AudioSession {
         return (result, effects + settle(now: now))
     }
 
-    public func abandon(_ owner: FocusOwner, now: UInt64) -> [Effect] {
+    public mutating func abandon(_ owner: FocusOwner, now: UInt64) -> [Effect] {
         let notifications = arbiter.abandon(owner)
         return notifications.map { .notify($0.owner, $0.change) } + settle(now: now)
     }
 
-    public func streamOpened(_ owner: FocusOwner, now: UInt64) -> [Effect] {
+    public mutating func streamOpened(_ owner: FocusOwner, now: UInt64) -> [Effect] {
         streams.insert(owner)
         return settle(now: now)
     }
 
-    public func streamClosed(_ owner: FocusOwner, now: UInt64) -> [Effect] {
+    public mutating func streamClosed(_ owner: FocusOwner, now: UInt64) -> [Effect] {
         streams.remove(owner)
         gains[owner] = nil
         return settle(now: now)
     }
 
     /// Deactivates the output when the idle timeout has run out.
-    public func tick(now: UInt64) -> [Effect] {
+    public mutating func tick(now: UInt64) -> [Effect] {
         guard let since = idleSince, isActive, policy.idleTimeoutMilliseconds > 0,
               now >= since + policy.idleTimeoutMilliseconds else { return [] }
         isActive = false
@@ -112,14 +112,14 @@ public final class AudioSession {
         return focus * volume.gain(for: holder.request.context)
     }
 
-    private func activate() -> [Effect] {
+    private mutating func activate() -> [Effect] {
         isActive = true
         counters.activations += 1
         return [.activate]
     }
 
     /// Gain changes for every stream whose target moved (over `ramp` when given), and the idle clock.
-    private func settle(now: UInt64, ramp forced: Double? = nil) -> [Effect] {
+    private mutating func settle(now: UInt64, ramp forced: Double? = nil) -> [Effect] {
         var effects: [Effect] = []
         for owner in streams.sorted() {
             let target = targetGain(owner), previous = gains[owner]

@@ -8,7 +8,7 @@ import DeckSession
 /// hold focus (starvation, bad samples). Plugins' focus and stream host calls arrive here.
 /// Loop-thread-confined.
 public final class FocusCoordinator {
-    public let session: AudioSession
+    public private(set) var session: AudioSession
     /// Holders reported for playing only silence, and how many reports there were.
     public private(set) var starvationReports = 0
     /// Set once by the runtime, right after the registry that needs this coordinator exists.

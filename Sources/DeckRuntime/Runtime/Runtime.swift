@@ -157,7 +157,7 @@ public final class Runtime {
 
     public var audio: AudioEngine { output.engine }
     public var sinks: SinkSet { output.sinks }
-    public var session: AudioSession { focus.session }
+    public var session: AudioSession { _read { yield focus.session } }
 
     /// Loads every bundle in the configured folders; failures are logged and kept, never fatal.
     public func loadPlugins() {

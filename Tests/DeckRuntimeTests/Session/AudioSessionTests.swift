@@ -12,7 +12,7 @@ import Testing
     let duck = Float(pow(10, -14.0 / 20))
 
     @Test func musicPromptCallResumeAndIdleDeactivation() {
-        let session = AudioSession(policy: SessionPolicy())
+        var session = AudioSession(policy: SessionPolicy())
         // Music starts: the output activates on the first grant.
         var (result, effects) = session.request(FocusRequest(owner: radio, context: .music, type: .gain), now: 0)
         #expect(result == .granted)
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func spokenAudioPausesForAPromptInsteadOfDucking() {
-        let session = AudioSession(policy: SessionPolicy())
+        var session = AudioSession(policy: SessionPolicy())
         _ = session.request(FocusRequest(owner: podcast, context: .music, type: .gain, pausesOnDuck: true), now: 0)
         _ = session.streamOpened(podcast, now: 0)
         let (_, effects) = session.request(FocusRequest(owner: maps, context: .navigation, type: .gainTransientMayDuck), now: 1_000)
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func aDelayedRequestIsGrantedWhenTheCallEnds() {
-        let session = AudioSession(policy: SessionPolicy())
+        var session = AudioSession(policy: SessionPolicy())
         _ = session.request(FocusRequest(owner: phone, context: .call, type: .gain), now: 0)
         let (result, effects) = session.request(FocusRequest(owner: radio, context: .music, type: .gain, acceptsDelayedFocus: true), now: 1_000)
         #expect(result == .delayed("blocked by integrator:call (call)"))
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func backToBackPromptsInsideTheIdleWindowDoNotFlapTheOutput() {
-        let session = AudioSession(policy: SessionPolicy())
+        var session = AudioSession(policy: SessionPolicy())
         for start in stride(from: UInt64(0), to: 20_000, by: 4_000) {
             _ = session.request(FocusRequest(owner: maps, context: .navigation, type: .gainTransientMayDuck), now: start)
             _ = session.streamOpened(maps, now: start)
@@ -90,7 +90,7 @@ import Testing
     @Test func anIdleTimeoutOfZeroNeverDeactivates() {
         var policy = SessionPolicy()
         policy.idleTimeoutMilliseconds = 0
-        let session = AudioSession(policy: policy)
+        var session = AudioSession(policy: policy)
         _ = session.request(FocusRequest(owner: radio, context: .music, type: .gain), now: 0)
         _ = session.abandon(radio, now: 1)
         #expect(session.deadline == nil)
@@ -101,14 +101,14 @@ import Testing
     @Test func anAlwaysActiveSessionStartsAtOnceAndStaysUp() {
         var policy = SessionPolicy()
         policy.alwaysActive = true
-        let session = AudioSession(policy: policy)
+        var session = AudioSession(policy: policy)
         #expect(session.start(now: 0) == [.activate])
         #expect(session.deadline == nil)
         #expect(session.tick(now: 60_000).isEmpty)
     }
 
     @Test func aStreamWithoutFocusIsSilent() {
-        let session = AudioSession(policy: SessionPolicy())
+        var session = AudioSession(policy: SessionPolicy())
         _ = session.request(FocusRequest(owner: radio, context: .music, type: .gain), now: 0)
         _ = session.streamOpened(radio, now: 0)
         let effects = session.request(FocusRequest(owner: podcast, context: .music, type: .gain), now: 5).effects
