@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "deck", type: .dynamic, targets: ["DeckEmbed"]),
         // First-party plugins: each a shared library packed into a bundle by `make`.
         .library(name: "Tone", type: .dynamic, targets: ["Tone"]),
+        .library(name: "Prompts", type: .dynamic, targets: ["Prompts"]),
         // A Swift plugin for the tests only; they pack it into a bundle themselves.
         .library(name: "SwiftUIFixture", type: .dynamic, targets: ["SwiftUIFixture"]),
     ],
@@ -59,6 +60,9 @@ let package = Package(
         .executableTarget(name: "deck-fuzz", dependencies: ["DeckFuzz", "CFuzzer"]),
 
         .target(name: "Tone", dependencies: ["DeckSDK"], path: "Plugins/Tone",
+                exclude: ["manifest.json"]),
+        .systemLibrary(name: "CEspeakNG", providers: [.apt(["libespeak-ng-dev"])]),
+        .target(name: "Prompts", dependencies: ["DeckSDK", "CEspeakNG"], path: "Plugins/Prompts",
                 exclude: ["manifest.json"]),
 
         .target(name: "SwiftUIFixture", dependencies: ["DeckSDK"], path: "Tests/Fixtures/SwiftUIFixture"),

@@ -1,0 +1,103 @@
+import DeckSDK
+import Synchronization
+
+/// Says a sentence, as a navigation app's prompts do: `apps.launch {"id": "org.deck.prompts",
+/// "item": "Turn left in 200 metres"}` asks for transient focus that may duck (what plays goes
+/// quieter), speaks, then lets go (what played comes back).
+final class Prompts: DeckAudioPlugin {
+    static let descriptor = PluginDescriptor(
+        id: "org.deck.prompts", name: "Prompts", version: "0.1.0", vendor: "Deck",
+        description: "Spoken prompts: says a sentence under navigation focus, ducking what plays")
+
+    let host: DeckHost
+    /// Read by the audio thread only while the stream is open; replaced only while it is closed.
+    private var speech: Speech?
+    private var position = 0
+    /// A prompt waiting for focus (a call holds it), spoken once granted.
+    private var waiting: Speech?
+    /// Set by the audio thread when the last sample went out; handled in `onCallback`.
+    private let finished = Atomic<Bool>(false)
+
+    init(host: DeckHost) throws {
+        guard host.hasEntitlement("audio"), host.hasEntitlement("maps") else {
+            throw DeckError(.notEntitled, "Prompts needs the audio and maps entitlements (navigation focus)")
+        }
+        self.host = host
+    }
+
+    func activate() throws {}
+
+    func start(item: String?) throws {
+        guard let text = item, !text.allSatisfy(\.isWhitespace) else {
+            throw DeckError(.invalid, "give the sentence to say as the item")
+        }
+        let spoken: Speech
+        do { spoken = try Speech.synthesize(text) } catch { throw DeckError(.internal, "\(error)") }
+        switch try host.requestFocus(context: "navigation", type: .gainTransientMayDuck, acceptsDelayed: true) {
+        case .granted:
+            try speak(spoken)
+            host.log(.info, "saying \"\(text)\" (\(spoken.frames / 48) ms)")
+        case .delayed(let reason):
+            waiting = spoken
+            host.log(.info, "the prompt waits: \(reason)")
+        case .rejected(let reason):
+            throw DeckError(.state, reason)
+        }
+    }
+
+    private func speak(_ spoken: Speech) throws {
+        try host.closeStream()  // render is not running after this returns, so the swap is safe
+        speech = spoken
+        position = 0
+        finished.store(false, ordering: .relaxed)
+        try host.openStream()
+    }
+
+    func render(frames: Int, into samples: UnsafeMutablePointer<Float>) -> Int {
+        guard let speech, position < speech.frames else { return 0 }
+        let count = min(frames, speech.frames - position)
+        speech.samples.withUnsafeBufferPointer { source in
+            samples.update(from: source.baseAddress! + position * 2, count: count * 2)
+        }
+        position += count
+        if count < frames {
+            (samples + count * 2).update(repeating: 0, count: (frames - count) * 2)
+        }
+        if position >= speech.frames, !finished.exchange(true, ordering: .acquiringAndReleasing) {
+            try? host.requestCallback()
+        }
+        return frames
+    }
+
+    /// The prompt is out: the stream closes and the focus goes, so what was ducked comes back.
+    func onCallback() {
+        guard finished.load(ordering: .acquiring) else { return }
+        stop()
+    }
+
+    func stop() {
+        try? host.closeStream()
+        try? host.abandonFocus()
+        speech = nil
+        waiting = nil
+    }
+
+    func focusChanged(_ change: FocusChange) {
+        switch change {
+        case .gain:
+            if let waiting {
+                self.waiting = nil
+                try? speak(waiting)
+            }
+        case .loss:
+            stop()  // a prompt that lost its moment is not said later
+        default:
+            break
+        }
+    }
+
+    func deactivate() { stop() }
+}
+
+@_cdecl("deck_plugin_entry")
+public func deckPluginEntry() -> UnsafeRawPointer { DeckPluginExport.entry(for: Prompts.self) }

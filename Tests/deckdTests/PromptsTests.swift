@@ -1,0 +1,53 @@
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// The voice prompts app (Plugins/Prompts): a sentence spoken by espeak-ng under navigation focus
+/// ducks the music, which comes back once the prompt is said, judged on the rendered file.
+@Suite struct PromptsTests {
+    /// The 440 Hz tone's amplitude and what is left besides it, per 100 ms window.
+    private func windows(_ signal: [Float]) -> [(tone: Double, rest: Double)] {
+        stride(from: 0, to: signal.count - 4_800, by: 4_800).map { start in
+            let tone = AudioAnalysis.sineAmplitude(signal, frequency: 440, start: start, count: 4_800)
+            let rms = AudioAnalysis.rms(signal[start..<start + 4_800])
+            return (tone, max(0, rms * rms - tone * tone / 2).squareRoot())
+        }
+    }
+
+    @Test func aSpokenPromptDucksTheMusicWhichComesBackAfter() throws {
+        let dir = TemporaryDirectory()
+        let output = dir.path + "/out.opus"
+        let deckd = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--state", "none", "--sink", "file:\(output)",
+                                      "--play", "org.deck.tone:sine-440"])
+        #expect(deckd.waitForLog("org.deck.tone: playing sine-440"), "\(deckd.log)")
+        try deckd.waitForFrames(40)
+        let launched = try deckd.deckctl(["launch", "org.deck.prompts", "Turn left in two hundred metres, then keep right."])
+        #expect(launched.output.contains("org.deck.prompts: active"), "\(launched.output)")
+        let during = try deckd.deckctl(["session"]).output
+        #expect(during.contains("org.deck.tone  music  gain  ducked"), "\(during)")
+        #expect(during.contains("org.deck.prompts  navigation  gainTransientMayDuck  playing"), "\(during)")
+        #expect(deckd.waitForLog("org.deck.prompts abandoned focus"), "\(deckd.log)")
+        let after = try deckd.deckctl(["session"]).output
+        #expect(after.contains("org.deck.tone  music  gain  playing  gain 1.0") && !after.contains("org.deck.prompts"), "\(after)")
+        try deckd.waitForFrames(40)
+        #expect(deckd.stop() == 0)
+
+        let measured = windows(try AudioAnalysis.decodeWithFFmpeg(output).left)
+        let full = 0.25  // Tone's −12 dBFS sine
+        let ducked = measured.indices.filter { abs(measured[$0].tone - full * 0.2) < 0.02 && measured[$0].rest > 0.01 }
+        #expect(ducked.count >= 10, "a second and more of speech over the tone ducked by 14 dB: \(measured)")
+        guard let first = ducked.first, let last = ducked.last else { return }
+        #expect(measured[..<first].contains { abs($0.tone - full) < 0.02 && $0.rest < 0.005 },
+                "the tone at full level, alone, before the prompt")
+        #expect(measured[(last + 1)...].contains { abs($0.tone - full) < 0.02 && $0.rest < 0.005 },
+                "the tone back at full level, alone, after the prompt")
+    }
+
+    @Test func aPromptWithoutASentenceIsRefusedNamingWhatIsMissing() throws {
+        let deckd = try DeckdProcess.firstParty(["--state", "none"])
+        let refused = try deckd.deckctl(["call", "apps.launch", #"{"id":"org.deck.prompts","item":"   "}"#])
+        #expect(refused.status != 0 && refused.output.contains("give the sentence to say as the item"), "\(refused.output)")
+        #expect(try deckd.deckctl(["status"]).status == 0)
+        #expect(deckd.stop() == 0)
+    }
+}
