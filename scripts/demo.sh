@@ -187,6 +187,23 @@ echo "tone.opus still plays $(ffprobe -v error -show_entries format=duration -of
 step "Usage errors exit 2 with a hint"
 "$bin/deckd" --sink ftp://example 2>&1 || echo "exit status: $?"
 
+step "Prompts: a sentence spoken with espeak-ng under navigation focus ducks Tone, which comes back after"
+"$bin/deckd" --plugins "$bin/plugins" --state none --sink "file:$work/prompt.opus" --socket "$work/prompt.sock" \
+  --play org.deck.tone:sine-440 2> "$work/prompt.log" &
+prompting=$!
+for _ in $(seq 100); do grep -q "playing sine-440" "$work/prompt.log" && break; sleep 0.05; done
+sleep 1
+"$bin/deckctl" --socket "$work/prompt.sock" launch org.deck.prompts "Turn left in two hundred metres, then keep right." | sed 's/^/  /'
+"$bin/deckctl" --socket "$work/prompt.sock" session | sed 's/^/  /'
+for _ in $(seq 100); do grep -q "org.deck.prompts abandoned focus" "$work/prompt.log" && break; sleep 0.05; done
+sleep 1
+kill -TERM "$prompting"; wait "$prompting" || true
+for window in "0.2:0.9" "1.3:2.5" "4.5:5.0"; do
+  level=$(ffmpeg -v info -nostdin -i "$work/prompt.opus" -af "atrim=${window},bandpass=f=440:width_type=q:w=8,volumedetect" -f null - 2>&1 \
+    | sed -n 's/.*mean_volume: //p')
+  echo "  the tone's level from ${window/:/ s to } s: ${level:-silence}"
+done
+
 step "As a service: the journal's fields, the unit's hardening, man pages and completion"
 if [ "$(id -u)" -eq 0 ] && [ -x /lib/systemd/systemd-journald ]; then
   # A journald of the demo's own (a namespace), so the machine's journal is not touched.

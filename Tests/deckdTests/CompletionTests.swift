@@ -54,7 +54,7 @@ import Testing
         #expect(Set(try fish(line + "display --driving ")) == ["on", "off"])
 
         #expect(Set(try zsh("deckctl st")) == ["status", "stop"])
-        #expect(try zsh(line + "launch ") == ["org.deck.tone"])
+        #expect(Set(try zsh(line + "launch ")) == ["org.deck.prompts", "org.deck.tone"])
         #expect(try zsh(line + "volume ").contains("safety"))
         #expect(try zsh(line + "call player.se").contains("player.seek"))
         #expect(deckd.stop() == 0)

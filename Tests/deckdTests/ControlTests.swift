@@ -18,12 +18,14 @@ import Testing
         let deckd = try daemon(["--sink", "file:\(dir.path)/out.opus"])
         var result = try ctl(deckd, ["status"])
         #expect(result.status == 0)
-        #expect(result.output.hasPrefix("Deck 0.1.0 (plugin ABI 1.3)\napps: 1 loaded, 0 refused\noutput: inactive"))
+        #expect(result.output.hasPrefix("Deck 0.1.0 (plugin ABI 1.3)\napps: 2 loaded, 0 refused\noutput: inactive"))
         result = try ctl(deckd, ["--json", "status"])
         #expect(result.output.contains(#""version":"0.1.0""#))
 
         let apps = try ctl(deckd, ["apps"]).output
-        #expect(apps.hasPrefix("org.deck.tone  0.3.0  active  swift  [audio]  "))
+        let lines = apps.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].hasPrefix("org.deck.prompts  0.1.0  active  swift  [audio,maps]  "), "\(apps)")
+        #expect(lines.count == 2 && lines[1].hasPrefix("org.deck.tone  0.3.0  active  swift  [audio]  "), "\(apps)")
         #expect(apps.hasSuffix(TestIsolation.mode == .inline ? "  inline\n" : "\n") && apps.contains(TestIsolation.mode == .inline ? "inline" : "process "))
         #expect(try ctl(deckd, ["--json", "apps"]).output.contains(#""id":"org.deck.tone""#))
 
@@ -114,7 +116,7 @@ import Testing
         let load = try ctl(deckd, ["call", "apps.load", #"{"path":"\#(dir.path)/Missing.deckplugin"}"#])
         #expect(load.status == 1)
         #expect(load.output.contains("-32004 Command failed: not a bundle directory"))
-        #expect(try ctl(deckd, ["status"]).output.contains("apps: 1 loaded, 0 refused"))
+        #expect(try ctl(deckd, ["status"]).output.contains("apps: 2 loaded, 0 refused"))
         #expect(deckd.stop() == 0)
     }
 

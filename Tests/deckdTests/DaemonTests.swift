@@ -49,7 +49,7 @@ import Testing
 
     @Test func loadsPluginsRunsUntilSIGTERMAndShutsDownInReverseOrder() throws {
         let daemon = try DeckdProcess(["--plugins", firstParty, "--plugins", examples])
-        #expect(daemon.waitForLog("deckd: ready: 2 plugin(s) loaded, 0 refused"))
+        #expect(daemon.waitForLog("deckd: ready: 3 plugin(s) loaded, 0 refused"))
         #expect(daemon.waitForLog("org.example.hello: callback delivered on the loop thread"))
         #expect(daemon.stop(signal: SIGTERM) == 0)
         let log = daemon.log
