@@ -4,11 +4,28 @@ public enum AudioContext: String, Sendable, CaseIterable, Comparable {
     case music, navigation, voiceCommand, callRing, call, alarm, notification, systemSound
     case emergency, safety, vehicleStatus, announcement
 
-    public static func < (a: AudioContext, b: AudioContext) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
-    }
+    public static func < (a: AudioContext, b: AudioContext) -> Bool { a.index < b.index }
 
-    var index: Int { AudioContext.allCases.firstIndex(of: self)! }
+    /// How many contexts there are.
+    static let count = 12
+
+    /// The context's place in `allCases`, without building that array (a matrix lookup takes two).
+    var index: Int {
+        switch self {
+        case .music: 0
+        case .navigation: 1
+        case .voiceCommand: 2
+        case .callRing: 3
+        case .call: 4
+        case .alarm: 5
+        case .notification: 6
+        case .systemSound: 7
+        case .emergency: 8
+        case .safety: 9
+        case .vehicleStatus: 10
+        case .announcement: 11
+        }
+    }
 }
 
 /// How long a request wants the output, as Android's audio focus gains.

@@ -8,8 +8,8 @@ public struct InteractionMatrix: Sendable, Equatable {
     private var cells: [FocusInteraction]
 
     public subscript(holder: AudioContext, request: AudioContext) -> FocusInteraction {
-        get { cells[holder.index * AudioContext.allCases.count + request.index] }
-        set { cells[holder.index * AudioContext.allCases.count + request.index] = newValue }
+        get { cells[holder.index * AudioContext.count + request.index] }
+        set { cells[holder.index * AudioContext.count + request.index] = newValue }
     }
 
     /// Android Automotive's defaults; rows are holders, columns requests, in `AudioContext` order.
