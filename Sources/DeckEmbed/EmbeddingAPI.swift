@@ -24,7 +24,13 @@ public enum EmbeddingAPI {
     public typealias LogFunction = @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void
     public typealias PCMFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<Float>?, UInt32) -> Void
 
-    static let major: UInt32 = 1, minor: UInt32 = 0
+    static let major: UInt32 = 1, minor: UInt32 = 1
+
+    /// What `deck_runtime_version_string` returns: made once, never freed, never written.
+    nonisolated(unsafe) static let versionString: UnsafePointer<CChar> = {
+        let text = "Deck \(DeckVersion.string) (runtime API \(major).\(minor), plugin ABI \(PluginABI.major).\(PluginABI.minor))"
+        return UnsafePointer(strdup(text)!)
+    }()
 
     /// Every handle created and not yet destroyed, by number, and the next number to issue.
     private static let handles = Mutex<(live: [UInt: EmbeddedRuntime], next: UInt)>(([:], 1))

@@ -25,6 +25,9 @@ private func text(_ pointer: UnsafePointer<CChar>?, _ name: String) throws(Embed
 @_cdecl("deck_runtime_api_version")
 public func deck_runtime_api_version() -> UInt32 { EmbeddingAPI.major << 16 | EmbeddingAPI.minor }
 
+@_cdecl("deck_runtime_version_string")
+public func deck_runtime_version_string() -> UnsafePointer<CChar> { EmbeddingAPI.versionString }
+
 @_cdecl("deck_runtime_status_string")
 public func deck_runtime_status_string(_ status: Int32) -> UnsafePointer<CChar> {
     let text: StaticString = switch status {
@@ -148,6 +151,18 @@ public func deck_runtime_subscribe(_ rt: OpaquePointer?, _ topic: UnsafePointer<
     }
 }
 
+@_cdecl("deck_runtime_unsubscribe")
+public func deck_runtime_unsubscribe(_ rt: OpaquePointer?, _ topic: UnsafePointer<CChar>?) -> Int32 {
+    withHandle(rt) { embedded throws(EmbeddingError) in
+        let name = try text(topic, "topic")
+        guard Runtime.eventTopics.contains(name) else {
+            throw EmbeddingError(.invalid, "unknown topic \(name) (known: \(Runtime.eventTopics.joined(separator: ", ")))")
+        }
+        let request = #"{"jsonrpc":"2.0","method":"events.unsubscribe","params":{"topics":[\#(JSONValue.string(name).encoded())]}}"#
+        try embedded.submit(EmbeddedRuntime.Job(request: request))
+    }
+}
+
 @_cdecl("deck_runtime_set_packet_callback")
 public func deck_runtime_set_packet_callback(_ rt: OpaquePointer?, _ packet: EmbeddingAPI.PacketFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
     withHandle(rt) { $0.shared.withLock { $0.packet = packet.map { Registered(function: $0, user: user) } } }
@@ -162,6 +177,16 @@ public func deck_runtime_set_pcm_tap(_ rt: OpaquePointer?, _ pcm: EmbeddingAPI.P
         }
         // The tap itself is made on the loop thread, by a job.
         if first, pcm != nil { embedded.enablePCMTapSoon() }
+    }
+}
+
+@_cdecl("deck_runtime_set_log_level")
+public func deck_runtime_set_log_level(_ rt: OpaquePointer?, _ level: Int32) -> Int32 {
+    withHandle(rt) { embedded throws(EmbeddingError) in
+        guard let chosen = LogLevel(rawValue: Int(level)) else {
+            throw EmbeddingError(.invalid, "log level \(level) is not one of 0 error, 1 warning, 2 info, 3 debug")
+        }
+        embedded.runtime.logger.level = chosen
     }
 }
 

@@ -88,6 +88,35 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
         #expect(deck_runtime_set_log_callback(nil, onLog, nil) == -1)
     }
 
+    /// API 1.1: the version string, the log level changed while running, and unsubscribing.
+    @Test func theLogLevelChangesWhileRunningAndATopicCanBeLeft() throws {
+        #expect(deck_runtime_api_version() == 1 << 16 | 1)
+        #expect(String(cString: deck_runtime_version_string()) == "Deck \(DeckVersion.string) (runtime API 1.1, plugin ABI 1.3)")
+        let rt = try create(#"{"plugins": ["\#(Paths.binDir)/plugins"], "logLevel": "error", "session": {"alwaysActive": true}}"#)
+        let seen = Observed()
+        #expect(deck_runtime_set_log_callback(rt, onLog, seen.pointer) == 0)
+        #expect(deck_runtime_set_event_callback(rt, onEvent, seen.pointer) == 0)
+        #expect(deck_runtime_subscribe(rt, "nowPlaying.changed") == 0)
+        #expect(deck_runtime_start(rt) == 0)
+        #expect(callSync(rt, #"{"jsonrpc":"2.0","method":"runtime.info","id":1}"#).0 == 0)
+        #expect(!seen.events.contains { $0.hasPrefix("2 ") }, "info lines are filtered at error level")
+        #expect(deck_runtime_set_log_level(rt, 2) == 0)
+        #expect(callSync(rt, #"{"jsonrpc":"2.0","method":"apps.launch","params":{"id":"org.deck.tone","item":"sine-440"},"id":2}"#).0 == 0)
+        #expect(waitUntil(seconds: 5) { seen.events.contains { $0.hasPrefix("2 ") } }, "info lines pass once the level is info")
+        #expect(waitUntil(seconds: 5) { seen.events.contains { $0.contains(#""method":"nowPlaying.changed""#) } })
+        #expect(deck_runtime_unsubscribe(rt, "nowPlaying.changed") == 0)
+        #expect(callSync(rt, #"{"jsonrpc":"2.0","method":"runtime.info","id":3}"#).0 == 0)  // the unsubscription is in
+        let before = seen.events.filter { $0.contains("nowPlaying.changed") }.count
+        #expect(callSync(rt, #"{"jsonrpc":"2.0","method":"apps.launch","params":{"id":"org.deck.tone","item":"sine-880"},"id":4}"#).0 == 0)
+        #expect(callSync(rt, #"{"jsonrpc":"2.0","method":"nowPlaying.get","id":5}"#).1.contains("880"))
+        usleep(300_000)  // the coalescing window (100 ms) passes: a notification would have come by now
+        #expect(seen.events.filter { $0.contains("nowPlaying.changed") }.count == before)
+        #expect(deck_runtime_set_log_level(rt, 4) == -1 && deck_runtime_set_log_level(rt, -1) == -1)
+        #expect(deck_runtime_unsubscribe(rt, "weather.changed") == -1)
+        #expect(deck_runtime_destroy(rt) == 0)
+        #expect(deck_runtime_set_log_level(rt, 2) == -2)
+    }
+
     @Test func badHandlesConfigsAndRequestsAreErrorsNeverCrashes() throws {
         var error: UnsafeMutablePointer<CChar>?
         #expect(deck_runtime_create(#"{"sinks": "nope"}"#, &error) == nil)
@@ -104,7 +133,7 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
         let stranger = OpaquePointer(bitPattern: 0x1234)
         #expect(deck_runtime_set_packet_callback(stranger, nil, nil) == -1)
         #expect(String(cString: deck_runtime_status_string(-5)) == "no answer in time")
-        #expect(deck_runtime_api_version() == 1 << 16)
+        #expect(deck_runtime_api_version() >> 16 == 1)
 
         let rt = try create("{}")
         #expect(deck_runtime_call(rt, nil, nil, nil) == -1)

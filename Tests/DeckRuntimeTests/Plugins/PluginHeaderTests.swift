@@ -43,7 +43,11 @@ import DeckTestSupport
         let source = """
             #include <deck/runtime.h>
             uint32_t (*version)(void) = deck_runtime_api_version;
-            int check(void) { return DECK_RUNTIME_API_VERSION_MAJOR == 1 && version != 0; }
+            int (*unsubscribe)(deck_runtime_t *, const char *) = deck_runtime_unsubscribe;
+            int check(void) {
+                return DECK_RUNTIME_API_VERSION == DECK_RUNTIME_MAKE_VERSION(1, DECK_RUNTIME_API_VERSION_MINOR)
+                    && version != 0 && unsubscribe != 0 && DECK_RUNTIME_LOG_DEBUG == 3;
+            }
             """
         try source.write(toFile: file, atomically: true, encoding: .utf8)
         let (status, output) = try runProgram(compiler, [standard, "-Wall", "-Wextra", "-Werror", "-pedantic", "-c",

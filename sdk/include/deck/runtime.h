@@ -44,14 +44,33 @@
 extern "C" {
 #endif
 
+/* ─── Symbol visibility ──────────────────────────────────────────────────*/
+
+/* Marks what libdeck exports (everything else in it is hidden). */
+#if defined(__GNUC__) || defined(__clang__)
+#define DECK_RUNTIME_EXPORT __attribute__((visibility("default")))
+#else
+#define DECK_RUNTIME_EXPORT
+#endif
+
 /* ─── Versions and errors ────────────────────────────────────────────────*/
 
-#define DECK_RUNTIME_API_VERSION_MAJOR 1
-#define DECK_RUNTIME_API_VERSION_MINOR 0
+/* An API version as deck_runtime_api_version() returns it. */
+#define DECK_RUNTIME_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 
-/* The API version of the library loaded: (major << 16) | minor. Compare the
- * major with DECK_RUNTIME_API_VERSION_MAJOR before anything else. */
-uint32_t deck_runtime_api_version(void);
+#define DECK_RUNTIME_API_VERSION_MAJOR 1
+#define DECK_RUNTIME_API_VERSION_MINOR 1
+#define DECK_RUNTIME_API_VERSION \
+    DECK_RUNTIME_MAKE_VERSION(DECK_RUNTIME_API_VERSION_MAJOR, DECK_RUNTIME_API_VERSION_MINOR)
+
+/* The API version of the library loaded: DECK_RUNTIME_MAKE_VERSION(major, minor).
+ * Compare the major with DECK_RUNTIME_API_VERSION_MAJOR before anything else;
+ * a minor at least this header's has everything it declares. [any-thread] */
+DECK_RUNTIME_EXPORT uint32_t deck_runtime_api_version(void);
+
+/* The library's release and what it implements, e.g. "Deck 0.1.0 (runtime API
+ * 1.1, plugin ABI 1.3)": a constant string, never NULL (API 1.1). [any-thread] */
+DECK_RUNTIME_EXPORT const char *deck_runtime_version_string(void);
 
 typedef enum deck_runtime_status {
     DECK_RUNTIME_OK            = 0,
@@ -63,10 +82,10 @@ typedef enum deck_runtime_status {
 } deck_runtime_status_t;
 
 /* A constant text for a status, never NULL. */
-const char *deck_runtime_status_string(int status);
+DECK_RUNTIME_EXPORT const char *deck_runtime_status_string(int status);
 
 /* Frees a string the library returned (an error, a synchronous answer). NULL is fine. */
-void deck_runtime_free(char *text);
+DECK_RUNTIME_EXPORT void deck_runtime_free(char *text);
 
 /* ─── Life of a handle ───────────────────────────────────────────────────*/
 
@@ -76,7 +95,7 @@ typedef struct deck_runtime deck_runtime_t;
  * for the defaults: no plugin folders, no sinks; "" is not JSON and is refused).
  * Plugins load when the runtime first runs. On failure returns NULL and, when
  * `error` is not NULL, sets *error to the reason (free it with deck_runtime_free). */
-deck_runtime_t *deck_runtime_create(const char *config_json, char **error);
+DECK_RUNTIME_EXPORT deck_runtime_t *deck_runtime_create(const char *config_json, char **error);
 
 /* Ends everything: the output ends cleanly (end of stream on every sink and
  * callback), plugins are destroyed, focus requested through this handle is
@@ -85,38 +104,51 @@ deck_runtime_t *deck_runtime_create(const char *config_json, char **error);
  * Mode 2: from the thread that calls deck_runtime_process (plugins' destroy
  * runs there), outside its callbacks. Calls racing with it, and every call
  * with the handle after it, are answered DECK_RUNTIME_E_STATE. */
-int deck_runtime_destroy(deck_runtime_t *rt);
+DECK_RUNTIME_EXPORT int deck_runtime_destroy(deck_runtime_t *rt);
 
-/* Receives the runtime's log lines (levels as deck_log_level_t: 0 error, 1
- * warning, 2 info, 3 debug; config "logLevel" filters them), on the thread
- * that logs: usually the runtime's. Without one, log lines go nowhere. */
+/* How much the runtime logs; each level includes the ones above it (the
+ * values of plugin.h's deck_log_level_t). */
+typedef enum deck_runtime_log_level {
+    DECK_RUNTIME_LOG_ERROR   = 0,
+    DECK_RUNTIME_LOG_WARNING = 1,
+    DECK_RUNTIME_LOG_INFO    = 2,
+    DECK_RUNTIME_LOG_DEBUG   = 3
+} deck_runtime_log_level_t;
+
+/* Receives the runtime's log lines (`level` a deck_runtime_log_level_t; config
+ * "logLevel", or deck_runtime_set_log_level, filters them), on the thread that
+ * logs: usually the runtime's. Without one, log lines go nowhere. */
 typedef void (*deck_runtime_log_fn)(void *user, int level, const char *source, const char *message);
 
-int deck_runtime_set_log_callback(deck_runtime_t *rt, deck_runtime_log_fn log, void *user);
+DECK_RUNTIME_EXPORT int deck_runtime_set_log_callback(deck_runtime_t *rt, deck_runtime_log_fn log, void *user);
+
+/* Changes what is logged from now on, while the runtime runs (API 1.1):
+ * DECK_RUNTIME_E_INVALID for a level outside deck_runtime_log_level_t. [any-thread] */
+DECK_RUNTIME_EXPORT int deck_runtime_set_log_level(deck_runtime_t *rt, int level);
 
 /* ─── Mode 1: on the runtime's own thread ────────────────────────────────*/
 
 /* Starts the runtime's thread: plugins load, the output starts, calls are
  * answered there. DECK_RUNTIME_E_STATE if it runs already or mode 2 began. */
-int deck_runtime_start(deck_runtime_t *rt);
+DECK_RUNTIME_EXPORT int deck_runtime_start(deck_runtime_t *rt);
 
 /* ─── Mode 2: inside the integrator's loop ───────────────────────────────*/
 
 /* `wakeup(user)` is called from a thread of the library's whenever the runtime
  * has work; it must only wake your loop, which then calls deck_runtime_process.
  * NULL stops the wakeups. Set it before the first deck_runtime_process. */
-int deck_runtime_set_wakeup(deck_runtime_t *rt, void (*wakeup)(void *user), void *user);
+DECK_RUNTIME_EXPORT int deck_runtime_set_wakeup(deck_runtime_t *rt, void (*wakeup)(void *user), void *user);
 
 /* Runs what is pending (the first call loads the plugins and starts the
  * output) and returns without blocking. Plugins and callbacks run inside it. */
-int deck_runtime_process(deck_runtime_t *rt);
+DECK_RUNTIME_EXPORT int deck_runtime_process(deck_runtime_t *rt);
 
 /* For epoll-style loops, instead of a wakeup: a descriptor that becomes
  * readable when the runtime has work, and the longest to wait before calling
  * deck_runtime_process anyway (milliseconds; -1: no timer pending). In mode 1
  * both are DECK_RUNTIME_E_STATE (the runtime's own thread waits on them). */
-int deck_runtime_backend_fd(deck_runtime_t *rt);
-int deck_runtime_backend_timeout(deck_runtime_t *rt);
+DECK_RUNTIME_EXPORT int deck_runtime_backend_fd(deck_runtime_t *rt);
+DECK_RUNTIME_EXPORT int deck_runtime_backend_timeout(deck_runtime_t *rt);
 
 /* ─── Calls and events: the JSON-RPC API in process ──────────────────────*/
 
@@ -127,7 +159,7 @@ typedef void (*deck_runtime_reply_fn)(void *user, const char *response_json);
 /* Sends one JSON-RPC request (or batch) to the runtime, from any thread. Its
  * answer goes to `reply` (may be NULL); a notification (no id) gets none.
  * Give every request in flight its own id: answers are matched by id. */
-int deck_runtime_call(deck_runtime_t *rt, const char *request_json, deck_runtime_reply_fn reply, void *user);
+DECK_RUNTIME_EXPORT int deck_runtime_call(deck_runtime_t *rt, const char *request_json, deck_runtime_reply_fn reply, void *user);
 
 /* The same, waiting for the answer (at most `timeout_ms`; 0: 10 s). *response
  * gets the answer, to free with deck_runtime_free; on an error status it gets
@@ -137,17 +169,21 @@ int deck_runtime_call(deck_runtime_t *rt, const char *request_json, deck_runtime
  * callbacks: it runs the loop while it waits); before either it is
  * DECK_RUNTIME_E_STATE. A notification (no id) is sent and not waited for:
  * DECK_RUNTIME_OK with *response NULL. */
-int deck_runtime_call_sync(deck_runtime_t *rt, const char *request_json, char **response, int timeout_ms);
+DECK_RUNTIME_EXPORT int deck_runtime_call_sync(deck_runtime_t *rt, const char *request_json, char **response, int timeout_ms);
 
 /* Receives every notification the handle subscribed to (events.subscribe, or
  * deck_runtime_subscribe): {"jsonrpc":"2.0","method":TOPIC,"params":{…,"seq":N,"time":MS}}. */
 typedef void (*deck_runtime_event_fn)(void *user, const char *notification_json);
 
-int deck_runtime_set_event_callback(deck_runtime_t *rt, deck_runtime_event_fn event, void *user);
+DECK_RUNTIME_EXPORT int deck_runtime_set_event_callback(deck_runtime_t *rt, deck_runtime_event_fn event, void *user);
 
 /* Subscribes the handle to a topic (apps.changed, session.changed, ui.changed,
  * nowPlaying.changed…): events.subscribe without writing JSON. */
-int deck_runtime_subscribe(deck_runtime_t *rt, const char *topic);
+DECK_RUNTIME_EXPORT int deck_runtime_subscribe(deck_runtime_t *rt, const char *topic);
+
+/* Ends the handle's subscription to a topic (API 1.1): events.unsubscribe
+ * without writing JSON. */
+DECK_RUNTIME_EXPORT int deck_runtime_unsubscribe(deck_runtime_t *rt, const char *topic);
 
 /* ─── Audio out ──────────────────────────────────────────────────────────*/
 
@@ -162,14 +198,14 @@ typedef void (*deck_runtime_packet_fn)(void *user, const uint8_t *packet, size_t
 
 /* Sets (or with NULL clears) the packet callback; it takes packets from the
  * next one encoded. */
-int deck_runtime_set_packet_callback(deck_runtime_t *rt, deck_runtime_packet_fn packet, void *user);
+DECK_RUNTIME_EXPORT int deck_runtime_set_packet_callback(deck_runtime_t *rt, deck_runtime_packet_fn packet, void *user);
 
 /* The mix before encoding: `frames` frames of interleaved stereo float at
  * 48 kHz, in order, on the same thread as packets. Frames the callback's
  * thread falls a second behind on are dropped and counted in runtime.info. */
 typedef void (*deck_runtime_pcm_fn)(void *user, const float *samples, uint32_t frames);
 
-int deck_runtime_set_pcm_tap(deck_runtime_t *rt, deck_runtime_pcm_fn pcm, void *user);
+DECK_RUNTIME_EXPORT int deck_runtime_set_pcm_tap(deck_runtime_t *rt, deck_runtime_pcm_fn pcm, void *user);
 
 #ifdef __cplusplus
 }
