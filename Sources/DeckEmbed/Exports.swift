@@ -141,24 +141,22 @@ public func deck_runtime_set_event_callback(_ rt: OpaquePointer?, _ event: Embed
 
 @_cdecl("deck_runtime_subscribe")
 public func deck_runtime_subscribe(_ rt: OpaquePointer?, _ topic: UnsafePointer<CChar>?) -> Int32 {
-    withHandle(rt) { embedded throws(EmbeddingError) in
-        let name = try text(topic, "topic")
-        guard Runtime.eventTopics.contains(name) else {
-            throw EmbeddingError(.invalid, "unknown topic \(name) (known: \(Runtime.eventTopics.joined(separator: ", ")))")
-        }
-        let request = #"{"jsonrpc":"2.0","method":"events.subscribe","params":{"topics":[\#(JSONValue.string(name).encoded())]}}"#
-        try embedded.submit(EmbeddedRuntime.Job(request: request))
-    }
+    changeSubscription(rt, "events.subscribe", topic)
 }
 
 @_cdecl("deck_runtime_unsubscribe")
 public func deck_runtime_unsubscribe(_ rt: OpaquePointer?, _ topic: UnsafePointer<CChar>?) -> Int32 {
+    changeSubscription(rt, "events.unsubscribe", topic)
+}
+
+/// `events.subscribe` or `events.unsubscribe` for one known topic, without the caller writing JSON.
+private func changeSubscription(_ rt: OpaquePointer?, _ method: String, _ topic: UnsafePointer<CChar>?) -> Int32 {
     withHandle(rt) { embedded throws(EmbeddingError) in
         let name = try text(topic, "topic")
         guard Runtime.eventTopics.contains(name) else {
             throw EmbeddingError(.invalid, "unknown topic \(name) (known: \(Runtime.eventTopics.joined(separator: ", ")))")
         }
-        let request = #"{"jsonrpc":"2.0","method":"events.unsubscribe","params":{"topics":[\#(JSONValue.string(name).encoded())]}}"#
+        let request = #"{"jsonrpc":"2.0","method":"\#(method)","params":{"topics":[\#(JSONValue.string(name).encoded())]}}"#
         try embedded.submit(EmbeddedRuntime.Job(request: request))
     }
 }
