@@ -21,11 +21,18 @@ extension RuntimeConfiguration {
     /// "restartDelayMs": 250, "restartLimit": 3, "restartWindowS": 300, "uidBase": 61000, "sandbox": true, "zygote": true,
     /// "mediaFolders": ["/media/music"],
     /// "hostPath": "/usr/lib/deck/deck-plugin-host"}`.
-    /// Which plugins run isolated is the policy's `"isolation"`.
-    mutating func applyIsolation(_ value: JSONValue, path: String, resolve: (String) -> String) throws(ConfigurationError) {
+    /// `"mode"` (process or inline) is where plugins the policy does not name run; it is returned,
+    /// to replace the policy's default once the whole config is read. The policy's per-plugin modes stay.
+    mutating func applyIsolation(_ value: JSONValue, path: String, resolve: (String) -> String) throws(ConfigurationError) -> IsolationPolicy.Mode? {
         guard case .object(let members) = value else { throw .invalid(path, "\"isolation\" must be an object") }
+        var mode: IsolationPolicy.Mode?
         for (key, value) in members {
             switch key {
+            case "mode":
+                guard let name = value.stringValue, let chosen = IsolationPolicy.Mode(rawValue: name) else {
+                    throw .invalid(path, "\"isolation.mode\" must be process or inline")
+                }
+                mode = chosen
             case "hostPath":
                 guard let file = value.stringValue else { throw .invalid(path, "\"isolation.hostPath\" must be a file path") }
                 isolation.hostPath = resolve(file)
@@ -64,9 +71,10 @@ extension RuntimeConfiguration {
                 }
                 isolation.mediaFolders = folders.map(resolve)
             default:
-                throw .invalid(path, "unknown key \"isolation.\(key)\" (known: hostPath, callTimeoutMs, startTimeoutMs, heartbeatTimeoutMs, "
+                throw .invalid(path, "unknown key \"isolation.\(key)\" (known: mode, hostPath, callTimeoutMs, startTimeoutMs, heartbeatTimeoutMs, "
                                + "renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase, sandbox, zygote, mediaFolders)")
             }
         }
+        return mode
     }
 }

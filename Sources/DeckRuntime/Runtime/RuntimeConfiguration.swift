@@ -72,15 +72,22 @@ public struct RuntimeConfiguration: Sendable, Equatable {
         try apply(json, from: path)
     }
 
-    /// Applies a config document read from `path` (named in messages; relative paths in it are
-    /// taken from its folder).
+    /// Applies a config document read from `path` (named in messages). Relative paths in it are
+    /// taken from its `baseDirectory` when it has one (itself taken from the file's folder when
+    /// relative), else from the file's folder (an embedded config's "folder" is the working directory).
     public mutating func apply(_ json: JSONValue, from path: String) throws(ConfigurationError) {
         guard case .object(let members) = json else { throw .invalid(path, "the config must be a JSON object, got \(json.typeName)") }
-        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        if let base = members["baseDirectory"] {
+            guard let directory = base.stringValue, !directory.isEmpty else { throw .invalid(path, "\"baseDirectory\" must be a folder path") }
+            folder = directory.hasPrefix("/") ? directory : "\(folder)/\(directory)"
+        }
         func resolve(_ relative: String) -> String { relative.hasPrefix("/") ? relative : "\(folder)/\(relative)" }
+        var isolationMode: IsolationPolicy.Mode?
 
         for (key, value) in members {
             switch key {
+            case "baseDirectory": break  // read first: the other paths depend on it
             case "plugins":
                 guard let list = value.arrayValue, let dirs = Optional(list.compactMap(\.stringValue)), dirs.count == list.count else {
                     throw .invalid(path, "\"plugins\" must be an array of directory paths")
@@ -149,14 +156,17 @@ public struct RuntimeConfiguration: Sendable, Equatable {
             case "ui":
                 try applyUI(value, path: path)
             case "isolation":
-                try applyIsolation(value, path: path, resolve: resolve)
+                isolationMode = try applyIsolation(value, path: path, resolve: resolve)
             case "loopBudget":
                 try applyLoopBudget(value, path: path)
             default:
-                throw .invalid(path, "unknown key \"\(key)\" (known: plugins, policy, logLevel, insecurePlugins, sinks, maxSinks, "
-                               + "pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, display, ui, isolation, loopBudget)")
+                throw .invalid(path, "unknown key \"\(key)\" (known: baseDirectory, plugins, policy, logLevel, dataDirectory, insecurePlugins, "
+                               + "sinks, maxSinks, pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, display, ui, "
+                               + "isolation, loopBudget)")
             }
         }
+        // After the policy (keys come in any order): the config's mode replaces the policy's default.
+        if let isolationMode { policy.isolation.defaultMode = isolationMode }
     }
 
     private mutating func applyEncoder(_ value: JSONValue, path: String) throws(ConfigurationError) {

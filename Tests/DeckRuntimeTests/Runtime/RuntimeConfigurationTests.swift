@@ -75,7 +75,7 @@ import Testing
         (#"{"files": {"overwrite": 1}}"#, "files.overwrite must be true or false"),
         (#"{"isolation": {"callTimeoutMs": 10}}"#, "isolation.callTimeoutMs is 10, out of range (50 to 60000 ms)"),
         (#"{"isolation": {"aheadFrames": 0}}"#, "isolation.aheadFrames is 0, out of range (1 to 16 frames)"),
-        (#"{"isolation": {"seccomp": true}}"#, #"unknown key "isolation.seccomp" (known: hostPath, callTimeoutMs, startTimeoutMs, heartbeatTimeoutMs, renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase, sandbox, zygote, mediaFolders)"#),
+        (#"{"isolation": {"seccomp": true}}"#, #"unknown key "isolation.seccomp" (known: mode, hostPath, callTimeoutMs, startTimeoutMs, heartbeatTimeoutMs, renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase, sandbox, zygote, mediaFolders)"#),
         (#"{"session": {"idleTimeoutMs": 0.5}}"#, "session.idleTimeoutMs must be a whole number of milliseconds, not 0.5"),
         (#"{"session": {"matrix": {"call": {"navigation": "maybe"}}}}"#, "session.matrix.call.navigation must be reject, exclusive or concurrent"),
         (#"{"session": {"ducking": {"navigation": "music"}}}"#, "session.ducking.navigation must be an array of contexts"),
@@ -134,6 +134,38 @@ import Testing
         let configuration = try apply(#"{"sinks": ["file:c.opus?name=Cabin"], "pins": {"navigation": "Cabin", "systemSound": "Cabin"}}"#)
         #expect(configuration.pins == [.navigation: "Cabin", .systemSound: "Cabin"])
         #expect(configuration.sinks == ["file:\(dir.path)/c.opus?name=Cabin"])
+    }
+
+    /// Relative paths resolve from `baseDirectory` when the config has one (an embedded config has
+    /// no file, so without it they resolve from the working directory).
+    @Test func relativePathsResolveFromTheBaseDirectory() throws {
+        let absolute = try apply(#"{"plugins": ["plugins"], "baseDirectory": "/opt/head-unit", "dataDirectory": "apps", "state": {"path": "s.json"}}"#)
+        #expect(absolute.pluginDirectories == ["/opt/head-unit/plugins"])
+        #expect(absolute.dataDirectory == "/opt/head-unit/apps" && absolute.state.path == "/opt/head-unit/s.json")
+        let relative = try apply(#"{"baseDirectory": "share", "plugins": ["plugins", "/abs"]}"#)
+        #expect(relative.pluginDirectories == [dir.path + "/share/plugins", "/abs"])
+        var embedded = RuntimeConfiguration()
+        try embedded.apply(try JSONValue.parse(#"{"plugins": ["plugins"]}"#), from: "config")
+        #expect(embedded.pluginDirectories == ["./plugins"])
+        #expect(throws: ConfigurationError.invalid(dir.path + "/deck.json", "\"baseDirectory\" must be a folder path")) {
+            _ = try apply(#"{"baseDirectory": ""}"#)
+        }
+    }
+
+    /// `isolation.mode` is where plugins the policy does not name run, settable without a policy
+    /// file; a policy's per-plugin modes still apply, whatever order the keys come in.
+    @Test func theIsolationModeIsSetInTheConfig() throws {
+        #expect(try apply(#"{"isolation": {"mode": "inline"}}"#).policy.isolation.defaultMode == .inline)
+        try #"{"default": ["audio"], "isolation": {"default": "process", "plugins": {"org.x.trusted": "inline", "org.x.other": "process"}}}"#
+            .write(toFile: dir.path + "/policy.json", atomically: true, encoding: .utf8)
+        for json in [#"{"isolation": {"mode": "inline"}, "policy": "policy.json"}"#, #"{"policy": "policy.json", "isolation": {"mode": "inline"}}"#] {
+            let isolation = try apply(json).policy.isolation
+            #expect(isolation.defaultMode == .inline)
+            #expect(isolation.pluginModes == ["org.x.trusted": .inline, "org.x.other": .process])
+        }
+        #expect(throws: ConfigurationError.invalid(dir.path + "/deck.json", "\"isolation.mode\" must be process or inline")) {
+            _ = try apply(#"{"isolation": {"mode": "sandboxed"}}"#)
+        }
     }
 
     @Test func theExampleConfigShowsEveryKeyAtItsDefault() throws {
