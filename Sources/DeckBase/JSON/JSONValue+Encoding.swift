@@ -86,7 +86,7 @@ extension JSONValue {
         var buffer = [CChar](repeating: 0, count: 40)
         _ = withVaList([Int32(max(1, min(precision, 17))), value]) { vsnprintf(&buffer, buffer.count, "%.*g", $0) }
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return text.contains(where: { $0 == "." || $0 == "e" || $0 == "n" || $0 == "i" }) ? text : text + ".0"
+        return text.contains(where: { $0 == "." || $0 == "e" }) ? text : text + ".0"
     }
 
     private static let hex = Array("0123456789abcdef".utf8)

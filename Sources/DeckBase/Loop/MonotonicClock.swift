@@ -1,7 +1,7 @@
 import Glibc
 
 /// CLOCK_MONOTONIC: what deadlines, budgets and waits are measured with (never the wall clock).
-/// The one clock of the project; each unit below reads it once.
+/// The project's one clock, read in the unit each caller needs.
 public enum MonotonicClock {
     public static var nanoseconds: Int {
         var now = timespec()
