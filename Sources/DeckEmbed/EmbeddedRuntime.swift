@@ -44,6 +44,10 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     let wakeups = WakeupThread()
     /// From the audio thread's encode to the packet callback's call, for deck-bench.
     package let packetLatency = LatencyHistogram()
+    /// Notifications kept for `deck_runtime_wait_event` while no event callback is set.
+    let events = EventQueue()
+    /// One warning per burst of notifications dropped from a full queue. Loop thread.
+    private var dropWarnings = LogThrottle()
     /// Replies waiting for a deferred answer, by the request's ids. Loop thread.
     private var pendingReplies: [String: (String) -> Void] = [:]
 
@@ -127,7 +131,16 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
             if let ids = EmbeddedRuntime.ids(of: value), let reply = pendingReplies.removeValue(forKey: ids) { reply(line) }
             return
         }
-        if let event = shared.withLock({ $0.event }) { line.withCString { event.function(event.user, $0) } }
+        if let event = shared.withLock({ $0.event }) {
+            line.withCString { event.function(event.user, $0) }
+        } else if let dropped = events.push(line) {
+            let (log, held) = dropWarnings.admit(now: runtime.loop.now)
+            if log {
+                runtime.logger.warning("embedding", "the event queue is full (\(EventQueue.capacity)): its oldest notification was dropped "
+                                       + "(\(dropped) so far); call deck_runtime_wait_event more often or set an event callback"
+                                       + LogThrottle.suffix(held))
+            }
+        }
     }
 
     /// The ids of a request or an answer (a batch's, sorted), as a key; nil when it has none.

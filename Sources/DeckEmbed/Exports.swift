@@ -144,6 +144,24 @@ public func deck_runtime_subscribe(_ rt: OpaquePointer?, _ topic: UnsafePointer<
     changeSubscription(rt, "events.subscribe", topic)
 }
 
+@_cdecl("deck_runtime_wait_event")
+public func deck_runtime_wait_event(_ rt: OpaquePointer?, _ timeoutMs: Int32,
+                                    _ event: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    event?.pointee = nil
+    var line: String?
+    let status = withHandle(rt) { embedded throws(EmbeddingError) in
+        guard let event else { throw EmbeddingError(.invalid, "event is NULL") }
+        guard (0...60_000).contains(timeoutMs) else { throw EmbeddingError(.invalid, "timeout_ms \(timeoutMs) is outside 0…60000") }
+        // Waiting where notifications are made would wait for itself.
+        if timeoutMs > 0 && (embedded.isRuntimeThread || embedded.isDrivingThread) {
+            throw EmbeddingError(.state, "waiting on the thread that delivers the events; pass timeout_ms 0 here")
+        }
+        line = embedded.events.pop(timeoutMilliseconds: Int(timeoutMs))
+        event.pointee = line.map { strdup($0) }
+    }
+    return status == 0 && line == nil ? EmbeddingError.Code.timeout.rawValue : status
+}
+
 @_cdecl("deck_runtime_unsubscribe")
 public func deck_runtime_unsubscribe(_ rt: OpaquePointer?, _ topic: UnsafePointer<CChar>?) -> Int32 {
     changeSubscription(rt, "events.unsubscribe", topic)

@@ -117,6 +117,50 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
         #expect(deck_runtime_set_log_level(rt, 2) == -2)
     }
 
+    /// API 1.1's pull queue: without an event callback, subscribed notifications wait for
+    /// `deck_runtime_wait_event`, in order; nothing waiting is a timeout; bad arguments are errors.
+    @Test func withoutAnEventCallbackNotificationsWaitInTheQueue() throws {
+        let rt = try create()
+        var event: UnsafeMutablePointer<CChar>?
+        #expect(deck_runtime_wait_event(rt, 0, &event) == -5 && event == nil, "nothing subscribed, nothing waits")
+        #expect(deck_runtime_subscribe(rt, "nowPlaying.changed") == 0)
+        #expect(deck_runtime_start(rt) == 0)
+        let started = MonotonicClock.milliseconds
+        #expect(deck_runtime_wait_event(rt, 100, &event) == -5 && event == nil)
+        #expect(MonotonicClock.milliseconds - started >= 90, "the wait lasted its timeout")
+        #expect(callSync(rt, #"{"jsonrpc":"2.0","method":"apps.launch","params":{"id":"org.deck.tone","item":"sine-440"},"id":1}"#).0 == 0)
+        #expect(deck_runtime_wait_event(rt, 5_000, &event) == 0)
+        let first = event.map { String(cString: $0) } ?? ""
+        deck_runtime_free(event)
+        #expect(first.contains(#""method":"nowPlaying.changed""#) && first.contains(#""seq":"#), "\(first)")
+        #expect(callSync(rt, #"{"jsonrpc":"2.0","method":"apps.launch","params":{"id":"org.deck.tone","item":"sine-880"},"id":2}"#).0 == 0)
+        var seqs: [Int] = []
+        while deck_runtime_wait_event(rt, 1_000, &event) == 0 {
+            let line = String(cString: event!)
+            deck_runtime_free(event)
+            if let value = try? JSONValue.parse(line), let seq = value["params"]?["seq"]?.intValue { seqs.append(Int(seq)) }
+            if line.contains("Sine 880") { break }
+        }
+        #expect(!seqs.isEmpty && seqs == seqs.sorted(), "in order: \(seqs)")
+        #expect(deck_runtime_wait_event(rt, 60_001, &event) == -1)
+        #expect(deck_runtime_wait_event(rt, -1, &event) == -1)
+        #expect(deck_runtime_wait_event(rt, 0, nil) == -1)
+        #expect(deck_runtime_destroy(rt) == 0)
+        #expect(deck_runtime_wait_event(rt, 0, &event) == -2)
+    }
+
+    /// A full queue drops its oldest notification (the loop never waits for a reader) and counts it.
+    @Test func aFullQueueDropsItsOldest() {
+        let queue = EventQueue()
+        for index in 0..<EventQueue.capacity { #expect(queue.push("\(index)") == nil) }
+        #expect(queue.push("late") == 1)
+        #expect(queue.pop(timeoutMilliseconds: 0) == "1", "the oldest, 0, went")
+        #expect(queue.push("later") == nil, "room again")
+        var count = 1
+        while queue.pop(timeoutMilliseconds: 0) != nil { count += 1 }
+        #expect(count == EventQueue.capacity + 1)
+    }
+
     @Test func badHandlesConfigsAndRequestsAreErrorsNeverCrashes() throws {
         var error: UnsafeMutablePointer<CChar>?
         #expect(deck_runtime_create(#"{"sinks": "nope"}"#, &error) == nil)

@@ -185,6 +185,18 @@ DECK_RUNTIME_EXPORT int deck_runtime_subscribe(deck_runtime_t *rt, const char *t
  * without writing JSON. */
 DECK_RUNTIME_EXPORT int deck_runtime_unsubscribe(deck_runtime_t *rt, const char *topic);
 
+/* The pull queue (API 1.1), for programs that would rather ask than be called:
+ * while no event callback is set, the notifications the handle subscribed to
+ * wait in a queue of up to 1024 (beyond, the oldest is dropped, counted and
+ * logged). Takes the oldest into *event (free it with deck_runtime_free),
+ * waiting up to `timeout_ms` (0 to 60000; 0: do not wait) for one:
+ * DECK_RUNTIME_OK, or DECK_RUNTIME_E_TIMEOUT with *event NULL when none came.
+ * A wait on the thread that makes the events (the runtime's own in mode 1,
+ * the one inside deck_runtime_process in mode 2, so any callback) would wait
+ * for itself: there only timeout_ms 0 is allowed (else DECK_RUNTIME_E_STATE).
+ * [any-thread] */
+DECK_RUNTIME_EXPORT int deck_runtime_wait_event(deck_runtime_t *rt, int timeout_ms, char **event);
+
 /* ─── Audio out ──────────────────────────────────────────────────────────*/
 
 /* One Opus packet of the mixed output (48 kHz stereo), in order, on the
