@@ -74,16 +74,11 @@ struct SessionMethods {
         let name = try call.optionalString("name") ?? "rpc"
         guard !name.isEmpty, name.utf8.count <= 64 else { throw .invalidParams("\"name\" must be 1 to 64 bytes") }
         let owner = FocusOwner.integrator(name)
-        let arbiter = runtime.session.arbiter
-        let integrators = Set((arbiter.holders.map(\.request) + [arbiter.pending].compactMap { $0 })
-            .map(\.owner).filter { if case .integrator = $0 { true } else { false } })
-        guard integrators.contains(owner) || integrators.count < runtime.session.policy.maxIntegratorOwners else {
-            throw .limit("\(integrators.count) integrator names hold or await focus (session.maxIntegratorOwners); abandon one first")
-        }
         let request = FocusRequest(owner: owner, context: context, type: type,
                                    acceptsDelayedFocus: call.optional("acceptsDelayedFocus")?.boolValue ?? false,
                                    pausesOnDuck: call.optional("pausesOnDuck")?.boolValue ?? false)
-        let result = runtime.focus.requestFocus(request)
+        let result: FocusResult
+        do { result = try runtime.focus.requestIntegratorFocus(request) } catch { throw .limit(error.description) }
         // Focus requested over a connection ends with it, as AAOS abandons a dead client's focus:
         // a crashed HMI must not keep the music paused.
         if case .rejected = result {} else {

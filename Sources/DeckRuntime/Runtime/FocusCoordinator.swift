@@ -73,6 +73,18 @@ public final class FocusCoordinator {
         return result
     }
 
+    /// An integrator's request (RPC `session.request`), refused before it reaches the session when
+    /// `session.maxIntegratorOwners` other names already hold or await focus.
+    public func requestIntegratorFocus(_ request: FocusRequest) throws(IntegratorFocusLimit) -> FocusResult {
+        let arbiter = session.arbiter
+        let integrators = Set((arbiter.holders.map(\.request) + [arbiter.pending].compactMap { $0 })
+            .map(\.owner).filter { if case .integrator = $0 { true } else { false } })
+        guard integrators.contains(request.owner) || integrators.count < session.policy.maxIntegratorOwners else {
+            throw IntegratorFocusLimit(holding: integrators.count)
+        }
+        return requestFocus(request)
+    }
+
     public func abandonFocus(_ owner: FocusOwner) {
         logger.info("session", "\(owner) abandoned focus")
         changes.append((owner.description, "abandoned"))
@@ -275,5 +287,14 @@ public final class FocusCoordinator {
                                + "(counted in apps.list as clippedFrames)")
             }
         }
+    }
+}
+
+/// Too many integrator names hold or await focus to let another ask.
+public struct IntegratorFocusLimit: Error, CustomStringConvertible {
+    public let holding: Int
+
+    public var description: String {
+        "\(holding) integrator names hold or await focus (session.maxIntegratorOwners); abandon one first"
     }
 }
