@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "DeckAudio", dependencies: ["DeckBase", "DeckStream", "DeckMedia", "CDeckPlugin"]),
         .target(name: "DeckSession", dependencies: ["DeckBase"]),
         .target(name: "DeckNowPlaying", dependencies: ["DeckBase", "DeckMedia"]),
-        .target(name: "DeckState", dependencies: ["DeckBase"]),
+        .target(name: "DeckState", dependencies: ["DeckBase", "DeckNowPlaying"]),
         .target(name: "DeckMPRIS", dependencies: ["DeckBase", "DeckNowPlaying", "CSystemd"]),
         .target(name: "DeckPlugins", dependencies: ["DeckBase", "DeckMedia", "DeckSession", "DeckNowPlaying", "DeckUI", "CDeckPlugin"]),
         .target(name: "DeckIsolation", dependencies: ["DeckBase", "DeckMedia", "DeckSession", "DeckNowPlaying", "DeckUI", "DeckPlugins", "CDeckPlugin", "CProcess"]),

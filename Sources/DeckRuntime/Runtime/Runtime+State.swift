@@ -8,13 +8,8 @@ import DeckSession
 extension Runtime {
     /// The document the state file holds.
     var stateDocument: JSONValue {
-        var document: [String: JSONValue] = ["version": .int(SavedState.version)]
-        if let source = player.center.lastSource(now: loop.now) ?? player.lastSource { document["lastSource"] = Runtime.json(source) }
-        document["volumes"] = .object(Dictionary(uniqueKeysWithValues: session.volume.groups.map {
-            ($0.name, ["index": .int(Int64($0.index)), "muted": .bool($0.muted)] as JSONValue)
-        }))
-        if let selection = output.selection { document["sinks"] = ["selected": .array(selection.map(JSONValue.string))] }
-        return .object(document)
+        SavedState(volumes: session.volume.groups.map { ($0.name, $0.index, $0.muted) }, sinks: output.selection,
+                   lastSource: player.center.lastSource(now: loop.now) ?? player.lastSource).document
     }
 
     /// Schedules a save of the state, when there is a state file.
@@ -49,20 +44,5 @@ extension Runtime {
             logger.info("state", "last source: \(source.pluginID) \(source.itemKey ?? "(default item)") "
                         + "at \(MediaTime(clamping: source.position).wholeSeconds) s")
         }
-    }
-
-    private static func json(_ source: LastSource) -> JSONValue {
-        [
-            "plugin": .string(source.pluginID),
-            "item": source.itemKey.map(JSONValue.string) ?? .null,
-            "position": .double(source.position),
-            "queue": .array(source.queue.items.map { item in
-                ["key": .string(item.key), "title": item.title.map(JSONValue.string) ?? .null,
-                 "artist": item.artist.map(JSONValue.string) ?? .null, "duration": item.duration.map(JSONValue.double) ?? .null]
-            }),
-            "currentIndex": source.queue.currentIndex.map { .int(Int64($0)) } ?? .null,
-            "shuffle": .string(source.queue.shuffle.rawValue),
-            "repeat": .string(source.queue.repeatMode.rawValue),
-        ]
     }
 }

@@ -1,17 +1,34 @@
 import DeckBase
 import DeckNowPlaying
-import DeckState
 
-/// The state file's document as typed values, every one checked against its range: what
-/// `Runtime.restoreState` applies. Reading it throws on the first value that does not fit, naming it.
-struct SavedState {
-    static let version: Int64 = 1
+/// Deck's state between runs, as typed values: the volume groups, the sinks chosen for app audio
+/// (by name) and the last source. Read from the state file's document, every value checked against
+/// its range (the first that does not fit throws, naming it); written back as that document.
+public struct SavedState {
+    public static let version: Int64 = 1
 
-    var volumes: [(name: String, index: Int?, muted: Bool?)] = []
-    var sinks: [String]?
-    var lastSource: LastSource?
+    public var volumes: [(name: String, index: Int?, muted: Bool?)] = []
+    public var sinks: [String]?
+    public var lastSource: LastSource?
 
-    init(_ document: JSONValue, maxQueueItems: Int) throws(StateFileError) {
+    public init(volumes: [(name: String, index: Int?, muted: Bool?)], sinks: [String]?, lastSource: LastSource?) {
+        self.volumes = volumes
+        self.sinks = sinks
+        self.lastSource = lastSource
+    }
+
+    /// The document the state file holds.
+    public var document: JSONValue {
+        var document: [String: JSONValue] = ["version": .int(SavedState.version)]
+        if let lastSource { document["lastSource"] = SavedState.json(lastSource) }
+        document["volumes"] = .object(Dictionary(uniqueKeysWithValues: volumes.map { volume in
+            (volume.name, ["index": volume.index.map { .int(Int64($0)) } ?? .null, "muted": volume.muted.map(JSONValue.bool) ?? .null] as JSONValue)
+        }))
+        if let sinks { document["sinks"] = ["selected": .array(sinks.map(JSONValue.string))] }
+        return .object(document)
+    }
+
+    public init(_ document: JSONValue, maxQueueItems: Int) throws(StateFileError) {
         guard case .object(let members) = document else { throw .invalid("the document is not an object") }
         guard members["version"]?.integer(in: SavedState.version...SavedState.version) != nil else {
             throw .invalid("version is \(members["version"]?.encoded() ?? "missing"), not \(SavedState.version)")
@@ -56,6 +73,21 @@ struct SavedState {
         source.queue.shuffle = try optional(json["shuffle"], "lastSource.shuffle") { $0.stringValue.flatMap(ShuffleMode.init) } ?? .off
         source.queue.repeatMode = try optional(json["repeat"], "lastSource.repeat") { $0.stringValue.flatMap(RepeatMode.init) } ?? .off
         return source
+    }
+
+    private static func json(_ source: LastSource) -> JSONValue {
+        [
+            "plugin": .string(source.pluginID),
+            "item": source.itemKey.map(JSONValue.string) ?? .null,
+            "position": .double(source.position),
+            "queue": .array(source.queue.items.map { item in
+                ["key": .string(item.key), "title": item.title.map(JSONValue.string) ?? .null,
+                 "artist": item.artist.map(JSONValue.string) ?? .null, "duration": item.duration.map(JSONValue.double) ?? .null]
+            }),
+            "currentIndex": source.queue.currentIndex.map { .int(Int64($0)) } ?? .null,
+            "shuffle": .string(source.queue.shuffle.rawValue),
+            "repeat": .string(source.queue.repeatMode.rawValue),
+        ]
     }
 
     /// A member that may be missing or null; present, it must read as `read` says or the file is refused.
