@@ -49,6 +49,8 @@ private enum Synthesizer {
         if let sampleRate { return sampleRate }
         let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, 0)
         guard rate > 0 else { throw SpeechError("espeak-ng did not start (is espeak-ng-data installed?)") }
+        // Checked before the resampler divides by it and converts positions to indexes.
+        guard (8_000...192_000).contains(rate) else { throw SpeechError("espeak-ng speaks at \(rate) Hz, outside 8–192 kHz") }
         espeak_SetSynthCallback { wav, count, _ in
             if let wav, count > 0 { Synthesizer.collected.append(contentsOf: UnsafeBufferPointer(start: wav, count: Int(count))) }
             return 0
