@@ -1,8 +1,8 @@
 /*
  * Embeds the Deck runtime in a program's own libuv loop (mode 2 of deck/runtime.h): the
  * runtime's wakeup rings a uv_async_t, and the loop calls deck_runtime_process. It loads the
- * plugins of a folder, starts Tone through a JSON-RPC call, prints session and now-playing
- * events, and writes the runtime's Opus packets into an Ogg Opus file with libogg.
+ * plugins of a folder, starts Tone through a JSON-RPC call, prints the session and now-playing
+ * events it takes from the pull queue, and writes the runtime's Opus packets into an Ogg Opus file with libogg.
  *
  *   ./embed PLUGIN_FOLDER OUT.opus [SECONDS]
  */
@@ -79,8 +79,7 @@ static void on_packet(void *user, const uint8_t *data, size_t size, int64_t gran
     if (end_of_stream) out->ended = 1;
 }
 
-static void on_event(void *user, const char *notification) {
-    (void)user;
+static void show_event(const char *notification) {
     if (strstr(notification, "\"session.changed\"")) printf("event: session.changed\n");
     if (strstr(notification, "\"nowPlaying.changed\"") && strstr(notification, "\"title\":\"")) {
         const char *title = strstr(notification, "\"title\":\"") + 9;
@@ -93,9 +92,16 @@ static void on_reply(void *user, const char *response) {
     printf("apps.launch answered: %.60s\n", response);
 }
 
-/* Runs the runtime's pending work, then waits at most its next timer before running it again. */
+/* Runs the runtime's pending work, takes the notifications it made from the pull queue (no event
+ * callback is set, so they wait there; 0: do not wait), then waits at most the runtime's next timer
+ * before running it again. */
 static void process(void) {
     deck_runtime_process(rt);
+    char *event = NULL;
+    while (deck_runtime_wait_event(rt, 0, &event) == DECK_RUNTIME_OK) {
+        show_event(event);
+        deck_runtime_free(event);
+    }
     int timeout = deck_runtime_backend_timeout(rt);
     if (timeout >= 0) uv_timer_start(&again, (uv_timer_cb)process, (uint64_t)timeout, 0);
 }
@@ -117,8 +123,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s PLUGIN_FOLDER OUT.opus [SECONDS]\n", argv[0]);
         return 2;
     }
-    if ((deck_runtime_api_version() >> 16) != DECK_RUNTIME_API_VERSION_MAJOR) {
-        fprintf(stderr, "libdeck speaks API %u, this program %d\n", deck_runtime_api_version() >> 16, DECK_RUNTIME_API_VERSION_MAJOR);
+    uint32_t api = deck_runtime_api_version();
+    if ((api >> 16) != DECK_RUNTIME_API_VERSION_MAJOR || api < DECK_RUNTIME_MAKE_VERSION(1, 1)) {
+        fprintf(stderr, "libdeck speaks API %u.%u; this program needs %d.1 or a later 1.x (the pull queue)\n",
+                api >> 16, api & 0xFFFF, DECK_RUNTIME_API_VERSION_MAJOR);
         return 1;
     }
     char config[4096];
@@ -142,7 +150,6 @@ int main(int argc, char **argv) {
     uv_async_init(loop, &wake, on_wake);
     uv_timer_init(loop, &again);
     uv_timer_init(loop, &stop);
-    deck_runtime_set_event_callback(rt, on_event, NULL);
     deck_runtime_subscribe(rt, "session.changed");
     deck_runtime_subscribe(rt, "nowPlaying.changed");
     deck_runtime_set_packet_callback(rt, on_packet, &out);
