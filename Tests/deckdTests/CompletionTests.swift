@@ -24,12 +24,16 @@ import Testing
             .split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
     }
 
+    /// compinit's dump, shared by the zsh runs of one test.
+    private let dump = TemporaryDirectory()
+
     /// What zsh's completion system offers when Tab is pressed after `line`, in an interactive zsh.
     private func zsh(_ line: String) throws -> [String] {
         let dir = TemporaryDirectory()
         let out = dir.path + "/offered"
-        _ = try runProgram("/usr/bin/timeout", ["20", "/usr/bin/zsh", Paths.repoRoot + "/Tests/Fixtures/zsh-complete.zsh",
-                                                 CompletionTests.folder, line, out], environment: CompletionTests.environment)
+        _ = try runProgram("/usr/bin/timeout", ["90", "/usr/bin/zsh", Paths.repoRoot + "/Tests/Fixtures/zsh-complete.zsh",
+                                                 CompletionTests.folder, line, out, dump.path + "/zcompdump"],
+                           environment: CompletionTests.environment)
         return ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
