@@ -21,16 +21,16 @@ struct Speech {
         return Speech(samples: resample(mono, from: rate))
     }
 
-    /// Linear interpolation from `rate` to 48 kHz, each sample on both channels at −3 dBFS peak room.
+    /// Linear interpolation from `rate` (8–192 kHz, checked by `Synthesizer.start`) to 48 kHz, each
+    /// sample on both channels at −3 dBFS peak room. Positions are whole-number ratios, so no
+    /// floating-point value is ever converted to an index.
     static func resample(_ mono: [Int16], from rate: Int) -> [Float] {
-        let step = Double(rate) / 48_000
-        let count = Int(Double(mono.count) / step)
+        let count = mono.count * 48_000 / rate
         var out = [Float](repeating: 0, count: count * 2)
         for index in 0..<count {
-            let position = Double(index) * step
-            let base = Int(position)
+            let (base, remainder) = (index * rate).quotientAndRemainder(dividingBy: 48_000)
             let next = min(base + 1, mono.count - 1)
-            let fraction = Float(position - Double(base))
+            let fraction = Float(remainder) / 48_000
             let value = (Float(mono[base]) * (1 - fraction) + Float(mono[next]) * fraction) / 32768 * 0.7
             out[index * 2] = value
             out[index * 2 + 1] = value
