@@ -89,9 +89,7 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     func startIfNeeded() {
         guard !started else { return }
         started = true
-        runtime.loadPlugins()
-        runtime.plugins.activateAll()
-        do { try runtime.startOutput() } catch { runtime.logger.error("embedding", "\(error)") }
+        do { try runtime.start() } catch { runtime.logger.error("embedding", "\(error)") }
     }
 
     private func drainInbox() {

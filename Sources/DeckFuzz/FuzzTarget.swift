@@ -46,7 +46,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             if let broken = SchemaFuzzer.brokenInvariant(of: runtime.runtime, dispatcher: runtime.dispatcher) { fatalError("after \(line): \(broken)") }
         case .state:
             guard let json = try? JSONValue.parse(bytes) else { return }
-            FuzzRuntime.shared.runtime.restoreState(json)
+            FuzzRuntime.shared.runtime.state.restore(json)
         case .template:
             guard let text = String(validating: bytes, as: UTF8.self) else { return }
             let app = AppInterface(appID: "org.fuzz", entitlements: [.audio, .communication], maxImageBytes: 1 << 16)

@@ -1,10 +1,11 @@
 import DeckBase
 
-/// Every loaded plugin, in load order (a collection), found by id or by the instance number its
-/// host calls carry; the bundles that were refused; loading from the plugin folders, activating,
-/// unloading, and delivering `request_callback`s. Loop-thread-confined.
+/// Loading from the plugin folders, activating, unloading, and delivering `request_callback`s; the
+/// bundles that were refused. What is loaded it keeps in its directory, which it also is (a
+/// collection in load order). Loop-thread-confined.
 public final class PluginRegistry: RandomAccessCollection {
-    private var loaded: [PluginInstance] = []
+    /// The loaded plugins, read by the coordinators.
+    public let directory: PluginDirectory
     /// Every bundle in the plugin folders that did not load, with its reason.
     public private(set) var loadFailures: [PluginLoadError] = []
     /// Why the latest `load` failed, recorded or not.
@@ -22,7 +23,6 @@ public final class PluginRegistry: RandomAccessCollection {
     /// Callbacks waiting until their plugin is within its budget again, by instance number.
     private var deferredCallbacks: [Int] = []
     private let retryTimer: LoopTimer
-    private var byInstance: [Int: PluginInstance] = [:]
     private var nextInstance = 1
     private let directories: [String]
     private let loader: PluginLoader
@@ -31,10 +31,11 @@ public final class PluginRegistry: RandomAccessCollection {
     private let callbacks: CallbackRequests
 
     package init(directories: [String], policy: EntitlementPolicy, allowInsecure: Bool, loop: EventLoop, logger: Logger,
-                 actions: HostActions, codeLoader: any PluginCodeLoader = InProcessCodeLoader(),
+                 directory: PluginDirectory = PluginDirectory(), actions: HostActions, codeLoader: any PluginCodeLoader = InProcessCodeLoader(),
                  budget: LoopBudget = LoopBudget(), dataRoot: String? = nil) throws(LoopError) {
         var deliver: (() -> Void)?
         self.budget = budget
+        self.directory = directory
         retryTimer = try LoopTimer(loop: loop)
         doorbell = try AsyncDoorbell(loop: loop) { deliver?() }
         callbacks = CallbackRequests(ringer: doorbell.ringer)
@@ -49,7 +50,7 @@ public final class PluginRegistry: RandomAccessCollection {
     private func deliverCallbacks(_ numbers: [Int]) {
         let now = MonotonicClock.milliseconds
         for number in numbers {
-            guard let plugin = byInstance[number] else { continue }
+            guard let plugin = directory.plugin(instance: number) else { continue }
             if withinBudget(plugin, now: now) {
                 plugin.deliverCallback()
             } else if !deferredCallbacks.contains(number) {
@@ -87,27 +88,27 @@ public final class PluginRegistry: RandomAccessCollection {
         return false
     }
 
-    public var startIndex: Int { loaded.startIndex }
-    public var endIndex: Int { loaded.endIndex }
-    public subscript(position: Int) -> PluginInstance { loaded[position] }
+    public var startIndex: Int { directory.startIndex }
+    public var endIndex: Int { directory.endIndex }
+    public subscript(position: Int) -> PluginInstance { directory[position] }
 
-    public func plugin(id: String) -> PluginInstance? { loaded.first { $0.id == id } }
+    public func plugin(id: String) -> PluginInstance? { directory.plugin(id: id) }
 
     /// The plugin behind a host call's instance number; nil while it is still in `init`.
-    package func plugin(instance: Int) -> PluginInstance? { byInstance[instance] }
+    package func plugin(instance: Int) -> PluginInstance? { directory.plugin(instance: instance) }
 
     /// Loads the bundles in the plugin folders that are not loaded yet (all of them at start; on a
     /// rescan, new or fixed ones). A folder that cannot be read is reported, not counted as refused.
     public func loadFolders() {
-        for directory in directories {
+        for folder in directories {
             let bundles: [String]
             do {
-                bundles = try PluginLoader.bundles(in: directory)
+                bundles = try PluginLoader.bundles(in: folder)
             } catch {
-                logger.warning("plugins", "\(directory): \(error.reasonText)")
+                logger.warning("plugins", "\(folder): \(error.reasonText)")
                 continue
             }
-            let fresh = bundles.filter { bundle in !loaded.contains { $0.bundlePath == bundle } }
+            let fresh = bundles.filter { bundle in !directory.contains { $0.bundlePath == bundle } }
             loader.prepare(bundles: fresh) { id in self.plugin(id: id)?.bundlePath }
             for bundle in fresh { load(bundle) }
             loader.codeLoader.discardPrepared()
@@ -122,12 +123,11 @@ public final class PluginRegistry: RandomAccessCollection {
         loadFailures.removeAll { $0.bundle == path }
         do {
             let plugin = try loader.load(bundle: path, instance: nextInstance) { id in self.plugin(id: id)?.bundlePath }
-            byInstance[nextInstance] = plugin
+            directory.add(plugin, instance: nextInstance)
             nextInstance += 1
             plugin.didActivate = { [unowned self] in didActivate?($0) }
             plugin.callWatch = callWatch
             plugin.loopTime = LoopTimeLedger(windowMilliseconds: budget.windowMilliseconds)
-            loaded.append(plugin)
             logger.info("plugins", plugin: plugin.id, "loaded \(plugin.id) \(plugin.manifest.version) from \(path) "
                 + "(\(plugin.isSwift ? "Swift" : "C"); entitlements: \(Entitlement.list(plugin.entitlements)))")
             return plugin
@@ -141,7 +141,7 @@ public final class PluginRegistry: RandomAccessCollection {
 
     /// Activates every initialised plugin; one that refuses stays loaded but inactive.
     public func activateAll() {
-        for plugin in loaded where plugin.state == .initialized {
+        for plugin in directory where plugin.state == .initialized {
             do {
                 try plugin.activate()
             } catch {
@@ -155,14 +155,13 @@ public final class PluginRegistry: RandomAccessCollection {
     public func unload(_ plugin: PluginInstance) {
         willUnload?(plugin)
         plugin.destroy()
-        loaded.removeAll { $0 === plugin }
-        byInstance = byInstance.filter { $0.value !== plugin }
+        directory.remove(plugin)
         logger.info("plugins", plugin: plugin.id, "unloaded \(plugin.id)")
     }
 
     /// Unloads every plugin, last loaded first, and stops listening for callbacks.
     public func unloadAll() {
-        for plugin in loaded.reversed() { unload(plugin) }
+        for plugin in directory.reversed() { unload(plugin) }
         doorbell.close()
         retryTimer.close()
     }

@@ -59,7 +59,7 @@ struct IsolationBench {
         for mode in [IsolationPolicy.Mode.inline, .process] {
             let (runtime, plugin) = try paced(tone, mode: mode)
             try runtime.startOutput()
-            _ = try runtime.play(pluginID: plugin.id, item: nil)
+            _ = try runtime.focus.play(pluginID: plugin.id, item: nil)
             let load = try ChildProcess(loop: runtime.loop, path: "/bin/sh", arguments: ["scripts/mixed-load.sh"], descriptors: [])
             let stop = try LoopTimer(loop: runtime.loop)
             stop.start(after: UInt64(seconds) * 1000) {
@@ -94,7 +94,7 @@ struct IsolationBench {
         }
         var measured = try Measurement.of {
             try runtime.startOutput()
-            _ = try runtime.play(pluginID: plugin.id, item: nil)
+            _ = try runtime.focus.play(pluginID: plugin.id, item: nil)
             runtime.loop.run()
         }
         measured.cpu += hostCPU
@@ -124,7 +124,7 @@ struct IsolationBench {
         var ahead = 0.0, hostCPU = 0.0
         var measured = try Measurement.of {
             try runtime.startOutput()
-            _ = try runtime.play(pluginID: plugin.id, item: nil)
+            _ = try runtime.focus.play(pluginID: plugin.id, item: nil)
             stop.start(after: UInt64(seconds) * 1000) {
                 ahead = plugin.framesAhead ?? 0
                 hostCPU = plugin.processID.map(IsolationBench.cpuSeconds) ?? 0
@@ -193,7 +193,7 @@ struct IsolationBench {
             $0.isolation.restartLimit = 100
         }
         try runtime.startOutput()
-        _ = try runtime.play(pluginID: plugin.id, item: nil)
+        _ = try runtime.focus.play(pluginID: plugin.id, item: nil)
         var times: [Double] = []
         for _ in 0..<options.runs {
             guard let current = runtime.plugins.plugin(id: plugin.id), let pid = current.processID else { throw BenchError("Tone is not isolated") }

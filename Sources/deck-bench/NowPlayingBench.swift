@@ -116,7 +116,7 @@ struct NowPlayingBench {
         }
         guard let plugin = runtime.plugins.load(bundle) else { throw BenchError("cannot load the bench plugin") }
         try plugin.activate()
-        let measured = try Measurement.of { try runtime.play(pluginID: plugin.id, item: "updates-\(updates)") }
+        let measured = try Measurement.of { try runtime.focus.play(pluginID: plugin.id, item: "updates-\(updates)") }
         return (Double(updates) / measured.cpu, received.count / subscribers.count)
     }
 
@@ -130,7 +130,7 @@ struct NowPlayingBench {
         runtime.events.add(subscriber)
         guard let plugin = runtime.plugins.load(bundle) else { throw BenchError("cannot load the bench plugin") }
         try plugin.activate()
-        try runtime.play(pluginID: plugin.id, item: "ticks")
+        try runtime.focus.play(pluginID: plugin.id, item: "ticks")
         var titles = Set<String>()
         let sampler = try LoopTimer(loop: runtime.loop)
         sampler.start(after: 1, repeat: 1) { if let title = runtime.player.center.info.title { titles.insert(title) } }

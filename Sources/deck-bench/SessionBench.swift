@@ -78,7 +78,7 @@ struct SessionBench {
         let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
         guard let tone = runtime.plugins.load(options.bin + "/plugins/Tone.deckplugin") else { throw BenchError("cannot load Tone") }
         try tone.activate()
-        try runtime.play(pluginID: tone.id, item: "sine-440")
+        try runtime.focus.play(pluginID: tone.id, item: "sine-440")
         var latencies: [Int] = []
         let trials = 40
         var trial = 0

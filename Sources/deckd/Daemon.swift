@@ -182,10 +182,8 @@ enum Daemon {
         if configuration.allowInsecurePlugins {
             logger.warning("deckd", "--insecure-plugins: bundle ownership and permission checks are off")
         }
-        runtime.loadPlugins()
-        runtime.plugins.activateAll()
         do {
-            try runtime.startOutput()
+            try runtime.start()
         } catch {
             control.close()
             runtime.shutdown()
@@ -195,7 +193,7 @@ enum Daemon {
             // A render job (--duration) that cannot play would run for ever or make silence: fail it.
             let problem: String?
             do {
-                let outcome = try runtime.play(pluginID: play.pluginID, item: play.item)
+                let outcome = try runtime.focus.play(pluginID: play.pluginID, item: play.item)
                 if case .silent(let reason) = outcome { problem = reason } else { problem = nil }
             } catch {
                 problem = error.message

@@ -26,8 +26,7 @@ public final class InterfaceCoordinator {
     /// The app the HMI shows: the last launched, else the first with a UI.
     public private(set) var foreground: String?
     public let settings: InterfaceSettings
-    /// Set once by the runtime.
-    var plugins: PluginRegistry!
+    let plugins: PluginDirectory
     /// Runs after anything `ui.get` shows changed.
     var onChange: (() -> Void)?
     var pending: [UInt64: (what: Pending, deadline: UInt64)] = [:]
@@ -39,8 +38,9 @@ public final class InterfaceCoordinator {
     let loop: EventLoop
     let logger: Logger
 
-    init(profile: DisplayProfile, settings: InterfaceSettings, loop: EventLoop, logger: Logger) throws(LoopError) {
+    init(profile: DisplayProfile, settings: InterfaceSettings, plugins: PluginDirectory, loop: EventLoop, logger: Logger) throws(LoopError) {
         self.profile = profile
+        self.plugins = plugins
         self.settings = settings
         self.loop = loop
         self.logger = logger

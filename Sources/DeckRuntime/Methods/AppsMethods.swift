@@ -4,35 +4,40 @@ import DeckControl
 
 /// `apps.*`: loaded apps and refused bundles; loading, unloading and launching. Loop-thread-confined.
 struct AppsMethods {
-    unowned let runtime: Runtime
+    let registry: PluginRegistry
+    let supervisor: PluginSupervisor
+    let focus: FocusCoordinator
+    let player: PlayerCoordinator
+    let interface: InterfaceCoordinator
+    let events: EventPublisher
 
     var methods: [RPCMethod] {
-        let runtime = runtime
+        let (registry, supervisor, focus, player, interface, events) = (registry, supervisor, focus, player, interface, events)
         let id = RPCMethod.Param("id", Schema.string, "a plugin id, e.g. org.deck.tone")
         return [
             RPCMethod("apps.list", "Loaded apps with state, effective entitlements and permissions, and refused bundles.",
-                      result: AppsMethods.listSchema) { _ in AppsMethods.list(runtime) },
+                      result: AppsMethods.listSchema) { _ in AppsMethods.list(registry, focus: focus) },
             RPCMethod("apps.load", "Load and activate the bundle at a path (a crashed or disabled app from it starts again).",
                       params: [.init("path", Schema.string, "a NAME.deckplugin folder")],
                       result: AppsMethods.appSchema, errors: [-32004]) { call throws(RPCError) in
                 let path = try call.string("path")
-                if let plugin = runtime.revive(bundle: path) {
-                    return AppsMethods.describe(plugin, streaming: runtime.output.hasStream(plugin.id))
+                if let plugin = supervisor.revive(bundle: path) {
+                    return AppsMethods.describe(plugin, streaming: focus.isStreaming(plugin.id))
                 }
-                guard let plugin = runtime.plugins.load(path, recordFailure: false) else {
-                    throw .commandFailed(runtime.plugins.lastLoadFailure?.reasonText ?? "not loaded")
+                guard let plugin = registry.load(path, recordFailure: false) else {
+                    throw .commandFailed(registry.lastLoadFailure?.reasonText ?? "not loaded")
                 }
                 try? plugin.activate()
-                runtime.publish("apps.changed", AppsMethods.list(runtime))
-                return AppsMethods.describe(plugin, streaming: runtime.output.hasStream(plugin.id))
+                events.appsChanged()
+                return AppsMethods.describe(plugin, streaming: focus.isStreaming(plugin.id))
             },
             RPCMethod("apps.unload", "Deactivate, destroy and forget an app.", params: [id],
                       result: Schema.boolean, errors: [-32003]) { call throws(RPCError) in
                 let id = try call.string("id")
-                guard let plugin = runtime.plugins.plugin(id: id) else { throw .noSuchApp(id) }
-                runtime.supervisor.forgive(id)
-                runtime.plugins.unload(plugin)
-                runtime.publish("apps.changed", AppsMethods.list(runtime))
+                guard let plugin = registry.plugin(id: id) else { throw .noSuchApp(id) }
+                supervisor.forgive(id)
+                registry.unload(plugin)
+                events.appsChanged()
                 return true
             },
             RPCMethod("apps.launch", "Activate an app and ask it to play an item (its default when none); an app that owns "
@@ -40,38 +45,38 @@ struct AppsMethods {
                       params: [id, .init("item", Schema.string, required: false)],
                       result: AppsMethods.appSchema, errors: [-32000, -32003, -32004]) { call throws(RPCError) in
                 let id = try call.string("id")
-                _ = runtime.revive(id: id)
-                guard let plugin = runtime.plugins.plugin(id: id) else { throw .noSuchApp(id) }
+                _ = supervisor.revive(id: id)
+                guard let plugin = registry.plugin(id: id) else { throw .noSuchApp(id) }
                 if plugin.state == .initialized {
                     do throws(PluginCallError) { try plugin.activate() } catch { throw .commandFailed(error.message) }
                 }
-                runtime.interface.launched(id)
+                interface.launched(id)
                 let item = try call.optionalString("item")
-                let center = runtime.player.center
+                let center = player.center
                 if item == nil, center.owner == id, center.info.playbackState == .paused, center.commands.contains(.play) {
                     var failure: RPCError?
-                    runtime.player.send(.play) { if case .failure(let error) = PlayerMethods.answer($0, .play) { failure = error } }
+                    player.send(.play) { if case .failure(let error) = PlayerMethods.answer($0, .play) { failure = error } }
                     if let failure { throw failure }
-                    return AppsMethods.describe(plugin, streaming: runtime.output.hasStream(plugin.id))
+                    return AppsMethods.describe(plugin, streaming: focus.isStreaming(plugin.id))
                 }
-                let outcome: Runtime.PlayOutcome
+                let outcome: FocusCoordinator.PlayOutcome
                 do throws(PluginCallError) {
-                    outcome = try runtime.play(pluginID: id, item: item)
+                    outcome = try focus.play(pluginID: id, item: item)
                 } catch {
                     throw error.status == .notEntitled ? .notEntitled(error.message) : .commandFailed(error.message)
                 }
                 if case .silent(let reason) = outcome { throw .commandFailed(reason) }
-                runtime.publish("apps.changed", AppsMethods.list(runtime))
-                return AppsMethods.describe(plugin, streaming: runtime.output.hasStream(plugin.id))
+                events.appsChanged()
+                return AppsMethods.describe(plugin, streaming: focus.isStreaming(plugin.id))
             },
         ]
     }
 
     /// What `apps.list` and `apps.changed` carry.
-    static func list(_ runtime: Runtime) -> JSONValue {
+    static func list(_ registry: PluginRegistry, focus: FocusCoordinator) -> JSONValue {
         [
-            "apps": .array(runtime.plugins.map { describe($0, streaming: runtime.output.hasStream($0.id)) }),
-            "refused": .array(runtime.plugins.loadFailures.map { ["bundle": .string($0.bundle), "reason": .string($0.reasonText)] }),
+            "apps": .array(registry.map { describe($0, streaming: focus.isStreaming($0.id)) }),
+            "refused": .array(registry.loadFailures.map { ["bundle": .string($0.bundle), "reason": .string($0.reasonText)] }),
         ]
     }
 

@@ -5,25 +5,26 @@ import DeckNowPlaying
 /// `nowPlaying.*` and `queue.get`: the one now-playing state of the car and its queue, as the
 /// HMI draws them. Loop-thread-confined.
 struct NowPlayingMethods {
-    unowned let runtime: Runtime
+    let player: PlayerCoordinator
+    let loop: EventLoop
 
     var methods: [RPCMethod] {
-        let runtime = runtime
+        let (player, loop) = (player, loop)
         return [
             RPCMethod("nowPlaying.get", "What plays: metadata, position (extrapolate elapsed with rate from the answer's "
                       + "arrival), queue place, enabled commands.", result: NowPlayingMethods.nowPlayingSchema) { _ in
-                runtime.player.center.nowPlayingJSON(now: runtime.loop.now)
+                player.center.nowPlayingJSON(now: loop.now)
             },
             RPCMethod("nowPlaying.artwork", "The current artwork's bytes (base64), by the id nowPlaying.get gives.",
                       params: [.init("id", Schema.string)], result: NowPlayingMethods.artworkSchema, errors: [-32007]) { call throws(RPCError) in
                 let id = try call.string("id")
-                guard let artwork = runtime.player.center.artwork, artwork.id == id else {
-                    throw .noSuchContent("no artwork \(id); the current one is \(runtime.player.center.artwork?.id ?? "none")")
+                guard let artwork = player.center.artwork, artwork.id == id else {
+                    throw .noSuchContent("no artwork \(id); the current one is \(player.center.artwork?.id ?? "none")")
                 }
                 return ["id": .string(id), "mimeType": .string(artwork.mimeType), "data": .string(Base64.encode(artwork.bytes))]
             },
             RPCMethod("queue.get", "The queue of the app that owns now playing: items with stable ids, the current one, "
-                      + "shuffle and repeat.", result: NowPlayingMethods.queueSchema) { _ in runtime.player.center.queueJSON },
+                      + "shuffle and repeat.", result: NowPlayingMethods.queueSchema) { _ in player.center.queueJSON },
         ]
     }
 

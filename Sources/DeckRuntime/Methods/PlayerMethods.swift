@@ -6,7 +6,7 @@ import DeckNowPlaying
 /// them. Each is answered when the app answers (or times out); its result maps to an error code.
 /// Loop-thread-confined.
 struct PlayerMethods {
-    unowned let runtime: Runtime
+    let player: PlayerCoordinator
 
     var methods: [RPCMethod] {
         let simple: [(String, RemoteCommand, String)] = [
@@ -27,8 +27,8 @@ struct PlayerMethods {
             .seek(try call.number("position"))
         })
         methods.append(method("player.skip", "Skip forward (positive) or back (negative) by seconds; by default forward by the app's preferred interval.",
-                              params: [.init("seconds", Schema.number(in: -86_400...86_400), required: false)]) { [runtime] call throws(RPCError) in
-            guard call.optional("seconds") != nil else { return .skip(runtime.player.center.skipIntervals.forward) }
+                              params: [.init("seconds", Schema.number(in: -86_400...86_400), required: false)]) { [player] call throws(RPCError) in
+            guard call.optional("seconds") != nil else { return .skip(player.center.skipIntervals.forward) }
             return .skip(try call.number("seconds"))
         })
         methods.append(method("player.setRate", "Set the playback rate (1 is normal speed).", params: [.init("rate", Schema.number(in: -16...16))]) { call throws(RPCError) in
@@ -48,11 +48,11 @@ struct PlayerMethods {
     /// A method that reads its command from the call and answers with the owner's result.
     private func method(_ name: String, _ summary: String, params: [RPCMethod.Param] = [],
                         command: @escaping (RPCCall) throws(RPCError) -> RemoteCommand) -> RPCMethod {
-        let runtime = runtime
+        let player = player
         return RPCMethod(name, summary, params: params, result: PlayerMethods.resultSchema,
                          errors: [-32004, -32007, -32008, -32009]) { call, reply throws(RPCError) in
             let remote = try command(call)
-            runtime.player.send(remote) { outcome in reply(PlayerMethods.answer(outcome, remote)) }
+            player.send(remote) { outcome in reply(PlayerMethods.answer(outcome, remote)) }
         }
     }
 

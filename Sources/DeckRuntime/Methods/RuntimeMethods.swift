@@ -5,27 +5,29 @@ import DeckControl
 
 /// `runtime.*`: the runtime at a glance. Loop-thread-confined.
 struct RuntimeMethods {
-    unowned let runtime: Runtime
+    let registry: PluginRegistry
+    let focus: FocusCoordinator
+    let output: Output
 
     var methods: [RPCMethod] {
-        [RPCMethod("runtime.info", "Version, ABI, plugins, output and sinks at a glance.", result: RuntimeMethods.infoSchema) { [runtime] _ in
-            RuntimeMethods.info(runtime)
+        [RPCMethod("runtime.info", "Version, ABI, plugins, output and sinks at a glance.", result: RuntimeMethods.infoSchema) { [self] _ in
+            info
         }]
     }
 
-    static func info(_ runtime: Runtime) -> JSONValue {
-        let stats = runtime.audio.stats
+    var info: JSONValue {
+        let audio = output.engine, stats = audio.stats
         func total(_ counter: (StreamCounters) -> Int) -> JSONValue {
-            .int(Int64(runtime.plugins.reduce(0) { $0 + counter($1.streamCounters) }))
+            .int(Int64(registry.reduce(0) { $0 + counter($1.streamCounters) }))
         }
         return [
             "version": .string(DeckVersion.string),
             "abi": .string("\(PluginABI.major).\(PluginABI.minor)"),
-            "apps": .int(Int64(runtime.plugins.count)),
-            "refused": .int(Int64(runtime.plugins.loadFailures.count)),
-            "output": ["active": .bool(runtime.session.isActive), "running": .bool(runtime.audio.isRunning && !runtime.audio.isStalled),
-                       "stalled": .bool(runtime.audio.isStalled),
-                       "pcmTapDroppedFrames": .int(Int64(runtime.audio.tapDroppedFrames)),
+            "apps": .int(Int64(registry.count)),
+            "refused": .int(Int64(registry.loadFailures.count)),
+            "output": ["active": .bool(focus.session.isActive), "running": .bool(audio.isRunning && !audio.isStalled),
+                       "stalled": .bool(audio.isStalled),
+                       "pcmTapDroppedFrames": .int(Int64(audio.tapDroppedFrames)),
                        "frames": .int(Int64(stats.frames.load(ordering: .relaxed))),
                        "lateEvents": .int(Int64(stats.lateEvents.load(ordering: .relaxed))),
                        "droppedPackets": .int(Int64(stats.droppedPackets.load(ordering: .relaxed))),
@@ -36,7 +38,7 @@ struct RuntimeMethods {
                        "latenessMs": ["p50": .double(Double(stats.lateness.quantile(0.5)) / 1e6),
                                       "p99": .double(Double(stats.lateness.quantile(0.99)) / 1e6),
                                       "max": .double(Double(stats.lateness.maximum) / 1e6)]],
-            "sinks": .int(Int64(runtime.sinks.list.count)),
+            "sinks": .int(Int64(output.sinks.list.count)),
         ]
     }
 

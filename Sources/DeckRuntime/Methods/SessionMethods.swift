@@ -4,15 +4,15 @@ import DeckControl
 
 /// `session.*`: who holds audio focus, and the integrator's own focus requests. Loop-thread-confined.
 struct SessionMethods {
-    unowned let runtime: Runtime
+    let focus: FocusCoordinator
 
     var methods: [RPCMethod] {
-        let runtime = runtime
+        let focus = focus
         let contexts = Schema.oneOf(AudioContext.allCases.map(\.rawValue))
         let types = Schema.oneOf(FocusRequestType.allCases.map(\.rawValue))
         return [
             RPCMethod("session.get", "Focus holders, the pending request, streams, activation and counters.",
-                      result: SessionMethods.stateSchema) { _ in SessionMethods.state(runtime) },
+                      result: SessionMethods.stateSchema) { _ in SessionMethods.state(focus) },
             RPCMethod("session.request", "Request focus as the integrator (any context), e.g. for a chime the car plays itself.",
                       params: [.init("context", contexts), .init("type", types, required: false, "default gainTransientMayDuck"),
                                .init("name", Schema.string, required: false, "the integrator's owner name (default rpc)"),
@@ -21,18 +21,18 @@ struct SessionMethods {
                       result: Schema.object(["result": Schema.oneOf(["granted", "delayed", "rejected"]), "reason": Schema.string],
                                             optional: ["reason"]),
                       errors: [-32001]) { call throws(RPCError) in
-                try SessionMethods.request(call, runtime)
+                try SessionMethods.request(call, focus)
             },
             RPCMethod("session.abandon", "Give up the integrator's focus (held or awaited) under this name.",
                       params: [.init("name", Schema.string, required: false)],
                       result: Schema.boolean, errors: [-32004]) { call throws(RPCError) in
                 let name = try call.optionalString("name") ?? "rpc"
                 let owner = FocusOwner.integrator(name)
-                guard runtime.session.arbiter.holdsOrAwaits(owner) else {
+                guard focus.session.arbiter.holdsOrAwaits(owner) else {
                     throw .commandFailed("\(owner) holds no focus and awaits none")
                 }
                 call.connection.forget("focus:\(name)")
-                runtime.focus.abandonFocus(owner)
+                focus.abandonFocus(owner)
                 return true
             },
             RPCMethod("session.configure", "Change duck level, ramps, idle timeout and the navigation-during-call rule now; "
@@ -41,9 +41,9 @@ struct SessionMethods {
                       result: SessionMethods.settingsSchema) { call throws(RPCError) in
                 var changes: [String: JSONValue] = [:]
                 for (key, _) in SessionMethods.settingKeys { if let value = call.optional(key) { changes[key] = value } }
-                var policy = runtime.session.policy
+                var policy = focus.session.policy
                 do throws(SessionConfigurationError) { try policy.apply(.object(changes)) } catch { throw .invalidParams(error.description) }
-                runtime.focus.reconfigure(policy)
+                focus.reconfigure(policy)
                 return SessionMethods.settings(policy)
             },
         ]
@@ -66,7 +66,7 @@ struct SessionMethods {
 
     static let settingsSchema = Schema.object(Dictionary(uniqueKeysWithValues: settingKeys.map { ($0.key, $0.schema) }))
 
-    private static func request(_ call: RPCCall, _ runtime: Runtime) throws(RPCError) -> JSONValue {
+    private static func request(_ call: RPCCall, _ focus: FocusCoordinator) throws(RPCError) -> JSONValue {
         let contextName = try call.string("context")
         guard let context = AudioContext(rawValue: contextName) else { throw .invalidParams("unknown context \"\(contextName)\"") }
         let typeName = try call.optionalString("type") ?? FocusRequestType.gainTransientMayDuck.rawValue
@@ -78,14 +78,14 @@ struct SessionMethods {
                                    acceptsDelayedFocus: call.optional("acceptsDelayedFocus")?.boolValue ?? false,
                                    pausesOnDuck: call.optional("pausesOnDuck")?.boolValue ?? false)
         let result: FocusResult
-        do { result = try runtime.focus.requestIntegratorFocus(request) } catch { throw .limit(error.description) }
+        do { result = try focus.requestIntegratorFocus(request) } catch { throw .limit(error.description) }
         // Focus requested over a connection ends with it, as AAOS abandons a dead client's focus:
         // a crashed HMI must not keep the music paused.
         if case .rejected = result {} else {
-            call.connection.onClose("focus:\(name)") { [unowned runtime] in
-                guard runtime.session.arbiter.holdsOrAwaits(owner) else { return }
-                runtime.logger.info("session", "\(owner): its client went away; abandoning its focus")
-                runtime.focus.abandonFocus(owner)
+            call.connection.onClose("focus:\(name)") { [unowned focus] in
+                guard focus.session.arbiter.holdsOrAwaits(owner) else { return }
+                focus.logger.info("session", "\(owner): its client went away; abandoning its focus")
+                focus.abandonFocus(owner)
             }
         }
         return switch result {
@@ -97,8 +97,8 @@ struct SessionMethods {
 
     /// What `session.get` and `session.changed` carry: holders, the pending request, streams,
     /// activation and counters.
-    static func state(_ runtime: Runtime) -> JSONValue {
-        let session = runtime.session
+    static func state(_ focus: FocusCoordinator) -> JSONValue {
+        let session = focus.session
         func describe(_ request: FocusRequest) -> [String: JSONValue] {
             ["owner": .string(request.owner.description), "context": .string(request.context.rawValue),
              "type": .string(request.type.rawValue), "acceptsDelayedFocus": .bool(request.acceptsDelayedFocus),
@@ -121,7 +121,7 @@ struct SessionMethods {
             "counters": ["granted": .int(Int64(counters.granted)), "delayed": .int(Int64(counters.delayed)),
                          "rejected": .int(Int64(counters.rejected)), "activations": .int(Int64(counters.activations)),
                          "deactivations": .int(Int64(counters.deactivations)),
-                         "starvationReports": .int(Int64(runtime.focus.starvationReports))],
+                         "starvationReports": .int(Int64(focus.starvationReports))],
         ])
     }
 

@@ -1,38 +1,44 @@
 import DeckBase
 import DeckStream
 import DeckControl
+import DeckSession
 
 /// `sinks.*`: where the Opus stream goes, with names, kinds and counters; adding, removing, and
 /// choosing where app audio goes (the output picker). Loop-thread-confined.
 struct SinksMethods {
-    unowned let runtime: Runtime
+    let output: Output
+    /// Contexts whose audio stays on a named sink.
+    let pins: [AudioContext: String]
+    let events: EventPublisher
+    let state: StateKeeper
+    let logger: Logger
 
     var methods: [RPCMethod] {
-        let runtime = runtime
+        let (output, pins, events, state, logger) = (output, pins, events, state, logger)
         return [
             RPCMethod("sinks.list", "Every sink with its counters.", result: Schema.array(SinksMethods.sinkSchema)) { _ in
-                SinksMethods.list(runtime)
+                SinksMethods.list(output, pins: pins)
             },
             RPCMethod("sinks.add", "Open a sink by URI (file:, http://, rtp://; name= and kind= label it).", params: [.init("uri", Schema.string)],
                       result: SinksMethods.sinkSchema, errors: [-32001, -32004]) { call throws(RPCError) in
                 let uri = try call.string("uri")
                 let info: SinkInfo
                 do throws(SinkError) {
-                    info = try runtime.output.addSink(uri, fromClient: true)
+                    info = try output.addSink(uri, fromClient: true)
                 } catch {
-                    runtime.logger.warning("sinks", "a client's sinks.add was refused: \(error)")
+                    logger.warning("sinks", "a client's sinks.add was refused: \(error)")
                     if case .tooMany = error { throw .limit(error.description) }
                     throw .commandFailed(error.description)
                 }
-                runtime.publish("sinks.changed", ["sinks": SinksMethods.list(runtime)])
-                return SinksMethods.describe(info, runtime)
+                events.sinksChanged()
+                return SinksMethods.describe(info, output, pins: pins)
             },
             RPCMethod("sinks.remove", "Close and forget a sink.", params: [.init("id", SinksMethods.idSchema)],
                       result: Schema.boolean, errors: [-32004]) { call throws(RPCError) in
                 let id = Int(try call.integer("id"))
-                do throws(SinkError) { try runtime.output.removeSink(id) } catch { throw .commandFailed(error.description) }
-                runtime.publish("sinks.changed", ["sinks": SinksMethods.list(runtime)])
-                runtime.saveState()
+                do throws(SinkError) { try output.removeSink(id) } catch { throw .commandFailed(error.description) }
+                events.sinksChanged()
+                state.save()
                 return true
             },
             RPCMethod("sinks.select", "Send app audio to these sinks only (without ids: to every sink); pinned contexts stay on their sink. Saved with the state.",
@@ -46,22 +52,23 @@ struct SinksMethods {
                     }
                     ids = list
                 }
-                do throws(SinkError) { try runtime.output.select(ids) } catch { throw .commandFailed(error.description) }
-                let sinks = SinksMethods.list(runtime)
-                runtime.publish("sinks.changed", ["sinks": sinks])
-                runtime.saveState()
-                return sinks
+                do throws(SinkError) { try output.select(ids) } catch { throw .commandFailed(error.description) }
+                events.sinksChanged()
+                state.save()
+                return SinksMethods.list(output, pins: pins)
             },
         ]
     }
 
-    static func list(_ runtime: Runtime) -> JSONValue { .array(runtime.sinks.list.map { describe($0, runtime) }) }
+    static func list(_ output: Output, pins: [AudioContext: String]) -> JSONValue {
+        .array(output.sinks.list.map { describe($0, output, pins: pins) })
+    }
 
-    static func describe(_ sink: SinkInfo, _ runtime: Runtime) -> JSONValue {
-        let pinned = runtime.configuration.pins.filter { $0.value == sink.name }.keys.map(\.rawValue).sorted()
+    static func describe(_ sink: SinkInfo, _ output: Output, pins: [AudioContext: String]) -> JSONValue {
+        let pinned = pins.filter { $0.value == sink.name }.keys.map(\.rawValue).sorted()
         var object: [String: JSONValue] = [
             "id": .int(Int64(sink.id)), "uri": .string(sink.uri), "name": .string(sink.name), "kind": .string(sink.kind.rawValue),
-            "selected": .bool(runtime.output.carriesAppAudio(sink.id)), "pinned": .array(pinned.map(JSONValue.string)),
+            "selected": .bool(output.carriesAppAudio(sink.id)), "pinned": .array(pinned.map(JSONValue.string)),
             "packets": .int(Int64(sink.status.packets)),
             "bytes": .int(Int64(sink.status.bytes)), "errors": .int(Int64(sink.status.errors)),
         ]

@@ -5,53 +5,55 @@ import DeckUI
 /// `ui.*` and `display.*`: the foreground app's screen as the HMI lays it out, selecting, going
 /// back, the apps' images, and the display profile (driving on and off). Loop-thread-confined.
 struct UIMethods {
-    unowned let runtime: Runtime
+    let interface: InterfaceCoordinator
+    let player: PlayerCoordinator
+    let loop: EventLoop
 
     var methods: [RPCMethod] {
-        let runtime = runtime
+        let (interface, player, loop) = (interface, player, loop)
         let state = UIMethods.stateSchema
         return [
             RPCMethod("ui.get", "The foreground app's screen (or app's): its visible template stack with the runtime's ids, "
                       + "truncation applied, the modal, its content tree, and the limits and quota in force.",
                       params: [.init("app", Schema.string, required: false)], result: state) { call throws(RPCError) in
                 let app = try call.optionalString("app")
-                if let app, runtime.interface.apps[app] == nil { throw .noSuchApp("\(app) (or it has no UI)") }
-                return UIMethods.state(runtime, app: app)
+                if let app, interface.apps[app] == nil { throw .noSuchApp("\(app) (or it has no UI)") }
+                return UIMethods.state(interface, player: player, loop: loop, app: app)
             },
             RPCMethod("ui.select", "Select an item, tab or action by id (its app completes it), or a content item by path "
                       + "(a container is browsed into, a playable item plays).",
                       params: [.init("id", UIMethods.idSchema, required: false), .init("path", Schema.string, required: false)],
                       result: state, errors: [-32001, -32004]) { call throws(RPCError) in
                 if let path = try call.optionalString("path") {
-                    try runtime.interface.selectContent(path)
+                    try interface.selectContent(path)
                 } else if call.optional("id") != nil {
-                    try runtime.interface.select(UInt64(try call.integer("id")))
+                    try interface.select(UInt64(try call.integer("id")))
                 } else {
                     throw .invalidParams("give \"id\" (a positive integer from ui.get) or \"path\" (a content path)")
                 }
-                return UIMethods.state(runtime)
+                return UIMethods.state(interface, player: player, loop: loop)
             },
             RPCMethod("ui.button", "Press a button (grid, map, now-playing button, action) by id.", params: [.init("id", UIMethods.idSchema)],
                       result: state, errors: [-32004]) { call throws(RPCError) in
-                try runtime.interface.select(UInt64(try call.integer("id")))
-                return UIMethods.state(runtime)
+                try interface.select(UInt64(try call.integer("id")))
+                return UIMethods.state(interface, player: player, loop: loop)
             },
             RPCMethod("ui.back", "Go back: dismiss the modal, pop the top template, or leave a content level (at the root: nothing).",
                       result: state, errors: [-32004]) { _ throws(RPCError) in
-                try runtime.interface.back()
-                return UIMethods.state(runtime)
+                try interface.back()
+                return UIMethods.state(interface, player: player, loop: loop)
             },
             RPCMethod("ui.image", "An image an app handed over (base64), by the id its templates name.",
                       params: [.init("app", Schema.string), .init("id", UIMethods.idSchema)],
                       result: NowPlayingMethods.artworkSchema, errors: [-32007]) { call throws(RPCError) in
                 let app = try call.string("app")
-                guard let id = call.optional("id")?.integer(in: UIMethods.ids), let image = runtime.interface.apps[app]?.image(UInt64(id)) else {
+                guard let id = call.optional("id")?.integer(in: UIMethods.ids), let image = interface.apps[app]?.image(UInt64(id)) else {
                     throw .noSuchContent("no image \(call.optional("id")?.encoded() ?? "") from \(app)")
                 }
                 return ["id": .string(image.id), "mimeType": .string(image.mimeType), "data": .string(Base64.encode(image.bytes))]
             },
             RPCMethod("display.get", "The display profile: size, scale, driving (limited lists and keyboard), attached.",
-                      result: UIMethods.displaySchema) { _ in runtime.interface.profile.json },
+                      result: UIMethods.displaySchema) { _ in interface.profile.json },
             RPCMethod("display.set", "Change the display profile (any of width, height, scale, driving, limitedUserInterfaces, "
                       + "contentStyle, attached); apps are told and their screens held to the new limits.",
                       params: ["width", "height"].map { .init($0, Schema.integer(in: 240...8192), required: false) }
@@ -60,14 +62,14 @@ struct UIMethods {
                            .init("contentStyle", Schema.oneOf(["light", "dark"]), required: false),
                            .init("attached", Schema.boolean, required: false)],
                       result: UIMethods.displaySchema) { call throws(RPCError) in
-                var profile = runtime.interface.profile
+                var profile = interface.profile
                 let given = DisplayProfile.keys.compactMap { name in call.optional(name).map { (name, $0) } }
                 do throws(UIError) {
                     try profile.apply(.object(Dictionary(uniqueKeysWithValues: given)), in: "params")
                 } catch {
                     throw .invalidParams(error.description)
                 }
-                runtime.interface.setProfile(profile)
+                interface.setProfile(profile)
                 return profile.json
             },
         ]
@@ -78,8 +80,8 @@ struct UIMethods {
     static let idSchema = Schema.integer(in: ids)
 
     /// What `ui.get` answers and `ui.changed` carries.
-    static func state(_ runtime: Runtime, app: String? = nil) -> JSONValue {
-        runtime.interface.state(of: app) { runtime.player.center.nowPlayingJSON(now: runtime.loop.now) }
+    static func state(_ interface: InterfaceCoordinator, player: PlayerCoordinator, loop: EventLoop, app: String? = nil) -> JSONValue {
+        interface.state(of: app) { player.center.nowPlayingJSON(now: loop.now) }
     }
 
     static let displaySchema = Schema.object([

@@ -6,28 +6,28 @@ import DeckSession
 /// mute. Every change ramps the streams of the group and publishes `volume.changed`.
 /// Loop-thread-confined.
 struct VolumeMethods {
-    unowned let runtime: Runtime
+    let focus: FocusCoordinator
 
     var methods: [RPCMethod] {
-        let runtime = runtime
+        let focus = focus
         let group = RPCMethod.Param("group", Schema.string, "a volume group, e.g. media")
         return [
             RPCMethod("volume.get", "Every volume group: its contexts, index, range, mute and level in dB.",
-                      result: VolumeMethods.stateSchema) { _ in VolumeMethods.state(runtime) },
+                      result: VolumeMethods.stateSchema) { _ in VolumeMethods.state(focus.session) },
             RPCMethod("volume.set", "Set a group's index.", params: [group, .init("index", Schema.integer(in: 0...100))],
                       result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
                 let name = try call.string("group"), index = Int(try call.integer("index"))
-                try VolumeMethods.change(runtime) { groups throws(VolumeError) in try groups.set(name, index: index) }
-                return VolumeMethods.state(runtime)
+                try VolumeMethods.change(focus) { groups throws(VolumeError) in try groups.set(name, index: index) }
+                return VolumeMethods.state(focus.session)
             },
             RPCMethod("volume.adjust", "Step a group's index up or down, as the volume keys do; without a group, the group of "
                       + "the most important context playing.",
                       params: [.init("steps", Schema.integer(in: -100...100), "volume steps; a group has at most 100"), .init("group", Schema.string, required: false)],
                       result: VolumeMethods.adjustedSchema, errors: [-32004]) { call throws(RPCError) in
-                let name = try call.optionalString("group") ?? runtime.focus.activeVolumeGroup
+                let name = try call.optionalString("group") ?? focus.activeVolumeGroup
                 let steps = Int(try call.integer("steps"))
-                try VolumeMethods.change(runtime) { groups throws(VolumeError) in try groups.adjust(name, steps: steps) }
-                guard case .object(var state) = VolumeMethods.state(runtime) else { return .null }
+                try VolumeMethods.change(focus) { groups throws(VolumeError) in try groups.adjust(name, steps: steps) }
+                guard case .object(var state) = VolumeMethods.state(focus.session) else { return .null }
                 state["adjusted"] = .string(name)
                 return .object(state)
             },
@@ -35,19 +35,19 @@ struct VolumeMethods {
                       result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
                 let name = try call.string("group")
                 guard let muted = call.optional("muted")?.boolValue else { throw .invalidParams("\"muted\" must be true or false") }
-                try VolumeMethods.change(runtime) { groups throws(VolumeError) in try groups.mute(name, muted) }
-                return VolumeMethods.state(runtime)
+                try VolumeMethods.change(focus) { groups throws(VolumeError) in try groups.mute(name, muted) }
+                return VolumeMethods.state(focus.session)
             },
         ]
     }
 
-    private static func change(_ runtime: Runtime, _ body: (inout VolumeGroups) throws(VolumeError) -> Void) throws(RPCError) {
-        do throws(VolumeError) { try runtime.focus.changeVolume(body) } catch { throw .commandFailed(error.description) }
+    private static func change(_ focus: FocusCoordinator, _ body: (inout VolumeGroups) throws(VolumeError) -> Void) throws(RPCError) {
+        do throws(VolumeError) { try focus.changeVolume(body) } catch { throw .commandFailed(error.description) }
     }
 
     /// What `volume.get` and `volume.changed` carry.
-    static func state(_ runtime: Runtime) -> JSONValue {
-        ["groups": .array(runtime.session.volume.groups.map { group in
+    static func state(_ session: AudioSession) -> JSONValue {
+        ["groups": .array(session.volume.groups.map { group in
             [
                 "name": .string(group.name), "contexts": .array(group.contexts.map { .string($0.rawValue) }),
                 "index": .int(Int64(group.index)), "minIndex": .int(Int64(group.lowestIndex)), "maxIndex": .int(Int64(group.maxIndex)),

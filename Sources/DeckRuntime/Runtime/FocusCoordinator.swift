@@ -11,17 +11,16 @@ public final class FocusCoordinator {
     public private(set) var session: AudioSession
     /// Holders reported for playing only silence, and how many reports there were.
     public private(set) var starvationReports = 0
-    /// Set once by the runtime, right after the registry that needs this coordinator exists.
-    var plugins: PluginRegistry!
+    let plugins: PluginDirectory
     /// Runs after every decision or stream change with what changed for whom (owner, change), in
     /// order; the runtime publishes when `session.get` changed or something happened.
     var onChange: (([(owner: String, change: String)]) -> Void)?
     private var changes: [(owner: String, change: String)] = []
     /// Runs after every change of the volume groups.
     var onVolumeChange: (() -> Void)?
-    private let output: Output
+    let output: Output
     private let loop: EventLoop
-    private let logger: Logger
+    let logger: Logger
     private let frameMilliseconds: Double
     /// Contexts whose audio stays on a named sink (`pins`), whatever app audio does.
     private let pins: [AudioContext: String]
@@ -34,9 +33,10 @@ public final class FocusCoordinator {
     /// "ID invalid" / "ID clipped" once reported, so each is logged once per plugin.
     private var sampleReports: Set<String> = []
 
-    init(policy: SessionPolicy, pins: [AudioContext: String], output: Output, loop: EventLoop, logger: Logger,
-         frameMilliseconds: Double) throws(LoopError) {
+    init(policy: SessionPolicy, pins: [AudioContext: String], output: Output, plugins: PluginDirectory, loop: EventLoop,
+         logger: Logger, frameMilliseconds: Double) throws(LoopError) {
         session = AudioSession(policy: policy)
+        self.plugins = plugins
         self.pins = pins
         self.output = output
         self.loop = loop

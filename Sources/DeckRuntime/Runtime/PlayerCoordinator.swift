@@ -19,8 +19,7 @@ public final class PlayerCoordinator {
     public let center: NowPlayingCenter
     /// What played last; resumed by `play` when nobody owns the center (after a restart too).
     public internal(set) var lastSource: LastSource?
-    /// Set once by the runtime, right after the registry exists.
-    var plugins: PluginRegistry!
+    private let plugins: PluginDirectory
     /// Runs when the center changed (what changed); the runtime coalesces and publishes.
     var onChange: ((NowPlayingCenter.Change) -> Void)?
     private let loop: EventLoop
@@ -29,8 +28,9 @@ public final class PlayerCoordinator {
     private var nextToken: UInt64 = 0
     private var pending: [UInt64: (owner: String, command: RemoteCommand, deadline: UInt64, reply: (Outcome) -> Void)] = [:]
 
-    init(limits: NowPlayingLimits, loop: EventLoop, logger: Logger) throws(LoopError) {
+    init(limits: NowPlayingLimits, plugins: PluginDirectory, loop: EventLoop, logger: Logger) throws(LoopError) {
         center = NowPlayingCenter(limits: limits)
+        self.plugins = plugins
         self.loop = loop
         self.logger = logger
         timeoutTimer = try LoopTimer(loop: loop)

@@ -3,23 +3,25 @@ import DeckControl
 
 extension Runtime {
     /// Topics the runtime publishes.
-    public static let eventTopics = ["apps.changed", "session.changed", "sinks.changed", "volume.changed",
-                                     "nowPlaying.changed", "queue.changed", "ui.changed"]
-
-    /// `ui.changed` at most once per this window (a plugin refreshing rows in a loop).
-    static let uiCoalesceMilliseconds = 50
+    public static var eventTopics: [String] { EventPublisher.topics }
 
     /// The dispatcher for this runtime's JSON-RPC API: the built-ins (`rpc.discover`, `auth.login`,
-    /// `events.*`) and one method table per namespace.
+    /// `events.*`) and one method table per namespace, each given only what it serves.
     public func makeDispatcher() -> RPCDispatcher {
         let dispatcher = RPCDispatcher()
         dispatcher.topics = events.topics
         dispatcher.registerBuiltins(title: "Deck", version: DeckVersion.string)
-        for method in RuntimeMethods(runtime: self).methods + AppsMethods(runtime: self).methods
-            + SessionMethods(runtime: self).methods + SinksMethods(runtime: self).methods + VolumeMethods(runtime: self).methods
-            + PlayerMethods(runtime: self).methods + NowPlayingMethods(runtime: self).methods + UIMethods(runtime: self).methods {
-            dispatcher.register(method)
-        }
+        let tables: [[RPCMethod]] = [
+            RuntimeMethods(registry: plugins, focus: focus, output: output).methods,
+            AppsMethods(registry: plugins, supervisor: supervisor, focus: focus, player: player, interface: interface, events: publisher).methods,
+            SessionMethods(focus: focus).methods,
+            SinksMethods(output: output, pins: configuration.pins, events: publisher, state: state, logger: logger).methods,
+            VolumeMethods(focus: focus).methods,
+            PlayerMethods(player: player).methods,
+            NowPlayingMethods(player: player, loop: loop).methods,
+            UIMethods(interface: interface, player: player, loop: loop).methods,
+        ]
+        for method in tables.joined() { dispatcher.register(method) }
         return dispatcher
     }
 
@@ -29,11 +31,5 @@ extension Runtime {
         return "\(plugins.count) plugin(s), \(plugins.loadFailures.count) refused; output \(session.isActive ? "active" : "inactive"), "
             + "\(stats.frames.load(ordering: .relaxed)) frames, \(stats.lateEvents.load(ordering: .relaxed)) late, "
             + "\(stats.droppedPackets.load(ordering: .relaxed)) packets dropped; \(sinks.list.count) sink(s)"
-    }
-
-    /// Publishes a change on `topic` with its payload object.
-    func publish(_ topic: String, _ payload: JSONValue) {
-        guard case .object(let members) = payload else { preconditionFailure("\(topic): a notification's payload is an object") }
-        events.publish(topic, members)
     }
 }

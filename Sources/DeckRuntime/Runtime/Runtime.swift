@@ -7,9 +7,8 @@ import DeckSession
 import DeckStream
 import DeckUI
 
-/// The composition root: creates the loop, the output, the focus coordinator, the plugin registry
-/// and the event hub, and connects their ports. Everything else lives in its subsystem.
-/// Loop-thread-confined.
+/// The composition root: builds each subsystem in order, each given what it needs, and connects
+/// their callbacks. It holds no state of its own and makes no decisions. Loop-thread-confined.
 public final class Runtime {
     public let loop: EventLoop
     public let logger: Logger
@@ -24,29 +23,17 @@ public final class Runtime {
     public let interface: InterfaceCoordinator
     /// Loaded plugins, in load order; destroyed in reverse.
     public let plugins: PluginRegistry
+    /// Crashes, hangs and restarts of plugins.
+    let supervisor: PluginSupervisor
     /// The notifications every client and embedding handle subscribes to.
-    public let events = EventHub(topics: Runtime.eventTopics)
-    /// Where the last source and the volumes are kept; nil without `state.path`.
-    public let stateFile: StateFile?
+    let publisher: EventPublisher
+    /// The last source, the volumes and the sinks chosen, across restarts.
+    package let state: StateKeeper
+    /// Starts isolated plugins' hosts; owns their cgroups and the zygote.
+    package let codeLoader: IsolatingCodeLoader
     /// Now playing on the D-Bus session bus, with `mpris`.
     public private(set) var mpris: MPRISBridge?
     private var isShutDown = false
-    /// Plugins given up on because their code stopped returning, in order.
-    public private(set) var abandonedPlugins: [String] = []
-    /// The sinks app audio went to when the state was saved, chosen again once the sinks open.
-    var savedSinkSelection: [String]?
-    /// What the last `session.changed` said, so every change of `session.get` is published once.
-    private var publishedSession: JSONValue?
-    /// `nowPlaying.changed` and `queue.changed`, at most one each per `nowPlaying.coalesceMs`.
-    private let nowPlayingNotices: NotificationCoalescer
-    private let queueNotices: NotificationCoalescer
-    private let uiNotices: NotificationCoalescer
-    /// Restarts plugins whose host process ended.
-    let supervisor: PluginSupervisor
-    /// Starts isolated plugins' hosts; owns their cgroups and the zygote.
-    package let codeLoader: IsolatingCodeLoader
-    /// Crashed plugins that were playing: asked to play again once restarted.
-    var resumeAfterRestart: Set<String> = []
 
     public init(configuration: RuntimeConfiguration, logger: Logger, loop given: EventLoop? = nil) throws(RuntimeError) {
         self.configuration = configuration
@@ -64,33 +51,18 @@ public final class Runtime {
         } catch {
             throw .audio(error)
         }
-        let focus: FocusCoordinator
+        let directory = PluginDirectory()
+        let focus: FocusCoordinator, player: PlayerCoordinator, interface: InterfaceCoordinator
         do {
-            focus = try FocusCoordinator(policy: configuration.session, pins: configuration.pins, output: output, loop: loop, logger: logger,
-                                         frameMilliseconds: configuration.audio.frameSize.milliseconds)
+            focus = try FocusCoordinator(policy: configuration.session, pins: configuration.pins, output: output, plugins: directory,
+                                         loop: loop, logger: logger, frameMilliseconds: configuration.audio.frameSize.milliseconds)
+            player = try PlayerCoordinator(limits: configuration.nowPlaying, plugins: directory, loop: loop, logger: logger)
+            interface = try InterfaceCoordinator(profile: configuration.display, settings: configuration.ui, plugins: directory,
+                                                 loop: loop, logger: logger)
         } catch {
             throw .loop(error)
         }
-        self.focus = focus
-        let player: PlayerCoordinator
-        do {
-            player = try PlayerCoordinator(limits: configuration.nowPlaying, loop: loop, logger: logger)
-            nowPlayingNotices = try NotificationCoalescer(loop: loop, windowMilliseconds: configuration.nowPlaying.coalesceMilliseconds)
-            queueNotices = try NotificationCoalescer(loop: loop, windowMilliseconds: configuration.nowPlaying.coalesceMilliseconds)
-            uiNotices = try NotificationCoalescer(loop: loop, windowMilliseconds: Runtime.uiCoalesceMilliseconds)
-            interface = try InterfaceCoordinator(profile: configuration.display, settings: configuration.ui, loop: loop, logger: logger)
-        } catch {
-            throw .loop(error)
-        }
-        self.player = player
-        let interface = interface
-        do {
-            stateFile = try configuration.state.path.map { path throws(StateFileError) in
-                try StateFile(path: path, delayMilliseconds: configuration.state.saveDelayMilliseconds, loop: loop, logger: logger)
-            }
-        } catch {
-            throw .state(error)
-        }
+        (self.focus, self.player, self.interface) = (focus, player, interface)
         let actions = HostActions(
             audioThread: output.engine.audioThread,
             openStream: { [unowned focus] in focus.openStream(instance: $0) },
@@ -102,50 +74,68 @@ public final class Runtime {
             nowPlaying: { [unowned player] in player.handle($1, instance: $0) },
             ui: { [unowned interface] in interface.handle($1, instance: $0) })
         codeLoader = IsolatingCodeLoader(policy: configuration.policy.isolation, settings: configuration.isolation,
-                                             frames: configuration.audio.frameSize.samples, freewheel: configuration.audio.freewheel, loop: loop)
-        supervisor = PluginSupervisor(settings: configuration.isolation, loop: loop)
+                                         frames: configuration.audio.frameSize.samples, freewheel: configuration.audio.freewheel, loop: loop)
+        let stateFile: StateFile?
         do {
             plugins = try PluginRegistry(directories: configuration.pluginDirectories, policy: configuration.policy,
-                                         allowInsecure: configuration.allowInsecurePlugins, loop: loop, logger: logger, actions: actions,
-                                         codeLoader: codeLoader, budget: configuration.loopBudget, dataRoot: configuration.dataDirectory)
-        } catch {
+                                         allowInsecure: configuration.allowInsecurePlugins, loop: loop, logger: logger, directory: directory,
+                                         actions: actions, codeLoader: codeLoader, budget: configuration.loopBudget,
+                                         dataRoot: configuration.dataDirectory)
+            publisher = try EventPublisher(registry: plugins, focus: focus, player: player, interface: interface, output: output,
+                                           pins: configuration.pins, coalesceMilliseconds: configuration.nowPlaying.coalesceMilliseconds,
+                                           loop: loop)
+            stateFile = try configuration.state.path.map { path throws(StateFileError) in
+                try StateFile(path: path, delayMilliseconds: configuration.state.saveDelayMilliseconds, loop: loop, logger: logger)
+            }
+        } catch let error as LoopError {
             throw .loop(error)
+        } catch let error as StateFileError {
+            throw .state(error)
+        } catch {
+            preconditionFailure("\(error)")
         }
-        focus.plugins = plugins
-        player.plugins = plugins
-        interface.plugins = plugins
-        plugins.willUnload = { [unowned self] plugin in
+        state = StateKeeper(file: stateFile, focus: focus, output: output, player: player, loop: loop, logger: logger)
+        /// The one place a plugin's end is carried out, whatever ended it (unload, crash, hang, an
+        /// overspent loop budget): its stream leaves the mix and the session, its focus goes (others
+        /// resume or unduck), its now playing and its screens are released.
+        let retire: (PluginInstance) -> Void = { [unowned focus, unowned player, unowned interface] plugin in
+            focus.release(plugin)
+            player.release(plugin.id)
+            interface.release(plugin.id)
+        }
+        supervisor = PluginSupervisor(settings: configuration.isolation, registry: plugins, focus: focus, player: player,
+                                      loop: loop, logger: logger, retire: retire)
+        connect(retire: retire)
+        state.restore()
+    }
+
+    /// The callbacks between the subsystems.
+    private func connect(retire: @escaping (PluginInstance) -> Void) {
+        let (output, focus, player, interface, publisher, state) = (output, focus, player, interface, publisher, state)
+        plugins.willUnload = { plugin in
             // A playing plugin is stopped before it is deactivated: it closes its stream and lets
             // go of its focus itself, as when the driver stops it.
             if output.hasStream(plugin.id) { plugin.stopPlayback() }
             retire(plugin)
         }
         plugins.didActivate = { [unowned interface] in interface.activated($0) }
-        output.onHung = { [unowned self] id in pluginHung(id) }
-        plugins.onOverspent = { [unowned self] plugin, reason in pluginOverspent(plugin, reason) }
-        codeLoader.onEnd = { [unowned self] instance, story in pluginEnded(instance: instance, story: story) }
-        supervisor.restart = { [unowned self] id in restart(id) }
-        uiNotices.send = { [unowned self] in publish("ui.changed", UIMethods.state(self)) }
-        interface.onChange = { [unowned self] in uiNotices.changed() }
-        focus.onChange = { [unowned self] changes in
-            player.sessionChanged(session.arbiter)
-            publishSession(changes)
+        output.onHung = { [unowned supervisor] in supervisor.hung($0) }
+        plugins.onOverspent = { [unowned supervisor] in supervisor.overspent($0, $1) }
+        codeLoader.onEnd = { [unowned supervisor] in supervisor.ended(instance: $0, story: $1) }
+        supervisor.onAppsChanged = { [unowned publisher] in publisher.appsChanged() }
+        interface.onChange = { [unowned publisher] in publisher.interfaceChanged() }
+        focus.onChange = { [unowned player, unowned focus, unowned publisher] changes in
+            player.sessionChanged(focus.session.arbiter)
+            publisher.sessionChanged(changes)
         }
-        if let saved = stateFile?.load() { restoreState(saved) }
-        focus.onVolumeChange = { [unowned self] in
-            publish("volume.changed", VolumeMethods.state(self))
-            saveState()
+        focus.onVolumeChange = { [unowned publisher, unowned state] in
+            publisher.volumeChanged()
+            state.save()
         }
-        nowPlayingNotices.send = { [unowned self] in publish("nowPlaying.changed", player.center.nowPlayingJSON(now: loop.now)) }
-        queueNotices.send = { [unowned self] in publish("queue.changed", player.center.queueJSON) }
-        player.onChange = { [unowned self] change in
-            if change.contains(.info) {
-                nowPlayingNotices.changed()
-                if interface.showsNowPlaying { uiNotices.changed() }
-            }
-            if change.contains(.queue) { queueNotices.changed() }
+        player.onChange = { [unowned self, unowned publisher, unowned state] change in
+            publisher.playerChanged(change)
             mpris?.changed()
-            saveState()
+            state.save()
         }
     }
 
@@ -158,15 +148,22 @@ public final class Runtime {
     public var audio: AudioEngine { output.engine }
     public var sinks: SinkSet { output.sinks }
     public var session: AudioSession { _read { yield focus.session } }
+    /// The notifications every client and embedding handle subscribes to.
+    public var events: EventHub { publisher.hub }
+    /// Plugins given up on because their code stopped returning, in order.
+    public var abandonedPlugins: [String] { supervisor.abandoned }
 
-    /// Loads every bundle in the configured folders; failures are logged and kept, never fatal.
-    public func loadPlugins() {
+    /// Starts the runtime, on the loop thread: loads and activates every bundle in the plugin
+    /// folders, then starts the output (`startOutput`). Throws when no configured sink could open.
+    public func start() throws(RuntimeError) {
         if let path = configuration.policyPath {
             logger.info("plugins", "entitlement policy from \(path)")
         } else {
             logger.info("plugins", "no entitlement policy given: every declared entitlement is granted")
         }
         plugins.loadFolders()
+        plugins.activateAll()
+        try startOutput()
     }
 
     /// Loads and activates the bundles that appeared (or were fixed) in the plugin folders since the
@@ -178,15 +175,16 @@ public final class Runtime {
         plugins.activateAll()
         let added = plugins.count - before
         logger.info("plugins", "rescan: \(added) new plugin(s), \(plugins.loadFailures.count) refused")
-        publish("apps.changed", AppsMethods.list(self))
+        publisher.appsChanged()
         return added
     }
 
     /// Opens the configured sinks and arms the session: the output starts on the first focus
-    /// grant, or now with `alwaysActive`. Throws when no configured sink could open.
+    /// grant, or now with `alwaysActive`. `start()` calls it; call it yourself only after loading
+    /// bundles one by one instead of from the folders.
     public func startOutput() throws(RuntimeError) {
         do { try output.openSinks(configuration.sinks) } catch { throw .noOutput(error.description) }
-        if let names = savedSinkSelection {
+        if let names = state.sinkSelection {
             output.select(names: names)
             logger.info("state", "app audio goes to \(names.joined(separator: ", ")), as chosen before")
         }
@@ -201,40 +199,10 @@ public final class Runtime {
         }
     }
 
-    /// A plugin's render stopped returning (its stream is already out of the mix): it is never
-    /// called again, its focus goes, and its library stays loaded.
-    private func pluginHung(_ id: String) {
-        guard let plugin = plugins.plugin(id: id) else { return }
-        plugin.markHung()
-        abandonedPlugins.append(id)
-        retire(plugin)
-        logger.error("plugins", plugin: id, event: .pluginHung, "\(id) is hung: it is never called again and its library stays loaded")
-        publish("apps.changed", AppsMethods.list(self))
-    }
-
-    /// A plugin that kept taking more than its share of the loop: a host process is ended (and
-    /// restarted as after a crash); a plugin in this process is marked hung, as it cannot be ended.
-    private func pluginOverspent(_ plugin: PluginInstance, _ reason: String) {
-        guard !plugin.terminate(because: reason) else { return }
-        plugin.markHung()
-        retire(plugin)
-        logger.error("plugins", plugin: plugin.id, event: .pluginHung, "\(plugin.id) \(reason); it runs in deckd's process, so it is marked hung: never called again")
-        publish("apps.changed", AppsMethods.list(self))
-    }
-
-    /// The one place a plugin's end is carried out, whatever ended it (unload, crash, hang, an
-    /// overspent loop budget): its stream leaves the mix and the session, its focus goes (others
-    /// resume or unduck), its now playing and its screens are released.
-    func retire(_ plugin: PluginInstance) {
-        focus.release(plugin)
-        player.release(plugin.id)
-        interface.release(plugin.id)
-    }
-
     /// Serves now playing on the session bus; a bus that cannot be reached is logged, never fatal.
     private func startMPRIS() {
         do {
-            mpris = try MPRISBridge(center: player.center, loop: loop, logger: logger) { [unowned self] command, reply in
+            mpris = try MPRISBridge(center: player.center, loop: loop, logger: logger) { [player] command, reply in
                 player.send(command) { outcome in
                     switch PlayerMethods.answer(outcome, command) {
                     case .success: reply(.success(()))
@@ -247,22 +215,12 @@ public final class Runtime {
         }
     }
 
-    /// Publishes `session.changed`: the state as `session.get` has it, plus what changed for whom,
-    /// whenever either is new.
-    private func publishSession(_ changes: [(owner: String, change: String)]) {
-        let state = SessionMethods.state(self)
-        guard state != publishedSession || !changes.isEmpty, case .object(var payload) = state else { return }
-        publishedSession = state
-        payload["changes"] = .array(changes.map { ["owner": .string($0.owner), "change": .string($0.change)] })
-        publish("session.changed", .object(payload))
-    }
-
     /// Ends the output cleanly (EOS on every sink), destroys every plugin last loaded first, closes
     /// the sinks, and releases the loop's handles.
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
-        saveState()
+        state.save()
         output.stop()
         supervisor.close()
         plugins.unloadAll()
@@ -271,10 +229,8 @@ public final class Runtime {
         focus.close()
         player.close()
         mpris?.close()
-        stateFile?.close()
-        nowPlayingNotices.close()
-        queueNotices.close()
-        uiNotices.close()
+        state.close()
+        publisher.close()
         interface.close()
     }
 }

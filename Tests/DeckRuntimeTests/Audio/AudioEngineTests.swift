@@ -24,7 +24,7 @@ import Testing
     @Test func afterCloseStreamReturnsRenderIsNeverCalledAgain() throws {
         let harness = try StreamingHarness(freewheel: false)
         let plugin = try harness.load(try Fixture.bundle(in: dir.path))
-        try harness.runtime.play(pluginID: plugin.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: plugin.id, item: "sine-440")
         try harness.start()
         harness.run(for: 0.2)
         #expect(harness.runtime.output.closeStream(for: plugin.id))

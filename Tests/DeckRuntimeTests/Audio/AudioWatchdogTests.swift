@@ -17,9 +17,9 @@ import Testing
         let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio", entitlements: ["audio"]))
         let maps = try harness.load(try Fixture.app(in: dir.path, "Maps", id: "org.example.maps", entitlements: ["maps"]))
         try harness.start()
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         harness.run(for: 0.5)
-        try harness.runtime.play(pluginID: maps.id, item: "hang@navigation/3")
+        try harness.runtime.focus.play(pluginID: maps.id, item: "hang@navigation/3")
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.state == .hung })
         #expect(harness.log.contains(.error, "org.example.maps's render has not returned for 200 ms (audio.renderTimeoutMs)"))
         #expect(harness.log.contains(.error, "org.example.maps is hung: it is never called again and its library stays loaded"))
@@ -28,8 +28,8 @@ import Testing
         let frames = harness.runtime.audio.stats.frames.load(ordering: .relaxed)
         harness.run(for: 1)
         #expect(harness.runtime.audio.stats.frames.load(ordering: .relaxed) > frames + 40)  // the output goes on
-        #expect(RuntimeMethods.info(harness.runtime)["output"]?["running"] == true)
-        #expect(throws: PluginCallError.self) { try harness.runtime.play(pluginID: maps.id, item: "sine-880") }
+        #expect(harness.runtime.info["output"]?["running"] == true)
+        #expect(throws: PluginCallError.self) { try harness.runtime.focus.play(pluginID: maps.id, item: "sine-880") }
         harness.runtime.shutdown()
         turnLoop(harness.runtime.loop) { !harness.runtime.loop.runNoWait() }
 

@@ -21,8 +21,8 @@ import Testing
         let sinks = harness.runtime.sinks.list
         #expect(sinks.map(\.name) == ["Cabin", "Rear seats"])
         #expect(sinks.map(\.kind) == [.speakers, .headphones])
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
-        try harness.runtime.play(pluginID: maps.id, item: "sine-880@navigation/3")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: maps.id, item: "sine-880@navigation/3")
         harness.run(for: 1)
         // Every sink has app audio; only the cabin has navigation.
         #expect(sinks.allSatisfy { harness.runtime.output.carriesAppAudio($0.id) })

@@ -27,6 +27,6 @@ import Testing
         }
         #expect(refused == 0)
         harness.run(for: 0.1)
-        #expect(RuntimeMethods.info(harness.runtime)["output"]?["running"] == true)
+        #expect(harness.runtime.info["output"]?["running"] == true)
     }
 }

@@ -18,7 +18,7 @@ import Testing
     @Test func everyExtensionCallTakesTheEdgesOfItsArguments() throws {
         let harness = try StreamingHarness(freewheel: false) { $0.session.alwaysActive = false }
         let plugin = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio"))
-        try harness.runtime.play(pluginID: plugin.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: plugin.id, item: "sine-440")
         let host = plugin.host.raw
         func table<T>(_ id: String, _ type: T.Type) throws -> T {
             try #require(host.pointee.get_extension(host, id)).assumingMemoryBound(to: T.self).pointee

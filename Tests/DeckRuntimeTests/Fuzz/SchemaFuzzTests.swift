@@ -11,7 +11,7 @@ import Testing
     @Test func everyMethodTakesTheEdgesOfEveryTypeAndTheRuntimeHolds() throws {
         let harness = try StreamingHarness(freewheel: false) { $0.session.alwaysActive = false }
         try harness.load(Paths.toneBundle)
-        try harness.runtime.play(pluginID: "org.deck.tone", item: "sine-440")
+        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "sine-440")
         let dispatcher = harness.runtime.makeDispatcher()
         var late = 0
         let connection = RPCConnection { line in if line.contains(#""id":"#) && !line.contains(#""method":"#) { late += 1 } }

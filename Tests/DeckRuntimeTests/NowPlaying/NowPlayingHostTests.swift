@@ -15,7 +15,7 @@ import Testing
     func owner() throws -> (StreamingHarness, PluginInstance, UnsafePointer<deck_host_t>, UnsafePointer<deck_host_now_playing_t>) {
         let harness = try StreamingHarness(freewheel: false) { $0.session.alwaysActive = false }
         let plugin = try harness.load(try Fixture.bundle(in: dir.path))
-        try harness.runtime.play(pluginID: plugin.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: plugin.id, item: "sine-440")
         let host = plugin.host.raw
         let table = try #require(host.pointee.get_extension(host, DECK_EXT_NOW_PLAYING))
         return (harness, plugin, host, table.assumingMemoryBound(to: deck_host_now_playing_t.self))

@@ -36,12 +36,12 @@ import Testing
         let harness = try harness()
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio"))
         let podcasts = try harness.load(try fixture("Podcasts", id: "org.example.podcasts"))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         #expect(harness.log.messages(from: radio.id).contains("now playing: 0 "))
         #expect(harness.runtime.player.center.owner == radio.id)
         #expect(harness.runtime.player.center.info.title == "sine-440")
 
-        try harness.runtime.play(pluginID: podcasts.id, item: "sine-880")  // permanent gain: the radio loses for good
+        try harness.runtime.focus.play(pluginID: podcasts.id, item: "sine-880")  // permanent gain: the radio loses for good
         #expect(harness.runtime.player.center.owner == podcasts.id)
         #expect(harness.runtime.player.center.info.title == "sine-880")
         radio.deliverCallback()
@@ -57,8 +57,8 @@ import Testing
         let harness = try harness()
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio"))
         let phone = try harness.load(try fixture("Phone", id: "org.example.phone", entitlements: ["communication"]))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
-        try harness.runtime.play(pluginID: phone.id, item: "sine-880@call/2")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: phone.id, item: "sine-880@call/2")
         #expect(harness.runtime.session.arbiter.holder(.plugin(radio.id))?.state == .paused)
         #expect(harness.runtime.player.center.owner == radio.id)
         #expect(harness.log.messages(from: phone.id).contains {
@@ -77,7 +77,7 @@ import Testing
     func aRemoteCommandReachesTheOwner(method: String, params: String, logged: String) throws {
         let harness = try harness()
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio"))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         let dispatcher = harness.runtime.makeDispatcher()
         let answer = try dispatcher.answer(method, params)
         #expect(answer["result"]?["owner"] == "org.example.radio")
@@ -89,7 +89,7 @@ import Testing
     @Test func aDisabledCommandIsRefusedWithoutReachingTheOwner() throws {
         let harness = try harness()
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio"))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         let answer = try harness.runtime.makeDispatcher().answer("player.like")
         #expect(answer["error"]?["code"] == -32009)
         #expect(answer["error"]?["message"] == "Command disabled: org.example.radio does not carry out like (it enabled: play, pause, next, seek)")
@@ -103,7 +103,7 @@ import Testing
     func theOwnersAnswerMapsToAnError(result: Int, code: Int, message: String) throws {
         let harness = try harness()
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio", defines: ["FIXTURE_COMMAND_RESULT=\(result)"]))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         let answer = try harness.runtime.makeDispatcher().answer("player.next")
         #expect(answer["error"]?["code"] == .int(Int64(code)))
         #expect(answer["error"]?["message"] == .string(message))
@@ -112,7 +112,7 @@ import Testing
     @Test func aLateAnswerGoesOutWhenTheOwnerCompletesIt() throws {
         let harness = try harness()
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio", defines: ["FIXTURE_COMMAND_RESULT=-1"]))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         let client = Client()
         let dispatcher = harness.runtime.makeDispatcher()
         #expect(client.call(dispatcher, "player.pause") == nil)
@@ -129,7 +129,7 @@ import Testing
     @Test func aCommandCompletedInsideItsOwnCallIsAnsweredOnce() throws {
         let harness = try harness()
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio", defines: ["FIXTURE_COMMAND_RESULT=-1", "FIXTURE_COMPLETE_INSIDE"]))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         let client = Client()
         let dispatcher = harness.runtime.makeDispatcher()
         let answer = client.call(dispatcher, "player.pause")
@@ -144,7 +144,7 @@ import Testing
     @Test func anUnansweredCommandTimesOutAsFailedAndALateCompletionIsRefused() throws {
         let harness = try harness { $0.nowPlaying.commandTimeoutMilliseconds = 50 }
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio", defines: ["FIXTURE_COMMAND_RESULT=-1"]))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         let client = Client()
         let dispatcher = harness.runtime.makeDispatcher()
         // In a batch, the answer waits for the late member and goes out whole.
@@ -167,7 +167,7 @@ import Testing
         #expect(try dispatcher.answer("player.play")["error"]?["message"]
                 == "No actionable now-playing item: nothing owns now playing and nothing played before")
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio"))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-550")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-550")
         radio.stopPlayback()
         harness.runtime.player.release(radio.id)  // as when its plugin goes away, or after a restart
         #expect(harness.runtime.player.center.owner == nil)
@@ -182,7 +182,7 @@ import Testing
     @Test func aPausedOwnerIsResumedByLaunchingIt() throws {
         let harness = try harness()
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio"))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         _ = try harness.runtime.player.handle(.setPosition(elapsed: 3, rate: 0, state: .paused), from: radio.id).map { throw $0 }
         let answer = try harness.runtime.makeDispatcher().answer("apps.launch", #"{"id":"org.example.radio"}"#)
         #expect(answer["result"]?["id"] == "org.example.radio")
@@ -195,7 +195,7 @@ import Testing
     @Test func aHundredUpdatesInAWindowMakeTwoNotifications() throws {
         let harness = try harness()
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio"))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         let client = Client()
         client.connection.topics = ["nowPlaying.changed"]
         harness.runtime.events.add(client.connection)

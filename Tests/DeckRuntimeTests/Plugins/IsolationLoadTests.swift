@@ -17,7 +17,7 @@ import Testing
         let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(path)"], isolation: mode)
         let plugin = try harness.load(try Fixture.app(in: dir.path, "Radio-\(mode.rawValue)", id: "org.example.radio"))
         try harness.start()
-        try harness.runtime.play(pluginID: plugin.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: plugin.id, item: "sine-440")
         let load = try MixedLoad()
         harness.run(for: seconds)
         load.stop()

@@ -33,9 +33,9 @@ import Testing
         let maps = try maps(harness)
         let pid = try #require(maps.processID)
         try harness.start()
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         harness.run(for: 0.3)
-        try harness.runtime.play(pluginID: maps.id, item: "\(item)@navigation/3")
+        try harness.runtime.focus.play(pluginID: maps.id, item: "\(item)@navigation/3")
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.hasCrashed })
         #expect(harness.log.contains(.error, "org.example.maps crashed: its process \(pid) \(story)"))
         #expect(appsChanges.contains { $0["apps"]?.arrayValue?.contains { $0["id"] == "org.example.maps" && $0["state"] == "crashed" } == true })
@@ -77,7 +77,7 @@ import Testing
         let harness = try harness(path)
         let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio"))
         try harness.start()
-        try harness.runtime.play(pluginID: radio.id, item: "stall")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "stall")
         harness.run(for: 1.2)
         #expect(radio.state == .active && !radio.hasCrashed)
         #expect(radio.streamCounters.underrunFrames.load(ordering: .relaxed) >= 5)  // 200 ms late: about 10 frames missed
@@ -170,7 +170,7 @@ import Testing
         let harness = try harness(dir.path + "/garbage.opus")
         let maps = try maps(harness)
         try harness.start()
-        #expect(throws: PluginCallError.self) { try harness.runtime.play(pluginID: maps.id, item: "garbage@navigation/3") }
+        #expect(throws: PluginCallError.self) { try harness.runtime.focus.play(pluginID: maps.id, item: "garbage@navigation/3") }
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.hasCrashed })
         #expect(harness.log.contains(.error, "was killed: it broke the protocol during start: a message of 2147483647 bytes is over the limit"))
     }
@@ -179,7 +179,7 @@ import Testing
         let harness = try harness(dir.path + "/flood.opus")
         let maps = try maps(harness)
         try harness.start()
-        _ = try? harness.runtime.play(pluginID: maps.id, item: "flood@navigation/3")
+        _ = try? harness.runtime.focus.play(pluginID: maps.id, item: "flood@navigation/3")
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.hasCrashed })
         #expect(harness.log.contains(.error, "was killed: it broke the protocol"))
         #expect(harness.log.contains(.error, "over 2000 messages in a second (a flood)"))
@@ -273,7 +273,7 @@ import Testing
         let harness = try harness(dir.path + "/integrity.opus") { $0.isolation.restartDelayMilliseconds = 100 }
         let maps = try maps(harness)
         let bundle = maps.bundlePath
-        try harness.runtime.play(pluginID: maps.id, item: "segv@navigation/3")
+        try harness.runtime.focus.play(pluginID: maps.id, item: "segv@navigation/3")
         let manifest = try String(contentsOfFile: bundle + "/manifest.json", encoding: .utf8)
         try (manifest + " ").write(toFile: bundle + "/manifest.json", atomically: true, encoding: .utf8)
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.log.contains(.error, "org.example.maps is not restarted") })

@@ -30,7 +30,7 @@ import DeckTestSupport
     @Test func lastErrorNamesTheProblemAndIsClearedByTheNextSuccess() throws {
         let harness = try StreamingHarness(freewheel: true, seconds: 0.1)
         let plugin = try harness.load(try Fixture.bundle(in: dir.path))
-        try harness.runtime.play(pluginID: plugin.id, item: "probe")
+        try harness.runtime.focus.play(pluginID: plugin.id, item: "probe")
         let lines = harness.log.messages(from: plugin.id)
         #expect(lines.contains("probe context: -1 request_focus: unknown context \"warp\"; known: "
                                + AudioContext.allCases.map(\.rawValue).joined(separator: ", ")))
@@ -53,7 +53,7 @@ import DeckTestSupport
     func badSamplesAreCountedPerStreamAndTheFirstIsLoggedNamingThePlugin(item: String, warning: String) throws {
         let harness = try StreamingHarness(freewheel: false)
         let plugin = try harness.load(try Fixture.bundle(in: dir.path))
-        try harness.runtime.play(pluginID: plugin.id, item: item)
+        try harness.runtime.focus.play(pluginID: plugin.id, item: item)
         try harness.start()
         harness.run(for: 2.2)  // the stream watchdog looks every second
         let counters = plugin.streamCounters

@@ -158,7 +158,7 @@ import DeckTestSupport
         let runtime = try makeRuntime(log: log)
         let first = try Fixture.bundle(in: dir.path, name: "A")
         let second = try Fixture.bundle(in: dir.path, name: "B")
-        runtime.loadPlugins()
+        runtime.plugins.loadFolders()
         #expect(runtime.plugins.load(first) != nil)
         #expect(try refusal(second, runtime: runtime) == .duplicateID("org.deck.test.fixture", firstBundle: first))
         #expect(runtime.plugins.map(\.bundlePath) == [first])
@@ -239,7 +239,7 @@ import DeckTestSupport
         var configuration = RuntimeConfiguration.forTests()
         configuration.pluginDirectories = [dir.path, dir.path + "/absent"]
         let runtime = try Runtime(configuration: configuration, logger: log.logger)
-        runtime.loadPlugins()
+        runtime.plugins.loadFolders()
         #expect(runtime.plugins.map(\.id) == ["org.deck.test.good"])
         // A missing folder is reported, but it is not a refused bundle.
         #expect(runtime.plugins.loadFailures.map(\.reason) == [.manifest(.unknownEntitlement("teleport"))])

@@ -21,7 +21,7 @@ import Testing
     @Test func aPlayingPluginIsStoppedBeforeItIsDeactivatedAndDestroyed() throws {
         let harness = try StreamingHarness(freewheel: false)
         let plugin = try harness.load(try Fixture.bundle(in: dir.path))
-        try harness.runtime.play(pluginID: plugin.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: plugin.id, item: "sine-440")
         harness.runtime.plugins.unload(plugin)
         let lifecycle = harness.log.messages(from: plugin.id).filter { $0.hasPrefix("lifecycle: ") }
         #expect(Array(lifecycle.suffix(3)) == ["lifecycle: stop", "lifecycle: deactivate", "lifecycle: destroy"])

@@ -22,14 +22,14 @@ import Testing
             $0.isolation.restartDelayMilliseconds = 60_000  // no restart while the test watches
         }
         let plugin = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio"))
-        try harness.runtime.play(pluginID: plugin.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: plugin.id, item: "sine-440")
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.session.isActive })
         #expect(harness.runtime.player.center.owner == plugin.id)
         harness.run(for: 0.3)
         switch ending {
         case .unload: harness.runtime.plugins.unload(plugin)
-        case .crash: _ = try? harness.runtime.play(pluginID: plugin.id, item: "segv")  // its process dies during the call
-        case .hang: try harness.runtime.play(pluginID: plugin.id, item: "hang")
+        case .crash: _ = try? harness.runtime.focus.play(pluginID: plugin.id, item: "segv")  // its process dies during the call
+        case .hang: try harness.runtime.focus.play(pluginID: plugin.id, item: "hang")
         }
         #expect(turnLoop(harness.runtime.loop, seconds: 10) { !harness.runtime.session.isActive }, "the output stayed active after the \(ending)")
         #expect(harness.runtime.session.streams.isEmpty)

@@ -29,7 +29,7 @@ import Testing
         let plugin = try harness.load(try fixture("P", id: "org.example.p", entitlements: [entitlement]))
         #expect(throws: PluginCallError(status: .notEntitled, message: "org.example.p refused to play sine-440@\(context): request_focus: "
                                         + "org.example.p may not request \(context): that needs the \(needed) entitlement (it has: \(entitlement))")) {
-            try harness.runtime.play(pluginID: plugin.id, item: "sine-440@\(context)")
+            try harness.runtime.focus.play(pluginID: plugin.id, item: "sine-440@\(context)")
         }
         #expect(harness.runtime.session.arbiter.holders.isEmpty)
         #expect(!harness.runtime.session.isActive)
@@ -39,10 +39,10 @@ import Testing
         let harness = try harness()
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio", entitlements: ["audio"]))
         let phone = try harness.load(try fixture("Phone", id: "org.example.phone", entitlements: ["communication"]))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         harness.run(for: 0.1)
         #expect(harness.runtime.audio.isRunning)
-        try harness.runtime.play(pluginID: phone.id, item: "sine-880@call/2")
+        try harness.runtime.focus.play(pluginID: phone.id, item: "sine-880@call/2")
         #expect(harness.log.messages(from: radio.id).contains("focus: -2 resume=0"))
         phone.stopPlayback()
         #expect(harness.log.messages(from: radio.id).contains("focus: 1 resume=1"))
@@ -53,8 +53,8 @@ import Testing
         let harness = try harness()
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio", entitlements: ["audio"]))
         let maps = try harness.load(try fixture("Maps", id: "org.example.maps", entitlements: ["maps"]))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
-        try harness.runtime.play(pluginID: maps.id, item: "sine-880@navigation/3")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: maps.id, item: "sine-880@navigation/3")
         #expect(harness.runtime.session.arbiter.holder(.plugin(radio.id))?.state == .ducked)
         harness.runtime.plugins.unload(maps)
         #expect(harness.log.messages(from: radio.id).contains("focus: 2 resume=0"))  // unduck
@@ -67,13 +67,13 @@ import Testing
         #expect(harness.runtime.focus.requestFocus(FocusRequest(owner: .integrator("chime"), context: .vehicleStatus,
                                                           type: .gainTransientMayDuck)) == .granted)
         #expect(harness.runtime.session.isActive)
-        let description = SessionMethods.state(harness.runtime)
+        let description = harness.runtime.sessionState
         #expect(description["active"] == true)
         #expect(description["holders"]?.arrayValue?.first?["owner"] == "integrator:chime")
         #expect(description["holders"]?.arrayValue?.first?["state"] == "playing")
         #expect(description["counters"]?["granted"] == 1)
         harness.runtime.focus.abandonFocus(.integrator("chime"))
-        #expect(SessionMethods.state(harness.runtime)["holders"] == [])
+        #expect(harness.runtime.sessionState["holders"] == [])
     }
 
     @Test func idleDeactivationEndsTheFileLinkAndTheNextGrantStartsAnother() throws {
@@ -82,7 +82,7 @@ import Testing
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio", entitlements: ["audio"]))
         try harness.start()
         for _ in 0..<2 {
-            try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+            try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
             harness.run(for: 0.3)
             radio.stopPlayback()
             let deactivations = harness.runtime.session.counters.deactivations
@@ -105,11 +105,11 @@ import Testing
     @Test func aHolderPlayingOnlySilenceIsReportedAsStarvingOthers() throws {
         let harness = try harness { $0.session.starvationMilliseconds = 300 }
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio", entitlements: ["audio"]))
-        try harness.runtime.play(pluginID: radio.id, item: "silence")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "silence")
         turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.focus.starvationReports > 0 }
         #expect(harness.runtime.focus.starvationReports == 1)
         #expect(harness.log.contains(.warning, "org.example.radio holds music focus but has played only silence"))
-        #expect(SessionMethods.state(harness.runtime)["counters"]?["starvationReports"] == 1)
+        #expect(harness.runtime.sessionState["counters"]?["starvationReports"] == 1)
     }
 
     @Test func openingAStreamWithoutFocusIsRefused() throws {
@@ -128,7 +128,7 @@ extension SessionRuntimeTests {
     @Test func aPausedStreamIsNotRenderedAndResumesWhereItStopped() throws {
         let harness = try harness { $0.audio.freewheel = false }
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio", entitlements: ["audio"]))
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         try harness.start()
         harness.run(for: 0.3)
         let call = FocusRequest(owner: .integrator("phone"), context: .call, type: .gainTransient)

@@ -22,7 +22,7 @@ import Testing
         let radio = try harness.load(try Fixture.bundle(in: dir.path))
         try harness.start()
 
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         harness.run(for: 1.0)                                                        // 0.0–1.0 s music
         let prompt = FocusRequest(owner: .integrator("maps"), context: .navigation, type: .gainTransientMayDuck)
         #expect(harness.runtime.focus.requestFocus(prompt) == .granted)
@@ -77,7 +77,7 @@ extension SessionScenarioTests {
         let plugin = try harness.load(try Fixture.bundle(in: dir.path))
         try harness.start()  // the output runs (always active) before the stream starts
         harness.run(for: 0.5)
-        try harness.runtime.play(pluginID: plugin.id, item: "dc")
+        try harness.runtime.focus.play(pluginID: plugin.id, item: "dc")
         harness.run(for: 0.5)
         harness.runtime.shutdown()
         turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.sinks.list.isEmpty }

@@ -13,7 +13,7 @@ import Testing
         let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(path)"]) { $0.session.alwaysActive = false }
         let radio = try harness.load(try Fixture.bundle(in: dir.path))
         try harness.start()
-        try harness.runtime.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         harness.run(for: 1.0)                                                                 // 0–1 s at index 40
         try harness.runtime.focus.changeVolume { groups throws(VolumeError) in try groups.set("media", index: 30) }
         harness.run(for: 1.0)                                                                 // 1–2 s at index 30

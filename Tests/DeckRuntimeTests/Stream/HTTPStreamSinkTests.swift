@@ -23,7 +23,7 @@ import Testing
     @Test func ffmpegJoiningLateGetsTheHeadersAndDecodesTheStream() throws {
         let harness = try StreamingHarness(freewheel: false, sinks: ["http://127.0.0.1:0/stream.opus"])
         try harness.load(Paths.toneBundle)
-        try harness.runtime.play(pluginID: "org.deck.tone", item: "stereo-440-660")
+        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "stereo-440-660")
         try harness.start()
         harness.run(for: 0.7)  // the stream is under way before the client arrives
         let dir = TemporaryDirectory()
@@ -47,7 +47,7 @@ import Testing
         }
         try harness.runtime.output.addSink("http://127.0.0.1:0/stream.opus")  // open, but no audio yet
         try harness.load(Paths.toneBundle)
-        try harness.runtime.play(pluginID: "org.deck.tone", item: "pink-noise")
+        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "pink-noise")
         let port = try port(harness)
         let stalled = LoopbackClient.connect(port: port, receiveBuffer: 4096)
         LoopbackClient.send(stalled, "GET /stream.opus HTTP/1.1\r\nHost: x\r\n\r\n")

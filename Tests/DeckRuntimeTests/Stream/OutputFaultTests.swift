@@ -17,7 +17,7 @@ import Testing
         let plugin = try harness.load(try Fixture.bundle(in: dir.path, name: item, manifest: ["entitlements": entitlements]))
         var packets: [EncodedPacket] = []
         harness.runtime.output.attach(CallbackSink(name: "test") { packets.append($0) })
-        try harness.runtime.play(pluginID: plugin.id, item: item)
+        try harness.runtime.focus.play(pluginID: plugin.id, item: item)
         try harness.start()
         #expect(harness.runUntilFinished())
         return (harness, plugin, packets, file)
@@ -65,7 +65,7 @@ import Testing
         let plugin = try harness.load(try Fixture.bundle(in: dir.path, manifest: ["entitlements": ["maps"]]))
         #expect(throws: PluginCallError(status: .notEntitled, message: "org.deck.test.fixture refused to play sine-440: "
                                         + "request_focus: org.deck.test.fixture may not request music: that needs the audio entitlement (it has: maps)")) {
-            try harness.runtime.play(pluginID: plugin.id, item: "sine-440")
+            try harness.runtime.focus.play(pluginID: plugin.id, item: "sine-440")
         }
         #expect(!harness.runtime.output.hasStream(plugin.id))
     }

@@ -32,7 +32,7 @@ import Testing
                             "-t", "1.5", "-f", "f32le", "-ac", "2", "-ar", "48000", dir.path + "/out.f32"]
         try ffmpeg.run()
         harness.run(for: 0.5)  // ffmpeg is listening before the tone starts
-        try harness.runtime.play(pluginID: "org.deck.tone", item: "sine-1000")
+        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "sine-1000")
         harness.run(while: ffmpeg, seconds: 30)
         #expect(ffmpeg.terminationStatus == 0)
         let decoded = try AudioAnalysis.readF32Stereo(dir.path + "/out.f32")
@@ -53,7 +53,7 @@ import Testing
 
         let harness = try StreamingHarness(freewheel: true, seconds: 1, sinks: ["rtp://127.0.0.1:\(port)"])
         try harness.load(Paths.toneBundle)
-        try harness.runtime.play(pluginID: "org.deck.tone", item: "sine-440")
+        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "sine-440")
         try harness.start()
         #expect(harness.runUntilFinished())
         turnLoop(receiverLoop, seconds: 5) { datagrams.count >= 51 }

@@ -24,7 +24,7 @@ import Testing
         return (harness, try harness.load(bundle))
     }
 
-    func content(_ harness: StreamingHarness) -> JSONValue? { UIMethods.state(harness.runtime)["content"] }
+    func content(_ harness: StreamingHarness) -> JSONValue? { harness.runtime.uiState()["content"] }
 
     func loads(_ harness: StreamingHarness, _ plugin: PluginInstance, _ path: String) -> Int {
         harness.log.messages(from: plugin.id).filter { $0 == "load: \(path)" }.count
@@ -67,12 +67,12 @@ import Testing
 
     @Test func selectionsAndPlaysCompletedInsideTheirCallsEndTheirSpinners() throws {
         let (harness, plugin) = try loaded(["UI_SYNC_LOAD=DECK_OK", "UI_SYNC_SELECT"])
-        let tabs = try #require(UIMethods.state(harness.runtime)["stack"]?.arrayValue?.first?["tabs"]?.arrayValue)
+        let tabs = try #require(harness.runtime.uiState()["stack"]?.arrayValue?.first?["tabs"]?.arrayValue)
         let slow = try #require(tabs[0]["sections"]?.arrayValue?.first?["items"]?.arrayValue?.first { $0["key"] == "slow" }?["id"]?.intValue)
         try harness.runtime.interface.select(UInt64(slow))
         try harness.runtime.interface.selectContent("0/2")
         _ = turnLoop(harness.runtime.loop, seconds: 0.2) { false }
-        #expect(UIMethods.state(harness.runtime)["pending"] == [])
+        #expect(harness.runtime.uiState()["pending"] == [])
         #expect(harness.log.messages(from: plugin.id).contains("play: 0/2"))
         #expect(!harness.log.contains(.warning, "did not"))
     }
@@ -132,7 +132,7 @@ import Testing
         var profile = harness.runtime.interface.profile
         profile.limitedUserInterfaces = [.lists]
         harness.runtime.interface.setProfile(profile)
-        let bar = try #require(UIMethods.state(harness.runtime)["stack"]?.arrayValue?.first)
+        let bar = try #require(harness.runtime.uiState()["stack"]?.arrayValue?.first)
         #expect(bar["dropped"] == 28)
         #expect(bar["tabs"]?.arrayValue?.map { $0["dropped"] } == [28, nil])
         #expect(ui.pop(plugin.host.raw) == DECK_E_STATE)

@@ -27,7 +27,7 @@ import Testing
         try #require(plugin.host.raw.pointee.get_extension(plugin.host.raw, DECK_EXT_UI)).assumingMemoryBound(to: deck_host_ui_t.self).pointee
     }
 
-    func state(_ harness: StreamingHarness) -> JSONValue { UIMethods.state(harness.runtime) }
+    func state(_ harness: StreamingHarness) -> JSONValue { harness.runtime.uiState() }
 
     func items(_ template: JSONValue?) -> [JSONValue] { template?["sections"]?.arrayValue?.flatMap { $0["items"]?.arrayValue ?? [] } ?? [] }
 
@@ -68,10 +68,10 @@ import Testing
         func screens(_ bundle: String, _ id: String) throws -> [JSONValue] {
             let harness = try harness()
             let plugin = try harness.load(bundle)
-            var seen = [UIMethods.state(harness.runtime)["stack"] ?? .null]
+            var seen = [harness.runtime.uiState()["stack"] ?? .null]
             let tabs = seen[0].arrayValue?.first?["tabs"]?.arrayValue ?? []
             try harness.runtime.interface.select(UInt64(try #require(items(tabs.first).first?["id"]?.intValue)))
-            seen.append(UIMethods.state(harness.runtime)["stack"] ?? .null)
+            seen.append(harness.runtime.uiState()["stack"] ?? .null)
             #expect(harness.log.messages(from: plugin.id).contains("select: fm4"))
             #expect(plugin.id == id)
             return seen

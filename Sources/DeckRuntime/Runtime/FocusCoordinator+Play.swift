@@ -1,7 +1,7 @@
 import DeckPlugins
 import DeckSession
 
-extension Runtime {
+extension FocusCoordinator {
     /// What came of asking a plugin to play.
     public enum PlayOutcome: Equatable, Sendable {
         /// Its stream is open and in the mix.
@@ -34,4 +34,7 @@ extension Runtime {
         }
         return outcome
     }
+
+    /// Whether plugin `id` has a stream in the mix.
+    public func isStreaming(_ id: String) -> Bool { output.hasStream(id) }
 }
