@@ -22,8 +22,26 @@ public final class RPCDispatcher {
         }
     }
 
-    /// Handles one message; returns the response (compact JSON, no newline) or nil.
+    /// Handles one message; returns the response (compact JSON, no newline) or nil. An answer that
+    /// comes later (a deferred method) is sent on the connection, unless it closed first.
     public func handle(_ bytes: [UInt8], connection: RPCConnection) -> String? {
+        var now: String?
+        var returned = false
+        handle(bytes, connection: connection) { [weak connection] response in
+            if !returned {
+                now = response
+            } else if let connection, !connection.isClosed {
+                connection.send(response)
+            }
+        }
+        returned = true
+        return now
+    }
+
+    /// Handles one message and calls `reply` once with its response, during the call or when a
+    /// deferred method answers; never for a notification or a batch of only those. Answers stay
+    /// apart from the connection's notifications: nothing needs matching by id.
+    public func handle(_ bytes: [UInt8], connection: RPCConnection, reply: @escaping (String) -> Void) {
         let message: JSONValue
         do {
             message = try JSONValue.parse(bytes, limits: limits.json)
@@ -33,23 +51,23 @@ public final class RPCDispatcher {
             case .tooLarge, .tooDeep: .limit(error.message)
             case .tooManyElements(let count): RPCDispatcher.batchTooLong(count, limit: limits.maxBatch)
             }
-            return RPCDispatcher.response(id: .null, error: rpcError).encoded()
+            return reply(RPCDispatcher.response(id: .null, error: rpcError).encoded())
         }
         if case .array(let batch) = message {
-            guard !batch.isEmpty else { return RPCDispatcher.response(id: .null, error: .invalidRequest("empty batch")).encoded() }
-            return handle(batch: batch, connection: connection)
+            guard !batch.isEmpty else { return reply(RPCDispatcher.response(id: .null, error: .invalidRequest("empty batch")).encoded()) }
+            return handle(batch: batch, connection: connection, reply: reply)
         }
         switch handle(single: message, connection: connection) {
-        case .now(let response): return response?.encoded()
-        case .later(let pending):
-            pending.then { [weak connection] response in
-                if let connection, !connection.isClosed { connection.send(response.encoded()) }
-            }
-            return nil
+        case .now(let response): if let response { reply(response.encoded()) }
+        case .later(let pending): pending.then { reply($0.encoded()) }
         }
     }
 
     public func handle(_ text: String, connection: RPCConnection) -> String? { handle(Array(text.utf8), connection: connection) }
+
+    public func handle(_ text: String, connection: RPCConnection, reply: @escaping (String) -> Void) {
+        handle(Array(text.utf8), connection: connection, reply: reply)
+    }
 
     /// An error response with a null id, for failures before a request could be read.
     public static func errorLine(_ error: RPCError) -> String { response(id: .null, error: error).encoded() }
@@ -66,8 +84,8 @@ public final class RPCDispatcher {
 
     /// Answers each member in order while the answer stays within `maxResponseBytes`; members past
     /// that are not run and are answered with a limit error, so one message cannot grow memory unbounded.
-    /// A batch with a member answered later goes out whole, through the connection, once all are in.
-    private func handle(batch: [JSONValue], connection: RPCConnection) -> String? {
+    /// A batch with a member answered later is replied whole once all are in.
+    private func handle(batch: [JSONValue], connection: RPCConnection, reply: @escaping (String) -> Void) {
         let answers = BatchAnswers()
         var size = 2
         for message in batch {
@@ -87,17 +105,15 @@ public final class RPCDispatcher {
                 let slot = answers.parts.count
                 answers.parts.append(nil)
                 answers.waiting += 1
-                pending.then { [weak connection] response in
+                pending.then { response in
                     answers.parts[slot] = response.encoded()
                     answers.waiting -= 1
-                    if answers.waiting == 0, answers.sealed, let connection, !connection.isClosed, let line = answers.line {
-                        connection.send(line)
-                    }
+                    if answers.waiting == 0, answers.sealed, let line = answers.line { reply(line) }
                 }
             }
         }
-        answers.sealed = true  // a member answered while later ones ran is in `parts`, sent below
-        return answers.waiting > 0 ? nil : answers.line
+        answers.sealed = true  // a member answered while later ones ran is in `parts`, replied below
+        if answers.waiting == 0, let line = answers.line { reply(line) }
     }
 
     /// One request's answer: now (nil for a notification), or later, from a deferred method.

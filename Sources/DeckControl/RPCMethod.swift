@@ -134,8 +134,13 @@ public final class RPCConnection {
     /// What ends with the connection (e.g. integrator focus it requested), by key.
     private var releases: [String: () -> Void] = [:]
 
-    public init(token: String? = nil, send: @escaping (String) -> Void) {
+    /// The client's own name, when its transport gives one (a libdeck client handle's): the default
+    /// owner name of the integrator focus it requests.
+    public let clientName: String?
+
+    public init(token: String? = nil, clientName: String? = nil, send: @escaping (String) -> Void) {
         self.token = token
+        self.clientName = clientName
         authenticated = token == nil
         self.send = send
     }

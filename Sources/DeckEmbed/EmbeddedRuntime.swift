@@ -2,18 +2,21 @@ import DeckRuntime
 import Glibc
 import Synchronization
 
-/// One `deck_runtime_t`: a runtime, the JSON-RPC connection its calls and events go through, the
-/// inbox that carries calls from any thread to the loop, and how the loop is driven (its own
-/// thread, or the integrator's `process`). The runtime is touched only on the loop thread; what
-/// other threads touch is in `shared`.
+/// One runtime behind `deck_runtime_t` handles: the runtime, its handles (the first one and its
+/// clients), the inbox that carries calls from any thread to the loop, and how the loop is driven
+/// (its own thread, or the integrator's `process`). The runtime is touched only on the loop
+/// thread; what other threads touch is in `shared`.
 final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in `shared` (a Mutex) and atomics; the rest is loop-thread-confined.
     enum Mode: Equatable { case idle, ownThread, integratorLoop, destroyed }
 
-    /// A call (or a change of the handle's own) waiting for the loop.
+    /// A call (or a change of a handle's own) waiting for the loop.
     struct Job: @unchecked Sendable {  // Its pointers are the integrator's, handed back untouched; `action` runs on the loop thread only.
+        var client: EmbeddedClient?
         var request = ""
         var reply: EmbeddingAPI.ReplyFunction?
         var user: UnsafeMutableRawPointer?
+        /// The call's reply tag: its answer goes to the client's reply callback or queue.
+        var tag: UInt64?
         var action: (() -> Void)?
     }
 
@@ -21,7 +24,6 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
         var mode = Mode.idle
         var inbox: [Job] = []
         var stopping = false
-        var event: Registered<EmbeddingAPI.EventFunction>?
         var packet: Registered<EmbeddingAPI.PacketFunction>?
         var pcm: Registered<EmbeddingAPI.PCMFunction>?
     }
@@ -34,7 +36,6 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     private let driving = Mutex(())
     /// The thread inside `drive`, so a callback that calls back in is refused rather than deadlocked.
     private let drivingThread = Atomic<UInt>(0)
-    private let connection: RPCConnection
     private let dispatcher: RPCDispatcher
     private let doorbell: AsyncDoorbell
     private var started = false
@@ -44,23 +45,16 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     let wakeups = WakeupThread()
     /// From the audio thread's encode to the packet callback's call, for deck-bench.
     package let packetLatency = LatencyHistogram()
-    /// Notifications kept for `deck_runtime_wait_event` while no event callback is set.
-    let events = EventQueue()
-    /// One warning per burst of notifications dropped from a full queue. Loop thread.
-    private var dropWarnings = LogThrottle()
-    /// Replies waiting for a deferred answer, by the request's ids. Loop thread.
-    private var pendingReplies: [String: (String) -> Void] = [:]
+    /// Its handles not destroyed: the first one and the clients. Emptied when the runtime stops,
+    /// which ends the reference cycle between a handle and its runtime. Loop thread.
+    private var clients: [ObjectIdentifier: EmbeddedClient] = [:]
 
     init(configuration: RuntimeConfiguration) throws(RuntimeError) {
         runtime = try Runtime(configuration: configuration, logger: Logger(level: configuration.logLevel) { [logTarget] in logTarget.forward($0) })
         dispatcher = runtime.makeDispatcher()
-        var deliver: ((String) -> Void)?
-        connection = RPCConnection { line in deliver?(line) }
         var drain: (() -> Void)?
         do { doorbell = try AsyncDoorbell(loop: runtime.loop) { drain?() } } catch { throw .loop(error) }
-        deliver = { [unowned self] line in delivered(line) }
         drain = { [unowned self] in drainInbox() }
-        runtime.events.add(connection)
         runtime.output.attach(CallbackSink(name: "embedding") { [unowned self] packet in deliverPacket(packet) },
                               label: SinkLabel(name: "Embedding", kind: .network))
     }
@@ -102,54 +96,35 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
                 action()
                 continue
             }
-            answer(job.request) { response in
-                guard let reply = job.reply else { return }
-                response.withCString { reply(job.user, $0) }
+            guard let client = job.client, !client.isClosed else { continue }
+            answer(job.request, client: client) { response in
+                if let tag = job.tag {
+                    client.replied(tag: tag, response)
+                } else if let reply = job.reply, !client.isClosed {
+                    response.withCString { reply(job.user, $0) }
+                }
             }
         }
         if shared.withLock({ $0.stopping }) { stop() }
     }
 
-    /// Answers `request` now, or once its deferred answer comes (matched by the request's ids).
-    func answer(_ request: String, _ reply: @escaping (String) -> Void) {
+    /// Answers `request` on `client`'s connection through `reply`, now or once its deferred answer comes.
+    func answer(_ request: String, client: EmbeddedClient, _ reply: @escaping (String) -> Void) {
         runtime.events.hold()
         defer { runtime.events.release() }
-        if let response = dispatcher.handle(request, connection: connection) {
-            reply(response)
-        } else if let ids = EmbeddedRuntime.ids(of: request) {
-            pendingReplies[ids] = reply  // deferred: its answer comes on the connection, after this returns
-        }
+        dispatcher.handle(request, connection: client.connection, reply: reply)
     }
 
-    /// A line the dispatcher or the event hub sent on the handle's connection: a notification for
-    /// the event callback, or a deferred answer for the call waiting on its ids.
-    private func delivered(_ line: String) {
-        // Only a deferred answer needs reading: with none awaited, every line is a notification.
-        if !pendingReplies.isEmpty, let value = try? JSONValue.parse(line), value["method"] == nil {
-            if let ids = EmbeddedRuntime.ids(of: value), let reply = pendingReplies.removeValue(forKey: ids) { reply(line) }
-            return
-        }
-        if let event = shared.withLock({ $0.event }) {
-            line.withCString { event.function(event.user, $0) }
-        } else if let dropped = events.push(line) {
-            let (log, held) = dropWarnings.admit(now: runtime.loop.now)
-            if log {
-                runtime.logger.warning("embedding", "the event queue is full (\(EventQueue.capacity)): its oldest notification was dropped "
-                                       + "(\(dropped) so far); call deck_runtime_wait_event more often or set an event callback"
-                                       + LogThrottle.suffix(held))
-            }
-        }
+    /// Starts serving a new handle: on the loop thread, or before the runtime first runs.
+    func add(_ client: EmbeddedClient) {
+        clients[ObjectIdentifier(client)] = client
+        runtime.events.add(client.connection)
     }
 
-    /// The ids of a request or an answer (a batch's, sorted), as a key; nil when it has none.
-    private static func ids(of request: String) -> String? {
-        (try? JSONValue.parse(request)).flatMap(ids(of:))
-    }
-
-    private static func ids(of value: JSONValue) -> String? {
-        let messages = value.arrayValue ?? [value]
-        let ids = messages.compactMap { $0["id"].flatMap { $0 == .null ? nil : $0.encoded() } }.sorted()
-        return ids.isEmpty ? nil : ids.joined(separator: ",")
+    /// Ends a client on the loop thread: the focus it requested goes, its subscriptions end.
+    func remove(_ client: EmbeddedClient) {
+        guard clients.removeValue(forKey: ObjectIdentifier(client)) != nil else { return }
+        client.close()
     }
 
     private func deliverPacket(_ packet: EncodedPacket) {
@@ -171,14 +146,13 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
         }))
     }
 
-    /// Ends the runtime on the loop thread: focus asked through the handle is released, the output
+    /// Ends the runtime on the loop thread: focus asked through any handle is released, the output
     /// ends with end of stream, plugins are destroyed, every handle closes so the loop can end.
     func stop() {
-        connection.closed()
-        runtime.events.remove(connection)
+        for client in clients.values { client.close() }
+        clients = [:]
         runtime.shutdown()
         doorbell.close()
-        pendingReplies = [:]
     }
 
     // MARK: Mode 1

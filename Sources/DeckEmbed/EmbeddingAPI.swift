@@ -18,13 +18,14 @@ struct EmbeddingError: Error {
 /// foreign one (DECK_RUNTIME_E_INVALID), so a stale pointer never reaches another runtime.
 public enum EmbeddingAPI {
     public typealias ReplyFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
+    public typealias TaggedReplyFunction = @convention(c) (UnsafeMutableRawPointer?, UInt64, UnsafePointer<CChar>?) -> Void
     public typealias EventFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
     public typealias WakeupFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
     public typealias PacketFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<UInt8>?, Int, Int64, UInt32, UInt32, Bool) -> Void
     public typealias LogFunction = @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void
     public typealias PCMFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<Float>?, UInt32) -> Void
 
-    static let major: UInt32 = 1, minor: UInt32 = 1
+    static let major: UInt32 = 1, minor: UInt32 = 2
 
     /// What `deck_runtime_version_string` returns: made once, never freed, never written.
     nonisolated(unsafe) static let versionString: UnsafePointer<CChar> = {
@@ -33,7 +34,7 @@ public enum EmbeddingAPI {
     }()
 
     /// Every handle created and not yet destroyed, by number, and the next number to issue.
-    private static let handles = Mutex<(live: [UInt: EmbeddedRuntime], next: UInt)>(([:], 1))
+    private static let handles = Mutex<(live: [UInt: EmbeddedClient], next: UInt)>(([:], 1))
     /// Handle numbers are `base | n << 4`: a pattern no small integer or usual heap address has.
     private static let base: UInt = 0x0DEC << 48
 
@@ -41,6 +42,15 @@ public enum EmbeddingAPI {
 
     /// The live runtime behind a handle, or why there is none.
     static func lookup(_ pointer: OpaquePointer?) throws(EmbeddingError) -> EmbeddedRuntime {
+        let client = try lookupClient(pointer)
+        guard client.runtime.shared.withLock({ $0.mode }) != .destroyed else {
+            throw EmbeddingError(.state, "the runtime of this client was destroyed")
+        }
+        return client.runtime
+    }
+
+    /// The live handle behind a pointer, or why there is none.
+    static func lookupClient(_ pointer: OpaquePointer?) throws(EmbeddingError) -> EmbeddedClient {
         guard let pointer else { throw EmbeddingError(.invalid, "the handle is NULL") }
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer)))
         let (found, issued) = handles.withLock { state in
@@ -48,6 +58,27 @@ public enum EmbeddingAPI {
         }
         if let found { return found }
         throw issued ? EmbeddingError(.state, "the handle was destroyed") : EmbeddingError(.invalid, "not a handle deck_runtime_create returned")
+    }
+
+    /// A client handle of a live runtime's and not destroyed, with its runtime.
+    static func liveClient(_ pointer: OpaquePointer?) throws(EmbeddingError) -> EmbeddedClient {
+        let client = try lookupClient(pointer)
+        _ = try lookup(pointer)
+        return client
+    }
+
+    private static func issue(_ client: EmbeddedClient) -> OpaquePointer {
+        let key = handles.withLock { state in
+            defer { state.next += 1 }
+            let key = base | state.next << 4
+            state.live[key] = client
+            return key
+        }
+        return OpaquePointer(bitPattern: key)!
+    }
+
+    private static func forget(_ pointer: OpaquePointer) {
+        handles.withLock { _ = $0.live.removeValue(forKey: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer)))) }
     }
 
     static func create(_ config: String?) throws(EmbeddingError) -> OpaquePointer {
@@ -61,17 +92,26 @@ public enum EmbeddingAPI {
         do { embedded = try EmbeddedRuntime(configuration: configuration) } catch {
             throw EmbeddingError(.internal, error.description)
         }
-        let key = handles.withLock { state in
-            defer { state.next += 1 }
-            let key = base | state.next << 4
-            state.live[key] = embedded
-            return key
+        let primary = EmbeddedClient(runtime: embedded, name: "primary", isPrimary: true)
+        embedded.add(primary)  // the loop does not run yet: this thread may touch it
+        return issue(primary)
+    }
+
+    /// A new client of the runtime behind `pointer`, served from the loop's next turn.
+    static func createClient(_ pointer: OpaquePointer?, name: String) throws(EmbeddingError) -> OpaquePointer {
+        let embedded = try lookup(pointer)
+        guard (1...64).contains(name.utf8.count), name.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0.properties.numericType != nil || "-_.".unicodeScalars.contains($0) }) else {
+            throw EmbeddingError(.invalid, "a client name is 1–64 letters, digits, '-', '_' or '.' (it names the client's focus owner)")
         }
-        return OpaquePointer(bitPattern: key)!
+        let client = EmbeddedClient(runtime: embedded, name: name, isPrimary: false)
+        try embedded.submit(EmbeddedRuntime.Job(action: { [embedded] in embedded.add(client) }))
+        return issue(client)
     }
 
     static func destroy(_ pointer: OpaquePointer?) throws(EmbeddingError) {
-        let embedded = try lookup(pointer)
+        let client = try lookupClient(pointer)
+        let embedded = client.runtime
+        guard client.isPrimary else { return try destroyClient(client, pointer!) }
         // From inside one of its callbacks it would join or tear down the loop that is calling.
         if embedded.isRuntimeThread || embedded.isDrivingThread {
             throw EmbeddingError(.state, "destroy from inside one of the runtime's callbacks; return from it first")
@@ -81,7 +121,7 @@ public enum EmbeddingAPI {
             return state.mode
         }
         guard mode != .destroyed else { throw EmbeddingError(.state, "the handle is being destroyed") }
-        handles.withLock { _ = $0.live.removeValue(forKey: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer!)))) }
+        forget(pointer!)
         switch mode {
         case .ownThread:
             embedded.stopThread()
@@ -94,6 +134,31 @@ public enum EmbeddingAPI {
             }
         }
         embedded.wakeups.finish()
+    }
+
+    /// Ends a client: no callback of its runs once this returns; its connection closes on the loop
+    /// (its focus goes, as when an HMI's socket closes). A client of a destroyed runtime is only freed.
+    private static func destroyClient(_ client: EmbeddedClient, _ pointer: OpaquePointer) throws(EmbeddingError) {
+        let embedded = client.runtime
+        let onLoop = embedded.isRuntimeThread || embedded.isDrivingThread
+        client.markClosed()  // nothing new is delivered; one under way ends before the loop runs `remove`
+        forget(pointer)
+        let mode = embedded.shared.withLock { $0.mode }
+        switch mode {
+        case .destroyed:
+            return
+        case _ where onLoop:
+            embedded.remove(client)
+        case .ownThread:
+            let done = SyncAnswer()
+            guard embedded.post(EmbeddedRuntime.Job(action: { embedded.remove(client); done.set("") })) else { return }
+            _ = done.wait(until: MonotonicClock.milliseconds + 10_000)
+        case .idle, .integratorLoop:
+            embedded.drive {
+                embedded.runtime.loop.thread.claim()
+                embedded.remove(client)
+            }
+        }
     }
 
     static func start(_ embedded: EmbeddedRuntime) throws(EmbeddingError) {
@@ -132,7 +197,8 @@ public enum EmbeddingAPI {
 
     /// A call and its answer, waited for on another thread, or run through the loop on its own; nil
     /// for a notification, which has none (it is sent, not waited for).
-    static func callSync(_ embedded: EmbeddedRuntime, _ request: String, timeoutMilliseconds: Int) throws(EmbeddingError) -> String? {
+    static func callSync(_ client: EmbeddedClient, _ request: String, timeoutMilliseconds: Int) throws(EmbeddingError) -> String? {
+        let embedded = client.runtime
         if embedded.isRuntimeThread || embedded.isDrivingThread {
             throw EmbeddingError(.state, "call_sync from inside one of the runtime's callbacks would wait for itself; use deck_runtime_call")
         }
@@ -141,14 +207,14 @@ public enum EmbeddingAPI {
             throw EmbeddingError(.state, "the runtime does not run yet: call deck_runtime_start, or deck_runtime_process from your loop, first")
         }
         if EmbeddedRuntime.isNotification(request) {
-            try embedded.submit(EmbeddedRuntime.Job(request: request))
+            try embedded.submit(EmbeddedRuntime.Job(client: client, request: request))
             if mode == .integratorLoop { try process(embedded) }
             return nil
         }
         let deadline = MonotonicClock.milliseconds + timeoutMilliseconds
         let box = SyncAnswer()
         if mode == .ownThread {
-            let job = EmbeddedRuntime.Job(request: request, reply: { user, response in
+            let job = EmbeddedRuntime.Job(client: client, request: request, reply: { user, response in
                 Unmanaged<SyncAnswer>.fromOpaque(user!).takeRetainedValue().set(response.map { String(cString: $0) } ?? "")
             }, user: Unmanaged.passRetained(box).toOpaque())
             do { try embedded.submit(job) } catch {
@@ -160,7 +226,7 @@ public enum EmbeddingAPI {
             embedded.drive {
                 embedded.runtime.loop.thread.claim()
                 embedded.startIfNeeded()
-                embedded.answer(request) { box.set($0) }
+                embedded.answer(request, client: client) { box.set($0) }
             }
             // A deferred answer comes from the loop: run it here until it does.
             while box.current == nil && MonotonicClock.milliseconds < deadline {

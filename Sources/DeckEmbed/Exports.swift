@@ -71,13 +71,29 @@ public func deck_runtime_start(_ rt: OpaquePointer?) -> Int32 {
 
 @_cdecl("deck_runtime_set_wakeup")
 public func deck_runtime_set_wakeup(_ rt: OpaquePointer?, _ wakeup: EmbeddingAPI.WakeupFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    withHandle(rt) { embedded throws(EmbeddingError) in
-        try EmbeddingAPI.enterIntegratorLoop(embedded)
-        guard let wakeup else { return embedded.wakeups.stopCalling() }
+    do throws(EmbeddingError) {
+        let client = try EmbeddingAPI.liveClient(rt)
+        let embedded = client.runtime
+        client.callbacks.withLock { $0.wakeup = wakeup.map { Registered(function: $0, user: user) } }
+        // The first handle's wakeup also says when the loop has work, once the integrator drives it.
+        guard client.isPrimary else { return 0 }
+        guard let wakeup else {
+            embedded.wakeups.stopCalling()
+            return 0
+        }
+        guard embedded.shared.withLock({ $0.mode }) != .ownThread else { return 0 }
         guard embedded.wakeups.start(backend: embedded.runtime.loop.backendDescriptor, callback: wakeup, user: user) else {
             throw EmbeddingError(.internal, "cannot start the wakeup thread")
         }
+    } catch {
+        return error.code.rawValue
     }
+    return 0
+}
+
+@_cdecl("deck_runtime_create_client")
+public func deck_runtime_create_client(_ rt: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> OpaquePointer? {
+    do throws(EmbeddingError) { return try EmbeddingAPI.createClient(rt, name: try text(name, "name")) } catch { return nil }
 }
 
 @_cdecl("deck_runtime_process")
@@ -112,12 +128,31 @@ public func deck_runtime_backend_timeout(_ rt: OpaquePointer?) -> Int32 {
     }
 }
 
+/// Runs `body` with the live handle behind `rt` as a client: 0, or the status of its error.
+private func withClient(_ rt: OpaquePointer?, _ body: (EmbeddedClient) throws(EmbeddingError) -> Void) -> Int32 {
+    do { try body(try EmbeddingAPI.liveClient(rt)) } catch { return error.code.rawValue }
+    return 0
+}
+
 @_cdecl("deck_runtime_call")
 public func deck_runtime_call(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ reply: EmbeddingAPI.ReplyFunction?,
                               _ user: UnsafeMutableRawPointer?) -> Int32 {
-    withHandle(rt) { embedded throws(EmbeddingError) in
-        try embedded.submit(EmbeddedRuntime.Job(request: try text(request, "request_json"), reply: reply, user: user))
+    withClient(rt) { client throws(EmbeddingError) in
+        try client.runtime.submit(EmbeddedRuntime.Job(client: client, request: try text(request, "request_json"), reply: reply, user: user))
     }
+}
+
+@_cdecl("deck_runtime_call_tagged")
+public func deck_runtime_call_tagged(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ tag: UInt64) -> Int32 {
+    withClient(rt) { client throws(EmbeddingError) in
+        try client.runtime.submit(EmbeddedRuntime.Job(client: client, request: try text(request, "request_json"), tag: tag))
+    }
+}
+
+@_cdecl("deck_runtime_set_reply_callback")
+public func deck_runtime_set_reply_callback(_ rt: OpaquePointer?, _ reply: EmbeddingAPI.TaggedReplyFunction?,
+                                            _ user: UnsafeMutableRawPointer?) -> Int32 {
+    withClient(rt) { $0.callbacks.withLock { $0.reply = reply.map { Registered(function: $0, user: user) } } }
 }
 
 @_cdecl("deck_runtime_call_sync")
@@ -125,8 +160,8 @@ public func deck_runtime_call_sync(_ rt: OpaquePointer?, _ request: UnsafePointe
                                    _ response: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ timeout: Int32) -> Int32 {
     response?.pointee = nil
     do throws(EmbeddingError) {
-        let embedded = try EmbeddingAPI.lookup(rt)
-        let answer = try EmbeddingAPI.callSync(embedded, try text(request, "request_json"), timeoutMilliseconds: timeout > 0 ? Int(timeout) : 10_000)
+        let client = try EmbeddingAPI.liveClient(rt)
+        let answer = try EmbeddingAPI.callSync(client, try text(request, "request_json"), timeoutMilliseconds: timeout > 0 ? Int(timeout) : 10_000)
         response?.pointee = answer.flatMap { strdup($0) }
     } catch {
         return fail(error, response)
@@ -136,7 +171,7 @@ public func deck_runtime_call_sync(_ rt: OpaquePointer?, _ request: UnsafePointe
 
 @_cdecl("deck_runtime_set_event_callback")
 public func deck_runtime_set_event_callback(_ rt: OpaquePointer?, _ event: EmbeddingAPI.EventFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    withHandle(rt) { $0.shared.withLock { $0.event = event.map { Registered(function: $0, user: user) } } }
+    withClient(rt) { $0.callbacks.withLock { $0.event = event.map { Registered(function: $0, user: user) } } }
 }
 
 @_cdecl("deck_runtime_subscribe")
@@ -148,18 +183,51 @@ public func deck_runtime_subscribe(_ rt: OpaquePointer?, _ topic: UnsafePointer<
 public func deck_runtime_wait_event(_ rt: OpaquePointer?, _ timeoutMs: Int32,
                                     _ event: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
     event?.pointee = nil
-    var line: String?
-    let status = withHandle(rt) { embedded throws(EmbeddingError) in
-        guard let event else { throw EmbeddingError(.invalid, "event is NULL") }
-        guard (0...60_000).contains(timeoutMs) else { throw EmbeddingError(.invalid, "timeout_ms \(timeoutMs) is outside 0…60000") }
-        // Waiting where notifications are made would wait for itself.
-        if timeoutMs > 0 && (embedded.isRuntimeThread || embedded.isDrivingThread) {
-            throw EmbeddingError(.state, "waiting on the thread that delivers the events; pass timeout_ms 0 here")
-        }
-        line = embedded.events.pop(timeoutMilliseconds: Int(timeoutMs))
-        event.pointee = line.map { strdup($0) }
+    guard let event else { return EmbeddingError.Code.invalid.rawValue }
+    return wait(rt, timeoutMs, eventsOnly: true) { event.pointee = strdup($0.line) }
+}
+
+/// The C layout of deck_runtime_message_t.
+public struct DeckRuntimeMessage {
+    /// 0 none, 1 a notification, 2 a tagged answer.
+    public var kind: Int32 = 0
+    public var replyTag: UInt64 = 0
+    public var json: UnsafeMutablePointer<CChar>?
+    var reserved: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    public init() {}
+
+    init(kind: Int32, replyTag: UInt64, json: UnsafeMutablePointer<CChar>?) {
+        self.kind = kind
+        self.replyTag = replyTag
+        self.json = json
     }
-    return status == 0 && line == nil ? EmbeddingError.Code.timeout.rawValue : status
+}
+
+@_cdecl("deck_runtime_wait_message")
+public func deck_runtime_wait_message(_ rt: OpaquePointer?, _ timeoutMs: Int32, _ message: UnsafeMutableRawPointer?) -> Int32 {
+    guard let out = message?.assumingMemoryBound(to: DeckRuntimeMessage.self) else { return EmbeddingError.Code.invalid.rawValue }
+    out.pointee = DeckRuntimeMessage()
+    return wait(rt, timeoutMs, eventsOnly: false) { taken in
+        out.pointee = DeckRuntimeMessage(kind: taken.tag == nil ? 1 : 2, replyTag: taken.tag ?? 0, json: strdup(taken.line))
+    }
+}
+
+/// Takes the oldest message of a handle's queue into `take`, waiting up to `timeoutMs`:
+/// DECK_RUNTIME_E_TIMEOUT when none came.
+private func wait(_ rt: OpaquePointer?, _ timeoutMs: Int32, eventsOnly: Bool, _ take: (MessageQueue.Message) -> Void) -> Int32 {
+    var taken = false
+    let status = withClient(rt) { client throws(EmbeddingError) in
+        guard (0...60_000).contains(timeoutMs) else { throw EmbeddingError(.invalid, "timeout_ms \(timeoutMs) is outside 0…60000") }
+        // Waiting where messages are made would wait for itself.
+        if timeoutMs > 0 && (client.runtime.isRuntimeThread || client.runtime.isDrivingThread) {
+            throw EmbeddingError(.state, "waiting on the thread that delivers the messages; pass timeout_ms 0 here")
+        }
+        guard let message = client.messages.pop(timeoutMilliseconds: Int(timeoutMs), eventsOnly: eventsOnly) else { return }
+        take(message)
+        taken = true
+    }
+    return status == 0 && !taken ? EmbeddingError.Code.timeout.rawValue : status
 }
 
 @_cdecl("deck_runtime_unsubscribe")
@@ -169,13 +237,13 @@ public func deck_runtime_unsubscribe(_ rt: OpaquePointer?, _ topic: UnsafePointe
 
 /// `events.subscribe` or `events.unsubscribe` for one known topic, without the caller writing JSON.
 private func changeSubscription(_ rt: OpaquePointer?, _ method: String, _ topic: UnsafePointer<CChar>?) -> Int32 {
-    withHandle(rt) { embedded throws(EmbeddingError) in
+    withClient(rt) { client throws(EmbeddingError) in
         let name = try text(topic, "topic")
         guard Runtime.eventTopics.contains(name) else {
             throw EmbeddingError(.invalid, "unknown topic \(name) (known: \(Runtime.eventTopics.joined(separator: ", ")))")
         }
         let request = #"{"jsonrpc":"2.0","method":"\#(method)","params":{"topics":[\#(JSONValue.string(name).encoded())]}}"#
-        try embedded.submit(EmbeddedRuntime.Job(request: request))
+        try client.runtime.submit(EmbeddedRuntime.Job(client: client, request: request))
     }
 }
 

@@ -1,8 +1,9 @@
 /*
  * Embeds the Deck runtime in a program's own libuv loop (mode 2 of deck/runtime.h): the
  * runtime's wakeup rings a uv_async_t, and the loop calls deck_runtime_process. It loads the
- * plugins of a folder, starts Tone through a JSON-RPC call, prints the session and now-playing
- * events it takes from the pull queue, and writes the runtime's Opus packets into an Ogg Opus file with libogg.
+ * plugins of a folder and, as a client handle named "hmi", starts Tone through a tagged
+ * JSON-RPC call, takes the answer and the session and now-playing events from its queue, and
+ * writes the runtime's Opus packets into an Ogg Opus file with libogg.
  *
  *   ./embed PLUGIN_FOLDER OUT.opus [SECONDS]
  */
@@ -23,7 +24,8 @@ typedef struct {
     unsigned long packets;
 } ogg_out_t;
 
-static deck_runtime_t *rt;
+static deck_runtime_t *rt, *hmi;
+enum { LAUNCH = 1 };  /* the reply tag of the apps.launch call */
 static uv_async_t wake;
 static uv_timer_t again, stop;
 
@@ -87,20 +89,18 @@ static void show_event(const char *notification) {
     }
 }
 
-static void on_reply(void *user, const char *response) {
-    (void)user;
-    printf("apps.launch answered: %.60s\n", response);
-}
-
-/* Runs the runtime's pending work, takes the notifications it made from the pull queue (no event
- * callback is set, so they wait there; 0: do not wait), then waits at most the runtime's next timer
- * before running it again. */
+/* Runs the runtime's pending work, takes what it made for the client from its queue (no event
+ * or reply callback is set, so notifications and tagged answers wait there; 0: do not wait), then
+ * waits at most the runtime's next timer before running it again. */
 static void process(void) {
     deck_runtime_process(rt);
-    char *event = NULL;
-    while (deck_runtime_wait_event(rt, 0, &event) == DECK_RUNTIME_OK) {
-        show_event(event);
-        deck_runtime_free(event);
+    deck_runtime_message_t message;
+    while (deck_runtime_wait_message(hmi, 0, &message) == DECK_RUNTIME_OK) {
+        if (message.kind == DECK_RUNTIME_MESSAGE_REPLY && message.reply_tag == LAUNCH)
+            printf("apps.launch answered: %.60s\n", message.json);
+        else if (message.kind == DECK_RUNTIME_MESSAGE_EVENT)
+            show_event(message.json);
+        deck_runtime_free(message.json);
     }
     int timeout = deck_runtime_backend_timeout(rt);
     if (timeout >= 0) uv_timer_start(&again, (uv_timer_cb)process, (uint64_t)timeout, 0);
@@ -111,6 +111,7 @@ static void wakeup(void *user) { (void)user; uv_async_send(&wake); }  /* any thr
 
 static void on_stop(uv_timer_t *timer) {
     (void)timer;
+    deck_runtime_destroy(hmi);              /* the client first: its focus and subscriptions go */
     int status = deck_runtime_destroy(rt);  /* on the loop's thread: the output ends with end of stream */
     printf("destroyed: %s\n", deck_runtime_status_string(status));
     uv_close((uv_handle_t *)&wake, NULL);
@@ -124,8 +125,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     uint32_t api = deck_runtime_api_version();
-    if ((api >> 16) != DECK_RUNTIME_API_VERSION_MAJOR || api < DECK_RUNTIME_MAKE_VERSION(1, 1)) {
-        fprintf(stderr, "libdeck speaks API %u.%u; this program needs %d.1 or a later 1.x (the pull queue)\n",
+    if ((api >> 16) != DECK_RUNTIME_API_VERSION_MAJOR || api < DECK_RUNTIME_MAKE_VERSION(1, 2)) {
+        fprintf(stderr, "libdeck speaks API %u.%u; this program needs %d.2 or a later 1.x (clients and reply tags)\n",
                 api >> 16, api & 0xFFFF, DECK_RUNTIME_API_VERSION_MAJOR);
         return 1;
     }
@@ -150,11 +151,12 @@ int main(int argc, char **argv) {
     uv_async_init(loop, &wake, on_wake);
     uv_timer_init(loop, &again);
     uv_timer_init(loop, &stop);
-    deck_runtime_subscribe(rt, "session.changed");
-    deck_runtime_subscribe(rt, "nowPlaying.changed");
+    hmi = deck_runtime_create_client(rt, "hmi");
+    deck_runtime_subscribe(hmi, "session.changed");
+    deck_runtime_subscribe(hmi, "nowPlaying.changed");
     deck_runtime_set_packet_callback(rt, on_packet, &out);
-    deck_runtime_call(rt, "{\"jsonrpc\":\"2.0\",\"method\":\"apps.launch\",\"params\":{\"id\":\"org.deck.tone\",\"item\":\"sine-440\"},\"id\":1}",
-                      on_reply, NULL);
+    deck_runtime_call_tagged(hmi, "{\"jsonrpc\":\"2.0\",\"method\":\"apps.launch\",\"params\":{\"id\":\"org.deck.tone\",\"item\":\"sine-440\"},\"id\":1}",
+                             LAUNCH);
     deck_runtime_set_wakeup(rt, wakeup, NULL);
     uv_timer_start(&stop, on_stop, (uint64_t)(argc > 3 ? atof(argv[3]) * 1000 : 2000), 0);
     uv_run(loop, UV_RUN_DEFAULT);

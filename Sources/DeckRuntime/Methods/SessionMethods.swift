@@ -15,7 +15,7 @@ struct SessionMethods {
                       result: SessionMethods.stateSchema) { _ in SessionMethods.state(focus) },
             RPCMethod("session.request", "Request focus as the integrator (any context), e.g. for a chime the car plays itself.",
                       params: [.init("context", contexts), .init("type", types, required: false, "default gainTransientMayDuck"),
-                               .init("name", Schema.string, required: false, "the integrator's owner name (default rpc)"),
+                               .init("name", Schema.string, required: false, "the integrator's owner name (default: the libdeck client's name, else rpc)"),
                                .init("acceptsDelayedFocus", Schema.boolean, required: false),
                                .init("pausesOnDuck", Schema.boolean, required: false)],
                       result: Schema.object(["result": Schema.oneOf(["granted", "delayed", "rejected"]), "reason": Schema.string],
@@ -26,7 +26,7 @@ struct SessionMethods {
             RPCMethod("session.abandon", "Give up the integrator's focus (held or awaited) under this name.",
                       params: [.init("name", Schema.string, required: false)],
                       result: Schema.boolean, errors: [-32004]) { call throws(RPCError) in
-                let name = try call.optionalString("name") ?? "rpc"
+                let name = try call.optionalString("name") ?? call.connection.clientName ?? "rpc"
                 let owner = FocusOwner.integrator(name)
                 guard focus.session.arbiter.holdsOrAwaits(owner) else {
                     throw .commandFailed("\(owner) holds no focus and awaits none")
@@ -71,7 +71,7 @@ struct SessionMethods {
         guard let context = AudioContext(rawValue: contextName) else { throw .invalidParams("unknown context \"\(contextName)\"") }
         let typeName = try call.optionalString("type") ?? FocusRequestType.gainTransientMayDuck.rawValue
         guard let type = FocusRequestType(rawValue: typeName) else { throw .invalidParams("unknown type \"\(typeName)\"") }
-        let name = try call.optionalString("name") ?? "rpc"
+        let name = try call.optionalString("name") ?? call.connection.clientName ?? "rpc"
         guard !name.isEmpty, name.utf8.count <= 64 else { throw .invalidParams("\"name\" must be 1 to 64 bytes") }
         let owner = FocusOwner.integrator(name)
         let request = FocusRequest(owner: owner, context: context, type: type,

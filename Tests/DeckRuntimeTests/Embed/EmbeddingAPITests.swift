@@ -90,8 +90,8 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
 
     /// API 1.1: the version string, the log level changed while running, and unsubscribing.
     @Test func theLogLevelChangesWhileRunningAndATopicCanBeLeft() throws {
-        #expect(deck_runtime_api_version() == 1 << 16 | 1)
-        #expect(String(cString: deck_runtime_version_string()) == "Deck \(DeckVersion.string) (runtime API 1.1, plugin ABI 1.3)")
+        #expect(deck_runtime_api_version() == 1 << 16 | 2)
+        #expect(String(cString: deck_runtime_version_string()) == "Deck \(DeckVersion.string) (runtime API 1.2, plugin ABI 1.3)")
         let rt = try create(#"{"plugins": ["\#(Paths.binDir)/plugins"], "logLevel": "error", "session": {"alwaysActive": true}}"#)
         let seen = Observed()
         #expect(deck_runtime_set_log_callback(rt, onLog, seen.pointer) == 0)
@@ -151,14 +151,16 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
 
     /// A full queue drops its oldest notification (the loop never waits for a reader) and counts it.
     @Test func aFullQueueDropsItsOldest() {
-        let queue = EventQueue()
-        for index in 0..<EventQueue.capacity { #expect(queue.push("\(index)") == nil) }
-        #expect(queue.push("late") == 1)
-        #expect(queue.pop(timeoutMilliseconds: 0) == "1", "the oldest, 0, went")
-        #expect(queue.push("later") == nil, "room again")
+        let queue = MessageQueue()
+        #expect(queue.push(.init(tag: 9, line: "answer")) == nil)
+        for index in 0..<MessageQueue.capacity { #expect(queue.push(.init(line: "\(index)")) == nil) }
+        #expect(queue.push(.init(line: "late")) == 1)
+        #expect(queue.pop(timeoutMilliseconds: 0, eventsOnly: true)?.line == "1", "the oldest notification, 0, went")
+        #expect(queue.push(.init(line: "later")) == nil, "room again")
+        #expect(queue.pop(timeoutMilliseconds: 0, eventsOnly: false)?.tag == 9, "a tagged answer is never dropped")
         var count = 1
-        while queue.pop(timeoutMilliseconds: 0) != nil { count += 1 }
-        #expect(count == EventQueue.capacity + 1)
+        while queue.pop(timeoutMilliseconds: 0, eventsOnly: false) != nil { count += 1 }
+        #expect(count == MessageQueue.capacity + 1)
     }
 
     @Test func badHandlesConfigsAndRequestsAreErrorsNeverCrashes() throws {
@@ -199,7 +201,8 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
         let box = AtomicBox()
         #expect(deck_runtime_set_packet_callback(rt, onPacket, seen.pointer) == 0)
         #expect(deck_runtime_set_wakeup(rt, wakeup, Unmanaged.passUnretained(box).toOpaque()) == 0)
-        #expect(deck_runtime_start(rt) == -2)  // mode 2 began
+        #expect(deck_runtime_process(rt) == 0)  // mode 2 begins with the first process: a wakeup alone commits to neither
+        #expect(deck_runtime_start(rt) == -2)
         #expect(deck_runtime_call(rt, #"{"jsonrpc":"2.0","method":"apps.launch","params":{"id":"org.deck.tone"},"id":1}"#, nil, nil) == 0)
         let end = Date().addingTimeInterval(10)
         var handled = 0

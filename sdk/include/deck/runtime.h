@@ -59,7 +59,7 @@ extern "C" {
 #define DECK_RUNTIME_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 
 #define DECK_RUNTIME_API_VERSION_MAJOR 1
-#define DECK_RUNTIME_API_VERSION_MINOR 1
+#define DECK_RUNTIME_API_VERSION_MINOR 2
 #define DECK_RUNTIME_API_VERSION \
     DECK_RUNTIME_MAKE_VERSION(DECK_RUNTIME_API_VERSION_MAJOR, DECK_RUNTIME_API_VERSION_MINOR)
 
@@ -129,14 +129,20 @@ DECK_RUNTIME_EXPORT int deck_runtime_set_log_level(deck_runtime_t *rt, int level
 /* ─── Mode 1: on the runtime's own thread ────────────────────────────────*/
 
 /* Starts the runtime's thread: plugins load, the output starts, calls are
- * answered there. DECK_RUNTIME_E_STATE if it runs already or mode 2 began. */
+ * answered there. DECK_RUNTIME_E_STATE if it runs already or mode 2 began
+ * (deck_runtime_process was called). Any handle of the runtime may start it. */
 DECK_RUNTIME_EXPORT int deck_runtime_start(deck_runtime_t *rt);
 
 /* ─── Mode 2: inside the integrator's loop ───────────────────────────────*/
 
-/* `wakeup(user)` is called from a thread of the library's whenever the runtime
- * has work; it must only wake your loop, which then calls deck_runtime_process.
- * NULL stops the wakeups. Set it before the first deck_runtime_process. */
+/* `wakeup(user)` must only wake your loop; it is called from any thread.
+ * It works in either mode and does not choose one: it is called when a message
+ * lands in this handle's queue (a notification or a tagged answer no callback
+ * took: take it with deck_runtime_wait_message, timeout 0), and, on the handle
+ * deck_runtime_create returned, in mode 2 whenever the runtime has work (then
+ * call deck_runtime_process; the first such wakeup comes at once). NULL stops
+ * the wakeups. In mode 2 set it before the first deck_runtime_process. (API 1.2:
+ * before, setting it began mode 2.) [any-thread] */
 DECK_RUNTIME_EXPORT int deck_runtime_set_wakeup(deck_runtime_t *rt, void (*wakeup)(void *user), void *user);
 
 /* Runs what is pending (the first call loads the plugins and starts the
@@ -158,7 +164,7 @@ typedef void (*deck_runtime_reply_fn)(void *user, const char *response_json);
 
 /* Sends one JSON-RPC request (or batch) to the runtime, from any thread. Its
  * answer goes to `reply` (may be NULL); a notification (no id) gets none.
- * Give every request in flight its own id: answers are matched by id. */
+ * Each call's answer reaches its own reply, whatever its id. */
 DECK_RUNTIME_EXPORT int deck_runtime_call(deck_runtime_t *rt, const char *request_json, deck_runtime_reply_fn reply, void *user);
 
 /* The same, waiting for the answer (at most `timeout_ms`; 0: 10 s). *response
@@ -196,6 +202,60 @@ DECK_RUNTIME_EXPORT int deck_runtime_unsubscribe(deck_runtime_t *rt, const char 
  * for itself: there only timeout_ms 0 is allowed (else DECK_RUNTIME_E_STATE).
  * [any-thread] */
 DECK_RUNTIME_EXPORT int deck_runtime_wait_event(deck_runtime_t *rt, int timeout_ms, char **event);
+
+/* ─── Reply tags (API 1.2) ───────────────────────────────────────────────*/
+
+/* Receives the answer to a tagged call with the call's tag, on the runtime's
+ * thread or inside deck_runtime_process. */
+typedef void (*deck_runtime_tagged_reply_fn)(void *user, uint64_t reply_tag, const char *response_json);
+
+/* Where this handle's tagged answers go; NULL: into its queue
+ * (deck_runtime_wait_message). [any-thread] */
+DECK_RUNTIME_EXPORT int deck_runtime_set_reply_callback(deck_runtime_t *rt, deck_runtime_tagged_reply_fn reply, void *user);
+
+/* Sends one JSON-RPC request (or batch) and tags its answer with `reply_tag`,
+ * an opaque number of yours kept apart from the JSON (libmpv's
+ * reply_userdata): the answer goes to the reply callback, or into the
+ * handle's queue. A notification (no id) gets no answer. [any-thread] */
+DECK_RUNTIME_EXPORT int deck_runtime_call_tagged(deck_runtime_t *rt, const char *request_json, uint64_t reply_tag);
+
+/* What deck_runtime_wait_message takes from the queue. */
+typedef enum deck_runtime_message_kind {
+    DECK_RUNTIME_MESSAGE_NONE = 0,   /* nothing came */
+    DECK_RUNTIME_MESSAGE_EVENT = 1,  /* a notification the handle subscribed to */
+    DECK_RUNTIME_MESSAGE_REPLY = 2,  /* the answer to a tagged call */
+} deck_runtime_message_kind_t;
+
+typedef struct deck_runtime_message {
+    int kind;            /* a deck_runtime_message_kind_t */
+    uint64_t reply_tag;  /* the call's tag, for a reply; 0 otherwise */
+    char *json;          /* the notification or the response; free with deck_runtime_free */
+    uint64_t reserved[4];
+} deck_runtime_message_t;
+
+/* Takes the oldest message of the handle's queue (notifications while no
+ * event callback is set, tagged answers while no reply callback is set) into
+ * *message, waiting up to `timeout_ms` (0 to 60000) as deck_runtime_wait_event
+ * does: DECK_RUNTIME_OK, or DECK_RUNTIME_E_TIMEOUT with kind NONE. Tagged
+ * answers are never dropped; notifications are, beyond 1024. [any-thread] */
+DECK_RUNTIME_EXPORT int deck_runtime_wait_message(deck_runtime_t *rt, int timeout_ms, deck_runtime_message_t *message);
+
+/* ─── Client handles (API 1.2) ───────────────────────────────────────────*/
+
+/* Another handle on the same runtime (libmpv's mpv_create_client): its own
+ * JSON-RPC connection, so its own subscriptions, its own event, reply and
+ * wakeup callbacks and queue, and its own integrator focus (session.request
+ * defaults its owner name to `name`), so an HMI, a phone service and a
+ * navigation engine in one process each hold focus as deckd's socket clients
+ * do. Calls, call_sync, the callbacks, subscriptions, the queue and the wakeup
+ * are the client's; start, process, the backend, packets, the PCM tap and the
+ * log act on the runtime from any of its handles. deck_runtime_destroy on a
+ * client ends only it: its focus is released, none of its callbacks runs after
+ * it returns. Destroying the handle deck_runtime_create returned ends the
+ * runtime; its clients then answer DECK_RUNTIME_E_STATE until destroyed.
+ * `name`: 1 to 64 letters, digits, '-', '_' or '.'. NULL on a bad name or a
+ * dead runtime. [any-thread] */
+DECK_RUNTIME_EXPORT deck_runtime_t *deck_runtime_create_client(deck_runtime_t *rt, const char *name);
 
 /* ─── Audio out ──────────────────────────────────────────────────────────*/
 
