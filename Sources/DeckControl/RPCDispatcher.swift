@@ -69,6 +69,18 @@ public final class RPCDispatcher {
         handle(Array(text.utf8), connection: connection, reply: reply)
     }
 
+    /// The answer to a request refused without being run (its transport is closing): the error
+    /// with the request's id, or with a null id for a batch or unreadable text; nil for a
+    /// notification, which gets no answer.
+    public func refusal(of request: String, _ error: RPCError) -> String? {
+        guard let message = try? JSONValue.parse(Array(request.utf8), limits: limits.json) else {
+            return RPCDispatcher.errorLine(error)
+        }
+        guard case .object(let members) = message else { return RPCDispatcher.errorLine(error) }
+        guard let id = members["id"] else { return nil }
+        return RPCDispatcher.response(id: RPCDispatcher.isValidID(id) ? id : .null, error: error).encoded()
+    }
+
     /// An error response with a null id, for failures before a request could be read.
     public static func errorLine(_ error: RPCError) -> String { response(id: .null, error: error).encoded() }
 

@@ -61,21 +61,23 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
 
     // MARK: Any thread
 
+    /// Calls waiting for the loop beyond which a new one is refused (`DECK_RUNTIME_E_BUSY`).
+    static let maxWaitingCalls = 65_536
+
     /// Queues a call for the loop and wakes it.
-    func post(_ job: Job) -> Bool {
-        let accepted = shared.withLock { state in
-            guard state.mode != .destroyed, !state.stopping else { return false }
+    func post(_ job: Job) throws(EmbeddingError) {
+        try shared.withLock { state throws(EmbeddingError) in
+            guard state.mode != .destroyed, !state.stopping else { throw EmbeddingError(.state, "the runtime is being destroyed") }
+            guard job.action != nil || state.inbox.count < EmbeddedRuntime.maxWaitingCalls else {
+                throw EmbeddingError(.busy, "\(EmbeddedRuntime.maxWaitingCalls) calls wait for the runtime already; try again later")
+            }
             state.inbox.append(job)
-            return true
         }
-        if accepted { doorbell.ringer.ring() }
-        return accepted
+        doorbell.ringer.ring()
     }
 
-    /// `post`, refused once destroy began.
-    func submit(_ job: Job) throws(EmbeddingError) {
-        guard post(job) else { throw EmbeddingError(.state, "the runtime is being destroyed") }
-    }
+    /// `post`, refused once destroy began or while too many calls wait.
+    func submit(_ job: Job) throws(EmbeddingError) { try post(job) }
 
     // MARK: Loop thread
 
@@ -86,26 +88,48 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
         do { try runtime.start() } catch { runtime.logger.error("embedding", "\(error)") }
     }
 
+    /// Runs the calls waiting for the loop for at most the turn budget, the rest on the next turn;
+    /// once destroy began, each is answered with an error instead of run, so a flood of calls
+    /// never holds the audio, the timers or the destroy up.
     private func drainInbox() {
-        let jobs = shared.withLock { state in
+        let deadline = MonotonicClock.milliseconds + runtime.configuration.control.turnBudgetMs
+        let (jobs, stoppingAtStart) = shared.withLock { state in
             defer { state.inbox = [] }
-            return state.inbox
+            return (state.inbox, state.stopping)
         }
-        for job in jobs {
-            if let action = job.action {
-                action()
-                continue
-            }
-            guard let client = job.client, !client.isClosed else { continue }
-            answer(job.request, client: client) { response in
-                if let tag = job.tag {
-                    client.replied(tag: tag, response)
-                } else if let reply = job.reply, !client.isClosed {
-                    response.withCString { reply(job.user, $0) }
-                }
+        var stopping = stoppingAtStart
+        var next = 0
+        while next < jobs.count {
+            run(jobs[next], refused: stopping)
+            next += 1
+            guard next % 64 == 0, !stopping else { continue }
+            stopping = shared.withLock { $0.stopping }
+            if !stopping && MonotonicClock.milliseconds >= deadline {
+                let rest = jobs[next...]
+                shared.withLock { $0.inbox.insert(contentsOf: rest, at: 0) }
+                doorbell.ringer.ring()  // the rest on the next turn
+                return
             }
         }
-        if shared.withLock({ $0.stopping }) { stop() }
+        if stopping || shared.withLock({ $0.stopping }) { stop() }
+    }
+
+    private func run(_ job: Job, refused: Bool) {
+        if let action = job.action { return action() }
+        guard let client = job.client, !client.isClosed else { return }
+        let deliver = { (response: String) in
+            if let tag = job.tag {
+                client.replied(tag: tag, response)
+            } else if let reply = job.reply, !client.isClosed {
+                response.withCString { reply(job.user, $0) }
+            }
+        }
+        if refused {
+            guard job.tag != nil || job.reply != nil else { return }
+            dispatcher.refusal(of: job.request, .commandFailed("the runtime is being destroyed; the call was not run")).map(deliver)
+        } else {
+            answer(job.request, client: client, deliver)
+        }
     }
 
     /// Answers `request` on `client`'s connection through `reply`, now or once its deferred answer comes.
@@ -137,7 +161,7 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
 
     /// Starts copying the mix for the PCM tap, on the loop thread once it runs.
     func enablePCMTapSoon() {
-        _ = post(Job(action: { [unowned self] in
+        try? post(Job(action: { [unowned self] in
             runtime.audio.onPCM = { [unowned self] samples, count in
                 guard let callback = shared.withLock({ $0.pcm }) else { return }
                 callback.function(callback.user, samples, UInt32(count / 2))
@@ -149,6 +173,7 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     /// Ends the runtime on the loop thread: focus asked through any handle is released, the output
     /// ends with end of stream, plugins are destroyed, every handle closes so the loop can end.
     func stop() {
+        for job in shared.withLock({ state in defer { state.inbox = [] }; return state.inbox }) { run(job, refused: true) }
         for client in clients.values { client.close() }
         clients = [:]
         runtime.shutdown()

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Why an embedding call failed: a deck_runtime_status_t and a message.
 struct EmbeddingError: Error {
-    enum Code: Int32 { case invalid = -1, state = -2, config = -3, `internal` = -4, timeout = -5 }
+    enum Code: Int32 { case invalid = -1, state = -2, config = -3, `internal` = -4, timeout = -5, busy = -6 }
     var code: Code
     var message: String
     init(_ code: Code, _ message: String) {
@@ -151,7 +151,7 @@ public enum EmbeddingAPI {
             embedded.remove(client)
         case .ownThread:
             let done = SyncAnswer()
-            guard embedded.post(EmbeddedRuntime.Job(action: { embedded.remove(client); done.set("") })) else { return }
+            guard (try? embedded.post(EmbeddedRuntime.Job(action: { embedded.remove(client); done.set("") }))) != nil else { return }
             _ = done.wait(until: MonotonicClock.milliseconds + 10_000)
         case .idle, .integratorLoop:
             embedded.drive {

@@ -37,6 +37,7 @@ public func deck_runtime_status_string(_ status: Int32) -> UnsafePointer<CChar> 
     case -3: "the config was refused"
     case -4: "the system refused"
     case -5: "no answer in time"
+    case -6: "too many calls wait for the runtime"
     default: "unknown status"
     }
     return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)

@@ -274,6 +274,25 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
         #expect(!seen.events.isEmpty)
     }
 
+    /// Calls waiting for the loop are bounded: the 65537th is refused busy, and destroy answers the
+    /// waiting ones with an error instead of running them.
+    @Test func aFloodOfCallsIsBoundedAndDestroyDoesNotRunIt() throws {
+        let rt = try create()
+        let seen = Observed()
+        for _ in 0..<EmbeddedRuntime.maxWaitingCalls {
+            guard deck_runtime_call(rt, #"{"jsonrpc":"2.0","method":"runtime.info"}"#, nil, nil) == 0 else { break }
+        }
+        #expect(deck_runtime_call(rt, #"{"jsonrpc":"2.0","method":"runtime.info","id":1}"#, onReply, seen.pointer) == -6)
+        #expect(String(cString: deck_runtime_status_string(-6)) == "too many calls wait for the runtime")
+        #expect(deck_runtime_process(rt) == 0)  // one turn: at most the turn budget of calls
+        #expect(deck_runtime_call(rt, #"{"jsonrpc":"2.0","method":"session.get","id":"last"}"#, onReply, seen.pointer) == 0, "room again")
+        let started = MonotonicClock.milliseconds
+        #expect(deck_runtime_destroy(rt) == 0)
+        #expect(MonotonicClock.milliseconds - started < 5_000, "the waiting calls were not run")
+        #expect(seen.replies.count == 1 && seen.replies[0].contains(#""code":-32004"#) && seen.replies[0].contains(#""id":"last""#),
+                "\(seen.replies)")
+    }
+
     @Test func aThousandHandlesLeaveNoThreadsDescriptorsOrSignalDispositionsBehind() throws {
         var ignored = sigaction()
         ignored.__sigaction_handler.sa_handler = SIG_IGN

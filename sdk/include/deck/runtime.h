@@ -78,7 +78,8 @@ typedef enum deck_runtime_status {
     DECK_RUNTIME_E_STATE       = -2, /* not now: started twice, destroyed, wrong mode */
     DECK_RUNTIME_E_CONFIG      = -3, /* the config was refused                       */
     DECK_RUNTIME_E_INTERNAL    = -4, /* the system refused (a thread, a loop handle)  */
-    DECK_RUNTIME_E_TIMEOUT     = -5  /* no answer in time                             */
+    DECK_RUNTIME_E_TIMEOUT     = -5, /* no answer in time                             */
+    DECK_RUNTIME_E_BUSY        = -6  /* too many calls wait for the loop: try later (API 1.2) */
 } deck_runtime_status_t;
 
 /* A constant text for a status, never NULL. */
@@ -103,7 +104,9 @@ DECK_RUNTIME_EXPORT deck_runtime_t *deck_runtime_create(const char *config_json,
  * memory freed. Mode 1: from any thread but the runtime's own (a callback).
  * Mode 2: from the thread that calls deck_runtime_process (plugins' destroy
  * runs there), outside its callbacks. Calls racing with it, and every call
- * with the handle after it, are answered DECK_RUNTIME_E_STATE. */
+ * with the handle after it, are answered DECK_RUNTIME_E_STATE; calls accepted
+ * but not yet run are not run: their replies get a -32004 error response
+ * ("the runtime is being destroyed"). */
 DECK_RUNTIME_EXPORT int deck_runtime_destroy(deck_runtime_t *rt);
 
 /* How much the runtime logs; each level includes the ones above it (the
@@ -164,7 +167,9 @@ typedef void (*deck_runtime_reply_fn)(void *user, const char *response_json);
 
 /* Sends one JSON-RPC request (or batch) to the runtime, from any thread. Its
  * answer goes to `reply` (may be NULL); a notification (no id) gets none.
- * Each call's answer reaches its own reply, whatever its id. */
+ * Each call's answer reaches its own reply, whatever its id. The loop runs
+ * calls for at most control.turnBudgetMs a turn, so audio and timers are served
+ * under a flood; beyond 65536 calls waiting, DECK_RUNTIME_E_BUSY (API 1.2). */
 DECK_RUNTIME_EXPORT int deck_runtime_call(deck_runtime_t *rt, const char *request_json, deck_runtime_reply_fn reply, void *user);
 
 /* The same, waiting for the answer (at most `timeout_ms`; 0: 10 s). *response
