@@ -118,11 +118,15 @@ demo: build plugin-c man
 run: build
 	"$(RELEASE_BIN)/deckd"
 
-# Every suite runs twice: with plugins in host processes (the default), then inline in the runtime.
-# The load test runs alone: the load it makes would slow the timing checks of suites beside it.
+# Every suite runs with plugins in host processes (the default); the suites that load plugins
+# (DeckRuntimeTests, deckdTests) run again with them inline in the runtime, but for those whose
+# subject is the host process or does not depend on where plugins run. The per-layer targets
+# (DeckBaseTests, DeckSessionTests, …) load no plugins. The load test runs alone: the load it makes
+# would slow the timing checks of suites beside it.
+INLINE_SKIP := IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|PackageTests|CompletionTests|JournalTests
 test: build-debug plugin-c
 	$(SWIFT) test $(SWIFT_FLAGS) --skip IsolationLoadTests
-	DECK_TEST_ISOLATION=inline $(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip 'IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|PackageTests|CompletionTests|JournalTests'
+	DECK_TEST_ISOLATION=inline $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter '^(DeckRuntimeTests|deckdTests)\.' --skip '$(INLINE_SKIP)'
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter IsolationLoadTests
 
 bench: build plugin-c

@@ -67,9 +67,22 @@ let package = Package(
 
         .target(name: "SwiftUIFixture", dependencies: ["DeckSDK"], path: "Tests/Fixtures/SwiftUIFixture"),
         .target(name: "DeckTestSupport", dependencies: ["DeckRuntime"], path: "Tests/DeckTestSupport"),
+        // One test target per layer; DeckRuntimeTests holds what needs the whole runtime and its
+        // plugins (the suites `make test` runs in both isolation modes, with deckdTests).
+        .testTarget(name: "DeckBaseTests", dependencies: ["DeckBase", "DeckTestSupport", "CDeckPlugin"]),
+        .testTarget(name: "DeckStreamTests", dependencies: ["DeckStream", "CDeckPlugin"]),
+        .testTarget(name: "DeckAudioTests", dependencies: ["DeckAudio", "DeckMedia", "DeckSession", "CDeckPlugin"]),
+        .testTarget(name: "DeckSessionTests", dependencies: ["DeckSession", "DeckPlugins", "CDeckPlugin"]),
+        .testTarget(name: "DeckControlTests", dependencies: ["DeckControl", "CDeckPlugin"]),
+        .testTarget(name: "DeckUITests", dependencies: ["DeckUI", "CDeckPlugin"]),
+        .testTarget(name: "DeckNowPlayingTests", dependencies: ["DeckNowPlaying", "CDeckPlugin"]),
+        .testTarget(name: "DeckMPRISTests", dependencies: ["DeckMPRIS", "DeckNowPlaying", "CDeckPlugin"]),
+        .testTarget(name: "DeckPluginsTests", dependencies: ["DeckPlugins", "DeckTestSupport", "CDeckPlugin"]),
+        .testTarget(name: "DeckIsolationTests", dependencies: ["DeckIsolation", "CDeckPlugin"]),
+        .testTarget(name: "DeckStateTests", dependencies: ["DeckState", "DeckTestSupport", "CDeckPlugin"]),
+        .testTarget(name: "DeckEmbedTests", dependencies: ["DeckEmbed", "DeckRuntime", "DeckTestSupport", "CDeckPlugin"]),
         .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckBase", "DeckMedia", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
-                                                            "DeckControl", "DeckState", "DeckUI", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz",
-                                                            "DeckEmbed"]),
+                                                            "DeckControl", "DeckState", "DeckUI", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
         .testTarget(name: "deckdTests", dependencies: ["DeckTestSupport"]),
     ]
 )

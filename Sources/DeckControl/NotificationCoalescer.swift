@@ -6,7 +6,7 @@ import DeckBase
 /// image handed over, a load completed) from being answered by calls back into that plugin.
 /// Loop-thread-confined.
 public final class NotificationCoalescer {
-    private let timer: LoopTimer
+    private let timer: any SchedulerTimer
     private let window: UInt64
     /// Publishes the topic's current state.
     public var send: () -> Void = {}
@@ -16,8 +16,8 @@ public final class NotificationCoalescer {
     public private(set) var changes = 0
     public private(set) var sent = 0
 
-    public init(loop: EventLoop, windowMilliseconds: Int) throws(LoopError) {
-        timer = try LoopTimer(loop: loop)
+    public init(scheduler: any Scheduler, windowMilliseconds: Int) throws(LoopError) {
+        timer = try scheduler.makeTimer()
         window = UInt64(max(0, windowMilliseconds))
     }
 

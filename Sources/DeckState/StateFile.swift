@@ -9,7 +9,7 @@ import Synchronization
 public final class StateFile {
     public let path: String
     private let logger: Logger
-    private let timer: LoopTimer
+    private let timer: any SchedulerTimer
     private let delay: UInt64
     private let writer: Writer
     private var pending: JSONValue?
@@ -17,12 +17,12 @@ public final class StateFile {
 
     /// Refuses (naming the fix) a folder that others may write, or a file another user owns: either
     /// would let someone else decide what deckd restores, as an ssh key or the token file would.
-    public init(path: String, delayMilliseconds: Int, loop: EventLoop, logger: Logger) throws(StateFileError) {
+    public init(path: String, delayMilliseconds: Int, scheduler: any Scheduler, logger: Logger) throws(StateFileError) {
         self.path = path
         self.logger = logger
         try StateFile.checkOwnership(path)
         delay = UInt64(max(0, delayMilliseconds))
-        do { timer = try LoopTimer(loop: loop) } catch { throw .loop(error) }
+        do { timer = try scheduler.makeTimer() } catch { throw .loop(error) }
         writer = Writer(path: path, logger: logger)
     }
 

@@ -48,10 +48,13 @@ import Testing
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         follow.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         try follow.run()
-        usleep(300_000)
+        func lines() -> [Substring] { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n") }
+        #expect(waitUntil(seconds: 10) { !lines().isEmpty }, "the first line, then the changes")
         #expect(try ctl(deckd, ["pause"]).status == 0)
+        // Changes within one coalescing window fold into one line: each is awaited before the next.
+        #expect(waitUntil(seconds: 10) { lines().last == "Sine 1000 Hz paused" })
         #expect(try ctl(deckd, ["next"]).status == 0)
-        usleep(500_000)
+        #expect(waitUntil(seconds: 10) { lines().last == "Sweep 20 Hz to 20 kHz playing" })
         follow.terminate()
         follow.waitUntilExit()
         let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")

@@ -68,8 +68,9 @@ import Testing
         #expect(deckd.waitForLog("deckd: ready"))
         #expect(try deckd.deckctl(["ui"]).status == 0)
         #expect(try deckd.deckctl(["select", "/1"]).status == 0)
-        usleep(200_000)
-        let screen = try JSONValue.parse(try deckd.deckctl(["--json", "ui"]).output)
+        func screenNow() -> JSONValue { (try? JSONValue.parse(try deckd.deckctl(["--json", "ui"]).output)) ?? .null }
+        #expect(waitUntil(seconds: 10) { screenNow()["content"]?["loading"] != true }, "the load completed, one way or the other")
+        let screen = screenNow()
         if status == "DECK_OK" {
             #expect(screen["content"]?["items"]?.arrayValue?.map { $0["title"] } == ["Episode 1", "Episode 2"])
         } else {

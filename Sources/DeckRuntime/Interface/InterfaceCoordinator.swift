@@ -31,21 +31,21 @@ public final class InterfaceCoordinator {
     var onChange: (() -> Void)?
     var pending: [UInt64: (what: Pending, deadline: UInt64)] = [:]
     private var nextToken: UInt64 = 1
-    private let timeoutTimer: LoopTimer
+    private let timeoutTimer: any SchedulerTimer
     /// Loads the plugins completed, applied on the next loop turn: never inside the plugin's call.
     private var completedLoads: [(app: String, path: String, status: DeckStatus)] = []
-    private let completionTimer: LoopTimer
-    let loop: EventLoop
+    private let completionTimer: any SchedulerTimer
+    let scheduler: any Scheduler
     let logger: Logger
 
-    init(profile: DisplayProfile, settings: InterfaceSettings, plugins: PluginDirectory, loop: EventLoop, logger: Logger) throws(LoopError) {
+    init(profile: DisplayProfile, settings: InterfaceSettings, plugins: PluginDirectory, scheduler: any Scheduler, logger: Logger) throws(LoopError) {
         self.profile = profile
         self.plugins = plugins
         self.settings = settings
-        self.loop = loop
+        self.scheduler = scheduler
         self.logger = logger
-        timeoutTimer = try LoopTimer(loop: loop)
-        completionTimer = try LoopTimer(loop: loop)
+        timeoutTimer = try scheduler.makeTimer()
+        completionTimer = try scheduler.makeTimer()
     }
 
     func close() {
@@ -139,7 +139,7 @@ public final class InterfaceCoordinator {
     func takeToken(_ what: Pending) -> UInt64 {
         let token = nextToken
         nextToken += 1
-        pending[token] = (what, loop.now + UInt64(settings.handlerTimeoutMilliseconds))
+        pending[token] = (what, scheduler.now + UInt64(settings.handlerTimeoutMilliseconds))
         armTimeout()
         return token
     }
@@ -177,8 +177,8 @@ public final class InterfaceCoordinator {
 
     private func armTimeout() {
         guard let next = pending.values.map(\.deadline).min() else { return timeoutTimer.stop() }
-        timeoutTimer.start(after: next > loop.now ? next - loop.now : 0) { [unowned self] in
-            for (token, entry) in pending.sorted(by: { $0.key < $1.key }) where entry.deadline <= loop.now {
+        timeoutTimer.start(after: next > scheduler.now ? next - scheduler.now : 0) { [unowned self] in
+            for (token, entry) in pending.sorted(by: { $0.key < $1.key }) where entry.deadline <= scheduler.now {
                 pending[token] = nil
                 timedOut(entry.what)
             }

@@ -6,14 +6,14 @@ import DeckNowPlaying
 /// HMI draws them. Loop-thread-confined.
 struct NowPlayingMethods {
     let player: PlayerCoordinator
-    let loop: EventLoop
+    let scheduler: any Scheduler
 
     var methods: [RPCMethod] {
-        let (player, loop) = (player, loop)
+        let (player, scheduler) = (player, scheduler)
         return [
             RPCMethod("nowPlaying.get", "What plays: metadata, position (extrapolate elapsed with rate from the answer's "
                       + "arrival), queue place, enabled commands.", result: NowPlayingMethods.nowPlayingSchema) { _ in
-                player.center.nowPlayingJSON(now: loop.now)
+                player.center.nowPlayingJSON(now: scheduler.now)
             },
             RPCMethod("nowPlaying.artwork", "The current artwork's bytes (base64), by the id nowPlaying.get gives.",
                       params: [.init("id", Schema.string)], result: NowPlayingMethods.artworkSchema, errors: [-32007]) { call throws(RPCError) in

@@ -7,10 +7,10 @@ import DeckUI
 struct UIMethods {
     let interface: InterfaceCoordinator
     let player: PlayerCoordinator
-    let loop: EventLoop
+    let scheduler: any Scheduler
 
     var methods: [RPCMethod] {
-        let (interface, player, loop) = (interface, player, loop)
+        let (interface, player, scheduler) = (interface, player, scheduler)
         let state = UIMethods.stateSchema
         return [
             RPCMethod("ui.get", "The foreground app's screen (or app's): its visible template stack with the runtime's ids, "
@@ -18,7 +18,7 @@ struct UIMethods {
                       params: [.init("app", Schema.string, required: false)], result: state) { call throws(RPCError) in
                 let app = try call.optionalString("app")
                 if let app, interface.apps[app] == nil { throw .noSuchApp("\(app) (or it has no UI)") }
-                return UIMethods.state(interface, player: player, loop: loop, app: app)
+                return UIMethods.state(interface, player: player, scheduler: scheduler, app: app)
             },
             RPCMethod("ui.select", "Select an item, tab or action by id (its app completes it), or a content item by path "
                       + "(a container is browsed into, a playable item plays).",
@@ -31,17 +31,17 @@ struct UIMethods {
                 } else {
                     throw .invalidParams("give \"id\" (a positive integer from ui.get) or \"path\" (a content path)")
                 }
-                return UIMethods.state(interface, player: player, loop: loop)
+                return UIMethods.state(interface, player: player, scheduler: scheduler)
             },
             RPCMethod("ui.button", "Press a button (grid, map, now-playing button, action) by id.", params: [.init("id", UIMethods.idSchema)],
                       result: state, errors: [-32004]) { call throws(RPCError) in
                 try interface.select(UInt64(try call.integer("id")))
-                return UIMethods.state(interface, player: player, loop: loop)
+                return UIMethods.state(interface, player: player, scheduler: scheduler)
             },
             RPCMethod("ui.back", "Go back: dismiss the modal, pop the top template, or leave a content level (at the root: nothing).",
                       result: state, errors: [-32004]) { _ throws(RPCError) in
                 try interface.back()
-                return UIMethods.state(interface, player: player, loop: loop)
+                return UIMethods.state(interface, player: player, scheduler: scheduler)
             },
             RPCMethod("ui.image", "An image an app handed over (base64), by the id its templates name.",
                       params: [.init("app", Schema.string), .init("id", UIMethods.idSchema)],
@@ -80,8 +80,8 @@ struct UIMethods {
     static let idSchema = Schema.integer(in: ids)
 
     /// What `ui.get` answers and `ui.changed` carries.
-    static func state(_ interface: InterfaceCoordinator, player: PlayerCoordinator, loop: EventLoop, app: String? = nil) -> JSONValue {
-        interface.state(of: app) { player.center.nowPlayingJSON(now: loop.now) }
+    static func state(_ interface: InterfaceCoordinator, player: PlayerCoordinator, scheduler: any Scheduler, app: String? = nil) -> JSONValue {
+        interface.state(of: app) { player.center.nowPlayingJSON(now: scheduler.now) }
     }
 
     static let displaySchema = Schema.object([

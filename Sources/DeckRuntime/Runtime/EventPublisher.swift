@@ -20,7 +20,7 @@ final class EventPublisher {
     private let interface: InterfaceCoordinator
     private let output: Output
     private let pins: [AudioContext: String]
-    private let loop: EventLoop
+    private let scheduler: any Scheduler
     private let nowPlayingNotices: NotificationCoalescer
     private let queueNotices: NotificationCoalescer
     private let uiNotices: NotificationCoalescer
@@ -28,20 +28,20 @@ final class EventPublisher {
     private var publishedSession: JSONValue?
 
     init(registry: PluginRegistry, focus: FocusCoordinator, player: PlayerCoordinator, interface: InterfaceCoordinator,
-         output: Output, pins: [AudioContext: String], coalesceMilliseconds: Int, loop: EventLoop) throws(LoopError) {
+         output: Output, pins: [AudioContext: String], coalesceMilliseconds: Int, scheduler: any Scheduler) throws(LoopError) {
         self.registry = registry
         self.focus = focus
         self.player = player
         self.interface = interface
         self.output = output
         self.pins = pins
-        self.loop = loop
-        nowPlayingNotices = try NotificationCoalescer(loop: loop, windowMilliseconds: coalesceMilliseconds)
-        queueNotices = try NotificationCoalescer(loop: loop, windowMilliseconds: coalesceMilliseconds)
-        uiNotices = try NotificationCoalescer(loop: loop, windowMilliseconds: EventPublisher.uiCoalesceMilliseconds)
-        nowPlayingNotices.send = { [unowned self] in publish("nowPlaying.changed", player.center.nowPlayingJSON(now: loop.now)) }
+        self.scheduler = scheduler
+        nowPlayingNotices = try NotificationCoalescer(scheduler: scheduler, windowMilliseconds: coalesceMilliseconds)
+        queueNotices = try NotificationCoalescer(scheduler: scheduler, windowMilliseconds: coalesceMilliseconds)
+        uiNotices = try NotificationCoalescer(scheduler: scheduler, windowMilliseconds: EventPublisher.uiCoalesceMilliseconds)
+        nowPlayingNotices.send = { [unowned self] in publish("nowPlaying.changed", player.center.nowPlayingJSON(now: scheduler.now)) }
         queueNotices.send = { [unowned self] in publish("queue.changed", player.center.queueJSON) }
-        uiNotices.send = { [unowned self] in publish("ui.changed", UIMethods.state(interface, player: player, loop: loop)) }
+        uiNotices.send = { [unowned self] in publish("ui.changed", UIMethods.state(interface, player: player, scheduler: scheduler)) }
     }
 
     func appsChanged() { publish("apps.changed", AppsMethods.list(registry, focus: focus)) }

@@ -19,36 +19,36 @@ public final class FocusCoordinator {
     /// Runs after every change of the volume groups.
     var onVolumeChange: (() -> Void)?
     let output: Output
-    private let loop: EventLoop
+    private let scheduler: any Scheduler
     let logger: Logger
     private let frameMilliseconds: Double
     /// Contexts whose audio stays on a named sink (`pins`), whatever app audio does.
     private let pins: [AudioContext: String]
-    private let sessionTimer: LoopTimer
-    private let watchdog: LoopTimer
+    private let sessionTimer: any SchedulerTimer
+    private let watchdog: any SchedulerTimer
     /// Starts the run at the end of the loop turn that activated the session, so a plugin that is
     /// granted focus and opens its stream in one callback starts together with the output.
-    private let activationTimer: LoopTimer
+    private let activationTimer: any SchedulerTimer
     private var starving: Set<String> = []
     /// "ID invalid" / "ID clipped" once reported, so each is logged once per plugin.
     private var sampleReports: Set<String> = []
 
-    init(policy: SessionPolicy, pins: [AudioContext: String], output: Output, plugins: PluginDirectory, loop: EventLoop,
+    init(policy: SessionPolicy, pins: [AudioContext: String], output: Output, plugins: PluginDirectory, scheduler: any Scheduler,
          logger: Logger, frameMilliseconds: Double) throws(LoopError) {
         session = AudioSession(policy: policy)
         self.plugins = plugins
         self.pins = pins
         self.output = output
-        self.loop = loop
+        self.scheduler = scheduler
         self.logger = logger
         self.frameMilliseconds = frameMilliseconds
-        sessionTimer = try LoopTimer(loop: loop)
-        watchdog = try LoopTimer(loop: loop)
-        activationTimer = try LoopTimer(loop: loop)
+        sessionTimer = try scheduler.makeTimer()
+        watchdog = try scheduler.makeTimer()
+        activationTimer = try scheduler.makeTimer()
     }
 
     /// Arms the session: the output starts on the first grant, or now with `alwaysActive`.
-    func start() { apply(session.start(now: loop.now)) }
+    func start() { apply(session.start(now: scheduler.now)) }
 
     func close() {
         sessionTimer.close()
@@ -61,7 +61,7 @@ public final class FocusCoordinator {
     /// The integrator's own request (RPC `session.request`, the embedding API): any context, e.g. a
     /// chime the car plays on its own amplifier while Deck's streams duck.
     public func requestFocus(_ request: FocusRequest) -> FocusResult {
-        let (result, effects) = session.request(request, now: loop.now)
+        let (result, effects) = session.request(request, now: scheduler.now)
         logger.info("session", "\(request.owner) asked for \(request.context.rawValue) (\(request.type.rawValue)): \(result)")
         let outcome = switch result {
         case .granted: "granted"
@@ -88,12 +88,12 @@ public final class FocusCoordinator {
     public func abandonFocus(_ owner: FocusOwner) {
         logger.info("session", "\(owner) abandoned focus")
         changes.append((owner.description, "abandoned"))
-        apply(session.abandon(owner, now: loop.now))
+        apply(session.abandon(owner, now: scheduler.now))
     }
 
     /// Changes the volume groups and ramps the streams whose gain moved; `onVolumeChange` runs after.
     public func changeVolume(_ change: (inout VolumeGroups) throws(VolumeError) -> Void) throws(VolumeError) {
-        apply(try session.changeVolume(now: loop.now, change))
+        apply(try session.changeVolume(now: scheduler.now, change))
         onVolumeChange?()
     }
 
@@ -121,9 +121,9 @@ public final class FocusCoordinator {
         output.closeStream(for: plugin.id)
         // Told even when the output dropped the stream already (a render that hung): otherwise
         // the session keeps it and never goes idle.
-        if session.streams.contains(owner) { apply(session.streamClosed(owner, now: loop.now)) }
+        if session.streams.contains(owner) { apply(session.streamClosed(owner, now: scheduler.now)) }
         if session.arbiter.holdsOrAwaits(owner) {
-            apply(session.abandon(owner, now: loop.now))
+            apply(session.abandon(owner, now: scheduler.now))
         }
     }
 
@@ -173,13 +173,13 @@ public final class FocusCoordinator {
         } catch {
             return PluginCallError(status: .limit, message: "open_stream: \(error)")
         }
-        apply(session.streamOpened(owner, now: loop.now))
+        apply(session.streamOpened(owner, now: scheduler.now))
         return nil
     }
 
     func closeStream(instance: Int) -> PluginCallError? {
         guard let plugin = plugins.plugin(instance: instance), output.closeStream(for: plugin.id) else { return nil }
-        apply(session.streamClosed(.plugin(plugin.id), now: loop.now))
+        apply(session.streamClosed(.plugin(plugin.id), now: scheduler.now))
         return nil
     }
 
@@ -233,8 +233,8 @@ public final class FocusCoordinator {
         changes = []
         onChange?(happened)
         if let deadline = session.deadline {
-            sessionTimer.start(after: deadline > loop.now ? deadline - loop.now : 0) { [unowned self] in
-                apply(session.tick(now: loop.now))
+            sessionTimer.start(after: deadline > scheduler.now ? deadline - scheduler.now : 0) { [unowned self] in
+                apply(session.tick(now: scheduler.now))
             }
         } else {
             sessionTimer.stop()

@@ -22,18 +22,18 @@ public final class PlayerCoordinator {
     private let plugins: PluginDirectory
     /// Runs when the center changed (what changed); the runtime coalesces and publishes.
     var onChange: ((NowPlayingCenter.Change) -> Void)?
-    private let loop: EventLoop
+    private let scheduler: any Scheduler
     private let logger: Logger
-    private let timeoutTimer: LoopTimer
+    private let timeoutTimer: any SchedulerTimer
     private var nextToken: UInt64 = 0
     private var pending: [UInt64: (owner: String, command: RemoteCommand, deadline: UInt64, reply: (Outcome) -> Void)] = [:]
 
-    init(limits: NowPlayingLimits, plugins: PluginDirectory, loop: EventLoop, logger: Logger) throws(LoopError) {
+    init(limits: NowPlayingLimits, plugins: PluginDirectory, scheduler: any Scheduler, logger: Logger) throws(LoopError) {
         center = NowPlayingCenter(limits: limits)
         self.plugins = plugins
-        self.loop = loop
+        self.scheduler = scheduler
         self.logger = logger
-        timeoutTimer = try LoopTimer(loop: loop)
+        timeoutTimer = try scheduler.makeTimer()
     }
 
     func close() {
@@ -68,7 +68,7 @@ public final class PlayerCoordinator {
     }
 
     private func rememberSource() {
-        if let source = center.lastSource(now: loop.now) { lastSource = source }
+        if let source = center.lastSource(now: scheduler.now) { lastSource = source }
     }
 
     // MARK: The owner's calls
@@ -85,10 +85,10 @@ public final class PlayerCoordinator {
         do throws(NowPlayingError) {
             switch call {
             case .setInfo(var info, let artwork):
-                info.setPosition(elapsed: info.elapsed, rate: info.rate, state: info.playbackState, now: loop.now)
+                info.setPosition(elapsed: info.elapsed, rate: info.rate, state: info.playbackState, now: scheduler.now)
                 change = try center.setInfo(info, artworkBytes: artwork, from: pluginID)
             case .setPosition(let elapsed, let rate, let state):
-                change = try center.setPosition(elapsed: elapsed, rate: rate, state: state, from: pluginID, now: loop.now)
+                change = try center.setPosition(elapsed: elapsed, rate: rate, state: state, from: pluginID, now: scheduler.now)
             case .clear: change = try center.clear(from: pluginID)
             case .setQueue(let items, let current): change = try center.setQueue(items, current: current, from: pluginID)
             case .setQueueIndex(let index): change = try center.selectQueueItem(index, from: pluginID)
@@ -136,7 +136,7 @@ public final class PlayerCoordinator {
         }
         nextToken += 1
         let token = nextToken
-        pending[token] = (owner, routed, loop.now + UInt64(center.limits.commandTimeoutMilliseconds), reply)
+        pending[token] = (owner, routed, scheduler.now + UInt64(center.limits.commandTimeoutMilliseconds), reply)
         logger.debug("nowplaying", "\(routed.kind.name) → \(owner) (token \(token))")
         if let result = plugin.command(routed, token: token) {
             finish(token, .done(result, owner: owner))
@@ -155,7 +155,7 @@ public final class PlayerCoordinator {
             if playing && enabled.contains(.pause) { return .pause }
             if !playing && enabled.contains(.play) { return .play }
         case .skip(let seconds) where enabled.contains(.seek):
-            var target = center.info.elapsed(at: loop.now) + seconds
+            var target = center.info.elapsed(at: scheduler.now) + seconds
             if let duration = center.info.duration { target = min(target, duration) }
             return .seek(MediaTime(clamping: max(0, target)).seconds)
         default: break
@@ -192,8 +192,8 @@ public final class PlayerCoordinator {
     /// Arms the timer for the earliest deadline; answers what is past it commandFailed.
     private func armTimeout() {
         guard let next = pending.values.map(\.deadline).min() else { return timeoutTimer.stop() }
-        timeoutTimer.start(after: next > loop.now ? next - loop.now : 0) { [unowned self] in
-            for (token, entry) in pending where entry.deadline <= loop.now {
+        timeoutTimer.start(after: next > scheduler.now ? next - scheduler.now : 0) { [unowned self] in
+            for (token, entry) in pending where entry.deadline <= scheduler.now {
                 logger.warning("nowplaying", "\(entry.owner) did not answer \(entry.command.kind.name) within "
                                + "\(center.limits.commandTimeoutMilliseconds) ms; answered commandFailed")
                 finish(token, .done(.commandFailed, owner: entry.owner))

@@ -11,13 +11,13 @@ final class PluginSupervisor {
     private let registry: PluginRegistry
     private let focus: FocusCoordinator
     private let player: PlayerCoordinator
-    private let loop: EventLoop
+    private let scheduler: any Scheduler
     private let logger: Logger
     /// Releases an ended plugin's stream, focus, now playing and screens.
     private let retire: (PluginInstance) -> Void
     /// Crash times (loop milliseconds) per plugin id, within the window.
     private var crashes: [String: [UInt64]] = [:]
-    private var timers: [String: LoopTimer] = [:]
+    private var timers: [String: any SchedulerTimer] = [:]
     /// Crashed plugins that were playing: asked to play again once restarted.
     private var resumeAfterRestart: Set<String> = []
     /// Plugins given up on because their code stopped returning, in order.
@@ -26,12 +26,12 @@ final class PluginSupervisor {
     var onAppsChanged: (() -> Void)?
 
     init(settings: IsolationSettings, registry: PluginRegistry, focus: FocusCoordinator, player: PlayerCoordinator,
-         loop: EventLoop, logger: Logger, retire: @escaping (PluginInstance) -> Void) {
+         scheduler: any Scheduler, logger: Logger, retire: @escaping (PluginInstance) -> Void) {
         self.settings = settings
         self.registry = registry
         self.focus = focus
         self.player = player
-        self.loop = loop
+        self.scheduler = scheduler
         self.logger = logger
         self.retire = retire
     }
@@ -85,15 +85,15 @@ final class PluginSupervisor {
 
     /// Records a crash of `id`; the restart delay in ms, or nil when it stays disabled.
     private func crashed(_ id: String) -> Int? {
-        loop.updateTime()  // the crash may be noticed after a call that waited on the host
-        let now = loop.now, window = UInt64(settings.restartWindowSeconds) * 1_000
+        scheduler.updateTime()  // the crash may be noticed after a call that waited on the host
+        let now = scheduler.now, window = UInt64(settings.restartWindowSeconds) * 1_000
         var times = (crashes[id] ?? []).filter { now < window || $0 > now - window }
         times.append(now)
         crashes[id] = times
         guard times.count < settings.restartLimit else { return nil }
         let delay = settings.restartDelayMilliseconds << (times.count - 1)
-        let timer: LoopTimer
-        do { timer = try timers[id] ?? LoopTimer(loop: loop) } catch { return nil }
+        let timer: any SchedulerTimer
+        do { timer = try timers[id] ?? scheduler.makeTimer() } catch { return nil }
         timers[id] = timer
         timer.start(after: UInt64(delay)) { [unowned self] in
             timers.removeValue(forKey: id)?.close()

@@ -18,8 +18,8 @@ extension Runtime {
             SinksMethods(output: output, pins: configuration.pins, events: publisher, state: state, logger: logger).methods,
             VolumeMethods(focus: focus).methods,
             PlayerMethods(player: player).methods,
-            NowPlayingMethods(player: player, loop: loop).methods,
-            UIMethods(interface: interface, player: player, loop: loop).methods,
+            NowPlayingMethods(player: player, scheduler: scheduler).methods,
+            UIMethods(interface: interface, player: player, scheduler: scheduler).methods,
         ]
         for method in tables.joined() { dispatcher.register(method) }
         return dispatcher

@@ -11,6 +11,9 @@ import DeckUI
 /// their callbacks. It holds no state of its own and makes no decisions. Loop-thread-confined.
 public final class Runtime {
     public let loop: EventLoop
+    /// The time the coordinators, the supervisor, the notices and the state file decide by: the
+    /// loop's, or a `VirtualScheduler` a test moves.
+    public let scheduler: any Scheduler
     public let logger: Logger
     public let configuration: RuntimeConfiguration
     /// The audio engine, the sinks and each plugin's stream.
@@ -35,7 +38,8 @@ public final class Runtime {
     public private(set) var mpris: MPRISBridge?
     private var isShutDown = false
 
-    public init(configuration: RuntimeConfiguration, logger: Logger, loop given: EventLoop? = nil) throws(RuntimeError) {
+    public init(configuration: RuntimeConfiguration, logger: Logger, loop given: EventLoop? = nil,
+                scheduler givenScheduler: (any Scheduler)? = nil) throws(RuntimeError) {
         self.configuration = configuration
         self.logger = logger
         let loop: EventLoop
@@ -45,6 +49,8 @@ public final class Runtime {
             do { loop = try EventLoop() } catch { throw .loop(error) }
         }
         self.loop = loop
+        let scheduler = givenScheduler ?? loop
+        self.scheduler = scheduler
         do {
             output = try Output(configuration: configuration.audio, http: configuration.httpLimits, files: configuration.files,
                                 maxSinks: configuration.maxSinks, loop: loop, logger: logger)
@@ -55,10 +61,10 @@ public final class Runtime {
         let focus: FocusCoordinator, player: PlayerCoordinator, interface: InterfaceCoordinator
         do {
             focus = try FocusCoordinator(policy: configuration.session, pins: configuration.pins, output: output, plugins: directory,
-                                         loop: loop, logger: logger, frameMilliseconds: configuration.audio.frameSize.milliseconds)
-            player = try PlayerCoordinator(limits: configuration.nowPlaying, plugins: directory, loop: loop, logger: logger)
+                                         scheduler: scheduler, logger: logger, frameMilliseconds: configuration.audio.frameSize.milliseconds)
+            player = try PlayerCoordinator(limits: configuration.nowPlaying, plugins: directory, scheduler: scheduler, logger: logger)
             interface = try InterfaceCoordinator(profile: configuration.display, settings: configuration.ui, plugins: directory,
-                                                 loop: loop, logger: logger)
+                                                 scheduler: scheduler, logger: logger)
         } catch {
             throw .loop(error)
         }
@@ -83,9 +89,9 @@ public final class Runtime {
                                          dataRoot: configuration.dataDirectory)
             publisher = try EventPublisher(registry: plugins, focus: focus, player: player, interface: interface, output: output,
                                            pins: configuration.pins, coalesceMilliseconds: configuration.nowPlaying.coalesceMilliseconds,
-                                           loop: loop)
+                                           scheduler: scheduler)
             stateFile = try configuration.state.path.map { path throws(StateFileError) in
-                try StateFile(path: path, delayMilliseconds: configuration.state.saveDelayMilliseconds, loop: loop, logger: logger)
+                try StateFile(path: path, delayMilliseconds: configuration.state.saveDelayMilliseconds, scheduler: scheduler, logger: logger)
             }
         } catch let error as LoopError {
             throw .loop(error)
@@ -94,7 +100,7 @@ public final class Runtime {
         } catch {
             preconditionFailure("\(error)")
         }
-        state = StateKeeper(file: stateFile, focus: focus, output: output, player: player, loop: loop, logger: logger)
+        state = StateKeeper(file: stateFile, focus: focus, output: output, player: player, scheduler: scheduler, logger: logger)
         /// The one place a plugin's end is carried out, whatever ended it (unload, crash, hang, an
         /// overspent loop budget): its stream leaves the mix and the session, its focus goes (others
         /// resume or unduck), its now playing and its screens are released.
@@ -104,9 +110,9 @@ public final class Runtime {
             interface.release(plugin.id)
         }
         supervisor = PluginSupervisor(settings: configuration.isolation, registry: plugins, focus: focus, player: player,
-                                      loop: loop, logger: logger, retire: retire)
+                                      scheduler: scheduler, logger: logger, retire: retire)
+        state.restore()  // before the callbacks: applying saved volumes is not a change to save or publish
         connect(retire: retire)
-        state.restore()
     }
 
     /// The callbacks between the subsystems.

@@ -14,22 +14,22 @@ package final class StateKeeper {
     private let focus: FocusCoordinator
     private let output: Output
     private let player: PlayerCoordinator
-    private let loop: EventLoop
+    private let scheduler: any Scheduler
     private let logger: Logger
 
-    init(file: StateFile?, focus: FocusCoordinator, output: Output, player: PlayerCoordinator, loop: EventLoop, logger: Logger) {
+    init(file: StateFile?, focus: FocusCoordinator, output: Output, player: PlayerCoordinator, scheduler: any Scheduler, logger: Logger) {
         self.file = file
         self.focus = focus
         self.output = output
         self.player = player
-        self.loop = loop
+        self.scheduler = scheduler
         self.logger = logger
     }
 
     /// The document the state file holds.
     var document: JSONValue {
         SavedState(volumes: focus.session.volume.groups.map { ($0.name, $0.index, $0.muted) }, sinks: output.selection,
-                   lastSource: player.center.lastSource(now: loop.now) ?? player.lastSource).document
+                   lastSource: player.center.lastSource(now: scheduler.now) ?? player.lastSource).document
     }
 
     /// Schedules a save of the state, when there is a state file.

@@ -10,8 +10,8 @@ import Testing
 @Suite struct PlayerRuntimeTests {
     let dir = TemporaryDirectory()
 
-    func harness(_ configure: @escaping (inout RuntimeConfiguration) -> Void = { _ in }) throws -> StreamingHarness {
-        try StreamingHarness(freewheel: false) {
+    func harness(time: VirtualScheduler? = nil, _ configure: @escaping (inout RuntimeConfiguration) -> Void = { _ in }) throws -> StreamingHarness {
+        try StreamingHarness(freewheel: false, time: time) {
             $0.session.alwaysActive = false
             configure(&$0)
         }
@@ -141,8 +141,10 @@ import Testing
         #expect(!harness.log.contains(.warning, "did not answer"))
     }
 
+    /// On virtual time: the command is answered failed exactly when its timeout has passed.
     @Test func anUnansweredCommandTimesOutAsFailedAndALateCompletionIsRefused() throws {
-        let harness = try harness { $0.nowPlaying.commandTimeoutMilliseconds = 50 }
+        let time = VirtualScheduler()
+        let harness = try harness(time: time) { $0.nowPlaying.commandTimeoutMilliseconds = 50 }
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio", defines: ["FIXTURE_COMMAND_RESULT=-1"]))
         try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         let client = Client()
@@ -150,7 +152,9 @@ import Testing
         // In a batch, the answer waits for the late member and goes out whole.
         let batch = #"[{"jsonrpc":"2.0","method":"nowPlaying.get","id":1},{"jsonrpc":"2.0","method":"player.next","id":2}]"#
         #expect(dispatcher.handle(batch, connection: client.connection) == nil)
-        #expect(turnLoop(harness.runtime.loop, seconds: 2) { !client.lines.isEmpty })
+        time.advance(by: 49)
+        #expect(client.lines.isEmpty, "49 ms: still waiting for the app")
+        time.advance(by: 1)
         let answers = try #require(client.lines.first?.arrayValue)
         #expect(answers.map { $0["id"] } == [1, 2])
         #expect(answers[1]["error"]?["message"] == "Command failed: org.example.radio could not carry out next")
@@ -193,26 +197,29 @@ import Testing
     /// Never sent from inside the call that changed it: a hundred updates in one turn are one
     /// notification on the next turn carrying the last; a change within its window waits for its end.
     @Test func aHundredUpdatesInAWindowMakeTwoNotifications() throws {
-        let harness = try harness()
+        let time = VirtualScheduler()
+        let harness = try harness(time: time)
         let radio = try harness.load(try fixture("Radio", id: "org.example.radio"))
         try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         let client = Client()
         client.connection.topics = ["nowPlaying.changed"]
         harness.runtime.events.add(client.connection)
-        harness.run(for: 0.5)  // the windows the start opened close
+        time.advance(by: 500)  // the windows the start opened close
         client.lines = []
         for step in 0..<100 {
             _ = harness.runtime.player.handle(.setPosition(elapsed: Double(step) * 0.6, rate: 1, state: .playing), from: radio.id)
         }
         #expect(client.lines.isEmpty)
-        harness.run(for: 0.03)
+        time.runDue()  // the next loop turn
         #expect(client.lines.count == 1)
         guard case .double(let elapsed)? = client.lines.last?["params"]?["elapsed"] else { Issue.record("no elapsed"); return }
         #expect(elapsed >= 59.4)
         _ = harness.runtime.player.handle(.setPosition(elapsed: 10, rate: 1, state: .playing), from: radio.id)
-        harness.run(for: 0.02)
-        #expect(client.lines.count == 1)  // the window is open
-        harness.run(for: 0.3)
+        time.advance(by: 99)
+        #expect(client.lines.count == 1, "the window (100 ms) is open")
+        time.advance(by: 1)
         #expect(client.lines.count == 2)
+        let last = client.lines.last?["params"]?["elapsed"]?.doubleValue ?? 0
+        #expect(abs(last - 10.1) < 1e-9, "the state as it is at the window's end: 10 s plus the window's 100 ms played")
     }
 }

@@ -11,8 +11,8 @@ import Testing
 @Suite struct UIRuntimeTests {
     let dir = TemporaryDirectory()
 
-    func harness(_ configure: (inout RuntimeConfiguration) -> Void = { _ in }) throws -> StreamingHarness {
-        try StreamingHarness(freewheel: true) {
+    func harness(time: VirtualScheduler? = nil, _ configure: (inout RuntimeConfiguration) -> Void = { _ in }) throws -> StreamingHarness {
+        try StreamingHarness(freewheel: true, time: time) {
             $0.session.alwaysActive = false
             configure(&$0)
         }
@@ -103,13 +103,17 @@ import Testing
         #expect(ui.push(plugin.host.raw, #"{"type": "nowPlaying"}"#, nil, nil) == DECK_E_LIMIT)
     }
 
+    /// On virtual time: pending until the timeout has passed, completed by the runtime then.
     @Test func aSelectionNotCompletedInTimeIsCompletedByTheRuntimeAndCounted() throws {
-        let harness = try harness { $0.ui.handlerTimeoutMilliseconds = 50 }
+        let time = VirtualScheduler()
+        let harness = try harness(time: time) { $0.ui.handlerTimeoutMilliseconds = 50 }
         let plugin = try harness.load(try uiFixture())
         let slow = try #require(items(state(harness)["stack"]?.arrayValue?.first?["tabs"]?.arrayValue?.first).last?["id"]?.intValue)
         try harness.runtime.interface.select(UInt64(slow))
+        time.advance(by: 49)
         #expect(state(harness)["pending"] == [.int(slow)])
-        #expect(turnLoop(harness.runtime.loop, seconds: 5) { state(harness)["pending"] == [] })
+        time.advance(by: 1)
+        #expect(state(harness)["pending"] == [])
         #expect(state(harness)["handlerTimeouts"] == 1)
         #expect(harness.log.contains(.warning, "org.deck.test.ui did not complete the selection of item \(slow) within 0.05 s (ui.handlerTimeoutMs)"))
         // A completion after the timeout is refused.
@@ -186,7 +190,8 @@ import Testing
     }
 
     @Test func theTreeIsHeldToItsDepthSmallerWhileDrivingAndASlowLoadTimesOut() throws {
-        let harness = try harness { $0.ui.handlerTimeoutMilliseconds = 50 }
+        let time = VirtualScheduler()
+        let harness = try harness(time: time) { $0.ui.handlerTimeoutMilliseconds = 50 }
         let plugin = try harness.load(try uiFixture(["UI_SLOW_LOAD"]))
         _ = state(harness)
         var profile = harness.runtime.interface.profile
@@ -203,7 +208,9 @@ import Testing
 
         try harness.runtime.interface.selectContent("1")
         #expect(state(harness)["content"]?["loading"] == true)
-        #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.log.contains(.warning, "did not finish loading \"1\"") })
+        time.advance(by: 49)
+        #expect(!harness.log.contains(.warning, "did not finish loading \"1\""))
+        time.advance(by: 1)
         #expect(harness.log.contains(.warning, "org.deck.test.ui did not finish loading \"1\" within 0.05 s (ui.handlerTimeoutMs)"))
         #expect(state(harness)["handlerTimeouts"] == 1)
         // The HMI is shown the failure; selecting the container again asks the plugin again.

@@ -1,5 +1,4 @@
 import Testing
-@testable import DeckRuntime
 @testable import DeckStream
 
 @Suite struct HTTPRequestHeadTests {

@@ -4,46 +4,10 @@ import Testing
 @testable import DeckRuntime
 @testable import DeckState
 
-/// The state file: atomic, debounced, and never fatal when torn or corrupt.
-@Suite struct StateFileTests {
+/// What the runtime keeps across restarts: restored whole at start, set aside whole when any of it
+/// does not fit, saved again at shutdown.
+@Suite struct StateKeeperTests {
     let dir = TemporaryDirectory()
-
-    @Test func savesAreDebouncedIntoOneWriteAndReadBack() throws {
-        let loop = try EventLoop()
-        let log = LogCapture()
-        let file = try StateFile(path: dir.path + "/state.json", delayMilliseconds: 50, loop: loop, logger: log.logger)
-        for index in 0..<100 { file.save(["version": 1, "n": .int(Int64(index))]) }
-        #expect(turnLoop(loop, seconds: 2) { file.writes == 1 })
-        file.close()
-        #expect(file.writes == 1)
-        #expect(file.load() == ["version": 1, "n": 99])
-        var info = stat()
-        stat(dir.path + "/state.json", &info)
-        #expect(info.st_mode & 0o777 == 0o600)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["state.json"])  // no temporary left
-    }
-
-    @Test(arguments: ["{\"version\": 1, \"lastSource\": ", "[1, 2]", "\u{0}\u{0}\u{0}"])
-    func aTornOrCorruptFileIsSetAsideAndReported(content: String) throws {
-        let path = dir.path + "/state.json"
-        try content.write(toFile: path, atomically: false, encoding: .utf8)
-        let log = LogCapture()
-        let file = try StateFile(path: path, delayMilliseconds: 0, loop: try EventLoop(), logger: log.logger)
-        #expect(file.load() == nil)
-        let kept = try FileManager.default.contentsOfDirectory(atPath: dir.path)
-        #expect(kept.count == 1 && kept[0].hasPrefix("state.json.corrupt-"))
-        #expect(try String(contentsOfFile: dir.path + "/" + kept[0], encoding: .utf8) == content)
-        #expect(log.all.contains { $0.level == .warning && $0.message.contains("starting without saved state (the file is kept as") })
-        file.close()
-    }
-
-    @Test func aMissingFileIsAFirstStartNotAWarning() throws {
-        let log = LogCapture()
-        let file = try StateFile(path: dir.path + "/state.json", delayMilliseconds: 0, loop: try EventLoop(), logger: log.logger)
-        #expect(file.load() == nil)
-        #expect(log.all.filter { $0.level == .warning }.isEmpty)
-        file.close()
-    }
 
     @Test func theRuntimeRestoresVolumesAndTheLastSourceWithoutPlaying() throws {
         let path = dir.path + "/state.json"
@@ -76,27 +40,7 @@ import Testing
         #expect(rewritten["lastSource"]?["position"] == 42.5)
     }
 
-    @Test func onlyTheTemporaryFilesDeckNamedAreRemovedEachWithALogLine() throws {
-        let path = dir.path + "/state.json"
-        let others = ["state.json.backup", "state.json.abcdef", ".deck-tmp.state.json.toolong"]
-        for name in others + [".deck-tmp.state.json.Ab12Cd"] {
-            _ = FileManager.default.createFile(atPath: dir.path + "/" + name, contents: Data("x".utf8))
-        }
-        let log = LogCapture()
-        let file = try StateFile(path: path, delayMilliseconds: 0, loop: try EventLoop(), logger: log.logger)
-        #expect(file.load() == nil)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == others.sorted())
-        #expect(log.all.contains { $0.message == "removed \(dir.path)/.deck-tmp.state.json.Ab12Cd, left by a save that did not finish" })
-        file.close()
-    }
-
-    @Test func aStateFolderOthersMayWriteIsRefusedNamingTheFix() throws {
-        chmod(dir.path, 0o777)
-        #expect(throws: StateFileError.unsafe("the state folder \(dir.path) is writable by group or others (mode 777); "
-                                               + "run 'chmod go-w \(dir.path)' or choose another folder for state.path")) {
-            try StateFile(path: dir.path + "/state.json", delayMilliseconds: 0, loop: try EventLoop(), logger: LogCapture().logger)
-        }
-        chmod(dir.path, 0o755)
+    @Test func aStateFileOwnedBySomeoneElseStopsTheRuntimeNamingTheFix() throws {
         var configuration = RuntimeConfiguration()
         configuration.state.path = dir.path + "/state.json"
         _ = FileManager.default.createFile(atPath: dir.path + "/state.json", contents: Data("{}".utf8))

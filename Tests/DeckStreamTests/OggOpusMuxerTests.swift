@@ -1,5 +1,4 @@
 import Testing
-@testable import DeckRuntime
 @testable import DeckStream
 
 /// Reads back the pages libogg made: RFC 7845's layout rules, checked field by field.

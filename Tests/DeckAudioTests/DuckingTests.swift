@@ -1,8 +1,9 @@
 import CDeckPlugin
 import Glibc
 import Testing
-@testable import DeckRuntime
 @testable import DeckSession
+@testable import DeckAudio
+import DeckMedia
 
 private let constantRender: RenderSource.Render = { _, frames, out in
     for i in 0..<(Int(frames) * 2) { out![i] = 0.5 }

@@ -1,7 +1,6 @@
 import DeckTestSupport
 import Foundation
 import Testing
-@testable import DeckRuntime
 @testable import DeckBase
 
 /// The runtime's log: levels filter, lines are whole, and repeated events make one line per burst.

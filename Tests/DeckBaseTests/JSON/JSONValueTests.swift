@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import DeckRuntime
 @testable import DeckBase
 import DeckTestSupport
 

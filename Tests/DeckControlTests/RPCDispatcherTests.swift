@@ -1,5 +1,5 @@
+import DeckBase
 import Testing
-@testable import DeckRuntime
 @testable import DeckControl
 
 /// The JSON-RPC 2.0 specification's examples (section 7), as a transcript against the dispatcher

@@ -1,6 +1,5 @@
 import Glibc
 import Testing
-@testable import DeckRuntime
 @testable import DeckAudio
 
 @Suite struct GainRampTests {

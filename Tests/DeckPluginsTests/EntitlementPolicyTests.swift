@@ -1,5 +1,5 @@
+import DeckBase
 import Testing
-@testable import DeckRuntime
 @testable import DeckPlugins
 import DeckTestSupport
 

@@ -1,7 +1,6 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import DeckRuntime
 @testable import DeckAudio
 
 @Suite struct SPSCRingTests {

@@ -1,5 +1,6 @@
 @testable import DeckIsolation
-import DeckRuntime
+import DeckPlugins
+import DeckBase
 import Testing
 
 /// The calls between deckd and a plugin's host process keep their meaning across the wire: each

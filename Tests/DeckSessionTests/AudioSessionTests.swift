@@ -1,6 +1,5 @@
 import Glibc
 import Testing
-@testable import DeckRuntime
 @testable import DeckSession
 
 /// Whole scenarios on a virtual clock: every call says what time it is; nothing sleeps.

@@ -1,6 +1,7 @@
+import DeckMedia
+import DeckBase
 import CDeckPlugin
 import Testing
-@testable import DeckRuntime
 @testable import DeckAudio
 
 /// A stream source for mixer tests: a constant value, with an optional shortfall or NaN.

@@ -1,6 +1,6 @@
 import Testing
-@testable import DeckRuntime
 @testable import DeckSession
+import DeckPlugins
 
 /// Android Automotive's CarAudioFocus matrix, written out independently of the runtime's table:
 /// rows are holders, columns requests, both in the order of `AudioContext.allCases`.
