@@ -43,14 +43,25 @@ public final class LineClient {
 
     /// The next line, or nil when the server closed the connection (or the read timed out).
     public func readLine() -> String? {
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
+        var scanned = 0
         while true {
-            guard recv(fd, &byte, 1, 0) == 1 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
-            if byte == 10 { return String(decoding: line, as: UTF8.self) }
-            line.append(byte)
+            if let end = received[scanned...].firstIndex(of: 10) {
+                defer { received.removeSubrange(...end) }
+                return String(decoding: received[..<end], as: UTF8.self)
+            }
+            scanned = received.count
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = recv(fd, &chunk, chunk.count, 0)
+            guard count > 0 else {
+                defer { received = [] }
+                return received.isEmpty ? nil : String(decoding: received, as: UTF8.self)
+            }
+            received += chunk[..<count]
         }
     }
+
+    /// Bytes read past the last line returned.
+    private var received: [UInt8] = []
 
     /// Sends one request and returns the next line (its answer when nothing else is subscribed).
     public func call(_ method: String, _ params: String = "{}", id: Int = 1) -> String? {

@@ -65,6 +65,32 @@ public func runProgram(_ path: String, _ arguments: [String], environment: [Stri
 
 /// Builds C fixture plugins from Tests/Fixtures/fixture-plugin.c with plain `cc`.
 public enum Fixture {
+    /// Libraries compiled by this test process, by source text and defines: each is built once
+    /// and copied into every bundle that asks for it (a compile costs ~0.2 s of CPU).
+    private static let built = Mutex<[String: String]>([:])
+    private static let cacheFolder: String = {
+        var template = Array((NSTemporaryDirectory() + "/deck-fixtures-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
+            return NSTemporaryDirectory()
+        }
+        atexit { try? FileManager.default.removeItem(atPath: Fixture.cacheFolder) }
+        return made
+    }()
+
+    /// The library built from `source` with `defines`, compiled now unless built before.
+    private static func compiled(_ source: String, defines: [String]) throws -> String {
+        let text = try String(contentsOfFile: source, encoding: .utf8)
+        let key = ([source, text] + defines).joined(separator: "\u{0}")
+        if let path = built.withLock({ $0[key] }) { return path }
+        let path = "\(cacheFolder)/\(UUID().uuidString).so"
+        let (status, output) = try runProgram("/usr/bin/cc", ["-std=c11", "-Wall", "-Wextra", "-shared", "-fPIC",
+                                                             "-I", Paths.sdkInclude] + defines.map { "-D\($0)" }
+                                              + ["-o", path, source, "-lpthread", "-lm"])
+        guard status == 0 else { throw CommandFailure(description: "cc failed: \(output)") }
+        built.withLock { $0[key] = path }
+        return path
+    }
+
     public static var defaultManifest: [String: Any] { [
         "id": "org.deck.test.fixture", "name": "Fixture", "version": "1.0.0", "abi": 1,
         "library": "libfixture.so", "entitlements": ["audio"],
@@ -86,10 +112,7 @@ public enum Fixture {
         let bundle = "\(dir)/\(name).deckplugin"
         try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
         chmod(bundle, 0o755)
-        let (status, output) = try runProgram("/usr/bin/cc", ["-std=c11", "-Wall", "-Wextra", "-shared", "-fPIC",
-                                                             "-I", Paths.sdkInclude] + defines.map { "-D\($0)" }
-                                              + ["-o", "\(bundle)/\(library)", source, "-lpthread", "-lm"])
-        guard status == 0 else { throw CommandFailure(description: "cc failed: \(output)") }
+        try FileManager.default.copyItem(atPath: try compiled(source, defines: defines), toPath: "\(bundle)/\(library)")
         var fields = defaultManifest
         for (key, value) in manifest { fields[key] = value is NSNull ? nil : value }
         let text = try manifestText ?? String(decoding: JSONSerialization.data(withJSONObject: fields), as: UTF8.self)

@@ -163,12 +163,14 @@ import Testing
         let mount = try #require(SystemFile.read("/proc/self/mounts")?.split(separator: "\n")
             .first { $0.split(separator: " ").dropFirst(2).first == "cgroup2" }?.split(separator: " ")[1])
         let own = try #require(SystemFile.read("/proc/self/cgroup")?.split(separator: "\n").first { $0.hasPrefix("0::") }?.dropFirst(3))
-        let group = "\(mount)\(own == "/" ? "" : own)/deck-4100000-1"
-        try #require(mkdir(group, 0o755) == 0 && mkdir(group + "/host-1", 0o755) == 0, "cgroups cannot be made here: \(group)")
         let elsewhere = Process()
         elsewhere.executableURL = URL(fileURLWithPath: "/bin/sleep")
         elsewhere.arguments = ["60"]
         try elsewhere.run()
+        // Named after a live pid of this namespace, so the deckds other suites start meanwhile (in
+        // this namespace) see a live owner; inside the new namespace that pid means nothing.
+        let group = "\(mount)\(own == "/" ? "" : own)/deck-\(elsewhere.processIdentifier)-1"
+        try #require(mkdir(group, 0o755) == 0 && mkdir(group + "/host-1", 0o755) == 0, "cgroups cannot be made here: \(group)")
         defer {
             kill(elsewhere.processIdentifier, SIGKILL)  // the runner's blocked signals are inherited: SIGTERM would wait
             elsewhere.waitUntilExit()
