@@ -119,15 +119,12 @@ run: build
 	"$(RELEASE_BIN)/deckd"
 
 # Every suite runs with plugins in host processes (the default); the suites that load plugins
-# (DeckRuntimeTests, deckdTests) run again with them inline in the runtime, but for those whose
-# subject is the host process or does not depend on where plugins run. The per-layer targets
-# (DeckBaseTests, DeckSessionTests, …) load no plugins. The load test runs alone: the load it makes
-# would slow the timing checks of suites beside it.
-INLINE_SKIP := IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|PackageTests|CompletionTests|JournalTests
+# (DeckRuntimeTests, deckdTests) run again with them inline in the runtime. The per-layer targets
+# (DeckBaseTests, DeckSessionTests, …) load no plugins. scripts/run-tests.sh runs these in three
+# processes at once (most tests wait on subprocesses and sockets), then the load test alone.
 test: build-debug plugin-c
-	$(SWIFT) test $(SWIFT_FLAGS) --skip IsolationLoadTests
-	DECK_TEST_ISOLATION=inline $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter '^(DeckRuntimeTests|deckdTests)\.' --skip '$(INLINE_SKIP)'
-	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter IsolationLoadTests
+	$(SWIFT) build -c debug --build-tests $(SWIFT_FLAGS)
+	scripts/run-tests.sh "$(DEBUG_BIN)/DeckPackageTests.xctest"
 
 bench: build plugin-c
 	"$(RELEASE_BIN)/deck-bench" --bin "$(RELEASE_BIN)" --plugin-c examples/plugin-c/build/Hello.deckplugin

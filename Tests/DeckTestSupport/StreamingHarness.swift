@@ -8,17 +8,17 @@ public final class StreamingHarness {
     public let log = LogCapture(level: .info)
     public private(set) var finished = false
 
-    /// With `time`, the runtime's decisions (timeouts, coalescing, saves, restarts) wait for the
+    /// With `loop`, several harnesses share one loop (turning it runs them all). With `time`, the runtime's decisions (timeouts, coalescing, saves, restarts) wait for the
     /// test to advance it; the audio and the plugins' I/O stay on the real clock.
     public init(freewheel: Bool, seconds: Double? = nil, sinks: [String] = [], isolation: IsolationPolicy.Mode? = nil,
-                time: VirtualScheduler? = nil, configure: (inout RuntimeConfiguration) -> Void = { _ in }) throws {
+                time: VirtualScheduler? = nil, loop: EventLoop? = nil, configure: (inout RuntimeConfiguration) -> Void = { _ in }) throws {
         var configuration = RuntimeConfiguration.forTests(isolation: isolation)
         configuration.audio.freewheel = freewheel
         configuration.audio.durationSamples = seconds.map { Int($0 * 48_000) }
         configuration.sinks = sinks
         configuration.session.alwaysActive = true  // the output runs from start(), as a broadcast would
         configure(&configuration)
-        runtime = try Runtime(configuration: configuration, logger: log.logger, scheduler: time)
+        runtime = try Runtime(configuration: configuration, logger: log.logger, loop: loop, scheduler: time)
         runtime.onOutputFinished = { [weak self] in self?.finished = true }
     }
 

@@ -10,7 +10,10 @@ extension ControlTests {
         let dir = TemporaryDirectory()
         try "correct-horse-battery-staple\n".write(toFile: dir.path + "/token", atomically: true, encoding: .utf8)
         chmod(dir.path + "/token", 0o600)
-        let deckd = try daemon(extra + ["--tcp", "localhost:0", "--token-file", dir.path + "/token"])
+        // A second to log in, not the default three: the tests wait for it to pass.
+        try #"{"control": {"loginTimeoutMs": 1000}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let config = extra.contains("--config") ? [] : ["--config", dir.path + "/deck.json"]
+        let deckd = try daemon(extra + ["--tcp", "localhost:0", "--token-file", dir.path + "/token"] + config)
         let logLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") })
         let port = try #require(Int(logLine.split(separator: ":").last!.split(separator: " ").first!))
         return (deckd, port, dir)
@@ -37,8 +40,8 @@ extension ControlTests {
         #expect(good.readLine()?.contains(#""version":"0.1.0""#) == true)
 
         let idle = LineClient(port: port)
-        #expect(idle.readLine() == nil)  // cut off after the 3 s login timeout
-        #expect(deckd.log.contains("did not log in within 3000 ms"))
+        #expect(idle.readLine() == nil)  // cut off after the login timeout
+        #expect(deckd.log.contains("did not log in within 1000 ms"))
 
         // The local socket needs no login, and says so rather than accept any token.
         let local = try ctl(deckd, ["call", "auth.login", #"{"token":"guess"}"#])
@@ -60,7 +63,7 @@ extension ControlTests {
         withExtendedLifetime(squatters) {}
 
         // Failed logins from one source: each next attempt waits longer, and the log is not flooded.
-        #expect(deckd.waitForLog("did not log in within 3000 ms", seconds: 10))
+        #expect(deckd.waitForLog("did not log in within 1000 ms", seconds: 10))
         let wrongLogin = #"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"guess"},"id":1}"#
         var answered: [Double] = []
         for _ in 0..<5 {

@@ -19,7 +19,11 @@ import Testing
 
     @Test func subscribersThatNeverReadAreCutOffAtOnceAndTheMemoryComesBack() throws {
         // Music plays, so each prompt ducks it and each abandon restores it: every request is an event.
-        let daemon = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone:sine-440"])
+        // The stall timeout is out of reach: only the queue's byte cap may cut a client here, however
+        // slowly a loaded machine runs the flood.
+        let dir = TemporaryDirectory()
+        try #"{"control": {"stallTimeoutMs": 600000}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let daemon = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone:sine-440", "--config", dir.path + "/deck.json"])
         #expect(daemon.waitForLog("deckd: ready"))
         let pid = daemon.process.processIdentifier
         let flooder = LineClient(path: daemon.socket)

@@ -10,27 +10,33 @@ import Testing
 @Suite(.serialized) struct IsolationLoadTests {
     let dir = TemporaryDirectory()
 
-    /// Plays a sine for `seconds` in real time under `MixedLoad`; the underruns counted for the
-    /// plugin and the longest silence in what the file sink wrote.
-    private func play(_ mode: IsolationPolicy.Mode, seconds: Double) throws -> (underruns: Int, gap: Int, late: Int) {
+    /// A runtime on `loop` playing a sine in `mode`, recording to a file.
+    private func playing(_ mode: IsolationPolicy.Mode, loop: EventLoop) throws -> (StreamingHarness, PluginInstance, path: String) {
         let path = dir.path + "/\(mode.rawValue).opus"
-        let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(path)"], isolation: mode)
+        let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(path)"], isolation: mode, loop: loop)
         let plugin = try harness.load(try Fixture.app(in: dir.path, "Radio-\(mode.rawValue)", id: "org.example.radio"))
         try harness.start()
         try harness.runtime.focus.play(pluginID: plugin.id, item: "sine-440")
-        let load = try MixedLoad()
-        harness.run(for: seconds)
-        load.stop()
-        let underruns = plugin.streamCounters.underrunFrames.load(ordering: .relaxed)
-        let late = harness.runtime.audio.stats.lateEvents.load(ordering: .relaxed)
-        harness.runtime.shutdown()
-        let decoded = try AudioAnalysis.decodeWithFFmpeg(path)
+        return (harness, plugin, path)
+    }
+
+    /// The underruns counted for the plugin, the late frames, and the longest silence in the file.
+    private func result(_ run: (harness: StreamingHarness, plugin: PluginInstance, path: String)) throws -> (underruns: Int, gap: Int, late: Int) {
+        let underruns = run.plugin.streamCounters.underrunFrames.load(ordering: .relaxed)
+        let late = run.harness.runtime.audio.stats.lateEvents.load(ordering: .relaxed)
+        run.harness.runtime.shutdown()
+        let decoded = try AudioAnalysis.decodeWithFFmpeg(run.path)
         return (underruns, AudioAnalysis.longestGapMilliseconds(decoded.left, start: 9_600, end: decoded.frames - 4_800), late)
     }
 
+    /// Both modes play at once, side by side on one loop, for 8 s in real time under `MixedLoad`.
     @Test func anIsolatedStreamUnderHeavyLoadLosesNoMoreAudioThanAnInlineOne() throws {
-        let inline = try play(.inline, seconds: 8)
-        let isolated = try play(.process, seconds: 8)
+        let loop = try EventLoop()
+        let inlineRun = try playing(.inline, loop: loop), isolatedRun = try playing(.process, loop: loop)
+        let load = try MixedLoad()
+        inlineRun.0.run(for: 8)  // turns the loop both runtimes share
+        load.stop()
+        let inline = try result(inlineRun), isolated = try result(isolatedRun)
         #expect(inline.underruns == 0 && inline.gap == 0, "inline: \(inline)")
         #expect(isolated.underruns == 0 && isolated.gap == 0, "isolated: \(isolated)")
     }

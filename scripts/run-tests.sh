@@ -1,0 +1,41 @@
+#!/bin/sh
+# Runs the test bundle as `make test` does: three processes at once (deckd's suites with plugins
+# in host processes, the other suites likewise, and the suites that load plugins again with them
+# inline), each log printed whole when all are done; then the load test alone, as the load it
+# makes would slow the timing checks of suites beside it. Exits non-zero when any run failed.
+#
+#   scripts/run-tests.sh BUNDLE.xctest
+set -u
+bundle=$1
+logs=$(mktemp -d "${TMPDIR:-/tmp}/deck-tests-XXXXXX")
+trap 'rm -rf "$logs"' EXIT
+# Their subject is the host process, or it does not depend on where plugins run.
+inline_skip='IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|PackageTests|CompletionTests|JournalTests'
+
+run() {
+    name=$1
+    shift
+    "$@" > "$logs/$name.log" 2>&1
+    echo $? > "$logs/$name.status"
+}
+
+started=$(date +%s)
+run deckd-process "$bundle" --testing-library swift-testing --filter '^deckdTests\.' --skip 'IsolationLoadTests' &
+run suites-process "$bundle" --testing-library swift-testing --skip '^deckdTests\.|IsolationLoadTests' &
+run inline env DECK_TEST_ISOLATION=inline "$bundle" --testing-library swift-testing \
+    --filter '^(DeckRuntimeTests|deckdTests)\.' --skip "$inline_skip" &
+wait
+run load "$bundle" --testing-library swift-testing --filter 'IsolationLoadTests'
+
+failed=0
+for name in deckd-process suites-process inline load; do
+    echo "=== $name"
+    cat "$logs/$name.log"
+done
+echo "=== summary ($(($(date +%s) - started)) s)"
+for name in deckd-process suites-process inline load; do
+    status=$(cat "$logs/$name.status")
+    printf '%-16s %s\n' "$name" "$(grep -a 'Test run with' "$logs/$name.log" | tail -n 1)"
+    [ "$status" -eq 0 ] || failed=1
+done
+exit $failed
