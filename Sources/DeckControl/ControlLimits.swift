@@ -34,7 +34,7 @@ public struct ControlLimits: Sendable, Equatable {
     public init() {}
 
     /// Each setting's config key, its range and its unit: one table for parsing and the docs.
-    public static var fields: [(key: String, path: WritableKeyPath<ControlLimits, Int>, range: ClosedRange<Int>, unit: String)] { [
+    public static var fields: [(key: String, path: WritableKeyPath<ControlLimits, Int> & Sendable, range: ClosedRange<Int>, unit: String)] { [
         ("maxMessageBytes", \.maxMessageBytes, 1_024...(16 << 20), "bytes"),
         ("maxDepth", \.maxDepth, 2...512, ""),
         ("maxBatch", \.maxBatch, 1...10_000, "requests"),

@@ -62,6 +62,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     /// How plugins in host processes are run, watched and restarted.
     public var isolation = IsolationSettings()
     public var loopBudget = LoopBudget()
+    /// The config's `isolation.mode`, which replaces the policy's default once a whole config is read.
+    var isolationMode: IsolationPolicy.Mode?
 
     public init() {}
 
@@ -82,8 +84,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
             guard let directory = base.stringValue, !directory.isEmpty else { throw .invalid(path, "\"baseDirectory\" must be a folder path") }
             folder = directory.hasPrefix("/") ? directory : "\(folder)/\(directory)"
         }
-        func resolve(_ relative: String) -> String { relative.hasPrefix("/") ? relative : "\(folder)/\(relative)" }
-        var isolationMode: IsolationPolicy.Mode?
+        let base = folder
+        let resolve = { (relative: String) -> String in relative.hasPrefix("/") ? relative : "\(base)/\(relative)" }
 
         for (key, value) in members {
             switch key {
@@ -117,35 +119,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 }
             case "maxSinks":
                 maxSinks = try Setting(value, "maxSinks", 1...256, path).integer()
-            case "encoder":
-                try applyEncoder(value, path: path)
-            case "http":
-                try applyHTTP(value, path: path)
-            case "audio":
-                guard case .object(let members) = value else { throw .invalid(path, "\"audio\" must be an object") }
-                for (key, value) in members {
-                    switch key {
-                    case "lateBoundMs":
-                        audio.lateBoundNanoseconds = try Setting(value, "audio.lateBoundMs", 1...10_000, path, unit: "ms").integer() * 1_000_000
-                    case "packetBufferMs":
-                        audio.packetBufferMilliseconds = try Setting(value, "audio.packetBufferMs", 100...60_000, path, unit: "ms").integer()
-                    case "declickMs":
-                        audio.declickMilliseconds = Double(try Setting(value, "audio.declickMs", 1...50, path, unit: "ms").integer())
-                    case "renderTimeoutMs":
-                        audio.renderTimeoutMilliseconds = try Setting(value, "audio.renderTimeoutMs", 60...10_000, path, unit: "ms").integer()
-                    default: throw .invalid(path, "unknown key \"audio.\(key)\" (known: lateBoundMs, packetBufferMs, declickMs, renderTimeoutMs)")
-                    }
-                }
-            case "files":
-                try applyFiles(value, path: path, resolve: resolve)
-            case "control":
-                try applyControl(value, path: path)
             case "session":
                 do { try session.apply(value) } catch { throw .invalid(path, error.description) }
-            case "nowPlaying":
-                try applyNowPlaying(value, path: path)
-            case "state":
-                try applyState(value, path: path, resolve: resolve)
             case "mpris":
                 guard let flag = value.boolValue else { throw .invalid(path, "\"mpris\" must be true or false") }
                 mpris = flag
@@ -153,12 +128,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 try applyPins(value, path: path)
             case "display":
                 do { try display.apply(value) } catch { throw .invalid(path, error.description) }
-            case "ui":
-                try applyUI(value, path: path)
-            case "isolation":
-                isolationMode = try applyIsolation(value, path: path, resolve: resolve)
-            case "loopBudget":
-                try applyLoopBudget(value, path: path)
+            case _ where RuntimeConfiguration.sections.contains { $0.name == key }:
+                try RuntimeConfiguration.sections.first { $0.name == key }!.apply(value, to: &self, file: path, resolve: resolve)
             default:
                 throw .invalid(path, "unknown key \"\(key)\" (known: baseDirectory, plugins, policy, logLevel, dataDirectory, insecurePlugins, "
                                + "sinks, maxSinks, pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, display, ui, "
@@ -167,85 +138,6 @@ public struct RuntimeConfiguration: Sendable, Equatable {
         }
         // After the policy (keys come in any order): the config's mode replaces the policy's default.
         if let isolationMode { policy.isolation.defaultMode = isolationMode }
-    }
-
-    private mutating func applyEncoder(_ value: JSONValue, path: String) throws(ConfigurationError) {
-        guard case .object(let members) = value else { throw .invalid(path, "\"encoder\" must be an object") }
-        var encoder = audio.encoder
-        for (key, value) in members {
-            func flag() throws(ConfigurationError) -> Bool {
-                guard let flag = value.boolValue else { throw .invalid(path, "encoder.\(key) must be true or false") }
-                return flag
-            }
-            switch key {
-            case "bitrate": encoder.bitrate = try Setting(value, "encoder.bitrate", 6_000...510_000, path, unit: "bits/s").integer()
-            case "complexity": encoder.complexity = try Setting(value, "encoder.complexity", 0...10, path).integer()
-            case "packetLoss": encoder.expectedPacketLoss = try Setting(value, "encoder.packetLoss", 0...100, path, unit: "%").integer()
-            case "fec": encoder.inbandFEC = try flag()
-            case "dtx": encoder.dtx = try flag()
-            case "application":
-                guard let name = value.stringValue, let application = EncoderSettings.Application(rawValue: name) else {
-                    throw .invalid(path, "encoder.application: " + AudioConfigurationError.application(value.stringValue ?? value.encoded()).description)
-                }
-                encoder.application = application
-            case "frameMs":
-                let milliseconds: Double
-                switch value {
-                case .int(let number): milliseconds = Double(number)
-                case .double(let number): milliseconds = number
-                default: throw .invalid(path, "encoder.frameMs must be a number")
-                }
-                do { audio.frameSize = try FrameSize(milliseconds: milliseconds) } catch { throw .invalid(path, "encoder.frameMs: \(error)") }
-            default:
-                throw .invalid(path, "unknown key \"encoder.\(key)\" (known: bitrate, complexity, frameMs, application, fec, packetLoss, dtx)")
-            }
-        }
-        audio.encoder = encoder
-    }
-
-    private mutating func applyHTTP(_ value: JSONValue, path: String) throws(ConfigurationError) {
-        guard case .object(let members) = value else { throw .invalid(path, "\"http\" must be an object") }
-        for (key, value) in members {
-            switch key {
-            case "maxQueuedBytes":
-                httpLimits.maxQueuedBytes = try Setting(value, "http.maxQueuedBytes", 16_384...(64 << 20), path, unit: "bytes").integer()
-            case "maxHeadBytes":
-                httpLimits.maxHeadBytes = try Setting(value, "http.maxHeadBytes", 256...65_536, path, unit: "bytes").integer()
-            case "headTimeoutMs":
-                httpLimits.headTimeoutMilliseconds = UInt64(try Setting(value, "http.headTimeoutMs", 100...60_000, path, unit: "ms").integer())
-            case "maxClients":
-                httpLimits.maxClients = try Setting(value, "http.maxClients", 1...1_024, path).integer()
-            default: throw .invalid(path, "unknown key \"http.\(key)\" (known: maxQueuedBytes, maxHeadBytes, headTimeoutMs, maxClients)")
-            }
-        }
-    }
-
-    private mutating func applyFiles(_ value: JSONValue, path: String, resolve: (String) -> String) throws(ConfigurationError) {
-        guard case .object(let members) = value else { throw .invalid(path, "\"files\" must be an object") }
-        for (key, value) in members {
-            switch key {
-            case "directory":
-                guard let directory = value.stringValue, !directory.isEmpty else { throw .invalid(path, "files.directory must be a folder path") }
-                files.directory = resolve(directory)
-            case "overwrite":
-                guard let flag = value.boolValue else { throw .invalid(path, "files.overwrite must be true or false") }
-                files.overwrite = flag
-            default: throw .invalid(path, "unknown key \"files.\(key)\" (known: directory, overwrite)")
-            }
-        }
-    }
-
-    private mutating func applyControl(_ value: JSONValue, path: String) throws(ConfigurationError) {
-        guard case .object(let members) = value else { throw .invalid(path, "\"control\" must be an object") }
-        for (key, value) in members {
-            guard let field = ControlLimits.fields.first(where: { $0.key == key }) else {
-                throw .invalid(path, "unknown key \"control.\(key)\" (known: \(ControlLimits.fields.map(\.key).joined(separator: ", ")))")
-            }
-            control[keyPath: field.path] = try Setting(value, "control.\(key)", field.range, path, unit: field.unit).integer()
-        }
-        guard control.maxResponseBytes <= control.maxQueuedBytes / 2 else {
-            throw .invalid(path, "control.maxResponseBytes (\(control.maxResponseBytes)) must be at most half of control.maxQueuedBytes (\(control.maxQueuedBytes))")
-        }
     }
 
     /// Reads the integrator's entitlement policy from `path`.

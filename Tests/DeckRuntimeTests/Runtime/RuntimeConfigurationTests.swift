@@ -88,8 +88,8 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"isolation": {"mediaFolders": ["/media:usb"]}}"#, "\"isolation.mediaFolders\" must be an array of folder paths (without ':')"),
-        (#"{"isolation": {"zygote": 1}}"#, "\"isolation.zygote\" must be true or false"),
+        (#"{"isolation": {"mediaFolders": ["/media:usb"]}}"#, "isolation.mediaFolders must be an array of folder paths (without ':')"),
+        (#"{"isolation": {"zygote": 1}}"#, "isolation.zygote must be true or false"),
         (#"{"dataDirectory": 7}"#, "\"dataDirectory\" must be a folder path"),
     ])
     func badSandboxValuesNameTheKey(json: String, message: String) {
@@ -163,7 +163,7 @@ import Testing
             #expect(isolation.defaultMode == .inline)
             #expect(isolation.pluginModes == ["org.x.trusted": .inline, "org.x.other": .process])
         }
-        #expect(throws: ConfigurationError.invalid(dir.path + "/deck.json", "\"isolation.mode\" must be process or inline")) {
+        #expect(throws: ConfigurationError.invalid(dir.path + "/deck.json", "isolation.mode must be process or inline")) {
             _ = try apply(#"{"isolation": {"mode": "sandboxed"}}"#)
         }
     }
