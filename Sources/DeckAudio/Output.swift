@@ -44,8 +44,8 @@ public final class Output {
         context.http = http
         context.overwriteFiles = files.overwrite
         sinkContext = context
-        engine.onPacket = { [unowned self] packet in sinks.deliver(packet) }
-        engine.onDropped = { [unowned self] count in reportDropped(count) }
+        engine.delivery.onPacket = { [unowned self] packet in sinks.deliver(packet) }
+        engine.delivery.onDropped = { [unowned self] count in reportDropped(count) }
         engine.onHungStream = { [unowned self] stream in
             guard let owner = streams.first(where: { $0.value.stream == stream })?.key else { return }
             streams[owner] = nil
@@ -53,7 +53,7 @@ public final class Output {
                          + "(audio.renderTimeoutMs): its stream is dropped and the output goes on in a fresh audio thread")
             onHung?(owner)
         }
-        engine.onFinished = { [unowned self] in
+        engine.delivery.onFinished = { [unowned self] in
             logger.info("audio", "output run ended after \(engine.stats.frames.load(ordering: .relaxed)) frames in all")
             if ending {
                 ending = false

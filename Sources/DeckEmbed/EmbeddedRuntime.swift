@@ -162,7 +162,7 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     /// Starts copying the mix for the PCM tap, on the loop thread once it runs.
     func enablePCMTapSoon() {
         try? post(Job(action: { [unowned self] in
-            runtime.audio.onPCM = { [unowned self] samples, count in
+            runtime.audio.delivery.onPCM = { [unowned self] samples, count in
                 guard let callback = shared.withLock({ $0.pcm }) else { return }
                 callback.function(callback.user, samples, UInt32(count / 2))
             }

@@ -1,0 +1,37 @@
+import DeckBase
+
+/// Watches, on the loop, that the audio thread keeps beginning frames: one that begins none for
+/// longer than the render timeout is stalled (a render that does not return). Loop-thread-confined.
+final class AudioWatchdog {
+    private let timer: LoopTimer
+    private let loop: EventLoop
+    private let timeoutMilliseconds: UInt64
+    private var lastFramesBegun: Int64 = -1
+    private var lastProgressAt: UInt64 = 0
+
+    init(loop: EventLoop, timeoutMilliseconds: Int) throws(LoopError) {
+        timer = try LoopTimer(loop: loop)
+        self.loop = loop
+        self.timeoutMilliseconds = UInt64(timeoutMilliseconds)
+    }
+
+    /// Runs `check` every `period` ms, from a fresh start (a new thread has made no progress yet).
+    func arm(every period: UInt64, _ check: @escaping () -> Void) {
+        lastFramesBegun = -1
+        timer.start(after: period, repeat: period, check)
+    }
+
+    func stop() { timer.stop() }
+    func close() { timer.close() }
+
+    /// Notes how many frames the thread has begun; true when that is progress since the last look.
+    func progressed(_ begun: Int64) -> Bool {
+        guard begun != lastFramesBegun else { return false }
+        lastFramesBegun = begun
+        lastProgressAt = loop.now
+        return true
+    }
+
+    /// Whether the thread, having begun `begun` frames, has made no progress for longer than the timeout.
+    func isStalled(_ begun: Int64) -> Bool { lastFramesBegun == begun && loop.now - lastProgressAt > timeoutMilliseconds }
+}
