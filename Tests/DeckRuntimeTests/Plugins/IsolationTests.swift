@@ -10,8 +10,9 @@ import Testing
 @Suite struct IsolationTests {
     let dir = TemporaryDirectory()
 
-    private func harness(_ path: String, configure: (inout RuntimeConfiguration) -> Void = { _ in }) throws -> StreamingHarness {
-        try StreamingHarness(freewheel: false, sinks: ["file:\(path)"], isolation: .process, configure: configure)
+    private func harness(_ path: String, time: VirtualScheduler? = nil,
+                         configure: (inout RuntimeConfiguration) -> Void = { _ in }) throws -> StreamingHarness {
+        try StreamingHarness(freewheel: false, sinks: ["file:\(path)"], isolation: .process, time: time, configure: configure)
     }
 
     private func maps(_ harness: StreamingHarness, defines: [String] = []) throws -> PluginInstance {
@@ -203,16 +204,27 @@ import Testing
         #expect(harness.runtime.plugins.plugin(id: maps.id).map { $0 !== maps && $0.processID != maps.processID } == true)
     }
 
+    /// The restarts' backoff on virtual time (the crashes themselves are real): each comes exactly
+    /// when its delay, doubled per earlier crash, has passed, and not a millisecond before.
     @Test func aPluginThatKeepsCrashingIsDisabledUntilLaunchedAgain() throws {
-        let harness = try harness(dir.path + "/loop.opus") {
+        let time = VirtualScheduler()
+        let harness = try harness(dir.path + "/loop.opus", time: time) {
             $0.isolation.restartDelayMilliseconds = 20
             $0.isolation.restartLimit = 3
         }
+        func crashes() -> [String] { harness.log.messages(from: "plugins").filter { $0.contains("org.example.maps crashed") } }
+        func restarts() -> Int { harness.log.messages(from: "plugins").count { $0 == "org.example.maps restarted" } }
         _ = try maps(harness, defines: ["FIXTURE_CALLBACK_FAULT=1"])  // its first on_callback segfaults, after each activation
+        for (index, delay) in [20, 40].enumerated() {
+            #expect(turnLoop(harness.runtime.loop, seconds: 10) { crashes().count == index + 1 })
+            #expect(crashes().last?.hasSuffix("restarting it in \(delay) ms") == true, "\(crashes())")
+            time.advance(by: UInt64(delay - 1))
+            #expect(restarts() == index, "not restarted before its \(delay) ms")
+            time.advance(by: 1)
+            #expect(restarts() == index + 1)
+        }
         #expect(turnLoop(harness.runtime.loop, seconds: 10) { harness.runtime.plugins.plugin(id: "org.example.maps")?.state == .disabled })
-        let crashes = harness.log.messages(from: "plugins").filter { $0.contains("org.example.maps crashed") }
-        #expect(crashes.count == 3)
-        #expect(crashes.first?.hasSuffix("restarting it in 20 ms") == true && crashes.dropFirst().first?.hasSuffix("restarting it in 40 ms") == true)
+        #expect(crashes().count == 3)
         #expect(harness.log.contains(.error, "it crashed 3 times within 300 s and stays disabled until apps.load or apps.launch"))
         let dispatcher = harness.runtime.makeDispatcher()
         let list = try dispatcher.answer("apps.list")
