@@ -2,15 +2,8 @@ import CDeckPlugin
 
 /// A failed host call, or a reason a plugin gives the host for failing: a status and a message.
 public struct DeckError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Code: Int32, Sendable {
-        case invalid = -1
-        case notEntitled = -2
-        case limit = -3
-        case state = -4
-        case unsupported = -5
-        case `internal` = -6
-        case notOwner = -7
-    }
+    /// The status: the runtime's own `DeckStatus`.
+    public typealias Code = DeckStatus
 
     public var code: Code
     public var message: String

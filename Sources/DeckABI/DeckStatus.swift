@@ -1,4 +1,4 @@
-/// A `deck_status_t` as Swift sees it.
+/// A `deck_status_t` as Swift sees it, for the runtime and for plugins written with DeckSDK alike.
 public enum DeckStatus: Int32, Error, Sendable, CustomStringConvertible {
     case ok = 0
     case invalid = -1
