@@ -38,8 +38,8 @@ let package = Package(
         .target(name: "DeckStream", dependencies: ["DeckBase", "COpus", "COgg"]),
         .target(name: "DeckMedia", dependencies: ["CDeckPlugin"]),
         .target(name: "DeckAudio", dependencies: ["DeckBase", "DeckStream", "DeckMedia", "CDeckPlugin"]),
-        .target(name: "DeckSession", dependencies: ["DeckBase"]),
-        .target(name: "DeckNowPlaying", dependencies: ["DeckBase", "DeckMedia"]),
+        .target(name: "DeckSession", dependencies: ["DeckABI", "DeckBase"]),
+        .target(name: "DeckNowPlaying", dependencies: ["DeckABI", "DeckBase", "DeckMedia"]),
         .target(name: "DeckState", dependencies: ["DeckBase", "DeckNowPlaying"]),
         .target(name: "DeckMPRIS", dependencies: ["DeckBase", "DeckNowPlaying", "CSystemd"]),
         .target(name: "DeckPlugins", dependencies: ["DeckABI", "DeckBase", "DeckMedia", "DeckSession", "DeckNowPlaying", "DeckUI", "CDeckPlugin"]),
@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "DeckRuntime", dependencies: ["DeckBase", "DeckMedia", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
                                                   "DeckControl", "DeckState", "DeckMPRIS", "DeckUI", "DeckIsolation"]),
         // The Swift mirrors of plugin.h's values that the runtime and DeckSDK share.
-        .target(name: "DeckABI"),
+        .target(name: "DeckABI", dependencies: ["CDeckPlugin"]),
         .target(name: "DeckSDK", dependencies: ["DeckABI", "CDeckPlugin"]),
         .target(name: "CEmbedSignals"),
         .target(name: "DeckEmbed", dependencies: ["DeckRuntime", "CEmbedSignals"],
@@ -71,6 +71,7 @@ let package = Package(
         .target(name: "DeckTestSupport", dependencies: ["DeckRuntime"], path: "Tests/DeckTestSupport"),
         // One test target per layer; DeckRuntimeTests holds what needs the whole runtime and its
         // plugins (the suites `make test` runs in both isolation modes, with deckdTests).
+        .testTarget(name: "DeckABITests", dependencies: ["DeckABI", "CDeckPlugin"]),
         .testTarget(name: "DeckBaseTests", dependencies: ["DeckBase", "DeckTestSupport", "CDeckPlugin"]),
         .testTarget(name: "DeckStreamTests", dependencies: ["DeckStream", "CDeckPlugin"]),
         .testTarget(name: "DeckAudioTests", dependencies: ["DeckAudio", "DeckMedia", "DeckSession", "CDeckPlugin"]),

@@ -1,14 +1,3 @@
-/// Where the owner's playback is, as MPNowPlayingInfoCenter's playbackState and MPRIS's
-/// PlaybackStatus say it (`interrupted`: paused by the session, e.g. a call).
-public enum PlaybackState: String, Sendable, CaseIterable {
-    case stopped, playing, paused, interrupted
-}
-
-/// What kind of media plays (MPNowPlayingInfoMediaType, widened as Android's MediaSession is).
-public enum MediaType: String, Sendable, CaseIterable {
-    case audio, podcast, audiobook, radio
-}
-
 /// The metadata of what plays now. Elapsed time is an anchor — (elapsed, rate, monotonic time) —
 /// that readers extrapolate, so an owner re-anchors only on a seek, a rate change or a new track.
 public struct NowPlayingInfo: Equatable, Sendable {

@@ -1,13 +1,3 @@
-/// Shuffle as MPRemoteCommandCenter's changeShuffleModeCommand knows it (`collections` left out:
-/// a queue here holds items, not albums).
-public enum ShuffleMode: String, Sendable, CaseIterable {
-    case off, items
-}
-
-public enum RepeatMode: String, Sendable, CaseIterable {
-    case off, one, all
-}
-
 /// One entry of the queue. `key` is the owner's own id for it (what it is told to play); `id` is
 /// the runtime's, stable while the item stays queued and never reused within a run.
 public struct QueueItem: Equatable, Sendable {

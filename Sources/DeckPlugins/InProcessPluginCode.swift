@@ -96,14 +96,8 @@ package final class InProcessPluginCode: PluginCode {
 
     package func focusChanged(_ change: FocusChange) {
         guard let callback = session?.pointee.focus_changed else { return }
-        let (code, resume): (deck_focus_change_t, Bool) = switch change {
-        case .gain(let shouldResume): (DECK_FOCUS_CHANGE_GAIN, shouldResume)
-        case .unduck: (DECK_FOCUS_CHANGE_UNDUCK, false)
-        case .loss: (DECK_FOCUS_CHANGE_LOSS, false)
-        case .lossTransient: (DECK_FOCUS_CHANGE_LOSS_TRANSIENT, false)
-        case .duck: (DECK_FOCUS_CHANGE_DUCK, false)
-        }
-        callback(plugin, code.rawValue, resume)
+        let resume = if case .gain(let shouldResume) = change { shouldResume } else { false }
+        callback(plugin, change.code.rawValue, resume)
     }
 
     package func sessionChanged(active: Bool) { session?.pointee.session_changed?(plugin, active) }
@@ -112,14 +106,7 @@ package final class InProcessPluginCode: PluginCode {
 
     package func command(_ command: RemoteCommand, token: UInt64) -> CommandResult? {
         guard let handler = nowPlaying?.pointee.command else { return .commandFailed }
-        var raw = deck_remote_command_t()
-        raw.command = Int32(command.kind.rawValue)
-        switch command {
-        case .seek(let value), .skip(let value), .setRate(let value): raw.value = value
-        case .setShuffle(let mode): raw.mode = mode == .off ? Int32(DECK_SHUFFLE_OFF.rawValue) : Int32(DECK_SHUFFLE_ITEMS.rawValue)
-        case .setRepeat(let mode): raw.mode = Int32(RepeatMode.allCases.firstIndex(of: mode)!)
-        default: break
-        }
+        var raw = command.raw
         let answer = handler(plugin, &raw, token)
         if answer == DECK_COMMAND_PENDING.rawValue { return nil }
         guard let result = CommandResult(rawValue: Int(answer)) else {

@@ -43,12 +43,11 @@ extension PluginHost {
         }
         table.set_modes = { host, shuffle, repeatMode in
             PluginHost.call(host, "set_modes") { () throws(PluginCallError) in
-                let shuffles: [ShuffleMode] = [.off, .items], repeats: [RepeatMode] = [.off, .one, .all]
-                guard shuffles.indices.contains(Int(shuffle)), repeats.indices.contains(Int(repeatMode)) else {
+                guard let shuffling = ShuffleMode(code: shuffle), let repeating = RepeatMode(code: repeatMode) else {
                     throw PluginCallError(status: .invalid, message: "shuffle must be 0-1 and repeat 0-2 "
                                           + "(got \(shuffle), \(repeatMode))")
                 }
-                return .setModes(shuffles[Int(shuffle)], repeats[Int(repeatMode)])
+                return .setModes(shuffling, repeating)
             }
         }
         table.set_commands = { host, commands in
@@ -111,11 +110,10 @@ extension PluginHost {
         value.duration = info.duration < 0 ? nil : info.duration
         value.defaultRate = info.default_rate == 0 ? 1 : info.default_rate
         value.isLive = info.is_live
-        let mediaTypes: [MediaType] = [.audio, .podcast, .audiobook, .radio]
-        guard mediaTypes.indices.contains(Int(info.media_type)) else {
+        guard let mediaType = MediaType(code: info.media_type) else {
             throw PluginCallError(status: .invalid, message: "media_type \(info.media_type) is not a deck_media_type_t (0 to 3)")
         }
-        value.mediaType = mediaTypes[Int(info.media_type)]
+        value.mediaType = mediaType
         value.chapterNumber = info.chapter_number < 0 ? nil : Int(info.chapter_number)
         value.chapterCount = info.chapter_count <= 0 ? nil : Int(info.chapter_count)
         value.setPosition(elapsed: info.elapsed, rate: info.rate, state: try playbackState(info.playback_state), now: 0)
@@ -130,11 +128,10 @@ extension PluginHost {
     }
 
     private static func playbackState(_ raw: Int32) throws(PluginCallError) -> PlaybackState {
-        let states: [PlaybackState] = [.stopped, .playing, .paused, .interrupted]
-        guard states.indices.contains(Int(raw)) else {
+        guard let state = PlaybackState(code: raw) else {
             throw PluginCallError(status: .invalid, message: "playback_state \(raw) is not a deck_playback_state_t (0 to 3)")
         }
-        return states[Int(raw)]
+        return state
     }
 
     /// A C string as Swift text; NULL is nil, bytes that are not UTF-8 are refused.

@@ -14,12 +14,7 @@ extension PluginHost {
                     return PluginCallError(status: .invalid, message: "request_focus: unknown context \"\(name)\"; known: "
                                            + AudioContext.allCases.map(\.rawValue).joined(separator: ", "))
                 }
-                let types: [Int32: FocusRequestType] = [
-                    Int32(DECK_FOCUS_GAIN.rawValue): .gain, Int32(DECK_FOCUS_GAIN_TRANSIENT.rawValue): .gainTransient,
-                    Int32(DECK_FOCUS_GAIN_TRANSIENT_MAY_DUCK.rawValue): .gainTransientMayDuck,
-                    Int32(DECK_FOCUS_GAIN_TRANSIENT_EXCLUSIVE.rawValue): .gainTransientExclusive,
-                ]
-                guard let type = types[request.pointee.type] else {
+                guard let type = FocusRequestType(code: request.pointee.type) else {
                     return PluginCallError(status: .invalid, message: "request_focus: unknown focus type \(request.pointee.type) "
                                            + "(DECK_FOCUS_GAIN 1 to DECK_FOCUS_GAIN_TRANSIENT_EXCLUSIVE 4)")
                 }
@@ -27,13 +22,13 @@ extension PluginHost {
                 switch owner.actions.requestFocus(owner.instance, context, type, flags & DECK_FOCUS_FLAG_ACCEPTS_DELAYED != 0,
                                                   flags & DECK_FOCUS_FLAG_PAUSES_ON_DUCK != 0) {
                 case .failure(let error): return error
-                case .success(.granted): result.pointee = Int32(DECK_FOCUS_GRANTED.rawValue)
-                case .success(.delayed(let reason)):
-                    result.pointee = Int32(DECK_FOCUS_DELAYED.rawValue)
-                    _ = owner.fail(.ok, "focus delayed: \(reason)")
-                case .success(.rejected(let reason)):
-                    result.pointee = Int32(DECK_FOCUS_REJECTED.rawValue)
-                    _ = owner.fail(.ok, "focus rejected: \(reason)")
+                case .success(let answer):
+                    result.pointee = answer.code
+                    switch answer {
+                    case .granted: break
+                    case .delayed(let reason): _ = owner.fail(.ok, "focus delayed: \(reason)")
+                    case .rejected(let reason): _ = owner.fail(.ok, "focus rejected: \(reason)")
+                    }
                 }
                 return nil
             }

@@ -12,8 +12,8 @@ extension DeckHost {
         raw.elapsed = info.elapsed
         raw.rate = info.rate
         raw.is_live = info.isLive
-        raw.media_type = info.mediaType.rawValue
-        raw.playback_state = info.state.rawValue
+        raw.media_type = info.mediaType.code
+        raw.playback_state = info.state.code
         raw.chapter_number = Int32(clamping: info.chapterNumber ?? -1)
         raw.chapter_count = Int32(clamping: info.chapterCount ?? 0)
         let status = CStrings.with([info.title, info.album, info.albumArtist, info.artworkURI]) { fields in
@@ -39,7 +39,7 @@ extension DeckHost {
 
     /// Re-anchors the position: a seek, a new rate, pause or play.
     public func setPosition(elapsed: Double, rate: Double, state: PlaybackState) throws(DeckError) {
-        try check(try nowPlaying().pointee.set_position(raw, elapsed, rate, state.rawValue))
+        try check(try nowPlaying().pointee.set_position(raw, elapsed, rate, state.code))
     }
 
     public func clearNowPlaying() throws(DeckError) {
@@ -67,7 +67,7 @@ extension DeckHost {
     }
 
     public func setModes(shuffle: ShuffleMode, repeat repeatMode: RepeatMode) throws(DeckError) {
-        try check(try nowPlaying().pointee.set_modes(raw, shuffle.rawValue, repeatMode.rawValue))
+        try check(try nowPlaying().pointee.set_modes(raw, shuffle.code, repeatMode.code))
     }
 
     /// The remote commands the plugin carries out; the host refuses the others for it.
@@ -81,7 +81,7 @@ extension DeckHost {
 
     /// Answers a command `handle` left pending.
     public func completeCommand(_ token: UInt64, _ result: CommandResult) throws(DeckError) {
-        try check(try nowPlaying().pointee.complete_command(raw, token, result.rawValue))
+        try check(try nowPlaying().pointee.complete_command(raw, token, Int32(result.rawValue)))
     }
 
     private func nowPlaying() throws(DeckError) -> UnsafePointer<deck_host_now_playing_t> {

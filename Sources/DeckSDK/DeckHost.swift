@@ -81,12 +81,7 @@ public struct DeckHost: @unchecked Sendable {  // Wraps the host's pointer; the 
             return session.pointee.request_focus(raw, &request, &result)
         }
         try check(status)
-        let reason = raw.pointee.last_error(raw).map { String(cString: $0) } ?? ""
-        switch result {
-        case Int32(DECK_FOCUS_GRANTED.rawValue): return .granted
-        case Int32(DECK_FOCUS_DELAYED.rawValue): return .delayed(reason)
-        default: return .rejected(reason)
-        }
+        return FocusResult(code: result, reason: raw.pointee.last_error(raw).map { String(cString: $0) } ?? "")
     }
 
     /// Gives audio focus up. Loop thread.

@@ -1,23 +1,5 @@
 import CDeckPlugin
 
-/// Where playback is (`deck_playback_state_t`).
-public enum PlaybackState: Int32, Sendable {
-    case stopped = 0, playing, paused, interrupted
-}
-
-/// What kind of media plays (`deck_media_type_t`).
-public enum MediaType: Int32, Sendable {
-    case audio = 0, podcast, audiobook, radio
-}
-
-public enum ShuffleMode: Int32, Sendable {
-    case off = 0, items
-}
-
-public enum RepeatMode: Int32, Sendable {
-    case off = 0, one, all
-}
-
 /// What plays, as the plugin publishes it with `DeckHost.setNowPlaying`. Elapsed is "now"; the
 /// runtime extrapolates it with the rate, so publish again only when it jumps.
 public struct NowPlaying: Sendable {
@@ -62,47 +44,6 @@ public struct QueueEntry: Sendable {
         self.artist = artist
         self.duration = duration
     }
-}
-
-/// A command from the car for the owner of now playing (`deck_command_t` with its argument).
-public enum RemoteCommand: Sendable, Equatable {
-    case play, pause, togglePlayPause, stop, next, previous
-    case seek(Double)
-    case skip(Double)
-    case setRate(Double)
-    case setShuffle(ShuffleMode)
-    case setRepeat(RepeatMode)
-    case like, dislike, bookmark
-
-    /// The kinds, for `DeckHost.enableCommands`.
-    public enum Kind: Int32, Sendable, CaseIterable {
-        case play = 0, pause, togglePlayPause, stop, next, previous, seek, skip, setRate, setShuffle, setRepeat, like, dislike, bookmark
-    }
-
-    init?(_ raw: deck_remote_command_t) {
-        guard let kind = Kind(rawValue: raw.command) else { return nil }
-        switch kind {
-        case .play: self = .play
-        case .pause: self = .pause
-        case .togglePlayPause: self = .togglePlayPause
-        case .stop: self = .stop
-        case .next: self = .next
-        case .previous: self = .previous
-        case .seek: self = .seek(raw.value)
-        case .skip: self = .skip(raw.value)
-        case .setRate: self = .setRate(raw.value)
-        case .setShuffle: self = .setShuffle(ShuffleMode(rawValue: raw.mode) ?? .off)
-        case .setRepeat: self = .setRepeat(RepeatMode(rawValue: raw.mode) ?? .off)
-        case .like: self = .like
-        case .dislike: self = .dislike
-        case .bookmark: self = .bookmark
-        }
-    }
-}
-
-/// How a command ended (`deck_command_result_t`).
-public enum CommandResult: Int32, Sendable {
-    case success = 0, noSuchContent, noActionableNowPlayingItem, commandFailed
 }
 
 /// A plugin that owns now playing while it holds music focus, and carries out remote commands.

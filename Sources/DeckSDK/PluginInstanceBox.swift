@@ -72,7 +72,7 @@ final class PluginInstanceBox {
         box.nowPlaying.pointee.command = { plugin, command, token in
             guard let owner = PluginInstanceBox.from(plugin)?.plugin as? any DeckNowPlayingPlugin, let command,
                   let remote = RemoteCommand(command.pointee) else { return DECK_COMMAND_FAILED.rawValue }
-            return owner.handle(remote, token: token)?.rawValue ?? DECK_COMMAND_PENDING.rawValue
+            return owner.handle(remote, token: token).map { Int32($0.rawValue) } ?? DECK_COMMAND_PENDING.rawValue
         }
         box.fillUI()
         box.audio.initialize(to: deck_plugin_audio_t())

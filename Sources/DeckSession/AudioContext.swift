@@ -28,20 +28,6 @@ public enum AudioContext: String, Sendable, CaseIterable, Comparable {
     }
 }
 
-/// How long a request wants the output, as Android's audio focus gains.
-public enum FocusRequestType: String, Sendable, CaseIterable {
-    /// Until abandoned: others lose focus for good.
-    case gain
-    /// For a while: others pause and resume after.
-    case gainTransient
-    /// For a while, and others may keep playing ducked (a navigation prompt).
-    case gainTransientMayDuck
-    /// For a while, alone (a voice recognizer listening).
-    case gainTransientExclusive
-
-    var isTransient: Bool { self != .gain }
-    var allowsDucking: Bool { self == .gainTransientMayDuck }
-}
 
 /// What a focus holder's context does to a request's context: one cell of the matrix.
 public enum FocusInteraction: String, Sendable {

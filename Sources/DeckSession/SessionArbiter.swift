@@ -37,28 +37,6 @@ public struct FocusRequest: Sendable, Equatable {
     var waits: Bool { acceptsDelayedFocus && type == .gain }
 }
 
-/// The answer to a request.
-public enum FocusResult: Sendable, Equatable {
-    case granted
-    /// Waiting; granted when the blockers leave. The reason names them.
-    case delayed(String)
-    case rejected(String)
-}
-
-/// What a holder is told when its focus changes (Android's focus changes, plus duck/unduck,
-/// which the runtime applies itself; the plugin is told so it can show it).
-public enum FocusChange: Sendable, Equatable {
-    /// Focus (re)gained: a delayed request granted, or a transient loss ended (`shouldResume`).
-    case gain(shouldResume: Bool)
-    /// Lost for good: stop and release.
-    case loss
-    /// Lost for a while: pause; focus comes back by itself.
-    case lossTransient
-    /// Still playing, ducked by the runtime.
-    case duck
-    /// No longer ducked.
-    case unduck
-}
 
 /// A granted request and what others have done to it.
 public struct FocusHolder: Sendable, Equatable {

@@ -1,0 +1,2 @@
+// Focus requests, results and changes are the ones plugin.h numbers (DeckABI).
+@_exported import DeckABI
