@@ -3,8 +3,9 @@ import Testing
 @testable import DeckPlugins
 import DeckTestSupport
 
-/// The SDK headers are what a third party builds against: the core (deck/plugin.h), each extension
-/// alone (deck/ext/), the umbrella and the embedding API (deck/runtime.h) must each compile cleanly
+/// The SDK headers are what a third party builds against: the core (deck/core.h), ABI 1.0's
+/// deck/plugin.h, each extension alone (deck/ext/), the umbrella and the embedding API
+/// (deck/runtime.h) must each compile cleanly
 /// as strict C and C++. Every header in sdk/include is checked, so a new one is too.
 @Suite struct PluginHeaderTests {
     static let compilers = [("/usr/bin/cc", "c", "-std=c11"), ("/usr/bin/c++", "c++", "-std=c++17")]
@@ -30,8 +31,32 @@ import DeckTestSupport
         """
     }
 
+    /// No header includes one that includes it back: the extensions include the core, and only
+    /// the umbrellas (deck.h, plugin.h) include extensions.
+    @Test func noHeaderIncludesItselfBack() throws {
+        var includes: [String: [String]] = [:]
+        for header in PluginHeaderTests.headers {
+            let text = try String(contentsOfFile: Paths.sdkInclude + "/" + header, encoding: .utf8)
+            let folder = header.split(separator: "/").dropLast().joined(separator: "/")
+            includes[header] = text.split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("#include \"") else { return nil }
+                var path = folder.split(separator: "/").map(String.init)
+                for part in line.dropFirst(10).dropLast().split(separator: "/") {
+                    if part == ".." { path.removeLast() } else { path.append(String(part)) }
+                }
+                return path.joined(separator: "/")
+            }
+        }
+        func reaches(_ from: String, _ target: String, _ seen: Set<String> = []) -> Bool {
+            (includes[from] ?? []).contains { $0 == target || (!seen.contains($0) && reaches($0, target, seen.union([from]))) }
+        }
+        for header in PluginHeaderTests.headers { #expect(!reaches(header, header), "\(header) includes itself back") }
+        #expect(includes["deck/core.h"] == [], "the core includes no other Deck header")
+        #expect(includes["deck/ext/audio.h"] == ["deck/core.h"])
+    }
+
     @Test func theListCoversEveryExtensionHeader() {
-        #expect(PluginHeaderTests.headers.count == 8)
+        #expect(PluginHeaderTests.headers.count == 9)
         #expect(PluginHeaderTests.headers.contains("deck/ext/content.h") && PluginHeaderTests.headers.contains("deck/ext/now-playing.h"))
     }
 

@@ -4,7 +4,7 @@
 #ifndef DECK_DECK_H
 #define DECK_DECK_H
 
-#include "plugin.h"
+#include "core.h"
 #include "ext/thread-check.h"
 #include "ext/audio.h"
 #include "ext/session.h"

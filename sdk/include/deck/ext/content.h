@@ -1,7 +1,7 @@
 /*
  * deck/ext/content.h — a browse tree the car's media UI pulls (deck.content).
  *
- * An extension of the Deck plugin ABI (deck/plugin.h holds the core), added in ABI 1.2. Fetch it
+ * An extension of the Deck plugin ABI (deck/core.h holds the core), added in ABI 1.2. Fetch it
  * by id with host->get_extension() or offer it from plugin->get_extension().
  *
  * Audio apps need not build screens: like MPPlayableContentDataSource on CarPlay and
@@ -19,7 +19,7 @@
 #ifndef DECK_EXT_CONTENT_H
 #define DECK_EXT_CONTENT_H
 
-#include "../plugin.h"
+#include "../core.h"
 
 #ifdef __cplusplus
 extern "C" {

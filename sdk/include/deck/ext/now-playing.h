@@ -1,13 +1,13 @@
 /*
  * deck/ext/now-playing.h — now playing, the queue and remote commands (deck.now-playing).
  *
- * An extension of the Deck plugin ABI (deck/plugin.h holds the core), added in ABI 1.1. Fetch it
+ * An extension of the Deck plugin ABI (deck/core.h holds the core), added in ABI 1.1. Fetch it
  * by id with host->get_extension() or offer it from plugin->get_extension().
  */
 #ifndef DECK_EXT_NOW_PLAYING_H
 #define DECK_EXT_NOW_PLAYING_H
 
-#include "../plugin.h"
+#include "../core.h"
 
 #ifdef __cplusplus
 extern "C" {

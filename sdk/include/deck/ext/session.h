@@ -1,13 +1,13 @@
 /*
  * deck/ext/session.h — audio focus and the output session (deck.session).
  *
- * An extension of the Deck plugin ABI (deck/plugin.h holds the core). Fetch it
+ * An extension of the Deck plugin ABI (deck/core.h holds the core). Fetch it
  * by id with host->get_extension() or offer it from plugin->get_extension().
  */
 #ifndef DECK_EXT_SESSION_H
 #define DECK_EXT_SESSION_H
 
-#include "../plugin.h"
+#include "../core.h"
 
 #ifdef __cplusplus
 extern "C" {

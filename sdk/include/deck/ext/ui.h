@@ -1,7 +1,7 @@
 /*
  * deck/ext/ui.h — templates on the car's display (deck.ui).
  *
- * An extension of the Deck plugin ABI (deck/plugin.h holds the core), added in ABI 1.2. Fetch it
+ * An extension of the Deck plugin ABI (deck/core.h holds the core), added in ABI 1.2. Fetch it
  * by id with host->get_extension() or offer it from plugin->get_extension().
  *
  * Why templates travel as JSON text. A plugin never draws: it describes templates (as CarPlay's
@@ -38,7 +38,7 @@
 #ifndef DECK_EXT_UI_H
 #define DECK_EXT_UI_H
 
-#include "../plugin.h"
+#include "../core.h"
 
 #ifdef __cplusplus
 extern "C" {
