@@ -20,8 +20,11 @@ final class IsolatedPluginCode: PluginCode {
     private let frameMilliseconds: Int
     private var offers = PluginOffers()
     private var watcher: FileWatcher?
-    private var health: LoopTimer?
-    private var lastHeard = MonotonicClock.milliseconds
+    private var health: (any SchedulerTimer)?
+    /// The heartbeat's clock: the runtime's scheduler (a test's virtual one, or the loop's).
+    private let scheduler: any Scheduler
+    /// When the host was last heard from, on the scheduler's clock.
+    private var lastHeard: UInt64
     private var missedAtLastCheck = 0
     /// Unanswered messages (events) in the current second, and when it began.
     private var eventsThisSecond = 0
@@ -38,7 +41,8 @@ final class IsolatedPluginCode: PluginCode {
     private let remains: HostRemains
 
     init(process: ChildProcess, channel: WireChannel, ring: AudioRing, isSwift: Bool, host: PluginHost, settings: IsolationSettings,
-         remains: HostRemains, frameMilliseconds: Int, loop: EventLoop, onEnd: @escaping (String) -> Void) throws(LoopError) {
+         remains: HostRemains, frameMilliseconds: Int, loop: EventLoop, scheduler: any Scheduler,
+         onEnd: @escaping (String) -> Void) throws(LoopError) {
         self.process = process
         self.remains = remains
         self.channel = channel
@@ -48,8 +52,10 @@ final class IsolatedPluginCode: PluginCode {
         self.settings = settings
         self.frameMilliseconds = frameMilliseconds
         self.onEnd = onEnd
+        self.scheduler = scheduler
+        lastHeard = scheduler.now
         watcher = try FileWatcher(loop: loop, fileDescriptor: channel.descriptor)
-        health = try LoopTimer(loop: loop)
+        health = try scheduler.makeTimer()
         watcher?.start(writable: false) { [unowned self] in readIncoming() }
         let period = UInt64(max(10, settings.heartbeatTimeoutMilliseconds / 4))
         health?.start(after: period, repeat: period) { [unowned self] in checkHealth() }
@@ -150,7 +156,7 @@ final class IsolatedPluginCode: PluginCode {
             let reply = try channel.exchange(request, answer: .reply, timeoutMs: Int32(settings.callTimeoutMilliseconds)) {
                 message throws(WireError) in try serve(&message, nested: true)
             }
-            lastHeard = MonotonicClock.milliseconds
+            heard()
             return reply
         } catch .timedOut(let milliseconds) {
             end(because: "did not answer \(call.name) within \(milliseconds) ms")
@@ -183,11 +189,12 @@ final class IsolatedPluginCode: PluginCode {
 
     /// Handles what the host sends besides answers: events, and host calls while a call of ours waits.
     private func serve(_ message: inout WireReader, nested: Bool) throws(WireError) {
-        lastHeard = MonotonicClock.milliseconds
+        heard()
         switch message.kind {
         case .event:
-            if lastHeard - secondStarted >= 1_000 {
-                secondStarted = lastHeard
+            let now = MonotonicClock.milliseconds  // a flood is counted in real seconds, whatever the scheduler
+            if now - secondStarted >= 1_000 {
+                secondStarted = now
                 eventsThisSecond = 0
             }
             eventsThisSecond += 1
@@ -235,11 +242,17 @@ final class IsolatedPluginCode: PluginCode {
         }
     }
 
+    private func heard() {
+        scheduler.updateTime()
+        lastHeard = scheduler.now
+    }
+
     /// Ends a host whose loop went quiet, or whose render stopped delivering while it is pulled.
     private func checkHealth() {
         readIncoming()
         guard endReason == nil, !channelClosed, !isDestroyed else { return }
-        let quiet = MonotonicClock.milliseconds - lastHeard
+        scheduler.updateTime()
+        let quiet = scheduler.now - lastHeard
         if quiet > settings.heartbeatTimeoutMilliseconds {
             end(because: "missed its heartbeat (nothing for \(quiet) ms, over \(settings.heartbeatTimeoutMilliseconds) ms)")
             return

@@ -17,6 +17,8 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     /// does not matter and a deeper ring lets a host render in bursts.
     private let slots: Int
     private let loop: EventLoop
+    /// Times the hosts' heartbeats: the loop, or a test's virtual scheduler.
+    private let scheduler: any Scheduler
     /// `deck-plugin-host`, once found (looked for again while it is not).
     private var hostPath: String?
     /// Told the instance number and the story when an isolated plugin's process ends on its own
@@ -25,13 +27,15 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     /// A cgroup per host where the runtime may make them; made with the first host.
     private var cgroupsIfMade: HostCgroups?
 
-    package init(policy: IsolationPolicy, settings: IsolationSettings, frames: Int, freewheel: Bool, loop: EventLoop) {
+    package init(policy: IsolationPolicy, settings: IsolationSettings, frames: Int, freewheel: Bool, loop: EventLoop,
+                 scheduler: (any Scheduler)? = nil) {
         self.policy = policy
         self.settings = settings
         self.frames = frames
         slots = freewheel ? max(settings.aheadFrames, 8) : settings.aheadFrames
         frameMilliseconds = max(1, frames / 48)
         self.loop = loop
+        self.scheduler = scheduler ?? loop
     }
 
     package func load(_ plan: CodePlan, host: PluginHost, logger: Logger) throws(PluginLoadError.Reason) -> any PluginCode {
@@ -73,7 +77,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         do {
             let code = try IsolatedPluginCode(process: process, channel: channel, ring: started.ring, isSwift: isSwift, host: host,
                                               settings: settings, remains: remains, frameMilliseconds: frameMilliseconds,
-                                              loop: loop) { [weak self, instance = host.instance] story in
+                                              loop: loop, scheduler: scheduler) { [weak self, instance = host.instance] story in
                 self?.onEnd?(instance, story)
             }
             logger.debug("isolation", "\(plan.manifest.id) runs in process \(process.pid)")

@@ -80,7 +80,8 @@ public final class Runtime {
             nowPlaying: { [unowned player] in player.handle($1, instance: $0) },
             ui: { [unowned interface] in interface.handle($1, instance: $0) })
         codeLoader = IsolatingCodeLoader(policy: configuration.policy.isolation, settings: configuration.isolation,
-                                         frames: configuration.audio.frameSize.samples, freewheel: configuration.audio.freewheel, loop: loop)
+                                         frames: configuration.audio.frameSize.samples, freewheel: configuration.audio.freewheel, loop: loop,
+                                         scheduler: scheduler)
         let stateFile: StateFile?
         do {
             plugins = try PluginRegistry(directories: configuration.pluginDirectories, policy: configuration.policy,

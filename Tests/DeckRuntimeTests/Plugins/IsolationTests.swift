@@ -92,15 +92,22 @@ import Testing
         #expect(loudest < -80, "a click of \(loudest) dB")
     }
 
+    /// On virtual time: a stopped host is ended once its heartbeat has been missing for longer than
+    /// the timeout, and not before (checked every quarter of it).
     @Test func aHostThatStopsAnsweringMissesItsHeartbeatAndIsEnded() throws {
-        let harness = try harness(dir.path + "/stopped.opus") { $0.isolation.heartbeatTimeoutMilliseconds = 300 }
+        let time = VirtualScheduler()
+        let harness = try harness(dir.path + "/stopped.opus", time: time) { $0.isolation.heartbeatTimeoutMilliseconds = 300 }
         let maps = try maps(harness)
         let pid = try #require(maps.processID)
         // Once the callback it asks for at activation was delivered, nothing calls into it: only its heartbeat can tell.
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.log.messages(from: maps.id).contains { $0.hasPrefix("callback:") } })
         kill(pid, SIGSTOP)
+        time.advance(by: 300)
+        _ = turnLoop(harness.runtime.loop, seconds: 0.3) { maps.hasCrashed }
+        #expect(!maps.hasCrashed, "300 ms without a heartbeat is within the timeout")
+        time.advance(by: 75)
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.hasCrashed })
-        #expect(harness.log.contains(.error, "org.example.maps crashed: its process \(pid) was killed: it missed its heartbeat"))
+        #expect(harness.log.contains(.error, "org.example.maps crashed: its process \(pid) was killed: it missed its heartbeat (nothing for 375 ms"))
     }
 
     @Test func aCrashInInitIsALoadFailureThatSaysHowItEnded() throws {

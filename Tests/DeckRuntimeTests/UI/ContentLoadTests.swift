@@ -12,9 +12,9 @@ import Testing
 @Suite struct ContentLoadTests {
     let dir = TemporaryDirectory()
 
-    func loaded(_ defines: [String], _ configure: (inout RuntimeConfiguration) -> Void = { _ in })
+    func loaded(_ defines: [String], time: VirtualScheduler? = nil, _ configure: (inout RuntimeConfiguration) -> Void = { _ in })
         throws -> (StreamingHarness, PluginInstance) {
-        let harness = try StreamingHarness(freewheel: true) {
+        let harness = try StreamingHarness(freewheel: true, time: time) {
             $0.session.alwaysActive = false
             configure(&$0)
         }
@@ -55,13 +55,17 @@ import Testing
         #expect(loads(harness, plugin, "1") == 2)
     }
 
+    /// On virtual time: the error shows when the timeout has passed, and no time after brings a retry.
     @Test func aLoadThatTimesOutIsShownAndNotAskedAgainByItself() throws {
-        let (harness, plugin) = try loaded(["UI_SLOW_LOAD"]) { $0.ui.handlerTimeoutMilliseconds = 50 }
+        let time = VirtualScheduler()
+        let (harness, plugin) = try loaded(["UI_SLOW_LOAD"], time: time) { $0.ui.handlerTimeoutMilliseconds = 50 }
         _ = content(harness)
         try harness.runtime.interface.selectContent("1")
-        #expect(turnLoop(harness.runtime.loop, seconds: 5) { content(harness)?["error"] != nil })
+        time.advance(by: 49)
+        #expect(content(harness)?["error"] == nil)
+        time.advance(by: 1)
         #expect(content(harness)?["error"] == "org.deck.test.ui did not finish loading within 0.05 s")
-        _ = turnLoop(harness.runtime.loop, seconds: 0.3) { false }
+        time.advance(by: 60_000)
         #expect(loads(harness, plugin, "1") == 1)
     }
 
