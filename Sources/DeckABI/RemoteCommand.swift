@@ -55,6 +55,11 @@ public enum RemoteCommand: Equatable, Sendable {
     /// The command a plugin was handed; nil for an unknown kind. An unknown mode reads as off.
     public init?(_ raw: deck_remote_command_t) {
         guard raw.command >= 0, let kind = Kind(rawValue: Int(raw.command)) else { return nil }
+        self.init(kind, value: raw.value, shuffle: ShuffleMode(code: raw.mode) ?? .off, repeat: RepeatMode(code: raw.mode) ?? .off)
+    }
+
+    /// The command of `kind`, taking the value or mode its kind carries.
+    public init(_ kind: Kind, value: Double = 0, shuffle: ShuffleMode = .off, repeat repeatMode: RepeatMode = .off) {
         switch kind {
         case .play: self = .play
         case .pause: self = .pause
@@ -62,11 +67,11 @@ public enum RemoteCommand: Equatable, Sendable {
         case .stop: self = .stop
         case .next: self = .next
         case .previous: self = .previous
-        case .seek: self = .seek(raw.value)
-        case .skip: self = .skip(raw.value)
-        case .setRate: self = .setRate(raw.value)
-        case .setShuffle: self = .setShuffle(ShuffleMode(code: raw.mode) ?? .off)
-        case .setRepeat: self = .setRepeat(RepeatMode(code: raw.mode) ?? .off)
+        case .seek: self = .seek(value)
+        case .skip: self = .skip(value)
+        case .setRate: self = .setRate(value)
+        case .setShuffle: self = .setShuffle(shuffle)
+        case .setRepeat: self = .setRepeat(repeatMode)
         case .like: self = .like
         case .dislike: self = .dislike
         case .bookmark: self = .bookmark

@@ -125,21 +125,12 @@ extension RemoteCommand: WireValue {
     }
 
     package init(from reader: inout WireReader) throws(WireError) {
-        switch try reader.read(RemoteCommand.Kind.self) {
-        case .play: self = .play
-        case .pause: self = .pause
-        case .togglePlayPause: self = .togglePlayPause
-        case .stop: self = .stop
-        case .next: self = .next
-        case .previous: self = .previous
-        case .seek: self = .seek(try reader.read())
-        case .skip: self = .skip(try reader.read())
-        case .setRate: self = .setRate(try reader.read())
-        case .setShuffle: self = .setShuffle(try reader.read())
-        case .setRepeat: self = .setRepeat(try reader.read())
-        case .like: self = .like
-        case .dislike: self = .dislike
-        case .bookmark: self = .bookmark
+        let kind = try reader.read(RemoteCommand.Kind.self)
+        switch kind {
+        case .seek, .skip, .setRate: self = RemoteCommand(kind, value: try reader.read())
+        case .setShuffle: self = RemoteCommand(kind, shuffle: try reader.read())
+        case .setRepeat: self = RemoteCommand(kind, repeat: try reader.read())
+        default: self = RemoteCommand(kind)
         }
     }
 }
