@@ -121,7 +121,8 @@ run: build
 # Every suite runs with plugins in host processes (the default); the suites that load plugins
 # (DeckRuntimeTests, deckdTests) run again with them inline in the runtime. The per-layer targets
 # (DeckBaseTests, DeckSessionTests, …) load no plugins. scripts/run-tests.sh runs these in three
-# processes at once (most tests wait on subprocesses and sockets), then the load test alone.
+# processes at once (most tests wait on subprocesses and sockets), then the load test and the
+# shell completion test, each alone.
 test: build-debug plugin-c
 	$(SWIFT) build -c debug --build-tests $(SWIFT_FLAGS)
 	scripts/run-tests.sh "$(DEBUG_BIN)/DeckPackageTests.xctest"

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Runs the test bundle as `make test` does: three processes at once (deckd's suites with plugins
 # in host processes, the other suites likewise, and the suites that load plugins again with them
-# inline), each log printed whole when all are done; then the load test alone, as the load it
-# makes would slow the timing checks of suites beside it. Exits non-zero when any run failed.
+# inline), each log printed whole when all are done; then, one after the other and alone, the
+# load test (the load it makes would slow the timing checks of suites beside it) and the shell
+# completion test (it types into an interactive zsh through a pseudo-terminal, which a loaded
+# machine can stall). Exits non-zero when any run failed.
 #
 #   scripts/run-tests.sh BUNDLE.xctest
 set -u
@@ -20,20 +22,21 @@ run() {
 }
 
 started=$(date +%s)
-run deckd-process "$bundle" --testing-library swift-testing --filter '^deckdTests\.' --skip 'IsolationLoadTests' &
+run deckd-process "$bundle" --testing-library swift-testing --filter '^deckdTests\.' --skip 'IsolationLoadTests|CompletionTests' &
 run suites-process "$bundle" --testing-library swift-testing --skip '^deckdTests\.|IsolationLoadTests' &
 run inline env DECK_TEST_ISOLATION=inline "$bundle" --testing-library swift-testing \
     --filter '^(DeckRuntimeTests|deckdTests)\.' --skip "$inline_skip" &
 wait
 run load "$bundle" --testing-library swift-testing --filter 'IsolationLoadTests'
+run completion "$bundle" --testing-library swift-testing --filter 'CompletionTests'
 
 failed=0
-for name in deckd-process suites-process inline load; do
+for name in deckd-process suites-process inline load completion; do
     echo "=== $name"
     cat "$logs/$name.log"
 done
 echo "=== summary ($(($(date +%s) - started)) s)"
-for name in deckd-process suites-process inline load; do
+for name in deckd-process suites-process inline load completion; do
     status=$(cat "$logs/$name.status")
     printf '%-16s %s\n' "$name" "$(grep -a 'Test run with' "$logs/$name.log" | tail -n 1)"
     [ "$status" -eq 0 ] || failed=1
