@@ -187,6 +187,13 @@ echo "tone.opus still plays $(ffprobe -v error -show_entries format=duration -of
 step "Usage errors exit 2 with a hint"
 "$bin/deckd" --sink ftp://example 2>&1 || echo "exit status: $?"
 
+step "Embedding: an HMI hosts the runtime in its own libuv loop through libdeck (examples/embed-c: a client handle, reply tags, the message queue)"
+chmod o+rx "$work"  # the plugins' host processes run as uids of their own: the installed bundles must be readable to them
+make -s install-files PREFIX="$work/prefix" BIN="$bin" > /dev/null
+make -s -C examples/embed-c PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" OUT="$work/embed"
+"$work/embed" "$work/prefix/lib/deck/plugins" "$work/embedded.opus" 2 | sed 's/^/  /'
+echo "  opusinfo: $(opusinfo "$work/embedded.opus" 2>&1 | grep -E 'Playback length' | sed 's/^[[:space:]]*//')"
+
 step "Prompts: a sentence spoken with espeak-ng under navigation focus ducks Tone, which comes back after"
 "$bin/deckd" --plugins "$bin/plugins" --state none --sink "file:$work/prompt.opus" --socket "$work/prompt.sock" \
   --play org.deck.tone:sine-440 2> "$work/prompt.log" &
