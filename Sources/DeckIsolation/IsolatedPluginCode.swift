@@ -242,16 +242,14 @@ final class IsolatedPluginCode: PluginCode {
         }
     }
 
-    private func heard() {
-        scheduler.updateTime()
-        lastHeard = scheduler.now
-    }
+    /// The loop's time of this turn is near enough for a timeout of hundreds of ms; updating it
+    /// here would move "now" under the rest of the turn.
+    private func heard() { lastHeard = scheduler.now }
 
     /// Ends a host whose loop went quiet, or whose render stopped delivering while it is pulled.
     private func checkHealth() {
         readIncoming()
         guard endReason == nil, !channelClosed, !isDestroyed else { return }
-        scheduler.updateTime()
         let quiet = scheduler.now - lastHeard
         if quiet > settings.heartbeatTimeoutMilliseconds {
             end(because: "missed its heartbeat (nothing for \(quiet) ms, over \(settings.heartbeatTimeoutMilliseconds) ms)")

@@ -1,3 +1,5 @@
+import DeckBase
+
 /// The metadata of what plays now. Elapsed time is an anchor — (elapsed, rate, monotonic time) —
 /// that readers extrapolate, so an owner re-anchors only on a seek, a rate change or a new track.
 public struct NowPlayingInfo: Equatable, Sendable {
@@ -38,7 +40,7 @@ public struct NowPlayingInfo: Equatable, Sendable {
     /// Elapsed seconds at `now`, extrapolated from the anchor and kept within [0, duration].
     public func elapsed(at now: UInt64) -> Double {
         let moved = now > anchor ? Double(now - anchor) / 1000 * effectiveRate : 0
-        var value = max(0, elapsed + moved)
+        var value = min(max(0, elapsed + moved), MediaTime.positions.upperBound)  // never past the longest position, however long it plays
         if let duration, !isLive { value = min(value, duration) }
         return value
     }

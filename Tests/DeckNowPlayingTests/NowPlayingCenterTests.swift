@@ -141,4 +141,13 @@ import Testing
         #expect(center.owner == "org.example.radio")
         #expect(center.info.title == nil)
     }
+
+    /// Extrapolated from the longest position, a live item still never reads past it.
+    @Test func elapsedNeverPassesTheLongestPosition() {
+        var info = NowPlayingInfo()
+        info.setPosition(elapsed: 1e9, rate: 1, state: .playing, now: 1_000)
+        #expect(info.elapsed(at: 61_000) == 1e9)
+        #expect(info.elapsed(at: 1_000) == 1e9)
+    }
+
 }
