@@ -64,8 +64,8 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     /// Calls waiting for the loop beyond which a new one is refused (`DECK_RUNTIME_E_BUSY`).
     static let maxWaitingCalls = 65_536
 
-    /// Queues a call for the loop and wakes it.
-    func post(_ job: Job) throws(EmbeddingError) {
+    /// Queues a call for the loop and wakes it; refused once destroy began or while too many calls wait.
+    func submit(_ job: Job) throws(EmbeddingError) {
         try shared.withLock { state throws(EmbeddingError) in
             guard state.mode != .destroyed, !state.stopping else { throw EmbeddingError(.state, "the runtime is being destroyed") }
             guard job.action != nil || state.inbox.count < EmbeddedRuntime.maxWaitingCalls else {
@@ -75,9 +75,6 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
         }
         doorbell.ringer.ring()
     }
-
-    /// `post`, refused once destroy began or while too many calls wait.
-    func submit(_ job: Job) throws(EmbeddingError) { try post(job) }
 
     // MARK: Loop thread
 
@@ -161,7 +158,7 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
 
     /// Starts copying the mix for the PCM tap, on the loop thread once it runs.
     func enablePCMTapSoon() {
-        try? post(Job(action: { [unowned self] in
+        try? submit(Job(action: { [unowned self] in
             runtime.audio.delivery.onPCM = { [unowned self] samples, count in
                 guard let callback = shared.withLock({ $0.pcm }) else { return }
                 callback.function(callback.user, samples, UInt32(count / 2))

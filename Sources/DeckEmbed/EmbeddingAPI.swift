@@ -151,7 +151,7 @@ public enum EmbeddingAPI {
             embedded.remove(client)
         case .ownThread:
             let done = SyncAnswer()
-            guard (try? embedded.post(EmbeddedRuntime.Job(action: { embedded.remove(client); done.set("") }))) != nil else { return }
+            guard (try? embedded.submit(EmbeddedRuntime.Job(action: { embedded.remove(client); done.set("") }))) != nil else { return }
             _ = done.wait(until: MonotonicClock.milliseconds + 10_000)
         case .idle, .integratorLoop:
             embedded.drive {

@@ -69,7 +69,8 @@ public enum Fixture {
     /// and copied into every bundle that asks for it (a compile costs ~0.2 s of CPU).
     private static let built = Mutex<[String: String]>([:])
     private static let cacheFolder: String = {
-        var template = Array((NSTemporaryDirectory() + "/deck-fixtures-XXXXXX").utf8CString)
+        // mkdtemp's template: its last six characters are replaced.
+        var template = Array((NSTemporaryDirectory() + "/deck-fixtures-" + String(repeating: "X", count: 6)).utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
             return NSTemporaryDirectory()
         }
