@@ -12,7 +12,8 @@ SWIFT        ?= swift
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
 APT_PACKAGES := gcc g++ make pkg-config libuv1-dev libjansson-dev libopus-dev libogg-dev libsystemd-dev procps opus-tools ffmpeg \
                 dbus-daemon dbus-bin playerctl systemd man-db scdoc zsh fish \
-                dpkg-dev debhelper fakeroot lintian patchelf libespeak-ng-dev espeak-ng-data
+                dpkg-dev debhelper fakeroot lintian patchelf libespeak-ng-dev espeak-ng-data \
+                libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libebur128-dev icecast2 curl
 PIP_PACKAGES := openrpc jsonschema
 
 RELEASE_BIN  = $(shell $(SWIFT) build -c release --show-bin-path)

@@ -16,6 +16,8 @@ let package = Package(
         // First-party plugins: each a shared library packed into a bundle by `make`.
         .library(name: "Tone", type: .dynamic, targets: ["Tone"]),
         .library(name: "Prompts", type: .dynamic, targets: ["Prompts"]),
+        .library(name: "Radio", type: .dynamic, targets: ["Radio"]),
+        .library(name: "Library", type: .dynamic, targets: ["Library"]),
         // A Swift plugin for the tests only; they pack it into a bundle themselves.
         .library(name: "SwiftUIFixture", type: .dynamic, targets: ["SwiftUIFixture"]),
     ],
@@ -65,6 +67,15 @@ let package = Package(
                 exclude: ["manifest.json"]),
         .systemLibrary(name: "CEspeakNG", providers: [.apt(["libespeak-ng-dev"])]),
         .target(name: "Prompts", dependencies: ["DeckSDK", "CEspeakNG"], path: "Plugins/Prompts",
+                exclude: ["manifest.json"]),
+
+        // The first-party apps' own playback library: FFmpeg decoding, a decode thread, loudness.
+        .systemLibrary(name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev"])]),
+        .systemLibrary(name: "CEbur128", providers: [.apt(["libebur128-dev"])]),
+        .target(name: "MediaPlayback", dependencies: ["DeckSDK", "CFFmpeg", "CEbur128"], path: "Plugins/MediaPlayback"),
+        .target(name: "Radio", dependencies: ["DeckSDK", "MediaPlayback"], path: "Plugins/Radio",
+                exclude: ["manifest.json", "stations.json", "station-opus.png", "station-mp3.png"]),
+        .target(name: "Library", dependencies: ["DeckSDK", "MediaPlayback"], path: "Plugins/Library",
                 exclude: ["manifest.json"]),
 
         .target(name: "SwiftUIFixture", dependencies: ["DeckSDK"], path: "Tests/Fixtures/SwiftUIFixture"),

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Packs each first-party plugin (Plugins/NAME) into BIN/plugins/NAME.deckplugin.
+# Packs each first-party plugin (Plugins/NAME with a manifest.json) into BIN/plugins/NAME.deckplugin:
+# its manifest, its library and its data files (everything but the Swift sources).
 set -euo pipefail
 bin="$1"
 for dir in Plugins/*/; do
   name=$(basename "$dir")
+  [ -f "$dir/manifest.json" ] || continue  # a library the apps share, not a plugin
   bundle="$bin/plugins/$name.deckplugin"
   mkdir -p "$bundle"
-  cp "$dir/manifest.json" "$bundle/manifest.json"
+  find "$dir" -maxdepth 1 -type f ! -name '*.swift' -exec cp {} "$bundle/" \;
   cp "$bin/lib$name.so" "$bundle/lib$name.so"
-  chmod go-w "$bundle" "$bundle/lib$name.so" "$bundle/manifest.json"
+  chmod -R go-w "$bundle"
+  chmod -R o+rX "$bundle"
 done

@@ -16,6 +16,8 @@ struct HostArguments {
     /// What its sandbox lets it reach, and the folders that come with them ("" : none).
     var permissions: Set<Permission> = []
     var dataFolder = "", mediaFolders: [String] = []
+    /// The integrator's settings for the plugin, as JSON object text.
+    var settings = "{}"
     /// The cgroup it joins first thing ("": none).
     var cgroup = ""
     /// Whether it restricts itself (Landlock, a network namespace) before the plugin's code loads.
@@ -63,6 +65,7 @@ struct HostArguments {
         }
         dataFolder = try text("data")
         mediaFolders = try text("media").split(separator: ":").map(String.init)
+        settings = try text("settings")
         cgroup = try text("cgroup")
         sandbox = try number("sandbox", 0...1) == 1
         if let unknown = values.keys.first { throw .malformed("--\(unknown)") }
@@ -76,7 +79,7 @@ struct HostArguments {
          "--heartbeat-ms", "\(heartbeatMilliseconds)", "--max-message-bytes", "\(maxMessageBytes)", "--log-level", logLevel.name,
          "--uid", "\(uid)", "--rt-priority", "\(realtimePriority)",
          "--permissions", permissions.map(\.rawValue).sorted().joined(separator: ","), "--data", dataFolder,
-         "--media", mediaFolders.joined(separator: ":"), "--cgroup", cgroup, "--sandbox", sandbox ? "1" : "0"]
+         "--media", mediaFolders.joined(separator: ":"), "--settings", settings, "--cgroup", cgroup, "--sandbox", sandbox ? "1" : "0"]
     }
 }
 

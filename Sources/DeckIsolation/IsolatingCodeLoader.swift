@@ -170,6 +170,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         arguments.realtimePriority = RenderSource.realtimePriority
         arguments.permissions = plan.permissions
         arguments.dataFolder = plan.dataFolder ?? ""
+        arguments.settings = plan.settings
         arguments.mediaFolders = plan.permissions.contains(.media) ? settings.mediaFolders : []
         arguments.sandbox = settings.sandbox
         if settings.hostUIDs != nil {

@@ -58,6 +58,9 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
             guard let owner = PluginHost.from(host), let name, let permission = Permission(rawValue: String(cString: name)) else { return false }
             return owner.permissions.contains(permission)
         }
+        host.pointee.settings = { host in
+            PluginHost.from(host)?.settingsPointer
+        }
         threadCheck.initialize(to: PluginHost.threadCheckExtension)
         audio.initialize(to: PluginHost.audioExtension)
         session.initialize(to: PluginHost.sessionExtension)

@@ -26,6 +26,8 @@ package struct CodePlan: Equatable {
     package var entitlements: Set<Entitlement>
     package var permissions: Set<Permission>
     package var dataFolder: String?
+    /// The settings object's text handed to the plugin (`host->settings`).
+    package var settings = "{}"
 }
 
 /// Loads plugin code into this process with `dlopen`.

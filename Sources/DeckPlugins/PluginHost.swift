@@ -18,6 +18,9 @@ package final class PluginHost: Sendable {
     /// The folder it may write, kept across restarts; nil when the runtime keeps none.
     package let dataFolder: String?
     private let dataFolderText: CStringBox?
+    /// The integrator's settings for it, as JSON object text.
+    package let settings: String
+    private let settingsText: CStringBox
     package let logger: Logger
     let loopThread: ThreadIdentity
     package let callbacks: CallbackRequests
@@ -33,13 +36,15 @@ package final class PluginHost: Sendable {
     let structs: HostStructs
 
     package init(pluginID: String, instance: Int, entitlements: Set<Entitlement>, permissions: Set<Permission> = [],
-                 dataFolder: String? = nil, logger: Logger, loopThread: ThreadIdentity, callbacks: CallbackRequests, actions: HostActions) {
+                 dataFolder: String? = nil, settings: String = "{}", logger: Logger, loopThread: ThreadIdentity, callbacks: CallbackRequests, actions: HostActions) {
         self.pluginID = pluginID
         self.instance = instance
         self.entitlements = entitlements
         self.permissions = permissions
         self.dataFolder = dataFolder
         dataFolderText = dataFolder.map(CStringBox.init)
+        self.settings = settings
+        settingsText = CStringBox(settings)
         self.logger = logger
         self.loopThread = loopThread
         self.callbacks = callbacks
@@ -85,6 +90,7 @@ package final class PluginHost: Sendable {
     }
 
     var dataFolderPointer: UnsafePointer<CChar>? { dataFolderText.map { UnsafePointer($0.pointer) } }
+    var settingsPointer: UnsafePointer<CChar> { UnsafePointer(settingsText.pointer) }
 
     var lastErrorPointer: UnsafePointer<CChar> { lastErrorText.withLock { UnsafePointer($0.pointer) } }
 

@@ -15,13 +15,13 @@ package struct PluginLoader {
     var actions: HostActions
     /// Runs the code of a bundle that passed the checks.
     var codeLoader: any PluginCodeLoader
-    /// Where each plugin gets a data folder of its own (`<dataRoot>/<id>`); nil: none.
-    var dataRoot: String?
+    /// Data folders, media folders and settings given to each plugin.
+    var provisions: PluginProvisions
 
     package init(policy: EntitlementPolicy, allowInsecure: Bool, logger: Logger, loopThread: ThreadIdentity,
                  callbacks: CallbackRequests, actions: HostActions, codeLoader: any PluginCodeLoader = InProcessCodeLoader(),
-                 dataRoot: String? = nil) {
-        self.dataRoot = dataRoot
+                 provisions: PluginProvisions = PluginProvisions()) {
+        self.provisions = provisions
         self.policy = policy
         self.allowInsecure = allowInsecure
         self.logger = logger
@@ -102,7 +102,7 @@ package struct PluginLoader {
         let entitlements = policy.effective(for: manifest)
         let permissions = policy.effectivePermissions(for: manifest)
         var dataFolder: String?, dataFolderProblem: DataFolderError?
-        if let dataRoot {
+        if let dataRoot = provisions.dataRoot {
             do throws(DataFolderError) {
                 dataFolder = try DataFolder.make(root: dataRoot, id: manifest.id)
             } catch {
@@ -110,7 +110,8 @@ package struct PluginLoader {
             }
         }
         let plan = CodePlan(library: realLibrary, bundle: realBundle, manifest: manifest, entitlements: entitlements.granted,
-                            permissions: permissions.granted, dataFolder: dataFolder)
+                            permissions: permissions.granted, dataFolder: dataFolder,
+                            settings: provisions.settingsText(for: manifest.id, permissions: permissions.granted))
         return CheckedBundle(manifest: manifest, plan: plan, deniedEntitlements: entitlements.denied,
                              deniedPermissions: permissions.denied, dataFolderProblem: dataFolderProblem)
     }
@@ -139,7 +140,7 @@ package struct PluginLoader {
 
         // Plugin code runs from here on.
         let host = PluginHost(pluginID: manifest.id, instance: instance, entitlements: plan.entitlements, permissions: plan.permissions,
-                              dataFolder: plan.dataFolder, logger: logger, loopThread: loopThread, callbacks: callbacks, actions: actions)
+                              dataFolder: plan.dataFolder, settings: plan.settings, logger: logger, loopThread: loopThread, callbacks: callbacks, actions: actions)
         let code: any PluginCode
         do throws(PluginLoadError.Reason) {
             code = try codeLoader.load(plan, host: host, logger: logger)

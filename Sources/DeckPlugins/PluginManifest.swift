@@ -77,7 +77,7 @@ public struct PluginManifest: Sendable, Equatable {
     }
 
     /// At least two dot-separated labels of ASCII letters, digits and hyphens, e.g. `org.example.radio`.
-    static func isReverseDNS(_ id: String) -> Bool {
+    package static func isReverseDNS(_ id: String) -> Bool {
         let labels = id.split(separator: ".", omittingEmptySubsequences: false)
         guard id.utf8.count <= 255, labels.count >= 2 else { return false }
         return labels.allSatisfy { label in

@@ -32,7 +32,7 @@ public final class PluginRegistry: RandomAccessCollection {
 
     package init(directories: [String], policy: EntitlementPolicy, allowInsecure: Bool, loop: EventLoop, logger: Logger,
                  directory: PluginDirectory = PluginDirectory(), actions: HostActions, codeLoader: any PluginCodeLoader = InProcessCodeLoader(),
-                 budget: LoopBudget = LoopBudget(), dataRoot: String? = nil) throws(LoopError) {
+                 budget: LoopBudget = LoopBudget(), provisions: PluginProvisions = PluginProvisions()) throws(LoopError) {
         var deliver: (() -> Void)?
         self.budget = budget
         self.directory = directory
@@ -40,7 +40,7 @@ public final class PluginRegistry: RandomAccessCollection {
         doorbell = try AsyncDoorbell(loop: loop) { deliver?() }
         callbacks = CallbackRequests(ringer: doorbell.ringer)
         loader = PluginLoader(policy: policy, allowInsecure: allowInsecure, logger: logger, loopThread: loop.thread,
-                              callbacks: callbacks, actions: actions, codeLoader: codeLoader, dataRoot: dataRoot)
+                              callbacks: callbacks, actions: actions, codeLoader: codeLoader, provisions: provisions)
         self.directories = directories
         self.logger = logger
         deliver = { [unowned self] in deliverCallbacks(callbacks.drain()) }

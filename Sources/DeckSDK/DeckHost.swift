@@ -36,6 +36,13 @@ public struct DeckHost: @unchecked Sendable {  // Wraps the host's pointer; the 
         return call(raw, name)
     }
 
+    /// The integrator's settings for this plugin as JSON object text ("{}" when none, or before
+    /// ABI 1.4); `mediaFolders` lists the folders it may read when it holds `media`. [any-thread]
+    public var settings: String {
+        guard raw.pointee.abi.minor >= 4, let call = raw.pointee.settings, let text = call(raw) else { return "{}" }
+        return String(cString: text)
+    }
+
     /// The folder the plugin may write, kept across restarts; nil when the integrator keeps none
     /// (or before ABI 1.3). [any-thread]
     public var dataPath: String? {

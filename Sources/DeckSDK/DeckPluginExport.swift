@@ -16,12 +16,19 @@ public enum DeckPluginExport {
     /// its loop thread before any other call into the library, and never changed afterwards.
     nonisolated(unsafe) static var exported: (any DeckPlugin.Type)?
 
+    /// The bundle the library was loaded from (its manifest, its data files), set before any
+    /// instance is created.
+    public private(set) nonisolated(unsafe) static var bundlePath: String?
+
     nonisolated(unsafe) private static let entryStruct: UnsafeMutablePointer<deck_plugin_entry_t> = {
         let entry = UnsafeMutablePointer<deck_plugin_entry_t>.allocate(capacity: 1)
         entry.initialize(to: deck_plugin_entry_t())
         entry.pointee.abi = deck_abi_version_t(major: UInt32(DECK_ABI_VERSION_MAJOR), minor: UInt32(DECK_ABI_VERSION_MINOR),
                                                patch: UInt32(DECK_ABI_VERSION_PATCH))
-        entry.pointee.`init` = { _ in exported != nil }
+        entry.pointee.`init` = { path in
+            bundlePath = path.map { String(cString: $0) }
+            return exported != nil
+        }
         entry.pointee.deinit = {}
         entry.pointee.create = { host, pluginID in
             guard let host, let type = exported else { return nil }

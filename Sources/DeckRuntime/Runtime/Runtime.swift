@@ -87,7 +87,9 @@ public final class Runtime {
             plugins = try PluginRegistry(directories: configuration.pluginDirectories, policy: configuration.policy,
                                          allowInsecure: configuration.allowInsecurePlugins, loop: loop, logger: logger, directory: directory,
                                          actions: actions, codeLoader: codeLoader, budget: configuration.loopBudget,
-                                         dataRoot: configuration.dataDirectory)
+                                         provisions: PluginProvisions(dataRoot: configuration.dataDirectory,
+                                                                      mediaFolders: configuration.isolation.mediaFolders,
+                                                                      settings: configuration.appSettings))
             publisher = try EventPublisher(registry: plugins, focus: focus, player: player, interface: interface, output: output,
                                            pins: configuration.pins, coalesceMilliseconds: configuration.nowPlaying.coalesceMilliseconds,
                                            scheduler: scheduler)

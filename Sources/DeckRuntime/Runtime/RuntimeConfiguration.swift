@@ -53,6 +53,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var state = StateSettings()
     /// Where each plugin gets a data folder of its own (`<dataDirectory>/<id>`); nil: none.
     public var dataDirectory: String?
+    /// Each plugin's settings object, by plugin id (`host->settings`).
+    public var appSettings: [String: JSONValue] = [:]
     /// Also serve now playing on the D-Bus session bus as an MPRIS player.
     public var mpris = false
     /// The car's display at start (`display.set` changes it at run time).
@@ -106,6 +108,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
             case "dataDirectory":
                 guard let folder = value.stringValue, !folder.isEmpty else { throw .invalid(path, "\"dataDirectory\" must be a folder path") }
                 dataDirectory = resolve(folder)
+            case "appSettings":
+                appSettings = try RuntimeConfiguration.appSettings(value, path: path)
             case "insecurePlugins":
                 guard let flag = value.boolValue else { throw .invalid(path, "\"insecurePlugins\" must be true or false") }
                 allowInsecurePlugins = flag
@@ -131,7 +135,7 @@ public struct RuntimeConfiguration: Sendable, Equatable {
             case _ where RuntimeConfiguration.sections.contains { $0.name == key }:
                 try RuntimeConfiguration.sections.first { $0.name == key }!.apply(value, to: &self, file: path, resolve: resolve)
             default:
-                throw .invalid(path, "unknown key \"\(key)\" (known: baseDirectory, plugins, policy, logLevel, dataDirectory, insecurePlugins, "
+                throw .invalid(path, "unknown key \"\(key)\" (known: baseDirectory, plugins, policy, logLevel, dataDirectory, appSettings, insecurePlugins, "
                                + "sinks, maxSinks, pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, display, ui, "
                                + "isolation, loopBudget)")
             }

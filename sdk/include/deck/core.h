@@ -67,7 +67,7 @@ extern "C" {
  */
 
 #define DECK_ABI_VERSION_MAJOR 1
-#define DECK_ABI_VERSION_MINOR 3
+#define DECK_ABI_VERSION_MINOR 4
 #define DECK_ABI_VERSION_PATCH 0
 
 typedef struct deck_abi_version {
@@ -187,8 +187,17 @@ struct deck_host {
      * [any-thread] */
     bool (*has_permission)(const deck_host_t *host, const char *permission);
 
+    /* Returns the integrator's settings for this plugin as the text of one
+     * JSON object (the runtime config's `appSettings`, by plugin id), "{}"
+     * when it gave none. When the plugin holds the "media" permission, the
+     * runtime sets the object's "mediaFolders" to the folders it may read
+     * (replacing any given). The string stays valid as long as the host
+     * struct does. Added in ABI 1.4: check `host->abi.minor >= 4` first.
+     * [any-thread] */
+    const char *(*settings)(const deck_host_t *host);
+
     /* Room to grow without changing the struct's size; always NULL so far. */
-    void *reserved[6];
+    void *reserved[5];
 };
 
 /* ─── Plugin ─────────────────────────────────────────────────────────────*/

@@ -1,0 +1,41 @@
+import Glibc
+
+/// Small files read whole (lists, pictures, the app's saved state).
+public enum FileBytes {
+    /// The bytes of `path`, or nil when it cannot be read or holds more than `maxBytes`.
+    public static func read(_ path: String, maxBytes: Int) -> [UInt8]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count == 0 { break }
+            bytes += chunk[..<count]
+            if bytes.count > maxBytes { return nil }
+        }
+        return ferror(file) == 0 ? bytes : nil
+    }
+
+    /// Writes `bytes` to `path` through a temporary file renamed over it (never half a file).
+    @discardableResult
+    public static func write(_ bytes: [UInt8], to path: String) -> Bool {
+        let temporary = path + ".new"
+        guard let file = fopen(temporary, "wb") else { return false }
+        let written = fwrite(bytes, 1, bytes.count, file)
+        let flushed = fflush(file) == 0 && fsync(fileno(file)) == 0
+        fclose(file)
+        guard written == bytes.count, flushed else {
+            unlink(temporary)
+            return false
+        }
+        return rename(temporary, path) == 0
+    }
+
+    /// The file's modification time and size, to notice a change; nil when it is not there.
+    public static func signature(_ path: String) -> [Int]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_size), Int(info.st_ino)]
+    }
+}

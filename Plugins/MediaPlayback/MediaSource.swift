@@ -1,0 +1,190 @@
+import CFFmpeg
+import Glibc
+import Synchronization
+
+/// One media file or network stream opened by FFmpeg (libavformat reads files, HTTP, Icecast with
+/// ICY metadata; libavcodec decodes; libswresample converts) and decoded to 48 kHz stereo float.
+/// Used from one thread at a time; `Cancellation` stops a blocking read from any thread.
+public final class MediaSource {
+    public static let sampleRate = 48_000
+    /// Where a position may lie, in seconds (a file's numbers are checked against it).
+    static let positions = 0.0...1e9
+
+    public let url: String
+    /// What the container and the audio stream say about themselves (lower-case keys).
+    public internal(set) var tags: [String: String] = [:]
+    /// Seconds, when the source knows its length (nil for live streams).
+    public let duration: Double?
+    /// The embedded cover picture's bytes (at most 4 MiB), when there is one.
+    public let cover: [UInt8]?
+    /// Codec and container names, e.g. "mp3 in mp3", for logs.
+    public let formatName: String
+
+    var format: UnsafeMutablePointer<AVFormatContext>?
+    var codec: UnsafeMutablePointer<AVCodecContext>?
+    var resampler: OpaquePointer?
+    var resamplerInput: (rate: Int32, format: Int32, channels: Int32) = (0, 0, 0)
+    let packet: UnsafeMutablePointer<AVPacket>
+    let frame: UnsafeMutablePointer<AVFrame>
+    let streamIndex: Int32
+    let cancellation: Cancellation
+    /// Converted frames not handed out yet (interleaved stereo), from `pendingStart`.
+    var pending: [Float] = []
+    var pendingStart = 0
+    var draining = false
+    var finished = false
+    /// Seconds of leading audio still to drop after a seek (frames before the target).
+    var skipUntil: Double?
+
+    /// Opens `url` (a path or an http(s)/icecast URL). `decode` false reads only tags, duration
+    /// and cover. `timeoutSeconds` bounds each network read. `live`: probe only the first 32 KiB
+    /// (half a second), since a stream arrives in real time and the driver waits for it.
+    public init(url: String, decode: Bool = true, live: Bool = false, timeoutSeconds: Int = 10,
+                cancellation: Cancellation = Cancellation()) throws(MediaError) {
+        self.url = url
+        self.cancellation = cancellation
+        guard let packet = av_packet_alloc(), let frame = av_frame_alloc() else { throw .open(url, "out of memory") }
+        self.packet = packet
+        self.frame = frame
+        var context = avformat_alloc_context()
+        context?.pointee.interrupt_callback = cancellation.interrupt
+        var options: OpaquePointer?
+        av_dict_set(&options, "rw_timeout", "\(max(1, min(timeoutSeconds, 600)) * 1_000_000)", 0)
+        av_dict_set(&options, "user_agent", "Deck/0.1", 0)
+        av_dict_set(&options, "icy", "1", 0)
+        if live {
+            av_dict_set(&options, "formatprobesize", "32768", 0)
+            av_dict_set(&options, "probesize", "32768", 0)
+            av_dict_set(&options, "analyzeduration", "500000", 0)
+        }
+        let opened = avformat_open_input(&context, url, nil, &options)
+        av_dict_free(&options)
+        guard opened >= 0, let context else {
+            av_packet_free_(packet); av_frame_free_(frame)
+            throw cancellation.isCancelled ? .cancelled : MediaError.opening(url, opened)
+        }
+        format = context
+        func fail(_ error: MediaError) -> MediaError {
+            var context: UnsafeMutablePointer<AVFormatContext>? = context
+            avformat_close_input(&context)
+            av_packet_free_(packet); av_frame_free_(frame)
+            return error
+        }
+        let probed = avformat_find_stream_info(context, nil)
+        guard probed >= 0 else { throw fail(cancellation.isCancelled ? .cancelled : MediaError.opening(url, probed)) }
+        let best = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard best >= 0, let stream = context.pointee.streams[Int(best)] else { throw fail(.noAudio(url)) }
+        streamIndex = best
+
+        var picture: [UInt8]?
+        for index in 0..<Int(context.pointee.nb_streams) {
+            guard let candidate = context.pointee.streams[index], candidate.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 else { continue }
+            let size = Int(candidate.pointee.attached_pic.size)
+            if let data = candidate.pointee.attached_pic.data, (1...4 << 20).contains(size) {
+                picture = Array(UnsafeBufferPointer(start: data, count: size))
+                break
+            }
+        }
+        cover = picture
+        let length = context.pointee.duration
+        duration = length > 0 && length != Int64.min ? min(Double(length) / Double(AV_TIME_BASE), MediaSource.positions.upperBound) : nil
+        let codecName = avcodec_get_name(stream.pointee.codecpar.pointee.codec_id).map { String(cString: $0) } ?? "?"
+        formatName = "\(codecName) in \(context.pointee.iformat.pointee.name.map { String(cString: $0) } ?? "?")"
+
+        if decode {
+            guard let decoder = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
+                throw fail(.decoder("FFmpeg has no decoder for \(codecName)"))
+            }
+            var codecContext = avcodec_alloc_context3(decoder)
+            guard let created = codecContext, avcodec_parameters_to_context(created, stream.pointee.codecpar) >= 0,
+                  avcodec_open2(created, decoder, nil) >= 0 else {
+                avcodec_free_context(&codecContext)
+                throw fail(.decoder("cannot open the \(codecName) decoder"))
+            }
+            codec = created
+        }
+        tags = readTags()
+    }
+
+    deinit {
+        close()
+        av_packet_free_(packet)
+        av_frame_free_(frame)
+    }
+
+    func close() {
+        if codec != nil { avcodec_free_context(&codec) }
+        if resampler != nil { swr_free(&resampler) }
+        if format != nil { avformat_close_input(&format) }
+    }
+}
+
+/// Stops a source's blocking reads (network waits) from another thread.
+public final class Cancellation: Sendable {
+    private let flag = Atomic<Bool>(false)
+    public init() {}
+    public var isCancelled: Bool { flag.load(ordering: .acquiring) }
+    public func cancel() { flag.store(true, ordering: .releasing) }
+
+    /// FFmpeg's interrupt callback for this flag; valid while the flag lives.
+    var interrupt: AVIOInterruptCB {
+        AVIOInterruptCB(callback: { opaque in opaque.map { Unmanaged<Cancellation>.fromOpaque($0).takeUnretainedValue().isCancelled ? 1 : 0 } ?? 0 },
+                        opaque: Unmanaged.passUnretained(self).toOpaque())
+    }
+}
+
+/// Why a source could not be opened or read.
+public enum MediaError: Error, CustomStringConvertible, Equatable {
+    /// Opening failed in a way that may pass (the network, a server error, a timeout).
+    case open(String, String)
+    /// The server or the data said no for good (4xx, not a media format).
+    case refused(String, String)
+    case noAudio(String)
+    case decoder(String)
+    case read(String)
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case .open(let url, let reason), .refused(let url, let reason): "cannot open \(url): \(reason)"
+        case .noAudio(let url): "\(url) has no audio stream"
+        case .decoder(let reason): reason
+        case .read(let reason): "reading failed: \(reason)"
+        case .cancelled: "cancelled"
+        }
+    }
+
+    /// True when trying again cannot help.
+    public var isPermanent: Bool {
+        switch self {
+        case .refused, .noAudio, .decoder: true
+        case .open, .read, .cancelled: false
+        }
+    }
+
+    /// The error for FFmpeg's `code` on opening `url`: refused for an HTTP 4xx or data that is no media.
+    static func opening(_ url: String, _ code: Int32) -> MediaError {
+        let permanent = [deck_averror_http_400(), deck_averror_http_401(), deck_averror_http_403(), deck_averror_http_404(),
+                         deck_averror_http_4xx(), deck_averror_invalid_data()].contains(code)
+        return permanent ? .refused(url, text(code)) : .open(url, text(code))
+    }
+
+    /// FFmpeg's words for an error code.
+    static func text(_ code: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        buffer.withUnsafeMutableBufferPointer { pointer in
+            _ = pointer.withMemoryRebound(to: CChar.self) { av_strerror(code, $0.baseAddress, $0.count) }
+        }
+        return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
+    }
+}
+
+private func av_packet_free_(_ packet: UnsafeMutablePointer<AVPacket>) {
+    var pointer: UnsafeMutablePointer<AVPacket>? = packet
+    av_packet_free(&pointer)
+}
+
+private func av_frame_free_(_ frame: UnsafeMutablePointer<AVFrame>) {
+    var pointer: UnsafeMutablePointer<AVFrame>? = frame
+    av_frame_free(&pointer)
+}

@@ -1,0 +1,229 @@
+import DeckSDK
+import Synchronization
+
+/// One thing to play: a file or a stream, with what is known of its loudness.
+public struct PlayerItem: Sendable, Equatable {
+    public var url: String
+    /// A live stream: no end, no seek; a dropped connection is reopened with backoff.
+    public var live: Bool
+    /// Its integrated loudness (LUFS) when known; nil: adapt while it plays.
+    public var loudness: Double?
+    /// An earlier estimate for an adapting source (the station last time).
+    public var seed: Double?
+
+    public init(url: String, live: Bool = false, loudness: Double? = nil, seed: Double? = nil) {
+        self.url = url
+        self.live = live
+        self.loudness = loudness
+        self.seed = seed
+    }
+}
+
+/// What the decode thread tells the app, delivered on the loop thread by `Player.events()`.
+public enum PlayerEvent: Sendable, Equatable {
+    /// Item `index` opened (its tags, length and cover), or reopened after a drop.
+    case opened(index: Int, tags: [String: String], duration: Double?, cover: [UInt8]?)
+    case tags(index: Int, [String: String])
+    /// A live stream dropped: it is reopened in `seconds` (attempt `attempt` of `of`).
+    case reconnecting(index: Int, attempt: Int, of: Int, seconds: Double, reason: String)
+    /// Item `index` cannot be played: skipped (a file), or given up (a stream).
+    case failed(index: Int, reason: String)
+    /// The estimate of an adapting item's loudness (LUFS), to keep for next time.
+    case loudness(index: Int, Double)
+}
+
+/// Plays a list of items through one open stream: a decode thread opens, decodes, normalises and
+/// queues them back to back (gapless), the render thread plays what is queued, fading in and out
+/// around any gap so nothing clicks. The app calls everything but `render` on the loop thread.
+public final class Player: @unchecked Sendable {  // Shared with the decode and render threads through `request`, `ring` and atomics only.
+    public static let reconnectDelays = [0.5, 1, 2, 4, 8, 8]
+    /// Frames queued before a live stream starts sounding (and again after it ran dry).
+    static let prebufferFrames = MediaSource.sampleRate * 3 / 4
+    static let fadeFrames = 240
+
+    private let host: DeckHost
+    private let target: Double
+    private let ring = SampleRing(capacity: MediaSource.sampleRate * 4)
+    private let wake = WakeSignal()
+    /// The newest request: a list to play from an index and position; bumped to restart.
+    private let request = Mutex<Request?>(nil)
+    private let pendingEvents = Mutex<[PlayerEvent]>([])
+    /// Where each item's frames begin in the ring's count, for positions and the current item.
+    private let marks = Mutex<[Mark]>([])
+    /// The read position at which the render thread asks the loop to look (an item begins).
+    private let nextMark = Atomic<Int>(Int.max)
+    /// The generation the decode thread finished writing (no more frames will come).
+    private let doneGeneration = Atomic<Int>(-1)
+    private let ringGeneration = Atomic<Int>(0)
+    /// Render side: sounding, or waiting for frames (silence); the fade position.
+    private let waitingForFrames = Atomic<Bool>(true)
+    private var readerWaiting = true
+    private var fade = 0
+    private var lastFrame: (Float, Float) = (0, 0)
+    /// Whether the render thread waits for a live stream's prebuffer (set by the decode thread).
+    private let liveWaiting = Atomic<Bool>(false)
+
+    struct Request: Sendable {
+        var items: [PlayerItem]
+        var index: Int
+        var position: Double
+        var serial: Int
+        let cancellation = Cancellation()
+    }
+
+    struct Mark: Sendable {
+        var frame: Int
+        /// -1: past the last item.
+        var index: Int
+        var offset: Double
+        var generation: Int
+    }
+
+    public init(host: DeckHost, target: Double = LoudnessNormalizer.defaultTarget) {
+        self.host = host
+        self.target = target
+        WorkerThread.start { [self] in decodeLoop() }
+    }
+
+    /// Ends the decode thread (call before the app is destroyed).
+    public func shutDown() {
+        request.withLock { current in
+            current?.cancellation.cancel()
+            current = Request(items: [], index: -1, position: 0, serial: -1)
+        }
+        wake.signal()
+    }
+
+    /// Plays `items` from `index`, `position` seconds in; what was queued is dropped.
+    public func play(_ items: [PlayerItem], from index: Int, at position: Double = 0) {
+        request.withLock { current in
+            current?.cancellation.cancel()
+            current = Request(items: items, index: max(0, min(index, items.count)), position: max(0, position.isFinite ? position : 0),
+                              serial: (current?.serial ?? 0) + 1)
+        }
+        waitingForFrames.store(true, ordering: .relaxed)
+        wake.signal()
+    }
+
+    /// Stops decoding; the render thread plays silence.
+    public func stop() { play([], from: 0) }
+
+    /// The events since the last call (loop thread).
+    public func events() -> [PlayerEvent] {
+        pendingEvents.withLock { events in
+            defer { events.removeAll() }
+            return events
+        }
+    }
+
+    /// The item sounding now (nil: none, or past the end), and seconds into it.
+    public var current: (index: Int, elapsed: Double)? {
+        let read = ring.read.load(ordering: .acquiring)
+        let generation = ringGeneration.load(ordering: .acquiring)
+        return marks.withLock { marks -> (Int, Double)? in
+            guard let mark = marks.last(where: { $0.generation == generation && $0.frame <= read }), mark.index >= 0 else { return nil }
+            return (mark.index, mark.offset + Double(read - mark.frame) / Double(MediaSource.sampleRate))
+        }
+    }
+
+    /// True while the render thread waits for frames (opening, buffering, reconnecting).
+    public var isBuffering: Bool { waitingForFrames.load(ordering: .relaxed) }
+
+    /// True once everything asked for has played.
+    public var hasFinished: Bool {
+        let read = ring.read.load(ordering: .acquiring)
+        let generation = ringGeneration.load(ordering: .acquiring)
+        return marks.withLock { marks in marks.contains { $0.generation == generation && $0.index < 0 && $0.frame <= read } }
+    }
+
+    /// Fills `frames` frames (render thread): what is queued, faded around gaps, else silence.
+    public func render(frames: Int, into samples: UnsafeMutablePointer<Float>) -> Int {
+        if ring.catchUp() {
+            readerWaiting = true
+            waitingForFrames.store(true, ordering: .relaxed)
+        }
+        let generation = ringGeneration.load(ordering: .acquiring)
+        let finished = doneGeneration.load(ordering: .acquiring) == generation
+        let needed = liveWaiting.load(ordering: .relaxed) ? Player.prebufferFrames : frames
+        if readerWaiting, ring.available >= needed || (finished && ring.available > 0) {
+            readerWaiting = false
+            fade = 0
+            waitingForFrames.store(false, ordering: .relaxed)
+            try? host.requestCallback()
+        }
+        var count = 0
+        if !readerWaiting {
+            count = ring.read(into: samples, frames: frames)
+            for frame in 0..<count where fade < Player.fadeFrames {
+                let level = Float(fade) / Float(Player.fadeFrames)
+                samples[frame * 2] *= level
+                samples[frame * 2 + 1] *= level
+                fade += 1
+            }
+            if count > 0 { lastFrame = (samples[count * 2 - 2], samples[count * 2 - 1]) }
+            if count < frames {
+                readerWaiting = true
+                waitingForFrames.store(true, ordering: .relaxed)
+                try? host.requestCallback()
+            }
+        }
+        // What is missing fades from the last frame to silence, so a gap never clicks.
+        for frame in count..<frames {
+            let level = max(0, 1 - Float(frame - count + 1) / Float(Player.fadeFrames))
+            samples[frame * 2] = lastFrame.0 * level
+            samples[frame * 2 + 1] = lastFrame.1 * level
+        }
+        if count < frames { lastFrame = (0, 0) }
+        if ring.read.load(ordering: .relaxed) >= nextMark.load(ordering: .acquiring) {
+            nextMark.store(Int.max, ordering: .relaxed)
+            try? host.requestCallback()
+        }
+        return frames
+    }
+
+
+    /// The loop thread looked at the marks: the render thread asks again at the next one.
+    public func armNextMark() {
+        let read = ring.read.load(ordering: .acquiring)
+        let generation = ringGeneration.load(ordering: .acquiring)
+        let next = marks.withLock { marks in marks.first { $0.generation == generation && $0.frame > read }?.frame } ?? Int.max
+        nextMark.store(next, ordering: .releasing)
+    }
+
+    func post(_ event: PlayerEvent) {
+        pendingEvents.withLock { $0.append(event) }
+        try? host.requestCallback()
+    }
+
+    func mark(_ mark: Mark) {
+        marks.withLock { marks in
+            marks.removeAll { $0.generation != mark.generation }
+            marks.append(mark)
+        }
+        let read = ring.read.load(ordering: .acquiring)
+        if mark.frame > read { nextMark.store(min(nextMark.load(ordering: .relaxed), mark.frame), ordering: .releasing) }
+        try? host.requestCallback()
+    }
+
+    /// The request the decode thread serves, unless a newer one replaced it.
+    func isCurrent(_ serial: Int) -> Bool { request.withLock { $0?.serial == serial } }
+
+    func nextRequest(after serial: Int) -> Request? {
+        request.withLock { current in current.flatMap { $0.serial != serial ? $0 : nil } }
+    }
+
+    var ringForDecoding: SampleRing { ring }
+
+    func beginGeneration(live: Bool) -> Int {
+        liveWaiting.store(live, ordering: .relaxed)
+        let generation = ring.beginGeneration()
+        ringGeneration.store(generation, ordering: .releasing)
+        return generation
+    }
+
+    func finish(_ generation: Int) { doneGeneration.store(generation, ordering: .releasing) }
+
+    func waitForWork(milliseconds: Int) { wake.wait(milliseconds: milliseconds) }
+
+    var loudnessTarget: Double { target }
+}

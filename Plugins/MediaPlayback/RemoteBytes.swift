@@ -1,0 +1,25 @@
+import CFFmpeg
+
+/// Small documents (playlists, station pictures) read through FFmpeg's protocols: a file path, or
+/// HTTP(S) with its redirects.
+public enum RemoteBytes {
+    /// The first `maxBytes` bytes at `url`.
+    public static func fetch(_ url: String, maxBytes: Int, cancellation: Cancellation = Cancellation()) throws(MediaError) -> [UInt8] {
+        var context: UnsafeMutablePointer<AVIOContext>?
+        var interrupt = cancellation.interrupt
+        var options: OpaquePointer?
+        av_dict_set(&options, "rw_timeout", "10000000", 0)
+        let status = avio_open2(&context, url, AVIO_FLAG_READ, &interrupt, &options)
+        av_dict_free(&options)
+        guard status >= 0, let opened = context else { throw .open(url, MediaError.text(status)) }
+        defer { avio_closep(&context) }
+        var bytes = [UInt8](repeating: 0, count: maxBytes)
+        var total = 0
+        while total < maxBytes {
+            let count = bytes.withUnsafeMutableBufferPointer { avio_read(opened, $0.baseAddress! + total, Int32(maxBytes - total)) }
+            if count <= 0 { break }
+            total += Int(count)
+        }
+        return Array(bytes[..<total])
+    }
+}

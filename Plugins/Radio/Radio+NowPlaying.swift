@@ -1,0 +1,71 @@
+import DeckSDK
+
+/// Radio in now playing: the stream's title and artist as they change, the station's picture,
+/// live (no duration, no seek); next and previous walk the stations.
+extension Radio: DeckNowPlayingPlugin {
+    static let commands: Set<RemoteCommand.Kind> = [.play, .pause, .togglePlayPause, .stop, .next, .previous]
+
+    /// The title the stream gives now, if any.
+    var streamTitle: String? { streamTags["title"] ?? streamTags["streamtitle"] }
+
+    func publish() {
+        guard let station = current else { return }
+        do {
+            var info = NowPlaying(title: streamTitle ?? station.name, artists: streamTags["artist"].map { [$0] } ?? [],
+                                  album: station.name, duration: nil, elapsed: 0, state: .playing)
+            info.isLive = true
+            info.mediaType = .audio
+            info.rate = 1
+            info.artwork = images[station.id]
+            try host.setNowPlaying(info)
+            try host.setQueue(stations.map { QueueEntry(id: $0.id, title: $0.name, artist: $0.desc) },
+                              current: stations.firstIndex { $0.id == station.id })
+            try host.enableCommands(Radio.commands)
+            try host.setNowPlayingContent([station.id])
+        } catch {
+            host.log(.warning, "now playing not published: \(error.message)")
+        }
+        refreshScreen()
+    }
+
+    func publishState(_ state: PlaybackState) {
+        if current != nil { try? host.setPosition(elapsed: 0, rate: state == .playing && status == .playing ? 1 : 0, state: state) }
+        refreshScreen()
+    }
+
+    func handle(_ command: RemoteCommand, token: UInt64) -> CommandResult? {
+        switch command {
+        case .play:
+            return attempt { try self.start(item: nil) }
+        case .pause, .stop:
+            // A live stream does not wait: pausing stops it, playing tunes in again.
+            guard streamOpen else { return .noActionableNowPlayingItem }
+            stop()
+            if command == .pause {
+                status = .paused
+                publishState(.paused)
+            }
+        case .togglePlayPause:
+            return handle(streamOpen ? .pause : .play, token: token)
+        case .next, .previous:
+            guard !stations.isEmpty else { return .noSuchContent }
+            let index = stations.firstIndex { $0.id == currentID } ?? -1
+            let step = command == .next ? 1 : -1
+            let target = stations[((index + step) % stations.count + stations.count) % stations.count]
+            return attempt { try self.start(item: target.id) }
+        default:
+            return .commandFailed
+        }
+        return .success
+    }
+
+    private func attempt(_ body: () throws -> Void) -> CommandResult {
+        do {
+            try body()
+            return .success
+        } catch {
+            host.log(.warning, "command failed: \(error)")
+            return .commandFailed
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import DeckSDK
+import FoundationEssentials
+import MediaPlayback
+
+/// Internet radio as SwiftRadio built it: a station list (SwiftRadio's stations.json), HTTP and
+/// Icecast streams decoded by FFmpeg with their ICY or Ogg titles, reconnection with backoff,
+/// favourites, a browse tree and a list screen; loudness brought to one target as it plays.
+final class Radio: DeckAudioPlugin {
+    static let descriptor = PluginDescriptor(
+        id: "org.deck.radio", name: "Radio", version: "0.1.0", vendor: "Deck",
+        description: "Internet radio: Icecast and HTTP streams with their titles, a station list, favourites")
+
+    /// What the driver sees of the connection.
+    enum Status: Equatable {
+        case idle
+        case connecting
+        case playing
+        case buffering
+        case reconnecting(attempt: Int, of: Int, seconds: Double)
+        case failed(String)
+        case paused
+    }
+
+    let host: DeckHost
+    let player: Player
+    let watcher: StationWatcher
+    var stations: [Station] = []
+    var images: [String: [UInt8]] = [:]
+    /// The station playing or last played (its id), and how it goes.
+    var currentID: String?
+    var status = Status.idle
+    var streamTags: [String: String] = [:]
+    var saved: RadioState
+    let statePath: String?
+    var streamOpen = false
+    private var waiting: String?
+    /// The list on the display while one is attached, and the image ids of the stations.
+    var rootID: UInt64?
+    var imageIDs: [String: UInt64] = [:]
+
+    init(host: DeckHost) throws {
+        guard host.hasEntitlement("audio") else { throw DeckError(.notEntitled, "Radio needs the audio entitlement") }
+        self.host = host
+        let settings = RadioSettings(json: host.settings)
+        player = Player(host: host, target: settings.loudnessTarget)
+        statePath = host.dataPath.map { "\($0)/radio.json" }
+        saved = statePath.flatMap(RadioState.load) ?? RadioState()
+        let path = settings.stations
+            ?? host.dataPath.map { "\($0)/stations.json" }.flatMap { FileBytes.signature($0) != nil ? $0 : nil }
+            ?? DeckPluginExport.bundlePath.map { "\($0)/stations.json" } ?? "stations.json"
+        watcher = StationWatcher(path: path, host: host)
+        if !host.hasPermission("network") { host.log(.warning, "Radio holds no network permission: streams on other hosts will not open") }
+    }
+
+    func activate() throws {
+        watcher.start()
+        onCallback()
+    }
+
+    func deactivate() {
+        stop()
+        watcher.shutDown()
+        player.shutDown()
+    }
+
+    var current: Station? { stations.first { $0.id == currentID } }
+
+    /// `item` is a station's id (its stream URL) or its name; nil: the last one played, else the first.
+    func start(item: String?) throws {
+        let wanted = item ?? currentID ?? saved.last ?? stations.first?.id
+        guard let station = stations.first(where: { $0.id == wanted || $0.name == wanted }) else {
+            throw DeckError(.invalid, stations.isEmpty ? "the station list is empty (\(watcher.path))" : "no station \"\(wanted ?? "")\"")
+        }
+        switch try host.requestFocus(context: "music", acceptsDelayed: true) {
+        case .granted:
+            try tune(station)
+        case .delayed(let reason):
+            waiting = station.id
+            host.log(.info, "\(station.name) waits: \(reason)")
+        case .rejected(let reason):
+            throw DeckError(.state, reason)
+        }
+    }
+
+    /// Plays `station` now (focus is held).
+    func tune(_ station: Station) throws {
+        currentID = station.id
+        streamTags = [:]
+        status = .connecting
+        player.play([PlayerItem(url: station.streamURL, live: true, seed: saved.loudness[station.id])], from: 0)
+        if !streamOpen {
+            try host.openStream()
+            streamOpen = true
+        }
+        if saved.last != station.id {
+            saved.last = station.id
+            save()
+        }
+        host.log(.info, "tuning to \(station.name) (\(station.streamURL))")
+        publish()
+    }
+
+    func stop() {
+        player.stop()
+        try? host.closeStream()
+        streamOpen = false
+        try? host.abandonFocus()
+        waiting = nil
+        if status != .idle, !isFailed { status = .idle }
+        publishState(.stopped)
+    }
+
+    var isFailed: Bool { if case .failed = status { true } else { false } }
+
+    func render(frames: Int, into samples: UnsafeMutablePointer<Float>) -> Int {
+        player.render(frames: frames, into: samples)
+    }
+
+    func onCallback() {
+        if let update = watcher.take() { apply(update) }
+        for event in player.events() { handle(event) }
+        if currentID != nil, streamOpen {
+            switch status {
+            case .connecting, .playing, .buffering:
+                let now: Status = player.isBuffering ? (status == .connecting ? .connecting : .buffering) : .playing
+                if now != status {
+                    status = now
+                    publishState(.playing)
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    private func handle(_ event: PlayerEvent) {
+        switch event {
+        case .opened(_, let tags, _, _):
+            if case .reconnecting = status {
+                host.log(.info, "\(current?.name ?? "the stream") is back")
+                status = .buffering
+            }
+            streamTags = tags
+            publish()
+        case .tags(_, let tags):
+            streamTags = tags
+            host.log(.info, "now on \(current?.name ?? "?"): \(streamTags["artist"].map { "\($0) – " } ?? "")\(streamTags["title"] ?? "")")
+            publish()
+        case .reconnecting(_, let attempt, let of, let seconds, let reason):
+            status = .reconnecting(attempt: attempt, of: of, seconds: seconds)
+            host.log(.warning, "\(current?.name ?? "the stream") dropped (\(reason)); reconnecting in \(seconds) s, attempt \(attempt) of \(of)")
+            publishState(.playing)
+        case .failed(_, let reason):
+            host.log(.error, "\(current?.name ?? "the stream") cannot play: \(reason)")
+            status = .failed(reason)
+            stop()
+        case .loudness(_, let estimate):
+            if let currentID {
+                saved.loudness[currentID] = (estimate * 10).rounded() / 10
+                save()
+            }
+        }
+    }
+
+    /// A new station list arrived (or could not be read): the tree and the screen follow it.
+    private func apply(_ update: StationWatcher.Update) {
+        switch update {
+        case .loaded(let list, let pictures):
+            let changed = list.station != stations
+            stations = list.station
+            images = pictures
+            imageIDs = [:]
+            host.log(.info, "\(stations.count) stations from \(watcher.path)")
+            if changed { try? host.reloadContent() }
+            refreshScreen()
+        case .failed(let reason):
+            host.log(.warning, "station list kept as it was: \(reason)")
+        }
+    }
+
+    func focusChanged(_ change: FocusChange) {
+        switch change {
+        case .loss:
+            host.log(.info, "lost focus; stopping")
+            stop()
+        case .lossTransient:
+            publishState(.interrupted)
+        case .gain:
+            if let waiting, let station = stations.first(where: { $0.id == waiting }) {
+                self.waiting = nil
+                try? tune(station)
+            } else if streamOpen {
+                publishState(.playing)
+            }
+        default:
+            break
+        }
+    }
+
+    func save() {
+        guard let statePath else { return }
+        if !FileBytes.write(saved.encoded, to: statePath) { host.log(.warning, "cannot save \(statePath)") }
+    }
+}
+
+@_cdecl("deck_plugin_entry")
+public func deckPluginEntry() -> UnsafeRawPointer { DeckPluginExport.entry(for: Radio.self) }

@@ -1,0 +1,73 @@
+import Glibc
+import DeckSDK
+import MediaPlayback
+import Synchronization
+
+/// Reads the station list and its pictures off the loop, and again whenever the file changes
+/// (checked every half second); each result reaches the loop through `take()`.
+final class StationWatcher: Sendable {
+    enum Update: Sendable {
+        case loaded(StationList, [String: [UInt8]])
+        case failed(String)
+    }
+
+    static let maxPictureBytes = 512 * 1024
+
+    let path: String
+    private let host: DeckHost
+    private let latest = Mutex<Update?>(nil)
+    private let running = Atomic<Bool>(true)
+
+    init(path: String, host: DeckHost) {
+        self.path = path
+        self.host = host
+    }
+
+    /// Reads the list now (with the pictures on this machine), then watches it from a thread of
+    /// its own, which also fetches pictures named by URL.
+    func start() {
+        latest.withLock { $0 = read(remotePictures: false) }
+        let started = WorkerThread.start { [self] in watch() }
+        if !started { host.log(.error, "no thread to watch \(path)") }
+    }
+
+    func shutDown() { running.store(false, ordering: .releasing) }
+
+    /// The newest list or failure since the last call (loop thread).
+    func take() -> Update? { latest.withLock { update in defer { update = nil }; return update } }
+
+    private func watch() {
+        var seen: [Int]?? = .none
+        while running.load(ordering: .acquiring) {
+            let signature = FileBytes.signature(path)
+            if seen == nil || seen! != signature {
+                seen = .some(signature)
+                let update = read(remotePictures: true)
+                latest.withLock { $0 = update }
+                try? host.requestCallback()
+            }
+            usleep(500_000)
+        }
+    }
+
+    private func read(remotePictures: Bool) -> Update {
+        do {
+            let list = try StationList.load(path)
+            return .loaded(list, pictures(list, remote: remotePictures))
+        } catch {
+            return .failed(error.description)
+        }
+    }
+
+    /// Each station's picture (a file, or with `remote` an http URL), when it can be read.
+    private func pictures(_ list: StationList, remote: Bool) -> [String: [UInt8]] {
+        var result: [String: [UInt8]] = [:]
+        for station in list.station {
+            guard let url = station.imageURL, !url.isEmpty, remote || !url.contains("://") else { continue }
+            let bytes = url.contains("://") ? try? RemoteBytes.fetch(url, maxBytes: StationWatcher.maxPictureBytes)
+                                             : FileBytes.read(url, maxBytes: StationWatcher.maxPictureBytes)
+            if let bytes, !bytes.isEmpty, bytes.count < StationWatcher.maxPictureBytes { result[station.id] = bytes }
+        }
+        return result
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// A real Icecast server on a free loopback port, fed by `ffmpeg` sources; its admin interface
+/// changes a mount's title as a broadcaster's software does. Ends its processes when it goes away.
+public final class IcecastServer {
+    public let port: Int
+    public static let password = "deck"
+    private let dir = TemporaryDirectory()
+    private let server = Process()
+    private var sources: [String: Process] = [:]
+
+    public init() throws {
+        port = try FreePort.tcp()
+        chmod(dir.path, 0o777)  // icecast drops to nobody and logs here
+        let config = """
+            <icecast>
+              <limits><clients>50</clients><sources>8</sources><burst-size>65535</burst-size><source-timeout>5</source-timeout></limits>
+              <authentication><source-password>\(IcecastServer.password)</source-password><admin-user>admin</admin-user>
+                <admin-password>\(IcecastServer.password)</admin-password></authentication>
+              <hostname>127.0.0.1</hostname>
+              <listen-socket><port>\(port)</port><bind-address>127.0.0.1</bind-address></listen-socket>
+              <paths><basedir>/usr/share/icecast2</basedir><logdir>\(dir.path)</logdir><webroot>/usr/share/icecast2/web</webroot>
+                <adminroot>/usr/share/icecast2/admin</adminroot></paths>
+              <logging><accesslog>access.log</accesslog><errorlog>error.log</errorlog><loglevel>3</loglevel></logging>
+              <security><chroot>0</chroot>\(getuid() == 0 ? "<changeowner><user>nobody</user><group>nogroup</group></changeowner>" : "")</security>
+            </icecast>
+            """
+        try config.write(toFile: dir.path + "/icecast.xml", atomically: true, encoding: .utf8)
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/icecast2")
+        server.arguments = ["-c", dir.path + "/icecast.xml"]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        guard waitFor({ (try? self.get("/status-json.xsl")) != nil }) else {
+            throw CommandFailure(description: "icecast2 did not answer on port \(port)")
+        }
+    }
+
+    deinit {
+        for process in Array(sources.values) + [server] where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    public func url(_ mount: String) -> String { "http://127.0.0.1:\(port)\(mount)" }
+
+    /// Feeds `mount` with a sine of `frequency` Hz (amplitude `volume`) encoded by `codec`
+    /// ("opus", "vorbis", "mp3", "aac"), with Ogg comments `title`/`artist` where the format has them.
+    public func startSource(_ mount: String, codec: String, frequency: Int, volume: Double = 0.25,
+                            title: String? = nil, artist: String? = nil) throws {
+        let (encoder, format, type): ([String], String, String) = switch codec {
+        case "opus": (["-c:a", "libopus", "-b:a", "96k"], "ogg", "application/ogg")
+        case "vorbis": (["-c:a", "libvorbis", "-b:a", "96k"], "ogg", "application/ogg")
+        case "aac": (["-c:a", "aac", "-b:a", "96k"], "adts", "audio/aac")
+        default: (["-c:a", "libmp3lame", "-b:a", "128k"], "mp3", "audio/mpeg")
+        }
+        let source = Process()
+        source.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        source.arguments = ["-loglevel", "error", "-re", "-f", "lavfi", "-i", "sine=f=\(frequency):r=48000",
+                            "-af", "volume=\(volume * 2)", "-ac", "2"] + encoder
+            + (title.map { ["-metadata", "title=\($0)"] } ?? []) + (artist.map { ["-metadata", "artist=\($0)"] } ?? [])
+            + ["-content_type", type, "-f", format, "icecast://source:\(IcecastServer.password)@127.0.0.1:\(port)\(mount)"]
+        source.standardOutput = FileHandle.nullDevice
+        source.standardError = FileHandle.nullDevice
+        try source.run()
+        sources[mount] = source
+        guard waitFor({ ((try? self.get("/status-json.xsl")) ?? "").contains(self.url(mount)) }) else {
+            throw CommandFailure(description: "the \(mount) source did not connect to icecast")
+        }
+    }
+
+    /// Ends the source of `mount` at once, as a broadcaster's encoder that crashed.
+    public func killSource(_ mount: String) {
+        guard let source = sources.removeValue(forKey: mount) else { return }
+        kill(source.processIdentifier, SIGKILL)
+        source.waitUntilExit()
+    }
+
+    /// Sets the title of an MP3/AAC mount through the admin interface (ICY `StreamTitle`).
+    public func setTitle(_ mount: String, _ song: String) throws {
+        let query = "mount=\(mount)&mode=updinfo&song=\(song.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? song)"
+        let answer = try get("/admin/metadata?\(query)", user: "admin")
+        guard answer.contains("<return>1</return>") else { throw CommandFailure(description: "icecast refused the title: \(answer)") }
+    }
+
+    private func get(_ path: String, user: String? = nil) throws -> String {
+        let result = try runProgram("/usr/bin/curl", ["-sf", "--max-time", "5"] + (user.map { ["-u", "\($0):\(IcecastServer.password)"] } ?? [])
+                                    + ["http://127.0.0.1:\(port)\(path)"], timeout: 10)
+        guard result.status == 0 else { throw CommandFailure(description: "GET \(path): curl \(result.status)") }
+        return result.output
+    }
+
+    private func waitFor(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<100 {
+            if condition() { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+}
+
+/// Free loopback ports for servers the tests start (never a fixed one).
+public enum FreePort {
+    /// A TCP port nothing listens on now (the kernel's pick for port 0).
+    public static func tcp() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw CommandFailure(description: "no free port: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Radio's misbehaving servers, on a free loopback port it prints first:
+/redirect -> 302 to the URL given as argv[1]; /station.pls and /station.m3u list it;
+/missing -> 404; /garbage -> 200 audio/mpeg streaming text; /slow -> argv[2]'s bytes at a quarter of
+their rate, as an overloaded server."""
+import http.server, socketserver, sys, time
+
+TARGET = sys.argv[1]
+SLOW_FILE = sys.argv[2]
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, kind, body):
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        try:
+            if self.path == "/redirect":
+                self.send_response(302)
+                self.send_header("Location", TARGET)
+                self.end_headers()
+            elif self.path == "/station.pls":
+                self.send(200, "audio/x-scpls", f"[playlist]\nNumberOfEntries=1\nFile1={TARGET}\nTitle1=Deck\n".encode())
+            elif self.path == "/station.m3u":
+                self.send(200, "audio/x-mpegurl", f"#EXTM3U\n#EXTINF:-1,Deck\n{TARGET}\n".encode())
+            elif self.path == "/garbage":
+                self.send_response(200)
+                self.send_header("Content-Type", "audio/mpeg")
+                self.end_headers()
+                for _ in range(300):  # a stream of it, as a broken encoder would send
+                    self.wfile.write(b"this is not audio at all\n" * 400)
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            elif self.path == "/slow":
+                data = open(SLOW_FILE, "rb").read()
+                self.send_response(200)
+                self.send_header("Content-Type", "audio/mpeg")
+                self.end_headers()
+                step = 4000  # 128 kbit/s is 16000 bytes a second: a quarter of it
+                for start in range(0, len(data), step):
+                    self.wfile.write(data[start:start + step])
+                    self.wfile.flush()
+                    time.sleep(1)
+            else:
+                self.send(404, "text/plain", b"not found\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+
+server = Server(("127.0.0.1", 0), Handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()

@@ -1,0 +1,209 @@
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// The Radio app (Plugins/Radio) against a real Icecast server on loopback fed by ffmpeg: titles
+/// from Ogg comments and ICY, reconnection, the servers that misbehave, the station list's reload
+/// and favourites; judged through deckctl and on the rendered file decoded by ffmpeg.
+@Suite(.serialized) struct RadioTests {
+    /// A deckd whose Radio reads `stations` from its data folder, recording to `output`.
+    struct Car {
+        let dir = TemporaryDirectory()
+        let deckd: DeckdProcess
+        var output: String { dir.path + "/out.opus" }
+        var stationsPath: String { dir.path + "/data/org.deck.radio/stations.json" }
+
+        init(stations: [(name: String, url: String, genre: String)]) throws {
+            try FileManager.default.createDirectory(atPath: dir.path + "/data/org.deck.radio", withIntermediateDirectories: true)
+            try RadioTests.write(stations, to: dir.path + "/data/org.deck.radio/stations.json")
+            try #"{"dataDirectory": "data"}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+            deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", Paths.binDir + "/plugins", "--state", "none",
+                                      "--sink", "file:\(dir.path)/out.opus"])
+            guard deckd.waitForLog("deckd: ready") else { throw CommandFailure(description: "deckd did not get ready:\n\(deckd.log)") }
+        }
+
+        func deckctl(_ arguments: [String]) throws -> String { try deckd.deckctl(arguments).output }
+
+        /// Waits until `deckctl now-playing` shows `fragment`.
+        func waitForNowPlaying(_ fragment: String, seconds: Double = 10) throws -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if try deckctl(["now-playing"]).contains(fragment) { return true }
+                usleep(100_000)
+            }
+            return false
+        }
+    }
+
+    static func write(_ stations: [(name: String, url: String, genre: String)], to path: String) throws {
+        let list = ["station": stations.map { ["name": $0.name, "streamURL": $0.url, "desc": "\($0.name) on loopback", "genre": $0.genre,
+                                               "longDesc": "A test station", "imageURL": ""] }]
+        try JSONSerialization.data(withJSONObject: list).write(to: URL(fileURLWithPath: path + ".new"))
+        rename(path + ".new", path)
+    }
+
+    /// The dominant frequency of each second of the rendered file.
+    private func frequencies(_ output: String) throws -> [Double] {
+        let left = try AudioAnalysis.decodeWithFFmpeg(output).left
+        return stride(from: 0, to: left.count - 48_000, by: 48_000).map { AudioAnalysis.dominantFrequency(Array(left[$0..<$0 + 48_000]), start: 0) }
+    }
+
+    @Test func opusAndMP3MountsPlayWithTheirTitlesAndNextMovesThroughTheStations() throws {
+        let icecast = try IcecastServer()
+        try icecast.startSource("/opus.ogg", codec: "opus", frequency: 440, title: "Opus Song", artist: "Opus Band")
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
+        let car = try Car(stations: [("Deck Opus", icecast.url("/opus.ogg"), "Test"), ("Deck MP3", icecast.url("/live.mp3"), "Talk")])
+
+        #expect(try car.deckctl(["launch", "org.deck.radio", "Deck Opus"]).contains("active"))
+        #expect(try car.waitForNowPlaying("Opus Song — Opus Band"), "the Ogg comments: \(car.deckd.log)")
+        let playing = try car.deckctl(["--json", "now-playing"])
+        #expect(playing.contains(#""album":"Deck Opus""#) && playing.contains(#""live":true"#), "\(playing)")
+        try car.deckd.waitForFrames(150)
+
+        _ = try car.deckctl(["next"])
+        #expect(try car.waitForNowPlaying("Deck MP3"))
+        try car.deckd.waitForFrames(100)
+        try icecast.setTitle("/live.mp3", "Some Artist - Some Song")
+        #expect(try car.waitForNowPlaying("Some Song — Some Artist"), "ICY StreamTitle split: \(car.deckd.log)")
+        #expect(car.deckd.waitForLog("now on Deck MP3: Some Artist – Some Song"), "\(car.deckd.log)")
+        try car.deckd.waitForFrames(150)
+        let ui = try car.deckctl(["ui", "org.deck.radio"])
+        #expect(ui.contains("[/0] Stations") && ui.contains("[/1] Genres") && ui.contains("Deck MP3 — Deck MP3 on loopback ♪"), "\(ui)")
+        #expect(car.deckd.stop() == 0)
+
+        let heard = try frequencies(car.output)
+        #expect(heard.contains { abs($0 - 440) < 5 } && heard.contains { abs($0 - 660) < 5 }, "440 Hz then 660 Hz: \(heard)")
+        let first660 = heard.firstIndex { abs($0 - 660) < 5 } ?? 0
+        #expect(heard[..<first660].allSatisfy { abs($0 - 660) >= 5 } && heard[first660...].dropLast().allSatisfy { abs($0 - 660) < 5 },
+                "the station changed once: \(heard)")
+    }
+
+    @Test func aDroppedSourceIsReconnectedWithoutLosingFocusOrClicking() throws {
+        let icecast = try IcecastServer()
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
+        let car = try Car(stations: [("Deck MP3", icecast.url("/live.mp3"), "Test")])
+        _ = try car.deckctl(["launch", "org.deck.radio", "Deck MP3"])
+        try car.deckd.waitForFrames(150)
+        icecast.killSource("/live.mp3")
+        #expect(car.deckd.waitForLog("reconnecting in"), "\(car.deckd.log)")
+        let during = try car.deckctl(["session"])
+        #expect(during.contains("org.deck.radio  music  gain  playing"), "the focus stays: \(during)")
+        #expect(try car.deckctl(["ui", "org.deck.radio"]).contains("Reconnecting in"))
+        usleep(1_500_000)
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, !(try car.deckctl(["ui", "org.deck.radio"]).contains("Deck MP3 · Live")) { usleep(100_000) }
+        #expect(try car.deckctl(["ui", "org.deck.radio"]).contains("Deck MP3 · Live"), "live again: \(car.deckd.log)")
+        try car.deckd.waitForFrames(100)
+        #expect(car.deckd.stop() == 0)
+
+        let left = try AudioAnalysis.decodeWithFFmpeg(car.output).left
+        let gap = AudioAnalysis.longestGapMilliseconds(left, threshold: 0.01, start: 48_000)
+        #expect(gap > 500, "silence while the source was away: \(gap) ms")
+        // A 660 Hz sine of amplitude a moves at most 2π·660/48000·a per sample; a click jumps far more.
+        let peak = left.map { abs($0) }.max() ?? 0
+        let steepest = zip(left.dropFirst(), left).map { abs($0 - $1) }.max() ?? 0
+        // (Opus coding lets it reach about 1.6 times that; a step to silence would be 10 times.)
+        #expect(steepest <= Float(2 * Double.pi * 660 / 48_000) * peak * 2.5, "no click: steepest step \(steepest) for a peak of \(peak)")
+        #expect(try frequencies(car.output).suffix(2).allSatisfy { abs($0 - 660) < 5 }, "the station plays again")
+    }
+
+    @Test func redirectsAndPlaylistsAreFollowed() throws {
+        let icecast = try IcecastServer()
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
+        let odd = try OddServer(target: icecast.url("/live.mp3"))
+        let car = try Car(stations: [("Moved", odd.url("/redirect"), "Test"), ("Listed", odd.url("/station.pls"), "Test"),
+                                     ("Also listed", odd.url("/station.m3u"), "Test")])
+        for name in ["Moved", "Listed", "Also listed"] {
+            _ = try car.deckctl(["launch", "org.deck.radio", name])
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline, !(try car.deckctl(["ui", "org.deck.radio"]).contains("\(name) · Live")) { usleep(100_000) }
+            #expect(try car.deckctl(["ui", "org.deck.radio"]).contains("\(name) · Live"), "\(name): \(car.deckd.log)")
+        }
+        #expect(car.deckd.stop() == 0)
+    }
+
+    @Test func aMissingStationAndGarbageGiveUpAtOnceWithAClearMessageAndDeckdCarriesOn() throws {
+        let odd = try OddServer(target: "http://127.0.0.1:1/none")
+        let car = try Car(stations: [("Gone", odd.url("/missing"), "Test"), ("Noise", odd.url("/garbage"), "Test")])
+        _ = try car.deckctl(["launch", "org.deck.radio", "Gone"])
+        #expect(car.deckd.waitForLog("Gone cannot play: cannot open \(odd.url("/missing")): Server returned 404 Not Found"), "\(car.deckd.log)")
+        #expect(try car.deckctl(["ui", "org.deck.radio"]).contains("Cannot play: cannot open"))
+        #expect(!(try car.deckctl(["session"]).contains("org.deck.radio")), "the focus is given back")
+        _ = try car.deckctl(["launch", "org.deck.radio", "Noise"])
+        #expect(car.deckd.waitForLog("Noise cannot play: cannot open \(odd.url("/garbage")): Invalid data"), "\(car.deckd.log)")
+        #expect(!car.deckd.log.contains("reconnecting"), "neither is tried again")
+        #expect(try car.deckd.deckctl(["status"]).status == 0)
+        #expect(car.deckd.stop() == 0)
+    }
+
+    @Test func aSlowServerShowsBufferingAndPlaysWhatArrives() throws {
+        let dir = TemporaryDirectory()
+        let file = dir.path + "/slow.mp3"
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=550:d=20", "-ac", "2", "-b:a", "128k", file])
+        let odd = try OddServer(target: "http://127.0.0.1:1/none", slowFile: file)
+        let car = try Car(stations: [("Slow", odd.url("/slow"), "Test")])
+        _ = try car.deckctl(["launch", "org.deck.radio", "Slow"])
+        var shown: [String] = []
+        let deadline = Date().addingTimeInterval(12)
+        while Date() < deadline, !(shown.contains { $0.contains("Slow · Buffering…") } && shown.contains { $0.contains("Slow · Live") }) {
+            shown.append(try car.deckctl(["ui", "org.deck.radio"]))
+            usleep(100_000)
+        }
+        #expect(shown.contains { $0.contains("Slow · Live") } && shown.contains { $0.contains("Slow · Buffering…") },
+                "live, then buffering as the server falls behind")
+        #expect(try car.deckctl(["session"]).contains("org.deck.radio  music  gain  playing"))
+        #expect(car.deckd.stop() == 0)
+        #expect(try frequencies(car.output).contains { abs($0 - 550) < 5 })
+    }
+
+    @Test func aChangedStationListReloadsTheTreeAndFavouritesAreKept() throws {
+        let icecast = try IcecastServer()
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
+        let car = try Car(stations: [("One", icecast.url("/live.mp3"), "Pop")])
+        try RadioTests.write([("One", icecast.url("/live.mp3"), "Pop"), ("Two", icecast.url("/live.mp3?two"), "Jazz")], to: car.stationsPath)
+        #expect(car.deckd.waitForLog("2 stations from"), "\(car.deckd.log)")
+        #expect(try car.deckctl(["ui", "org.deck.radio"]).contains("[/0/1] Two — Two on loopback"), "the tree was reloaded")
+        let genres = try car.deckctl(["select", "/1"])
+        #expect(genres.contains("[/1/0] Pop") && genres.contains("[/1/1] Jazz"), "\(genres)")
+        _ = try car.deckctl(["back"])
+
+        _ = try car.deckctl(["launch", "org.deck.radio", "Two"])
+        #expect(try car.waitForNowPlaying("Two"))
+        let screen = try car.deckctl(["ui", "org.deck.radio"])
+        let row = try #require(screen.split(separator: "\n").first { $0.contains("] Two — Two · ") }, "\(screen)")
+        let id = String(row.drop { $0 != "[" }.dropFirst().prefix { $0 != "]" })
+        _ = try car.deckctl(["select", id])
+        #expect(try car.deckctl(["select", "/2"]).contains("[/2/0] Two"), "the favourite is in its tab")
+        #expect(car.deckd.stop() == 0)
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: car.dir.path + "/data/org.deck.radio/radio.json")))
+        #expect((saved as? [String: Any])?["favourites"] as? [String] == [icecast.url("/live.mp3?two")], "kept in the data folder: \(saved)")
+    }
+}
+
+/// Tests/Fixtures/odd-http-server.py: a redirect, playlists, a 404, garbage and a slow stream.
+final class OddServer {
+    private let process = Process()
+    let port: Int
+
+    init(target: String, slowFile: String = "/dev/null") throws {
+        let pipe = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [Paths.repoRoot + "/Tests/Fixtures/odd-http-server.py", target, slowFile]
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let line = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
+        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw CommandFailure(description: "the odd server did not say its port: \(line)")
+        }
+        self.port = port
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)  // the test process may block SIGTERM, which children inherit
+        process.waitUntilExit()
+    }
+}
