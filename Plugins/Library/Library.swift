@@ -1,1 +1,240 @@
 import DeckSDK
+import MediaPlayback
+
+/// The driver's own music: the files in the integrator's media folders (FLAC, Ogg Opus/Vorbis,
+/// MP3, AAC/M4A, WAV…), scanned off the loop, browsed by artist, album, genre and folder, played
+/// gapless from an album or a folder with seek, shuffle and repeat, resumed where it stopped, and
+/// brought to one loudness (ReplayGain 2.0 tags, else measured; album gain within an album).
+final class Library: DeckAudioPlugin {
+    static let descriptor = PluginDescriptor(
+        id: "org.deck.library", name: "Library", version: "0.1.0", vendor: "Deck",
+        description: "The music files on this car: artists, albums, genres and folders")
+
+    let host: DeckHost
+    let player: Player
+    let scanner: LibraryScanner
+    let settings: LibrarySettings
+    var tracks: [Track] = []
+    var tree: LibraryTree
+    var scanning = true
+    var measuring = false
+    var problems: [String] = []
+    /// What plays: track indexes in play order, the order before shuffling, the position in it.
+    var queue: [Int] = []
+    var unshuffled: [Int] = []
+    var position = 0
+    var shuffle = ShuffleMode.off
+    var repeatMode = RepeatMode.off
+    var paused = false
+    var streamOpen = false
+    /// The tags and picture the playing file gave when it opened.
+    var cover: [UInt8]?
+    var coverID: UInt64?
+    var saved: LibraryState
+    let statePath: String?
+    var rootID: UInt64?
+    var limit = 100
+    private var waiting: (queue: [Int], index: Int, at: Double)?
+
+    init(host: DeckHost) throws {
+        guard host.hasEntitlement("audio") else { throw DeckError(.notEntitled, "Library needs the audio entitlement") }
+        self.host = host
+        settings = LibrarySettings(json: host.settings)
+        if settings.folders.isEmpty {
+            host.log(.warning, host.hasPermission("media") ? "no media folders are configured (isolation.mediaFolders)"
+                                                            : "Library holds no media permission: it cannot read music folders")
+        }
+        player = Player(host: host, target: settings.loudnessTarget)
+        let indexPath = host.dataPath.map { "\($0)/library.json" }
+        statePath = host.dataPath.map { "\($0)/library-state.json" }
+        saved = statePath.flatMap(LibraryState.load) ?? LibraryState()
+        scanner = LibraryScanner(folders: settings.folders, indexPath: indexPath, host: host)
+        tracks = LibraryScanner.savedIndex(indexPath)
+        tree = LibraryTree(tracks: tracks, folders: settings.folders, limit: limit)
+    }
+
+    func activate() throws {
+        scanner.start(known: tracks)
+    }
+
+    func deactivate() {
+        saveState()
+        stop()
+        scanner.shutDown()
+        player.shutDown()
+    }
+
+    /// The track playing now, if any.
+    var currentTrack: Track? { queue.indices.contains(position) ? tracks[queue[position]] : nil }
+
+    /// `item`: a track's path (its album is the queue), `album:<key>`, `folder:<path>`; nil resumes
+    /// where the driver stopped, else plays the first album.
+    func start(item: String?) throws {
+        let (order, index, at) = try resolve(item)
+        switch try host.requestFocus(context: "music", acceptsDelayed: true) {
+        case .granted:
+            try play(order, from: index, at: at)
+        case .delayed(let reason):
+            waiting = (order, index, at)
+            host.log(.info, "waits: \(reason)")
+        case .rejected(let reason):
+            throw DeckError(.state, reason)
+        }
+    }
+
+    private func resolve(_ item: String?) throws -> ([Int], Int, Double) {
+        guard !tracks.isEmpty else { throw DeckError(.state, scanning ? "the library is being scanned; nothing found yet" : "the library is empty") }
+        let byPath = Dictionary(tracks.indices.map { (tracks[$0].path, $0) }, uniquingKeysWith: { first, _ in first })
+        guard let item else {
+            let order = saved.queue.compactMap { byPath[$0] }
+            if !order.isEmpty, let index = byPath[saved.queue[min(saved.index, saved.queue.count - 1)]].flatMap(order.firstIndex) {
+                return (order, index, saved.position)
+            }
+            return (tree.tabs[1].children.first?.trackIndexes ?? [0], 0, 0)
+        }
+        if item.hasPrefix("album:") || item.hasPrefix("folder:") || item.hasPrefix("artist:") || item.hasPrefix("genre:") {
+            guard let node = find(item, in: tree.tabs) else { throw DeckError(.invalid, "no \(item) in the library") }
+            return (node.trackIndexes, 0, 0)
+        }
+        guard let index = byPath[item] else { throw DeckError(.invalid, "no track \(item) in the library") }
+        let album = tracks.indices.filter { tracks[$0].albumKey == tracks[index].albumKey }
+        let order = find("album:\(tracks[index].albumKey)", in: tree.tabs)?.trackIndexes ?? album
+        return (order, order.firstIndex(of: index) ?? 0, 0)
+    }
+
+    func find(_ id: String, in nodes: [BrowseNode]) -> BrowseNode? {
+        for node in nodes {
+            if node.id == id { return node }
+            if node.track == nil, let found = find(id, in: node.children) { return found }
+        }
+        return nil
+    }
+
+    /// Plays `order` from `index`, `at` seconds into it (focus is held).
+    func play(_ order: [Int], from index: Int, at: Double = 0) throws {
+        queue = order
+        unshuffled = order
+        shuffle = .off
+        try playQueue(from: index, at: at)
+    }
+
+    /// (Re)starts the player on the queue from `index`.
+    func playQueue(from index: Int, at: Double = 0) throws {
+        position = max(0, min(index, queue.count - 1))
+        cover = nil
+        coverID = nil
+        // One album plays at its album gain (its quiet tracks stay quiet); a mix at track gains.
+        let oneAlbum = Set(queue.map { tracks[$0].albumKey }).count == 1
+        let items = queue.map { index in
+            let track = tracks[index]
+            return PlayerItem(url: track.path, loudness: oneAlbum ? track.albumLoudness ?? track.loudness : track.loudness ?? track.albumLoudness)
+        }
+        player.play(items, from: position, at: at)
+        paused = false
+        if !streamOpen {
+            try host.openStream()
+            streamOpen = true
+        }
+        host.log(.info, "playing \(currentTrack.map { "\($0.artist) – \($0.title)" } ?? "?") (\(position + 1) of \(queue.count))")
+        publish(elapsed: at)
+        saveState(elapsed: at)
+    }
+
+    func stop() {
+        player.stop()
+        try? host.closeStream()
+        streamOpen = false
+        paused = false
+        try? host.abandonFocus()
+        waiting = nil
+        publishState(.stopped, elapsed: 0)
+    }
+
+    func render(frames: Int, into samples: UnsafeMutablePointer<Float>) -> Int {
+        player.render(frames: frames, into: samples)
+    }
+
+    func onCallback() {
+        if let progress = scanner.take() { apply(progress) }
+        for event in player.events() {
+            switch event {
+            case .opened(let index, _, _, let picture):
+                if index == position, let picture, picture != cover {
+                    cover = picture
+                    coverID = nil
+                    publish(elapsed: player.current?.elapsed ?? 0)
+                }
+            case .failed(let index, let reason):
+                host.log(.warning, "skipped \(queue.indices.contains(index) ? tracks[queue[index]].path : "?"): \(reason)")
+            case .tags, .reconnecting, .loudness:
+                break
+            }
+        }
+        followPlayer()
+    }
+
+    /// The player moved to the next track or finished the queue: follow it, repeat, or stop.
+    private func followPlayer() {
+        guard streamOpen, !paused else { return }
+        if player.hasFinished {
+            if repeatMode == .all, !queue.isEmpty { try? playQueue(from: 0) } else { stop() }
+            return
+        }
+        player.armNextMark()
+        guard let now = player.current, now.index != position else { return }
+        if repeatMode == .one {
+            try? playQueue(from: position)
+            return
+        }
+        position = now.index
+        cover = nil
+        coverID = nil
+        publish(elapsed: now.elapsed)
+        saveState(elapsed: now.elapsed)
+    }
+
+    /// A scan step arrived: the tree (and the browsers showing it) follow.
+    private func apply(_ progress: LibraryScanner.Progress) {
+        let playing = queue.map { tracks[$0].path }, before = unshuffled.map { tracks[$0].path }
+        tracks = progress.tracks
+        scanning = progress.scanning
+        measuring = progress.measuring
+        problems = progress.problems
+        tree = LibraryTree(tracks: tracks, folders: settings.folders, limit: limit)
+        let byPath = Dictionary(tracks.indices.map { (tracks[$0].path, $0) }, uniquingKeysWith: { first, _ in first })
+        queue = playing.compactMap { byPath[$0] }
+        unshuffled = before.compactMap { byPath[$0] }
+        try? host.reloadContent()
+        refreshScreen()
+    }
+
+    func focusChanged(_ change: FocusChange) {
+        switch change {
+        case .loss:
+            saveState()
+            stop()
+        case .lossTransient:
+            publishState(.interrupted, elapsed: player.current?.elapsed ?? 0)
+        case .gain:
+            if let waiting {
+                self.waiting = nil
+                try? play(waiting.queue, from: waiting.index, at: waiting.at)
+            } else if streamOpen {
+                publishState(paused ? .paused : .playing, elapsed: player.current?.elapsed ?? 0)
+            }
+        default:
+            break
+        }
+    }
+
+    /// Keeps what plays and where, so the next start resumes there.
+    func saveState(elapsed: Double? = nil) {
+        guard let statePath, !queue.isEmpty else { return }
+        saved = LibraryState(queue: queue.map { tracks[$0].path }, index: position,
+                             position: elapsed ?? player.current?.elapsed ?? 0)
+        if !saved.write(to: statePath) { host.log(.warning, "cannot save \(statePath)") }
+    }
+}
+
+@_cdecl("deck_plugin_entry")
+public func deckPluginEntry() -> UnsafeRawPointer { DeckPluginExport.entry(for: Library.self) }

@@ -9,7 +9,9 @@ public final class LoudnessNormalizer {
     public static let defaultTarget = -18.0
     /// The most a source is raised or lowered, in dB.
     static let gainRange = -20.0...12.0
-    /// How fast the adapting gain may move, in dB a second (slow: no audible pumping).
+    /// How fast the adapting gain may move, in dB a second: quickly while a new source settles
+    /// (its first 10 s), then slowly, so it never pumps.
+    static let settlingDBPerSecond = 3.0
     static let slewDBPerSecond = 0.5
     /// The adapting estimate's time constant, in seconds.
     static let adaptSeconds = 20.0
@@ -38,7 +40,10 @@ public final class LoudnessNormalizer {
     /// `continuing`: it follows the last one without a gap (the limiter keeps its delay line).
     public func begin(loudness: Double?, seed: Double? = nil, continuing: Bool = false) {
         if !continuing { limiter.reset() }
-        known = loudness.flatMap { $0.isFinite && (-70.0...0).contains($0) ? $0 : nil }
+        let level = loudness.flatMap { $0.isFinite && (-70.0...0).contains($0) ? $0 : nil }
+        // Tracks not measured yet that follow one another adapt as one programme: no jump between them.
+        if continuing, level == nil, known == nil { return }
+        known = level
         estimate = known == nil ? seed.flatMap { $0.isFinite && (-70.0...0).contains($0) ? $0 : nil } : nil
         sinceReading = 0
         measuredFrames = 0
@@ -55,7 +60,8 @@ public final class LoudnessNormalizer {
     public func process(_ samples: UnsafeMutablePointer<Float>, frames: Int) {
         guard frames > 0 else { return }
         if known == nil { adapt(samples, frames: frames) }
-        let step = LoudnessNormalizer.slewDBPerSecond * Double(frames) / Double(MediaSource.sampleRate)
+        let settling = known == nil && measuredFrames < MediaSource.sampleRate * 10
+        let step = (settling ? LoudnessNormalizer.settlingDBPerSecond : LoudnessNormalizer.slewDBPerSecond) * Double(frames) / Double(MediaSource.sampleRate)
         let next = gain + max(-step, min(step, goal - gain))
         let from = Float(pow(10, gain / 20)), to = Float(pow(10, next / 20))
         for frame in 0..<frames {
@@ -64,7 +70,7 @@ public final class LoudnessNormalizer {
             samples[frame * 2 + 1] *= factor
         }
         gain = next
-        limiter.process(samples, frames: frames)
+        limiter.process(samples, frames: frames, active: gain > 0 || goal > 0)
     }
 
     private func adapt(_ samples: UnsafeMutablePointer<Float>, frames: Int) {

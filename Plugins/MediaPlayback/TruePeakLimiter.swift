@@ -2,24 +2,15 @@ import Glibc
 
 /// Keeps the true peak (the peak between samples, estimated by 4× oversampling as ITU-R BS.1770
 /// describes) under −1 dBTP: a 1 ms look-ahead, a gain ramp that reaches each over's level exactly
-/// at the over, and a 100 ms release. Delays the audio by `lookAhead` frames. Decode thread only.
+/// at the over, and a 100 ms release. The audio is always delayed by `lookAhead` frames; the
+/// detection runs only while `active` (gain is being added), since lowering a source makes no over.
+/// Decode thread only.
 final class TruePeakLimiter {
     static let ceiling = Float(pow(10, -1.0 / 20))
-    let lookAhead = 48
-    /// The last 2 × lookAhead + 1 frames' needed gains and the delayed audio.
-    private var needed: [Float]
-    private var delayed: [Float]
-    /// The last `taps` input samples per channel, for the oversampling filter.
-    private var history: [[Float]] = [[Float](repeating: 0, count: TruePeakLimiter.taps), [Float](repeating: 0, count: TruePeakLimiter.taps)]
-    private var position = 0
-    private var average: [Float]
-    private var averageSum: Float
-    private var gain: Float = 1
-    private let release = Float(1 - exp(-1.0 / (0.1 * 48_000)))
-
+    static let lookAhead = 48
     static let taps = 12
     /// Windowed-sinc filters for the three points between two samples (¼, ½, ¾).
-    static let phases: [[Float]] = (1...3).map { phase in
+    static let phases: [Float] = (1...3).flatMap { phase in
         (0..<taps).map { tap in
             let x = Double(tap - taps / 2 + 1) - Double(phase) / 4
             let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
@@ -28,58 +19,98 @@ final class TruePeakLimiter {
         }
     }
 
+    private let window = 2 * TruePeakLimiter.lookAhead + 1
+    /// The gain each of the last `window` frames needs, the delayed audio, the filters' history.
+    private let needed: UnsafeMutablePointer<Float>
+    private let delayed: UnsafeMutablePointer<Float>
+    private let history: UnsafeMutablePointer<Float>
+    private let ramp: UnsafeMutablePointer<Float>
+    private var rampSum: Float = 0
+    private var position = 0
+    /// The lowest needed gain in the window and how many frames ago it came.
+    private var lowest: Float = 1
+    private var lowestAge = 0
+    private var gain: Float = 1
+    private let release = Float(1 - exp(-1.0 / (0.1 * 48_000)))
+
     init() {
-        needed = [Float](repeating: 1, count: 2 * lookAhead + 1)
-        delayed = [Float](repeating: 0, count: lookAhead * 2)
-        average = [Float](repeating: 1, count: lookAhead + 1)
-        averageSum = Float(lookAhead + 1)
+        needed = .allocate(capacity: window)
+        delayed = .allocate(capacity: TruePeakLimiter.lookAhead * 2)
+        history = .allocate(capacity: TruePeakLimiter.taps * 2)
+        ramp = .allocate(capacity: TruePeakLimiter.lookAhead + 1)
+        reset()
+    }
+
+    deinit {
+        needed.deallocate()
+        delayed.deallocate()
+        history.deallocate()
+        ramp.deallocate()
     }
 
     func reset() {
-        for index in needed.indices { needed[index] = 1 }
-        for index in delayed.indices { delayed[index] = 0 }
-        for index in average.indices { average[index] = 1 }
-        for channel in 0..<2 { for index in history[channel].indices { history[channel][index] = 0 } }
-        averageSum = Float(average.count)
+        needed.initialize(repeating: 1, count: window)
+        delayed.initialize(repeating: 0, count: TruePeakLimiter.lookAhead * 2)
+        history.initialize(repeating: 0, count: TruePeakLimiter.taps * 2)
+        ramp.initialize(repeating: 1, count: TruePeakLimiter.lookAhead + 1)
+        rampSum = Float(TruePeakLimiter.lookAhead + 1)
+        lowest = 1
+        lowestAge = 0
         gain = 1
+        position = 0
     }
 
     /// Limits `frames` interleaved stereo frames in place (delayed by `lookAhead`).
-    func process(_ samples: UnsafeMutablePointer<Float>, frames: Int) {
+    func process(_ samples: UnsafeMutablePointer<Float>, frames: Int, active: Bool) {
+        let lookAhead = TruePeakLimiter.lookAhead, taps = TruePeakLimiter.taps
         for frame in 0..<frames {
-            var peak: Float = 0
-            for channel in 0..<2 {
-                let sample = samples[frame * 2 + channel]
-                history[channel].removeFirst()
-                history[channel].append(sample)
-                peak = max(peak, abs(sample), truePeak(history[channel]))
+            var required: Float = 1
+            if active {
+                var peak: Float = 0
+                for channel in 0..<2 {
+                    let line = history + channel * taps
+                    line.update(from: line + 1, count: taps - 1)
+                    line[taps - 1] = samples[frame * 2 + channel]
+                    peak = max(peak, abs(line[taps - 1]), TruePeakLimiter.interpolatedPeak(line))
+                }
+                if peak > TruePeakLimiter.ceiling { required = TruePeakLimiter.ceiling / peak }
             }
-            // The gain this frame needs, the lowest needed within ±lookAhead, ramped in over lookAhead.
-            needed[position % needed.count] = peak > TruePeakLimiter.ceiling ? TruePeakLimiter.ceiling / peak : 1
-            let lowest = needed.min() ?? 1
-            let slot = position % average.count
-            averageSum += lowest - average[slot]
-            average[slot] = lowest
-            let ramped = min(lowest, averageSum / Float(average.count))
-            gain = ramped < gain ? ramped : gain + (ramped - gain) * release
-            let delay = position % lookAhead
-            let out = (delayed[delay * 2], delayed[delay * 2 + 1])
-            delayed[delay * 2] = samples[frame * 2]
-            delayed[delay * 2 + 1] = samples[frame * 2 + 1]
+            // The lowest gain needed within ±lookAhead frames, ramped in over lookAhead frames.
+            let slot = position % window
+            needed[slot] = required
+            lowestAge += 1
+            if required <= lowest {
+                lowest = required
+                lowestAge = 0
+            } else if lowestAge >= window {
+                lowest = 1
+                for index in 0..<window where needed[index] < lowest { lowest = needed[index] }
+                lowestAge = 0
+            }
+            let rampSlot = position % (lookAhead + 1)
+            rampSum += lowest - ramp[rampSlot]
+            ramp[rampSlot] = lowest
+            let target = min(lowest, rampSum / Float(lookAhead + 1))
+            gain = target < gain ? target : gain + (target - gain) * release
+            let delay = (position % lookAhead) * 2
+            let out = (delayed[delay], delayed[delay + 1])
+            delayed[delay] = samples[frame * 2]
+            delayed[delay + 1] = samples[frame * 2 + 1]
             samples[frame * 2] = out.0 * gain
             samples[frame * 2 + 1] = out.1 * gain
-            position &+= 1
-            if position == Int.max / 2 { position = 0 }
+            position = position == Int.max ? 0 : position + 1
         }
     }
 
-    /// The largest of the three points between the middle two samples of `window`.
-    private func truePeak(_ window: [Float]) -> Float {
+    /// The largest of the three points between the middle two samples of `line`.
+    private static func interpolatedPeak(_ line: UnsafeMutablePointer<Float>) -> Float {
         var peak: Float = 0
-        for filter in TruePeakLimiter.phases {
-            var sum: Float = 0
-            for tap in 0..<TruePeakLimiter.taps { sum += window[tap] * filter[tap] }
-            peak = max(peak, abs(sum))
+        phases.withUnsafeBufferPointer { filters in
+            for phase in 0..<3 {
+                var sum: Float = 0
+                for tap in 0..<taps { sum += line[tap] * filters[phase * taps + tap] }
+                peak = max(peak, abs(sum))
+            }
         }
         return peak
     }

@@ -20,6 +20,18 @@ public enum AudioAnalysis {
         return try readF32Stereo(raw)
     }
 
+    /// The integrated loudness (LUFS) of `seconds` of `input` from `start`, as ffmpeg's ebur128
+    /// filter measures it.
+    public static func integratedLoudness(_ input: String, start: Double, seconds: Double) throws -> Double {
+        let (status, output) = try runProgram("/usr/bin/ffmpeg", ["-nostats", "-nostdin", "-ss", String(start), "-t", String(seconds), "-i", input, "-vn",
+                                                                  "-af", "ebur128", "-f", "null", "-"])
+        guard status == 0, let line = output.split(separator: "\n").last(where: { $0.contains(" I: ") }),
+              let value = line.split(separator: " ").compactMap({ Double($0) }).first else {
+            throw CommandFailure(description: "ffmpeg's ebur128 gave no loudness (\(status)): \(output.suffix(500))")
+        }
+        return value
+    }
+
     /// Decodes with opusdec to a WAV file and returns its sample frames per channel.
     public static func decodeWithOpusdec(_ path: String) throws -> Int {
         let dir = TemporaryDirectory()

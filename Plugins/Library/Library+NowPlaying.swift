@@ -1,0 +1,107 @@
+import DeckSDK
+
+/// Library in now playing: the track's tags, cover and position, the queue, and the remote
+/// commands (seek, next/previous, shuffle and repeat among them).
+extension Library: DeckNowPlayingPlugin {
+    static let commands: Set<RemoteCommand.Kind> = [.play, .pause, .togglePlayPause, .stop, .next, .previous, .seek, .skip,
+                                                    .setShuffle, .setRepeat]
+
+    func publish(elapsed: Double) {
+        guard let track = currentTrack else { return }
+        do {
+            var info = NowPlaying(title: track.title, artists: [track.artist], album: track.album, duration: track.duration,
+                                  elapsed: elapsed, state: paused ? .paused : .playing)
+            info.albumArtist = track.albumArtist
+            info.artwork = cover
+            info.rate = paused ? 0 : 1
+            try host.setNowPlaying(info)
+            try host.setQueue(queue.map { QueueEntry(id: tracks[$0].path, title: tracks[$0].title, artist: tracks[$0].artist,
+                                                     duration: tracks[$0].duration) }, current: position)
+            try host.setModes(shuffle: shuffle, repeat: repeatMode)
+            try host.enableCommands(Library.commands, skipForward: 15, skipBackward: 15)
+            try host.setNowPlayingContent([track.path])
+        } catch {
+            host.log(.warning, "now playing not published: \(error.message)")
+        }
+        refreshScreen()
+    }
+
+    func publishState(_ state: PlaybackState, elapsed: Double) {
+        if currentTrack != nil { try? host.setPosition(elapsed: elapsed, rate: state == .playing ? 1 : 0, state: state) }
+        refreshScreen()
+    }
+
+    func handle(_ command: RemoteCommand, token: UInt64) -> CommandResult? {
+        let elapsed = player.current?.elapsed ?? saved.position
+        switch command {
+        case .play:
+            if streamOpen, paused { return resume() }
+            return attempt { try self.start(item: nil) }
+        case .pause:
+            guard streamOpen, !paused else { return .noActionableNowPlayingItem }
+            try? host.closeStream()  // the queued audio waits in the player: play continues exactly here
+            streamOpen = false
+            paused = true
+            saveState(elapsed: elapsed)
+            publishState(.paused, elapsed: elapsed)
+        case .togglePlayPause:
+            return handle(streamOpen && !paused ? .pause : .play, token: token)
+        case .stop:
+            saveState(elapsed: elapsed)
+            stop()
+        case .next, .previous:
+            guard !queue.isEmpty else { return .noActionableNowPlayingItem }
+            // Previous restarts the track after its first 3 s, as players do.
+            let target = command == .next ? position + 1 : (elapsed > 3 ? position : position - 1)
+            guard queue.indices.contains(target) || repeatMode == .all else { return .noSuchContent }
+            return attempt { try self.playQueue(from: (target + self.queue.count) % self.queue.count) }
+        case .seek(let seconds):
+            guard currentTrack != nil else { return .noActionableNowPlayingItem }
+            return attempt { try self.playQueue(from: self.position, at: min(seconds, self.currentTrack?.duration ?? seconds)) }
+        case .skip(let seconds):
+            return handle(.seek(max(0, elapsed + seconds)), token: token)
+        case .setShuffle(let mode):
+            guard let current = queue.indices.contains(position) ? queue[position] : nil else { return .noActionableNowPlayingItem }
+            shuffle = mode
+            if mode == .off {
+                queue = unshuffled
+            } else {
+                var rest = unshuffled.filter { $0 != current }
+                rest.shuffle()
+                queue = [current] + rest
+            }
+            // The track plays on; what follows it is the new order.
+            let keep = unshuffled
+            let result = attempt { try self.playQueue(from: self.queue.firstIndex(of: current) ?? 0, at: elapsed) }
+            unshuffled = keep
+            shuffle = mode
+            return result
+        case .setRepeat(let mode):
+            repeatMode = mode
+            try? host.setModes(shuffle: shuffle, repeat: mode)
+        default:
+            return .commandFailed
+        }
+        return .success
+    }
+
+    private func resume() -> CommandResult {
+        attempt {
+            guard try self.host.requestFocus(context: "music", acceptsDelayed: false) == .granted else { throw DeckError(.state, "no focus") }
+            try self.host.openStream()
+            self.streamOpen = true
+            self.paused = false
+            self.publishState(.playing, elapsed: self.player.current?.elapsed ?? 0)
+        }
+    }
+
+    private func attempt(_ body: () throws -> Void) -> CommandResult {
+        do {
+            try body()
+            return .success
+        } catch {
+            host.log(.warning, "command failed: \(error)")
+            return .commandFailed
+        }
+    }
+}

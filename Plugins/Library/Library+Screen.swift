@@ -1,0 +1,87 @@
+import DeckSDK
+import FoundationEssentials
+
+/// Library on the car's display: a list (what plays with its cover, the scan's progress, the
+/// albums) and the browse tree (Artists, Albums, Genres, Folders; long levels in sections).
+extension Library: DeckUIPlugin, DeckContentPlugin {
+    func displayChanged(attached: Bool) {
+        rootID = nil
+        coverID = nil
+        guard attached else { return }
+        do { rootID = try host.setRoot(screen).id } catch { host.log(.warning, "no screen: \(error.message)") }
+    }
+
+    func limitsChanged(_ limits: String) {
+        struct Limits: Decodable { var contentItems: Int }
+        guard let decoded = try? JSONDecoder().decode(Limits.self, from: Data(limits.utf8)), (2...10_000).contains(decoded.contentItems),
+              decoded.contentItems != limit else { return }
+        limit = decoded.contentItems
+        tree = LibraryTree(tracks: tracks, folders: settings.folders, limit: limit)
+        try? host.reloadContent()
+    }
+
+    func select(templateID: UInt64, key: String, token: UInt64) {
+        do { try start(item: key) } catch { host.log(.warning, "\(key) did not play: \(error)") }
+        try? host.completeSelection(token)
+    }
+
+    var statusText: String {
+        if scanning { return "Scanning… \(tracks.count) tracks so far" }
+        if measuring { return "\(tracks.count) tracks · measuring loudness" }
+        return "\(tracks.count) tracks" + (problems.isEmpty ? "" : " · \(problems.count) skipped")
+    }
+
+    var screen: DeckTemplate {
+        let playing = currentTrack.map { track in
+            DeckItem(track.title, detail: "\(track.artist) · \(track.album)\(paused ? " · paused" : "")", image: coverImage, playing: true)
+        } ?? DeckItem("Nothing playing", detail: statusText)
+        let albums = tree.tabs[1].children.prefix(limit).map { node in
+            DeckItem(key: node.isSection ? nil : node.id, node.title, detail: node.subtitle)
+        }
+        return .list("Library", sections: [DeckSection(header: "Now playing", items: [playing]),
+                                           DeckSection(header: "Albums · \(statusText)", items: Array(albums))])
+    }
+
+    private var coverImage: UInt64? {
+        if let coverID { return coverID }
+        guard let cover, let id = try? host.addImage(cover) else { return nil }
+        coverID = id
+        return id
+    }
+
+    func refreshScreen() {
+        guard let rootID else { return }
+        _ = try? host.update(rootID, screen)
+    }
+
+    func childCount(at path: [Int]) -> Int? {
+        path.isEmpty ? tree.tabs.count : tree.node(at: path)?.children.count ?? 0
+    }
+
+    func item(at path: [Int]) -> DeckContentItem? {
+        guard let node = tree.node(at: path) else { return nil }
+        if let index = node.track {
+            let track = tracks[index]
+            return DeckContentItem(id: track.path, title: track.title, subtitle: "\(track.artist) · \(track.album)", playable: true)
+        }
+        return DeckContentItem(id: node.id, title: node.title, subtitle: node.subtitle, container: true)
+    }
+
+    func play(at path: [Int], token: UInt64) {
+        guard let node = tree.node(at: path), let index = node.track, let owner = node.queueOwner else {
+            try? host.completeContent(token, .invalid)
+            return
+        }
+        // The queue is the container the track was chosen in: its album, its genre, its folder.
+        let order = owner.trackIndexes
+        do {
+            switch try host.requestFocus(context: "music", acceptsDelayed: false) {
+            case .granted: try play(order, from: order.firstIndex(of: index) ?? 0)
+            default: throw DeckError(.state, "no focus")
+            }
+            try host.completeContent(token)
+        } catch {
+            try? host.completeContent(token, .state)
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import DeckSDK
+import FoundationEssentials
+import Glibc
+import MediaPlayback
+import Synchronization
+
+/// Scans the media folders off the loop, reading only files that changed since the saved index,
+/// then measures the loudness of what has no ReplayGain tags, album by album. Each step's result
+/// reaches the loop through `take()`, so the library is browsable while it scans.
+final class LibraryScanner: Sendable {
+    struct Progress: Sendable {
+        var tracks: [Track]
+        var scanning: Bool
+        var measuring: Bool
+        var problems: [String]
+    }
+
+    static let maxDepth = 24
+    static let batchFiles = 500
+
+    let folders: [String]
+    let indexPath: String?
+    private let host: DeckHost
+    private let latest = Mutex<Progress?>(nil)
+    private let cancellation = Cancellation()
+
+    init(folders: [String], indexPath: String?, host: DeckHost) {
+        self.folders = folders
+        self.indexPath = indexPath
+        self.host = host
+    }
+
+    /// The index saved by the last scan (empty when there is none).
+    static func savedIndex(_ path: String?) -> [Track] {
+        guard let path, let bytes = FileBytes.read(path, maxBytes: 256 << 20) else { return [] }
+        return (try? JSONDecoder().decode([Track].self, from: Data(bytes))) ?? []
+    }
+
+    func start(known: [Track]) {
+        if !WorkerThread.start({ [self] in run(known: known) }) { host.log(.error, "no thread to scan the library") }
+    }
+
+    func shutDown() { cancellation.cancel() }
+
+    /// The newest progress since the last call (loop thread).
+    func take() -> Progress? { latest.withLock { progress in defer { progress = nil }; return progress } }
+
+    private func publish(_ progress: Progress) {
+        latest.withLock { $0 = progress }
+        try? host.requestCallback()
+    }
+
+    private func run(known: [Track]) {
+        let started = MonotonicSeconds.now
+        let previous = Dictionary(known.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        var progress = Progress(tracks: [], scanning: true, measuring: false, problems: [])
+        var read = 0, reused = 0, lastPublished = MonotonicSeconds.now
+        var visited = Set<[Int]>()
+        func visit(_ folder: String, depth: Int) {
+            guard !cancellation.isCancelled, depth <= LibraryScanner.maxDepth else { return }
+            guard let directory = opendir(folder) else {
+                let problem = "cannot read the folder \(folder): \(String(cString: strerror(errno)))"
+                progress.problems.append(problem)
+                host.log(.warning, problem)
+                return
+            }
+            var names: [String] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if !name.hasPrefix(".") { names.append(name) }
+            }
+            closedir(directory)
+            for name in names.sorted() {
+                let path = "\(folder)/\(name)"
+                var info = stat()
+                guard stat(path, &info) == 0 else { continue }
+                if info.st_mode & S_IFMT == S_IFDIR {
+                    if visited.insert([Int(info.st_dev), Int(info.st_ino)]).inserted { visit(path, depth: depth + 1) }
+                    continue
+                }
+                guard info.st_mode & S_IFMT == S_IFREG, Track.isMusic(name) else { continue }
+                let signature = [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_size)]
+                if let old = previous[path], old.signature == signature {
+                    progress.tracks.append(old)
+                    reused += 1
+                } else {
+                    do {
+                        progress.tracks.append(try Track(path: path, signature: signature))
+                        read += 1
+                    } catch {
+                        progress.problems.append("skipped \(path): \(error)")
+                        host.log(.warning, "skipped \(path): \(error)")
+                    }
+                }
+                if (read + reused) % LibraryScanner.batchFiles == 0 || MonotonicSeconds.now - lastPublished > 0.5 {
+                    lastPublished = MonotonicSeconds.now
+                    publish(progress)
+                }
+            }
+        }
+        for folder in folders { visit(folder, depth: 0) }
+        guard !cancellation.isCancelled else { return }
+        progress.scanning = false
+        progress.measuring = progress.tracks.contains { $0.loudness == nil }
+        publish(progress)
+        save(progress.tracks)
+        host.log(.info, "library: \(progress.tracks.count) tracks (\(read) read, \(reused) unchanged) in "
+                 + "\(Int((MonotonicSeconds.now - started) * 1000)) ms; \(progress.problems.count) problems")
+        measure(&progress)
+    }
+
+    /// Measures, album by album, the tracks that carry no loudness yet.
+    private func measure(_ progress: inout Progress) {
+        let albums = Dictionary(grouping: progress.tracks.indices.filter { progress.tracks[$0].loudness == nil }) { progress.tracks[$0].albumKey }
+        for (_, indexes) in albums.sorted(by: { $0.key < $1.key }) {
+            let scan = LoudnessScan()
+            for index in indexes {
+                guard !cancellation.isCancelled else { return }
+                progress.tracks[index].loudness = scan.measure(progress.tracks[index].path, cancellation: cancellation)
+            }
+            let album = scan.albumLoudness
+            for index in indexes { progress.tracks[index].albumLoudness = album }
+            publish(progress)
+        }
+        progress.measuring = false
+        publish(progress)
+        save(progress.tracks)
+        if !albums.isEmpty { host.log(.info, "library: loudness measured for \(albums.values.map(\.count).reduce(0, +)) tracks") }
+    }
+
+    private func save(_ tracks: [Track]) {
+        guard let indexPath, let data = try? JSONEncoder().encode(tracks) else { return }
+        if !FileBytes.write(Array(data), to: indexPath) { host.log(.warning, "cannot save the library index \(indexPath)") }
+    }
+}
+
+/// Seconds on the monotonic clock.
+enum MonotonicSeconds {
+    static var now: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,44 @@
+import FoundationEssentials
+import MediaPlayback
+
+/// Where the driver was, kept in the data folder: the queue (paths), the track and the position.
+struct LibraryState: Codable, Equatable {
+    var queue: [String] = []
+    var index = 0
+    var position = 0.0
+
+    static func load(_ path: String) -> LibraryState? {
+        guard let bytes = FileBytes.read(path, maxBytes: 16 << 20),
+              var state = try? JSONDecoder().decode(LibraryState.self, from: Data(bytes)) else { return nil }
+        // Numbers from a file are checked before they index or seek anything.
+        state.index = state.queue.indices.contains(state.index) ? state.index : 0
+        state.position = state.position.isFinite && (0...1e9).contains(state.position) ? state.position : 0
+        return state
+    }
+
+    func write(to path: String) -> Bool {
+        guard let data = try? JSONEncoder().encode(self) else { return false }
+        return FileBytes.write(Array(data), to: path)
+    }
+}
+
+/// The integrator's settings for Library (`appSettings."org.deck.library"`): the runtime adds
+/// `mediaFolders`, the folders its sandbox lets it read.
+struct LibrarySettings: Decodable {
+    var folders: [String] = []
+    var loudnessTarget = LoudnessNormalizer.defaultTarget
+
+    enum CodingKeys: String, CodingKey { case mediaFolders, loudnessTarget }
+
+    init(json: String) {
+        if let decoded = try? JSONDecoder().decode(LibrarySettings.self, from: Data(json.utf8)) { self = decoded }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        folders = (try container.decodeIfPresent([String].self, forKey: .mediaFolders) ?? []).map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        if let target = try container.decodeIfPresent(Double.self, forKey: .loudnessTarget), (-40.0...(-5)).contains(target) {
+            loudnessTarget = target
+        }
+    }
+}

@@ -1,0 +1,121 @@
+/// One node of the browse tree: a container (artist, album, genre, folder, or a section of a long
+/// level) or a track (an index into the library's tracks).
+final class BrowseNode {
+    let id: String
+    let title: String
+    let subtitle: String?
+    var children: [BrowseNode]
+    let track: Int?
+    /// A section made because a level was longer than the display shows (not a real container).
+    let isSection: Bool
+    weak var parent: BrowseNode?
+
+    init(id: String, title: String, subtitle: String? = nil, children: [BrowseNode] = [], track: Int? = nil, isSection: Bool = false) {
+        self.id = id
+        self.title = title
+        self.subtitle = subtitle
+        self.children = children
+        self.track = track
+        self.isSection = isSection
+        for child in children { child.parent = self }
+    }
+
+    /// The tracks below, in order (through sections and sub-containers).
+    var trackIndexes: [Int] { track.map { [$0] } ?? children.flatMap(\.trackIndexes) }
+
+    /// The container whose tracks become the queue when one of its tracks plays.
+    var queueOwner: BrowseNode? {
+        var owner = parent
+        while let node = owner, node.isSection { owner = node.parent }
+        return owner
+    }
+}
+
+/// The tutorial's browse tree over the library: Artists › Albums › Tracks, Albums › Tracks,
+/// Genres › Tracks and Folders; a level longer than `limit` is cut into sections (A… – C…), so a
+/// head unit that shows `limit` rows reaches every track.
+struct LibraryTree {
+    static let tabTitles = ["Artists", "Albums", "Genres", "Folders"]
+    let tabs: [BrowseNode]
+
+    init(tracks: [Track], folders: [String], limit: Int) {
+        let limit = max(2, limit)
+        func byName(_ a: String, _ b: String) -> Bool { a.lowercased() < b.lowercased() }
+        func trackNode(_ index: Int) -> BrowseNode {
+            let track = tracks[index]
+            return BrowseNode(id: track.path, title: track.title, subtitle: "\(track.artist) · \(track.album)", track: index)
+        }
+        func albumOrder(_ a: Int, _ b: Int) -> Bool {
+            let x = tracks[a], y = tracks[b]
+            return (x.discNumber ?? 1, x.trackNumber ?? Int.max, x.title.lowercased()) < (y.discNumber ?? 1, y.trackNumber ?? Int.max, y.title.lowercased())
+        }
+        let albums = Dictionary(grouping: tracks.indices) { tracks[$0].albumKey }
+        func albumNode(_ key: String) -> BrowseNode {
+            let members = albums[key]!.sorted(by: albumOrder)
+            let first = tracks[members[0]]
+            return BrowseNode(id: "album:\(key)", title: first.album, subtitle: first.albumArtist + (first.year.map { " · \($0)" } ?? ""),
+                              children: LibraryTree.sectioned(members.map(trackNode), limit: limit))
+        }
+        let byArtist = Dictionary(grouping: albums.keys) { tracks[albums[$0]![0]].albumArtist }
+        let artists = byArtist.keys.sorted(by: byName).map { artist in
+            let keys = byArtist[artist]!.sorted { (tracks[albums[$0]![0]].year ?? 0, $0) < (tracks[albums[$1]![0]].year ?? 0, $1) }
+            return BrowseNode(id: "artist:\(artist)", title: artist, subtitle: "\(keys.count) album\(keys.count == 1 ? "" : "s")",
+                              children: LibraryTree.sectioned(keys.map(albumNode), limit: limit))
+        }
+        let albumList = albums.keys.sorted { byName(tracks[albums[$0]![0]].album, tracks[albums[$1]![0]].album) }.map(albumNode)
+        let genres = Dictionary(grouping: tracks.indices.filter { tracks[$0].genre != nil }) { tracks[$0].genre! }
+        let genreList = genres.keys.sorted(by: byName).map { genre in
+            let members = genres[genre]!.sorted { (tracks[$0].albumArtist, tracks[$0].album) < (tracks[$1].albumArtist, tracks[$1].album) || 
+                ((tracks[$0].albumArtist, tracks[$0].album) == (tracks[$1].albumArtist, tracks[$1].album) && albumOrder($0, $1)) }
+            return BrowseNode(id: "genre:\(genre)", title: genre, children: LibraryTree.sectioned(members.map(trackNode), limit: limit))
+        }
+        tabs = [
+            BrowseNode(id: "tab-artists", title: "Artists", children: LibraryTree.sectioned(artists, limit: limit)),
+            BrowseNode(id: "tab-albums", title: "Albums", children: LibraryTree.sectioned(albumList, limit: limit)),
+            BrowseNode(id: "tab-genres", title: "Genres", children: LibraryTree.sectioned(genreList, limit: limit)),
+            BrowseNode(id: "tab-folders", title: "Folders", children: LibraryTree.folderNodes(tracks: tracks, roots: folders, limit: limit, trackNode: trackNode)),
+        ]
+    }
+
+    /// The node at `path` (child indexes from the tabs).
+    func node(at path: [Int]) -> BrowseNode? {
+        guard let first = path.first, tabs.indices.contains(first) else { return nil }
+        var node = tabs[first]
+        for index in path.dropFirst() {
+            guard node.children.indices.contains(index) else { return nil }
+            node = node.children[index]
+        }
+        return node
+    }
+
+    /// `nodes` as they are when they fit in `limit`, else in sections of `limit` (nested as needed).
+    static func sectioned(_ nodes: [BrowseNode], limit: Int) -> [BrowseNode] {
+        guard nodes.count > limit else { return nodes }
+        let size = Int((Double(nodes.count) / Double(limit)).rounded(.up))
+        let chunk = max(limit, size)
+        let sections = stride(from: 0, to: nodes.count, by: chunk).map { start -> BrowseNode in
+            let members = Array(nodes[start..<min(start + chunk, nodes.count)])
+            let title = "\(members.first!.title.prefix(16)) – \(members.last!.title.prefix(16))"
+            return BrowseNode(id: "section:\(members.first!.id)", title: title, subtitle: "\(members.count) items",
+                              children: sectioned(members, limit: limit), isSection: true)
+        }
+        return sectioned(sections, limit: limit)
+    }
+
+    /// The folders holding music, under each media folder (one media folder: its contents at the top).
+    private static func folderNodes(tracks: [Track], roots: [String], limit: Int, trackNode: (Int) -> BrowseNode) -> [BrowseNode] {
+        func build(_ folder: String, _ members: [Int]) -> BrowseNode {
+            let prefix = folder + "/"
+            let direct = members.filter { tracks[$0].folder == folder }.sorted { tracks[$0].path < tracks[$1].path }
+            let deeper = Dictionary(grouping: members.filter { tracks[$0].folder != folder && tracks[$0].path.hasPrefix(prefix) }) { index in
+                folder + "/" + (tracks[index].path.dropFirst(prefix.count).split(separator: "/").first.map(String.init) ?? "")
+            }
+            let subfolders = deeper.keys.sorted().map { build($0, deeper[$0]!) }
+            let name = folder.split(separator: "/").last.map(String.init) ?? folder
+            return BrowseNode(id: "folder:\(folder)", title: name, subtitle: "\(members.count) tracks",
+                              children: sectioned(subfolders + direct.map(trackNode), limit: limit))
+        }
+        let nodes = roots.map { root in build(root, tracks.indices.filter { tracks[$0].path.hasPrefix(root + "/") }) }
+        return nodes.count == 1 ? nodes[0].children : sectioned(nodes, limit: limit)
+    }
+}

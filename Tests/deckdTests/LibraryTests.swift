@@ -1,0 +1,185 @@
+import DeckTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The Library app (Plugins/Library) on a library made by ffmpeg at test time
+/// (Tests/Fixtures/make-library.sh): the scan, the browse tree, playback with its commands, resume,
+/// and loudness matched across albums and against a radio station, measured on the output by
+/// ffmpeg's ebur128 filter.
+@Suite(.serialized) struct LibraryTests {
+    /// One library per test process: making it takes seconds.
+    static let music: String = {
+        let dir = NSTemporaryDirectory() + "deck-library-\(getpid())"
+        try? FileManager.default.removeItem(atPath: dir)
+        _ = try? runProgram("/bin/bash", [Paths.repoRoot + "/Tests/Fixtures/make-library.sh", dir + "/music", "6"])
+        _ = try? runProgram("/bin/chmod", ["-R", "o+rX", dir])
+        return dir + "/music"
+    }()
+
+    /// A deckd whose Library reads the generated library, keeping its data in `dir`/data.
+    struct Car {
+        let dir: TemporaryDirectory
+        let deckd: DeckdProcess
+
+        init(dir: TemporaryDirectory = TemporaryDirectory(), folders: [String] = [LibraryTests.music], output: String = "out.opus") throws {
+            self.dir = dir
+            let folderList = folders.map { "\"\($0)\"" }.joined(separator: ", ")
+            try #"{"dataDirectory": "data", "isolation": {"mediaFolders": [\#(folderList)]}}"#
+                .write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+            deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", Paths.binDir + "/plugins", "--state", "none",
+                                      "--sink", "file:\(dir.path)/\(output)"])
+            guard deckd.waitForLog("deckd: ready") else { throw CommandFailure(description: "deckd did not get ready:\n\(deckd.log)") }
+        }
+
+        func deckctl(_ arguments: [String]) throws -> String { try deckd.deckctl(arguments).output }
+
+        func waitFor(_ fragment: String, in arguments: [String], seconds: Double = 10) throws -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if try deckctl(arguments).contains(fragment) { return true }
+                usleep(100_000)
+            }
+            return false
+        }
+    }
+
+    @Test func theScanReadsTagsAndSkipsBrokenFilesNamingThem() throws {
+        let car = try Car()
+        #expect(car.deckd.waitForLog("library: 15 tracks (15 read, 0 unchanged)"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("skipped \(LibraryTests.music)/Broken/truncated.flac"))
+        #expect(car.deckd.log.contains("skipped \(LibraryTests.music)/Broken/not audio.mp3"))
+        let artists = try car.deckctl(["ui", "org.deck.library"])
+        #expect(artists.contains("[/0] Artists  [/1] Albums  [/2] Genres  [/3] Folders"), "\(artists)")
+        #expect(artists.contains("[/0/0] Dynamics") && artists.contains("Loud Band — 1 album") && artists.contains("Quiet Band"), "\(artists)")
+        let albums = try car.deckctl(["select", "/0/1"])
+        #expect(albums.contains("Loud Album — Loud Band · 2024"), "\(albums)")
+        let tracks = try car.deckctl(["select", "/0/1/0"])
+        for (number, format) in ["flac", "mp3", "opus", "ogg", "m4a", "wav"].enumerated() {
+            #expect(tracks.contains("Loud Album \(number + 1) — Loud Band · Loud Album"), "\(format): \(tracks)")
+        }
+        _ = try car.deckctl(["back"])
+        _ = try car.deckctl(["back"])
+        let folders = try car.deckctl(["select", "/3"])
+        #expect(folders.contains("[/3/2] Odd names") && !folders.contains("Broken"), "folders with music: \(folders)")
+        let odd = try car.deckctl(["select", "/3/2"])
+        #expect(odd.contains("Ünïcødé & spaces") && odd.contains("no tags at all"), "the file name stands in for a missing title: \(odd)")
+        #expect(car.deckd.stop() == 0)
+    }
+
+    @Test func anAlbumPlaysGaplessWithItsCoverAndAnswersSeekNextShuffleAndRepeat() throws {
+        let car = try Car()
+        #expect(car.deckd.waitForLog("library: 15 tracks"))
+        #expect(try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"]).contains("active"))
+        #expect(try car.waitFor("Loud Album 1 — Loud Band", in: ["now-playing"]))
+        let info = try car.deckctl(["--json", "now-playing"])
+        #expect(info.contains(#""artwork":{"#), "the embedded cover: \(info)")
+        #expect(try car.waitFor("Loud Album 2 — Loud Band", in: ["now-playing"], seconds: 10), "the next track follows by itself")
+        try car.deckd.waitForFrames(100)
+        _ = try car.deckctl(["seek", "4"])
+        #expect(try car.waitFor("0:04 / 0:06", in: ["now-playing"]) || car.waitFor("0:05 / 0:06", in: ["now-playing"]))
+        _ = try car.deckctl(["next"])
+        #expect(try car.waitFor("Loud Album 3 — Loud Band", in: ["now-playing"]))
+        let queue = try car.deckctl(["queue"])
+        #expect(queue.contains("Loud Album 6"), "\(queue)")
+        _ = try car.deckctl(["call", "player.setShuffle", #"{"mode":"items"}"#])
+        _ = try car.deckctl(["call", "player.setRepeat", #"{"mode":"all"}"#])
+        let modes = try car.deckctl(["call", "queue.get"])
+        #expect(modes.contains(#""shuffle": "items""#) && modes.contains(#""repeat": "all""#), "\(modes)")
+        #expect(try car.deckctl(["now-playing"]).contains("Loud Album 3"), "the track plays on when shuffled")
+        #expect(car.deckd.stop() == 0)
+
+        // Track 1 (550 Hz) ran into track 2 (440 Hz) with no gap between them.
+        let left = try AudioAnalysis.decodeWithFFmpeg(car.dir.path + "/out.opus").left
+        let start = left.firstIndex { abs($0) > 0.01 } ?? 0
+        try #require(left.count > start + 48_000 * 8, "8 s played")
+        #expect(AudioAnalysis.longestGapMilliseconds(left, threshold: 0.005, start: start + 48_000 * 5, end: start + 48_000 * 7) <= 2, "gapless")
+        #expect(abs(AudioAnalysis.dominantFrequency(Array(left[(start + 48_000)..<(start + 96_000)]), start: 0) - 550) < 5)
+        #expect(abs(AudioAnalysis.dominantFrequency(Array(left[(start + 48_000 * 6 + 4_800)..<(start + 48_000 * 7)]), start: 0) - 440) < 5)
+    }
+
+    @Test func theDriverResumesWhereTheyWereAndOnlyChangedFilesAreReadAgain() throws {
+        let dir = TemporaryDirectory()
+        var car: Car? = try Car(dir: dir, output: "first.opus")
+        #expect(car!.deckd.waitForLog("library: 15 tracks (15 read, 0 unchanged)"))
+        _ = try car!.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Quiet Band/Quiet Album/02 Track 2.mp3"])
+        #expect(try car!.waitFor("Quiet Album 2", in: ["now-playing"]))
+        _ = try car!.deckctl(["seek", "3"])
+        _ = try car!.deckctl(["pause"])
+        #expect(car!.deckd.stop() == 0)
+        car = nil
+
+        let copy = TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: LibraryTests.music + "/Dynamics", toPath: copy.path + "/Dynamics")
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", copy.path])
+        car = try Car(dir: dir, folders: [LibraryTests.music], output: "second.opus")
+        #expect(car!.deckd.waitForLog("library: 15 tracks (0 read, 15 unchanged)"), "nothing changed: \(car!.deckd.log)")
+        _ = try car!.deckctl(["launch", "org.deck.library"])  // no item: where the driver was
+        #expect(try car!.waitFor("Quiet Album 2 — Quiet Band", in: ["now-playing"]), "resumed on the same track")
+        let resumed = try car!.deckctl(["now-playing"])
+        #expect(resumed.contains("0:03") || resumed.contains("0:04"), "at the same place: \(resumed)")
+        #expect(car!.deckd.stop() == 0)
+        car = nil
+
+        // One file more in a second folder and one changed: only they are read.
+        let touched = LibraryTests.music + "/Odd names/no tags at all.mp3"
+        _ = try runProgram("/usr/bin/touch", [touched])
+        car = try Car(dir: dir, folders: [LibraryTests.music, copy.path], output: "third.opus")
+        #expect(car!.deckd.waitForLog("library: 16 tracks (2 read, 14 unchanged)"), "\(car!.deckd.log)")
+        #expect(car!.deckd.stop() == 0)
+    }
+
+    @Test func aMissingMediaFolderIsReportedAndTheRestPlays() throws {
+        let car = try Car(folders: ["/nonexistent/music", LibraryTests.music])
+        #expect(car.deckd.waitForLog("cannot read the folder /nonexistent/music: No such file or directory"), "\(car.deckd.log)")
+        #expect(car.deckd.waitForLog("library: 15 tracks"))
+        #expect(try car.deckd.deckctl(["status"]).status == 0)
+        #expect(car.deckd.stop() == 0)
+    }
+
+    @Test func albumsMastered10LUApartPlayWithin1LUAndAQuietPassageIsNotLifted() throws {
+        let car = try Car()
+        #expect(car.deckd.waitForLog("library: loudness measured for 15 tracks", seconds: 60), "\(car.deckd.log)")
+        let loud = "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac", quiet = "\(LibraryTests.music)/Quiet Band/Quiet Album/01 Track 1.flac"
+        for track in [loud, quiet, "\(LibraryTests.music)/Dynamics/loud then quiet.flac"] {
+            _ = try car.deckctl(["call", "apps.launch", #"{"id":"org.deck.library","item":"\#(track)"}"#])
+            try car.deckd.waitForFrames(50 * 5)
+        }
+        try car.deckd.waitForFrames(50 * 8)
+        #expect(car.deckd.stop() == 0)
+
+        let output = car.dir.path + "/out.opus"
+        let left = try AudioAnalysis.decodeWithFFmpeg(output).left
+        let start = Double(left.firstIndex { abs($0) > 0.01 } ?? 0) / 48_000
+        let first = try AudioAnalysis.integratedLoudness(output, start: start + 1, seconds: 3)
+        let second = try AudioAnalysis.integratedLoudness(output, start: start + 6, seconds: 3)
+        #expect(abs(first - second) <= 1, "loud album \(first) LUFS, quiet album \(second) LUFS (10 LU apart on disc)")
+        #expect(abs(first - (-18)) <= 1.5, "both near the −18 LUFS target: \(first)")
+        // The dynamic track: its loud half and its quiet half stay 20 dB apart.
+        let loudHalf = try AudioAnalysis.integratedLoudness(output, start: start + 11, seconds: 3)
+        let quietHalf = try AudioAnalysis.integratedLoudness(output, start: start + 17, seconds: 3)
+        #expect(abs((loudHalf - quietHalf) - 20) <= 1.5, "the quiet passage is not lifted: \(loudHalf) then \(quietHalf)")
+    }
+
+    @Test func aRadioStationPlaysWithin1LUOfALibraryTrack() throws {
+        let icecast = try IcecastServer()
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 550, volume: 0.25)
+        let car = try Car()
+        try FileManager.default.createDirectory(atPath: car.dir.path + "/data/org.deck.radio", withIntermediateDirectories: true)
+        try RadioTests.write([("Quiet FM", icecast.url("/live.mp3"), "Test")], to: car.dir.path + "/data/org.deck.radio/stations.json")
+        #expect(car.deckd.waitForLog("library: loudness measured for 15 tracks", seconds: 60))
+        _ = try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"])
+        try car.deckd.waitForFrames(50 * 5)
+        _ = try car.deckctl(["launch", "org.deck.radio", "Quiet FM"])
+        try car.deckd.waitForFrames(50 * 20, seconds: 30)
+        #expect(car.deckd.stop() == 0)
+
+        let output = car.dir.path + "/out.opus"
+        let left = try AudioAnalysis.decodeWithFFmpeg(output).left
+        let start = Double(left.firstIndex { abs($0) > 0.01 } ?? 0) / 48_000
+        let track = try AudioAnalysis.integratedLoudness(output, start: start + 1, seconds: 3)
+        let duration = Double(left.count) / 48_000
+        let station = try AudioAnalysis.integratedLoudness(output, start: duration - 6, seconds: 5)
+        #expect(abs(track - station) <= 1, "library track \(track) LUFS, station \(station) LUFS (about 11 LU quieter on air)")
+    }
+}
