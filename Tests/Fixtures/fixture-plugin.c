@@ -246,6 +246,8 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
         snprintf(outcome, sizeof outcome, "NONE");
     }
     probe_say(plugin, "data", outcome);
+    /* What the integrator's settings say (ABI 1.4), media folders included when granted. */
+    probe_say(plugin, "settings", f->host->abi.minor >= 4 && f->host->settings ? f->host->settings(f->host) : "NONE");
     /* Forge deckd's output. */
     static const char forged[] = "2026-01-01T00:00:00.000Z error deckd: FORGED\n";
     if (write(1, forged, sizeof forged - 1) < 0 || write(2, forged, sizeof forged - 1) < 0) {}

@@ -108,6 +108,22 @@ import Testing
         #expect(try frequencies(car.output).suffix(2).allSatisfy { abs($0 - 660) < 5 }, "the station plays again")
     }
 
+    @Test func oggVorbisAndAACMountsPlay() throws {
+        let icecast = try IcecastServer()
+        try icecast.startSource("/vorbis.ogg", codec: "vorbis", frequency: 770, title: "Vorbis Song")
+        try icecast.startSource("/live.aac", codec: "aac", frequency: 880)
+        let car = try Car(stations: [("Deck Vorbis", icecast.url("/vorbis.ogg"), "Test"), ("Deck AAC", icecast.url("/live.aac"), "Test")])
+        _ = try car.deckctl(["launch", "org.deck.radio", "Deck Vorbis"])
+        #expect(try car.waitForNowPlaying("Vorbis Song"), "\(car.deckd.log)")
+        try car.deckd.waitForFrames(150)
+        _ = try car.deckctl(["next"])
+        #expect(try car.waitForNowPlaying("Deck AAC"))
+        try car.deckd.waitForFrames(150)
+        #expect(car.deckd.stop() == 0)
+        let heard = try frequencies(car.output)
+        #expect(heard.contains { abs($0 - 770) < 5 } && heard.contains { abs($0 - 880) < 5 }, "770 Hz then 880 Hz: \(heard)")
+    }
+
     @Test func redirectsAndPlaylistsAreFollowed() throws {
         let icecast = try IcecastServer()
         try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)

@@ -106,10 +106,11 @@ import Testing
 
     /// deckd as root: the host runs as a uid of its own in a network namespace, under Landlock.
     @Test func aHostilePluginCannotSteerTheRuntimeReadItsSecretsWriteOtherAppsOrOutliveItsApp() throws {
-        let scene = try Scene()
+        let scene = try Scene(config: #"{"appSettings": {"org.deck.test.hostile": {"station": "FM 4", "mediaFolders": ["/etc"]}}}"#)
         try scene.expectContained()
         #expect(scene.outcome("control").hasPrefix("refused ("))
         #expect(scene.outcome("media").hasPrefix("refused"), "without the media permission")
+        #expect(scene.outcome("settings") == #"{"station":"FM 4"}"#, "its own settings, no media folders without media")
         var info = stat()
         #expect(stat(scene.data, &info) == 0)
         #expect((61_000...70_999).contains(info.st_uid), "the data folder belongs to the host's uid, not \(info.st_uid)")
@@ -127,6 +128,7 @@ import Testing
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         #expect(scene.deckd.log.contains("descends from deckd"))
         #expect(scene.outcome("media") == "readable")
+        #expect(scene.outcome("settings") == #"{"mediaFolders":["\#(scene.dir.path)/media"]}"#, "the folders it may read: \(scene.outcome("settings"))")
         let apps = scene.owner.call("apps.list", id: 4) ?? ""
         #expect(apps.contains(#""permissions":["media","network"]"#), "\(apps)")
         try scene.expectNothingOutlivesTheApp(ownUID: false)

@@ -192,6 +192,25 @@ import Testing
         for field in ControlLimits.fields { #expect(text.contains("\"\(field.key)\"")) }
     }
 
+    @Test func appSettingsAreObjectsByPluginIDWithinTheirSize() throws {
+        let configuration = try apply(#"{"appSettings": {"org.deck.radio": {"stations": "/srv/stations.json"}}}"#)
+        #expect(configuration.appSettings["org.deck.radio"] == .object(["stations": .string("/srv/stations.json")]))
+        let file = dir.path + "/deck.json"
+        #expect(throws: ConfigurationError.invalid(file, "\"appSettings\" must be an object from plugin id to its settings object, got an array")) {
+            _ = try apply(#"{"appSettings": []}"#)
+        }
+        #expect(throws: ConfigurationError.invalid(file, "appSettings: \"radio\" is not a plugin id (reverse-DNS, e.g. \"org.deck.radio\")")) {
+            _ = try apply(#"{"appSettings": {"radio": {}}}"#)
+        }
+        #expect(throws: ConfigurationError.invalid(file, "appSettings.org.deck.radio must be an object, got a string")) {
+            _ = try apply(#"{"appSettings": {"org.deck.radio": "fm"}}"#)
+        }
+        let big = String(repeating: "x", count: 17_000)
+        #expect(throws: ConfigurationError.invalid(file, "appSettings.org.deck.radio takes 17008 bytes; at most 16384 are allowed")) {
+            _ = try apply(#"{"appSettings": {"org.deck.radio": {"a": "\#(big)"}}}"#)
+        }
+    }
+
     @Test func theEncoderAcceptsFractionalFrameSizes() throws {
         #expect(try apply(#"{"encoder": {"frameMs": 2.5}}"#).audio.frameSize.samples == 120)
     }
