@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc", "CSystemd"]),
         .executableTarget(name: "deck-plugin-host", dependencies: ["DeckIsolation"]),
         .executableTarget(name: "deckctl", dependencies: ["DeckBase"]),
-        .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "DeckEmbed", "COpus", "CDeckPlugin"]),
+        .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "DeckEmbed", "COpus", "CDeckPlugin", "CFFmpeg"]),
         .target(name: "DeckFuzz", dependencies: ["DeckRuntime", "DeckIsolation"]),
         .executableTarget(name: "deck-fuzz", dependencies: ["DeckFuzz", "CFuzzer"]),
 

@@ -211,6 +211,67 @@ for window in "0.2:0.9" "1.3:2.5" "4.5:5.0"; do
   echo "  the tone's level from ${window/:/ s to } s: ${level:-silence}"
 done
 
+step "Radio and Library: a station from a local Icecast server, an album from a library ffmpeg makes, a prompt ducking it, each source's loudness"
+chmod o+rx "$work"
+mkdir -p "$work/apps/org.deck.radio" "$work/media"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -m 777 "$work/icecast"
+sed -e "s/<port>8100</<port>$port</" -e "s|@LOGDIR@|$work/icecast|" scripts/demo-icecast.xml > "$work/icecast/icecast.xml"
+# icecast2 runs as root only when it may drop to nobody; as anyone else it keeps its user.
+[ "$(id -u)" -eq 0 ] || sed -i 's|<changeowner>.*</changeowner>||' "$work/icecast/icecast.xml"
+icecast2 -c "$work/icecast/icecast.xml" > /dev/null 2>&1 &
+icecast=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/status-json.xsl" > /dev/null && break; sleep 0.05; done
+# The station: quieter on air than the library (a sine at −24 dBFS), its title changed by the "broadcaster".
+ffmpeg -v error -nostdin -re -f lavfi -i "sine=f=330:r=48000,volume=-6dB" -ac 2 -c:a libmp3lame -b:a 128k \
+  -content_type audio/mpeg -f mp3 "icecast://source:deck@127.0.0.1:$port/live.mp3" &
+source=$!
+sed "s/127.0.0.1:8100/127.0.0.1:$port/" Plugins/Radio/stations.json > "$work/apps/org.deck.radio/stations.json"
+cp Plugins/Radio/*.png "$work/apps/org.deck.radio/"
+Tests/Fixtures/make-library.sh "$work/media/music" 6
+chmod -R o+rX "$work/media"
+cat > "$work/apps.json" <<JSON
+{"dataDirectory": "$work/apps", "isolation": {"mediaFolders": ["$work/media/music"]}}
+JSON
+dbus-daemon --session --nofork --nosyslog --address="unix:path=$work/bus2" 2> /dev/null &
+bus=$!
+export DBUS_SESSION_BUS_ADDRESS="unix:path=$work/bus2"
+for _ in $(seq 100); do [ -S "$work/bus2" ] && break; sleep 0.05; done
+"$bin/deckd" --config "$work/apps.json" --plugins "$bin/plugins" --state none --mpris --sink "file:$work/apps.opus" \
+  --socket "$work/apps.sock" 2> "$work/apps.log" &
+apps=$!
+for _ in $(seq 200); do grep -q "loudness measured" "$work/apps.log" && break; sleep 0.05; done
+grep -E "library: [0-9]+ tracks|skipped|loudness measured" "$work/apps.log" | sed 's/^[^ ]* [a-z]* /  /'
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/status-json.xsl" | grep -q live.mp3 && break; sleep 0.05; done
+"$bin/deckctl" --socket "$work/apps.sock" launch org.deck.radio "Deck MP3" | sed 's/^/  /'
+sleep 2
+curl -sf -u admin:deck "http://127.0.0.1:$port/admin/metadata?mount=/live.mp3&mode=updinfo&song=The%20Band%20-%20On%20Air" > /dev/null
+sleep 4
+echo "  deckctl now-playing: $("$bin/deckctl" --socket "$work/apps.sock" now-playing | head -1)"
+echo "  playerctl: $(playerctl -p deck metadata --format '{{artist}} - {{title}} ({{album}})')"
+"$bin/deckctl" --socket "$work/apps.sock" ui org.deck.radio | sed -n '2,8p'
+sleep 4
+"$bin/deckctl" --socket "$work/apps.sock" launch org.deck.library "$work/media/music/Loud Band/Loud Album/01 Track 1.flac" | sed 's/^/  /'
+sleep 4
+echo "  deckctl now-playing: $("$bin/deckctl" --socket "$work/apps.sock" now-playing | head -1)"
+"$bin/deckctl" --socket "$work/apps.sock" ui org.deck.library | sed -n '2,5p'
+artwork=$("$bin/deckctl" --socket "$work/apps.sock" --json ui org.deck.library | python3 -c 'import json,sys
+ui = json.load(sys.stdin); row = ui["stack"][0]["sections"][0]["items"][0]; print(row.get("image", ""))')
+[ -n "$artwork" ] && echo "  the cover, as ui.image: $("$bin/deckctl" --socket "$work/apps.sock" call ui.image "{\"app\":\"org.deck.library\",\"id\":\"$artwork\"}" \
+  | python3 -c 'import json,sys; r = json.load(sys.stdin); print(r["mimeType"], len(r["data"]), "base64 characters")')"
+"$bin/deckctl" --socket "$work/apps.sock" launch org.deck.prompts "In three hundred metres, turn right." | sed 's/^/  /'
+"$bin/deckctl" --socket "$work/apps.sock" session | sed 's/^/  /'
+sleep 3
+kill -TERM "$apps"; wait "$apps" || true
+kill "$source" "$icecast" "$bus" 2> /dev/null; wait "$source" "$icecast" "$bus" 2> /dev/null || true
+# Loudness of each source as the output carries it, by ffmpeg's EBU R128 meter on its band (the station
+# is 330 Hz, the album's first track 550 Hz): on the air the station is 9 LU quieter than the album.
+for source in "the station (330 Hz):330" "the album's track (550 Hz):550"; do
+  loudness=$(ffmpeg -nostats -nostdin -i "$work/apps.opus" -af "bandpass=f=${source##*:}:width_type=q:w=4,ebur128" -f null - 2>&1 \
+    | sed -n 's/^ *I: *//p' | tail -1)
+  echo "  ${source%:*} on the output: $loudness"
+done
+
 step "As a service: the journal's fields, the unit's hardening, man pages and completion"
 if [ "$(id -u)" -eq 0 ] && [ -x /lib/systemd/systemd-journald ]; then
   # A journald of the demo's own (a namespace), so the machine's journal is not touched.

@@ -14,7 +14,7 @@ public final class LoudnessScan {
     /// Measures the file at `path` (kept for `albumLoudness`); nil when it is silent or unreadable.
     public func measure(_ path: String, cancellation: Cancellation = Cancellation()) -> Double? {
         guard let source = try? MediaSource(url: path, cancellation: cancellation),
-              var meter = ebur128_init(2, UInt(MediaSource.sampleRate), Int32(EBUR128_MODE_I.rawValue)) else { return nil }
+              let meter = ebur128_init(2, UInt(MediaSource.sampleRate), Int32(EBUR128_MODE_I.rawValue)) else { return nil }
         var buffer = [Float](repeating: 0, count: 4096 * 2)
         while let frames = try? buffer.withUnsafeMutableBufferPointer({ pointer throws(MediaError) in
             try source.read(into: pointer.baseAddress!, frames: 4096)
@@ -28,7 +28,6 @@ public final class LoudnessScan {
             return nil
         }
         meters.append(meter)
-        _ = meter
         return loudness
     }
 

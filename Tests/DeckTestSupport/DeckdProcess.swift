@@ -93,9 +93,9 @@ public final class DeckdProcess {
 }
 
 extension DeckdProcess {
-    /// A deckd with the first-party plugins and `extra` flags that said it is ready.
+    /// A deckd with the first-party Tone and Prompts (`Paths.corePlugins`) and `extra` flags that said it is ready.
     public static func firstParty(_ extra: [String] = [], environment: [String: String] = [:]) throws -> DeckdProcess {
-        let daemon = try DeckdProcess(["--plugins", Paths.binDir + "/plugins"] + extra, environment: environment)
+        let daemon = try DeckdProcess(["--plugins", Paths.corePlugins] + extra, environment: environment)
         guard daemon.waitForLog("deckd: ready") else { throw CommandFailure(description: "deckd did not get ready:\n\(daemon.log)") }
         return daemon
     }

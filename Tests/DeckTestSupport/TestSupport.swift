@@ -16,6 +16,19 @@ public enum Paths {
         return (exe as NSString).deletingLastPathComponent
     }()
 
+    /// Tone and Prompts alone, copied once per test process: the daemon's own tests stay clear of
+    /// what Radio and Library do at start (their scans, their notifications, their threads).
+    public static let corePlugins: String = {
+        let folder = NSTemporaryDirectory() + "deck-core-plugins-\(getpid())"
+        try? FileManager.default.removeItem(atPath: folder)
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in ["Tone", "Prompts"] {
+            try? FileManager.default.copyItem(atPath: binDir + "/plugins/\(name).deckplugin", toPath: folder + "/\(name).deckplugin")
+        }
+        _ = try? runProgram("/bin/chmod", ["-R", "go-w,o+rX", folder])
+        return folder
+    }()
+
     public static let sdkInclude = repoRoot + "/sdk/include"
     public static let fixtureSource = repoRoot + "/Tests/Fixtures/fixture-plugin.c"
     public static let toneBundle = binDir + "/plugins/Tone.deckplugin"

@@ -7,7 +7,7 @@ import Testing
 /// deckctl and raw clients against a real deckd over its control socket.
 @Suite struct ControlTests {
     let deckctl = Paths.binDir + "/deckctl"
-    let firstParty = Paths.binDir + "/plugins"
+    let firstParty = Paths.corePlugins
 
     func daemon(_ extra: [String] = []) throws -> DeckdProcess { try DeckdProcess.firstParty(extra) }
 
@@ -18,7 +18,7 @@ import Testing
         let deckd = try daemon(["--sink", "file:\(dir.path)/out.opus"])
         var result = try ctl(deckd, ["status"])
         #expect(result.status == 0)
-        #expect(result.output.hasPrefix("Deck 0.1.0 (plugin ABI 1.3)\napps: 2 loaded, 0 refused\noutput: inactive"))
+        #expect(result.output.hasPrefix("Deck 0.1.0 (plugin ABI 1.4)\napps: 2 loaded, 0 refused\noutput: inactive"))
         result = try ctl(deckd, ["--json", "status"])
         #expect(result.output.contains(#""version":"0.1.0""#))
 

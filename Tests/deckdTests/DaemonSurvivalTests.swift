@@ -6,7 +6,7 @@ import Testing
 @Suite struct DaemonSurvivalTests {
     let deckd = Paths.binDir + "/deckd"
     let deckctl = Paths.binDir + "/deckctl"
-    let firstParty = Paths.binDir + "/plugins"
+    let firstParty = Paths.corePlugins
 
     func ctl(_ daemon: DeckdProcess, _ arguments: [String]) throws -> (status: Int32, output: String) {
         try runProgram(deckctl, ["--socket", daemon.socket] + arguments, timeout: 20)

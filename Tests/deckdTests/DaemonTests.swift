@@ -5,7 +5,7 @@ import Testing
 /// `deckd` as an integrator runs it: flags, config, plugins, and a clean exit on SIGTERM/SIGINT.
 @Suite struct DaemonTests {
     let deckd = Paths.binDir + "/deckd"
-    let firstParty = Paths.binDir + "/plugins"
+    let firstParty = Paths.corePlugins
     let examples = Paths.repoRoot + "/examples/plugin-c/build"
 
     @Test func helpAndVersionExitZero() throws {
@@ -14,7 +14,7 @@ import Testing
         #expect(help.output.hasPrefix("usage: deckd [--config FILE] [--plugins DIR]..."))
         let version = try runProgram(deckd, ["--version"])
         #expect(version.status == 0)
-        #expect(version.output == "deckd 0.1.0 (plugin ABI 1.3)\n")
+        #expect(version.output == "deckd 0.1.0 (plugin ABI 1.4)\n")
     }
 
     @Test(arguments: [
@@ -72,7 +72,7 @@ import Testing
         let daemon = try DeckdProcess([])
         #expect(daemon.waitForLog("ready"))
         #expect(daemon.stop() == 0)
-        #expect(daemon.log.contains("loaded org.deck.tone 0.3.0 from \(firstParty)/Tone.deckplugin"))
+        #expect(daemon.log.contains("loaded org.deck.tone 0.3.0 from \(Paths.binDir)/plugins/Tone.deckplugin"))
     }
 
     @Test func aConfigFileSetsDirectoriesPolicyAndLevelWithRelativePaths() throws {

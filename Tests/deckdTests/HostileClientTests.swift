@@ -4,7 +4,7 @@ import Testing
 
 /// What one client can cost deckd is bounded before the work is done, and given back after.
 @Suite struct HostileClientTests {
-    let firstParty = Paths.binDir + "/plugins"
+    let firstParty = Paths.corePlugins
 
     /// A batch line of `count` requests alternating a focus request and its abandon: each one
     /// publishes a `session.changed`.

@@ -89,7 +89,7 @@ import Testing
     /// Without a journal to take them, records are text lines on stderr: nothing is lost.
     @Test func aJournalThatIsNotThereLeavesTheLinesOnStderr() throws {
         let dir = TemporaryDirectory()
-        let deckd = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--state", "none",
+        let deckd = try DeckdProcess(["--plugins", Paths.corePlugins, "--state", "none",
                                       "--log-target", "journal", "--journal-socket", dir.path + "/no-journal"])
         #expect(deckd.waitForLog(" info deckd: ready: "), "\(deckd.log)")
         #expect(deckd.stop() == 0)
@@ -98,7 +98,7 @@ import Testing
     @Test func autoUsesTheJournalOnlyWhenStderrIsTheJournalStream() throws {
         let journal = try Journald()
         let dir = TemporaryDirectory()
-        let deckd = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--state", "none", "--journal-socket", journal.socket],
+        let deckd = try DeckdProcess(["--plugins", Paths.corePlugins, "--state", "none", "--journal-socket", journal.socket],
                                      environment: ["JOURNAL_STREAM": "1:1"])
         #expect(deckd.waitForLog("deckd: ready"), "a JOURNAL_STREAM that is not stderr's: text lines")
         #expect(deckd.stop() == 0)
@@ -108,7 +108,7 @@ import Testing
         var status = stat()
         stat(stderrFile, &status)
         let shell = "exec \"$0\" \"$@\" 2>>\(stderrFile)"
-        let journaled = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--state", "none", "--journal-socket", journal.socket],
+        let journaled = try DeckdProcess(["--plugins", Paths.corePlugins, "--state", "none", "--journal-socket", journal.socket],
                                          launcher: ["/bin/sh", "-c", shell],
                                          environment: ["JOURNAL_STREAM": "\(status.st_dev):\(status.st_ino)"])
         let ready = journal.waitFor(["DECK_SOURCE=deckd", "_PID=\(journaled.process.processIdentifier)"]) { $0.hasPrefix("ready: ") }

@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func withoutASessionBusDeckdRunsOnAndSaysWhy() throws {
-        let deckd = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--mpris"],
+        let deckd = try DeckdProcess(["--plugins", Paths.corePlugins, "--mpris"],
                                      environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
         #expect(deckd.waitForLog("deckd: ready"))
         #expect(deckd.log.contains("error mpris: cannot connect to the session bus") || deckd.log.contains("error mpris: cannot own"))

@@ -17,7 +17,7 @@ import Testing
     @Test func aSpokenPromptDucksTheMusicWhichComesBackAfter() throws {
         let dir = TemporaryDirectory()
         let output = dir.path + "/out.opus"
-        let deckd = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--state", "none", "--sink", "file:\(output)",
+        let deckd = try DeckdProcess(["--plugins", Paths.corePlugins, "--state", "none", "--sink", "file:\(output)",
                                       "--play", "org.deck.tone:sine-440"])
         #expect(deckd.waitForLog("org.deck.tone: playing sine-440"), "\(deckd.log)")
         try deckd.waitForFrames(40)

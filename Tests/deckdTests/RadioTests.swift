@@ -180,6 +180,7 @@ import Testing
         try RadioTests.write([("One", icecast.url("/live.mp3"), "Pop"), ("Two", icecast.url("/live.mp3?two"), "Jazz")], to: car.stationsPath)
         #expect(car.deckd.waitForLog("2 stations from"), "\(car.deckd.log)")
         #expect(try car.deckctl(["ui", "org.deck.radio"]).contains("[/0/1] Two — Two on loopback"), "the tree was reloaded")
+        _ = try car.deckctl(["launch", "org.deck.radio", "One"])  // the foreground app: the screen the HMI shows
         let genres = try car.deckctl(["select", "/1"])
         #expect(genres.contains("[/1/0] Pop") && genres.contains("[/1/1] Jazz"), "\(genres)")
         _ = try car.deckctl(["back"])

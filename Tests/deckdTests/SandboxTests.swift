@@ -181,7 +181,7 @@ import Testing
         }
         try "\(elsewhere.processIdentifier)".write(toFile: group + "/host-1/cgroup.procs", atomically: false, encoding: .utf8)
         let dir = TemporaryDirectory()
-        let deckd = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--socket", dir.path + "/s", "--state", "none", "--isolation", "process"],
+        let deckd = try DeckdProcess(["--plugins", Paths.corePlugins, "--socket", dir.path + "/s", "--state", "none", "--isolation", "process"],
                                      launcher: ["/usr/bin/unshare", "--pid", "--fork", "--kill-child", "--mount-proc"])
         #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
         #expect(deckd.process.isRunning)

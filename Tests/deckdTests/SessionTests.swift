@@ -7,7 +7,7 @@ import Testing
 /// session section, and the level measured on the rendered file.
 @Suite struct SessionTests {
     let deckctl = Paths.binDir + "/deckctl"
-    let firstParty = Paths.binDir + "/plugins"
+    let firstParty = Paths.corePlugins
 
     @Test(arguments: [(nil, -14.0), (-6.0, -6.0)])
     func aPromptDucksTheRenderedMusicByTheConfiguredLevel(duckDb: Double?, expected: Double) throws {

@@ -6,7 +6,7 @@ import Testing
 /// and tools nobody here wrote (opusinfo, opusdec, ffmpeg) judge it.
 @Suite struct StreamingTests {
     let deckd = Paths.binDir + "/deckd"
-    let firstParty = Paths.binDir + "/plugins"
+    let firstParty = Paths.corePlugins
 
     func render(_ item: String, seconds: String, extra: [String] = []) throws -> (path: String, dir: TemporaryDirectory, log: String) {
         let dir = TemporaryDirectory()
