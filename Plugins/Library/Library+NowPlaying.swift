@@ -36,7 +36,7 @@ extension Library: DeckNowPlayingPlugin {
         switch command {
         case .play:
             if streamOpen, paused { return resume() }
-            return attempt { try self.start(item: nil) }
+            return host.commandResult { try self.start(item: nil) }
         case .pause:
             guard streamOpen, !paused else { return .noActionableNowPlayingItem }
             try? host.closeStream()  // the queued audio waits in the player: play continues exactly here
@@ -54,28 +54,18 @@ extension Library: DeckNowPlayingPlugin {
             // Previous restarts the track after its first 3 s, as players do.
             let target = command == .next ? position + 1 : (elapsed > 3 ? position : position - 1)
             guard queue.indices.contains(target) || repeatMode == .all else { return .noSuchContent }
-            return attempt { try self.playQueue(from: (target + self.queue.count) % self.queue.count) }
+            return host.commandResult { try self.playQueue(from: (target + self.queue.count) % self.queue.count) }
         case .seek(let seconds):
             guard currentTrack != nil else { return .noActionableNowPlayingItem }
-            return attempt { try self.playQueue(from: self.position, at: min(seconds, self.currentTrack?.duration ?? seconds)) }
+            return host.commandResult { try self.playQueue(from: self.position, at: min(seconds, self.currentTrack?.duration ?? seconds)) }
         case .skip(let seconds):
             return handle(.seek(max(0, elapsed + seconds)), token: token)
         case .setShuffle(let mode):
             guard let current = queue.indices.contains(position) ? queue[position] : nil else { return .noActionableNowPlayingItem }
             shuffle = mode
-            if mode == .off {
-                queue = unshuffled
-            } else {
-                var rest = unshuffled.filter { $0 != current }
-                rest.shuffle()
-                queue = [current] + rest
-            }
-            // The track plays on; what follows it is the new order.
-            let keep = unshuffled
-            let result = attempt { try self.playQueue(from: self.queue.firstIndex(of: current) ?? 0, at: elapsed) }
-            unshuffled = keep
-            shuffle = mode
-            return result
+            queue = mode == .off ? unshuffled : [current] + unshuffled.filter { $0 != current }.shuffled()
+            // The track plays on from where it is; what follows it is the new order.
+            return host.commandResult { try self.playQueue(from: self.queue.firstIndex(of: current) ?? 0, at: elapsed) }
         case .setRepeat(let mode):
             repeatMode = mode
             try? host.setModes(shuffle: shuffle, repeat: mode)
@@ -86,22 +76,12 @@ extension Library: DeckNowPlayingPlugin {
     }
 
     private func resume() -> CommandResult {
-        attempt {
+        host.commandResult {
             guard try self.host.requestFocus(context: "music", acceptsDelayed: false) == .granted else { throw DeckError(.state, "no focus") }
             try self.host.openStream()
             self.streamOpen = true
             self.paused = false
             self.publishState(.playing, elapsed: self.player.current?.elapsed ?? 0)
-        }
-    }
-
-    private func attempt(_ body: () throws -> Void) -> CommandResult {
-        do {
-            try body()
-            return .success
-        } catch {
-            host.log(.warning, "command failed: \(error)")
-            return .commandFailed
         }
     }
 }

@@ -54,12 +54,19 @@ final class Library: DeckAudioPlugin {
     }
 
     func activate() throws {
+        player.start()
         scanner.start(known: tracks)
     }
 
     func deactivate() {
         saveState()
         stop()
+        scanner.shutDown()
+        player.shutDown()
+    }
+
+    /// Destroyed without a deactivate first: its threads still end before it goes.
+    deinit {
         scanner.shutDown()
         player.shutDown()
     }

@@ -7,7 +7,7 @@ import Synchronization
 /// Scans the media folders off the loop, reading only files that changed since the saved index,
 /// then measures the loudness of what has no ReplayGain tags, album by album. Each step's result
 /// reaches the loop through `take()`, so the library is browsable while it scans.
-final class LibraryScanner: Sendable {
+final class LibraryScanner: @unchecked Sendable {  // `thread` is set and joined on the loop thread only; the rest is immutable or locked.
     struct Progress: Sendable {
         var tracks: [Track]
         var scanning: Bool
@@ -22,7 +22,8 @@ final class LibraryScanner: Sendable {
     let indexPath: String?
     private let host: DeckHost
     private let latest = Mutex<Progress?>(nil)
-    private let cancellation = Cancellation()
+    private var cancellation = Cancellation()
+    private var thread: WorkerThread?
 
     init(folders: [String], indexPath: String?, host: DeckHost) {
         self.folders = folders
@@ -37,10 +38,18 @@ final class LibraryScanner: Sendable {
     }
 
     func start(known: [Track]) {
-        if !WorkerThread.start({ [self] in run(known: known) }) { host.log(.error, "no thread to scan the library") }
+        guard thread == nil else { return }
+        cancellation = Cancellation()
+        thread = WorkerThread.start { [self] in run(known: known) }
+        if thread == nil { host.log(.error, "no thread to scan the library") }
     }
 
-    func shutDown() { cancellation.cancel() }
+    /// Stops the scan and waits for its thread (which uses the host).
+    func shutDown() {
+        cancellation.cancel()
+        thread?.join()
+        thread = nil
+    }
 
     /// The newest progress since the last call (loop thread).
     func take() -> Progress? { latest.withLock { progress in defer { progress = nil }; return progress } }

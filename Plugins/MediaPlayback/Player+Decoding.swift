@@ -4,7 +4,7 @@ extension Player {
     /// The decode thread: serves each request until a newer one replaces it.
     func decodeLoop() {
         let normalizer = LoudnessNormalizer(target: loudnessTarget)
-        var served = 0
+        var served = 0  // a request's serial is never 0
         while true {
             guard let request = nextRequest(after: served) else {
                 waitForWork(milliseconds: 1000)

@@ -43,6 +43,7 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
 
     private let host: DeckHost
     private let target: Double
+    private var decoder: WorkerThread?
     private let ring = SampleRing(capacity: MediaSource.sampleRate * 4)
     private let wake = WakeSignal()
     /// The newest request: a list to play from an index and position; bumped to restart.
@@ -82,16 +83,26 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     public init(host: DeckHost, target: Double = LoudnessNormalizer.defaultTarget) {
         self.host = host
         self.target = target
-        WorkerThread.start { [self] in decodeLoop() }
     }
 
-    /// Ends the decode thread (call before the app is destroyed).
+    /// Starts the decode thread (when the app activates).
+    public func start() {
+        guard decoder == nil else { return }
+        request.withLock { $0 = nil }
+        decoder = WorkerThread.start { [self] in decodeLoop() }
+        if decoder == nil { host.log(.error, "no thread to decode on: nothing will play") }
+    }
+
+    /// Ends the decode thread and waits for it (when the app deactivates, and before it is
+    /// destroyed: the thread uses the host).
     public func shutDown() {
         request.withLock { current in
             current?.cancellation.cancel()
             current = Request(items: [], index: -1, position: 0, serial: -1)
         }
         wake.signal()
+        decoder?.join()
+        decoder = nil
     }
 
     /// Plays `items` from `index`, `position` seconds in; what was queued is dropped.

@@ -1,15 +1,17 @@
 import Glibc
 
-/// A thread of the app's own (decoding, scanning), started with a closure.
-public enum WorkerThread {
+/// A thread of the app's own (decoding, scanning, watching), started with a closure and joined
+/// before the app goes: nothing of it may touch the host once the plugin is destroyed.
+public final class WorkerThread: @unchecked Sendable {  // `thread` is set once by start and read by join on the same (loop) thread.
     private final class Body {
         let run: () -> Void
         init(_ run: @escaping () -> Void) { self.run = run }
     }
 
-    /// Starts `body` on a new detached thread; false when the system refused one.
-    @discardableResult
-    public static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+    private var thread: pthread_t?
+
+    /// Starts `body` on a new thread; nil when the system refused one.
+    public static func start(_ body: @escaping @Sendable () -> Void) -> WorkerThread? {
         let box = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(&thread, nil, { context in
@@ -19,28 +21,36 @@ public enum WorkerThread {
         }, box)
         guard status == 0 else {
             Unmanaged<Body>.fromOpaque(box).release()
-            return false
+            return nil
         }
-        pthread_detach(thread)
-        return true
+        let worker = WorkerThread()
+        worker.thread = thread
+        return worker
+    }
+
+    /// Waits for the thread to return (the caller has told it to).
+    public func join() {
+        guard let thread else { return }
+        self.thread = nil
+        pthread_join(thread, nil)
     }
 }
 
 /// A counting semaphore a thread waits on for work, with a timeout.
-final class WakeSignal: @unchecked Sendable {  // sem_t is made for use across threads.
+public final class WakeSignal: @unchecked Sendable {  // sem_t is made for use across threads.
     private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
 
-    init() { sem_init(semaphore, 0, 0) }
+    public init() { sem_init(semaphore, 0, 0) }
 
     deinit {
         sem_destroy(semaphore)
         semaphore.deallocate()
     }
 
-    func signal() { sem_post(semaphore) }
+    public func signal() { sem_post(semaphore) }
 
     /// Waits until signalled or `milliseconds` passed.
-    func wait(milliseconds: Int) {
+    public func wait(milliseconds: Int) {
         var deadline = timespec()
         clock_gettime(CLOCK_REALTIME, &deadline)
         let nanoseconds = Int(deadline.tv_nsec) + milliseconds % 1000 * 1_000_000

@@ -36,7 +36,7 @@ extension Radio: DeckNowPlayingPlugin {
     func handle(_ command: RemoteCommand, token: UInt64) -> CommandResult? {
         switch command {
         case .play:
-            return attempt { try self.start(item: nil) }
+            return host.commandResult { try self.start(item: nil) }
         case .pause, .stop:
             // A live stream does not wait: pausing stops it, playing tunes in again.
             guard streamOpen else { return .noActionableNowPlayingItem }
@@ -52,20 +52,10 @@ extension Radio: DeckNowPlayingPlugin {
             let index = stations.firstIndex { $0.id == currentID } ?? -1
             let step = command == .next ? 1 : -1
             let target = stations[((index + step) % stations.count + stations.count) % stations.count]
-            return attempt { try self.start(item: target.id) }
+            return host.commandResult { try self.start(item: target.id) }
         default:
             return .commandFailed
         }
         return .success
-    }
-
-    private func attempt(_ body: () throws -> Void) -> CommandResult {
-        do {
-            try body()
-            return .success
-        } catch {
-            host.log(.warning, "command failed: \(error)")
-            return .commandFailed
-        }
     }
 }

@@ -53,12 +53,19 @@ final class Radio: DeckAudioPlugin {
     }
 
     func activate() throws {
+        player.start()
         watcher.start()
         onCallback()
     }
 
     func deactivate() {
         stop()
+        watcher.shutDown()
+        player.shutDown()
+    }
+
+    /// Destroyed without a deactivate first: its threads still end before it goes.
+    deinit {
         watcher.shutDown()
         player.shutDown()
     }

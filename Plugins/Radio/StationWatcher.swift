@@ -5,7 +5,7 @@ import Synchronization
 
 /// Reads the station list and its pictures off the loop, and again whenever the file changes
 /// (checked every half second); each result reaches the loop through `take()`.
-final class StationWatcher: Sendable {
+final class StationWatcher: @unchecked Sendable {  // `thread` is set and joined on the loop thread only; the rest is immutable, atomic or locked.
     enum Update: Sendable {
         case loaded(StationList, [String: [UInt8]])
         case failed(String)
@@ -17,6 +17,8 @@ final class StationWatcher: Sendable {
     private let host: DeckHost
     private let latest = Mutex<Update?>(nil)
     private let running = Atomic<Bool>(true)
+    private let wake = WakeSignal()
+    private var thread: WorkerThread?
 
     init(path: String, host: DeckHost) {
         self.path = path
@@ -26,12 +28,20 @@ final class StationWatcher: Sendable {
     /// Reads the list now (with the pictures on this machine), then watches it from a thread of
     /// its own, which also fetches pictures named by URL.
     func start() {
+        guard thread == nil else { return }
+        running.store(true, ordering: .releasing)
         latest.withLock { $0 = read(remotePictures: false) }
-        let started = WorkerThread.start { [self] in watch() }
-        if !started { host.log(.error, "no thread to watch \(path)") }
+        thread = WorkerThread.start { [self] in watch() }
+        if thread == nil { host.log(.error, "no thread to watch \(path)") }
     }
 
-    func shutDown() { running.store(false, ordering: .releasing) }
+    /// Stops watching and waits for the thread (which uses the host).
+    func shutDown() {
+        running.store(false, ordering: .releasing)
+        wake.signal()
+        thread?.join()
+        thread = nil
+    }
 
     /// The newest list or failure since the last call (loop thread).
     func take() -> Update? { latest.withLock { update in defer { update = nil }; return update } }
@@ -46,7 +56,7 @@ final class StationWatcher: Sendable {
                 latest.withLock { $0 = update }
                 try? host.requestCallback()
             }
-            usleep(500_000)
+            wake.wait(milliseconds: 500)
         }
     }
 

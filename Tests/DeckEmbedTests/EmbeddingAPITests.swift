@@ -265,7 +265,8 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
             }
         }
         caller.start()
-        usleep(200_000)
+        // Calls are being answered (their events arrive) when destroy comes.
+        for _ in 0..<500 where seen.events.isEmpty { usleep(10_000) }
         #expect(deck_runtime_destroy(rt) == 0)
         usleep(50_000)
         stop.store(true, ordering: .relaxed)

@@ -105,7 +105,7 @@ import Testing
         let steepest = zip(left.dropFirst(), left).map { abs($0 - $1) }.max() ?? 0
         // (Opus coding lets it reach about 1.6 times that; a step to silence would be 10 times.)
         #expect(steepest <= Float(2 * Double.pi * 660 / 48_000) * peak * 2.5, "no click: steepest step \(steepest) for a peak of \(peak)")
-        #expect(try frequencies(car.output).suffix(2).allSatisfy { abs($0 - 660) < 5 }, "the station plays again")
+        #expect(try frequencies(car.output).suffix(2).contains { abs($0 - 660) < 5 }, "the station plays again")
     }
 
     @Test func oggVorbisAndAACMountsPlay() throws {
