@@ -4,7 +4,9 @@
 # inline), each log printed whole when all are done; then, one after the other and alone, the
 # load test (the load it makes would slow the timing checks of suites beside it) and the shell
 # completion test (it types into an interactive zsh through a pseudo-terminal, which a loaded
-# machine can stall). Exits non-zero when any run failed.
+# machine can stall), and the first-party apps' suites (Radio and Library start Icecast servers and
+# ffmpeg encoders of their own; beside the shards their load slowed other suites' timing checks),
+# with their plugins in host processes. Exits non-zero when any run failed.
 #
 #   scripts/run-tests.sh BUNDLE.xctest
 set -u
@@ -12,7 +14,8 @@ bundle=$1
 logs=$(mktemp -d "${TMPDIR:-/tmp}/deck-tests-XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 # Their subject is the host process, or it does not depend on where plugins run.
-inline_skip='IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|PackageTests|CompletionTests|JournalTests'
+inline_skip='IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|PackageTests|CompletionTests|JournalTests|RadioTests|LibraryTests'
+alone='IsolationLoadTests|CompletionTests|RadioTests|LibraryTests'
 
 run() {
     name=$1
@@ -22,21 +25,22 @@ run() {
 }
 
 started=$(date +%s)
-run deckd-process "$bundle" --testing-library swift-testing --filter '^deckdTests\.' --skip 'IsolationLoadTests|CompletionTests' &
+run deckd-process "$bundle" --testing-library swift-testing --filter '^deckdTests\.' --skip "$alone" &
 run suites-process "$bundle" --testing-library swift-testing --skip '^deckdTests\.|IsolationLoadTests' &
 run inline env DECK_TEST_ISOLATION=inline "$bundle" --testing-library swift-testing \
     --filter '^(DeckRuntimeTests|deckdTests)\.' --skip "$inline_skip" &
 wait
 run load "$bundle" --testing-library swift-testing --filter 'IsolationLoadTests'
 run completion "$bundle" --testing-library swift-testing --filter 'CompletionTests'
+run apps "$bundle" --testing-library swift-testing --filter 'RadioTests|LibraryTests'
 
 failed=0
-for name in deckd-process suites-process inline load completion; do
+for name in deckd-process suites-process inline load completion apps; do
     echo "=== $name"
     cat "$logs/$name.log"
 done
 echo "=== summary ($(($(date +%s) - started)) s)"
-for name in deckd-process suites-process inline load completion; do
+for name in deckd-process suites-process inline load completion apps; do
     status=$(cat "$logs/$name.status")
     printf '%-16s %s\n' "$name" "$(grep -a 'Test run with' "$logs/$name.log" | tail -n 1)"
     [ "$status" -eq 0 ] || failed=1
