@@ -95,6 +95,7 @@ playerctl -p deck play-pause
 echo "after playerctl position 4 and play-pause: $("$bin/deckctl" --socket "$sock" now-playing --format '{{status}} at {{position}}')"
 "$bin/deckctl" --socket "$sock" call player.like || echo "exit status: $? (Tone did not enable like; it never reached Tone)"
 echo "-- the car's display: Tone's screen as the head unit lays it out (ids in brackets), a selection plays:"
+"$bin/deckctl" --socket "$sock" launch org.deck.tone sweep > /dev/null  # the screen shown is the last launched app's
 "$bin/deckctl" --socket "$sock" ui | head -16
 sine=$("$bin/deckctl" --socket "$sock" ui | sed -n 's/^  \[\([0-9]*\)\] Sine 1000 Hz.*/\1/p')
 "$bin/deckctl" --socket "$sock" select "$sine" | sed -n '3,4p'
@@ -257,7 +258,7 @@ echo "  deckctl now-playing: $("$bin/deckctl" --socket "$work/apps.sock" now-pla
 "$bin/deckctl" --socket "$work/apps.sock" ui org.deck.library | sed -n '2,5p'
 artwork=$("$bin/deckctl" --socket "$work/apps.sock" --json ui org.deck.library | python3 -c 'import json,sys
 ui = json.load(sys.stdin); row = ui["stack"][0]["sections"][0]["items"][0]; print(row.get("image", ""))')
-[ -n "$artwork" ] && echo "  the cover, as ui.image: $("$bin/deckctl" --socket "$work/apps.sock" call ui.image "{\"app\":\"org.deck.library\",\"id\":\"$artwork\"}" \
+[ -n "$artwork" ] && echo "  the cover, as ui.image: $("$bin/deckctl" --socket "$work/apps.sock" call ui.image "{\"app\":\"org.deck.library\",\"id\":$artwork}" \
   | python3 -c 'import json,sys; r = json.load(sys.stdin); print(r["mimeType"], len(r["data"]), "base64 characters")')"
 "$bin/deckctl" --socket "$work/apps.sock" launch org.deck.prompts "In three hundred metres, turn right." | sed 's/^/  /'
 "$bin/deckctl" --socket "$work/apps.sock" session | sed 's/^/  /'

@@ -16,6 +16,7 @@ extension Library: DeckUIPlugin, DeckContentPlugin {
         guard let decoded = try? JSONDecoder().decode(Limits.self, from: Data(limits.utf8)), (2...10_000).contains(decoded.contentItems),
               decoded.contentItems != limit else { return }
         limit = decoded.contentItems
+        scanner.limit.store(limit, ordering: .relaxed)
         tree = LibraryTree(tracks: tracks, folders: settings.folders, limit: limit)
         try? host.reloadContent()
     }

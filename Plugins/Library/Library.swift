@@ -207,7 +207,7 @@ final class Library: DeckAudioPlugin {
         scanning = progress.scanning
         measuring = progress.measuring
         problems = progress.problems
-        tree = LibraryTree(tracks: tracks, folders: settings.folders, limit: limit)
+        tree = progress.tree ?? LibraryTree(tracks: tracks, folders: settings.folders, limit: limit)
         let byPath = Dictionary(tracks.indices.map { (tracks[$0].path, $0) }, uniquingKeysWith: { first, _ in first })
         queue = playing.compactMap { byPath[$0] }
         unshuffled = before.compactMap { byPath[$0] }

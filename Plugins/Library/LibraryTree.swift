@@ -1,6 +1,6 @@
 /// One node of the browse tree: a container (artist, album, genre, folder, or a section of a long
 /// level) or a track (an index into the library's tracks).
-final class BrowseNode {
+final class BrowseNode: @unchecked Sendable {  // Built whole on the scan thread, then only read, on the loop thread.
     let id: String
     let title: String
     let subtitle: String?
@@ -34,7 +34,7 @@ final class BrowseNode {
 /// The tutorial's browse tree over the library: Artists › Albums › Tracks, Albums › Tracks,
 /// Genres › Tracks and Folders; a level longer than `limit` is cut into sections (A… – C…), so a
 /// head unit that shows `limit` rows reaches every track.
-struct LibraryTree {
+struct LibraryTree: Sendable {
     static let tabTitles = ["Artists", "Albums", "Genres", "Folders"]
     let tabs: [BrowseNode]
 

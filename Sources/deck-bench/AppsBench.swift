@@ -56,8 +56,10 @@ struct AppsBench {
 
     /// Runs deckd until the Library logs its scan; returns the time it logged and its host's resident KiB.
     private func scan(config: String, expecting: String) throws -> (milliseconds: Double, resident: Int) {
+        let folder = String(config[..<config.lastIndex(of: "/")!])
         let deckd = try Subprocess(options.bin + "/deckd", ["--config", config, "--plugins", options.bin + "/plugins", "--state", "none",
-                                                            "--sink", "file:/dev/null", "--overwrite-files", "--socket", "/tmp/deck-bench-apps-\(getpid()).sock"])
+                                                            "--sink", "file:\(folder)/out-\(UInt64.random(in: 0...UInt64.max)).opus",
+                                                            "--socket", folder + "/deck.sock"])
         defer { deckd.finish(signal: SIGTERM) }
         guard deckd.millisecondsUntil(" ms; ") != nil,
               let line = deckd.output.split(separator: "\n").last(where: { $0.contains("library: ") && $0.contains(" ms;") }), line.contains(expecting),
@@ -65,8 +67,12 @@ struct AppsBench {
             throw BenchError("the Library did not report its scan:\n\(deckd.output.suffix(2000))")
         }
         usleep(300_000)
-        let host = TemporaryFolder.shell("pgrep -f 'deck-plugin-host.*org.deck.library' > /tmp/deck-bench-host-\(getpid())")
-        let pid = host == 0 ? Int((try? MachineInfo.readText("/tmp/deck-bench-host-\(getpid())"))?.split(separator: "\n").first ?? "") ?? 0 : 0
+        // Hosts are forked by a zygote (one command line for all): deckctl names the app's process.
+        let listing = "\(folder)/apps.txt"
+        _ = TemporaryFolder.shell("'\(options.bin)/deckctl' --socket '\(folder)/deck.sock' apps > '\(listing)'")
+        let row = ((try? MachineInfo.readText(listing)) ?? "").split(separator: "\n").first { $0.hasPrefix("org.deck.library ") } ?? ""
+        let words = row.split(separator: " ")
+        let pid = words.firstIndex(of: "process").flatMap { words.indices.contains($0 + 1) ? Int(words[$0 + 1]) : nil } ?? 0
         let status = (try? MachineInfo.readText("/proc/\(pid)/status")) ?? ""
         let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) } ?? 0
         return (milliseconds, rss)
