@@ -4,7 +4,7 @@ import Glibc
 /// The first-party Library app's scan of 10,000 files (hard links of one tagged MP3 in 100
 /// folders), cold and incremental, in a deckd of its own with the app in its host process, against
 /// a bare FFmpeg loop in this process that opens and probes the same files (the floor of reading
-/// their tags), and the resident memory the tracks add to the host process.
+/// their tags), and the resident memory the tracks add to the host process; then Radio's start.
 struct AppsBench {
     var options: BenchOptions
     static let files = 10_000
@@ -44,6 +44,7 @@ struct AppsBench {
         let perThousand = (residents[1] - empty) / (AppsBench.files / 1000)
         print("\nThe Library's host process holds \(residents[1] / 1024) MiB with \(AppsBench.files) tracks and \(empty / 1024) MiB "
               + "with none: \(perThousand) KiB per 1,000 tracks.\n")
+        try radio(work)
     }
 
     /// A config whose media folder is empty.
