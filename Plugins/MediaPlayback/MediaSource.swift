@@ -17,8 +17,6 @@ public final class MediaSource {
     public let duration: Double?
     /// The embedded cover picture's bytes (at most 4 MiB), when there is one.
     public let cover: [UInt8]?
-    /// Codec and container names, e.g. "mp3 in mp3", for logs.
-    public let formatName: String
 
     var format: UnsafeMutablePointer<AVFormatContext>?
     var codec: UnsafeMutablePointer<AVCodecContext>?
@@ -89,7 +87,6 @@ public final class MediaSource {
         let length = context.pointee.duration
         duration = length > 0 && length != Int64.min ? min(Double(length) / Double(AV_TIME_BASE), MediaSource.positions.upperBound) : nil
         let codecName = avcodec_get_name(stream.pointee.codecpar.pointee.codec_id).map { String(cString: $0) } ?? "?"
-        formatName = "\(codecName) in \(context.pointee.iformat.pointee.name.map { String(cString: $0) } ?? "?")"
 
         if decode {
             guard let decoder = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
