@@ -24,7 +24,9 @@ final class Library: DeckAudioPlugin {
     var unshuffled: [Int] = []
     var position = 0
     var shuffle = ShuffleMode.off
-    var repeatMode = RepeatMode.off
+    var repeatMode = RepeatMode.off { didSet { player.repeatMode = repeatMode } }
+    /// Where the sounding pass of the current track began in the player (a repeat begins anew).
+    private var pass = -1
     var paused = false
     var streamOpen = false
     /// The tags and picture the playing file gave when it opened.
@@ -128,6 +130,7 @@ final class Library: DeckAudioPlugin {
     /// (Re)starts the player on the queue from `index`.
     func playQueue(from index: Int, at: Double = 0) throws {
         position = max(0, min(index, queue.count - 1))
+        pass = -1
         cover = nil
         coverID = nil
         // One album plays at its album gain (its quiet tracks stay quiet); a mix at track gains.
@@ -188,8 +191,18 @@ final class Library: DeckAudioPlugin {
             return
         }
         player.armNextMark()
-        guard let now = player.current, now.index != position else { return }
-        if repeatMode == .one {
+        guard let now = player.current, now.index != position || now.pass != pass else { return }
+        let first = pass < 0
+        pass = now.pass
+        if now.index == position {
+            if first { return }
+            // Repeat one was turned off while the player already played the track again: on to the next.
+            if repeatMode == .off {
+                if position + 1 < queue.count { try? playQueue(from: position + 1) } else { stop() }
+                return
+            }
+        } else if repeatMode == .one {
+            // The player was past the track when repeat one was chosen: back to it.
             try? playQueue(from: position)
             return
         }

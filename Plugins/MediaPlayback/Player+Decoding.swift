@@ -25,6 +25,7 @@ extension Player {
         var index = request.index
         var position = request.position
         var continuing = false
+        var playedInPass = false
         while index < request.items.count, isCurrent(request.serial) {
             let item = request.items[index]
             var failures = 0
@@ -83,7 +84,14 @@ extension Player {
                     if !backOff(request, index: index, failures: &failures, reason: error.description) { return }
                 }
             }
-            index += 1
+            playedInPass = playedInPass || announced
+            // Repeats follow the mode at each item's end; an item that did not play is never repeated alone,
+            // nor a list none of whose items played.
+            switch repeatMode {
+            case .one where announced && !item.live: break
+            case .all where !item.live && index + 1 == request.items.count && playedInPass: index = 0; playedInPass = false
+            default: index += 1
+            }
             position = 0
             continuing = true
         }

@@ -63,6 +63,8 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     private var lastFrame: (Float, Float) = (0, 0)
     /// Whether the render thread waits for a live stream's prebuffer (set by the decode thread).
     private let liveWaiting = Atomic<Bool>(false)
+    /// What the decode thread does at an item's end: `RepeatMode.code` (off: the next item).
+    private let repetition = Atomic<Int32>(RepeatMode.off.code)
 
     struct Request: Sendable {
         var items: [PlayerItem]
@@ -116,6 +118,13 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
         wake.signal()
     }
 
+    /// Repeats the item or the list gaplessly: the decode thread follows it at the next item it
+    /// opens (what is already queued, up to the ring's 4 s, plays as it is).
+    public var repeatMode: RepeatMode {
+        get { RepeatMode(code: repetition.load(ordering: .relaxed)) ?? .off }
+        set { repetition.store(newValue.code, ordering: .relaxed) }
+    }
+
     /// Stops decoding; the render thread plays silence.
     public func stop() { play([], from: 0) }
 
@@ -127,13 +136,14 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
         }
     }
 
-    /// The item sounding now (nil: none, or past the end), and seconds into it.
-    public var current: (index: Int, elapsed: Double)? {
+    /// The item sounding now (nil: none, or past the end), seconds into it, and the frame its
+    /// pass began at (a repeated item begins again at a new one).
+    public var current: (index: Int, elapsed: Double, pass: Int)? {
         let read = ring.read.load(ordering: .acquiring)
         let generation = ringGeneration.load(ordering: .acquiring)
-        return marks.withLock { marks -> (Int, Double)? in
+        return marks.withLock { marks -> (Int, Double, Int)? in
             guard let mark = marks.last(where: { $0.generation == generation && $0.frame <= read }), mark.index >= 0 else { return nil }
-            return (mark.index, mark.offset + Double(read - mark.frame) / Double(MediaSource.sampleRate))
+            return (mark.index, mark.offset + Double(read - mark.frame) / Double(MediaSource.sampleRate), mark.frame)
         }
     }
 

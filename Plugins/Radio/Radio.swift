@@ -45,10 +45,10 @@ final class Radio: DeckAudioPlugin {
         player = Player(host: host, target: settings.loudnessTarget)
         statePath = host.dataPath.map { "\($0)/radio.json" }
         saved = statePath.flatMap(RadioState.load) ?? RadioState()
-        let path = settings.stations
-            ?? host.dataPath.map { "\($0)/stations.json" }.flatMap { FileBytes.signature($0) != nil ? $0 : nil }
-            ?? DeckPluginExport.bundlePath.map { "\($0)/stations.json" } ?? "stations.json"
-        watcher = StationWatcher(path: path, host: host)
+        // The configured file; else the data folder's once it exists, the bundle's example until then.
+        let candidates = settings.stations.map { [$0] }
+            ?? [host.dataPath, DeckPluginExport.bundlePath].compactMap { $0.map { "\($0)/stations.json" } }
+        watcher = StationWatcher(candidates: candidates, host: host)
         if !host.hasPermission("network") { host.log(.warning, "Radio holds no network permission: streams on other hosts will not open") }
     }
 
@@ -172,12 +172,12 @@ final class Radio: DeckAudioPlugin {
     /// A new station list arrived (or could not be read): the tree and the screen follow it.
     private func apply(_ update: StationWatcher.Update) {
         switch update {
-        case .loaded(let list, let pictures):
+        case .loaded(let list, let pictures, let path):
             let changed = list.station != stations
             stations = list.station
             images = pictures
             imageIDs = [:]
-            host.log(.info, "\(stations.count) stations from \(watcher.path)")
+            host.log(.info, "\(stations.count) stations from \(path)")
             if changed { try? host.reloadContent() }
             refreshScreen()
         case .failed(let reason):

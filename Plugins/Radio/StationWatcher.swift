@@ -3,25 +3,26 @@ import DeckSDK
 import MediaPlayback
 import Synchronization
 
-/// Reads the station list and its pictures off the loop, and again whenever the file changes
-/// (checked every half second); each result reaches the loop through `take()`.
+/// Reads the station list and its pictures off the loop, and again whenever the file changes or a
+/// preferred one appears (checked every half second); each result reaches the loop through `take()`.
 final class StationWatcher: @unchecked Sendable {  // `thread` is set and joined on the loop thread only; the rest is immutable, atomic or locked.
     enum Update: Sendable {
-        case loaded(StationList, [String: [UInt8]])
+        case loaded(StationList, [String: [UInt8]], from: String)
         case failed(String)
     }
 
     static let maxPictureBytes = 512 * 1024
 
-    let path: String
+    /// The files the list may come from, preferred first: the first that exists is read.
+    let candidates: [String]
     private let host: DeckHost
     private let latest = Mutex<Update?>(nil)
     private let running = Atomic<Bool>(true)
     private let wake = WakeSignal()
     private var thread: WorkerThread?
 
-    init(path: String, host: DeckHost) {
-        self.path = path
+    init(candidates: [String], host: DeckHost) {
+        self.candidates = candidates
         self.host = host
     }
 
@@ -46,12 +47,15 @@ final class StationWatcher: @unchecked Sendable {  // `thread` is set and joined
     /// The newest list or failure since the last call (loop thread).
     func take() -> Update? { latest.withLock { update in defer { update = nil }; return update } }
 
+    /// The list's file now: the first candidate that exists, else the last.
+    var path: String { candidates.first { FileBytes.signature($0) != nil } ?? candidates.last ?? "stations.json" }
+
     private func watch() {
-        var seen: [Int]?? = .none
+        var seen: (path: String, signature: [Int]?)?
         while running.load(ordering: .acquiring) {
-            let signature = FileBytes.signature(path)
-            if seen == nil || seen! != signature {
-                seen = .some(signature)
+            let path = path, signature = FileBytes.signature(path)
+            if seen == nil || seen!.path != path || seen!.signature != signature {
+                seen = (path, signature)
                 let update = read(remotePictures: true)
                 latest.withLock { $0 = update }
                 try? host.requestCallback()
@@ -61,9 +65,10 @@ final class StationWatcher: @unchecked Sendable {  // `thread` is set and joined
     }
 
     private func read(remotePictures: Bool) -> Update {
+        let path = path
         do {
             let list = try StationList.load(path)
-            return .loaded(list, pictures(list, remote: remotePictures))
+            return .loaded(list, pictures(list, remote: remotePictures), from: path)
         } catch {
             return .failed(error.description)
         }

@@ -137,6 +137,79 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
+    @Test func anUnreadableFolderIsReportedAndTheRestPlays() throws {
+        let extra = TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: LibraryTests.music + "/Dynamics", toPath: extra.path + "/Open")
+        try FileManager.default.copyItem(atPath: LibraryTests.music + "/Dynamics", toPath: extra.path + "/Locked")
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", extra.path])
+        chmod(extra.path + "/Locked", 0)
+        defer { chmod(extra.path + "/Locked", 0o755) }
+        let car = try Car(folders: [LibraryTests.music, extra.path])
+        #expect(car.deckd.waitForLog("cannot read the folder \(extra.path)/Locked: Permission denied"), "\(car.deckd.log)")
+        #expect(car.deckd.waitForLog("library: 16 tracks"), "the readable folder beside it is scanned: \(car.deckd.log)")
+        #expect(try car.deckctl(["launch", "org.deck.library", "\(extra.path)/Open/loud then quiet.flac"]).contains("active"))
+        #expect(try car.waitFor("Loud then quiet — Dynamics", in: ["now-playing"]))
+        #expect(car.deckd.stop() == 0)
+    }
+
+    @Test func aSpokenPromptDucksTheLibraryAndTheRadioWhichComeBackAfterAndRepeatOneIsGapless() throws {
+        let icecast = try IcecastServer()
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 250, volume: 0.25)
+        let car = try Car()
+        try FileManager.default.createDirectory(atPath: car.dir.path + "/data/org.deck.radio", withIntermediateDirectories: true)
+        try RadioTests.write([("Deck FM", icecast.url("/live.mp3"), "Test")], to: car.dir.path + "/data/org.deck.radio/stations.json")
+        #expect(car.deckd.waitForLog("library: loudness measured for 15 tracks", seconds: 60))
+        _ = try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"])
+        _ = try car.deckctl(["call", "player.setRepeat", #"{"mode":"one"}"#])  // 550 Hz throughout
+        for (round, (app, seconds)) in [("org.deck.library", 1), ("org.deck.radio", 8)].enumerated() {
+            if app == "org.deck.radio" { _ = try car.deckctl(["launch", app, "Deck FM"]) }
+            try car.deckd.waitForFrames(50 * seconds, seconds: 30)
+            _ = try car.deckctl(["launch", "org.deck.prompts", "Turn left in two hundred metres, then keep right."])
+            let during = try car.deckctl(["session"])
+            #expect(during.contains("\(app)  music  gain  ducked"), "\(during)")
+            let deadline = Date().addingTimeInterval(10)
+            while car.deckd.log.components(separatedBy: "org.deck.prompts abandoned focus").count <= round + 1, Date() < deadline { usleep(50_000) }
+            try car.deckd.waitForFrames(150)
+            #expect(try car.deckctl(["session"]).contains("\(app)  music  gain  playing  gain 1.0"))
+        }
+        #expect(car.deckd.stop() == 0)
+
+        // Per 100 ms: the library's 550 Hz, the station's 250 Hz, and what is left (speech).
+        let left = try AudioAnalysis.decodeWithFFmpeg(car.dir.path + "/out.opus").left
+        let windows = stride(from: 0, to: left.count - 4_800, by: 4_800).map { start in
+            let library = AudioAnalysis.sineAmplitude(left, frequency: 550, start: start, count: 4_800)
+            let radio = AudioAnalysis.sineAmplitude(left, frequency: 250, start: start, count: 4_800)
+            let rms = AudioAnalysis.rms(left[start..<start + 4_800])
+            return (library: library, radio: radio, speech: max(0, rms * rms - library * library / 2 - radio * radio / 2).squareRoot())
+        }
+        // Speech: runs of windows with more than the tones, gaps under half a second bridged, a second and more long
+        // (the start's ramp, an app's cut and a station's first frames make single windows).
+        var runs: [ClosedRange<Int>] = []
+        for index in windows.indices where windows[index].speech > 0.01 {
+            if let last = runs.last, index - last.upperBound <= 5 { runs[runs.count - 1] = last.lowerBound...index } else { runs.append(index...index) }
+        }
+        let prompts = runs.filter { $0.count >= 10 }
+        try #require(prompts.count == 2, "two prompts: \(runs)")
+        let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+        for (name, range, level) in [("library", prompts[0], \(library: Double, radio: Double, speech: Double).library),
+                                     ("radio", prompts[1], \(library: Double, radio: Double, speech: Double).radio)] {
+            try #require(range.lowerBound >= 8 && range.upperBound + 15 < windows.count, "\(name): room around the prompt")
+            let before = median(windows[(range.lowerBound - 8)..<(range.lowerBound - 2)].map { $0[keyPath: level] })
+            let ducked = median(windows[range].map { $0[keyPath: level] })
+            let after = median(windows[(range.upperBound + 8)...(range.upperBound + 14)].map { $0[keyPath: level] })
+            #expect(before > 0.05, "\(name) plays before the prompt: \(before)")
+            #expect((0.13...0.3).contains(ducked / before), "\(name) ducked by about 14 dB under speech: \(ducked) of \(before)")
+            #expect((0.85...1.15).contains(after / before), "\(name) back at its level after: \(after) of \(before)")
+        }
+        // Repeat one: the 6 s track begins again with no gap, no dip and nothing else heard.
+        let trackStart = windows.firstIndex { $0.library > 0.05 } ?? 0
+        let cut = windows[(prompts[0].upperBound + 8)...].firstIndex { $0.library < 0.05 } ?? 0  // Radio took over
+        let again = (prompts[0].upperBound + 8)..<(cut - 1)
+        try #require(again.contains(trackStart + 61), "the track's second pass is in view: \(again), from \(trackStart)")
+        let level = median(windows[again].map(\.library))
+        #expect(windows[again].allSatisfy { abs($0.library / level - 1) < 0.05 && $0.speech < 0.01 }, "\(windows[again].map { ($0.library, $0.speech) })")
+    }
+
     @Test func albumsMastered10LUApartPlayWithin1LUAndAQuietPassageIsNotLifted() throws {
         let car = try Car()
         #expect(car.deckd.waitForLog("library: loudness measured for 15 tracks", seconds: 60), "\(car.deckd.log)")
