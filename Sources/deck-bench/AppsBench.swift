@@ -4,7 +4,8 @@ import Glibc
 /// The first-party Library app's scan of 10,000 files (hard links of one tagged MP3 in 100
 /// folders), cold and incremental, in a deckd of its own with the app in its host process, against
 /// a bare FFmpeg loop in this process that opens and probes the same files (the floor of reading
-/// their tags), and the resident memory the tracks add to the host process; then Radio's start.
+/// their tags), and the resident memory the tracks add to the host process; then Radio's start,
+/// its reconnection, and the CPU each app costs while it plays against Tone.
 struct AppsBench {
     var options: BenchOptions
     static let files = 10_000
@@ -68,19 +69,25 @@ struct AppsBench {
             throw BenchError("the Library did not report its scan:\n\(deckd.output.suffix(2000))")
         }
         usleep(300_000)
-        // Hosts are forked by a zygote (one command line for all): deckctl names the app's process.
-        let listing = "\(folder)/apps.txt"
-        _ = TemporaryFolder.shell("'\(options.bin)/deckctl' --socket '\(folder)/deck.sock' apps > '\(listing)'")
-        let row = ((try? MachineInfo.readText(listing)) ?? "").split(separator: "\n").first { $0.hasPrefix("org.deck.library ") } ?? ""
-        let words = row.split(separator: " ")
-        let pid = words.firstIndex(of: "process").flatMap { words.indices.contains($0 + 1) ? Int(words[$0 + 1]) : nil } ?? 0
+        let pid = AppsBench.hostProcess(of: "org.deck.library", ctl: "'\(options.bin)/deckctl' --socket '\(folder)/deck.sock'", folder: folder) ?? 0
         let status = (try? MachineInfo.readText("/proc/\(pid)/status")) ?? ""
         let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) } ?? 0
         return (milliseconds, rss)
     }
 
+    /// The host process of `app`: hosts are forked by a zygote (one command line for all), so
+    /// deckctl names it.
+    static func hostProcess(of app: String, ctl: String, folder: String) -> pid_t? {
+        let listing = "\(folder)/apps.txt"
+        _ = TemporaryFolder.shell("\(ctl) apps > '\(listing)'")
+        let row = ((try? MachineInfo.readText(listing)) ?? "").split(separator: "\n").first { $0.hasPrefix(app + " ") } ?? ""
+        let words = row.split(separator: " ")
+        return words.firstIndex(of: "process").flatMap { words.indices.contains($0 + 1) ? pid_t(words[$0 + 1]) : nil }
+    }
+
     /// Opens and probes each file with libavformat, as the scan's floor.
     private func bareProbe(_ paths: [String]) -> Double {
+        av_log_set_level(AV_LOG_ERROR)  // (its warnings about the 1 s MP3's probe score, 10,000 times)
         let start = Subprocess.now()
         for path in paths {
             var context: UnsafeMutablePointer<AVFormatContext>?
