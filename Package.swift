@@ -7,6 +7,8 @@ let package = Package(
         .executable(name: "deckd", targets: ["deckd"]),
         .executable(name: "deckctl", targets: ["deckctl"]),
         .executable(name: "deck-bench", targets: ["deck-bench"]),
+        // The plugin authors' validator.
+        .executable(name: "deck-check", targets: ["deck-check"]),
         // One per isolated plugin, started by the runtime.
         .executable(name: "deck-plugin-host", targets: ["deck-plugin-host"]),
         .library(name: "DeckRuntime", targets: ["DeckRuntime"]),
@@ -59,6 +61,7 @@ let package = Package(
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc", "CSystemd"]),
         .executableTarget(name: "deck-plugin-host", dependencies: ["DeckIsolation"]),
         .executableTarget(name: "deckctl", dependencies: ["DeckBase"]),
+        .executableTarget(name: "deck-check", dependencies: ["DeckBase", "DeckPlugins", "COgg", "COpus"]),
         .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "DeckEmbed", "COpus", "CDeckPlugin", "CFFmpeg"]),
         .target(name: "DeckFuzz", dependencies: ["DeckRuntime", "DeckIsolation"]),
         .executableTarget(name: "deck-fuzz", dependencies: ["DeckFuzz", "CFuzzer"]),

@@ -170,6 +170,13 @@ echo "  now playing: $("$bin/deckctl" --socket "$work/stations.sock" now-playing
 "$bin/deckctl" --socket "$work/stations.sock" next > /dev/null
 echo "  after next:  $("$bin/deckctl" --socket "$work/stations.sock" now-playing --format '{{title}}')"
 
+step "deck-check: bundles checked before they ship (the C app, statically and run under a deckd of its own; then the broken bundle)"
+"$bin/deck-check" --seconds 2 examples/ui-c/build/Stations.deckplugin | sed 's/^/  /'
+status=0
+"$bin/deck-check" "$work/extra/Broken.deckplugin" > "$work/check.txt" || status=$?
+sed 's/^/  /' "$work/check.txt"
+echo "  exit status $status (1: errors found)"
+
 step "Numbers from outside are checked where they enter: refused with their range, and deckd plays on"
 "$bin/deckctl" --socket "$work/stations.sock" volume media +9223372036854775807 2>&1 | sed 's/^/  /' || true
 "$bin/deckctl" --socket "$work/stations.sock" call player.seek '{"position": 1e19}' 2>&1 | sed 's/^/  /' || true

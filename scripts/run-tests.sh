@@ -6,7 +6,9 @@
 # completion test (it types into an interactive zsh through a pseudo-terminal, which a loaded
 # machine can stall), and the first-party apps' suites (Radio and Library start Icecast servers and
 # ffmpeg encoders of their own; beside the shards their load slowed other suites' timing checks),
-# with their plugins in host processes. Exits non-zero when any run failed.
+# with their plugins in host processes, then two of their playback tests again with the plugins
+# inline. deck-check's suite runs in the inline shard (it starts deckds of its own, in host-process
+# mode whatever the shard) to even the shards out. Exits non-zero when any run failed.
 #
 #   scripts/run-tests.sh BUNDLE.xctest
 set -u
@@ -25,7 +27,7 @@ run() {
 }
 
 started=$(date +%s)
-run deckd-process "$bundle" --testing-library swift-testing --filter '^deckdTests\.' --skip "$alone" &
+run deckd-process "$bundle" --testing-library swift-testing --filter '^deckdTests\.' --skip "$alone|DeckCheckTests" &
 run suites-process "$bundle" --testing-library swift-testing --skip '^deckdTests\.|IsolationLoadTests' &
 run inline env DECK_TEST_ISOLATION=inline "$bundle" --testing-library swift-testing \
     --filter '^(DeckRuntimeTests|deckdTests)\.' --skip "$inline_skip" &
@@ -33,14 +35,16 @@ wait
 run load "$bundle" --testing-library swift-testing --filter 'IsolationLoadTests'
 run completion "$bundle" --testing-library swift-testing --filter 'CompletionTests'
 run apps "$bundle" --testing-library swift-testing --filter 'RadioTests|LibraryTests'
+run apps-inline env DECK_TEST_ISOLATION=inline "$bundle" --testing-library swift-testing \
+    --filter 'RadioTests/opusAndMP3Mounts|LibraryTests/anAlbumPlaysGapless'
 
 failed=0
-for name in deckd-process suites-process inline load completion apps; do
+for name in deckd-process suites-process inline load completion apps apps-inline; do
     echo "=== $name"
     cat "$logs/$name.log"
 done
 echo "=== summary ($(($(date +%s) - started)) s)"
-for name in deckd-process suites-process inline load completion apps; do
+for name in deckd-process suites-process inline load completion apps apps-inline; do
     status=$(cat "$logs/$name.status")
     printf '%-16s %s\n' "$name" "$(grep -a 'Test run with' "$logs/$name.log" | tail -n 1)"
     [ "$status" -eq 0 ] || failed=1

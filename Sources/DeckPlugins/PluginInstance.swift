@@ -158,6 +158,11 @@ public final class PluginInstance {
     }
 
     public var offersNowPlaying: Bool { code.offersNowPlaying }
+    public var offersAudio: Bool { code.offersAudio }
+    /// The extensions it offers, named as in apps.list: audio, now-playing, ui, content.
+    public var offeredExtensions: [String] {
+        [("audio", offersAudio), ("now-playing", offersNowPlaying), ("ui", offersUI), ("content", offersContent)].filter(\.1).map(\.0)
+    }
 
     /// Sends a remote command to an active plugin; nil when it will answer `token` later.
     package func command(_ command: RemoteCommand, token: UInt64) -> CommandResult? {

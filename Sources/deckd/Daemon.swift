@@ -80,6 +80,7 @@ enum Daemon {
         if options.overwriteFiles { configuration.files.overwrite = true }
         if options.resume { configuration.state.resumeOnStart = true }
         if options.mpris { configuration.mpris = true }
+        if options.watch { configuration.watchPlugins = true }
         switch options.statePath {
         case "none"?: configuration.state.path = nil
         case let path?: configuration.state.path = path

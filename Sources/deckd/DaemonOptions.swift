@@ -19,6 +19,7 @@ struct DaemonOptions {
     var statePath: String?
     var resume = false
     var mpris = false
+    var watch = false
     var sinks: [String] = []
     var play: (pluginID: String, item: String?)?
     var freewheel = false
@@ -32,7 +33,7 @@ struct DaemonOptions {
                      [--output-dir DIR] [--overwrite-files] [--play PLUGIN_ID[:ITEM]]
                      [--freewheel] [--duration SECONDS] [--log-level LEVEL]
                      [--log-target auto|journal|stderr] [--journal-socket PATH]
-                     [--state FILE|none] [--resume] [--mpris] [--insecure-plugins]
+                     [--state FILE|none] [--resume] [--mpris] [--watch] [--insecure-plugins]
                      [--isolation process|inline]
                      [--help] [--version]
 
@@ -71,6 +72,8 @@ struct DaemonOptions {
                                ~/.local/state/deck/state.json; none with --duration)
           --resume             play the last source again at start, as a head unit at ignition
           --mpris              also appear on the D-Bus session bus as org.mpris.MediaPlayer2.deck
+          --watch              reload a plugin when its bundle's manifest or library changes
+                               (it plays again from where it was); for plugin authors
           --insecure-plugins   load bundles writable by group/others or owned by another user
           --isolation MODE     where plugins the policy does not name run: process (default: each
                                in a deck-plugin-host process of its own) or inline (in deckd)
@@ -130,6 +133,7 @@ struct DaemonOptions {
             case "--state": options.statePath = try value()
             case "--resume": try noValue(); options.resume = true
             case "--mpris": try noValue(); options.mpris = true
+            case "--watch": try noValue(); options.watch = true
             case "--sink":
                 let uri = try value()
                 do { _ = try SinkLabel.parse(uri) } catch { throw UsageError(error.description) }

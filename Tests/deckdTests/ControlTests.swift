@@ -216,7 +216,7 @@ extension ControlTests {
         let document = try JSONSerialization.jsonObject(with: Data(discovered.output.utf8)) as? [String: Any]
         let names = (document?["methods"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
         #expect(Set(names) == ["rpc.discover", "auth.login", "events.subscribe", "events.unsubscribe", "runtime.info", "apps.list", "apps.load",
-                               "apps.unload", "apps.launch", "session.get", "session.request", "session.abandon", "session.configure",
+                               "apps.unload", "apps.reload", "apps.launch", "session.get", "session.request", "session.abandon", "session.configure",
                                "volume.get", "volume.set", "volume.adjust", "volume.mute",
                                "sinks.list", "sinks.add", "sinks.remove", "sinks.select", "ui.get", "ui.select", "ui.button", "ui.back", "ui.image",
                                "display.get", "display.set", "nowPlaying.get", "nowPlaying.artwork", "queue.get",
@@ -284,6 +284,7 @@ extension ControlTests {
         results["player.setRate"] = try result("player.setRate", #"{"rate":1.5}"#)
         results["player.setShuffle"] = try result("player.setShuffle", #"{"mode":"items"}"#)
         results["player.setRepeat"] = try result("player.setRepeat", #"{"mode":"one"}"#)
+        results["apps.reload"] = try result("apps.reload", #"{"id":"org.deck.test.fixture"}"#)
         results["apps.unload"] = try result("apps.unload", #"{"id":"org.deck.test.fixture"}"#)
         results["session.request"] = try result("session.request", #"{"context":"navigation","name":"prompt"}"#)
         results["session.get"] = try result("session.get")

@@ -40,6 +40,16 @@ struct AppsMethods {
                 events.appsChanged()
                 return true
             },
+            RPCMethod("apps.reload", "Load an app again from its bundle (after its author rebuilt it): unloaded, loaded and "
+                      + "activated; one that was playing plays again from where it was.", params: [id],
+                      result: AppsMethods.appSchema, errors: [-32003, -32004]) { call throws(RPCError) in
+                let id = try call.string("id")
+                guard registry.plugin(id: id) != nil else { throw .noSuchApp(id) }
+                guard let plugin = supervisor.reload(id) else {
+                    throw .commandFailed("\(id) was unloaded but not loaded again: \(registry.lastLoadFailure?.reasonText ?? "refused")")
+                }
+                return AppsMethods.describe(plugin, streaming: focus.isStreaming(plugin.id))
+            },
             RPCMethod("apps.launch", "Activate an app and ask it to play an item (its default when none); an app that owns "
                       + "now playing and is paused resumes instead, and a crashed or disabled one starts again first.",
                       params: [id, .init("item", Schema.string, required: false)],
@@ -89,6 +99,7 @@ struct AppsMethods {
             "permissions": .array(plugin.permissions.sorted().map { .string($0.rawValue) }),
             "dataFolder": plugin.dataFolder.map { .string($0) } ?? .null,
             "bundle": .string(plugin.bundlePath), "streaming": .bool(streaming),
+            "offers": .array(plugin.offeredExtensions.map { .string($0) }),
             "isolation": .string(plugin.processID == nil ? "inline" : "process"),
             "pid": plugin.processID.map { .int(Int64($0)) } ?? .null,
             "underrunFrames": .int(Int64(counters.underrunFrames.load(ordering: .relaxed))),
@@ -103,7 +114,7 @@ struct AppsMethods {
         "entitlements": Schema.array(Schema.oneOf(Entitlement.allCases.map(\.rawValue))),
         "permissions": Schema.array(Schema.oneOf(Permission.allCases.map(\.rawValue))), "dataFolder": Schema.nullable(Schema.string),
         "bundle": Schema.string,
-        "streaming": Schema.boolean, "isolation": Schema.oneOf(["inline", "process"]), "pid": Schema.nullable(Schema.integer),
+        "streaming": Schema.boolean, "offers": Schema.array(Schema.oneOf(["audio", "now-playing", "ui", "content"])), "isolation": Schema.oneOf(["inline", "process"]), "pid": Schema.nullable(Schema.integer),
         "underrunFrames": Schema.integer, "invalidFrames": Schema.integer, "clippedFrames": Schema.integer,
     ])
 

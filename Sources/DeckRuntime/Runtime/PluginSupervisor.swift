@@ -124,17 +124,53 @@ final class PluginSupervisor {
         }
         try? plugin.activate()
         logger.info("plugins", plugin: id, "\(id) restarted")
-        if resumeAfterRestart.remove(id) != nil {
-            if player.lastSource?.pluginID == id {
-                player.send(.play) { [logger] outcome in
-                    if case .done(.success, _) = outcome { return }
-                    logger.warning("plugins", plugin: id, "\(id) did not resume after its restart: \(outcome)")
-                }
-            } else {
-                _ = try? focus.play(pluginID: id, item: nil)
-            }
-        }
+        if resumeAfterRestart.remove(id) != nil { playAgain(id, after: "its restart") }
         onAppsChanged?()
+    }
+
+    /// Asks a plugin loaded again to play: its last item from where it was when it owned now
+    /// playing, else its default item.
+    private func playAgain(_ id: String, after what: String) {
+        if player.lastSource?.pluginID == id {
+            player.send(.play) { [logger] outcome in
+                if case .done(.success, _) = outcome { return }
+                logger.warning("plugins", plugin: id, "\(id) did not resume after \(what): \(outcome)")
+            }
+        } else {
+            _ = try? focus.play(pluginID: id, item: nil)
+        }
+    }
+
+    /// Loads and activates the bundle at `bundle` (a watched bundle fixed after a refused reload);
+    /// nil when it is refused, logged with the reason.
+    func load(bundle: String) -> PluginInstance? {
+        defer { onAppsChanged?() }
+        guard let plugin = registry.load(bundle, recordFailure: false) else {
+            logger.error("plugins", "\(bundle) was not loaded: \(registry.lastLoadFailure?.reasonText ?? "refused")")
+            return nil
+        }
+        try? plugin.activate()
+        logger.info("plugins", plugin: plugin.id, "\(plugin.id) loaded from \(bundle)")
+        return plugin
+    }
+
+    /// Loads `id` again from its bundle, on purpose (an author changed it): deactivated,
+    /// destroyed, loaded, activated and, when it was playing, playing again from where it was.
+    /// nil when it is not loaded, or its bundle is now refused (`registry.lastLoadFailure` says why).
+    func reload(_ id: String) -> PluginInstance? {
+        guard let old = registry.plugin(id: id) else { return nil }
+        let bundle = old.bundlePath, playing = focus.isStreaming(id)
+        forgive(id)
+        registry.unload(old)
+        defer { onAppsChanged?() }
+        guard let plugin = registry.load(bundle, recordFailure: false) else {
+            logger.error("plugins", plugin: id, "\(id) was not reloaded: \(registry.lastLoadFailure?.reasonText ?? "refused")")
+            return nil
+        }
+        try? plugin.activate()
+        logger.info("plugins", plugin: id, "\(id) reloaded from \(bundle)")
+        if playing { playAgain(id, after: "its reload") }
+        return plugin
     }
 
     /// A crashed or disabled plugin a client asks for by id or bundle comes back now, its crash

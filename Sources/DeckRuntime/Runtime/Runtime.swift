@@ -28,6 +28,8 @@ public final class Runtime {
     public let plugins: PluginRegistry
     /// Crashes, hangs and restarts of plugins.
     let supervisor: PluginSupervisor
+    /// Reloads changed bundles (`watchPlugins`).
+    private var watcher: BundleWatcher?
     /// The notifications every client and embedding handle subscribes to.
     let publisher: EventPublisher
     /// The last source, the volumes and the sinks chosen, across restarts.
@@ -172,6 +174,15 @@ public final class Runtime {
         }
         plugins.loadFolders()
         plugins.activateAll()
+        if configuration.watchPlugins {
+            do {
+                watcher = try BundleWatcher(registry: plugins, supervisor: supervisor, scheduler: scheduler)
+                watcher?.start()
+                logger.info("plugins", "watching the bundles: one that changes is reloaded")
+            } catch {
+                logger.error("plugins", "cannot watch the bundles: \(error)")
+            }
+        }
         try startOutput()
     }
 
@@ -231,6 +242,7 @@ public final class Runtime {
         isShutDown = true
         state.save()
         output.stop()
+        watcher?.close()
         supervisor.close()
         plugins.unloadAll()
         codeLoader.removeCgroups()

@@ -24,7 +24,7 @@ import Glibc
 ///      "session": {"duckDb": -14, "duckRampMs": 500, "restoreRampMs": 500, "idleTimeoutMs": 5000,
 ///                  "starvationMs": 30000, "alwaysActive": false, "matrix": {"call": {"navigation": "reject"}}},
 ///      "nowPlaying": {"commandTimeoutMs": 5000, "coalesceMs": 100, ...},
-///      "state": {"path": "/var/lib/deck/state.json", "resumeOnStart": false}, "mpris": false,
+///      "state": {"path": "/var/lib/deck/state.json", "resumeOnStart": false}, "mpris": false, "watchPlugins": false,
 ///      "display": {"width": 800, "height": 480, "scale": 1, "driving": false}, "ui": {"handlerTimeoutMs": 10000},
 ///      "isolation": {"callTimeoutMs": 1000, "heartbeatTimeoutMs": 2000, "restartLimit": 3, ...},
 ///      "loopBudget": {"windowMs": 5000, "sharePercent": 20, "endAfterWindows": 3}}
@@ -57,6 +57,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var appSettings: [String: JSONValue] = [:]
     /// Also serve now playing on the D-Bus session bus as an MPRIS player.
     public var mpris = false
+    /// Reload a plugin when its bundle's manifest or library changes (for plugin authors).
+    public var watchPlugins = false
     /// The car's display at start (`display.set` changes it at run time).
     public var display = DisplayProfile()
     /// How long plugins' UI handlers may take, how large their images may be.
@@ -128,6 +130,9 @@ public struct RuntimeConfiguration: Sendable, Equatable {
             case "mpris":
                 guard let flag = value.boolValue else { throw .invalid(path, "\"mpris\" must be true or false") }
                 mpris = flag
+            case "watchPlugins":
+                guard let flag = value.boolValue else { throw .invalid(path, "\"watchPlugins\" must be true or false") }
+                watchPlugins = flag
             case "pins":
                 try applyPins(value, path: path)
             case "display":
@@ -136,7 +141,7 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 try RuntimeConfiguration.sections.first { $0.name == key }!.apply(value, to: &self, file: path, resolve: resolve)
             default:
                 throw .invalid(path, "unknown key \"\(key)\" (known: baseDirectory, plugins, policy, logLevel, dataDirectory, appSettings, insecurePlugins, "
-                               + "sinks, maxSinks, pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, display, ui, "
+                               + "sinks, maxSinks, pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, watchPlugins, display, ui, "
                                + "isolation, loopBudget)")
             }
         }

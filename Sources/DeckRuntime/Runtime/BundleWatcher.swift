@@ -1,0 +1,53 @@
+import DeckBase
+import DeckPlugins
+
+/// Reloads a plugin whose bundle changed (`watchPlugins`, `deckd --watch`): every half second
+/// each watched bundle's manifest and library are compared with what was last acted on, and one
+/// that changed and then held still for a check (a build finished writing it) is reloaded by the
+/// supervisor. A bundle the reload refused stays watched and is loaded once it changes again.
+/// Loop-thread-confined.
+final class BundleWatcher {
+    static let intervalMilliseconds: UInt64 = 500
+    private let registry: PluginRegistry
+    private let supervisor: PluginSupervisor
+    private let timer: any SchedulerTimer
+    /// Per bundle path: its library's name and the fingerprint last loaded (or refused).
+    private var watched: [String: (library: String, fingerprint: BundleFingerprint)] = [:]
+    /// A changed fingerprint seen at the last check, per bundle: acted on when seen again.
+    private var settling: [String: BundleFingerprint] = [:]
+
+    init(registry: PluginRegistry, supervisor: PluginSupervisor, scheduler: any Scheduler) throws(LoopError) {
+        self.registry = registry
+        self.supervisor = supervisor
+        timer = try scheduler.makeTimer()
+    }
+
+    func start() {
+        timer.start(after: BundleWatcher.intervalMilliseconds, repeat: BundleWatcher.intervalMilliseconds) { [unowned self] in check() }
+    }
+
+    func close() { timer.close() }
+
+    private func check() {
+        for plugin in registry where watched[plugin.bundlePath] == nil {
+            watched[plugin.bundlePath] = (plugin.manifest.library, plugin.fingerprint)
+        }
+        var seen: [String: BundleFingerprint] = [:]
+        for (bundle, known) in watched {
+            let now = BundleFingerprint(bundle: bundle, library: known.library)
+            guard now != known.fingerprint else { continue }
+            guard settling[bundle] == now else {
+                seen[bundle] = now
+                continue
+            }
+            if let loaded = registry.first(where: { $0.bundlePath == bundle }), !loaded.hasCrashed {
+                let plugin = supervisor.reload(loaded.id)
+                watched[bundle] = (plugin?.manifest.library ?? known.library, plugin?.fingerprint ?? now)
+            } else {
+                let plugin = supervisor.load(bundle: bundle)
+                watched[bundle] = (plugin?.manifest.library ?? known.library, plugin?.fingerprint ?? now)
+            }
+        }
+        settling = seen
+    }
+}

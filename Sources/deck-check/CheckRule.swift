@@ -1,0 +1,80 @@
+/// One thing deck-check verifies, with the guide section that states it.
+struct CheckRule: Sendable, Equatable {
+    enum Severity: String, Sendable, Comparable {
+        case info, warning, error
+
+        static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+        private var rank: Int { self == .info ? 0 : self == .warning ? 1 : 2 }
+    }
+
+    /// Whether the rule reads the bundle only, or runs its code under a test runtime.
+    enum Stage: String, Sendable { case `static`, dynamic }
+
+    var id: String
+    var severity: Severity
+    var stage: Stage
+    var summary: String
+    /// Where the rule is written down: a file and section in docs/.
+    var doc: String
+
+    static let all: [CheckRule] = [
+        CheckRule(id: "manifest.valid", severity: .error, stage: .static, summary: "manifest.json is JSON of the documented shape",
+                  doc: "plugin-guide.md#the-manifest"),
+        CheckRule(id: "manifest.abi", severity: .error, stage: .static, summary: "the manifest's abi is the runtime's ABI major version",
+                  doc: "plugin-guide.md#the-manifest"),
+        CheckRule(id: "bundle.library", severity: .error, stage: .static,
+                  summary: "the library named by the manifest is a regular file inside the bundle", doc: "plugin-guide.md#the-manifest"),
+        CheckRule(id: "bundle.ownership", severity: .error, stage: .static,
+                  summary: "nothing in the bundle is writable by group or others (the runtime refuses it)", doc: "plugin-guide.md#the-manifest"),
+        CheckRule(id: "bundle.readable", severity: .warning, stage: .static,
+                  summary: "the bundle's files are readable by others (host processes run as a uid of their own)", doc: "plugin-guide.md#your-sandbox"),
+        CheckRule(id: "library.elf", severity: .error, stage: .static, summary: "the library is an ELF shared object for this machine",
+                  doc: "plugin-guide.md#the-abi-c"),
+        CheckRule(id: "library.entry", severity: .error, stage: .static, summary: "the library exports deck_plugin_entry",
+                  doc: "plugin-guide.md#the-abi-c"),
+        CheckRule(id: "library.needed", severity: .error, stage: .static,
+                  summary: "every library it needs can be found by the dynamic loader", doc: "plugin-guide.md#the-abi-c"),
+        CheckRule(id: "library.exports", severity: .warning, stage: .static,
+                  summary: "C functions besides deck_plugin_entry are not exported (they could clash with other plugins' or the runtime's)",
+                  doc: "plugin-guide.md#the-abi-c"),
+        CheckRule(id: "permissions.network", severity: .warning, stage: .static,
+                  summary: "a library that opens sockets declares the network permission", doc: "plugin-guide.md#your-sandbox"),
+        CheckRule(id: "load.accepted", severity: .error, stage: .dynamic, summary: "the runtime loads and initialises it",
+                  doc: "plugin-guide.md#the-abi-c"),
+        CheckRule(id: "lifecycle.activate", severity: .error, stage: .dynamic, summary: "it activates and plays its default item (or the one asked for)",
+                  doc: "plugin-guide.md#audio-deckaudio"),
+        CheckRule(id: "lifecycle.default-item", severity: .info, stage: .dynamic,
+                  summary: "it refused its default item with a reason (its playback is checked with --item)", doc: "plugin-guide.md#audio-deckaudio"),
+        CheckRule(id: "lifecycle.survives", severity: .error, stage: .dynamic, summary: "its host process never crashes or hangs during the run",
+                  doc: "plugin-guide.md#the-abi-c"),
+        CheckRule(id: "lifecycle.restart", severity: .error, stage: .dynamic,
+                  summary: "unloaded (deactivate, destroy) and loaded again, it plays again", doc: "plugin-guide.md#the-abi-c"),
+        CheckRule(id: "render.invalid", severity: .error, stage: .dynamic, summary: "render writes no NaN or infinity",
+                  doc: "plugin-guide.md#audio-deckaudio"),
+        CheckRule(id: "render.clipping", severity: .warning, stage: .dynamic, summary: "render writes no sample beyond full scale (±1.0)",
+                  doc: "plugin-guide.md#audio-deckaudio"),
+        CheckRule(id: "render.underrun", severity: .warning, stage: .dynamic, summary: "render fills every frame it is asked for",
+                  doc: "plugin-guide.md#audio-deckaudio"),
+        CheckRule(id: "render.silent", severity: .warning, stage: .dynamic,
+                  summary: "an app that holds focus with an open stream and says it plays is heard", doc: "plugin-guide.md#audio-deckaudio"),
+        CheckRule(id: "focus.loss", severity: .warning, stage: .dynamic,
+                  summary: "after losing focus for good it closes its stream and stops saying it plays", doc: "plugin-guide.md#audio-focus-decksession"),
+        CheckRule(id: "nowplaying.published", severity: .warning, stage: .dynamic,
+                  summary: "an app playing music publishes now playing with a title", doc: "plugin-guide.md#now-playing-decknow-playing-abi-11"),
+        CheckRule(id: "commands.answered", severity: .error, stage: .dynamic,
+                  summary: "the remote commands it enables (play, pause) are answered with success", doc: "plugin-guide.md#now-playing-decknow-playing-abi-11"),
+        CheckRule(id: "ui.limits", severity: .info, stage: .dynamic,
+                  summary: "its screen fits the display limits parked and driving (what the runtime hid)", doc: "plugin-guide.md#templates-deckui-abi-12"),
+        CheckRule(id: "runtime.warnings", severity: .warning, stage: .dynamic,
+                  summary: "the runtime logs no warning or error about it (loop time, timeouts, refused calls, limits)", doc: "plugin-guide.md#the-abi-c"),
+    ]
+
+    static func named(_ id: String) -> CheckRule? { all.first { $0.id == id } }
+}
+
+/// What a check found: the rule, why, and where.
+struct Finding: Sendable, Equatable {
+    var rule: CheckRule
+    var reason: String
+    var location: String
+}

@@ -1,0 +1,221 @@
+import DeckBase
+import Glibc
+
+/// The dynamic checks: the bundle loaded by a deckd of its own (plugins in host processes, a
+/// private socket, a file sink, no state), driven through its control socket as an HMI would;
+/// the runtime's own counters, answers and log are what is judged.
+struct DynamicRun {
+    let bundle: String
+    let id: String
+    let item: String?
+    let deckd: String
+    let seconds: Double
+    /// The media folders to give it (isolation.mediaFolders).
+    let media: [String]
+    private(set) var findings: [Finding] = []
+
+    init(bundle: String, id: String, item: String?, deckd: String, seconds: Double, media: [String]) {
+        self.bundle = bundle
+        self.id = id
+        self.item = item
+        self.deckd = deckd
+        self.seconds = seconds
+        self.media = media
+    }
+
+    private mutating func report(_ rule: String, _ reason: String, at location: String = "") {
+        guard let rule = CheckRule.named(rule) else { return }
+        findings.append(Finding(rule: rule, reason: reason, location: location.isEmpty ? id : location))
+    }
+
+    mutating func run() throws(CheckError) {
+        var template = Array("/tmp/deck-check-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw .setup("cannot make a temporary folder: \(String(cString: strerror(errno)))") }
+        let work = String(cString: made)
+        defer { _ = Glibc.system("rm -rf '\(work)'") }
+        mkdir(work + "/plugins", 0o755)
+        let folders: JSONValue = .array(media.map { .string($0) })
+        let config = JSONValue.object(["dataDirectory": .string(work + "/data"), "isolation": ["mediaFolders": folders]]).encoded()
+        guard let file = fopen(work + "/deck.json", "w") else { throw .setup("cannot write \(work)/deck.json") }
+        fputs(config, file)
+        fclose(file)
+        let output = work + "/out.opus", log = work + "/deckd.log"
+        let process = try Spawned(deckd, ["--config", work + "/deck.json", "--plugins", work + "/plugins", "--state", "none",
+                                          "--sink", "file:\(output)", "--socket", work + "/deck.sock", "--insecure-plugins"], log: log)
+        defer { process.stop() }
+        guard let runtime = RuntimeConnection(socket: work + "/deck.sock", seconds: 10) else {
+            throw .setup("deckd did not open its socket:\n\(Spawned.tail(log))")
+        }
+        exercise(runtime, output: output)
+        let lines = Spawned.text(log).split(separator: "\n")
+        if !process.isRunning { report("lifecycle.survives", "deckd itself ended during the run: \(lines.suffix(3).joined(separator: " | "))") }
+        // "TIME LEVEL SUBSYSTEM: message": the runtime's lines about the plugin, not the plugin's own (its subsystem is its id).
+        var seen = Set<String>()
+        for line in lines where line.contains(id) {
+            let words = line.split(separator: " ", maxSplits: 3)
+            guard words.count == 4, words[1] == "warning" || words[1] == "error", words[2] != "\(id):" else { continue }
+            let text = "\(words[1]) \(words[2]) \(words[3])"
+            guard seen.insert(String(text.filter { !$0.isNumber })).inserted else { continue }
+            if text.contains("crashed") || text.contains("hung") || text.contains("stopped answering") {
+                report("lifecycle.survives", text)
+            } else {
+                report("runtime.warnings", text)
+            }
+        }
+    }
+
+    private mutating func exercise(_ runtime: RuntimeConnection, output: String) {
+        do {
+            _ = try runtime.call("apps.load", ["path": .string(bundle)])
+        } catch {
+            report("load.accepted", error.message, at: bundle)
+            return
+        }
+        let offers = Set(app(runtime)?["offers"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        var playing = false
+        if offers.contains("audio") {
+            let launched = frames(runtime)
+            do {
+                try launch(runtime)
+                usleep(UInt32(seconds * 1_000_000))
+                playing = judgePlayback(runtime, output: output, since: launched)
+            } catch where error.message.contains("refused to play") {
+                report("lifecycle.default-item", "\(error.message); give --item to check its playback")
+            } catch {
+                report("lifecycle.activate", "apps.launch: \(error.message)")
+                return
+            }
+        }
+        if playing { judgeCommands(runtime) }
+        judgeScreens(runtime)
+        if playing { judgeFocusLoss(runtime) }
+        judgeRestart(runtime, played: playing)
+        if let app = self.app(runtime), ["crashed", "disabled", "hung"].contains(app["state"]?.stringValue ?? "") {
+            report("lifecycle.survives", "it ended the run \(app["state"]?.stringValue ?? "")")
+        }
+    }
+
+    /// Launches it with the item; an app may refuse, with its reason, while it gets ready (a
+    /// library scanning): it is asked again for `seconds`.
+    private func launch(_ runtime: RuntimeConnection) throws(RuntimeConnection.CallError) {
+        let deadline = Monotonic.now + seconds
+        while true {
+            do {
+                _ = try runtime.call("apps.launch", item.map { ["id": .string(id), "item": .string($0)] } ?? ["id": .string(id)])
+                return
+            } catch where error.message.contains("refused to play") && Monotonic.now < deadline {
+                usleep(200_000)
+            }
+        }
+    }
+
+    private func frames(_ runtime: RuntimeConnection) -> Int {
+        Int((try? runtime.call("runtime.info"))?["output"]?["frames"]?.intValue ?? 0)
+    }
+
+    private func app(_ runtime: RuntimeConnection) -> JSONValue? {
+        (try? runtime.call("apps.list"))?["apps"]?.arrayValue?.first { $0["id"]?.stringValue == id }
+    }
+
+    /// Whether it plays (focus, an open stream, now playing saying so); its counters and what is heard.
+    private mutating func judgePlayback(_ runtime: RuntimeConnection, output: String, since frame: Int) -> Bool {
+        guard let app = app(runtime) else {
+            report("lifecycle.survives", "it is gone from apps.list after its launch")
+            return false
+        }
+        for (counter, rule, what) in [("invalidFrames", "render.invalid", "NaN or infinity (silenced)"),
+                                      ("clippedFrames", "render.clipping", "samples beyond ±1.0"),
+                                      ("underrunFrames", "render.underrun", "frames it did not fill")] {
+            if let count = app[counter]?.intValue, count > 0 { report(rule, "\(count) frames with \(what) in \(seconds) s") }
+        }
+        let session = try? runtime.call("session.get")
+        let holds = session?["holders"]?.arrayValue?.contains { $0["owner"]?.stringValue == id } ?? false
+        let streaming = app["streaming"]?.boolValue ?? false
+        let nowPlaying = try? runtime.call("nowPlaying.get")
+        let owns = nowPlaying?["owner"]?.stringValue == id
+        // Playing at rate 0 is buffering: it says it is not advancing.
+        let says = owns && nowPlaying?["playbackState"]?.stringValue == "playing" && (nowPlaying?["rate"]?.doubleValue ?? 1) > 0
+        if holds, streaming, says, let peak = OutputLevel.peak(of: output, from: frame), peak < 0.001 {
+            report("render.silent", "it holds focus, its stream is open and now playing says playing, but the output after its launch "
+                   + "peaks at \(peak) (under −60 dBFS)")
+        }
+        let music = session?["holders"]?.arrayValue?.contains { $0["owner"]?.stringValue == id && $0["context"]?.stringValue == "music" } ?? false
+        if music, streaming, !owns || (nowPlaying?["title"]?.stringValue ?? "").isEmpty {
+            report("nowplaying.published", "it plays music but \(owns ? "publishes no title" : "does not own now playing (it never published it)")")
+        }
+        return holds && streaming
+    }
+
+    /// Pause and play, when it enabled them, are answered with success.
+    private mutating func judgeCommands(_ runtime: RuntimeConnection) {
+        let enabled = Set(((try? runtime.call("nowPlaying.get"))?["commands"]?.arrayValue ?? []).compactMap(\.stringValue))
+        for command in ["pause", "play"] where enabled.contains(command) {
+            do {
+                let answer = try runtime.call("player.\(command)")
+                if answer["result"]?.stringValue != "success" { report("commands.answered", "\(command) answered \(answer.encoded())") }
+            } catch {
+                report("commands.answered", "\(command): \(error.message)")
+            }
+            usleep(300_000)
+        }
+    }
+
+    /// Nothing hidden by the limits, parked and driving.
+    private mutating func judgeScreens(_ runtime: RuntimeConnection) {
+        for driving in [false, true] {
+            _ = try? runtime.call("display.set", ["driving": .bool(driving)])
+            usleep(300_000)
+            guard let screen = try? runtime.call("ui.get", ["app": .string(id)]) else { continue }
+            var hidden: [String] = []
+            for template in screen["stack"]?.arrayValue ?? [] {
+                if let dropped = template["dropped"], dropped != .null, dropped != .object([:]), dropped != .int(0) {
+                    hidden.append("\(template["type"]?.stringValue ?? "template") \"\(template["title"]?.stringValue ?? "")\": \(dropped.encoded())")
+                }
+            }
+            if !hidden.isEmpty {
+                report("ui.limits", "\(driving ? "driving" : "parked"): the runtime hid entries beyond the limits: \(hidden.joined(separator: "; "))")
+            }
+        }
+        _ = try? runtime.call("display.set", ["driving": false])
+    }
+
+    /// Music focus taken for good by the integrator: the app lets go of its stream and now playing.
+    private mutating func judgeFocusLoss(_ runtime: RuntimeConnection) {
+        guard (try? runtime.call("session.request", ["context": "music", "type": "gain", "name": "deck-check"]))?["result"]?.stringValue == "granted" else { return }
+        usleep(1_000_000)
+        let streaming = app(runtime)?["streaming"]?.boolValue ?? false
+        let nowPlaying = try? runtime.call("nowPlaying.get")
+        let says = nowPlaying?["owner"]?.stringValue == id && nowPlaying?["playbackState"]?.stringValue == "playing"
+        if streaming || says {
+            report("focus.loss", "a second after losing music focus for good it still \(streaming ? "keeps its stream open" : "")"
+                   + "\(streaming && says ? " and " : "")\(says ? "says it plays" : ""): it should stop (or pause) and close its stream")
+        }
+        _ = try? runtime.call("session.abandon", ["name": "deck-check"])
+    }
+
+    /// Unloaded (deactivate, destroy) and loaded again, it plays again.
+    private mutating func judgeRestart(_ runtime: RuntimeConnection, played: Bool) {
+        do {
+            _ = try runtime.call("apps.unload", ["id": .string(id)])
+            _ = try runtime.call("apps.load", ["path": .string(bundle)])
+            if played { try launch(runtime) }
+        } catch {
+            report("lifecycle.restart", error.message)
+            return
+        }
+        usleep(1_000_000)
+        if played, app(runtime)?["streaming"]?.boolValue != true { report("lifecycle.restart", "loaded again and launched, it does not play") }
+    }
+}
+
+/// What stops a check from running at all (not a finding about the plugin).
+enum CheckError: Error, CustomStringConvertible {
+    case setup(String)
+    case usage(String)
+
+    var description: String {
+        switch self {
+        case .setup(let reason), .usage(let reason): reason
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Glibc
+
+/// The test runtime's process: its output goes to a log file; stopping it waits for it.
+final class Spawned {
+    private let pid: pid_t
+    private var status: Int32?
+
+    init(_ path: String, _ arguments: [String], log: String) throws(CheckError) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, path, &actions, nil, argv, environ)
+        guard result == 0 else { throw .setup("cannot start \(path): \(String(cString: strerror(result)))") }
+        pid = child
+    }
+
+    var isRunning: Bool {
+        guard status == nil else { return false }
+        var raw: Int32 = 0
+        if waitpid(pid, &raw, WNOHANG) == pid { status = raw }
+        return status == nil
+    }
+
+    /// SIGTERM, then SIGKILL after 5 s.
+    func stop() {
+        guard isRunning else { return }
+        kill(pid, SIGTERM)
+        for _ in 0..<100 where isRunning { usleep(50_000) }
+        if isRunning {
+            kill(pid, SIGKILL)
+            var raw: Int32 = 0
+            waitpid(pid, &raw, 0)
+            status = raw
+        }
+    }
+
+    static func text(_ path: String) -> String {
+        guard let file = fopen(path, "r") else { return "" }
+        defer { fclose(file) }
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
+        while case let count = fread(&chunk, 1, chunk.count, file), count > 0, bytes.count < 16 << 20 { bytes += chunk[..<count] }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func tail(_ path: String) -> String { String(text(path).suffix(2_000)) }
+}

@@ -1,0 +1,164 @@
+import DeckBase
+import Glibc
+
+/// `deck-check BUNDLE…`: checks plugin bundles before they ship, statically (files, manifest, the
+/// library as ELF) and then by running each under a test runtime of its own.
+let usage = """
+    usage: deck-check [--json] [--only RULE,…] [--skip RULE,…] [--static] [--item ITEM]
+                      [--seconds N] [--media DIR]… [--deckd PATH] BUNDLE…
+           deck-check --list-rules [--json]
+
+    Checks Deck plugin bundles: the files, the manifest and the library without running it, then
+    the plugin loaded by a deckd of its own (host processes, a private socket and file sink) and
+    driven as a head unit would: launch, playback, commands, screens parked and driving, focus
+    loss, unload and load again. Each finding names its rule, severity and the guide's section.
+
+      --json          one JSON document (schema version 1) instead of text
+      --only, --skip  rules by id, comma-separated (--list-rules shows them)
+      --static        the static checks only
+      --item ITEM     the item to launch it with (default: its own default)
+      --seconds N     how long it plays before it is judged (default 3, 1…60)
+      --media DIR     a media folder to give it (repeatable; for apps holding the media permission)
+      --deckd PATH    the runtime to run it under (default: the deckd beside deck-check)
+
+    Exit status: 0 no errors, 1 errors found, 2 usage error, 3 a check could not run.
+    """
+
+struct Options {
+    var bundles: [String] = []
+    var json = false
+    var only: Set<String>?
+    var skip: Set<String> = []
+    var staticOnly = false
+    var listRules = false
+    var item: String?
+    var seconds = 3.0
+    var deckd: String?
+    var media: [String] = []
+
+    init(_ arguments: [String]) throws(CheckError) {
+        var rest = arguments[...]
+        func value(_ flag: String) throws(CheckError) -> String {
+            guard let next = rest.popFirst() else { throw .usage("\(flag) needs a value") }
+            return next
+        }
+        func rules(_ flag: String) throws(CheckError) -> Set<String> {
+            let ids = Set(try value(flag).split(separator: ",").map(String.init))
+            if let unknown = ids.first(where: { CheckRule.named($0) == nil }) { throw .usage("\(flag): no rule \"\(unknown)\" (see --list-rules)") }
+            return ids
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--json": json = true
+            case "--static": staticOnly = true
+            case "--list-rules": listRules = true
+            case "--only": only = try rules(argument)
+            case "--skip": skip = try rules(argument)
+            case "--item": item = try value(argument)
+            case "--deckd": deckd = try value(argument)
+            case "--media": media.append(try value(argument))
+            case "--seconds":
+                let text = try value(argument)
+                guard let number = Double(text), number.isFinite, (1...60).contains(number) else { throw .usage("--seconds must be 1 to 60, got \(text)") }
+                seconds = number
+            case "--help", "-h":
+                print(usage)
+                exit(0)
+            default:
+                guard !argument.hasPrefix("-") else { throw .usage("unknown option \(argument)") }
+                bundles.append(argument)
+            }
+        }
+        if bundles.isEmpty && !listRules { throw .usage("name at least one bundle") }
+    }
+
+    func wants(_ rule: CheckRule) -> Bool { (only?.contains(rule.id) ?? true) && !skip.contains(rule.id) }
+}
+
+/// The deckd next to this executable.
+func besideSelf(_ name: String) -> String {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    let path = count > 0 ? String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    return String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) + "/" + name
+}
+
+func check(_ bundle: String, options: Options) throws(CheckError) -> (id: String?, findings: [Finding]) {
+    var inspector = BundleInspector(bundle: bundle)
+    inspector.run()
+    var findings = inspector.findings
+    let blocking: Set<String> = ["manifest.valid", "manifest.abi", "bundle.library", "library.elf", "library.entry", "library.needed"]
+    if !options.staticOnly, let manifest = inspector.manifest, !findings.contains(where: { blocking.contains($0.rule.id) }),
+       CheckRule.all.contains(where: { $0.stage == .dynamic && options.wants($0) }) {
+        var run = DynamicRun(bundle: inspector.bundle, id: manifest.id, item: options.item, deckd: options.deckd ?? besideSelf("deckd"),
+                             seconds: options.seconds, media: options.media)
+        try run.run()
+        findings += run.findings
+    }
+    return (inspector.manifest?.id, findings.filter { options.wants($0.rule) })
+}
+
+func render(_ results: [(bundle: String, id: String?, findings: [Finding])], json: Bool) -> String {
+    let all = results.flatMap(\.findings)
+    let errors = all.filter { $0.rule.severity == .error }.count, warnings = all.filter { $0.rule.severity == .warning }.count
+    if json {
+        let bundles: [JSONValue] = results.map { result in
+            ["bundle": .string(result.bundle), "id": result.id.map(JSONValue.string) ?? .null,
+             "findings": .array(result.findings.map { finding in
+                 ["rule": .string(finding.rule.id), "severity": .string(finding.rule.severity.rawValue), "stage": .string(finding.rule.stage.rawValue),
+                  "reason": .string(finding.reason), "doc": .string("docs/" + finding.rule.doc), "where": .string(finding.location)]
+             })]
+        }
+        let document: JSONValue = ["schema": 1, "bundles": .array(bundles), "errors": .int(Int64(errors)), "warnings": .int(Int64(warnings))]
+        return document.encoded()
+    }
+    var lines: [String] = []
+    for result in results {
+        let problems = result.findings.filter { $0.rule.severity > .info }.count
+        lines.append("\(result.bundle)\(result.id.map { " (\($0))" } ?? ""): \(problems == 0 ? "clean" : "\(problems) problem(s)")")
+        for finding in result.findings.sorted(by: { $0.rule.severity > $1.rule.severity }) {
+            lines.append("  \(finding.rule.severity.rawValue) [\(finding.rule.id)] \(finding.reason)")
+            lines.append("      at \(finding.location) — docs/\(finding.rule.doc)")
+        }
+    }
+    lines.append("\(errors) error(s), \(warnings) warning(s)")
+    return lines.joined(separator: "\n")
+}
+
+do {
+    let options = try Options(Array(CommandLine.arguments.dropFirst()))
+    if options.listRules {
+        if options.json {
+            let rules: [JSONValue] = CheckRule.all.map {
+                ["id": .string($0.id), "severity": .string($0.severity.rawValue), "stage": .string($0.stage.rawValue),
+                 "summary": .string($0.summary), "doc": .string("docs/" + $0.doc)]
+            }
+            print(JSONValue.object(["schema": 1, "rules": .array(rules)]).encoded())
+        } else {
+            for rule in CheckRule.all { print("\(rule.id.padding(22)) \(rule.severity.rawValue.padding(8)) \(rule.stage.rawValue.padding(8)) \(rule.summary)") }
+        }
+        exit(0)
+    }
+    var results: [(bundle: String, id: String?, findings: [Finding])] = []
+    for bundle in options.bundles {
+        let (id, findings) = try check(bundle, options: options)
+        results.append((bundle, id, findings))
+    }
+    print(render(results, json: options.json))
+    exit(results.contains { $0.findings.contains { $0.rule.severity == .error } } ? 1 : 0)
+} catch .usage(let message) {
+    printError("deck-check: \(message)\n\(usage)\n")
+    exit(2)
+} catch {
+    printError("deck-check: \(error)\n")
+    exit(3)
+}
+
+func printError(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+}

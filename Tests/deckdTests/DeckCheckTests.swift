@@ -1,0 +1,123 @@
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// `deck-check`, the bundle validator: the first-party plugins and the examples pass clean, and
+/// each misbehaving fixture is caught by the rule meant for it, in text and in JSON.
+@Suite(.serialized) struct DeckCheckTests {  // (each run starts a deckd and host processes: one at a time)
+    static let tool = Paths.binDir + "/deck-check"
+
+    /// Runs deck-check with `--json`; its exit status and its findings as (rule, severity).
+    private func check(_ arguments: [String]) throws -> (status: Int32, findings: [(rule: String, severity: String, reason: String)], raw: String) {
+        let (status, output) = try runProgram(DeckCheckTests.tool, ["--json", "--seconds", "1"] + arguments, timeout: 120)
+        let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+        let bundles = document?["bundles"] as? [[String: Any]] ?? []
+        let findings = bundles.flatMap { $0["findings"] as? [[String: Any]] ?? [] }.map {
+            (rule: $0["rule"] as? String ?? "", severity: $0["severity"] as? String ?? "", reason: $0["reason"] as? String ?? "")
+        }
+        return (status, findings, output)
+    }
+
+    @Test func theFirstPartyAppsAndTheCExamplesAreClean() throws {
+        let plugins = Paths.binDir + "/plugins/"
+        let result = try check([Paths.toneBundle, plugins + "Radio.deckplugin", plugins + "Prompts.deckplugin", Paths.helloBundle, Paths.stationsBundle])
+        #expect(result.status == 0 && result.findings.allSatisfy { $0.severity == "info" }, "\(result.raw)")
+        // What is said for information: Tone's long list cut when driving, Prompts' refusal of an empty sentence.
+        #expect(result.findings.contains { $0.rule == "ui.limits" && $0.reason.contains("driving") }, "\(result.raw)")
+        #expect(result.findings.contains { $0.rule == "lifecycle.default-item" && $0.reason.contains("give the sentence") }, "\(result.raw)")
+        let text = try runProgram(DeckCheckTests.tool, ["--static", Paths.toneBundle])
+        #expect(text.status == 0 && text.output.contains("(org.deck.tone): clean") && text.output.contains("0 error(s), 0 warning(s)"), "\(text.output)")
+    }
+
+    @Test func aLibraryWithoutItsEntryIsCaughtBeforeItRuns() throws {
+        let dir = TemporaryDirectory()
+        let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_NO_ENTRY"])
+        let result = try check([bundle])
+        #expect(result.status == 1)
+        #expect(result.findings.contains { $0.rule == "library.entry" && $0.severity == "error" && $0.reason.contains("deck_plugin_entry") }, "\(result.raw)")
+        #expect(!result.findings.contains { $0.rule.hasPrefix("lifecycle") || $0.rule == "load.accepted" }, "nothing ran: \(result.raw)")
+        let text = try runProgram(DeckCheckTests.tool, [bundle])
+        #expect(text.output.contains("error [library.entry]") && text.output.contains("docs/plugin-guide.md#the-abi-c"), "\(text.output)")
+    }
+
+    @Test func aWrongABIAWritableManifestAndStrayExportsAreCaught() throws {
+        let dir = TemporaryDirectory()
+        let wrong = try Fixture.bundle(in: dir.path, name: "Wrong", manifest: ["abi": 2])
+        // The fixture with one helper left non-static: exported, as -fvisibility=hidden would have prevented.
+        let source = dir.path + "/leaky.c"
+        try "#include \"\(Paths.fixtureSource)\"\n#include <sys/socket.h>\nint fixture_helper(void) { return socket(AF_INET, SOCK_STREAM, 0); }\n"
+            .write(toFile: source, atomically: true, encoding: .utf8)
+        let open = try Fixture.bundle(in: dir.path, name: "Open", source: source)
+        chmod(open + "/manifest.json", 0o666)
+        let result = try check(["--static", wrong, open])
+        #expect(result.status == 1)
+        #expect(result.findings.contains { $0.rule == "manifest.abi" && $0.reason.contains("ABI 2") }, "\(result.raw)")
+        #expect(result.findings.contains { $0.rule == "bundle.ownership" && $0.reason.contains("666") }, "\(result.raw)")
+        #expect(result.findings.contains { $0.rule == "library.exports" && $0.severity == "warning" && $0.reason.contains("fixture_helper") },
+                "\(result.raw)")
+        #expect(result.findings.contains { $0.rule == "permissions.network" && $0.reason.contains("connect") || $0.reason.contains("socket") }, "\(result.raw)")
+        let skipped = try check(["--static", "--skip", "library.exports,bundle.ownership,permissions.network", open])
+        #expect(skipped.status == 0 && skipped.findings.isEmpty, "\(skipped.raw)")
+    }
+
+    @Test(arguments: [("nan", "render.invalid"), ("loud", "render.clipping"), ("silence", "render.silent"), ("underrun", "render.underrun"),
+                      ("segv", "lifecycle.survives"), ("sine-440", "focus.loss")])
+    func aMisbehavingRenderIsCaughtInTheRun(item: String, rule: String) throws {
+        let dir = TemporaryDirectory()
+        let bundle = try Fixture.bundle(in: dir.path)
+        let result = try check(["--item", item, "--skip", "library.exports", bundle])
+        #expect(result.findings.contains { $0.rule == rule }, "\(item): \(result.raw)")
+        #expect(result.status == (["render.invalid", "lifecycle.survives"].contains(rule) ? 1 : 0), "errors fail the run, warnings do not: \(result.raw)")
+    }
+
+    @Test func aBrokenManifestAMissingOrForeignLibraryAndAMissingDependencyAreCaught() throws {
+        let dir = TemporaryDirectory()
+        let malformed = try Fixture.bundle(in: dir.path, name: "Malformed", manifestText: "{\"id\": \"org.deck.test.fixture\",")
+        let missing = try Fixture.bundle(in: dir.path, name: "Missing", manifest: ["library": "libelsewhere.so"])
+        let foreign = try Fixture.bundle(in: dir.path, name: "Foreign")
+        try "not a library".write(toFile: foreign + "/libfixture.so", atomically: true, encoding: .utf8)
+        chmod(foreign + "/libfixture.so", 0o600)
+        // Linked against a library that is then removed.
+        let gone = dir.path + "/libdeckgone.so"
+        _ = try runProgram("/usr/bin/cc", ["-shared", "-fPIC", "-o", gone, "-x", "c", "/dev/null"])
+        let needy = dir.path + "/Needy.deckplugin"
+        try FileManager.default.createDirectory(atPath: needy, withIntermediateDirectories: true)
+        let linked = try runProgram("/usr/bin/cc", ["-std=c11", "-shared", "-fPIC", "-I", Paths.sdkInclude, "-o", needy + "/libfixture.so",
+                                                    Paths.fixtureSource, "-L", dir.path, "-Wl,--no-as-needed", "-ldeckgone", "-lpthread", "-lm"])
+        try #require(linked.status == 0, "\(linked.output)")
+        try JSONSerialization.data(withJSONObject: Fixture.defaultManifest).write(to: URL(fileURLWithPath: needy + "/manifest.json"))
+        try FileManager.default.removeItem(atPath: gone)
+        let result = try check(["--static", malformed, missing, foreign, needy])
+        #expect(result.status == 1)
+        for (rule, fragment) in [("manifest.valid", "not valid JSON"), ("bundle.library", "libelsewhere.so"), ("library.elf", "not a 64-bit little-endian ELF shared library"),
+                                 ("bundle.readable", "libfixture.so"), ("library.needed", "libdeckgone.so")] {
+            #expect(result.findings.contains { $0.rule == rule && $0.reason.contains(fragment) }, "\(rule): \(result.raw)")
+        }
+    }
+
+    @Test func aSlowCallbackIsReportedFromTheRuntimesLog() throws {
+        let dir = TemporaryDirectory()
+        let slow = try Fixture.bundle(in: dir.path, name: "Slow", defines: ["FIXTURE_SLOW_CALLBACK"])
+        let result = try check(["--item", "sine-440", "--only", "runtime.warnings", slow])
+        #expect(result.status == 0 && result.findings.contains { $0.rule == "runtime.warnings" && $0.reason.contains("on the loop thread") }, "\(result.raw)")
+    }
+
+    @Test func commandsThatFailAndAStartThatFailsAreCaught() throws {
+        let dir = TemporaryDirectory()
+        let failing = try Fixture.bundle(in: dir.path, name: "Failing", defines: ["FIXTURE_COMMAND_RESULT=DECK_COMMAND_FAILED"])
+        let commands = try check(["--item", "sine-440", "--only", "commands.answered", failing])
+        #expect(commands.status == 1 && commands.findings.contains { $0.rule == "commands.answered" && $0.reason.contains("pause") }, "\(commands.raw)")
+        let broken = try Fixture.bundle(in: dir.path, name: "Broken", defines: ["FIXTURE_PLUGIN_INIT_FAILS"])
+        let load = try check(["--skip", "library.exports", broken])
+        #expect(load.status == 1 && load.findings.contains { $0.rule == "load.accepted" }, "\(load.raw)")
+    }
+
+    @Test func theRulesAreListedAndUnknownOnesRefused() throws {
+        let (status, output) = try runProgram(DeckCheckTests.tool, ["--list-rules", "--json"])
+        let rules = (try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])?["rules"] as? [[String: Any]] ?? []
+        #expect(status == 0 && rules.count >= 20, "\(output)")
+        #expect(rules.allSatisfy { ($0["doc"] as? String ?? "").hasPrefix("docs/") && ["error", "warning", "info"].contains($0["severity"] as? String ?? "") })
+        let refused = try runProgram(DeckCheckTests.tool, ["--only", "no.such.rule", Paths.toneBundle])
+        #expect(refused.status == 2 && refused.output.contains("no rule \"no.such.rule\""), "\(refused.output)")
+    }
+}
