@@ -177,6 +177,24 @@ status=0
 sed 's/^/  /' "$work/check.txt"
 echo "  exit status $status (1: errors found)"
 
+step "Hot reload for plugin authors: deckd --watch loads a rebuilt bundle again, and it plays on from where it was"
+mkdir -p "$work/watch"
+cp -r "$bin/plugins/Tone.deckplugin" "$work/watch/"
+chmod o+x "$work"  # the host process runs as a uid of its own: it must reach the bundle
+chmod -R go-w,o+rX "$work/watch"
+"$bin/deckd" --watch --plugins "$work/watch" --socket "$work/watch.sock" --state none --sink "file:$work/watch.opus" 2> "$work/watch.log" &
+watcher=$!
+for _ in $(seq 100); do grep -q "deckd: ready" "$work/watch.log" && break; sleep 0.05; done
+"$bin/deckctl" --socket "$work/watch.sock" launch org.deck.tone sine-440 > /dev/null
+sleep 3
+cp "$work/watch/Tone.deckplugin/libTone.so" "$work/libTone.new" && mv "$work/libTone.new" "$work/watch/Tone.deckplugin/libTone.so"
+echo "  (libTone.so replaced, as a build would)"
+for _ in $(seq 100); do grep -q "resuming org.deck.tone" "$work/watch.log" && break; sleep 0.05; done
+sleep 0.5
+grep -E "reloaded from|resuming org.deck.tone" "$work/watch.log" | sed 's/^/  /'
+echo "  now playing: $("$bin/deckctl" --socket "$work/watch.sock" now-playing --format '{{title}} · {{status}}')"
+kill -TERM "$watcher"; wait "$watcher" || true
+
 step "Numbers from outside are checked where they enter: refused with their range, and deckd plays on"
 "$bin/deckctl" --socket "$work/stations.sock" volume media +9223372036854775807 2>&1 | sed 's/^/  /' || true
 "$bin/deckctl" --socket "$work/stations.sock" call player.seek '{"position": 1e19}' 2>&1 | sed 's/^/  /' || true
