@@ -4,7 +4,7 @@
 #   make test   build everything and run every test
 #   make bench  run deck-bench and print the figures recorded in BENCHMARKS.md
 #   make fuzz   run each libFuzzer target for FUZZ_SECONDS (default 60) with AddressSanitizer
-#   make install PREFIX=/usr/local [DESTDIR=…]   libdeck.so, headers, pkg-config files, deckd, deckctl, plugins,
+#   make install PREFIX=/usr/local [DESTDIR=…]   libdeck.so, headers, pkg-config files, deckd, deckctl, deck-check, plugins,
 #                                                 man pages, completions, the systemd unit and a config
 #   make deb    Debian packages (deckd, deckctl, libdeck0, libdeck-dev, deck-swift-runtime) in .build/deb, checked by lintian
 
@@ -86,9 +86,11 @@ install-files: man
 	install -m 755 "$(BIN)/deck-plugin-host" "$(DESTDIR)$(PREFIX)/lib/deck/deck-plugin-host"
 	ln -sf ../lib/deck/deckd "$(DESTDIR)$(PREFIX)/bin/deckd"
 	install -m 755 "$(BIN)/deckctl" "$(DESTDIR)$(PREFIX)/bin/deckctl"
+	install -m 755 "$(BIN)/deck-check" "$(DESTDIR)$(PREFIX)/lib/deck/deck-check"
+	ln -sf ../lib/deck/deck-check "$(DESTDIR)$(PREFIX)/bin/deck-check"
 	cp -R "$(BIN)/plugins/." "$(DESTDIR)$(PREFIX)/lib/deck/plugins/"
 	chmod -R go-w "$(DESTDIR)$(PREFIX)/lib/deck/plugins"
-	install -m 644 .build/man/deckctl.1 "$(DESTDIR)$(MANDIR)/man1/"
+	install -m 644 .build/man/deckctl.1 .build/man/deck-check.1 "$(DESTDIR)$(MANDIR)/man1/"
 	install -m 644 .build/man/deck-plugin.7 "$(DESTDIR)$(MANDIR)/man7/"
 	install -m 644 .build/man/deckd.8 "$(DESTDIR)$(MANDIR)/man8/"
 	install -m 644 dist/completion/deckctl.bash "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/deckctl"

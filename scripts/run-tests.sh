@@ -7,8 +7,7 @@
 # machine can stall), and the first-party apps' suites (Radio and Library start Icecast servers and
 # ffmpeg encoders of their own; beside the shards their load slowed other suites' timing checks),
 # with their plugins in host processes, then two of their playback tests again with the plugins
-# inline. deck-check's suite runs in the inline shard (it starts deckds of its own, in host-process
-# mode whatever the shard) to even the shards out. Exits non-zero when any run failed.
+# inline. Exits non-zero when any run failed.
 #
 #   scripts/run-tests.sh BUNDLE.xctest
 set -u
@@ -27,7 +26,7 @@ run() {
 }
 
 started=$(date +%s)
-run deckd-process "$bundle" --testing-library swift-testing --filter '^deckdTests\.' --skip "$alone|DeckCheckTests" &
+run deckd-process "$bundle" --testing-library swift-testing --filter '^deckdTests\.' --skip "$alone" &
 run suites-process "$bundle" --testing-library swift-testing --skip '^deckdTests\.|IsolationLoadTests' &
 run inline env DECK_TEST_ISOLATION=inline "$bundle" --testing-library swift-testing \
     --filter '^(DeckRuntimeTests|deckdTests)\.' --skip "$inline_skip" &

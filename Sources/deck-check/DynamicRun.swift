@@ -164,7 +164,7 @@ struct DynamicRun {
     private mutating func judgeScreens(_ runtime: RuntimeConnection) {
         for driving in [false, true] {
             _ = try? runtime.call("display.set", ["driving": .bool(driving)])
-            usleep(300_000)
+            usleep(200_000)
             guard let screen = try? runtime.call("ui.get", ["app": .string(id)]) else { continue }
             var hidden: [String] = []
             for template in screen["stack"]?.arrayValue ?? [] {
@@ -182,12 +182,12 @@ struct DynamicRun {
     /// Music focus taken for good by the integrator: the app lets go of its stream and now playing.
     private mutating func judgeFocusLoss(_ runtime: RuntimeConnection) {
         guard (try? runtime.call("session.request", ["context": "music", "type": "gain", "name": "deck-check"]))?["result"]?.stringValue == "granted" else { return }
-        usleep(1_000_000)
+        usleep(500_000)
         let streaming = app(runtime)?["streaming"]?.boolValue ?? false
         let nowPlaying = try? runtime.call("nowPlaying.get")
         let says = nowPlaying?["owner"]?.stringValue == id && nowPlaying?["playbackState"]?.stringValue == "playing"
         if streaming || says {
-            report("focus.loss", "a second after losing music focus for good it still \(streaming ? "keeps its stream open" : "")"
+            report("focus.loss", "half a second after losing music focus for good it still \(streaming ? "keeps its stream open" : "")"
                    + "\(streaming && says ? " and " : "")\(says ? "says it plays" : ""): it should stop (or pause) and close its stream")
         }
         _ = try? runtime.call("session.abandon", ["name": "deck-check"])

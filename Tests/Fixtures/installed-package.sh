@@ -36,6 +36,9 @@ echo "== man"
 man -P cat deckd 2>/dev/null | head -n 4 | tail -n 1
 man -P cat deckctl 2>/dev/null | head -n 4 | tail -n 1
 man -P cat 7 deck-plugin 2>/dev/null | head -n 4 | tail -n 1
+man -P cat deck-check 2>/dev/null | head -n 4 | tail -n 1
+echo "== check"
+deck-check --static /usr/lib/deck/plugins/Tone.deckplugin || true
 echo "== run"
 # What the unit's RuntimeDirectory= and StateDirectory= make, then its ExecStart as its User=.
 install -d -o deck -g deck -m 0750 /run/deck /var/lib/deck

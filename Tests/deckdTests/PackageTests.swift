@@ -27,6 +27,11 @@ import Testing
         let deckctl = try render("deckctl.1")
         let commands = try runProgram(Paths.binDir + "/deckctl", ["complete", "commands"]).output.split(separator: "\n")
         for command in commands where command != "complete" { #expect(deckctl.contains(command), "deckctl(1) does not document \(command)") }
+        let check = try render("deck-check.1")
+        let checkHelp = try runProgram(Paths.binDir + "/deck-check", ["--help"]).output
+        let checkFlags = Set(checkHelp.split(whereSeparator: { " [],|\n".contains($0) }).filter { $0.hasPrefix("--") }.map(String.init))
+        #expect(checkFlags.count >= 9)
+        for flag in checkFlags { #expect(check.contains(flag), "deck-check(1) does not document \(flag)") }
         let plugin = try render("deck-plugin.7")
         for key in ["id", "name", "version", "abi", "library", "entitlements", "permissions"] { #expect(plugin.contains("\n       \(key)\n")) }
     }
@@ -53,6 +58,8 @@ import Testing
         #expect(out.contains("deckd - the Deck plugin runtime for in-car audio apps"))
         #expect(out.contains("deckctl - control a running deckd"))
         #expect(out.contains("deck-plugin - the layout, manifest and rules of a Deck plugin bundle"))
+        #expect(out.contains("deck-check - check Deck plugin bundles before they ship"))
+        #expect(out.contains("/usr/lib/deck/plugins/Tone.deckplugin (org.deck.tone): clean"), "the installed deck-check: \(out)")
         // deckd as the unit's User= with its ExecStart; deckctl as root finds the service's socket.
         #expect(out.contains("org.deck.tone  0.3.0  active  swift  [audio]  process "), "\(out)")
         #expect(out.contains("org.deck.tone: active"))
