@@ -12,9 +12,12 @@ struct DynamicRun {
     let seconds: Double
     /// The media folders to give it (isolation.mediaFolders).
     let media: [String]
+    /// Whether a rule is to be checked.
+    let wants: (String) -> Bool
     private(set) var findings: [Finding] = []
 
-    init(bundle: String, id: String, item: String?, deckd: String, seconds: Double, media: [String]) {
+    init(bundle: String, id: String, item: String?, deckd: String, seconds: Double, media: [String], wants: @escaping (String) -> Bool) {
+        self.wants = wants
         self.bundle = bundle
         self.id = id
         self.item = item
@@ -86,10 +89,11 @@ struct DynamicRun {
                 return
             }
         }
-        if playing { judgeCommands(runtime) }
-        judgeScreens(runtime)
-        if playing { judgeFocusLoss(runtime) }
-        judgeRestart(runtime, played: playing)
+        // A phase runs only when a rule it judges is asked for (`--only`, `--skip`).
+        if playing, wants("commands.answered") { judgeCommands(runtime) }
+        if wants("ui.limits") { judgeScreens(runtime) }
+        if playing, wants("focus.loss") { judgeFocusLoss(runtime) }
+        if wants("lifecycle.restart") { judgeRestart(runtime, played: playing) }
         if let app = self.app(runtime), ["crashed", "disabled", "hung"].contains(app["state"]?.stringValue ?? "") {
             report("lifecycle.survives", "it ended the run \(app["state"]?.stringValue ?? "")")
         }

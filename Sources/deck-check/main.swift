@@ -91,7 +91,8 @@ func check(_ bundle: String, options: Options) throws(CheckError) -> (id: String
     if !options.staticOnly, let manifest = inspector.manifest, !findings.contains(where: { blocking.contains($0.rule.id) }),
        CheckRule.all.contains(where: { $0.stage == .dynamic && options.wants($0) }) {
         var run = DynamicRun(bundle: inspector.bundle, id: manifest.id, item: options.item, deckd: options.deckd ?? besideSelf("deckd"),
-                             seconds: options.seconds, media: options.media)
+                             seconds: options.seconds, media: options.media,
+                             wants: { id in CheckRule.named(id).map(options.wants) ?? false })
         try run.run()
         findings += run.findings
     }

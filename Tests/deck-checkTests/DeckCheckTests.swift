@@ -65,7 +65,7 @@ import Testing
     func aMisbehavingRenderIsCaughtInTheRun(item: String, rule: String) throws {
         let dir = TemporaryDirectory()
         let bundle = try Fixture.bundle(in: dir.path)
-        let result = try check(["--item", item, "--skip", "library.exports", bundle])
+        let result = try check(["--item", item, "--only", rule, bundle])
         #expect(result.findings.contains { $0.rule == rule }, "\(item): \(result.raw)")
         #expect(result.status == (["render.invalid", "lifecycle.survives"].contains(rule) ? 1 : 0), "errors fail the run, warnings do not: \(result.raw)")
     }
@@ -108,7 +108,7 @@ import Testing
         let commands = try check(["--item", "sine-440", "--only", "commands.answered", failing])
         #expect(commands.status == 1 && commands.findings.contains { $0.rule == "commands.answered" && $0.reason.contains("pause") }, "\(commands.raw)")
         let broken = try Fixture.bundle(in: dir.path, name: "Broken", defines: ["FIXTURE_PLUGIN_INIT_FAILS"])
-        let load = try check(["--skip", "library.exports", broken])
+        let load = try check(["--only", "load.accepted", broken])
         #expect(load.status == 1 && load.findings.contains { $0.rule == "load.accepted" }, "\(load.raw)")
     }
 
