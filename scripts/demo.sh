@@ -3,7 +3,7 @@
 set -euo pipefail
 bin="$1"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2> /dev/null || true; rm -rf "$work"' EXIT  # a step that fails leaves no deckd behind
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 step "deckd --version"
