@@ -90,8 +90,9 @@ struct LibraryTree: Sendable {
 
     /// `nodes` as they are when they fit in `limit`, else in sections of `limit` (nested as needed).
     static func sectioned(_ nodes: [BrowseNode], limit: Int) -> [BrowseNode] {
+        let limit = max(2, limit)
         guard nodes.count > limit else { return nodes }
-        let size = Int((Double(nodes.count) / Double(limit)).rounded(.up))
+        let size = (nodes.count + limit - 1) / limit
         let chunk = max(limit, size)
         let sections = stride(from: 0, to: nodes.count, by: chunk).map { start -> BrowseNode in
             let members = Array(nodes[start..<min(start + chunk, nodes.count)])

@@ -32,7 +32,7 @@ struct DynamicRun {
     }
 
     mutating func run() throws(CheckError) {
-        var template = Array("/tmp/deck-check-XXXXXX".utf8CString)
+        var template = Array(("/tmp/deck-check-" + String(repeating: "X", count: 6)).utf8CString)  // mkdtemp's template
         guard let made = mkdtemp(&template) else { throw .setup("cannot make a temporary folder: \(String(cString: strerror(errno)))") }
         let work = String(cString: made)
         defer { _ = Glibc.system("rm -rf '\(work)'") }

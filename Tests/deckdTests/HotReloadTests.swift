@@ -12,13 +12,19 @@ import Testing
         rename(built + "/libfixture.so", bundle + "/libfixture.so")
     }
 
-    @Test func aBundleRebuiltWhileItPlaysIsReloadedAndPlaysOnFromWhereItWas() throws {
-        let dir = TemporaryDirectory()
+    /// The fixture's bundle in `dir`/plugins and a deckd watching it.
+    private func watching(in dir: TemporaryDirectory) throws -> (bundle: String, deckd: DeckdProcess) {
         let plugins = dir.path + "/plugins"
         let bundle = try Fixture.bundle(in: plugins)
         _ = try runProgram("/bin/chmod", ["-R", "go-w,o+rX", plugins])
         let deckd = try DeckdProcess(["--plugins", plugins, "--state", "none", "--sink", "file:\(dir.path)/out.opus", "--watch"])
         #expect(deckd.waitForLog("watching the bundles"), "\(deckd.log)")
+        return (bundle, deckd)
+    }
+
+    @Test func aBundleRebuiltWhileItPlaysIsReloadedAndPlaysOnFromWhereItWas() throws {
+        let dir = TemporaryDirectory()
+        let (bundle, deckd) = try watching(in: dir)
         _ = try deckd.deckctl(["launch", "org.deck.test.fixture", "sine-440"])
         try deckd.waitForFrames(150)
 
@@ -37,11 +43,7 @@ import Testing
 
     @Test func aRefusedRebuildIsReportedAndLoadedOnceFixed() throws {
         let dir = TemporaryDirectory()
-        let plugins = dir.path + "/plugins"
-        let bundle = try Fixture.bundle(in: plugins)
-        _ = try runProgram("/bin/chmod", ["-R", "go-w,o+rX", plugins])
-        let deckd = try DeckdProcess(["--plugins", plugins, "--state", "none", "--sink", "file:\(dir.path)/out.opus", "--watch"])
-        #expect(deckd.waitForLog("watching the bundles"), "\(deckd.log)")
+        let (bundle, deckd) = try watching(in: dir)
         let manifest = try String(contentsOfFile: bundle + "/manifest.json", encoding: .utf8)
 
         try "{\"id\": \"org.deck.test.fixture\",".write(toFile: bundle + "/manifest.json", atomically: true, encoding: .utf8)

@@ -34,6 +34,12 @@ import Testing
 
         func deckctl(_ arguments: [String]) throws -> String { try deckd.deckctl(arguments).output }
 
+        /// Gives Radio one station, `name` at `url`, in its data folder (read within half a second).
+        func addStation(_ name: String, url: String) throws {
+            try FileManager.default.createDirectory(atPath: dir.path + "/data/org.deck.radio", withIntermediateDirectories: true)
+            try RadioTests.write([(name, url, "Test")], to: dir.path + "/data/org.deck.radio/stations.json")
+        }
+
         func waitFor(_ fragment: String, in arguments: [String], seconds: Double = 10) throws -> Bool {
             let deadline = Date().addingTimeInterval(seconds)
             while Date() < deadline {
@@ -156,8 +162,7 @@ import Testing
         let icecast = try IcecastServer()
         try icecast.startSource("/live.mp3", codec: "mp3", frequency: 250, volume: 0.25)
         let car = try Car()
-        try FileManager.default.createDirectory(atPath: car.dir.path + "/data/org.deck.radio", withIntermediateDirectories: true)
-        try RadioTests.write([("Deck FM", icecast.url("/live.mp3"), "Test")], to: car.dir.path + "/data/org.deck.radio/stations.json")
+        try car.addStation("Deck FM", url: icecast.url("/live.mp3"))
         #expect(car.deckd.waitForLog("library: loudness measured for 15 tracks", seconds: 60))
         _ = try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"])
         _ = try car.deckctl(["call", "player.setRepeat", #"{"mode":"one"}"#])  // 550 Hz throughout
@@ -238,8 +243,7 @@ import Testing
         let icecast = try IcecastServer()
         try icecast.startSource("/live.mp3", codec: "mp3", frequency: 550, volume: 0.25)
         let car = try Car()
-        try FileManager.default.createDirectory(atPath: car.dir.path + "/data/org.deck.radio", withIntermediateDirectories: true)
-        try RadioTests.write([("Quiet FM", icecast.url("/live.mp3"), "Test")], to: car.dir.path + "/data/org.deck.radio/stations.json")
+        try car.addStation("Quiet FM", url: icecast.url("/live.mp3"))
         #expect(car.deckd.waitForLog("library: loudness measured for 15 tracks", seconds: 60))
         _ = try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"])
         try car.deckd.waitForFrames(50 * 5)
