@@ -13,3 +13,6 @@ for dir in Plugins/*/; do
   chmod -R go-w "$bundle"
   chmod -R o+rX "$bundle"
 done
+# The head unit simulator's page, served by `deckd --simulator` from BIN/simulator.
+mkdir -p "$bin/simulator"
+cp dist/simulator/*.html dist/simulator/*.css dist/simulator/*.js "$bin/simulator/"

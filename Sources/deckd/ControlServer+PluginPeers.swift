@@ -22,15 +22,9 @@ extension ControlServer {
         return nil
     }
 
-    /// The same for a TCP client on this machine: the uid of its socket, or deckd's descendant
-    /// that holds it.
+    /// The same for a TCP client on this machine.
     func pluginPeer(local: SocketAddress, remote: SocketAddress) -> String? {
-        guard let socket = LoopbackPeer.socket(local: local, peer: remote) else { return nil }
-        if let pluginUIDs, pluginUIDs.contains(socket.uid) {
-            return "\(remote) belongs to uid \(socket.uid), a plugin's; plugins reach the runtime only through their host"
-        }
-        guard let holder = LoopbackPeer.descendants(of: getpid()).first(where: { LoopbackPeer.holds($0, socket: socket.inode) }) else { return nil }
-        return "\(remote) belongs to process \(holder), which descends from deckd: a plugin's; plugins reach the runtime only through their host"
+        LoopbackPeer.pluginOwner(local: local, remote: remote, pluginUIDs: pluginUIDs)
     }
 
     /// A process's parent, from /proc/PID/stat (the field after the command, which may hold spaces).

@@ -18,7 +18,7 @@ final class ControlServer {
     private let loop: EventLoop
     private let server: StreamServer
     private var tcpServer: StreamServer?
-    private let dispatcher: RPCDispatcher
+    let dispatcher: RPCDispatcher
     private let events: EventHub
     private let logger: Logger
     private let limits: ControlLimits

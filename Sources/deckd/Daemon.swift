@@ -81,6 +81,7 @@ enum Daemon {
         if options.resume { configuration.state.resumeOnStart = true }
         if options.mpris { configuration.mpris = true }
         if options.watch { configuration.watchPlugins = true }
+        if let simulator = options.simulator { configuration.simulator = simulator }
         switch options.statePath {
         case "none"?: configuration.state.path = nil
         case let path?: configuration.state.path = path
@@ -120,13 +121,8 @@ enum Daemon {
     /// The TCP listener asked for: a loopback address unless remote access is explicit, and a token.
     static func makeTCPListener(_ options: DaemonOptions) throws(UsageError) -> ControlServer.TCPListener? {
         guard let text = options.tcp, let tokenFile = options.tokenFile else { return nil }
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
-            throw UsageError("--tcp must be HOST:PORT, not '\(text)'")
-        }
-        var host = String(text[..<colon].drop { $0 == "[" }.reversed().drop { $0 == "]" }.reversed())
-        if host == "localhost" { host = "127.0.0.1" }
         let address: SocketAddress
-        do { address = try SocketAddress(host: host, port: port) } catch { throw UsageError("--tcp \(text): \(error)") }
+        do { address = try SocketAddress(hostPort: text) } catch { throw UsageError("--tcp must be HOST:PORT: \(error)") }
         guard address.isLoopback || options.tcpAllowRemote else {
             throw UsageError("--tcp \(text) is not a loopback address; add --tcp-allow-remote to expose the control API")
         }
@@ -180,12 +176,21 @@ enum Daemon {
         }
         shutdownGuard.removesOnGivingUp(socket)
         logger.info("control", "JSON-RPC on \(socket)" + (control.tcpAddress.map { " and tcp \($0) (token required)" } ?? ""))
+        let simulator: SimulatorServer?
+        do {
+            simulator = try makeSimulator(configuration, runtime: runtime, dispatcher: control.dispatcher, logger: logger)
+        } catch {
+            control.close()
+            runtime.shutdown()
+            throw .simulator(error)
+        }
         if configuration.allowInsecurePlugins {
             logger.warning("deckd", "--insecure-plugins: bundle ownership and permission checks are off")
         }
         do {
             try runtime.start()
         } catch {
+            simulator?.close()
             control.close()
             runtime.shutdown()
             throw .runtime(error)
@@ -201,6 +206,7 @@ enum Daemon {
             }
             if let problem {
                 guard configuration.audio.durationSamples == nil else {
+                    simulator?.close()
                     control.close()
                     runtime.shutdown()
                     throw .play(problem)
@@ -219,6 +225,7 @@ enum Daemon {
         let notifier = ServiceNotifier(runtime: runtime)
         let stop = {
             notifier.stopping()
+            simulator?.close()
             control.close()
             runtime.shutdown()
             watchers.forEach { $0.close() }
@@ -261,13 +268,30 @@ enum Daemon {
         if !runtime.abandonedPlugins.isEmpty { throw .abandoned(runtime.abandonedPlugins) }
     }
 
+    /// The simulator asked for (`--simulator`, `simulator`), serving on the loop beside the control socket.
+    private static func makeSimulator(_ configuration: RuntimeConfiguration, runtime: Runtime, dispatcher: RPCDispatcher,
+                                      logger: Logger) throws(SimulatorError) -> SimulatorServer? {
+        guard let text = configuration.simulator else { return nil }
+        let address: SocketAddress
+        do { address = try SocketAddress(hostPort: text) } catch { throw .cannotListen(text, error.description) }
+        let page = try SimulatorPage(candidates: SimulatorPage.defaultCandidates(executableFolder: executableFolder()))
+        let server = try SimulatorServer(address: address, page: page, loop: runtime.loop, dispatcher: dispatcher, events: runtime.events,
+                                         logger: logger, maxBodyBytes: configuration.control.maxMessageBytes,
+                                         pluginUIDs: configuration.isolation.hostUIDs)
+        logger.info("simulator", "head unit simulator on \(server.url) (page from \(page.folder))")
+        return server
+    }
+
     /// The first-party bundles installed next to the executable: `<dir of deckd>/plugins`.
-    static func defaultPluginDirectory() -> String {
+    static func defaultPluginDirectory() -> String { executableFolder() + "/plugins" }
+
+    /// The folder deckd's executable is in ("." when /proc does not say).
+    static func executableFolder() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return "plugins" }
+        guard count > 0 else { return "." }
         let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) + "/plugins"
+        return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
     }
 
     private static func printError(_ message: String) {
@@ -279,6 +303,7 @@ enum Daemon {
 enum DaemonError: Error, CustomStringConvertible {
     case runtime(RuntimeError)
     case control(ControlServerError)
+    case simulator(SimulatorError)
     case play(String)
     /// The run ended cleanly, but these plugins hung and were given up.
     case abandoned([String])
@@ -288,6 +313,7 @@ enum DaemonError: Error, CustomStringConvertible {
         case .abandoned(let ids): "shut down cleanly, but gave up on hung plugin(s): \(ids.joined(separator: ", "))"
         case .runtime(let error): error.description
         case .control(let error): error.description
+        case .simulator(let error): error.description
         case .play(let reason): "--play: \(reason)"
         }
     }

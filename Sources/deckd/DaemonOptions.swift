@@ -20,6 +20,7 @@ struct DaemonOptions {
     var resume = false
     var mpris = false
     var watch = false
+    var simulator: String?
     var sinks: [String] = []
     var play: (pluginID: String, item: String?)?
     var freewheel = false
@@ -33,7 +34,7 @@ struct DaemonOptions {
                      [--output-dir DIR] [--overwrite-files] [--play PLUGIN_ID[:ITEM]]
                      [--freewheel] [--duration SECONDS] [--log-level LEVEL]
                      [--log-target auto|journal|stderr] [--journal-socket PATH]
-                     [--state FILE|none] [--resume] [--mpris] [--watch] [--insecure-plugins]
+                     [--state FILE|none] [--resume] [--mpris] [--watch] [--simulator HOST:PORT] [--insecure-plugins]
                      [--isolation process|inline]
                      [--help] [--version]
 
@@ -74,6 +75,9 @@ struct DaemonOptions {
           --mpris              also appear on the D-Bus session bus as org.mpris.MediaPlayer2.deck
           --watch              reload a plugin when its bundle's manifest or library changes
                                (it plays again from where it was); for plugin authors
+          --simulator HOST:PORT  serve a head unit in the browser at http://HOST:PORT/ (loopback
+                               only; your user only): the screens, now playing, the session and
+                               the volume keys, live; for plugin authors
           --insecure-plugins   load bundles writable by group/others or owned by another user
           --isolation MODE     where plugins the policy does not name run: process (default: each
                                in a deck-plugin-host process of its own) or inline (in deckd)
@@ -134,6 +138,12 @@ struct DaemonOptions {
             case "--resume": try noValue(); options.resume = true
             case "--mpris": try noValue(); options.mpris = true
             case "--watch": try noValue(); options.watch = true
+            case "--simulator":
+                let text = try value()
+                guard let address = try? SocketAddress(hostPort: text), address.isLoopback else {
+                    throw UsageError("--simulator must be a loopback HOST:PORT (e.g. 127.0.0.1:8090), not '\(text)'")
+                }
+                options.simulator = text
             case "--sink":
                 let uri = try value()
                 do { _ = try SinkLabel.parse(uri) } catch { throw UsageError(error.description) }

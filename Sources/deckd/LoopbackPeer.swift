@@ -20,6 +20,18 @@ enum LoopbackPeer {
         return nil
     }
 
+    /// Why the TCP peer `remote` of our end `local` is a plugin's: its socket belongs to a plugin
+    /// host's uid, or to a process descending from deckd (deckd starts no other processes). Nil
+    /// for anyone else, or when the kernel's table does not name it.
+    static func pluginOwner(local: SocketAddress, remote: SocketAddress, pluginUIDs: ClosedRange<UInt32>?) -> String? {
+        guard let socket = socket(local: local, peer: remote) else { return nil }
+        if let pluginUIDs, pluginUIDs.contains(socket.uid) {
+            return "\(remote) belongs to uid \(socket.uid), a plugin's; plugins reach the runtime only through their host"
+        }
+        guard let holder = descendants(of: getpid()).first(where: { holds($0, socket: socket.inode) }) else { return nil }
+        return "\(remote) belongs to process \(holder), which descends from deckd: a plugin's; plugins reach the runtime only through their host"
+    }
+
     /// The processes that descend from `root`, through /proc/PID/task/TID/children.
     static func descendants(of root: pid_t) -> [pid_t] {
         var found: [pid_t] = [], queue = [root]

@@ -20,6 +20,15 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         try LoopError.check(status, "address \(host)")
     }
 
+    /// Parses `HOST:PORT` (`[::1]:PORT` for IPv6; `localhost` is 127.0.0.1).
+    public init(hostPort text: String) throws(LoopError) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
+            throw LoopError("'\(text)' is not HOST:PORT", code: UV_EINVAL.rawValue)
+        }
+        let host = String(text[..<colon].drop { $0 == "[" }.reversed().drop { $0 == "]" }.reversed())
+        try self.init(host: host == "localhost" ? "127.0.0.1" : host, port: port)
+    }
+
     /// Reads back the address of a bound socket (e.g. the port picked for port 0).
     init(storage: sockaddr_storage) {
         self.storage = storage

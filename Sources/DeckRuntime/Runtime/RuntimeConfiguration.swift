@@ -25,6 +25,7 @@ import Glibc
 ///                  "starvationMs": 30000, "alwaysActive": false, "matrix": {"call": {"navigation": "reject"}}},
 ///      "nowPlaying": {"commandTimeoutMs": 5000, "coalesceMs": 100, ...},
 ///      "state": {"path": "/var/lib/deck/state.json", "resumeOnStart": false}, "mpris": false, "watchPlugins": false,
+///      "simulator": "127.0.0.1:8090",
 ///      "display": {"width": 800, "height": 480, "scale": 1, "driving": false}, "ui": {"handlerTimeoutMs": 10000},
 ///      "isolation": {"callTimeoutMs": 1000, "heartbeatTimeoutMs": 2000, "restartLimit": 3, ...},
 ///      "loopBudget": {"windowMs": 5000, "sharePercent": 20, "endAfterWindows": 3}}
@@ -59,6 +60,8 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var mpris = false
     /// Reload a plugin when its bundle's manifest or library changes (for plugin authors).
     public var watchPlugins = false
+    /// Where deckd serves the head-unit simulator (`HOST:PORT`, loopback only); nil: not served.
+    public var simulator: String?
     /// The car's display at start (`display.set` changes it at run time).
     public var display = DisplayProfile()
     /// How long plugins' UI handlers may take, how large their images may be.
@@ -133,6 +136,12 @@ public struct RuntimeConfiguration: Sendable, Equatable {
             case "watchPlugins":
                 guard let flag = value.boolValue else { throw .invalid(path, "\"watchPlugins\" must be true or false") }
                 watchPlugins = flag
+            case "simulator":
+                guard value != .null else { simulator = nil; continue }
+                guard let text = value.stringValue, let address = try? SocketAddress(hostPort: text), address.isLoopback else {
+                    throw .invalid(path, "\"simulator\" must be a loopback HOST:PORT (e.g. \"127.0.0.1:8090\") or null")
+                }
+                simulator = text
             case "pins":
                 try applyPins(value, path: path)
             case "display":
@@ -141,7 +150,7 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 try RuntimeConfiguration.sections.first { $0.name == key }!.apply(value, to: &self, file: path, resolve: resolve)
             default:
                 throw .invalid(path, "unknown key \"\(key)\" (known: baseDirectory, plugins, policy, logLevel, dataDirectory, appSettings, insecurePlugins, "
-                               + "sinks, maxSinks, pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, watchPlugins, display, ui, "
+                               + "sinks, maxSinks, pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, watchPlugins, simulator, display, ui, "
                                + "isolation, loopBudget)")
             }
         }

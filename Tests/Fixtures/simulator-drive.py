@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""Drives deckd's head unit simulator in a real headless Chromium (selenium + chromedriver) as an
+author would: screenshots at each display profile, a row clicked, now playing followed when
+deckctl pauses, driving toggled, the volume keys pressed, a burst of notifications. Prints what
+the page showed as one JSON object; the Swift test asserts on it and on the runtime itself.
+
+    simulator-drive.py URL SOCKET DECKCTL OUTDIR ROW_TEXT
+"""
+import json
+import socket
+import subprocess
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+url, control, deckctl, outdir, row_text = sys.argv[1:6]
+PROFILES = [(748, 456), (800, 480), (768, 1024), (1920, 720)]
+BURST = 400
+
+options = webdriver.ChromeOptions()
+for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=2500,1400",
+                 "--user-data-dir=" + outdir + "/chromium-profile"]:
+    options.add_argument(argument)
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+wait = WebDriverWait(driver, 15, poll_frequency=0.02)
+found = {}
+
+
+def text(selector):
+    """What the element shows now (read in one script: the page redraws between two reads)."""
+    return driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : null", selector)
+
+
+def stats():
+    return driver.execute_script("return window.deckSimulator")
+
+
+def ctl(*arguments):
+    return subprocess.run([deckctl, "--socket", control, *arguments], capture_output=True, text=True, timeout=20).stdout
+
+
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2] if values else None
+
+
+try:
+    driver.get(url)
+    wait.until(lambda d: text("#link") == "live" and d.find_elements(By.CSS_SELECTOR, "#body .row"))
+    driver.execute_script("window.loadedOnce = true")  # gone if the page ever reloads
+    found["title"] = text("#title")
+
+    # One screenshot of the car's screen per display profile, picked in the page's own picker.
+    found["screenshots"] = []
+    for width, height in PROFILES:
+        Select(driver.find_element(By.ID, "profile")).select_by_value(f"{width}x{height}")
+        wait.until(lambda d: d.find_element(By.ID, "screen").size["width"] == width)
+        time.sleep(0.2)  # images load
+        path = f"{outdir}/simulator-{width}x{height}.png"
+        driver.find_element(By.ID, "screen").screenshot(path)
+        found["screenshots"].append(path)
+    Select(driver.find_element(By.ID, "profile")).select_by_value("800x480")
+    wait.until(lambda d: d.find_element(By.ID, "screen").size["width"] == 800)
+
+    # A click on a row plays it; now playing follows through nowPlaying.changed.
+    row = next(r for r in driver.find_elements(By.CSS_SELECTOR, "#body .row") if r.text.startswith(row_text))
+    row.click()
+    wait.until(lambda d: text("#np-title") == row_text)
+    found["nowPlayingTitle"] = text("#np-title")
+    found["sessionAfterClick"] = text("#session")
+
+    # Paused from outside the page (deckctl): the page follows without a reload.
+    ctl("pause")
+    wait.until(lambda d: text("#np-state").startswith("paused"))
+    found["pausedFromOutside"] = text("#np-state")
+    ctl("play")
+    wait.until(lambda d: text("#np-state").startswith("playing"))
+    found["noReload"] = driver.execute_script("return window.loadedOnce === true")
+
+    # Driving: the list is cut and the cut is marked.
+    found["rowsParked"] = len(driver.find_elements(By.CSS_SELECTOR, "#body .row"))
+    driver.find_element(By.ID, "driving").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#body .truncated"))
+    found["rowsDriving"] = len(driver.find_elements(By.CSS_SELECTOR, "#body .row"))
+    found["droppedDriving"] = int(driver.execute_script("return document.querySelector('#body .truncated').dataset.dropped"))
+    found["quotaDriving"] = text("#quota")
+    driver.find_element(By.ID, "screen").screenshot(f"{outdir}/simulator-driving.png")
+    driver.find_element(By.ID, "driving").click()
+    wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#body .truncated"))
+
+    # The car's volume keys step the group of what plays (media).
+    level = lambda: int(driver.execute_script('return document.querySelector(\'[data-group="media"] .level\').dataset.index'))
+    found["mediaBefore"] = level()
+    driver.find_element(By.ID, "vol-down").click()
+    wait.until(lambda d: level() == found["mediaBefore"] - 1)
+    driver.find_element(By.ID, "vol-down").click()
+    wait.until(lambda d: level() == found["mediaBefore"] - 2)
+    found["mediaAfter"] = level()
+
+    # A burst of volume changes from a socket client: the page keeps up, no notification lost.
+    before = stats()["events"]
+    burst = "".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": "volume.set",
+                                "params": {"group": "navigation", "index": 20 + i % 2}}) + "\n" for i in range(BURST))
+    client = socket.socket(socket.AF_UNIX)
+    client.connect(control)
+    started = time.monotonic()
+    client.sendall(burst.encode())
+    wait.until(lambda d: stats()["events"] >= before + BURST)
+    found["burst"] = {"events": stats()["events"] - before, "seconds": time.monotonic() - started, "gaps": stats()["gaps"]}
+    client.close()
+
+    page = stats()
+    found["renders"] = page["renders"]
+    found["clickToScreenMs"] = {"count": len(page["clickToScreenMs"]), "p50": median(page["clickToScreenMs"])}
+    found["eventToScreenMs"] = {"count": len(page["eventToScreenMs"]), "p50": median(page["eventToScreenMs"]),
+                                "max": max(page["eventToScreenMs"] or [0])}
+    found["pageErrors"] = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#errors li")]
+    found["consoleErrors"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+finally:
+    driver.quit()
+print(json.dumps(found))

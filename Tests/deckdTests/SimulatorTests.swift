@@ -1,0 +1,114 @@
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// `deckd --simulator`: the head unit in a real headless Chromium (driven by selenium through
+/// Tests/Fixtures/simulator-drive.py) shows, plays, follows and steps what the runtime does; its
+/// HTTP side serves deckd's user on this machine only and refuses what a web page could forge.
+@Suite(.serialized) struct SimulatorTests {
+    /// deckd serving the simulator on a free port, with the core plugins (Tone has the screen).
+    private func simulator(_ dir: TemporaryDirectory) throws -> (deckd: DeckdProcess, url: String) {
+        let deckd = try DeckdProcess(["--plugins", Paths.corePlugins, "--state", "none", "--simulator", "127.0.0.1:0",
+                                      "--sink", "file:\(dir.path)/out.opus", "--sink", "http://127.0.0.1:0/stream.opus"])
+        #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
+        let url = deckd.log.components(separatedBy: "head unit simulator on ").dropFirst().first?.prefix { $0 != " " }
+        return (deckd, String(try #require(url, "\(deckd.log)")))
+    }
+
+    /// Status line of `curl ARGUMENTS URL`.
+    private func status(_ url: String, _ arguments: [String] = []) throws -> String {
+        let result = try runProgram("/usr/bin/curl", ["-s", "-i", "--max-time", "5"] + arguments + [url])
+        return String(result.output.prefix { !$0.isNewline })
+    }
+
+    @Test func theBrowserShowsPlaysAndFollowsTheRuntime() throws {
+        let dir = TemporaryDirectory()
+        let (deckd, url) = try simulator(dir)
+        let shots = dir.path + "/shots"
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let run = try runProgram("/usr/bin/python3", [Paths.repoRoot + "/Tests/Fixtures/simulator-drive.py", url, deckd.socket,
+                                                      Paths.binDir + "/deckctl", shots, "Sine 1000 Hz"], timeout: 120)
+        #expect(run.status == 0, "\(run.output)\n\(deckd.log)")
+        let line = try #require(run.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(run.output)")
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+
+        #expect(page["title"] as? String == "Tone")
+        // A screenshot per display profile, each exactly the profile's pixels; kept for the docs.
+        let artefacts = Paths.repoRoot + "/.build/artifacts/simulator"
+        try? FileManager.default.createDirectory(atPath: artefacts, withIntermediateDirectories: true)
+        for (name, size) in [("748x456", (748, 456)), ("800x480", (800, 480)), ("768x1024", (768, 1024)), ("1920x720", (1920, 720))] {
+            let path = "\(shots)/simulator-\(name).png"
+            let png = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(png.prefix(8) == Data([137, 80, 78, 71, 13, 10, 26, 10]), "\(name) is a PNG")
+            let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = png[20..<24].reduce(0) { $0 << 8 | Int($1) }
+            #expect(width == size.0 && height == size.1, "\(name): \(width)×\(height)")
+            try? FileManager.default.removeItem(atPath: "\(artefacts)/simulator-\(name).png")
+            try? FileManager.default.copyItem(atPath: path, toPath: "\(artefacts)/simulator-\(name).png")
+        }
+        // The clicked row plays, and the page follows what deckctl does without a reload.
+        #expect(page["nowPlayingTitle"] as? String == "Sine 1000 Hz")
+        #expect((page["sessionAfterClick"] as? String)?.contains("org.deck.tone · music") == true, "\(page)")
+        #expect((page["pausedFromOutside"] as? String)?.hasPrefix("paused · org.deck.tone") == true, "\(page)")
+        #expect(page["noReload"] as? Bool == true)
+        // Driving cuts the list and says by how much.
+        let parked = page["rowsParked"] as? Int ?? 0, driving = page["rowsDriving"] as? Int ?? 0
+        #expect(driving < parked && driving > 0, "\(parked) rows parked, \(driving) driving")
+        #expect(page["droppedDriving"] as? Int == parked - driving, "\(page)")
+        // The volume keys stepped media twice, as the runtime now says too.
+        let before = page["mediaBefore"] as? Int ?? 0
+        #expect(page["mediaAfter"] as? Int == before - 2)
+        let volume = try JSONSerialization.jsonObject(with: Data(try deckd.deckctl(["--json", "volume"]).output.utf8)) as? [String: Any]
+        let media = (volume?["groups"] as? [[String: Any]])?.first { $0["name"] as? String == "media" }
+        #expect(media?["index"] as? Int == before - 2, "\(volume ?? [:])")
+        // A burst of 400 notifications: every one reached the page, none lost.
+        let burst = try #require(page["burst"] as? [String: Any])
+        #expect(burst["events"] as? Int ?? 0 >= 400 && burst["gaps"] as? Int == 0, "\(burst)")
+        #expect((page["clickToScreenMs"] as? [String: Any])?["count"] as? Int ?? 0 >= 1, "\(page)")
+        #expect((page["pageErrors"] as? [Any])?.isEmpty == true && (page["consoleErrors"] as? [Any])?.isEmpty == true, "\(page)")
+        print("simulator: click→screen \(page["clickToScreenMs"] ?? ""), ui.changed→screen \(page["eventToScreenMs"] ?? ""), burst \(burst)")
+
+        // And the click was heard: the last second of the output is the 1000 Hz tone.
+        #expect(deckd.stop() == 0)
+        let audio = try AudioAnalysis.decodeWithFFmpeg(dir.path + "/out.opus")
+        #expect(abs(AudioAnalysis.dominantFrequency(audio.left, start: max(0, audio.left.count - 48_000)) - 1000) < 5)
+    }
+
+    @Test func onlyThisMachinesUserAndNoOtherSiteMayUseIt() throws {
+        let dir = TemporaryDirectory()
+        let (deckd, url) = try simulator(dir)
+        let json = ["-H", "Content-Type: application/json"]
+        let call = #"{"jsonrpc":"2.0","id":1,"method":"volume.get"}"#
+        #expect(try status(url) == "HTTP/1.1 200 OK")
+        #expect(try status(url + "rpc", ["-X", "POST"] + json + ["--data", call]) == "HTTP/1.1 200 OK")
+        // What a page from another site could send, or a name a DNS rebinding would give.
+        #expect(try status(url + "rpc", ["-X", "POST", "-H", "Content-Type: text/plain", "--data", call]) == "HTTP/1.1 415 Unsupported Media Type")
+        #expect(try status(url + "rpc", ["-X", "POST", "-H", "Origin: http://example.com"] + json + ["--data", call]) == "HTTP/1.1 403 Forbidden")
+        #expect(try status(url + "events", ["-H", "Origin: http://example.com"]) == "HTTP/1.1 403 Forbidden")
+        #expect(try status(url, ["-H", "Host: deck.example.com"]) == "HTTP/1.1 421 Misdirected Request")
+        // Malformed or oversized requests get their precise answer, and the server goes on.
+        #expect(try status(url + "rpc", ["-X", "POST"] + json + ["--data", #"{"jsonrpc":"2.0","method":"volume.get"}"#]) == "HTTP/1.1 400 Bad Request")
+        #expect(try status(url + "rpc", ["-X", "PUT"] + json + ["--data", call]) == "HTTP/1.1 405 Method Not Allowed")
+        #expect(try status(url + "../etc/passwd", ["--path-as-is"]) == "HTTP/1.1 404 Not Found")
+        #expect(try status(url, ["-H", "X-Big: " + String(repeating: "a", count: 9_000)]) == "HTTP/1.1 431 Request Header Fields Too Large")
+        let big = dir.path + "/big.json"
+        try String(repeating: " ", count: 1_100_000).appending(call).write(toFile: big, atomically: true, encoding: .utf8)
+        #expect(try status(url + "rpc", ["-X", "POST"] + json + ["--data-binary", "@" + big]) == "HTTP/1.1 413 Content Too Large")
+        // Another user of this machine is refused, as the control socket (0600) refuses them.
+        if geteuid() == 0 {
+            let other = try runProgram("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/curl", "-s", "-i", url])
+            #expect(other.output.hasPrefix("HTTP/1.1 403 Forbidden") && other.output.contains("uid 65534"), "\(other.output)")
+        }
+        #expect(try status(url) == "HTTP/1.1 200 OK", "still serving")
+        #expect(deckd.log.contains("simulator: answered 415 Unsupported Media Type: POST /rpc takes Content-Type: application/json"), "refusals are logged (once a burst)")
+        #expect(deckd.stop() == 0)
+    }
+
+    @Test func itListensOnLoopbackOnly() throws {
+        let result = try runProgram(Paths.binDir + "/deckd", ["--simulator", "0.0.0.0:8090", "--state", "none"])
+        #expect(result.status == 2 && result.output.contains("--simulator must be a loopback HOST:PORT"), "\(result.output)")
+        let dir = TemporaryDirectory()
+        try #"{"simulator": "192.168.1.2:80"}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let config = try runProgram(Paths.binDir + "/deckd", ["--config", dir.path + "/deck.json", "--state", "none"])
+        #expect(config.status == 2 && config.output.contains(#""simulator" must be a loopback HOST:PORT"#), "\(config.output)")
+    }
+}
