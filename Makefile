@@ -4,7 +4,7 @@
 #   make test   build everything and run every test
 #   make bench  run deck-bench and print the figures recorded in BENCHMARKS.md
 #   make fuzz   run each libFuzzer target for FUZZ_SECONDS (default 60) with AddressSanitizer
-#   make install PREFIX=/usr/local [DESTDIR=…]   libdeck.so, headers, pkg-config files, deckd, deckctl, deck-check, plugins,
+#   make install PREFIX=/usr/local [DESTDIR=…]   libdeck.so, headers, pkg-config files, deckd, deckctl, deck-check, plugins, the simulator's page,
 #                                                 man pages, completions, the systemd unit and a config
 #   make deb    Debian packages (deckd, deckctl, libdeck0, libdeck-dev, deck-swift-runtime) in .build/deb, checked by lintian
 
@@ -13,7 +13,8 @@ SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
 APT_PACKAGES := gcc g++ make pkg-config libuv1-dev libjansson-dev libopus-dev libogg-dev libsystemd-dev procps opus-tools ffmpeg \
                 dbus-daemon dbus-bin playerctl systemd man-db scdoc zsh fish \
                 dpkg-dev debhelper fakeroot lintian patchelf libespeak-ng-dev espeak-ng-data \
-                libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libebur128-dev icecast2 curl
+                libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libebur128-dev icecast2 curl \
+                chromium chromium-driver python3-selenium
 PIP_PACKAGES := openrpc jsonschema
 
 RELEASE_BIN  = $(shell $(SWIFT) build -c release --show-bin-path)
@@ -74,7 +75,7 @@ install-files: man
 	  "$(DESTDIR)$(PREFIX)/include/deck/ext" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(MANDIR)/man8" \
 	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(ZSHCOMPDIR)" \
 	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(PREFIX)/lib/sysusers.d" \
-	  "$(DESTDIR)$(SYSCONFDIR)/deck"
+	  "$(DESTDIR)$(SYSCONFDIR)/deck" "$(DESTDIR)$(PREFIX)/share/deck/simulator"
 	install -m 644 "$(BIN)/libdeck.so" "$(DESTDIR)$(LIBDIR)/libdeck.so.$(VERSION)"
 	ln -sf "libdeck.so.$(VERSION)" "$(DESTDIR)$(LIBDIR)/libdeck.so.0"
 	ln -sf libdeck.so.0 "$(DESTDIR)$(LIBDIR)/libdeck.so"
@@ -89,6 +90,7 @@ install-files: man
 	install -m 755 "$(BIN)/deck-check" "$(DESTDIR)$(PREFIX)/lib/deck/deck-check"
 	ln -sf ../lib/deck/deck-check "$(DESTDIR)$(PREFIX)/bin/deck-check"
 	cp -R "$(BIN)/plugins/." "$(DESTDIR)$(PREFIX)/lib/deck/plugins/"
+	install -m 644 dist/simulator/index.html dist/simulator/simulator.css dist/simulator/simulator.js "$(DESTDIR)$(PREFIX)/share/deck/simulator/"
 	chmod -R go-w "$(DESTDIR)$(PREFIX)/lib/deck/plugins"
 	install -m 644 .build/man/deckctl.1 .build/man/deck-check.1 "$(DESTDIR)$(MANDIR)/man1/"
 	install -m 644 .build/man/deck-plugin.7 "$(DESTDIR)$(MANDIR)/man7/"

@@ -195,6 +195,29 @@ grep -E "reloaded from|resuming org.deck.tone" "$work/watch.log" | sed 's/^/  /'
 echo "  now playing: $("$bin/deckctl" --socket "$work/watch.sock" now-playing --format '{{title}} · {{status}}')"
 kill -TERM "$watcher"; wait "$watcher" || true
 
+step "The head unit simulator: deckd --simulator, driven in headless Chromium as an author clicks it"
+"$bin/deckd" --plugins "$bin/plugins" --simulator 127.0.0.1:0 --socket "$work/sim.sock" --state none \
+  --sink "file:$work/sim.opus" --sink http://127.0.0.1:0/stream.opus 2> "$work/sim.log" &
+simulator=$!
+for _ in $(seq 100); do grep -q "deckd: ready" "$work/sim.log" && break; sleep 0.05; done
+grep -o "head unit simulator on [^ ]*" "$work/sim.log" | sed 's/^/  /'
+"$bin/deckctl" --socket "$work/sim.sock" launch org.deck.tone silence > /dev/null
+mkdir -p .build/demo-simulator
+/usr/bin/python3 Tests/Fixtures/simulator-drive.py "$(sed -n 's/.*head unit simulator on \([^ ]*\) .*/\1/p' "$work/sim.log")" \
+  "$work/sim.sock" "$bin/deckctl" .build/demo-simulator "Sine 1000 Hz" 2> "$work/simulator.log" | python3 -c '
+import json, sys
+page = json.load(sys.stdin)
+burst = page["burst"]
+print("  screen: %s; a screenshot per profile (748x456, 800x480, 768x1024, 1920x720) in %s" % (page["title"], sys.argv[1]))
+print("  browsed to and played: %s; a row clicked, now playing: %s" % (page["browsed"], page["nowPlayingTitle"]))
+print("  paused with deckctl, the page followed: %s" % page["pausedFromOutside"])
+print("  driving: %d rows -> %d (%d hidden, marked); %s" % (page["rowsParked"], page["rowsDriving"], page["droppedDriving"], page["quotaDriving"]))
+print("  volume keys: media %d -> %d" % (page["mediaBefore"], page["mediaAfter"]))
+print("  %d notifications in %.2f s, %d lost; ui.changed to screen drawn %.1f ms (median)"
+      % (burst["events"], burst["seconds"], burst["gaps"], page["eventToScreenMs"]["p50"]))
+' .build/demo-simulator || { echo "  the simulator step failed:"; tail -n 5 "$work/simulator.log"; }
+kill -TERM "$simulator"; wait "$simulator" || true
+
 step "Numbers from outside are checked where they enter: refused with their range, and deckd plays on"
 "$bin/deckctl" --socket "$work/stations.sock" volume media +9223372036854775807 2>&1 | sed 's/^/  /' || true
 "$bin/deckctl" --socket "$work/stations.sock" call player.seek '{"position": 1e19}' 2>&1 | sed 's/^/  /' || true

@@ -15,7 +15,7 @@ bundle=$1
 logs=$(mktemp -d "${TMPDIR:-/tmp}/deck-tests-XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 # Their subject is the host process, or it does not depend on where plugins run.
-inline_skip='IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|PackageTests|CompletionTests|JournalTests|RadioTests|LibraryTests'
+inline_skip='SimulatorTests|IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|PackageTests|CompletionTests|JournalTests|RadioTests|LibraryTests'
 alone='IsolationLoadTests|CompletionTests|RadioTests|LibraryTests'
 
 run() {

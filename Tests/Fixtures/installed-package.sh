@@ -39,6 +39,15 @@ man -P cat 7 deck-plugin 2>/dev/null | head -n 4 | tail -n 1
 man -P cat deck-check 2>/dev/null | head -n 4 | tail -n 1
 echo "== check"
 deck-check --static /usr/lib/deck/plugins/Tone.deckplugin || true
+echo "== simulator"
+deckd --simulator 127.0.0.1:0 --socket /tmp/sim.sock --state none --sink file:/tmp/sim.opus > /tmp/sim.log 2>&1 &
+simulator=$!
+tries=0
+until grep -q "head unit simulator on" /tmp/sim.log || [ $tries -ge 100 ]; do sleep 0.1; tries=$((tries + 1)); done
+grep -o "page from [^)]*" /tmp/sim.log || cat /tmp/sim.log
+curl -s "$(sed -n 's/.*head unit simulator on \([^ ]*\) .*/\1/p' /tmp/sim.log)" | grep -o "<title>[^<]*</title>" || true
+kill -KILL $simulator
+wait $simulator 2>/dev/null || true
 echo "== run"
 # What the unit's RuntimeDirectory= and StateDirectory= make, then its ExecStart as its User=.
 install -d -o deck -g deck -m 0750 /run/deck /var/lib/deck

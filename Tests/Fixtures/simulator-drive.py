@@ -7,12 +7,15 @@ the page showed as one JSON object; the Swift test asserts on it and on the runt
     simulator-drive.py URL SOCKET DECKCTL OUTDIR ROW_TEXT
 """
 import json
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -23,7 +26,7 @@ BURST = 400
 
 options = webdriver.ChromeOptions()
 for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=2500,1400",
-                 "--user-data-dir=" + outdir + "/chromium-profile"]:
+                 "--user-data-dir=" + (profile := tempfile.mkdtemp(prefix="deck-chromium-"))]:
     options.add_argument(argument)
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 wait = WebDriverWait(driver, 15, poll_frequency=0.02)
@@ -33,6 +36,21 @@ found = {}
 def text(selector):
     """What the element shows now (read in one script: the page redraws between two reads)."""
     return driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : null", selector)
+
+
+def click(selector, starting=None):
+    """Clicks (a real mouse click) the first element matching `selector` (whose text starts with
+    `starting`), looked up again when a redraw replaced it between finding and clicking."""
+    for _ in range(20):
+        try:
+            for node in driver.find_elements(By.CSS_SELECTOR, selector):
+                if starting is None or node.text.startswith(starting):
+                    node.click()
+                    return node
+        except StaleElementReferenceException:
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing to click at {selector} {starting or ''}")
 
 
 def stats():
@@ -66,9 +84,18 @@ try:
     Select(driver.find_element(By.ID, "profile")).select_by_value("800x480")
     wait.until(lambda d: d.find_element(By.ID, "screen").size["width"] == 800)
 
+    # The browse tree of a content app: a tab, then a playable item in it.
+    click("#mode button", "Browse")
+    click('#tabs button[data-path="1"]')
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '#body .row[data-path^="1/"]'))
+    found["browsed"] = text('#body .row[data-path^="1/"] .text > div')
+    click('#body .row[data-path^="1/"]')
+    wait.until(lambda d: text("#np-title") == found["browsed"])
+    click("#mode button", "App")
+
     # A click on a row plays it; now playing follows through nowPlaying.changed.
-    row = next(r for r in driver.find_elements(By.CSS_SELECTOR, "#body .row") if r.text.startswith(row_text))
-    row.click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#body .row"))
+    click("#body .row", row_text)
     wait.until(lambda d: text("#np-title") == row_text)
     found["nowPlayingTitle"] = text("#np-title")
     found["sessionAfterClick"] = text("#session")
@@ -83,21 +110,22 @@ try:
 
     # Driving: the list is cut and the cut is marked.
     found["rowsParked"] = len(driver.find_elements(By.CSS_SELECTOR, "#body .row"))
-    driver.find_element(By.ID, "driving").click()
+    click("#driving")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#body .truncated"))
+    driver.execute_script("document.getElementById('body').scrollTop = 1e6")  # the mark, in the screenshot
     found["rowsDriving"] = len(driver.find_elements(By.CSS_SELECTOR, "#body .row"))
     found["droppedDriving"] = int(driver.execute_script("return document.querySelector('#body .truncated').dataset.dropped"))
     found["quotaDriving"] = text("#quota")
     driver.find_element(By.ID, "screen").screenshot(f"{outdir}/simulator-driving.png")
-    driver.find_element(By.ID, "driving").click()
+    click("#driving")
     wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#body .truncated"))
 
     # The car's volume keys step the group of what plays (media).
     level = lambda: int(driver.execute_script('return document.querySelector(\'[data-group="media"] .level\').dataset.index'))
     found["mediaBefore"] = level()
-    driver.find_element(By.ID, "vol-down").click()
+    click("#vol-down")
     wait.until(lambda d: level() == found["mediaBefore"] - 1)
-    driver.find_element(By.ID, "vol-down").click()
+    click("#vol-down")
     wait.until(lambda d: level() == found["mediaBefore"] - 2)
     found["mediaAfter"] = level()
 
@@ -122,4 +150,5 @@ try:
     found["consoleErrors"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 finally:
     driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
 print(json.dumps(found))

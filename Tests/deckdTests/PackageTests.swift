@@ -60,6 +60,8 @@ import Testing
         #expect(out.contains("deck-plugin - the layout, manifest and rules of a Deck plugin bundle"))
         #expect(out.contains("deck-check - check Deck plugin bundles before they ship"))
         #expect(out.contains("/usr/lib/deck/plugins/Tone.deckplugin (org.deck.tone): clean"), "the installed deck-check: \(out)")
+        #expect(out.contains("page from /usr/share/deck/simulator") && out.contains("<title>Deck head unit simulator</title>"),
+                "the installed deckd serves the installed simulator page: \(out)")
         // deckd as the unit's User= with its ExecStart; deckctl as root finds the service's socket.
         #expect(out.contains("org.deck.tone  0.3.0  active  swift  [audio]  process "), "\(out)")
         #expect(out.contains("org.deck.tone: active"))

@@ -33,7 +33,7 @@ import Testing
         let page = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
 
         #expect(page["title"] as? String == "Tone")
-        // A screenshot per display profile, each exactly the profile's pixels; kept for the docs.
+        // A screenshot per display profile, each exactly the profile's pixels; kept in .build/artifacts/simulator.
         let artefacts = Paths.repoRoot + "/.build/artifacts/simulator"
         try? FileManager.default.createDirectory(atPath: artefacts, withIntermediateDirectories: true)
         for (name, size) in [("748x456", (748, 456)), ("800x480", (800, 480)), ("768x1024", (768, 1024)), ("1920x720", (1920, 720))] {
@@ -42,10 +42,13 @@ import Testing
             #expect(png.prefix(8) == Data([137, 80, 78, 71, 13, 10, 26, 10]), "\(name) is a PNG")
             let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = png[20..<24].reduce(0) { $0 << 8 | Int($1) }
             #expect(width == size.0 && height == size.1, "\(name): \(width)×\(height)")
-            try? FileManager.default.removeItem(atPath: "\(artefacts)/simulator-\(name).png")
-            try? FileManager.default.copyItem(atPath: path, toPath: "\(artefacts)/simulator-\(name).png")
         }
-        // The clicked row plays, and the page follows what deckctl does without a reload.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: shots)) ?? [] where name.hasSuffix(".png") {
+            try? FileManager.default.removeItem(atPath: "\(artefacts)/\(name)")
+            try? FileManager.default.copyItem(atPath: "\(shots)/\(name)", toPath: "\(artefacts)/\(name)")
+        }
+        // A content item browsed to plays; the clicked row plays, and the page follows what deckctl does without a reload.
+        #expect((page["browsed"] as? String)?.isEmpty == false, "\(page)")
         #expect(page["nowPlayingTitle"] as? String == "Sine 1000 Hz")
         #expect((page["sessionAfterClick"] as? String)?.contains("org.deck.tone · music") == true, "\(page)")
         #expect((page["pausedFromOutside"] as? String)?.hasPrefix("paused · org.deck.tone") == true, "\(page)")
