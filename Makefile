@@ -33,7 +33,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head
 FUZZ_BUILD   := .build/fuzz
 
-.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c demo run test bench fuzz clean install install-files man deb
+.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c plugin-swift demo run test bench fuzz clean install install-files install-sdk man deb
 
 all: build
 
@@ -69,20 +69,17 @@ install: build
 	@$(MAKE) --no-print-directory install-files BIN="$(RELEASE_BIN)"
 
 # deckd lives in lib/deck beside the first-party bundles it loads (lib/deck/plugins), linked from bin.
-install-files: man
+install-files: man install-sdk
 	@test -n "$(BIN)" -a -f "$(BIN)/libdeck.so" || { echo "install-files: BIN must name a build folder with libdeck.so"; exit 2; }
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(LIBDIR)/pkgconfig" "$(DESTDIR)$(PREFIX)/lib/deck/plugins" \
-	  "$(DESTDIR)$(PREFIX)/include/deck/ext" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(MANDIR)/man8" \
+	  "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(MANDIR)/man8" \
 	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(ZSHCOMPDIR)" \
 	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(PREFIX)/lib/sysusers.d" \
 	  "$(DESTDIR)$(SYSCONFDIR)/deck" "$(DESTDIR)$(PREFIX)/share/deck/simulator"
 	install -m 644 "$(BIN)/libdeck.so" "$(DESTDIR)$(LIBDIR)/libdeck.so.$(VERSION)"
 	ln -sf "libdeck.so.$(VERSION)" "$(DESTDIR)$(LIBDIR)/libdeck.so.0"
 	ln -sf libdeck.so.0 "$(DESTDIR)$(LIBDIR)/libdeck.so"
-	install -m 644 sdk/include/deck/*.h "$(DESTDIR)$(PREFIX)/include/deck/"
-	install -m 644 sdk/include/deck/ext/*.h "$(DESTDIR)$(PREFIX)/include/deck/ext/"
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' sdk/deck.pc.in > "$(DESTDIR)$(LIBDIR)/pkgconfig/deck.pc"
-	sed -e 's|^prefix=.*|prefix=$(PREFIX)|' sdk/deck-plugin.pc > "$(DESTDIR)$(LIBDIR)/pkgconfig/deck-plugin.pc"
 	install -m 755 "$(BIN)/deckd" "$(DESTDIR)$(PREFIX)/lib/deck/deckd"
 	install -m 755 "$(BIN)/deck-plugin-host" "$(DESTDIR)$(PREFIX)/lib/deck/deck-plugin-host"
 	ln -sf ../lib/deck/deckd "$(DESTDIR)$(PREFIX)/bin/deckd"
@@ -104,6 +101,20 @@ install-files: man
 	test -e "$(DESTDIR)$(SYSCONFDIR)/deck/deck.json" || \
 	  sed -e 's|@LIBDIR@|$(PREFIX)/lib|' dist/deck.json.in > "$(DESTDIR)$(SYSCONFDIR)/deck/deck.json"
 
+# What plugin authors build against: the C headers, deck-plugin.pc (plain cc + pkg-config) and
+# the DeckSDK Swift package (<prefix>/share/deck/swift-sdk, for SwiftPM); no build needed.
+install-sdk:
+	install -d "$(DESTDIR)$(PREFIX)/include/deck/ext" "$(DESTDIR)$(LIBDIR)/pkgconfig" \
+	  "$(DESTDIR)$(PREFIX)/share/deck/swift-sdk/Sources/CDeckPlugin" "$(DESTDIR)$(PREFIX)/share/deck/swift-sdk/Sources/DeckABI" \
+	  "$(DESTDIR)$(PREFIX)/share/deck/swift-sdk/Sources/DeckSDK"
+	install -m 644 sdk/include/deck/*.h "$(DESTDIR)$(PREFIX)/include/deck/"
+	install -m 644 sdk/include/deck/ext/*.h "$(DESTDIR)$(PREFIX)/include/deck/ext/"
+	sed -e 's|^prefix=.*|prefix=$(PREFIX)|' sdk/deck-plugin.pc > "$(DESTDIR)$(LIBDIR)/pkgconfig/deck-plugin.pc"
+	install -m 644 dist/swift-sdk/Package.swift "$(DESTDIR)$(PREFIX)/share/deck/swift-sdk/"
+	install -m 644 dist/swift-sdk/Sources/CDeckPlugin/* "$(DESTDIR)$(PREFIX)/share/deck/swift-sdk/Sources/CDeckPlugin/"
+	install -m 644 Sources/DeckABI/*.swift "$(DESTDIR)$(PREFIX)/share/deck/swift-sdk/Sources/DeckABI/"
+	install -m 644 Sources/DeckSDK/*.swift "$(DESTDIR)$(PREFIX)/share/deck/swift-sdk/Sources/DeckSDK/"
+
 # Man pages from their scdoc sources (dist/man) into .build/man.
 man: deps
 	@mkdir -p .build/man
@@ -117,6 +128,11 @@ plugin-c: deps
 	@$(MAKE) --no-print-directory -C examples/plugin-c
 	@$(MAKE) --no-print-directory -C examples/ui-c
 
+# The Swift example built as a third party would: SwiftPM against an SDK installed into .build/sdk.
+plugin-swift: deps
+	@$(MAKE) --no-print-directory install-sdk PREFIX="$(CURDIR)/.build/sdk" DESTDIR= LIBDIR="$(CURDIR)/.build/sdk/lib" > /dev/null
+	@$(MAKE) --no-print-directory -C examples/plugin-swift DECK_PREFIX="$(CURDIR)/.build/sdk"
+
 demo: build plugin-c man
 	@scripts/demo.sh "$(RELEASE_BIN)"
 
@@ -128,7 +144,7 @@ run: build
 # (DeckBaseTests, DeckSessionTests, …) load no plugins. scripts/run-tests.sh runs these in three
 # processes at once (most tests wait on subprocesses and sockets), then the load test and the
 # shell completion test, each alone.
-test: build-debug plugin-c
+test: build-debug plugin-c plugin-swift
 	$(SWIFT) build -c debug --build-tests $(SWIFT_FLAGS)
 	scripts/run-tests.sh "$(DEBUG_BIN)/DeckPackageTests.xctest"
 
@@ -153,3 +169,4 @@ clean:
 	$(SWIFT) package clean
 	@$(MAKE) --no-print-directory -C examples/plugin-c clean
 	@$(MAKE) --no-print-directory -C examples/ui-c clean
+	@$(MAKE) --no-print-directory -C examples/plugin-swift clean

@@ -35,6 +35,8 @@ public enum Paths {
     public static let helloBundle = repoRoot + "/examples/plugin-c/build/Hello.deckplugin"
     /// The example audio app with a screen, a content tree and now playing (examples/ui-c).
     public static let stationsBundle = repoRoot + "/examples/ui-c/build/Stations.deckplugin"
+    /// examples/plugin-swift, built by `make plugin-swift` with SwiftPM against an installed SDK.
+    public static let metronomeBundle = repoRoot + "/examples/plugin-swift/build/Metronome.deckplugin"
 }
 
 /// A fresh folder, removed when the value goes away.
