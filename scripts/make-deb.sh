@@ -9,6 +9,8 @@ stage=$out/deck-$version
 rm -rf "$stage" "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
 mkdir -p "$stage"
 cp -R Makefile dist sdk "$stage/"
+mkdir -p "$stage/Sources"
+cp -R Sources/DeckABI Sources/DeckSDK "$stage/Sources/"  # the Swift SDK libdeck-dev ships as sources
 cp -R dist/debian "$stage/debian"
 # -d: the build needs Swift, which is not a Debian package (the build was made beforehand).
 (cd "$stage" && DECK_BIN="$bin" dpkg-buildpackage -b -us -uc -d --no-sign)

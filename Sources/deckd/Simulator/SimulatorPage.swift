@@ -25,7 +25,7 @@ struct SimulatorPage {
                 files[name] = File(type: type, bytes: Array(text.utf8))
             }
             if files.count == SimulatorPage.names.count {
-                self.folder = folder
+                self.folder = realpath(folder, nil).map { resolved in defer { free(resolved) }; return String(cString: resolved) } ?? folder
                 self.files = files
                 return
             }
