@@ -32,6 +32,8 @@ package final class PluginHost: Sendable {
     /// The last error the plugin logged, quoted when one of its own calls fails.
     private let lastLoggedErrorText = Mutex<String>("")
     private let logBudget = Mutex(PluginLogBudget())
+    /// Loop-thread calls made from another thread: one warning line per burst.
+    private let wrongThreadCalls = Mutex(LogThrottle())
     /// The C structs handed to the plugin; stable addresses until this host is freed.
     let structs: HostStructs
 
@@ -97,7 +99,11 @@ package final class PluginHost: Sendable {
     /// Runs a [loop-thread] host call, refusing it from any other thread or after destroy. A call
     /// that succeeds clears `last_error` (unless it left a note, as a delayed focus grant does).
     func onLoop(_ call: String, _ body: (PluginHost) -> PluginCallError?) -> deck_status_t {
-        guard loopThread.isCurrent else { return fail(.state, "\(call) must be called on the loop thread") }
+        guard loopThread.isCurrent else {
+            let (log, held) = wrongThreadCalls.withLock { $0.admit(now: UInt64(MonotonicClock.nanoseconds / 1_000_000)) }
+            if log { logger.warning("plugins", "\(pluginID): refused \(call) from a thread other than the loop thread\(LogThrottle.suffix(held))") }
+            return fail(.state, "\(call) must be called on the loop thread")
+        }
         guard currentPhase != .destroyed else { return fail(.state, "\(call): the plugin is destroyed") }
         lastErrorText.withLock { if !$0.string.isEmpty { $0 = CStringBox("") } }
         if let error = body(self) { return fail(error.status, error.message) }

@@ -26,7 +26,7 @@ struct DynamicRun {
         self.media = media
     }
 
-    private mutating func report(_ rule: String, _ reason: String, at location: String = "") {
+    mutating func report(_ rule: String, _ reason: String, at location: String = "") {
         guard let rule = CheckRule.named(rule) else { return }
         findings.append(Finding(rule: rule, reason: reason, location: location.isEmpty ? id : location))
     }
@@ -49,13 +49,18 @@ struct DynamicRun {
         guard let runtime = RuntimeConnection(socket: work + "/deck.sock", seconds: 10) else {
             throw .setup("deckd did not open its socket:\n\(Spawned.tail(log))")
         }
-        exercise(runtime, output: output)
+        exercise(runtime, output: output, work: work)
         let lines = Spawned.text(log).split(separator: "\n")
         if !process.isRunning { report("lifecycle.survives", "deckd itself ended during the run: \(lines.suffix(3).joined(separator: " | "))") }
         // "TIME LEVEL SUBSYSTEM: message": the runtime's lines about the plugin, not the plugin's own (its subsystem is its id).
         var seen = Set<String>()
         for line in lines where line.contains(id) {
             let words = line.split(separator: " ", maxSplits: 3)
+            if words.count == 4, words[3].contains("from a thread other than the loop thread") {
+                let text = String(words[3].drop { $0 != " " }.dropFirst())
+                if seen.insert(text.filter { !$0.isNumber }).inserted { report("threads.host-calls", text) }
+                continue
+            }
             guard words.count == 4, words[1] == "warning" || words[1] == "error", words[2] != "\(id):" else { continue }
             let text = "\(words[1]) \(words[2]) \(words[3])"
             guard seen.insert(String(text.filter { !$0.isNumber })).inserted else { continue }
@@ -67,7 +72,7 @@ struct DynamicRun {
         }
     }
 
-    private mutating func exercise(_ runtime: RuntimeConnection, output: String) {
+    private mutating func exercise(_ runtime: RuntimeConnection, output: String, work: String) {
         do {
             _ = try runtime.call("apps.load", ["path": .string(bundle)])
         } catch {
@@ -75,12 +80,17 @@ struct DynamicRun {
             return
         }
         let offers = Set(app(runtime)?["offers"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-        var playing = false
+        let repeats = wants("lifecycle.repeat") || wants("lifecycle.leftovers")
+        var playing = false, repeated = false
         if offers.contains("audio") {
             let launched = frames(runtime)
             do {
                 try launch(runtime)
-                usleep(UInt32(seconds * 1_000_000))
+                let heard = Monotonic.now + seconds
+                // The inline lifecycles run in a runtime of their own while this one plays.
+                if repeats { repeatLifecycle(work: work, plays: true) }
+                repeated = repeats
+                if heard > Monotonic.now { usleep(UInt32((heard - Monotonic.now) * 1_000_000)) }
                 playing = judgePlayback(runtime, output: output, since: launched)
             } catch where error.message.contains("refused to play") {
                 report("lifecycle.default-item", "\(error.message); give --item to check its playback")
@@ -89,14 +99,26 @@ struct DynamicRun {
                 return
             }
         }
+        if repeats && !repeated { repeatLifecycle(work: work, plays: false) }
         // A phase runs only when a rule it judges is asked for (`--only`, `--skip`).
         if playing, wants("commands.answered") { judgeCommands(runtime) }
+        // Each focus phase starts from playing: after one it failed, the next has nothing to judge.
+        if playing, wants("focus.transient") { judgeTransientLoss(runtime) }
+        if playing, wants("focus.duck"), plays(runtime) { judgeDuck(runtime) }
+        if playing, wants("focus.loss"), plays(runtime) { judgeFocusLoss(runtime) }
         if wants("ui.limits") { judgeScreens(runtime) }
-        if playing, wants("focus.loss") { judgeFocusLoss(runtime) }
+        if offers.contains("ui"), wants("ui.handlers") { judgeHandlers(runtime) }
+        if offers.contains("content"), wants("content.loads") { judgeContent(runtime) }
         if wants("lifecycle.restart") { judgeRestart(runtime, played: playing) }
         if let app = self.app(runtime), ["crashed", "disabled", "hung"].contains(app["state"]?.stringValue ?? "") {
             report("lifecycle.survives", "it ended the run \(app["state"]?.stringValue ?? "")")
         }
+    }
+
+    private mutating func repeatLifecycle(work: String, plays: Bool) {
+        var inline = InlineLifecycle(bundle: bundle, id: id, item: item, deckd: deckd, config: work + "/deck.json", work: work)
+        inline.run(plays: plays)
+        for (rule, reason) in inline.findings where wants(rule) { report(rule, reason) }
     }
 
     /// Launches it with the item; an app may refuse, with its reason, while it gets ready (a
@@ -117,7 +139,7 @@ struct DynamicRun {
         Int((try? runtime.call("runtime.info"))?["output"]?["frames"]?.intValue ?? 0)
     }
 
-    private func app(_ runtime: RuntimeConnection) -> JSONValue? {
+    func app(_ runtime: RuntimeConnection) -> JSONValue? {
         (try? runtime.call("apps.list"))?["apps"]?.arrayValue?.first { $0["id"]?.stringValue == id }
     }
 
@@ -162,39 +184,6 @@ struct DynamicRun {
             }
             usleep(300_000)
         }
-    }
-
-    /// Nothing hidden by the limits, parked and driving.
-    private mutating func judgeScreens(_ runtime: RuntimeConnection) {
-        for driving in [false, true] {
-            _ = try? runtime.call("display.set", ["driving": .bool(driving)])
-            usleep(200_000)
-            guard let screen = try? runtime.call("ui.get", ["app": .string(id)]) else { continue }
-            var hidden: [String] = []
-            for template in screen["stack"]?.arrayValue ?? [] {
-                if let dropped = template["dropped"], dropped != .null, dropped != .object([:]), dropped != .int(0) {
-                    hidden.append("\(template["type"]?.stringValue ?? "template") \"\(template["title"]?.stringValue ?? "")\": \(dropped.encoded())")
-                }
-            }
-            if !hidden.isEmpty {
-                report("ui.limits", "\(driving ? "driving" : "parked"): the runtime hid entries beyond the limits: \(hidden.joined(separator: "; "))")
-            }
-        }
-        _ = try? runtime.call("display.set", ["driving": false])
-    }
-
-    /// Music focus taken for good by the integrator: the app lets go of its stream and now playing.
-    private mutating func judgeFocusLoss(_ runtime: RuntimeConnection) {
-        guard (try? runtime.call("session.request", ["context": "music", "type": "gain", "name": "deck-check"]))?["result"]?.stringValue == "granted" else { return }
-        usleep(500_000)
-        let streaming = app(runtime)?["streaming"]?.boolValue ?? false
-        let nowPlaying = try? runtime.call("nowPlaying.get")
-        let says = nowPlaying?["owner"]?.stringValue == id && nowPlaying?["playbackState"]?.stringValue == "playing"
-        if streaming || says {
-            report("focus.loss", "half a second after losing music focus for good it still \(streaming ? "keeps its stream open" : "")"
-                   + "\(streaming && says ? " and " : "")\(says ? "says it plays" : ""): it should stop (or pause) and close its stream")
-        }
-        _ = try? runtime.call("session.abandon", ["name": "deck-check"])
     }
 
     /// Unloaded (deactivate, destroy) and loaded again, it plays again.

@@ -2,7 +2,7 @@ import Glibc
 
 /// The test runtime's process: its output goes to a log file; stopping it waits for it.
 final class Spawned {
-    private let pid: pid_t
+    let pid: pid_t
     private var status: Int32?
 
     init(_ path: String, _ arguments: [String], log: String) throws(CheckError) {

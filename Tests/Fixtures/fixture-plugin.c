@@ -18,6 +18,10 @@
  *   FIXTURE_INIT_FAULT           plugin->init segfaults
  *   FIXTURE_CALLBACK_BLOCKS      on_callback never returns
  *   FIXTURE_LINGER               destroy leaves a thread running in the library
+ *   FIXTURE_LEAK                 each instance opens a pipe and a thread blocked reading it, both left after destroy
+ *   FIXTURE_ONCE                 the library pins itself loaded (RTLD_NODELETE) and its second create fails
+ *   FIXTURE_STOPS_ON_TRANSIENT / FIXTURE_STOPS_ON_DUCK   stops (closes its stream, abandons focus) on that focus change
+ *   FIXTURE_WRONG_THREAD         on start, also publishes now playing from a thread of its own (refused)
  *   FIXTURE_ELAPSED=S / FIXTURE_DURATION=S   the elapsed time and duration it publishes (default 0 and 60)
  *   FIXTURE_GREEDY_CALLBACK=MS   on_callback spins MS ms on the loop thread and asks for another callback
  *   FIXTURE_COMPLETE_INSIDE      with FIXTURE_COMMAND_RESULT=-1, completes each command inside the command call
@@ -50,9 +54,11 @@
  * and logs the status ("now playing: 0"); it logs each remote command ("command: 6 value=30").
  * Later callbacks complete a pending command and re-anchor the position, logging both.
  */
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE
 #include <deck/deck.h>
 
+#include <dlfcn.h>
+#include <stdint.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -352,6 +358,13 @@ static void publish(fixture_t *f, const char *item) {
     f->host->log(f->host, DECK_LOG_INFO, line);
 }
 
+#ifdef FIXTURE_WRONG_THREAD
+static void *publish_elsewhere(void *data) {
+    publish(data, "elsewhere");
+    return NULL;
+}
+#endif
+
 static int32_t fixture_command(const deck_plugin_t *plugin, const deck_remote_command_t *command, uint64_t token) {
     fixture_t *f = plugin->plugin_data;
     char line[128];
@@ -449,6 +462,11 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
         return status;
     }
     publish(f, item);
+#ifdef FIXTURE_WRONG_THREAD
+    pthread_t thread;  /* publishes from a thread of its own: set_info is a [loop-thread] call */
+    pthread_create(&thread, NULL, publish_elsewhere, f);
+    pthread_detach(thread);
+#endif
     return DECK_OK;
 }
 
@@ -493,6 +511,14 @@ static void fixture_focus_changed(const deck_plugin_t *plugin, int32_t change, b
     char line[64];
     snprintf(line, sizeof line, "focus: %d resume=%d", (int)change, should_resume ? 1 : 0);
     say(plugin, line);
+#if defined(FIXTURE_STOPS_ON_TRANSIENT) || defined(FIXTURE_STOPS_ON_DUCK)
+#ifdef FIXTURE_STOPS_ON_TRANSIENT
+    const int32_t stops_on = DECK_FOCUS_CHANGE_LOSS_TRANSIENT;
+#else
+    const int32_t stops_on = DECK_FOCUS_CHANGE_DUCK;
+#endif
+    if (change == stops_on) fixture_audio_stop(plugin);  /* wrong: the runtime pauses or ducks it itself */
+#endif
 }
 
 static void fixture_session_changed(const deck_plugin_t *plugin, bool active) {
@@ -555,8 +581,33 @@ static void fixture_on_callback(const deck_plugin_t *plugin) {
     }
 }
 
+#ifdef FIXTURE_LEAK
+static void *block_on(void *descriptor) {
+    char byte;
+    while (read((int)(intptr_t)descriptor, &byte, 1) != 0) {}
+    return NULL;
+}
+#endif
+
 static const deck_plugin_t *fixture_create(const deck_host_t *host, const char *plugin_id) {
     (void)plugin_id;
+#ifdef FIXTURE_ONCE
+    /* State kept across instances in a library that stays loaded (as Swift libraries do): the
+       second create fails. */
+    static int created;
+    Dl_info self;
+    if (dladdr((void *)fixture_create, &self) && self.dli_fname) dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    if (created++) return NULL;
+#endif
+#ifdef FIXTURE_LEAK
+    /* A pipe never closed and a thread blocked reading it for ever: both outlive destroy. */
+    int ends[2];
+    if (pipe(ends) == 0) {
+        pthread_t reader;
+        pthread_create(&reader, NULL, block_on, (void *)(intptr_t)ends[0]);
+        pthread_detach(reader);
+    }
+#endif
 #ifdef FIXTURE_CREATE_FAILS
     (void)host;
     return NULL;

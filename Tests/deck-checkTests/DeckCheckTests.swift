@@ -70,6 +70,41 @@ import Testing
         #expect(result.status == (["render.invalid", "lifecycle.survives"].contains(rule) ? 1 : 0), "errors fail the run, warnings do not: \(result.raw)")
     }
 
+    /// Stopping on a transient loss or a duck, a thread and a pipe left after destroy, a second
+    /// instance that fails in the same process, a thread running library code after destroy (the
+    /// inline runtime crashes), a loop-thread call made from a thread of its own: each caught by its
+    /// rule; the plain fixture passes them all.
+    @Test(arguments: [("FIXTURE_STOPS_ON_TRANSIENT", "focus.transient"), ("FIXTURE_STOPS_ON_DUCK", "focus.duck"),
+                      ("FIXTURE_LEAK", "lifecycle.leftovers"), ("FIXTURE_ONCE", "lifecycle.repeat"), ("FIXTURE_LINGER", "lifecycle.repeat"),
+                      ("FIXTURE_WRONG_THREAD", "threads.host-calls"), ("", "")])
+    func focusReactionsAndRepeatedLifecyclesAreJudged(define: String, rule: String) throws {
+        let dir = TemporaryDirectory()
+        let bundle = try Fixture.bundle(in: dir.path, defines: define.isEmpty ? [] : [define])
+        let rules = "focus.transient,focus.duck,lifecycle.leftovers,lifecycle.repeat,threads.host-calls"
+        let result = try check(["--item", "sine-440", "--only", rules, bundle])
+        #expect(Set(result.findings.map(\.rule)) == (rule.isEmpty ? [] : [rule]), "\(define): \(result.raw)")
+        #expect(result.status == (["lifecycle.repeat", "threads.host-calls"].contains(rule) ? 1 : 0), "errors fail the run, warnings do not: \(result.raw)")
+        if define == "FIXTURE_LEAK" {
+            let reasons = result.findings.map(\.reason)
+            #expect(reasons.contains { $0.contains("2 thread(s) still run after destroy") }
+                    && reasons.contains { $0.contains("4 descriptor(s) stay open after destroy") && $0.contains("pipe:") }, "\(result.raw)")
+        }
+        if define == "FIXTURE_LINGER" { #expect(result.findings.first?.reason.contains("the runtime process ended") == true, "\(result.raw)") }
+    }
+
+    @Test func selectionsAndContentLoadsLeftUncompletedAreCaught() throws {
+        let dir = TemporaryDirectory()
+        let bundle = try Fixture.bundle(in: dir.path, name: "UI", defines: ["UI_SLOW_LOAD"],
+                                        manifest: ["id": "org.deck.test.ui", "name": "UI fixture", "library": "libui.so"],
+                                        library: "libui.so", source: Paths.repoRoot + "/Tests/Fixtures/ui-plugin.c")
+        let result = try check(["--only", "ui.handlers,content.loads", bundle])
+        #expect(result.status == 0, "warnings: \(result.raw)")
+        #expect(result.findings.contains { $0.rule == "ui.handlers" && $0.reason.contains("Slow station") }, "\(result.raw)")
+        #expect(!result.findings.contains { $0.rule == "ui.handlers" && ($0.reason.contains("FM4") || $0.reason.contains("Oe1")) }, "\(result.raw)")
+        #expect(result.findings.contains { $0.rule == "content.loads" && $0.reason.contains("Podcasts") }, "\(result.raw)")
+        #expect(!result.findings.contains { $0.rule == "content.loads" && $0.reason.contains("Radio") }, "the tab read at once: \(result.raw)")
+    }
+
     @Test func aBrokenManifestAMissingOrForeignLibraryAndAMissingDependencyAreCaught() throws {
         let dir = TemporaryDirectory()
         let malformed = try Fixture.bundle(in: dir.path, name: "Malformed", manifestText: "{\"id\": \"org.deck.test.fixture\",")

@@ -1,0 +1,111 @@
+import DeckBase
+import Glibc
+
+/// The plugin run inline (in a deckd of its own, `--isolation inline`) through three whole
+/// lifecycles in one process — load, play, unload (deactivate, destroy) — as a runtime that keeps
+/// its library loaded does: each must work, and after destroy nothing of it may keep running or
+/// stay open. Threads and descriptors are the runtime process's, compared after the first and the
+/// last cycle (the first pays for one-time set-up: the library's own and the output's).
+struct InlineLifecycle {
+    let bundle: String
+    let id: String
+    let item: String?
+    let deckd: String
+    let config: String
+    let work: String
+    private(set) var findings: [(rule: String, reason: String)] = []
+
+    init(bundle: String, id: String, item: String?, deckd: String, config: String, work: String) {
+        self.bundle = bundle
+        self.id = id
+        self.item = item
+        self.deckd = deckd
+        self.config = config
+        self.work = work
+    }
+
+    static let cycles = 3
+
+    mutating func run(plays: Bool) {
+        let log = work + "/inline.log", socket = work + "/inline.sock"
+        mkdir(work + "/inline-plugins", 0o755)
+        guard let process = try? Spawned(deckd, ["--config", config, "--plugins", work + "/inline-plugins", "--state", "none",
+                                                 "--sink", "file:\(work)/inline.opus", "--socket", socket, "--insecure-plugins",
+                                                 "--isolation", "inline"], log: log),
+              let runtime = RuntimeConnection(socket: socket, seconds: 10) else {
+            findings.append(("lifecycle.repeat", "the inline runtime did not start: \(Spawned.tail(log))"))
+            return
+        }
+        defer { process.stop() }
+        var baseline: (threads: Set<String>, descriptors: [String: String])?
+        for cycle in 1...InlineLifecycle.cycles {
+            if let problem = once(runtime, plays: plays) {
+                let ended = process.isRunning ? "" : " (the runtime process ended: \(Spawned.text(log).split(separator: "\n").suffix(2).joined(separator: " | ")))"
+                findings.append(("lifecycle.repeat", "cycle \(cycle) of \(InlineLifecycle.cycles) in one process: \(problem)\(ended)"))
+                return
+            }
+            usleep(200_000)  // threads the destroy ended are reaped
+            let now = (InlineLifecycle.threads(of: process.pid), InlineLifecycle.descriptors(of: process.pid))
+            guard let first = baseline else {
+                baseline = now
+                continue
+            }
+            guard cycle == InlineLifecycle.cycles else { continue }
+            let threads = now.0.subtracting(first.threads)
+            if !threads.isEmpty {
+                findings.append(("lifecycle.leftovers", "\(threads.count) thread(s) still run after destroy, \(InlineLifecycle.cycles - 1) cycles on: "
+                                 + threads.sorted().prefix(5).joined(separator: ", ")))
+            }
+            if now.1.count > first.descriptors.count {
+                let known = Set(first.descriptors.values)
+                let added = now.1.values.filter { !known.contains($0) }.sorted()
+                findings.append(("lifecycle.leftovers", "\(now.1.count - first.descriptors.count) descriptor(s) stay open after destroy, "
+                                 + "\(InlineLifecycle.cycles - 1) cycles on: \(added.prefix(5).joined(separator: ", "))"))
+            }
+        }
+    }
+
+    /// One load, play (when it plays) and unload; the problem, or nil.
+    private func once(_ runtime: RuntimeConnection, plays: Bool) -> String? {
+        do {
+            _ = try runtime.call("apps.load", ["path": .string(bundle)])
+        } catch {
+            return "apps.load: \(error.message)"
+        }
+        if plays {
+            do {
+                _ = try runtime.call("apps.launch", item.map { ["id": .string(id), "item": .string($0)] } ?? ["id": .string(id)])
+            } catch {
+                return "apps.launch: \(error.message)"
+            }
+            usleep(300_000)
+            let app = (try? runtime.call("apps.list"))?["apps"]?.arrayValue?.first { $0["id"]?.stringValue == id }
+            if app?["streaming"]?.boolValue != true { return "launched, it does not play" }
+        }
+        do {
+            _ = try runtime.call("apps.unload", ["id": .string(id)])
+        } catch {
+            return "apps.unload: \(error.message)"
+        }
+        return nil
+    }
+
+    /// The process's threads, as "name (tid)".
+    static func threads(of pid: pid_t) -> Set<String> {
+        Set((FolderEntries.names(in: "/proc/\(pid)/task") ?? []).map { tid in
+            let name = SystemFile.read("/proc/\(pid)/task/\(tid)/comm", limit: 64)?.filter { $0 != "\n" } ?? "?"
+            return "\(name) (\(tid))"
+        })
+    }
+
+    /// The process's descriptors and what each points at.
+    static func descriptors(of pid: pid_t) -> [String: String] {
+        var found: [String: String] = [:]
+        var target = [CChar](repeating: 0, count: 512)
+        for name in FolderEntries.names(in: "/proc/\(pid)/fd") ?? [] {
+            let count = readlink("/proc/\(pid)/fd/\(name)", &target, target.count - 1)
+            found[name] = count > 0 ? String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+        }
+        return found
+    }
+}
