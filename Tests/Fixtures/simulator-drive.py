@@ -7,6 +7,7 @@ the page showed as one JSON object; the Swift test asserts on it and on the runt
     simulator-drive.py URL SOCKET DECKCTL OUTDIR ROW_TEXT
 """
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -22,10 +23,11 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 url, control, deckctl, outdir, row_text = sys.argv[1:6]
 PROFILES = [(748, 456), (800, 480), (768, 1024), (1920, 720)]
-BURST = 400
+BURST = int(os.environ.get("DECK_SIM_BURST", "400"))  # deck-bench asks for more
 
 options = webdriver.ChromeOptions()
 for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=2500,1400",
+                 "--autoplay-policy=no-user-gesture-required", "--mute-audio",
                  "--user-data-dir=" + (profile := tempfile.mkdtemp(prefix="deck-chromium-"))]:
     options.add_argument(argument)
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
@@ -98,6 +100,12 @@ try:
     click("#body .row", row_text)
     wait.until(lambda d: text("#np-title") == row_text)
     found["nowPlayingTitle"] = text("#np-title")
+
+    # The page's player plays deckd's HTTP sink: Chromium decodes the live Ogg Opus and its clock runs.
+    driver.execute_script("document.querySelector('#listen audio').play()")
+    wait.until(lambda d: d.execute_script("return document.querySelector('#listen audio').currentTime") > 1.0)
+    found["listenedSeconds"] = driver.execute_script("return document.querySelector('#listen audio').currentTime")
+    found["listenedFrom"] = driver.execute_script("return document.querySelector('#listen audio').currentSrc")
     found["sessionAfterClick"] = text("#session")
 
     # Paused from outside the page (deckctl): the page follows without a reload.

@@ -51,6 +51,8 @@ import Testing
         #expect((page["browsed"] as? String)?.isEmpty == false, "\(page)")
         #expect(page["nowPlayingTitle"] as? String == "Sine 1000 Hz")
         #expect((page["sessionAfterClick"] as? String)?.contains("org.deck.tone · music") == true, "\(page)")
+        // Its player decoded deckd's live Ogg Opus stream for over a second.
+        #expect(page["listenedSeconds"] as? Double ?? 0 > 1 && (page["listenedFrom"] as? String)?.hasSuffix("/stream.opus") == true, "\(page)")
         #expect((page["pausedFromOutside"] as? String)?.hasPrefix("paused · org.deck.tone") == true, "\(page)")
         #expect(page["noReload"] as? Bool == true)
         // Driving cuts the list and says by how much.
