@@ -89,6 +89,9 @@ struct SimulatorBench {
             #"{"jsonrpc":"2.0","id":\#($0),"method":"volume.set","params":{"group":"navigation","index":\#(20 + $0 % 2)}}"# + "\n"
         }.joined()
         let started = Subprocess.now()
+        // Its answers are read as they come: a client that does not read them is read no further.
+        let answers = BenchThread { for _ in 0..<SimulatorBench.burst where control.readLine() != nil {} }
+        defer { answers.join() }
         RPCClient.sendAll(control.fd, Array(burst.utf8))
         while seen < SimulatorBench.burst {
             let count = recv(events, &chunk, chunk.count, 0)
