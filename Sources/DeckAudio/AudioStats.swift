@@ -1,3 +1,4 @@
+import DeckMedia
 import Synchronization
 
 /// The audio thread's counters, readable from the loop at any time.

@@ -120,7 +120,19 @@ public final class Mixer {
                 endClosed(index, into: out, activeBuses: activeBuses)
                 continue
             }
+            let timed = counters._withUnsafeGuaranteedRef { $0.timesRender }
+            var before = rusage(), after = rusage()
+            let began = timed ? MonotonicClock.nanoseconds : 0
+            if timed { getrusage(Mixer.thisThread, &before) }
             let produced = min(Int(source.render(source.plugin, UInt32(frames), scratch)), frames)
+            if timed {
+                getrusage(Mixer.thisThread, &after)
+                let took = MonotonicClock.nanoseconds - began
+                counters._withUnsafeGuaranteedRef { counters in
+                    counters.renderTimes.record(took)
+                    if after.ru_nvcsw > before.ru_nvcsw { counters.blockedRenders.add(1, ordering: .relaxed) }
+                }
+            }
             renderingStream.store(-1, ordering: .releasing)
             counters._withUnsafeGuaranteedRef { counters in
                 if produced < frames {
@@ -129,7 +141,8 @@ public final class Mixer {
                 } else {
                     counters.renderedFrames.add(1, ordering: .relaxed)
                 }
-                let peak = Mixer.peak(scratch, count: produced * 2)
+                let (peak, subnormal) = Mixer.peak(scratch, count: produced * 2)
+                if subnormal { counters.subnormalFrames.add(1, ordering: .relaxed) }
                 if !peak.isFinite {
                     scratch.update(repeating: 0, count: count)
                     counters.invalidFrames.add(1, ordering: .relaxed)
@@ -182,14 +195,19 @@ public final class Mixer {
     static let silenceThreshold: Float = 3.2e-5
 
     /// The largest magnitude among `count` samples; NaN or infinity when any sample is not finite.
-    private static func peak(_ samples: UnsafeMutablePointer<Float>, count: Int) -> Float {
+    /// getrusage's RUSAGE_THREAD: the calling thread's own counters.
+    private static let thisThread = __rusage_who_t(1)
+
+    /// The largest magnitude (NaN when any sample is not finite) and whether any sample is subnormal.
+    private static func peak(_ samples: UnsafeMutablePointer<Float>, count: Int) -> (Float, subnormal: Bool) {
         var peak: Float = 0
-        var finite = true
+        var finite = true, subnormal = false
         for i in 0..<count {
             let sample = samples[i]
             finite = finite && sample.isFinite
+            subnormal = subnormal || sample.isSubnormal
             peak = max(peak, abs(sample))
         }
-        return finite ? peak : .nan
+        return (finite ? peak : .nan, subnormal)
     }
 }

@@ -32,7 +32,7 @@ public final class PluginInstance {
     let host: PluginHost
     private let code: any PluginCode
     /// Underruns and invalid frames of the plugin's streams, over its lifetime.
-    public let streamCounters = StreamCounters()
+    public let streamCounters: StreamCounters
     /// Set by the registry: runs after each activation.
     var didActivate: ((PluginInstance) -> Void)?
     /// Set by the registry: where calls into the plugin's code are announced while they run.
@@ -50,6 +50,7 @@ public final class PluginInstance {
         self.entitlements = host.entitlements
         self.host = host
         self.code = code
+        streamCounters = StreamCounters(timesRender: code.processID == nil)
     }
 
     public var id: String { manifest.id }

@@ -80,7 +80,7 @@ struct DynamicRun {
             return
         }
         let offers = Set(app(runtime)?["offers"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-        let repeats = wants("lifecycle.repeat") || wants("lifecycle.leftovers")
+        let repeats = ["lifecycle.repeat", "lifecycle.leftovers", "render.time", "render.deadline"].contains(where: wants)
         var playing = false, repeated = false
         if offers.contains("audio") {
             let launched = frames(runtime)
@@ -119,6 +119,22 @@ struct DynamicRun {
         var inline = InlineLifecycle(bundle: bundle, id: id, item: item, deckd: deckd, config: work + "/deck.json", work: work)
         inline.run(plays: plays)
         for (rule, reason) in inline.findings where wants(rule) { report(rule, reason) }
+        guard let times = inline.renderTimes, let calls = times["calls"]?.intValue, calls > 0 else { return }
+        let (p50, p99, longest) = (times["p50"]?.doubleValue ?? 0, times["p99"]?.doubleValue ?? 0, times["max"]?.doubleValue ?? 0)
+        let blocked = times["blocked"]?.intValue ?? 0
+        let figures = "\(calls) render calls inline: p50 \(DynamicRun.ms(p50)), p99 \(DynamicRun.ms(p99)), max \(DynamicRun.ms(longest)) of a 20 ms frame"
+        report("render.time", figures)
+        // Wall time on a shared machine includes preemption; blocking and a heavy median do not come from it.
+        if blocked > 0 || p50 > 2 {
+            report("render.deadline", "\(figures); \(blocked) of them blocked (slept, waited on a lock or did I/O): every plugin's render "
+                   + "shares the audio thread's 20 ms; never block in render and keep its median under 2 ms "
+                   + "(do slow work on a thread of your own and render from a buffer)")
+        }
+    }
+
+    static func ms(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100) ms"
     }
 
     /// Launches it with the item; an app may refuse, with its reason, while it gets ready (a
@@ -150,6 +166,7 @@ struct DynamicRun {
             return false
         }
         for (counter, rule, what) in [("invalidFrames", "render.invalid", "NaN or infinity (silenced)"),
+                                      ("subnormalFrames", "render.denormal", "denormal (subnormal) samples: flush them to zero"),
                                       ("clippedFrames", "render.clipping", "samples beyond ±1.0"),
                                       ("underrunFrames", "render.underrun", "frames it did not fill")] {
             if let count = app[counter]?.intValue, count > 0 { report(rule, "\(count) frames with \(what) in \(seconds) s") }

@@ -14,6 +14,8 @@ struct InlineLifecycle {
     let config: String
     let work: String
     private(set) var findings: [(rule: String, reason: String)] = []
+    /// Its render calls' durations in the first cycle (`apps.list`'s renderMs), when it played.
+    private(set) var renderTimes: JSONValue?
 
     init(bundle: String, id: String, item: String?, deckd: String, config: String, work: String) {
         self.bundle = bundle
@@ -25,6 +27,7 @@ struct InlineLifecycle {
     }
 
     static let cycles = 3
+    static let residentGrowthKiB = 4 * 1024
 
     mutating func run(plays: Bool) {
         let log = work + "/inline.log", socket = work + "/inline.sock"
@@ -37,15 +40,15 @@ struct InlineLifecycle {
             return
         }
         defer { process.stop() }
-        var baseline: (threads: Set<String>, descriptors: [String: String])?
+        var baseline: (threads: Set<String>, descriptors: [String: String], resident: Int)?
         for cycle in 1...InlineLifecycle.cycles {
-            if let problem = once(runtime, plays: plays) {
+            if let problem = once(runtime, plays: plays, seconds: cycle == 1 ? 1 : 0.3) {
                 let ended = process.isRunning ? "" : " (the runtime process ended: \(Spawned.text(log).split(separator: "\n").suffix(2).joined(separator: " | ")))"
                 findings.append(("lifecycle.repeat", "cycle \(cycle) of \(InlineLifecycle.cycles) in one process: \(problem)\(ended)"))
                 return
             }
             usleep(200_000)  // threads the destroy ended are reaped
-            let now = (InlineLifecycle.threads(of: process.pid), InlineLifecycle.descriptors(of: process.pid))
+            let now = (InlineLifecycle.threads(of: process.pid), InlineLifecycle.descriptors(of: process.pid), InlineLifecycle.residentKiB(of: process.pid))
             guard let first = baseline else {
                 baseline = now
                 continue
@@ -62,11 +65,16 @@ struct InlineLifecycle {
                 findings.append(("lifecycle.leftovers", "\(now.1.count - first.descriptors.count) descriptor(s) stay open after destroy, "
                                  + "\(InlineLifecycle.cycles - 1) cycles on: \(added.prefix(5).joined(separator: ", "))"))
             }
+            // Allocator noise stays well under this; a plugin that frees nothing it allocated does not.
+            if now.2 - first.resident > InlineLifecycle.residentGrowthKiB {
+                findings.append(("lifecycle.leftovers", "the runtime's resident memory grew \((now.2 - first.resident) / 1024) MiB over "
+                                 + "\(InlineLifecycle.cycles - 1) cycles of load, play and unload: memory it allocated is not freed at destroy"))
+            }
         }
     }
 
-    /// One load, play (when it plays) and unload; the problem, or nil.
-    private func once(_ runtime: RuntimeConnection, plays: Bool) -> String? {
+    /// One load, play for `seconds` (when it plays) and unload; the problem, or nil.
+    private mutating func once(_ runtime: RuntimeConnection, plays: Bool, seconds: Double) -> String? {
         do {
             _ = try runtime.call("apps.load", ["path": .string(bundle)])
         } catch {
@@ -78,9 +86,10 @@ struct InlineLifecycle {
             } catch {
                 return "apps.launch: \(error.message)"
             }
-            usleep(300_000)
+            usleep(UInt32(seconds * 1_000_000))
             let app = (try? runtime.call("apps.list"))?["apps"]?.arrayValue?.first { $0["id"]?.stringValue == id }
             if app?["streaming"]?.boolValue != true { return "launched, it does not play" }
+            if renderTimes == nil { renderTimes = app?["renderMs"] }
         }
         do {
             _ = try runtime.call("apps.unload", ["id": .string(id)])
@@ -88,6 +97,12 @@ struct InlineLifecycle {
             return "apps.unload: \(error.message)"
         }
         return nil
+    }
+
+    /// The process's resident memory (VmRSS), in KiB.
+    static func residentKiB(of pid: pid_t) -> Int {
+        let line = SystemFile.read("/proc/\(pid)/status")?.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
     /// The process's threads, as "name (tid)".

@@ -18,7 +18,7 @@
  *   FIXTURE_INIT_FAULT           plugin->init segfaults
  *   FIXTURE_CALLBACK_BLOCKS      on_callback never returns
  *   FIXTURE_LINGER               destroy leaves a thread running in the library
- *   FIXTURE_LEAK                 each instance opens a pipe and a thread blocked reading it, both left after destroy
+ *   FIXTURE_LEAK                 each instance opens a pipe, starts a thread blocked reading it and fills 8 MiB, all left after destroy
  *   FIXTURE_ONCE                 the library pins itself loaded (RTLD_NODELETE) and its second create fails
  *   FIXTURE_STOPS_ON_TRANSIENT / FIXTURE_STOPS_ON_DUCK   stops (closes its stream, abandons focus) on that focus change
  *   FIXTURE_WRONG_THREAD         on start, also publishes now playing from a thread of its own (refused)
@@ -39,6 +39,7 @@
  *   "nan"        a 440 Hz sine with NaN written into every other frame
  *   "loud"       a square wave at 4.0 (far over full scale)
  *   "silence"    zeros
+ *   "denormal"   a 440 Hz sine with a denormal (1e-40) in every frame's first right sample
  *   "hang"       a 440 Hz sine for 10 frames, then a render that never returns
  *   "stall"      the same, then one render that takes 200 ms, then the sine again
  *   "spin"       the same, then a render that spins for ever
@@ -87,7 +88,7 @@
 #define FIXTURE_ENTRY_MINOR DECK_ABI_VERSION_MINOR
 #endif
 
-typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD, AUDIO_SILENCE, AUDIO_DC, AUDIO_HANG, AUDIO_SPIN, AUDIO_SEGV,
+typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD, AUDIO_SILENCE, AUDIO_DENORMAL, AUDIO_DC, AUDIO_HANG, AUDIO_SPIN, AUDIO_SEGV,
                AUDIO_EXIT, AUDIO_STALL } audio_mode_t;
 
 typedef struct fixture {
@@ -412,6 +413,7 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
     else if (strcmp(item, "loud") == 0) f->mode = AUDIO_LOUD;
     else if (strcmp(item, "silence") == 0) f->mode = AUDIO_SILENCE;
     else if (strcmp(item, "dc") == 0) f->mode = AUDIO_DC;
+    else if (strcmp(item, "denormal") == 0) f->mode = AUDIO_DENORMAL;
     else if (strcmp(item, "hang") == 0) f->mode = AUDIO_HANG;
     else if (strcmp(item, "spin") == 0) f->mode = AUDIO_SPIN;
     else if (strcmp(item, "stall") == 0) f->mode = AUDIO_STALL;
@@ -503,6 +505,7 @@ static uint32_t fixture_audio_render(const deck_plugin_t *plugin, uint32_t frame
         out[2 * i + 1] = sample;
     }
     if (f->mode == AUDIO_NAN && f->frames_rendered % 2 == 1) out[0] = NAN;
+    if (f->mode == AUDIO_DENORMAL) out[1] = 1e-40f;  /* a decaying tail never flushed to zero */
     f->frames_rendered++;
     return produced;
 }
@@ -600,7 +603,8 @@ static const deck_plugin_t *fixture_create(const deck_host_t *host, const char *
     if (created++) return NULL;
 #endif
 #ifdef FIXTURE_LEAK
-    /* A pipe never closed and a thread blocked reading it for ever: both outlive destroy. */
+    /* A pipe never closed, a thread blocked reading it for ever and 8 MiB never freed: all outlive destroy. */
+    memset(malloc(8 << 20), 1, 8 << 20);
     int ends[2];
     if (pipe(ends) == 0) {
         pthread_t reader;

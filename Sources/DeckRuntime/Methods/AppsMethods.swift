@@ -105,7 +105,18 @@ struct AppsMethods {
             "underrunFrames": .int(Int64(counters.underrunFrames.load(ordering: .relaxed))),
             "invalidFrames": .int(Int64(counters.invalidFrames.load(ordering: .relaxed))),
             "clippedFrames": .int(Int64(counters.clippedFrames.load(ordering: .relaxed))),
+            "subnormalFrames": .int(Int64(counters.subnormalFrames.load(ordering: .relaxed))),
+            "renderMs": counters.timesRender ? renderTimes(counters) : .null,
         ]
+    }
+
+    /// Its render calls' durations and how many blocked (timed inline only: in a host process the
+    /// audio thread reads a ring).
+    private static func renderTimes(_ counters: StreamCounters) -> JSONValue {
+        let times = counters.renderTimes
+        let ms = { (nanoseconds: Int) in JSONValue.double(Double(nanoseconds) / 1e6) }
+        return ["calls": .int(Int64(times.count)), "p50": ms(times.quantile(0.5)), "p99": ms(times.quantile(0.99)), "max": ms(times.maximum),
+                "blocked": .int(Int64(counters.blockedRenders.load(ordering: .relaxed)))]
     }
 
     static let appSchema = Schema.object([
@@ -115,7 +126,9 @@ struct AppsMethods {
         "permissions": Schema.array(Schema.oneOf(Permission.allCases.map(\.rawValue))), "dataFolder": Schema.nullable(Schema.string),
         "bundle": Schema.string,
         "streaming": Schema.boolean, "offers": Schema.array(Schema.oneOf(["audio", "now-playing", "ui", "content"])), "isolation": Schema.oneOf(["inline", "process"]), "pid": Schema.nullable(Schema.integer),
-        "underrunFrames": Schema.integer, "invalidFrames": Schema.integer, "clippedFrames": Schema.integer,
+        "underrunFrames": Schema.integer, "invalidFrames": Schema.integer, "clippedFrames": Schema.integer, "subnormalFrames": Schema.integer,
+        "renderMs": Schema.nullable(Schema.object(["calls": Schema.integer, "p50": Schema.number, "p99": Schema.number, "max": Schema.number,
+                                                    "blocked": Schema.integer])),
     ])
 
     static let listSchema = Schema.object([
