@@ -203,7 +203,7 @@ for _ in $(seq 100); do grep -q "deckd: ready" "$work/sim.log" && break; sleep 0
 grep -o "head unit simulator on [^ ]*" "$work/sim.log" | sed 's/^/  /'
 "$bin/deckctl" --socket "$work/sim.sock" launch org.deck.tone silence > /dev/null
 mkdir -p .build/demo-simulator
-/usr/bin/python3 Tests/Fixtures/simulator-drive.py "$(sed -n 's/.*head unit simulator on \([^ ]*\) .*/\1/p' "$work/sim.log")" \
+/usr/bin/python3 Tests/Fixtures/simulator-drive.py tour "$(sed -n 's/.*head unit simulator on \([^ ]*\) .*/\1/p' "$work/sim.log")" \
   "$work/sim.sock" "$bin/deckctl" .build/demo-simulator "Sine 1000 Hz" 2> "$work/simulator.log" | python3 -c '
 import json, sys
 page = json.load(sys.stdin)

@@ -39,7 +39,7 @@ struct SimulatorBench {
             posts.append(Double(Subprocess.now() - started) / 1e6)
         }
 
-        let drive = try Subprocess("/usr/bin/env", ["DECK_SIM_BURST=\(SimulatorBench.burst)", "/usr/bin/python3", SimulatorBench.driver, url,
+        let drive = try Subprocess("/usr/bin/env", ["DECK_SIM_BURST=\(SimulatorBench.burst)", "/usr/bin/python3", SimulatorBench.driver, "tour", url,
                                                     socketPath, options.bin + "/deckctl", folder.path, "Sine 1000 Hz"])
         guard drive.finish() == 0, let line = drive.output.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
               let page = try? JSONValue.parse(String(line)) else {

@@ -27,7 +27,8 @@ struct InlineLifecycle {
     }
 
     static let cycles = 3
-    static let residentGrowthKiB = 4 * 1024
+    /// Growth every cycle must pass to count as a leak.
+    static let residentGrowthKiB = 2 * 1024
 
     mutating func run(plays: Bool) {
         let log = work + "/inline.log", socket = work + "/inline.sock"
@@ -41,6 +42,7 @@ struct InlineLifecycle {
         }
         defer { process.stop() }
         var baseline: (threads: Set<String>, descriptors: [String: String], resident: Int)?
+        var residents: [Int] = []
         for cycle in 1...InlineLifecycle.cycles {
             if let problem = once(runtime, plays: plays, seconds: cycle == 1 ? 1 : 0.3) {
                 let ended = process.isRunning ? "" : " (the runtime process ended: \(Spawned.text(log).split(separator: "\n").suffix(2).joined(separator: " | ")))"
@@ -49,6 +51,7 @@ struct InlineLifecycle {
             }
             usleep(200_000)  // threads the destroy ended are reaped
             let now = (InlineLifecycle.threads(of: process.pid), InlineLifecycle.descriptors(of: process.pid), InlineLifecycle.residentKiB(of: process.pid))
+            residents.append(now.2)
             guard let first = baseline else {
                 baseline = now
                 continue
@@ -65,10 +68,12 @@ struct InlineLifecycle {
                 findings.append(("lifecycle.leftovers", "\(now.1.count - first.descriptors.count) descriptor(s) stay open after destroy, "
                                  + "\(InlineLifecycle.cycles - 1) cycles on: \(added.prefix(5).joined(separator: ", "))"))
             }
-            // Allocator noise stays well under this; a plugin that frees nothing it allocated does not.
-            if now.2 - first.resident > InlineLifecycle.residentGrowthKiB {
+            // A leak grows with every cycle; the allocator's arenas grow in steps and then stay.
+            let growth = zip(residents.dropFirst(), residents).map { $0 - $1 }
+            if let least = growth.min(), least > InlineLifecycle.residentGrowthKiB {
                 findings.append(("lifecycle.leftovers", "the runtime's resident memory grew \((now.2 - first.resident) / 1024) MiB over "
-                                 + "\(InlineLifecycle.cycles - 1) cycles of load, play and unload: memory it allocated is not freed at destroy"))
+                                 + "\(InlineLifecycle.cycles - 1) cycles of load, play and unload, at least \(least / 1024) MiB each: "
+                                 + "memory it allocated is not freed at destroy"))
             }
         }
     }

@@ -1,10 +1,15 @@
 #!/usr/bin/python3
 """Drives deckd's head unit simulator in a real headless Chromium (selenium + chromedriver) as an
-author would: screenshots at each display profile, a row clicked, now playing followed when
-deckctl pauses, driving toggled, the volume keys pressed, a burst of notifications. Prints what
-the page showed as one JSON object; the Swift test asserts on it and on the runtime itself.
+author would, and prints what the page showed as one JSON object; the Swift tests assert on it
+and on the runtime itself.
 
-    simulator-drive.py URL SOCKET DECKCTL OUTDIR ROW_TEXT
+    simulator-drive.py tour URL SOCKET DECKCTL OUTDIR ROW_TEXT
+        screenshots at each display profile, a content tab browsed, a row clicked, the live stream
+        played, now playing followed when deckctl pauses, driving toggled, the volume keys pressed,
+        a burst of notifications
+    simulator-drive.py templates URL OUTDIR
+        the UI fixture (Tests/Fixtures/ui-plugin.c): its tab bar, a detail pushed and popped, an
+        alert and its action, a now-playing template and a grid
 """
 import json
 import os
@@ -22,7 +27,11 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-url, control, deckctl, outdir, row_text = sys.argv[1:6]
+mode, url = sys.argv[1:3]
+if mode == "tour":
+    control, deckctl, outdir, row_text = sys.argv[3:7]
+else:
+    outdir = sys.argv[3]
 PROFILES = [(748, 456), (800, 480), (768, 1024), (1920, 720)]
 BURST = int(os.environ.get("DECK_SIM_BURST", "400"))  # deck-bench asks for more
 
@@ -69,7 +78,7 @@ def median(values):
     return values[len(values) // 2] if values else None
 
 
-try:
+def tour():
     driver.get(url)
     wait.until(lambda d: text("#link") == "live" and d.find_elements(By.CSS_SELECTOR, "#body .row"))
     driver.execute_script("window.loadedOnce = true")  # gone if the page ever reloads
@@ -169,6 +178,49 @@ try:
                                 "max": max(page["eventToScreenMs"] or [0])}
     found["pageErrors"] = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#errors li")]
     found["consoleErrors"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+def rows():
+    return driver.execute_script("return [...document.querySelectorAll('#body .row .text > div:first-child')].map(e => e.innerText)")
+
+
+def templates():
+    driver.get(url)
+    wait.until(lambda d: text("#link") == "live" and d.find_elements(By.CSS_SELECTOR, "#tabs button"))
+    found["tabs"] = driver.execute_script("return [...document.querySelectorAll('#tabs button')].map(e => e.innerText)")
+    found["firstTab"] = rows()
+    # A row that pushes a detail, and back.
+    click("#body .row", "FM4")
+    wait.until(lambda d: text("#title") == "FM4")
+    found["detail"] = rows()
+    found["backEnabled"] = driver.execute_script("return !document.getElementById('back').disabled")
+    click("#back")
+    wait.until(lambda d: "FM4" in rows())
+    # A row that presents an alert over the screen; one of its actions dismisses it.
+    click("#body .row", "Oe1")
+    wait.until(lambda d: d.execute_script("return !document.getElementById('modal').hidden"))
+    found["alert"] = text("#modal .sheet")
+    found["alertButtons"] = driver.execute_script("return [...document.querySelectorAll('#modal button')].map(e => e.innerText)")
+    driver.find_element(By.ID, "screen").screenshot(f"{outdir}/simulator-alert.png")
+    click("#modal button", "Later")
+    wait.until(lambda d: d.execute_script("return document.getElementById('modal').hidden"))
+    # The second tab: a row that pushes the now-playing template, another a grid.
+    click("#tabs button", "Podcasts")
+    wait.until(lambda d: "Episode 1" in rows())
+    click("#body .row", "Episode 1")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#body .nowplaying"))
+    found["nowPlayingTemplate"] = text("#body .nowplaying")
+    click("#back")
+    wait.until(lambda d: "Episode 2" in rows())
+    click("#body .row", "Episode 2")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#body .grid"))
+    found["grid"] = driver.execute_script("return [...document.querySelectorAll('#body .grid button')].map(e => e.innerText)")
+    found["gridTitle"] = text("#title")
+    driver.find_element(By.ID, "screen").screenshot(f"{outdir}/simulator-grid.png")
+    found["pageErrors"] = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#errors li")]
+
+
+try:
+    tour() if mode == "tour" else templates()
 finally:
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)

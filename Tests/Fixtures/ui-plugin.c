@@ -1,7 +1,8 @@
 /*
  * A plugin with a UI, for the template and content tree tests, built with plain cc against
  * sdk/include only. When the display attaches it sets a tab bar of two lists as its root
- * (unless UI_NO_ROOT); selecting "fm4" pushes a detail list; "slow" is never completed (the
+ * (unless UI_NO_ROOT); selecting "fm4" pushes a detail list, "oe1" presents an alert (either
+ * action dismisses it), "p1" pushes a now-playing template and "p2" a grid; "slow" is never completed (the
  * host's timeout must); every other selection is completed at once. Its content tree has two
  * three tabs: "Radio" (three playable stations, read at once), "Podcasts" (loaded lazily: its
  * children appear after begin_loading, completed on the next callback; never with
@@ -62,6 +63,15 @@ static const char detail_json[] =
     " {\"key\": \"play\", \"text\": \"Play\"},"
     " {\"text\": \"Now: Morning Show\", \"detail\": \"until 10:00\"}]}";
 
+/* Templates the simulator draws: an alert, a now-playing screen and a grid. */
+static const char alert_json[] =
+    "{\"type\": \"alert\", \"title\": \"Oe1\", \"message\": \"Tune in now?\", \"actions\": ["
+    " {\"key\": \"tune\", \"text\": \"Tune in\"}, {\"key\": \"later\", \"text\": \"Later\"}]}";
+static const char now_playing_json[] = "{\"type\": \"nowPlaying\", \"buttons\": [{\"key\": \"like\", \"text\": \"Like\"}]}";
+static const char grid_json[] =
+    "{\"type\": \"grid\", \"title\": \"Genres\", \"buttons\": ["
+    " {\"key\": \"jazz\", \"text\": \"Jazz\"}, {\"key\": \"rock\", \"text\": \"Rock\"}, {\"key\": \"news\", \"text\": \"News\"}]}";
+
 static void ui_display_changed(const deck_plugin_t *plugin, bool attached, const char *profile) {
     ui_fixture_t *f = plugin->plugin_data;
     (void)profile;
@@ -110,6 +120,10 @@ static void ui_select(const deck_plugin_t *plugin, uint64_t template_id, const c
     if (strcmp(key, "slow") == 0) return;
 #endif
     if (strcmp(key, "fm4") == 0) ui_of(f)->push(f->host, detail_json, NULL, NULL);
+    if (strcmp(key, "oe1") == 0) ui_of(f)->present(f->host, alert_json, NULL);
+    if (strcmp(key, "tune") == 0 || strcmp(key, "later") == 0) ui_of(f)->dismiss(f->host);
+    if (strcmp(key, "p1") == 0) ui_of(f)->push(f->host, now_playing_json, NULL, NULL);
+    if (strcmp(key, "p2") == 0) ui_of(f)->push(f->host, grid_json, NULL, NULL);
     ui_of(f)->complete(f->host, token);
 }
 

@@ -26,7 +26,7 @@ import Testing
         let (deckd, url) = try simulator(dir)
         let shots = dir.path + "/shots"
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
-        let run = try runProgram("/usr/bin/python3", [Paths.repoRoot + "/Tests/Fixtures/simulator-drive.py", url, deckd.socket,
+        let run = try runProgram("/usr/bin/python3", [Paths.repoRoot + "/Tests/Fixtures/simulator-drive.py", "tour", url, deckd.socket,
                                                       Paths.binDir + "/deckctl", shots, "Sine 1000 Hz"], timeout: 120)
         #expect(run.status == 0, "\(run.output)\n\(deckd.log)")
         let line = try #require(run.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(run.output)")
@@ -76,6 +76,38 @@ import Testing
         #expect(deckd.stop() == 0)
         let audio = try AudioAnalysis.decodeWithFFmpeg(dir.path + "/out.opus")
         #expect(abs(AudioAnalysis.dominantFrequency(audio.left, start: max(0, audio.left.count - 48_000)) - 1000) < 5)
+    }
+
+    /// The UI fixture's templates as the page draws them: its tab bar, a detail pushed and popped,
+    /// an alert over the screen dismissed by an action, a now-playing template and a grid.
+    @Test func theTemplatesAreDrawnAndDriven() throws {
+        let dir = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
+        try Fixture.bundle(in: dir.path + "/plugins", name: "UI", manifest: ["id": "org.deck.test.ui", "name": "UI fixture", "library": "libui.so"],
+                           library: "libui.so", source: Paths.repoRoot + "/Tests/Fixtures/ui-plugin.c")
+        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--simulator", "127.0.0.1:0",
+                                      "--sink", "file:\(dir.path)/out.opus"])
+        #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
+        let url = String(try #require(deckd.log.components(separatedBy: "head unit simulator on ").dropFirst().first?.prefix { $0 != " " }))
+        let run = try runProgram("/usr/bin/python3", [Paths.repoRoot + "/Tests/Fixtures/simulator-drive.py", "templates", url, dir.path], timeout: 120)
+        #expect(run.status == 0, "\(run.output)\n\(deckd.log)")
+        let line = try #require(run.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(run.output)")
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(page["tabs"] as? [String] == ["Stations", "Podcasts"])
+        #expect(page["firstTab"] as? [String] == ["FM4", "Oe1", "Slow station"])
+        #expect(page["detail"] as? [String] == ["Play", "Now: Morning Show"] && page["backEnabled"] as? Bool == true, "\(page)")
+        #expect((page["alert"] as? String)?.contains("Tune in now?") == true && page["alertButtons"] as? [String] == ["Tune in", "Later"], "\(page)")
+        #expect((page["nowPlayingTemplate"] as? String)?.contains("Play / pause") == true, "\(page)")
+        #expect(page["grid"] as? [String] == ["Jazz", "Rock", "News"] && page["gridTitle"] as? String == "Genres", "\(page)")
+        #expect((page["pageErrors"] as? [Any])?.isEmpty == true, "\(page)")
+        #expect(deckd.log.contains("select: later"), "the alert's action reached the app")
+        let artefacts = Paths.repoRoot + "/.build/artifacts/simulator"
+        try? FileManager.default.createDirectory(atPath: artefacts, withIntermediateDirectories: true)
+        for name in ["simulator-alert.png", "simulator-grid.png"] {
+            try? FileManager.default.removeItem(atPath: "\(artefacts)/\(name)")
+            try? FileManager.default.copyItem(atPath: "\(dir.path)/\(name)", toPath: "\(artefacts)/\(name)")
+        }
+        #expect(deckd.stop() == 0)
     }
 
     @Test func onlyThisMachinesUserAndNoOtherSiteMayUseIt() throws {

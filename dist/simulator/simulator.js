@@ -148,7 +148,7 @@ function drawTemplate(template, body) {
     text.append(element("div", item.playing ? "playing" : "", item.text));
     if (item.detail) text.append(element("div", "detail", item.detail));
     button.append(text);
-    if (item.accessory) button.append(element("span", "detail", item.accessory === "disclosureIndicator" ? "›" : item.accessory));
+    if (item.accessory) button.append(element("span", "detail", /^disclosure/.test(item.accessory) ? "›" : item.accessory));
     button.disabled = item.selectable === false;
     button.onclick = () => act("ui.select", { id: item.id });
     return button;
