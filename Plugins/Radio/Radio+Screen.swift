@@ -4,6 +4,9 @@ import DeckSDK
 /// station) and the browse tree of the tutorial: Stations, Genres and Favourites tabs.
 extension Radio: DeckUIPlugin, DeckContentPlugin {
     static let toggleFavourite = "favourite"
+    /// A favourite's row key: the station's id behind this prefix (a template's keys are unique,
+    /// and a favourite is also listed among the stations).
+    static let favouritePrefix = "favourite:"
     static let tabs = ["Stations", "Genres", "Favourites"]
 
     func displayChanged(attached: Bool) {
@@ -20,7 +23,8 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
             try? host.reloadContent()
             refreshScreen()
         } else {
-            do { try start(item: key) } catch { host.log(.warning, "\(key) did not play: \(error)") }
+            let item = key.hasPrefix(Radio.favouritePrefix) ? String(key.dropFirst(Radio.favouritePrefix.count)) : key
+            do { try start(item: item) } catch { host.log(.warning, "\(item) did not play: \(error)") }
         }
         try? host.completeSelection(token)
     }
@@ -45,13 +49,13 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
         } ?? DeckItem("Nothing playing", detail: statusText)
         var sections = [DeckSection(header: "Now playing", items: [nowPlaying])]
         let favourites = stations.filter { saved.favourites.contains($0.id) }
-        if !favourites.isEmpty { sections.append(DeckSection(header: "Favourites", items: favourites.map(row))) }
-        sections.append(DeckSection(header: "Stations", items: stations.map(row)))
+        if !favourites.isEmpty { sections.append(DeckSection(header: "Favourites", items: favourites.map { row($0, keyPrefix: Radio.favouritePrefix) })) }
+        sections.append(DeckSection(header: "Stations", items: stations.map { row($0) }))
         return .list("Radio", sections: sections)
     }
 
-    private func row(_ station: Station) -> DeckItem {
-        DeckItem(key: station.id, station.name, detail: station.desc, image: imageID(for: station), playing: station.id == currentID)
+    private func row(_ station: Station, keyPrefix: String = "") -> DeckItem {
+        DeckItem(key: keyPrefix + station.id, station.name, detail: station.desc, image: imageID(for: station), playing: station.id == currentID)
     }
 
     private func imageID(for station: Station) -> UInt64? {

@@ -35,6 +35,7 @@ struct DynamicRun {
         var template = Array(("/tmp/deck-check-" + String(repeating: "X", count: 6)).utf8CString)  // mkdtemp's template
         guard let made = mkdtemp(&template) else { throw .setup("cannot make a temporary folder: \(String(cString: strerror(errno)))") }
         let work = String(cString: made)
+        chmod(work, 0o711)  // host processes run as uids of their own and pass through to their data folders
         defer { _ = Glibc.system("rm -rf '\(work)'") }
         mkdir(work + "/plugins", 0o755)
         let folders: JSONValue = .array(media.map { .string($0) })
@@ -92,7 +93,7 @@ struct DynamicRun {
                 repeated = repeats
                 if heard > Monotonic.now { usleep(UInt32((heard - Monotonic.now) * 1_000_000)) }
                 playing = judgePlayback(runtime, output: output, since: launched)
-            } catch where error.message.contains("refused to play") {
+            } catch where error.message.contains("refused to play") && item == nil && !ended(runtime) {
                 report("lifecycle.default-item", "\(error.message); give --item to check its playback")
             } catch {
                 report("lifecycle.activate", "apps.launch: \(error.message)")
@@ -145,10 +146,15 @@ struct DynamicRun {
             do {
                 _ = try runtime.call("apps.launch", item.map { ["id": .string(id), "item": .string($0)] } ?? ["id": .string(id)])
                 return
-            } catch where error.message.contains("refused to play") && Monotonic.now < deadline {
+            } catch where error.message.contains("refused to play") && Monotonic.now < deadline && !ended(runtime) {
                 usleep(200_000)
             }
         }
+    }
+
+    /// Whether its process ended (a crash, or killed for not answering) or it hung.
+    private func ended(_ runtime: RuntimeConnection) -> Bool {
+        ["crashed", "disabled", "hung"].contains(app(runtime)?["state"]?.stringValue ?? "")
     }
 
     private func frames(_ runtime: RuntimeConnection) -> Int {

@@ -35,7 +35,9 @@ struct InlineLifecycle {
         mkdir(work + "/inline-plugins", 0o755)
         guard let process = try? Spawned(deckd, ["--config", config, "--plugins", work + "/inline-plugins", "--state", "none",
                                                  "--sink", "file:\(work)/inline.opus", "--socket", socket, "--insecure-plugins",
-                                                 "--isolation", "inline"], log: log),
+                                                 "--isolation", "inline"], log: log,
+                                          // One malloc arena: new threads' arenas would look like growth.
+                                          environment: ["MALLOC_ARENA_MAX=1"]),
               let runtime = RuntimeConnection(socket: socket, seconds: 10) else {
             findings.append(("lifecycle.repeat", "the inline runtime did not start: \(Spawned.tail(log))"))
             return
@@ -45,6 +47,7 @@ struct InlineLifecycle {
         var residents: [Int] = []
         for cycle in 1...InlineLifecycle.cycles {
             if let problem = once(runtime, plays: plays, seconds: cycle == 1 ? 1 : 0.3) {
+                for _ in 0..<20 where process.isRunning && problem.contains("closed its socket") { usleep(50_000) }  // it is going down
                 let ended = process.isRunning ? "" : " (the runtime process ended: \(Spawned.text(log).split(separator: "\n").suffix(2).joined(separator: " | ")))"
                 findings.append(("lifecycle.repeat", "cycle \(cycle) of \(InlineLifecycle.cycles) in one process: \(problem)\(ended)"))
                 return

@@ -5,7 +5,8 @@ final class Spawned {
     let pid: pid_t
     private var status: Int32?
 
-    init(_ path: String, _ arguments: [String], log: String) throws(CheckError) {
+    /// Starts `path`; `environment` entries ("NAME=value") are added to this process's.
+    init(_ path: String, _ arguments: [String], log: String, environment: [String] = []) throws(CheckError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -15,7 +16,15 @@ final class Spawned {
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, path, &actions, nil, argv, environ)
+        var inherited: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            inherited.append(String(cString: pointer))
+            entry += 1
+        }
+        let envp: [UnsafeMutablePointer<CChar>?] = (inherited + environment).map { strdup($0) } + [nil]
+        defer { envp.forEach { free($0) } }
+        let result = posix_spawn(&child, path, &actions, nil, argv, envp)
         guard result == 0 else { throw .setup("cannot start \(path): \(String(cString: strerror(result)))") }
         pid = child
     }

@@ -22,6 +22,8 @@
  *   FIXTURE_ONCE                 the library pins itself loaded (RTLD_NODELETE) and its second create fails
  *   FIXTURE_STOPS_ON_TRANSIENT / FIXTURE_STOPS_ON_DUCK   stops (closes its stream, abandons focus) on that focus change
  *   FIXTURE_WRONG_THREAD         on start, also publishes now playing from a thread of its own (refused)
+ *   FIXTURE_NO_NOW_PLAYING       plays without publishing now playing
+ *   FIXTURE_STALE_LOCK           activate makes "lock" in its data folder and refuses when it is already there
  *   FIXTURE_ELAPSED=S / FIXTURE_DURATION=S   the elapsed time and duration it publishes (default 0 and 60)
  *   FIXTURE_GREEDY_CALLBACK=MS   on_callback spins MS ms on the loop thread and asks for another callback
  *   FIXTURE_COMPLETE_INSIDE      with FIXTURE_COMMAND_RESULT=-1, completes each command inside the command call
@@ -47,6 +49,7 @@
  *   "exit"       the same, then a render that calls exit(0)
  *   "garbage"    a 440 Hz sine, after writing garbage to descriptor 3 (a host process's socket)
  *   "flood"      a 440 Hz sine, while a thread writes well-formed heartbeats to descriptor 3 for ever
+ *   "block"      a start that never returns
  * followed by "@CONTEXT" and "/TYPE" for the focus it requests first
  * (default music, gain 1), e.g. "sine-440@navigation/3". It logs focus and
  * session changes ("focus: -2 resume=0", "session: 1").
@@ -284,6 +287,17 @@ static void *sandbox_thread(void *plugin) {
 static deck_status_t fixture_activate(const deck_plugin_t *plugin) {
     fixture_t *f = plugin->plugin_data;
     say(plugin, "lifecycle: activate");
+#ifdef FIXTURE_STALE_LOCK
+    /* A lock file in its data folder, made at activate and never removed: the next run refuses. */
+    char lock[1024];
+    snprintf(lock, sizeof lock, "%s/lock", f->host->data_path(f->host) ? f->host->data_path(f->host) : "/nonexistent");
+    if (access(lock, F_OK) == 0) {
+        f->host->log(f->host, DECK_LOG_ERROR, "a lock from an earlier run is in the way");
+        return DECK_E_STATE;
+    }
+    FILE *made = fopen(lock, "w");
+    if (made) fclose(made);
+#endif
 #ifdef FIXTURE_HANG_ACTIVATE
     for (;;) {
         struct timespec forever = { 3600, 0 };
@@ -431,6 +445,12 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
         f->mode = AUDIO_SINE;
     }
     else if (strcmp(item, "probe") == 0) f->mode = AUDIO_SINE;
+    else if (strcmp(item, "block") == 0) {
+        for (;;) {  /* a start that never returns: the runtime's call timeout ends it */
+            struct timespec forever = { 3600, 0 };
+            nanosleep(&forever, NULL);
+        }
+    }
     else { f->host->log(f->host, DECK_LOG_ERROR, "unknown item"); return DECK_E_INVALID; }
     const deck_host_session_t *session = f->host->get_extension(f->host, DECK_EXT_SESSION);
     if (strcmp(item, "probe") == 0) {
@@ -463,7 +483,9 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
         f->host->log(f->host, DECK_LOG_ERROR, f->host->last_error(f->host));
         return status;
     }
+#ifndef FIXTURE_NO_NOW_PLAYING
     publish(f, item);
+#endif
 #ifdef FIXTURE_WRONG_THREAD
     pthread_t thread;  /* publishes from a thread of its own: set_info is a [loop-thread] call */
     pthread_create(&thread, NULL, publish_elsewhere, f);

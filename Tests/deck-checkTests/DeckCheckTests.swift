@@ -25,6 +25,7 @@ import Testing
         // What is said for information: Tone's long list cut when driving, Prompts' refusal of an empty sentence.
         #expect(result.findings.contains { $0.rule == "ui.limits" && $0.reason.contains("driving") }, "\(result.raw)")
         #expect(result.findings.contains { $0.rule == "lifecycle.default-item" && $0.reason.contains("give the sentence") }, "\(result.raw)")
+        #expect(result.findings.contains { $0.rule == "render.time" && $0.reason.contains("render calls inline: p50") }, "\(result.raw)")
         let text = try runProgram(DeckCheckTests.tool, ["--static", Paths.toneBundle])
         #expect(text.status == 0 && text.output.contains("(org.deck.tone): clean") && text.output.contains("0 error(s), 0 warning(s)"), "\(text.output)")
     }
@@ -91,6 +92,18 @@ import Testing
                     && reasons.contains { $0.contains("resident memory grew 16 MiB") || $0.contains("resident memory grew 15 MiB") }, "\(result.raw)")
         }
         if define == "FIXTURE_LINGER" { #expect(result.findings.first?.reason.contains("the runtime process ended") == true, "\(result.raw)") }
+    }
+
+    /// A start that never returns, music played without now playing, a lock file left in its data
+    /// folder that makes the next activation fail.
+    @Test(arguments: [("", "block", "lifecycle.activate"), ("FIXTURE_NO_NOW_PLAYING", "sine-440", "nowplaying.published"),
+                      ("FIXTURE_STALE_LOCK", "sine-440", "lifecycle.restart")])
+    func aStartThatHangsAMissingNowPlayingAndAFailedRestartAreCaught(define: String, item: String, rule: String) throws {
+        let dir = TemporaryDirectory()
+        let bundle = try Fixture.bundle(in: dir.path, defines: define.isEmpty ? [] : [define])
+        let result = try check(["--item", item, "--only", rule, bundle])
+        #expect(result.findings.map(\.rule) == [rule], "\(result.raw)")
+        #expect(result.status == (rule == "nowplaying.published" ? 0 : 1), "\(result.raw)")
     }
 
     @Test func selectionsAndContentLoadsLeftUncompletedAreCaught() throws {

@@ -191,6 +191,9 @@ import Testing
         let row = try #require(screen.split(separator: "\n").first { $0.contains("] Two — Two · ") }, "\(screen)")
         let id = String(row.drop { $0 != "[" }.dropFirst().prefix { $0 != "]" })
         _ = try car.deckctl(["select", id])
+        // The screen lists it among the favourites too (a key used twice would have refused the screen).
+        let favourites = try car.deckctl(["ui", "org.deck.radio"])
+        #expect(favourites.contains("Favourites") && favourites.components(separatedBy: "] Two — Two on loopback").count == 3, "\(favourites)")
         #expect(try car.deckctl(["select", "/2"]).contains("[/2/0] Two"), "the favourite is in its tab")
         #expect(car.deckd.stop() == 0)
         let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: car.dir.path + "/data/org.deck.radio/radio.json")))

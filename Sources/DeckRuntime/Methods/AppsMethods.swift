@@ -27,7 +27,14 @@ struct AppsMethods {
                 guard let plugin = registry.load(path, recordFailure: false) else {
                     throw .commandFailed(registry.lastLoadFailure?.reasonText ?? "not loaded")
                 }
-                try? plugin.activate()
+                do throws(PluginCallError) {
+                    try plugin.activate()
+                } catch {
+                    // Not left half-loaded: the client hears why, and a later apps.load starts afresh.
+                    registry.unload(plugin)
+                    events.appsChanged()
+                    throw .commandFailed(error.message)
+                }
                 events.appsChanged()
                 return AppsMethods.describe(plugin, streaming: focus.isStreaming(plugin.id))
             },
