@@ -10,8 +10,10 @@ let usage = """
 
     Checks Deck plugin bundles: the files, the manifest and the library without running it, then
     the plugin loaded by a deckd of its own (host processes, a private socket and file sink) and
-    driven as a head unit would: launch, playback, commands, screens parked and driving, focus
-    loss, unload and load again. Each finding names its rule, severity and the guide's section.
+    driven as a head unit would: launch, playback, commands, a transient loss, a duck, a loss,
+    screens at four display profiles parked and driving, selections, its content tree, unload and
+    load again; meanwhile a second deckd runs it inline through three lifecycles (leftovers,
+    render timing). Each finding names its rule, severity and the guide's section.
 
       --json          one JSON document (schema version 1) instead of text
       --only, --skip  rules by id, comma-separated (--list-rules shows them)
