@@ -6,6 +6,9 @@ public enum AudioContext: String, Sendable, CaseIterable, Comparable {
 
     public static func < (a: AudioContext, b: AudioContext) -> Bool { a.index < b.index }
 
+    /// Hashed by its place, not its name: focus decisions hash contexts often.
+    public func hash(into hasher: inout Hasher) { hasher.combine(index) }
+
     /// How many contexts there are.
     static let count = 12
 

@@ -6,10 +6,28 @@ import DeckBase
 ///
 ///     "ducking": {"navigation": ["music", "announcement"]}
 public struct DuckingTable: Sendable, Equatable {
-    private var ducked: [AudioContext: Set<AudioContext>]
+    private var ducked: [AudioContext: Set<AudioContext>] {
+        didSet { masks = DuckingTable.masks(of: ducked) }
+    }
+    /// Each context's row as a bit per context it ducks, for decisions that weigh every pair of holders.
+    private var masks: [UInt16]
+
+    init(ducked: [AudioContext: Set<AudioContext>]) {
+        self.ducked = ducked
+        masks = DuckingTable.masks(of: ducked)
+    }
 
     /// The contexts `context` ducks while it plays.
     public subscript(context: AudioContext) -> Set<AudioContext> { ducked[context] ?? [] }
+
+    /// Whether `context`, playing, ducks `other`.
+    public func ducks(_ context: AudioContext, _ other: AudioContext) -> Bool { masks[context.index] & (1 << other.index) != 0 }
+
+    private static func masks(of ducked: [AudioContext: Set<AudioContext>]) -> [UInt16] {
+        AudioContext.allCases.map { context in (ducked[context] ?? []).reduce(UInt16(0)) { $0 | (1 << $1.index) } }
+    }
+
+    public static func == (a: DuckingTable, b: DuckingTable) -> Bool { a.masks == b.masks }
 
     /// Android Automotive's table.
     public static let automotive = DuckingTable(ducked: [

@@ -43,14 +43,18 @@ public struct FocusHolder: Sendable, Equatable {
     public var request: FocusRequest
     /// Transient requests that paused this holder; it resumes when all have left.
     public var pausedBy: Set<FocusOwner> = []
+    /// The requests ducking this holder, in holder order: a list, so a decision compares it with
+    /// the last one without hashing (most holders' duckers do not change).
+    public internal(set) var duckers: [FocusOwner] = []
+
     /// Requests ducking this holder.
-    public var duckedBy: Set<FocusOwner> = []
+    public var duckedBy: Set<FocusOwner> { Set(duckers) }
 
     public enum State: String, Sendable { case playing, ducked, paused }
 
     /// Spoken audio (`pausesOnDuck`) pauses where it would be ducked.
     public var state: State {
-        !pausedBy.isEmpty || request.pausesOnDuck && !duckedBy.isEmpty ? .paused : !duckedBy.isEmpty ? .ducked : .playing
+        !pausedBy.isEmpty || request.pausesOnDuck && !duckers.isEmpty ? .paused : !duckers.isEmpty ? .ducked : .playing
     }
 }
 
@@ -112,12 +116,13 @@ public struct SessionArbiter: Sendable {
     /// resume), or nil. A holder that asked for `gainTransientExclusive` is alone: it also blocks
     /// what would otherwise play beside it (AAOS rejects a notification during an exclusive call).
     private func blockers(of request: FocusRequest) -> [FocusRequest]? {
-        let blocking = holders.filter {
-            guard $0.request.owner != request.owner else { return false }
-            let interaction = matrix[$0.request.context, request.context]
-            return interaction == .reject || interaction == .concurrent && $0.request.type == .gainTransientExclusive
-        }.map(\.request)
-        return blocking.isEmpty ? nil : blocking
+        let blocks = { (holder: FocusHolder) -> Bool in
+            guard holder.request.owner != request.owner else { return false }
+            let interaction = self.matrix[holder.request.context, request.context]
+            return interaction == .reject || interaction == .concurrent && holder.request.type == .gainTransientExclusive
+        }
+        guard holders.contains(where: blocks) else { return nil }
+        return holders.filter(blocks).map(\.request)
     }
 
     private mutating func grant(_ request: FocusRequest) -> [Notification] {
@@ -142,9 +147,10 @@ public struct SessionArbiter: Sendable {
 
     /// Drops `owner`'s holder entry and its effect on the others, telling those that recover.
     private mutating func removeSilently(_ owner: FocusOwner) -> [Notification] {
+        guard holders.contains(where: { $0.request.owner == owner || !$0.pausedBy.isEmpty }) else { return [] }
         let before = states
         holders.removeAll { $0.request.owner == owner }
-        for index in holders.indices { holders[index].pausedBy.remove(owner) }
+        for index in holders.indices where !holders[index].pausedBy.isEmpty { holders[index].pausedBy.remove(owner) }
         return settleDucking(from: before)
     }
 
@@ -154,16 +160,26 @@ public struct SessionArbiter: Sendable {
     /// Recomputes who ducks whom among the holders not paused, and tells every holder whose state
     /// moved (one that was just granted counts from playing).
     private mutating func settleDucking(from before: [(owner: FocusOwner, state: FocusHolder.State)]) -> [Notification] {
-        let duckers = holders.filter { $0.pausedBy.isEmpty }.map { ($0.request.owner, ducking[$0.request.context]) }
+        let duckers = holders.indices.filter { holders[$0].pausedBy.isEmpty }
+        var ducked: [FocusOwner] = []
+        ducked.reserveCapacity(duckers.count)
         for index in holders.indices {
             let mine = holders[index].request
-            var ducked: Set<FocusOwner> = []
-            for (owner, contexts) in duckers where contexts.contains(mine.context) && owner != mine.owner { ducked.insert(owner) }
-            if ducked != holders[index].duckedBy { holders[index].duckedBy = ducked }
+            ducked.removeAll(keepingCapacity: true)
+            for other in duckers where other != index && ducking.ducks(holders[other].request.context, mine.context) {
+                ducked.append(holders[other].request.owner)
+            }
+            if ducked != holders[index].duckers { holders[index].duckers = ducked }
         }
         var notifications: [Notification] = []
+        var earlier = before[...]  // the holders that stayed keep their order: one pass finds each
         for holder in holders {
-            let was = before.first { $0.owner == holder.request.owner }?.state ?? .playing, now = holder.state
+            var was = FocusHolder.State.playing
+            if let found = earlier.firstIndex(where: { $0.owner == holder.request.owner }) {
+                was = earlier[found].state
+                earlier = earlier[(found + 1)...]
+            }
+            let now = holder.state
             switch (was, now) {
             case (.paused, .paused), (.playing, .playing), (.ducked, .ducked): break
             case (.paused, _):

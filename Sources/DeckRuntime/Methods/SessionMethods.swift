@@ -109,7 +109,7 @@ struct SessionMethods {
             entry["state"] = .string(holder.state.rawValue)
             entry["gain"] = .double(Double(session.targetGain(holder.request.owner)))
             entry["pausedBy"] = .array(holder.pausedBy.sorted().map { .string($0.description) })
-            entry["duckedBy"] = .array(holder.duckedBy.sorted().map { .string($0.description) })
+            entry["duckedBy"] = .array(holder.duckers.sorted().map { .string($0.description) })
             return .object(entry)
         }
         let counters = session.counters
