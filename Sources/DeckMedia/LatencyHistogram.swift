@@ -36,7 +36,8 @@ public final class LatencyHistogram: @unchecked Sendable {  // Single writer; wo
     public func quantile(_ q: Double) -> Int {
         let total = count
         guard total > 0 else { return 0 }
-        let rank = Int((Double(total) * q).rounded(.up))
+        let fraction = q.isFinite ? min(max(q, 0), 1) : 1  // the rank below stays within 0...total
+        let rank = Int((Double(total) * fraction).rounded(.up))
         var seen = 0
         for index in 0..<bucketCount {
             seen += buckets[index]
