@@ -112,6 +112,13 @@ struct BundleInspector {
                    + "\(stray.prefix(5).map(\.name).joined(separator: ", "))\(stray.count > 5 ? ", …" : ""); make them static "
                    + "or build with -fvisibility=hidden", at: path)
         }
+        // A Swift library carries DeckSDK, which names every extension: only a C library tells.
+        let extensions = ["deck.audio", "deck.session", "deck.ui", "deck.content"]
+        if !manifest.entitlements.isEmpty, !image.needed.contains(where: { $0.hasPrefix("libswiftCore") }), !extensions.contains(where: image.mentions) {
+            report("entitlements.used", "it declares \(manifest.entitlements.map(\.rawValue).sorted().joined(separator: ", ")) but its library never "
+                   + "names deck.audio, deck.session, deck.ui or deck.content, the extensions entitlements are for: declare only what it "
+                   + "uses (an integrator's policy grants what is declared)", at: bundle + "/manifest.json")
+        }
         let sockets: Set<String> = ["socket", "connect", "getaddrinfo"]
         let used = image.imports.filter(sockets.contains) + image.needed.filter { $0.hasPrefix("libcurl") }
         if !used.isEmpty, !manifest.permissions.contains(.network) {

@@ -57,7 +57,23 @@ struct ELFImage {
         try self.init(bytes: bytes)
     }
 
+    /// The whole file, for `mentions`.
+    private let contents: [UInt8]
+
+    /// Whether `text` appears anywhere in the file (its read-only data holds its string constants).
+    func mentions(_ text: String) -> Bool {
+        let needle = Array(text.utf8)
+        guard let first = needle.first, needle.count <= contents.count else { return false }
+        var index = 0
+        while let found = contents[index...].firstIndex(of: first), found + needle.count <= contents.count {
+            if contents[found..<(found + needle.count)].elementsEqual(needle) { return true }
+            index = found + 1
+        }
+        return false
+    }
+
     init(bytes: [UInt8]) throws(ReadError) {
+        contents = bytes
         let image = Bytes(bytes)
         guard bytes.starts(with: [0x7F, 0x45, 0x4C, 0x46]) else { throw .notELF("no ELF magic") }
         guard bytes[4] == 2, bytes[5] == 1 else { throw .notELF("class \(bytes[4]), data \(bytes[5])") }

@@ -26,6 +26,9 @@ import Testing
         #expect(result.findings.contains { $0.rule == "ui.limits" && $0.reason.contains("driving") }, "\(result.raw)")
         #expect(result.findings.contains { $0.rule == "lifecycle.default-item" && $0.reason.contains("give the sentence") }, "\(result.raw)")
         #expect(result.findings.contains { $0.rule == "render.time" && $0.reason.contains("render calls inline: p50") }, "\(result.raw)")
+        // Hello declares audio and asks for no extension it is for; Stations plays.
+        let entitled = try check(["--static", Paths.helloBundle, Paths.stationsBundle])
+        #expect(entitled.findings.map(\.rule) == ["entitlements.used"] && entitled.findings[0].reason.contains("declares audio"), "\(entitled.raw)")
         let text = try runProgram(DeckCheckTests.tool, ["--static", Paths.toneBundle])
         #expect(text.status == 0 && text.output.contains("(org.deck.tone): clean") && text.output.contains("0 error(s), 0 warning(s)"), "\(text.output)")
     }
