@@ -26,8 +26,9 @@ run() {
 }
 
 started=$(date +%s)
-run deckd-process "$bundle" --testing-library swift-testing --filter '^deckdTests\.' --skip "$alone" &
-run suites-process "$bundle" --testing-library swift-testing --skip '^deckdTests\.|IsolationLoadTests' &
+# The simulator's suite (headless Chromium) runs with the unit suites: it evens out the two shards.
+run deckd-process "$bundle" --testing-library swift-testing --filter '^deckdTests\.' --skip "$alone|SimulatorTests" &
+run suites-process "$bundle" --testing-library swift-testing --skip '^deckdTests\.(?!SimulatorTests)|IsolationLoadTests' &
 run inline env DECK_TEST_ISOLATION=inline "$bundle" --testing-library swift-testing \
     --filter '^(DeckRuntimeTests|deckdTests)\.' --skip "$inline_skip" &
 wait
