@@ -53,6 +53,7 @@ final class IsolatedPluginCode: PluginCode {
         self.frameMilliseconds = frameMilliseconds
         self.onEnd = onEnd
         self.scheduler = scheduler
+        scheduler.updateTime()
         lastHeard = scheduler.now
         watcher = try FileWatcher(loop: loop, fileDescriptor: channel.descriptor)
         health = try scheduler.makeTimer()
@@ -242,15 +243,18 @@ final class IsolatedPluginCode: PluginCode {
         }
     }
 
-    /// The loop's time of this turn is near enough for a timeout of hundreds of ms; updating it
-    /// here would move "now" under the rest of the turn.
-    private func heard() { lastHeard = scheduler.now }
+    /// Reads the clock afresh: a message served during a long turn (plugins loading one after
+    /// another, a call's nested host calls) is heard now, not at the turn's start.
+    private func heard() {
+        scheduler.updateTime()
+        lastHeard = scheduler.now
+    }
 
     /// Ends a host whose loop went quiet, or whose render stopped delivering while it is pulled.
     private func checkHealth() {
         readIncoming()
         guard endReason == nil, !channelClosed, !isDestroyed else { return }
-        let quiet = scheduler.now - lastHeard
+        let quiet = scheduler.now - min(lastHeard, scheduler.now)
         if quiet > settings.heartbeatTimeoutMilliseconds {
             end(because: "missed its heartbeat (nothing for \(quiet) ms, over \(settings.heartbeatTimeoutMilliseconds) ms)")
             return

@@ -110,6 +110,21 @@ import Testing
         #expect(harness.log.contains(.error, "org.example.maps crashed: its process \(pid) was killed: it missed its heartbeat (nothing for 375 ms"))
     }
 
+    /// A host heard while the loop stood still (plugins loading one after another, a long call) is
+    /// heard when its message is read, not at the start of that long turn.
+    @Test func aHostHeardDuringALongTurnIsNotCountedQuiet() throws {
+        let harness = try harness(dir.path + "/long-turn.opus") { $0.isolation.heartbeatTimeoutMilliseconds = 400 }
+        let maps = try maps(harness)
+        let pid = try #require(maps.processID)
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.log.messages(from: maps.id).contains { $0.hasPrefix("callback:") } })
+        try harness.start()
+        usleep(600_000)  // the loop's time stands still; the host's heartbeats wait in its socket
+        try harness.runtime.focus.play(pluginID: maps.id, item: "sine-440@navigation/1")  // a call reads them on the way
+        harness.run(for: 0.3)
+        let errors = harness.log.all.filter { $0.level == .error }.map(\.message)
+        #expect(errors.isEmpty && maps.processID == pid, "\(errors)")
+    }
+
     @Test func aCrashInInitIsALoadFailureThatSaysHowItEnded() throws {
         let harness = try harness(dir.path + "/init.opus")
         let bundle = try Fixture.app(in: dir.path, "Maps", id: "org.example.maps", entitlements: ["maps"], defines: ["FIXTURE_INIT_FAULT"])
