@@ -155,3 +155,12 @@ static inline int deck_set_network(int descriptor) { return setns(descriptor, 0x
 /* Names the calling thread (the process's name in ps and top when it is the main thread); the
    kernel keeps 15 bytes. */
 static inline void deck_set_thread_name(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
+
+/* Runs the calling thread on CPU `cpu` only (sched_setaffinity, which needs _GNU_SOURCE's
+   cpu_set_t macros); 0, or -1 with errno. For measurements that must not cross CPUs. */
+static inline int deck_pin_thread(int cpu) {
+    unsigned long mask[16] = {0};
+    if (cpu < 0 || cpu >= (int)(sizeof mask * 8)) { errno = EINVAL; return -1; }
+    mask[cpu / (8 * sizeof mask[0])] = 1UL << (cpu % (8 * sizeof mask[0]));
+    return (int)syscall(SYS_sched_setaffinity, 0, sizeof mask, mask);
+}

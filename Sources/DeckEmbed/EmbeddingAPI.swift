@@ -279,9 +279,25 @@ final class SyncAnswer: @unchecked Sendable {  // Guarded by `lock` and `ready`;
         pthread_mutex_unlock(&lock)
     }
 
-    /// The answer, or nil at `deadline` (monotonic ms).
+    /// Waiters spinning now, and how many may: one CPU is always left for the runtime's thread,
+    /// which is the one that must run for any of them to be answered.
+    private static let spinning = Atomic<Int>(0)
+    private static let spinners = max(0, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1)
+    /// How long a waiter spins: a few of the quick answers most calls get.
+    private static let spinNanoseconds = 50_000
+
+    /// The answer, or nil at `deadline` (monotonic ms). Spins without system calls while a CPU is
+    /// free for it, then sleeps on the condition.
     func wait(until deadline: Int) -> String? {
-        for _ in 0..<2_000 where !arrived.load(ordering: .acquiring) { sched_yield() }
+        if SyncAnswer.spinning.add(1, ordering: .relaxed).newValue <= SyncAnswer.spinners {
+            let end = MonotonicClock.nanoseconds + SyncAnswer.spinNanoseconds
+            var rounds = 0
+            while !arrived.load(ordering: .acquiring) {
+                rounds &+= 1
+                if rounds & 63 == 0 && MonotonicClock.nanoseconds > end { break }
+            }
+        }
+        SyncAnswer.spinning.subtract(1, ordering: .relaxed)
         var until = timespec(tv_sec: deadline / 1000, tv_nsec: (deadline % 1000) * 1_000_000)
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }

@@ -1,6 +1,7 @@
 import DeckEmbed
 import DeckRuntime
 import Glibc
+import Synchronization
 
 /// The embedding API: in-process JSON-RPC round trips from one thread and from eight against
 /// the same requests over deckd's socket, and how soon the packet callback gets a packet after
@@ -20,13 +21,6 @@ struct EmbedBench {
         defer { _ = deck_runtime_destroy(rt) }
         guard deck_runtime_start(rt) == 0 else { throw BenchError("deck_runtime_start failed") }
         let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(rt)))
-        let inProcess = [1, 8].map { threads in
-            rate(threads: threads, calls: 40_000) { _ in
-                var response: UnsafeMutablePointer<CChar>?
-                _ = deck_runtime_call_sync(OpaquePointer(bitPattern: address), request, &response, 10_000)
-                deck_runtime_free(response)
-            }
-        }
         let folder = try TemporaryFolder()
         let socketPath = folder.path + "/deck.sock"
         let deckd = try Subprocess(options.bin + "/deckd", ["--socket", socketPath, "--state", "none", "--sink", "file:\(folder.path)/e.opus",
@@ -34,28 +28,51 @@ struct EmbedBench {
         defer { deckd.finish(signal: SIGTERM) }
         try RPCClient.waitForSocket(socketPath)
         let line = Array((request + "\n").utf8)
-        let overSocket = [1, 8].map { threads in
-            let clients = (0..<threads).compactMap { _ in RPCClient(path: socketPath) }
-            return rate(threads: threads, calls: 40_000) { thread in
-                let client = clients[thread]  // one connection per thread
-                RPCClient.sendAll(client.fd, line)
-                _ = client.readLine()
+        let busy = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        print("| round trips, each timed | calls | in process p50 / p99 (µs) | socket p50 / p99 (µs) | in process vs socket, p50 / p99 |")
+        print("|---|---|---|---|---|")
+        for loaded in [false, true] {
+            let load = loaded ? BusyLoad(threads: busy) : nil
+            for threads in [1, 8] {
+                let inProcess = timed(threads: threads, calls: 40_000) { _ in
+                    var response: UnsafeMutablePointer<CChar>?
+                    _ = deck_runtime_call_sync(OpaquePointer(bitPattern: address), request, &response, 10_000)
+                    deck_runtime_free(response)
+                }
+                let clients = (0..<threads).compactMap { _ in RPCClient(path: socketPath) }
+                let overSocket = timed(threads: threads, calls: 40_000) { thread in
+                    let client = clients[thread]  // one connection per thread
+                    RPCClient.sendAll(client.fd, line)
+                    _ = client.readLine()
+                }
+                func us(_ nanoseconds: UInt64) -> String { String(format1: Double(nanoseconds) / 1e3) }
+                print("| \(threads) thread\(threads == 1 ? "" : "s"), \(loaded ? "\(busy) busy threads beside" : "idle") | \(inProcess.count) | "
+                    + "\(us(inProcess.p50)) / \(us(inProcess.p99)) | \(us(overSocket.p50)) / \(us(overSocket.p99)) | "
+                    + "\(String(format2: Double(inProcess.p50) / Double(overSocket.p50)))× / \(String(format2: Double(inProcess.p99) / Double(overSocket.p99)))× |")
             }
+            load?.stop()
         }
-        print("| round trips | in process (deck_runtime_call_sync) | over deckd's Unix socket | in process vs socket |")
-        print("|---|---|---|---|")
-        for (index, threads) in [1, 8].enumerated() {
-            print("| \(threads) thread\(threads == 1 ? "" : "s") | \(Int(inProcess[index]))/s | \(Int(overSocket[index]))/s | "
-                + "\(String(format2: inProcess[index] / overSocket[index]))× |")
-        }
+        print("\nGoal: in process below the socket at p50 and p99 (a ratio under 1.00×).")
     }
 
-    /// Calls per second when `threads` threads make `calls` calls in all; `call` gets its thread's index.
-    private func rate(threads: Int, calls: Int, _ call: @escaping @Sendable (Int) -> Void) -> Double {
-        let start = Subprocess.now()
-        let workers = (0..<threads).map { index in BenchThread { for _ in 0..<(calls / threads) { call(index) } } }
+    /// Each call's wall time when `threads` threads make `calls` calls in all; `call` gets its thread's index.
+    private func timed(threads: Int, calls: Int, _ call: @escaping @Sendable (Int) -> Void) -> (count: Int, p50: UInt64, p99: UInt64) {
+        let samples = Mutex<[UInt64]>([])
+        let workers = (0..<threads).map { index in
+            BenchThread {
+                var mine: [UInt64] = []
+                mine.reserveCapacity(calls / threads)
+                for _ in 0..<(calls / threads) {
+                    let start = Subprocess.now()
+                    call(index)
+                    mine.append(Subprocess.now() - start)
+                }
+                samples.withLock { $0 += mine }
+            }
+        }
         workers.forEach { $0.join() }
-        return Double(calls) / (Double(Subprocess.now() - start) / 1e9)
+        let sorted = samples.withLock { $0 }.sorted()
+        return (sorted.count, sorted[sorted.count / 2], sorted[sorted.count * 99 / 100])
     }
 
     private func packetLatency() throws {

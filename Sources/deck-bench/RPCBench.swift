@@ -40,6 +40,8 @@ struct RPCBench {
         print("| deckd | \(after.frames - before.frames) | \(after.lateEvents - before.lateEvents) | \(after.dropped - before.dropped) | "
             + "\(after.underruns - before.underruns) | \(String(format3: after.latenessP99)) / \(String(format3: after.latenessMax)) |")
         print("\nGoals: p99 under 2 ms at 5,000 requests/s, zero underruns.\n")
+        try roundTripAgainstBareServer()
+        try loopTimePerMethod()
     }
 
     private func dispatcherAlone(count: Int) -> Double {

@@ -1,3 +1,4 @@
+import CProcess
 import DeckRuntime
 import Glibc
 

@@ -93,8 +93,13 @@ struct CheckRule: Sendable, Equatable {
         CheckRule(id: "threads.host-calls", severity: .error, stage: .dynamic,
                   summary: "host calls tagged [loop-thread] are made on the loop thread (the runtime refuses them from any other)",
                   doc: "plugin-guide.md#the-abi-c"),
+        CheckRule(id: "calls.slow", severity: .warning, stage: .dynamic,
+                  summary: "no call into its code holds the loop thread for a second or more", doc: "plugin-guide.md#the-abi-c"),
+        CheckRule(id: "calls.time", severity: .info, stage: .dynamic,
+                  summary: "calls that held the loop over 100 ms but under a second (on a loaded machine, a host process's round trips count too)",
+                  doc: "plugin-guide.md#the-abi-c"),
         CheckRule(id: "runtime.warnings", severity: .warning, stage: .dynamic,
-                  summary: "the runtime logs no warning or error about it (loop time, timeouts, refused calls, limits)", doc: "plugin-guide.md#the-abi-c"),
+                  summary: "the runtime logs no other warning or error about it (timeouts, refused calls, limits)", doc: "plugin-guide.md#the-abi-c"),
     ]
 
     static func named(_ id: String) -> CheckRule? { all.first { $0.id == id } }

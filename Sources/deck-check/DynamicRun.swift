@@ -67,10 +67,28 @@ struct DynamicRun {
             guard seen.insert(String(text.filter { !$0.isNumber })).inserted else { continue }
             if text.contains("crashed") || text.contains("hung") || text.contains("stopped answering") {
                 report("lifecycle.survives", text)
+            } else if let spent = DynamicRun.loopMilliseconds(in: text) {
+                report(spent >= DynamicRun.slowCallMilliseconds ? "calls.slow" : "calls.time", text)
             } else {
                 report("runtime.warnings", text)
             }
         }
+    }
+
+    /// A call held the loop this long: slow whatever the machine's load. Under it, a call's time
+    /// counts the host process's round trips and the waits for a CPU: told, not judged.
+    static let slowCallMilliseconds = 1_000
+
+    /// The milliseconds of a runtime warning about a call holding the loop ("took N ms on the loop
+    /// thread", "has not returned after N ms"), or nil for any other warning.
+    static func loopMilliseconds(in text: String) -> Int? {
+        let words = text.split(separator: " ")
+        for index in words.indices.dropFirst().dropLast() where words[index + 1] == "ms" || words[index + 1].hasPrefix("ms;") {
+            let took = words[index - 1] == "took" && text.contains(" on the loop thread")
+            let waited = words[index - 1] == "after" && index >= 2 && words[index - 2] == "returned"
+            if took || waited, let value = Int(words[index]) { return value }
+        }
+        return nil
     }
 
     private mutating func exercise(_ runtime: RuntimeConnection, output: String, work: String) {

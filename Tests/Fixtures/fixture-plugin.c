@@ -12,7 +12,7 @@
  *   FIXTURE_STREAM_IN_INIT       call open_stream from init and log what last_error says
  *   FIXTURE_COMMANDS=MASK        the remote commands it enables (default play, pause, next, seek)
  *   FIXTURE_COMMAND_RESULT=N     how it answers them (default 0, success; -1 pending until a callback)
- *   FIXTURE_SLOW_CALLBACK        on_callback sleeps 150 ms on the loop thread
+ *   FIXTURE_SLOW_CALLBACK        on_callback sleeps 150 ms on the loop thread (FIXTURE_SLOW_CALLBACK_MS: that long)
  *   FIXTURE_HANG_ACTIVATE        activate never returns
  *   FIXTURE_CALLBACK_FAULT=N     the Nth on_callback segfaults
  *   FIXTURE_INIT_FAULT           plugin->init segfaults
@@ -574,7 +574,10 @@ static const void *fixture_get_extension(const deck_plugin_t *plugin, const char
 static void fixture_on_callback(const deck_plugin_t *plugin) {
     fixture_t *f = plugin->plugin_data;
 #ifdef FIXTURE_SLOW_CALLBACK
-    struct timespec slow = { 0, 150000000 };  /* 150 ms on the loop thread */
+#ifndef FIXTURE_SLOW_CALLBACK_MS
+#define FIXTURE_SLOW_CALLBACK_MS 150
+#endif
+    struct timespec slow = { FIXTURE_SLOW_CALLBACK_MS / 1000, (FIXTURE_SLOW_CALLBACK_MS % 1000) * 1000000L };  /* on the loop thread */
     nanosleep(&slow, NULL);
 #endif
 #ifdef FIXTURE_CALLBACK_FAULT

@@ -38,12 +38,12 @@ extension JSONValue {
             bytes.append(UInt8(ascii: "]"))
         case .object(let members) where !members.isEmpty:
             bytes.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            for (index, member) in JSONValue.sortedIndices(members).enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 newline(level + 1)
-                JSONValue.write(string: key, into: &bytes)
+                JSONValue.write(string: members[member].key, into: &bytes)
                 bytes += ": ".utf8
-                members[key]!.writePretty(into: &bytes, level: level + 1, realPrecision: realPrecision)
+                members[member].value.writePretty(into: &bytes, level: level + 1, realPrecision: realPrecision)
             }
             newline(level)
             bytes.append(UInt8(ascii: "}"))
@@ -54,27 +54,70 @@ extension JSONValue {
 
     private func write(into bytes: inout [UInt8], realPrecision: Int?) {
         switch self {
-        case .null: bytes += "null".utf8
-        case .bool(let value): bytes += (value ? "true" : "false").utf8
-        case .int(let value): bytes += String(value).utf8
-        case .double(let value): bytes += JSONValue.text(of: value, precision: realPrecision).utf8
+        case .null: JSONValue.append("null", to: &bytes)
+        case .bool(let value): JSONValue.append(value ? "true" : "false", to: &bytes)
+        case .int(let value): JSONValue.write(integer: value, into: &bytes)
+        case .double(let value): JSONValue.append(JSONValue.text(of: value, precision: realPrecision), to: &bytes)
         case .string(let value): JSONValue.write(string: value, into: &bytes)
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
+            for index in elements.indices {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                element.write(into: &bytes, realPrecision: realPrecision)
+                elements[index].write(into: &bytes, realPrecision: realPrecision)
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                JSONValue.write(string: key, into: &bytes)
+            var first = true
+            for member in JSONValue.sortedIndices(members) {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                JSONValue.write(string: members[member].key, into: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                members[key]!.write(into: &bytes, realPrecision: realPrecision)
+                members[member].value.write(into: &bytes, realPrecision: realPrecision)
             }
             bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// The members' places in key order (UTF-8 bytes compared, as jansson's JSON_SORT_KEYS does):
+    /// sorting places reads each member once and never hashes a key again.
+    private static func sortedIndices(_ members: [String: JSONValue]) -> [Dictionary<String, JSONValue>.Index] {
+        var indices = Array(members.indices)
+        if indices.count > 1 { indices.sort { precedes(members[$0].key, members[$1].key) } }
+        return indices
+    }
+
+    private static func precedes(_ a: String, _ b: String) -> Bool {
+        let compared = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+        return (compared ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    private static func append(_ text: StaticString, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private static func append(_ text: String, to bytes: inout [UInt8]) { bytes += text.utf8 }
+
+    /// Decimal digits straight into the output, without a String in between.
+    private static func write(integer: Int64, into bytes: inout [UInt8]) {
+        if integer >= 0 && integer < 10 { return bytes.append(UInt8(ascii: "0") + UInt8(integer)) }
+        if integer < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = integer.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var first = digits.count
+            repeat {
+                first -= 1
+                digits[first] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
         }
     }
 
@@ -91,19 +134,41 @@ extension JSONValue {
 
     private static let hex = Array("0123456789abcdef".utf8)
 
+    /// A string in quotes, escaped per RFC 8259; runs of bytes that need no escape are copied whole.
     private static func write(string: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes += [92, 34]
-            case UInt8(ascii: "\\"): bytes += [92, 92]
-            case 0x0A: bytes += [92, UInt8(ascii: "n")]
-            case 0x0D: bytes += [92, UInt8(ascii: "r")]
-            case 0x09: bytes += [92, UInt8(ascii: "t")]
-            case 0..<0x20: bytes += [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-            default: bytes.append(byte)
+        let copied: Void? = string.utf8.withContiguousStorageIfAvailable { source in
+            var start = 0
+            for index in 0..<source.count {
+                let byte = source[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if start < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[start..<index])) }
+                escape(byte, into: &bytes)
+                start = index + 1
+            }
+            if start < source.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[start...])) }
+        }
+        if copied == nil {
+            for byte in string.utf8 {
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { escape(byte, into: &bytes) } else { bytes.append(byte) }
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func escape(_ byte: UInt8, into bytes: inout [UInt8]) {
+        bytes.append(92)
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        default:
+            bytes.append(UInt8(ascii: "u"))
+            bytes.append(48)
+            bytes.append(48)
+            bytes.append(hex[Int(byte >> 4)])
+            bytes.append(hex[Int(byte & 15)])
+        }
     }
 }

@@ -117,9 +117,12 @@ extension JSONValue {
             self = .array(elements)
         default:
             var members: [String: JSONValue] = [:]
+            members.reserveCapacity(json_object_size(json))
             var iterator = json_object_iter(json)
             while let it = iterator {
-                let key = String(cString: json_object_iter_key(it))
+                let key = json_object_iter_key(it).withMemoryRebound(to: UInt8.self, capacity: json_object_iter_key_len(it)) {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: json_object_iter_key_len(it)), as: UTF8.self)
+                }
                 members[key] = try JSONValue(jansson: json_object_iter_value(it), depth: depth + 1, maxDepth: maxDepth)
                 iterator = json_object_iter_next(json, it)
             }

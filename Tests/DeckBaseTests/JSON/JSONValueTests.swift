@@ -1,3 +1,4 @@
+import CJansson
 import Foundation
 import Testing
 @testable import DeckBase
@@ -61,6 +62,23 @@ import DeckTestSupport
         #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
         let plain: JSONValue = ["k": "line\n\"quoted\" \u{1F697}", "": ""]
         #expect(try JSONValue.parse(plain.encoded()) == plain)
+    }
+
+    /// Integers at their edges and keys in UTF-8 byte order, written as jansson writes the same
+    /// document (JSON_COMPACT | JSON_SORT_KEYS); every escape JSON needs, and no other.
+    @Test func encodesAsJanssonDoes() throws {
+        let text = #"{"é":1,"z":-9223372036854775808,"Z":9223372036854775807,"a b":[0,7,-7,10,-10,1234567890],"#
+            + #""":"","aa":{"a":null,"A":false,"aA":true}}"#
+        let value = try JSONValue.parse(text)
+        var error = json_error_t()
+        let tree = try #require(json_loads(text, 0, &error))
+        defer { json_decref(tree) }
+        let dumped = try #require(json_dumps(tree, Int(JSON_COMPACT | JSON_SORT_KEYS)))
+        defer { free(dumped) }
+        #expect(value.encoded() == String(cString: dumped))
+        let escaped: JSONValue = .string("\"\\/\u{8}\u{c}\n\r\t\u{1}\u{1f} \u{7f} ü 🚗")
+        #expect(escaped.encoded() == #""\"\\/\u0008\u000c\n\r\t\u0001\u001f "# + "\u{7f} ü 🚗\"")
+        #expect(try JSONValue.parse(escaped.encoded()) == escaped)
     }
 
     @Test func nonFiniteNumbersEncodeAsNull() {

@@ -1,0 +1,67 @@
+import DeckRuntime
+import Glibc
+
+extension RPCBench {
+    /// What each request costs the loop: the dispatcher's whole turn for it (parse, run, encode),
+    /// timed one call at a time in a runtime with Tone playing, p50/p99 over `calls` calls each.
+    /// The reference row is a request for a method that does not exist: the floor every request pays.
+    func loopTimePerMethod(calls: Int = 5_000) throws {
+        var configuration = RuntimeConfiguration.benchDefault
+        configuration.sinks = []
+        let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
+        defer { runtime.shutdown() }
+        guard let tone = runtime.plugins.load(options.bin + "/plugins/Tone.deckplugin") else { throw BenchError("cannot load Tone") }
+        try tone.activate()
+        try runtime.focus.play(pluginID: tone.id, item: "sine-440")
+        let dispatcher = runtime.makeDispatcher()
+        let connection = RPCConnection { _ in }
+        // Pairs alternate, so each call changes something (a volume, a pause) or is undone by the next.
+        let rows: [(name: String, requests: [String])] = [
+            ("(no such method: the floor)", [#"{"jsonrpc":"2.0","method":"no.such","id":1}"#]),
+            ("runtime.info", [#"{"jsonrpc":"2.0","method":"runtime.info","id":1}"#]),
+            ("session.get", [#"{"jsonrpc":"2.0","method":"session.get","id":1}"#]),
+            ("nowPlaying.get", [#"{"jsonrpc":"2.0","method":"nowPlaying.get","id":1}"#]),
+            ("queue.get", [#"{"jsonrpc":"2.0","method":"queue.get","id":1}"#]),
+            ("apps.list", [#"{"jsonrpc":"2.0","method":"apps.list","id":1}"#]),
+            ("volume.get", [#"{"jsonrpc":"2.0","method":"volume.get","id":1}"#]),
+            ("display.get", [#"{"jsonrpc":"2.0","method":"display.get","id":1}"#]),
+            ("sinks.list", [#"{"jsonrpc":"2.0","method":"sinks.list","id":1}"#]),
+            ("ui.get", [#"{"jsonrpc":"2.0","method":"ui.get","id":1}"#]),
+            ("rpc.discover", [#"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"#]),
+            ("volume.set", [#"{"jsonrpc":"2.0","method":"volume.set","params":{"group":"media","index":20},"id":1}"#,
+                            #"{"jsonrpc":"2.0","method":"volume.set","params":{"group":"media","index":21},"id":1}"#]),
+            ("volume.adjust", [#"{"jsonrpc":"2.0","method":"volume.adjust","params":{"group":"media","steps":1},"id":1}"#,
+                               #"{"jsonrpc":"2.0","method":"volume.adjust","params":{"group":"media","steps":-1},"id":1}"#]),
+            ("player.pause / player.play", [#"{"jsonrpc":"2.0","method":"player.pause","id":1}"#,
+                                            #"{"jsonrpc":"2.0","method":"player.play","id":1}"#]),
+            ("session.request / session.abandon", [
+                #"{"jsonrpc":"2.0","method":"session.request","params":{"context":"notification","name":"chime"},"id":1}"#,
+                #"{"jsonrpc":"2.0","method":"session.abandon","params":{"name":"chime"},"id":1}"#]),
+        ]
+        print("### Loop time per request (in process, Tone playing; parse, run and encode of one request, \(calls) calls each)\n")
+        print("| method | answer (bytes) | p50 (µs) | p99 (µs) | p50 vs the floor |")
+        print("|---|---|---|---|---|")
+        var floor = 1.0
+        for row in rows {
+            let requests = row.requests.map { Array($0.utf8) }
+            var samples: [UInt64] = []
+            samples.reserveCapacity(calls)
+            var answered = 0
+            for index in 0..<calls {
+                let start = Subprocess.now()
+                let answer = dispatcher.handle(requests[index % requests.count], connection: connection)
+                samples.append(Subprocess.now() - start)
+                if index == 0, let answer {
+                    guard !answer.contains(#""error""#) || row.name.hasPrefix("(") else { throw BenchError("\(row.name): \(answer)") }
+                    answered = answer.utf8.count
+                }
+                if index % 64 == 0 { runtime.loop.runNoWait() }
+            }
+            samples.sort()
+            let p50 = Double(samples[calls / 2]) / 1e3, p99 = Double(samples[calls * 99 / 100]) / 1e3
+            if row.name.hasPrefix("(") { floor = p50 }
+            print("| \(row.name) | \(answered) | \(String(format1: p50)) | \(String(format1: p99)) | \(String(format2: p50 / floor))× |")
+        }
+        print("")
+    }
+}
