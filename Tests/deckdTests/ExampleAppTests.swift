@@ -32,7 +32,7 @@ import Testing
         let dir = TemporaryDirectory()
         let out = dir.path + "/stations.opus"
         let result = try runProgram(Paths.binDir + "/deckd", ["--plugins", plugins, "--state", "none", "--freewheel", "--duration", "2",
-                                                              "--play", "org.example.stations:e659", "--sink", "file:\(out)"], timeout: 30)
+                                                              "--play", "org.example.stations:e659", "--sink", "file:\(out)", "--socket", dir.path + "/d.sock"], timeout: 30)
         #expect(result.status == 0, "\(result.output)")
         let audio = try AudioAnalysis.decodeWithFFmpeg(out)
         #expect(abs(AudioAnalysis.dominantFrequency(audio.left, start: 24_000) - 659.25) < 3)
@@ -58,7 +58,7 @@ import Testing
         let dir = TemporaryDirectory()
         let out = dir.path + "/metronome.opus"
         let result = try runProgram(Paths.binDir + "/deckd", ["--plugins", plugins, "--state", "none", "--freewheel", "--duration", "3",
-                                                              "--play", "org.example.metronome:bpm-120", "--sink", "file:\(out)"], timeout: 30)
+                                                              "--play", "org.example.metronome:bpm-120", "--sink", "file:\(out)", "--socket", dir.path + "/d.sock"], timeout: 30)
         #expect(result.status == 0, "\(result.output)")
         let left = try AudioAnalysis.decodeWithFFmpeg(out).left
         var onsets: [Int] = [], quietSince = 0
