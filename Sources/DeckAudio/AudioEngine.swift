@@ -14,7 +14,7 @@ public final class AudioEngine {
     /// The thread's side: its mixer, encoder and rings; replaced for each run.
     var worker: AudioRenderLoop
     private var doorbell: AsyncDoorbell?
-    private let watchdog: AudioWatchdog
+    let watchdog: AudioWatchdog
     /// Runs on the loop when a render hung: the stream's index (already dropped from the mix).
     public var onHungStream: ((Int) -> Void)?
     var thread: pthread_t?
@@ -187,7 +187,10 @@ public final class AudioEngine {
         drainPackets()
     }
 
-    func drainPackets() { delivery.drain(worker, stats: stats) }
+    func drainPackets() {
+        delivery.drain(worker, stats: stats)
+        if threadRunning { watchdog.sawProgress(worker.framesBegun.load(ordering: .relaxed)) }
+    }
 }
 
 /// Why the audio engine could not start or take a stream.

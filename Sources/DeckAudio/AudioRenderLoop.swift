@@ -69,6 +69,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
 
     func run() {
         identity.claim()
+        ThreadName.set("deck-audio")  // top -H and profilers tell it from the loop
         // Threads the runtime owns never take SIGPIPE, without touching the host process's disposition.
         var pipe = sigset_t()
         sigemptyset(&pipe)

@@ -15,10 +15,27 @@ final class AudioWatchdog {
         self.timeoutMilliseconds = UInt64(timeoutMilliseconds)
     }
 
+    private var period: UInt64 = 0
+    private var check: () -> Void = {}
+    /// How many times the check ran: while packets flow, none.
+    private(set) var checks = 0
+
     /// Runs `check` every `period` ms, from a fresh start (a new thread has made no progress yet).
     func arm(every period: UInt64, _ check: @escaping () -> Void) {
         lastFramesBegun = -1
-        timer.start(after: period, repeat: period, check)
+        self.period = period
+        self.check = { [unowned self] in
+            checks += 1
+            check()
+        }
+        timer.start(after: period, repeat: period, self.check)
+    }
+
+    /// The loop saw the thread's packets: while it delivers, the checks wait until the timeout
+    /// could have passed, so a healthy thread costs the loop no wake-up of the watchdog's own.
+    func sawProgress(_ begun: Int64) {
+        guard period > 0, progressed(begun) else { return }
+        timer.start(after: timeoutMilliseconds + 1, repeat: period, check)
     }
 
     func stop() { timer.stop() }

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import DeckRuntime
 @testable import DeckPlugins
+@testable import DeckAudio
 
 /// A plugin whose render never returns no longer takes the car's audio down: the watchdog names
 /// it, drops its stream, and the output goes on in a fresh audio thread, without a break in the
@@ -10,6 +11,19 @@ import Testing
 @Suite struct AudioWatchdogTests {
     let dir = TemporaryDirectory()
 
+    /// While the thread delivers, its packets are the proof of life: the watchdog's own timer
+    /// waits for the timeout and never wakes the loop (it woke it every frame).
+    @Test func aHealthyOutputCostsTheLoopNoWatchdogWakeUps() throws {
+        let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(dir.path)/healthy.opus"], isolation: .inline)
+        let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio", entitlements: ["audio"]))
+        try harness.start()
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
+        harness.run(for: 0.2)
+        let checks = harness.runtime.audio.watchdog.checks
+        harness.run(for: 1)
+        #expect(harness.runtime.audio.stats.frames.load(ordering: .relaxed) > 40)
+        #expect(harness.runtime.audio.watchdog.checks == checks)
+    }
 
     @Test func aHungRenderIsDroppedAndTheOthersPlayOnInAFreshAudioThread() throws {
         let path = dir.path + "/watchdog.opus"
