@@ -279,25 +279,30 @@ final class SyncAnswer: @unchecked Sendable {  // Guarded by `lock` and `ready`;
         pthread_mutex_unlock(&lock)
     }
 
-    /// Waiters spinning now, and how many may: one CPU is always left for the runtime's thread,
-    /// which is the one that must run for any of them to be answered.
-    private static let spinning = Atomic<Int>(0)
-    private static let spinners = max(0, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1)
+    /// Calls waiting now: a waiter spins only when it is alone (with others queued, answers come
+    /// one by one and a spinner takes the CPU the runtime's thread needs for them).
+    private static let waiting = Atomic<Int>(0)
+    /// Whether the last lone call was answered within the spin: under load it is not, and spinning
+    /// only takes CPU from the thread that answers; the next lone call that sleeps tells again.
+    private static let spinPays = Atomic<Bool>(true)
+    private static let canSpin = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
     /// How long a waiter spins: a few of the quick answers most calls get.
     private static let spinNanoseconds = 50_000
 
-    /// The answer, or nil at `deadline` (monotonic ms). Spins without system calls while a CPU is
-    /// free for it, then sleeps on the condition.
+    /// The answer, or nil at `deadline` (monotonic ms). A lone waiter spins briefly without system
+    /// calls while that pays, then sleeps on the condition.
     func wait(until deadline: Int) -> String? {
-        if SyncAnswer.spinning.add(1, ordering: .relaxed).newValue <= SyncAnswer.spinners {
-            let end = MonotonicClock.nanoseconds + SyncAnswer.spinNanoseconds
+        let alone = SyncAnswer.waiting.add(1, ordering: .relaxed).newValue == 1
+        defer { SyncAnswer.waiting.subtract(1, ordering: .relaxed) }
+        let start = MonotonicClock.nanoseconds
+        if alone && SyncAnswer.canSpin && SyncAnswer.spinPays.load(ordering: .relaxed) {
             var rounds = 0
             while !arrived.load(ordering: .acquiring) {
                 rounds &+= 1
-                if rounds & 63 == 0 && MonotonicClock.nanoseconds > end { break }
+                if rounds & 63 == 0 && MonotonicClock.nanoseconds - start > SyncAnswer.spinNanoseconds { break }
             }
         }
-        SyncAnswer.spinning.subtract(1, ordering: .relaxed)
+        defer { if alone { SyncAnswer.spinPays.store(MonotonicClock.nanoseconds - start <= SyncAnswer.spinNanoseconds, ordering: .relaxed) } }
         var until = timespec(tv_sec: deadline / 1000, tv_nsec: (deadline % 1000) * 1_000_000)
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
