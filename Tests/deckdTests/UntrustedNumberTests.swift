@@ -74,6 +74,8 @@ import Testing
         try Fixture.app(in: dir.path + "/plugins", "Long", id: "org.deck.test.long", defines: ["FIXTURE_ELAPSED=1e9", "FIXTURE_DURATION=1e9"])
         let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--sink", "file:\(dir.path)/out.opus"])
         #expect(deckd.waitForLog("deckd: ready"))
+        // The fixture's first callback moves a published position to 5 s: let it come before the launch.
+        #expect(deckd.waitForLog("callback: loop thread"))
         #expect(try deckd.deckctl(["launch", "org.deck.test.long", "sine-440"]).status == 0)
         #expect(deckd.waitForLog("now playing: 0"))
         let shown = try deckd.deckctl(["now-playing", "--format", "{{elapsed}} {{position}} {{duration}}"])

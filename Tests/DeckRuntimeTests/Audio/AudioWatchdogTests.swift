@@ -22,7 +22,9 @@ import Testing
         let checks = harness.runtime.audio.watchdog.checks
         harness.run(for: 1)
         #expect(harness.runtime.audio.stats.frames.load(ordering: .relaxed) > 40)
-        #expect(harness.runtime.audio.watchdog.checks == checks)
+        // None while packets flow (49 when it woke every frame); two allow a loop stalled past the
+        // render timeout by a loaded machine.
+        #expect(harness.runtime.audio.watchdog.checks <= checks + 2)
     }
 
     @Test func aHungRenderIsDroppedAndTheOthersPlayOnInAFreshAudioThread() throws {

@@ -113,12 +113,12 @@ import Testing
     /// A host heard while the loop stood still (plugins loading one after another, a long call) is
     /// heard when its message is read, not at the start of that long turn.
     @Test func aHostHeardDuringALongTurnIsNotCountedQuiet() throws {
-        let harness = try harness(dir.path + "/long-turn.opus") { $0.isolation.heartbeatTimeoutMilliseconds = 400 }
+        let harness = try harness(dir.path + "/long-turn.opus") { $0.isolation.heartbeatTimeoutMilliseconds = 1_000 }
         let maps = try maps(harness)
         let pid = try #require(maps.processID)
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.log.messages(from: maps.id).contains { $0.hasPrefix("callback:") } })
         try harness.start()
-        usleep(600_000)  // the loop's time stands still; the host's heartbeats wait in its socket
+        usleep(1_300_000)  // the loop's time stands still; the host's heartbeats wait in its socket
         try harness.runtime.focus.play(pluginID: maps.id, item: "sine-440@navigation/1")  // a call reads them on the way
         harness.run(for: 0.3)
         let errors = harness.log.all.filter { $0.level == .error }.map(\.message)
