@@ -8,17 +8,16 @@ final class AudioWatchdog {
     private let timeoutMilliseconds: UInt64
     private var lastFramesBegun: Int64 = -1
     private var lastProgressAt: UInt64 = 0
+    private var period: UInt64 = 0
+    private var check: () -> Void = {}
+    /// How many times the check ran: while packets flow, none.
+    private(set) var checks = 0
 
     init(loop: EventLoop, timeoutMilliseconds: Int) throws(LoopError) {
         timer = try LoopTimer(loop: loop)
         self.loop = loop
         self.timeoutMilliseconds = UInt64(timeoutMilliseconds)
     }
-
-    private var period: UInt64 = 0
-    private var check: () -> Void = {}
-    /// How many times the check ran: while packets flow, none.
-    private(set) var checks = 0
 
     /// Runs `check` every `period` ms, from a fresh start (a new thread has made no progress yet).
     func arm(every period: UInt64, _ check: @escaping () -> Void) {
