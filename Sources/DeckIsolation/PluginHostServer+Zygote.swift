@@ -1,4 +1,5 @@
 import CProcess
+import DeckBase
 import Glibc
 
 extension PluginHostServer {
@@ -7,7 +8,7 @@ extension PluginHostServer {
     /// Stays single-threaded, so each fork is a clean copy. Ends when the runtime closes the socket.
     static func zygote() -> Never {
         deck_close_from(4)
-        deck_set_thread_name("deck-zygote")
+        ThreadName.set("deck-zygote")
         _ = deck_parent_death_signal(SIGKILL)
         if getppid() == 1 { _exit(0) }
         _ = HostSandbox.loadedFolders  // once here, not in every host

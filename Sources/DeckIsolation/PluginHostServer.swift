@@ -31,7 +31,7 @@ package final class PluginHostServer {
             complain("\(error) (it is started by the Deck runtime, not by hand)")
             exit(2)
         }
-        deck_set_thread_name(String(arguments.id.suffix(15)))  // ps and top show whose host it is
+        ThreadName.set(String(arguments.id.suffix(15)))  // ps and top show whose host it is
         deck_close_from(descriptors.filled + 1)  // before the loop's own descriptors exist
         var problems: [String] = []
         if !arguments.cgroup.isEmpty && !HostCgroups.join(arguments.cgroup) {
