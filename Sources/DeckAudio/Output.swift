@@ -18,11 +18,20 @@ public final class Output {
     private let maxSinks: Int
     private let logger: Logger
     private let loop: EventLoop
-    /// The mixer stream of each owner (a plugin id) that has one open, and the sink its audio is
-    /// pinned to (nil: app audio, which goes to the selected sinks).
-    private var streams: [String: (stream: Int, pin: String?)] = [:]
-    /// The names of the sinks app audio goes to; nil is every sink.
-    public private(set) var selection: [String]?
+    /// The mixer stream of each owner (a plugin id) that has one open, the sink its audio is
+    /// pinned to (nil: app audio, which goes to the selected sinks), and the zones whose app audio
+    /// it is (one bit per zone).
+    private var streams: [String: (stream: Int, pin: String?, zones: UInt8)] = [:]
+    /// The names of the sinks each zone's app audio goes to; a zone not here uses all its sinks.
+    public private(set) var selections: [Int: [String]] = [:]
+    /// How many audio zones the output mixes for (one mix per zone that has sinks).
+    public private(set) var zoneCount = 1
+    /// The zone of each sink named in the config's zones; any other sink is in zone 0.
+    private var configuredSinkZones: [String: Int] = [:]
+    /// The zone of each open sink, by id.
+    private var sinkZones: [Int: Int] = [:]
+    /// The zones whose sessions are active; a run lasts while one is.
+    private var activeZones: Set<Int> = []
     private var plan = RoutePlan()
     private var generation = 0
     /// Set while the output itself ends a run, so that end is not taken for `--duration`'s.
@@ -63,12 +72,28 @@ public final class Output {
         }
     }
 
+    /// The names of the sinks the primary zone's app audio goes to; nil is every sink.
+    public var selection: [String]? { selections[0] }
+
+    // MARK: Zones
+
+    /// Mixes for `count` zones, the sinks named in `sinkZones` in theirs (the rest in zone 0).
+    /// Set before any sink opens.
+    public func configureZones(count: Int, sinkZones: [String: Int]) {
+        zoneCount = count
+        configuredSinkZones = sinkZones
+        reroute()
+    }
+
+    /// The zone sink `id` is in (0 when it is not open).
+    public func zone(ofSink id: Int) -> Int { sinkZones[id] ?? 0 }
+
     // MARK: Sinks
 
     /// Opens a sink; `name=` and `kind=` in the URI label it. One a client adds (`fromClient`)
     /// may write files only inside `files.directory`.
     @discardableResult
-    public func addSink(_ text: String, fromClient: Bool = false) throws(SinkError) -> SinkInfo {
+    public func addSink(_ text: String, fromClient: Bool = false, zone: Int? = nil) throws(SinkError) -> SinkInfo {
         guard sinks.list.count < maxSinks else { throw .tooMany(maxSinks) }
         var (parsed, label) = try SinkLabel.parse(text)
         if let name = label.name, let holder = sinks.list.first(where: { $0.name == name }) {
@@ -77,13 +102,17 @@ public final class Output {
         if fromClient, case .file(let path, let pipe) = parsed {
             parsed = .file(path: try files.confine(path, uri: text), pipe: pipe)
         }
-        return attach(try parsed.makeSink(sinkContext), label: SinkLabel(name: label.name, kind: label.kind ?? SinkKind(default: parsed)))
+        return attach(try parsed.makeSink(sinkContext), label: SinkLabel(name: label.name, kind: label.kind ?? SinkKind(default: parsed)),
+                      zone: zone)
     }
 
-    /// Feeds `sink` from the next frame (embedders' own sinks, such as a callback).
+    /// Feeds `sink` from the next frame (embedders' own sinks, such as a callback), in `zone`
+    /// (nil: the zone the config names for it, else zone 0).
     @discardableResult
-    public func attach(_ sink: any Sink, label: SinkLabel = SinkLabel()) -> SinkInfo {
-        let id = sinks.add(sink, name: label.name ?? sink.uri, kind: label.kind ?? .network)
+    public func attach(_ sink: any Sink, label: SinkLabel = SinkLabel(), zone: Int? = nil) -> SinkInfo {
+        let name = label.name ?? sink.uri
+        let id = sinks.add(sink, name: name, kind: label.kind ?? .network)
+        sinkZones[id] = zone ?? configuredSinkZones[name] ?? 0
         logger.info("sinks", "sink \(id): \(sink.uri)" + (label.name.map { " (\($0))" } ?? ""))
         reroute()
         return sinks.list.first { $0.id == id }!
@@ -91,29 +120,32 @@ public final class Output {
 
     public func removeSink(_ id: Int) throws(SinkError) {
         try sinks.remove(id)
+        sinkZones[id] = nil
         logger.info("sinks", "sink \(id) removed")
         reroute()
     }
 
-    /// Sends app audio to these sinks only (nil: to every sink, the default); audio pinned to a sink
-    /// stays there. Each sink that changes mix fades out and in.
-    public func select(_ ids: [Int]?) throws(SinkError) {
+    /// Sends `zone`'s app audio to these of its sinks only (nil: to every sink of the zone, the
+    /// default); audio pinned to a sink stays there. Each sink that changes mix fades out and in.
+    public func select(_ ids: [Int]?, zone: Int = 0) throws(SinkError) {
         let open = sinks.list
         if let missing = ids?.first(where: { id in !open.contains { $0.id == id } }) { throw .noSuchSink(missing) }
-        select(names: ids.map { ids in open.filter { ids.contains($0.id) }.map(\.name) })
-        logger.info("sinks", "app audio goes to " + (ids.map { "sink(s) \($0.map(String.init).joined(separator: ", "))" } ?? "every sink"))
+        if let stranger = ids?.first(where: { sinkZones[$0] != zone }) { throw .otherZone(stranger) }
+        select(names: ids.map { ids in open.filter { ids.contains($0.id) }.map(\.name) }, zone: zone)
+        logger.info("sinks", "app audio\(zoneCount > 1 ? " of zone \(zone)" : "") goes to "
+                    + (ids.map { "sink(s) \($0.map(String.init).joined(separator: ", "))" } ?? "every sink"))
     }
 
-    /// Sends app audio to the sinks with these names (a saved choice); names not open are ignored,
-    /// and when none is open app audio goes to every sink.
-    public func select(names: [String]?) {
-        selection = names
+    /// Sends `zone`'s app audio to the sinks with these names (a saved choice); names not open are
+    /// ignored, and when none is open the zone's app audio goes to every sink of the zone.
+    public func select(names: [String]?, zone: Int = 0) {
+        selections[zone] = names
         reroute()
     }
 
-    /// Whether app audio goes to the sink now.
+    /// Whether app audio (of the sink's zone) goes to the sink now.
     public func carriesAppAudio(_ sink: Int) -> Bool {
-        plan.sinkBuses[sink].flatMap { plan.buses[$0] }.map { $0 & 1 != 0 } ?? false
+        plan.sinkBuses[sink].flatMap { plan.buses[$0] }.map { $0 & (1 << zone(ofSink: sink)) != 0 } ?? false
     }
 
     /// Opens every URI (a sink that cannot open is logged and the rest run); throws the reasons
@@ -131,8 +163,11 @@ public final class Output {
 
     // MARK: Runs
 
-    /// Starts a run of the audio thread; real-time scheduling is tried when paced and reported.
-    public func startRun() {
+    /// Starts a run of the audio thread for `zone`'s session; real-time scheduling is tried when
+    /// paced and reported. A run already going for another zone carries on.
+    public func startRun(zone: Int = 0) {
+        activeZones.insert(zone)
+        guard !engine.isRunning else { return }
         do {
             try engine.start()
         } catch {
@@ -143,21 +178,24 @@ public final class Output {
         logger.info("audio", "output started: \(configuration.frameSize) frames, \(configuration.encoder.bitrate / 1000) kbit/s, \(mode)")
     }
 
-    /// Ends the run in progress cleanly (the last packet carries EOS).
-    public func endRun() {
+    /// `zone`'s session went idle: ends the run in progress cleanly (the last packet carries EOS)
+    /// when no other zone's is active.
+    public func endRun(zone: Int = 0) {
+        activeZones.remove(zone)
+        guard activeZones.isEmpty else { return }
         ending = engine.isRunning
         engine.stop()
     }
 
     // MARK: Streams
 
-    /// Starts mixing `owner`'s stream at `gain`, to the selected sinks or to the sink named `pin`;
-    /// opening an open stream does nothing.
+    /// Starts mixing `owner`'s stream at `gain`, to the selected sinks of the zones in `zones`
+    /// (one bit per zone) or to the sink named `pin`; opening an open stream does nothing.
     public func openStream(for owner: String, source: RenderSource, gain: Float, counters: StreamCounters,
-                           pin: String? = nil) throws(AudioEngineError) {
+                           pin: String? = nil, zones: UInt8 = 1) throws(AudioEngineError) {
         guard streams[owner] == nil else { return }
-        let stream = try engine.openStream(source, gain: gain, counters: counters, buses: plan.streamBuses(pin: pin))
-        streams[owner] = (stream, pin)
+        let stream = try engine.openStream(source, gain: gain, counters: counters, buses: plan.streamBuses(pin: pin, zones: zones))
+        streams[owner] = (stream, pin, zones)
         logger.debug("audio", "\(owner): stream opened" + (pin.map { ", pinned to \($0)" } ?? ""))
         if let pin, !plan.pins.contains(pin), sinks.list.contains(where: { $0.name == pin }) { reroute() }
     }
@@ -166,6 +204,13 @@ public final class Output {
     public func pin(_ owner: String, to pin: String?) {
         guard let open = streams[owner], open.pin != pin else { return }
         streams[owner]?.pin = pin
+        reroute()
+    }
+
+    /// Makes `owner`'s stream app audio of the zones in `zones` (one bit per zone).
+    public func move(_ owner: String, toZones zones: UInt8) {
+        guard let open = streams[owner], open.zones != zones else { return }
+        streams[owner]?.zones = zones
         reroute()
     }
 
@@ -209,8 +254,9 @@ public final class Output {
         let open = sinks.list
         let next: RoutePlan
         do {
-            next = try RoutePlan.make(sinks: open.map { ($0.id, $0.name) }, selected: selection.map(Set.init),
-                                      pinnedTo: Set(streams.values.compactMap(\.pin)), previous: plan)
+            next = try RoutePlan.make(sinks: open.map { ($0.id, $0.name, zone(ofSink: $0.id)) }, zones: zoneCount,
+                                      selected: selections.mapValues(Set.init), pinnedTo: Set(streams.values.compactMap(\.pin)),
+                                      previous: plan)
         } catch {
             return logger.error("sinks", "routing unchanged: \(error)")
         }
@@ -219,10 +265,12 @@ public final class Output {
             guard let bus = plan.sinkBuses[sink.id], bus != next.sinkBuses[sink.id] || plan.buses[bus] != next.buses[bus] else { return nil }
             return bus
         }
-        let fading = Set(streams.values.filter { open in cut.contains { plan.streamBuses(pin: open.pin) & (1 << $0) != 0 } }.map(\.stream))
+        let fading = Set(streams.values.filter { open in
+            cut.contains { plan.streamBuses(pin: open.pin, zones: open.zones) & (1 << $0) != 0 }
+        }.map(\.stream))
         generation += 1
         sinks.route(next.sinkBuses, generation: generation, inFlight: engine.isRunning)
-        engine.reroute(streams: Dictionary(uniqueKeysWithValues: streams.values.map { ($0.stream, next.streamBuses(pin: $0.pin)) }),
+        engine.reroute(streams: Dictionary(uniqueKeysWithValues: streams.values.map { ($0.stream, next.streamBuses(pin: $0.pin, zones: $0.zones)) }),
                        activeBuses: next.activeBuses, generation: generation, alsoFading: fading)
         plan = next
     }

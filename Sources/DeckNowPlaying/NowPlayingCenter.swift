@@ -39,6 +39,18 @@ public final class NowPlayingCenter {
         return .owner
     }
 
+    /// Takes `other`'s owner and all it published (its app moved to this center's zone); `other`
+    /// is left without an owner.
+    @discardableResult
+    public func take(from other: NowPlayingCenter) -> Change {
+        (owner, info, queue, commands, skipIntervals, artwork) = (other.owner, other.info, other.queue, other.commands,
+                                                                   other.skipIntervals, other.artwork)
+        nextQueueID = max(nextQueueID, other.nextQueueID)
+        nextArtworkID = max(nextArtworkID, other.nextArtworkID)
+        other.transfer(to: nil)
+        return .owner
+    }
+
     private func reset() {
         info = NowPlayingInfo()
         queue = PlayQueue()

@@ -86,6 +86,8 @@ public enum SinkError: Error, Equatable, Sendable, CustomStringConvertible {
     case cannotOpen(String, String)
     case noSuchSink(Int)
     case tooMany(Int)
+    /// The sink is in another zone than the one whose audio was being routed.
+    case otherZone(Int)
 
     public var description: String {
         switch self {
@@ -93,6 +95,7 @@ public enum SinkError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cannotOpen(let uri, let reason): "cannot open sink \(uri): \(reason)"
         case .noSuchSink(let id): "no sink with id \(id)"
         case .tooMany(let limit): "\(limit) sinks are open already (maxSinks); remove one first"
+        case .otherZone(let id): "sink \(id) is in another zone; a zone's audio goes only to that zone's sinks"
         }
     }
 }

@@ -6,23 +6,22 @@ import DeckControl
 struct AppsMethods {
     let registry: PluginRegistry
     let supervisor: PluginSupervisor
-    let focus: FocusCoordinator
-    let player: PlayerCoordinator
+    let zones: ZoneSet
     let interface: InterfaceCoordinator
     let events: EventPublisher
 
     var methods: [RPCMethod] {
-        let (registry, supervisor, focus, player, interface, events) = (registry, supervisor, focus, player, interface, events)
+        let (registry, supervisor, zones, interface, events) = (registry, supervisor, zones, interface, events)
         let id = RPCMethod.Param("id", Schema.string, "a plugin id, e.g. org.deck.tone")
         return [
             RPCMethod("apps.list", "Loaded apps with state, effective entitlements and permissions, and refused bundles.",
-                      result: AppsMethods.listSchema) { _ in AppsMethods.list(registry, focus: focus) },
+                      result: AppsMethods.listSchema) { _ in AppsMethods.list(registry, zones: zones) },
             RPCMethod("apps.load", "Load and activate the bundle at a path (a crashed or disabled app from it starts again).",
                       params: [.init("path", Schema.string, "a NAME.deckplugin folder")],
                       result: AppsMethods.appSchema, errors: [-32004]) { call throws(RPCError) in
                 let path = try call.string("path")
                 if let plugin = supervisor.revive(bundle: path) {
-                    return AppsMethods.describe(plugin, streaming: focus.isStreaming(plugin.id))
+                    return AppsMethods.describe(plugin, zones: zones)
                 }
                 guard let plugin = registry.load(path, recordFailure: false) else {
                     throw .commandFailed(registry.lastLoadFailure?.reasonText ?? "not loaded")
@@ -36,7 +35,7 @@ struct AppsMethods {
                     throw .commandFailed(error.message)
                 }
                 events.appsChanged()
-                return AppsMethods.describe(plugin, streaming: focus.isStreaming(plugin.id))
+                return AppsMethods.describe(plugin, zones: zones)
             },
             RPCMethod("apps.unload", "Deactivate, destroy and forget an app.", params: [id],
                       result: Schema.boolean, errors: [-32003]) { call throws(RPCError) in
@@ -55,26 +54,38 @@ struct AppsMethods {
                 guard let plugin = supervisor.reload(id) else {
                     throw .commandFailed("\(id) was unloaded but not loaded again: \(registry.lastLoadFailure?.reasonText ?? "refused")")
                 }
-                return AppsMethods.describe(plugin, streaming: focus.isStreaming(plugin.id))
+                return AppsMethods.describe(plugin, zones: zones)
             },
-            RPCMethod("apps.launch", "Activate an app and ask it to play an item (its default when none); an app that owns "
-                      + "now playing and is paused resumes instead, and a crashed or disabled one starts again first.",
-                      params: [id, .init("item", Schema.string, required: false)],
+            RPCMethod("apps.launch", "Activate an app and ask it to play an item (its default when none) in a zone (the one it "
+                      + "is in when none is named); an app that owns now playing and is paused resumes instead, and a crashed or "
+                      + "disabled one starts again first. An app plays in one zone at a time: apps.move moves one that plays.",
+                      params: [id, .init("item", Schema.string, required: false),
+                               .init("zone", Schema.string, required: false, "a zone id from zones.list; default: the app's zone")],
                       result: AppsMethods.appSchema, errors: [-32000, -32003, -32004]) { call throws(RPCError) in
                 let id = try call.string("id")
+                let named = try call.optional("zone") == nil ? nil : zones.zone(of: call)
                 _ = supervisor.revive(id: id)
                 guard let plugin = registry.plugin(id: id) else { throw .noSuchApp(id) }
+                if let named, named !== zones.zone(ofPlugin: id) {
+                    guard !zones.isPlaying(id) else {
+                        throw .commandFailed("\(id) plays in zone \(zones.zone(ofPlugin: id).id); an app plays in one zone at a time "
+                                             + "(apps.move moves it with what it plays)")
+                    }
+                    zones.place(id, in: named)
+                }
                 if plugin.state == .initialized {
                     do throws(PluginCallError) { try plugin.activate() } catch { throw .commandFailed(error.message) }
                 }
                 interface.launched(id)
                 let item = try call.optionalString("item")
+                let zone = zones.zone(ofPlugin: id)
+                let (focus, player) = (zone.focus, zone.player)
                 let center = player.center
                 if item == nil, center.owner == id, center.info.playbackState == .paused, center.commands.contains(.play) {
                     var failure: RPCError?
                     player.send(.play) { if case .failure(let error) = PlayerMethods.answer($0, .play) { failure = error } }
                     if let failure { throw failure }
-                    return AppsMethods.describe(plugin, streaming: focus.isStreaming(plugin.id))
+                    return AppsMethods.describe(plugin, zones: zones)
                 }
                 let outcome: FocusCoordinator.PlayOutcome
                 do throws(PluginCallError) {
@@ -84,22 +95,37 @@ struct AppsMethods {
                 }
                 if case .silent(let reason) = outcome { throw .commandFailed(reason) }
                 events.appsChanged()
-                return AppsMethods.describe(plugin, streaming: focus.isStreaming(plugin.id))
+                return AppsMethods.describe(plugin, zones: zones)
+            },
+            RPCMethod("apps.move", "Move an app to another zone with what it plays: its focus request is made again in that "
+                      + "zone's session, its stream is heard there from the next frame, its now playing goes along. When that "
+                      + "zone does not grant it, the app is told it lost focus.",
+                      params: [id, .init("zone", Schema.string, "a zone id from zones.list")],
+                      result: AppsMethods.appSchema, errors: [-32003]) { call throws(RPCError) in
+                let id = try call.string("id")
+                _ = try call.string("zone")
+                let target = try zones.zone(of: call)
+                guard let plugin = registry.plugin(id: id) else { throw .noSuchApp(id) }
+                zones.move(id, to: target)
+                events.appsChanged()
+                return AppsMethods.describe(plugin, zones: zones)
             },
         ]
     }
 
     /// What `apps.list` and `apps.changed` carry.
-    static func list(_ registry: PluginRegistry, focus: FocusCoordinator) -> JSONValue {
+    static func list(_ registry: PluginRegistry, zones: ZoneSet) -> JSONValue {
         [
-            "apps": .array(registry.map { describe($0, streaming: focus.isStreaming($0.id)) }),
+            "apps": .array(registry.map { describe($0, zones: zones) }),
             "refused": .array(registry.loadFailures.map { ["bundle": .string($0.bundle), "reason": .string($0.reasonText)] }),
         ]
     }
 
-    static func describe(_ plugin: PluginInstance, streaming: Bool) -> JSONValue {
+    static func describe(_ plugin: PluginInstance, zones: ZoneSet) -> JSONValue {
         let counters = plugin.streamCounters
+        let streaming = zones.primary.focus.isStreaming(plugin.id)
         return [
+            "zone": .string(zones.zone(ofPlugin: plugin.id).id),
             "id": .string(plugin.id), "name": .string(plugin.manifest.name), "version": .string(plugin.manifest.version.description),
             "state": .string(plugin.state.rawValue), "language": .string(plugin.isSwift ? "swift" : "c"),
             "entitlements": .array(plugin.entitlements.sorted().map { .string($0.rawValue) }),
@@ -131,7 +157,7 @@ struct AppsMethods {
         "state": Schema.oneOf(PluginInstance.State.allCases.map(\.rawValue)), "language": Schema.oneOf(["swift", "c"]),
         "entitlements": Schema.array(Schema.oneOf(Entitlement.allCases.map(\.rawValue))),
         "permissions": Schema.array(Schema.oneOf(Permission.allCases.map(\.rawValue))), "dataFolder": Schema.nullable(Schema.string),
-        "bundle": Schema.string,
+        "bundle": Schema.string, "zone": Schema.string,
         "streaming": Schema.boolean, "offers": Schema.array(Schema.oneOf(["audio", "now-playing", "ui", "content"])), "isolation": Schema.oneOf(["inline", "process"]), "pid": Schema.nullable(Schema.integer),
         "underrunFrames": Schema.integer, "invalidFrames": Schema.integer, "clippedFrames": Schema.integer, "subnormalFrames": Schema.integer,
         "renderMs": Schema.nullable(Schema.object(["calls": Schema.integer, "p50": Schema.number, "p99": Schema.number, "max": Schema.number,

@@ -3,28 +3,33 @@ import DeckControl
 import DeckNowPlaying
 
 /// `nowPlaying.*` and `queue.get`: the one now-playing state of the car and its queue, as the
-/// HMI draws them. Loop-thread-confined.
+/// HMI draws them; each zone has its own (default: the primary one). Loop-thread-confined.
 struct NowPlayingMethods {
-    let player: PlayerCoordinator
+    let zones: ZoneSet
     let scheduler: any Scheduler
 
     var methods: [RPCMethod] {
-        let (player, scheduler) = (player, scheduler)
+        let (zones, scheduler) = (zones, scheduler)
         return [
             RPCMethod("nowPlaying.get", "What plays: metadata, position (extrapolate elapsed with rate from the answer's "
-                      + "arrival), queue place, enabled commands.", result: NowPlayingMethods.nowPlayingSchema) { _ in
-                player.center.nowPlayingJSON(now: scheduler.now)
+                      + "arrival), queue place, enabled commands.", params: [ZoneSet.param],
+                      result: NowPlayingMethods.nowPlayingSchema) { call throws(RPCError) in
+                try zones.zone(of: call).player.center.nowPlayingJSON(now: scheduler.now)
             },
             RPCMethod("nowPlaying.artwork", "The current artwork's bytes (base64), by the id nowPlaying.get gives.",
-                      params: [.init("id", Schema.string)], result: NowPlayingMethods.artworkSchema, errors: [-32007]) { call throws(RPCError) in
+                      params: [.init("id", Schema.string), ZoneSet.param], result: NowPlayingMethods.artworkSchema,
+                      errors: [-32007]) { call throws(RPCError) in
                 let id = try call.string("id")
+                let player = try zones.zone(of: call).player
                 guard let artwork = player.center.artwork, artwork.id == id else {
                     throw .noSuchContent("no artwork \(id); the current one is \(player.center.artwork?.id ?? "none")")
                 }
                 return ["id": .string(id), "mimeType": .string(artwork.mimeType), "data": .string(Base64.encode(artwork.bytes))]
             },
             RPCMethod("queue.get", "The queue of the app that owns now playing: items with stable ids, the current one, "
-                      + "shuffle and repeat.", result: NowPlayingMethods.queueSchema) { _ in player.center.queueJSON },
+                      + "shuffle and repeat.", params: [ZoneSet.param], result: NowPlayingMethods.queueSchema) { call throws(RPCError) in
+                try zones.zone(of: call).player.center.queueJSON
+            },
         ]
     }
 

@@ -4,9 +4,9 @@ import DeckNowPlaying
 
 /// `player.*`: remote commands for the app that owns now playing, as the steering wheel sends
 /// them. Each is answered when the app answers (or times out); its result maps to an error code.
-/// Loop-thread-confined.
+/// Each acts on the zone it names (default: the primary one). Loop-thread-confined.
 struct PlayerMethods {
-    let player: PlayerCoordinator
+    let zones: ZoneSet
 
     var methods: [RPCMethod] {
         let simple: [(String, RemoteCommand, String)] = [
@@ -21,37 +21,38 @@ struct PlayerMethods {
             ("player.bookmark", .bookmark, "Bookmark what plays."),
         ]
         var methods = simple.map { name, command, summary in
-            method(name, summary) { _ throws(RPCError) in command }
+            method(name, summary) { _, _ throws(RPCError) in command }
         }
-        methods.append(method("player.seek", "Move to a position, in seconds.", params: [.init("position", Schema.number(in: MediaTime.positions))]) { call throws(RPCError) in
+        methods.append(method("player.seek", "Move to a position, in seconds.", params: [.init("position", Schema.number(in: MediaTime.positions))]) { call, _ throws(RPCError) in
             .seek(try call.number("position"))
         })
         methods.append(method("player.skip", "Skip forward (positive) or back (negative) by seconds; by default forward by the app's preferred interval.",
-                              params: [.init("seconds", Schema.number(in: -86_400...86_400), required: false)]) { [player] call throws(RPCError) in
+                              params: [.init("seconds", Schema.number(in: -86_400...86_400), required: false)]) { call, player throws(RPCError) in
             guard call.optional("seconds") != nil else { return .skip(player.center.skipIntervals.forward) }
             return .skip(try call.number("seconds"))
         })
-        methods.append(method("player.setRate", "Set the playback rate (1 is normal speed).", params: [.init("rate", Schema.number(in: -16...16))]) { call throws(RPCError) in
+        methods.append(method("player.setRate", "Set the playback rate (1 is normal speed).", params: [.init("rate", Schema.number(in: -16...16))]) { call, _ throws(RPCError) in
             .setRate(try call.number("rate"))
         })
-        methods.append(method("player.setShuffle", "Set shuffle.", params: [.init("mode", Schema.oneOf(ShuffleMode.allCases.map(\.rawValue)))]) { call throws(RPCError) in
+        methods.append(method("player.setShuffle", "Set shuffle.", params: [.init("mode", Schema.oneOf(ShuffleMode.allCases.map(\.rawValue)))]) { call, _ throws(RPCError) in
             guard let mode = ShuffleMode(rawValue: try call.string("mode")) else { throw .invalidParams("\"mode\" must be off or items") }
             return .setShuffle(mode)
         })
-        methods.append(method("player.setRepeat", "Set repeat.", params: [.init("mode", Schema.oneOf(RepeatMode.allCases.map(\.rawValue)))]) { call throws(RPCError) in
+        methods.append(method("player.setRepeat", "Set repeat.", params: [.init("mode", Schema.oneOf(RepeatMode.allCases.map(\.rawValue)))]) { call, _ throws(RPCError) in
             guard let mode = RepeatMode(rawValue: try call.string("mode")) else { throw .invalidParams("\"mode\" must be off, one or all") }
             return .setRepeat(mode)
         })
         return methods
     }
 
-    /// A method that reads its command from the call and answers with the owner's result.
+    /// A method that reads its command from the call and answers with the zone owner's result.
     private func method(_ name: String, _ summary: String, params: [RPCMethod.Param] = [],
-                        command: @escaping (RPCCall) throws(RPCError) -> RemoteCommand) -> RPCMethod {
-        let player = player
-        return RPCMethod(name, summary, params: params, result: PlayerMethods.resultSchema,
+                        command: @escaping (RPCCall, PlayerCoordinator) throws(RPCError) -> RemoteCommand) -> RPCMethod {
+        let zones = zones
+        return RPCMethod(name, summary, params: params + [ZoneSet.param], result: PlayerMethods.resultSchema,
                          errors: [-32004, -32007, -32008, -32009]) { call, reply throws(RPCError) in
-            let remote = try command(call)
+            let player = try zones.zone(of: call).player
+            let remote = try command(call, player)
             player.send(remote) { outcome in reply(PlayerMethods.answer(outcome, remote)) }
         }
     }

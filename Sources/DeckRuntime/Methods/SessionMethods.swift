@@ -4,41 +4,43 @@ import DeckControl
 
 /// `session.*`: who holds audio focus, and the integrator's own focus requests. Loop-thread-confined.
 struct SessionMethods {
-    let focus: FocusCoordinator
+    let zones: ZoneSet
 
     var methods: [RPCMethod] {
-        let focus = focus
+        let zones = zones
         let contexts = Schema.oneOf(AudioContext.allCases.map(\.rawValue))
         let types = Schema.oneOf(FocusRequestType.allCases.map(\.rawValue))
         return [
-            RPCMethod("session.get", "Focus holders, the pending request, streams, activation and counters.",
-                      result: SessionMethods.stateSchema) { _ in SessionMethods.state(focus) },
+            RPCMethod("session.get", "Focus holders, the pending request, streams, activation and counters.", params: [ZoneSet.param],
+                      result: SessionMethods.stateSchema) { call throws(RPCError) in SessionMethods.state(try zones.zone(of: call).focus) },
             RPCMethod("session.request", "Request focus as the integrator (any context), e.g. for a chime the car plays itself.",
                       params: [.init("context", contexts), .init("type", types, required: false, "default gainTransientMayDuck"),
                                .init("name", Schema.string, required: false, "the integrator's owner name (default: the libdeck client's name, else rpc)"),
                                .init("acceptsDelayedFocus", Schema.boolean, required: false),
-                               .init("pausesOnDuck", Schema.boolean, required: false)],
+                               .init("pausesOnDuck", Schema.boolean, required: false), ZoneSet.param],
                       result: Schema.object(["result": Schema.oneOf(["granted", "delayed", "rejected"]), "reason": Schema.string],
                                             optional: ["reason"]),
                       errors: [-32001]) { call throws(RPCError) in
-                try SessionMethods.request(call, focus)
+                try SessionMethods.request(call, zones.zone(of: call).focus)
             },
             RPCMethod("session.abandon", "Give up the integrator's focus (held or awaited) under this name.",
-                      params: [.init("name", Schema.string, required: false)],
+                      params: [.init("name", Schema.string, required: false), ZoneSet.param],
                       result: Schema.boolean, errors: [-32004]) { call throws(RPCError) in
+                let focus = try zones.zone(of: call).focus
                 let name = try call.optionalString("name") ?? call.connection.clientName ?? "rpc"
                 let owner = FocusOwner.integrator(name)
                 guard focus.session.arbiter.holdsOrAwaits(owner) else {
                     throw .commandFailed("\(owner) holds no focus and awaits none")
                 }
-                call.connection.forget("focus:\(name)")
+                call.connection.forget("focus:\(focus.zone):\(name)")
                 focus.abandonFocus(owner)
                 return true
             },
             RPCMethod("session.configure", "Change duck level, ramps, idle timeout and the navigation-during-call rule now; "
                       + "validated like the config's session section. Returns the settings in force.",
-                      params: SessionMethods.settingKeys.map { .init($0.key, $0.schema, required: false) },
+                      params: SessionMethods.settingKeys.map { .init($0.key, $0.schema, required: false) } + [ZoneSet.param],
                       result: SessionMethods.settingsSchema) { call throws(RPCError) in
+                let focus = try zones.zone(of: call).focus
                 var changes: [String: JSONValue] = [:]
                 for (key, _) in SessionMethods.settingKeys { if let value = call.optional(key) { changes[key] = value } }
                 var policy = focus.session.policy
@@ -82,7 +84,7 @@ struct SessionMethods {
         // Focus requested over a connection ends with it, as AAOS abandons a dead client's focus:
         // a crashed HMI must not keep the music paused.
         if case .rejected = result {} else {
-            call.connection.onClose("focus:\(name)") { [unowned focus] in
+            call.connection.onClose("focus:\(focus.zone):\(name)") { [unowned focus] in
                 guard focus.session.arbiter.holdsOrAwaits(owner) else { return }
                 focus.logger.info("session", "\(owner): its client went away; abandoning its focus")
                 focus.abandonFocus(owner)

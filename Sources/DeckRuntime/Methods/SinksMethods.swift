@@ -4,9 +4,11 @@ import DeckControl
 import DeckSession
 
 /// `sinks.*`: where the Opus stream goes, with names, kinds and counters; adding, removing, and
-/// choosing where app audio goes (the output picker). Loop-thread-confined.
+/// choosing where a zone's app audio goes (the output picker). Each sink is in one zone.
+/// Loop-thread-confined.
 struct SinksMethods {
     let output: Output
+    let zones: ZoneSet
     /// Contexts whose audio stays on a named sink.
     let pins: [AudioContext: String]
     let events: EventPublisher
@@ -14,24 +16,27 @@ struct SinksMethods {
     let logger: Logger
 
     var methods: [RPCMethod] {
-        let (output, pins, events, state, logger) = (output, pins, events, state, logger)
+        let (output, zones, pins, events, state, logger) = (output, zones, pins, events, state, logger)
         return [
-            RPCMethod("sinks.list", "Every sink with its counters.", result: Schema.array(SinksMethods.sinkSchema)) { _ in
-                SinksMethods.list(output, pins: pins)
+            RPCMethod("sinks.list", "Every sink with its zone and counters.", result: Schema.array(SinksMethods.sinkSchema)) { _ in
+                SinksMethods.list(output, pins: pins, zones: zones)
             },
-            RPCMethod("sinks.add", "Open a sink by URI (file:, http://, rtp://; name= and kind= label it).", params: [.init("uri", Schema.string)],
+            RPCMethod("sinks.add", "Open a sink by URI (file:, http://, rtp://; name= and kind= label it), in a zone (default: "
+                      + "the one the config names for it, else the primary one).",
+                      params: [.init("uri", Schema.string), .init("zone", Schema.string, required: false, "a zone id from zones.list")],
                       result: SinksMethods.sinkSchema, errors: [-32001, -32004]) { call throws(RPCError) in
                 let uri = try call.string("uri")
+                let zone = try call.optional("zone") == nil ? nil : zones.zone(of: call).index
                 let info: SinkInfo
                 do throws(SinkError) {
-                    info = try output.addSink(uri, fromClient: true)
+                    info = try output.addSink(uri, fromClient: true, zone: zone)
                 } catch {
                     logger.warning("sinks", "a client's sinks.add was refused: \(error)")
                     if case .tooMany = error { throw .limit(error.description) }
                     throw .commandFailed(error.description)
                 }
                 events.sinksChanged()
-                return SinksMethods.describe(info, output, pins: pins)
+                return SinksMethods.describe(info, output, pins: pins, zones: zones)
             },
             RPCMethod("sinks.remove", "Close and forget a sink.", params: [.init("id", SinksMethods.idSchema)],
                       result: Schema.boolean, errors: [-32004]) { call throws(RPCError) in
@@ -41,9 +46,11 @@ struct SinksMethods {
                 state.save()
                 return true
             },
-            RPCMethod("sinks.select", "Send app audio to these sinks only (without ids: to every sink); pinned contexts stay on their sink. Saved with the state.",
-                      params: [.init("ids", Schema.array(SinksMethods.idSchema), required: false)],
+            RPCMethod("sinks.select", "Send a zone's app audio to these of its sinks only (without ids: to every sink of the zone); "
+                      + "pinned contexts stay on their sink. Saved with the state.",
+                      params: [.init("ids", Schema.array(SinksMethods.idSchema), required: false), ZoneSet.param],
                       result: Schema.array(SinksMethods.sinkSchema), errors: [-32004]) { call throws(RPCError) in
+                let zone = try zones.zone(of: call)
                 var ids: [Int]?
                 if let value = call.optional("ids"), value != .null {
                     guard let list = value.arrayValue?.compactMap({ $0.integer(in: SinksMethods.ids) }), !list.isEmpty,
@@ -52,22 +59,23 @@ struct SinksMethods {
                     }
                     ids = list
                 }
-                do throws(SinkError) { try output.select(ids) } catch { throw .commandFailed(error.description) }
+                do throws(SinkError) { try output.select(ids, zone: zone.index) } catch { throw .commandFailed(error.description) }
                 events.sinksChanged()
                 state.save()
-                return SinksMethods.list(output, pins: pins)
+                return SinksMethods.list(output, pins: pins, zones: zones)
             },
         ]
     }
 
-    static func list(_ output: Output, pins: [AudioContext: String]) -> JSONValue {
-        .array(output.sinks.list.map { describe($0, output, pins: pins) })
+    static func list(_ output: Output, pins: [AudioContext: String], zones: ZoneSet) -> JSONValue {
+        .array(output.sinks.list.map { describe($0, output, pins: pins, zones: zones) })
     }
 
-    static func describe(_ sink: SinkInfo, _ output: Output, pins: [AudioContext: String]) -> JSONValue {
+    static func describe(_ sink: SinkInfo, _ output: Output, pins: [AudioContext: String], zones: ZoneSet) -> JSONValue {
         let pinned = pins.filter { $0.value == sink.name }.keys.map(\.rawValue).sorted()
         var object: [String: JSONValue] = [
             "id": .int(Int64(sink.id)), "uri": .string(sink.uri), "name": .string(sink.name), "kind": .string(sink.kind.rawValue),
+            "zone": .string(zones.list[output.zone(ofSink: sink.id)].id),
             "selected": .bool(output.carriesAppAudio(sink.id)), "pinned": .array(pinned.map(JSONValue.string)),
             "packets": .int(Int64(sink.status.packets)),
             "bytes": .int(Int64(sink.status.bytes)), "errors": .int(Int64(sink.status.errors)),
@@ -84,7 +92,7 @@ struct SinksMethods {
     static let idSchema = Schema.integer(in: 0...Int64(Int32.max))
 
     static let sinkSchema = Schema.object([
-        "id": Schema.integer, "uri": Schema.string, "name": Schema.string, "kind": Schema.oneOf(SinkKind.allCases.map(\.rawValue)),
+        "id": Schema.integer, "uri": Schema.string, "name": Schema.string, "kind": Schema.oneOf(SinkKind.allCases.map(\.rawValue)), "zone": Schema.string,
         "selected": Schema.boolean, "pinned": Schema.array(Schema.string), "packets": Schema.integer, "bytes": Schema.integer, "errors": Schema.integer,
         "lastError": Schema.string, "failed": Schema.boolean, "droppedPackets": Schema.integer,
         "clients": Schema.integer, "droppedClients": Schema.integer,

@@ -3,27 +3,30 @@ import DeckControl
 import DeckSession
 
 /// `volume.*`: the volume groups (AAOS's CarVolumeGroup): read, set, step as the volume keys do,
-/// mute. Every change ramps the streams of the group and publishes `volume.changed`.
-/// Loop-thread-confined.
+/// mute. Every change ramps the streams of the group and publishes `volume.changed`. Each zone
+/// has its own groups (default: the primary zone's). Loop-thread-confined.
 struct VolumeMethods {
-    let focus: FocusCoordinator
+    let zones: ZoneSet
 
     var methods: [RPCMethod] {
-        let focus = focus
+        let zones = zones
         let group = RPCMethod.Param("group", Schema.string, "a volume group, e.g. media")
         return [
-            RPCMethod("volume.get", "Every volume group: its contexts, index, range, mute and level in dB.",
-                      result: VolumeMethods.stateSchema) { _ in VolumeMethods.state(focus.session) },
-            RPCMethod("volume.set", "Set a group's index.", params: [group, .init("index", Schema.integer(in: 0...100))],
+            RPCMethod("volume.get", "Every volume group: its contexts, index, range, mute and level in dB.", params: [ZoneSet.param],
+                      result: VolumeMethods.stateSchema) { call throws(RPCError) in VolumeMethods.state(try zones.zone(of: call).focus.session) },
+            RPCMethod("volume.set", "Set a group's index.", params: [group, .init("index", Schema.integer(in: 0...100)), ZoneSet.param],
                       result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
+                let focus = try zones.zone(of: call).focus
                 let name = try call.string("group"), index = Int(try call.integer("index"))
                 try VolumeMethods.change(focus) { groups throws(VolumeError) in try groups.set(name, index: index) }
                 return VolumeMethods.state(focus.session)
             },
             RPCMethod("volume.adjust", "Step a group's index up or down, as the volume keys do; without a group, the group of "
                       + "the most important context playing.",
-                      params: [.init("steps", Schema.integer(in: -100...100), "volume steps; a group has at most 100"), .init("group", Schema.string, required: false)],
+                      params: [.init("steps", Schema.integer(in: -100...100), "volume steps; a group has at most 100"),
+                               .init("group", Schema.string, required: false), ZoneSet.param],
                       result: VolumeMethods.adjustedSchema, errors: [-32004]) { call throws(RPCError) in
+                let focus = try zones.zone(of: call).focus
                 let name = try call.optionalString("group") ?? focus.activeVolumeGroup
                 let steps = Int(try call.integer("steps"))
                 try VolumeMethods.change(focus) { groups throws(VolumeError) in try groups.adjust(name, steps: steps) }
@@ -31,8 +34,9 @@ struct VolumeMethods {
                 state["adjusted"] = .string(name)
                 return .object(state)
             },
-            RPCMethod("volume.mute", "Mute or unmute a group.", params: [group, .init("muted", Schema.boolean)],
+            RPCMethod("volume.mute", "Mute or unmute a group.", params: [group, .init("muted", Schema.boolean), ZoneSet.param],
                       result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
+                let focus = try zones.zone(of: call).focus
                 let name = try call.string("group")
                 guard let muted = call.optional("muted")?.boolValue else { throw .invalidParams("\"muted\" must be true or false") }
                 try VolumeMethods.change(focus) { groups throws(VolumeError) in try groups.mute(name, muted) }

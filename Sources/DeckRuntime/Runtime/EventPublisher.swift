@@ -5,7 +5,8 @@ import DeckPlugins
 
 /// Publishes the runtime's notifications on its event hub, each payload as its `*.get` method
 /// answers: `nowPlaying.changed`, `queue.changed` and `ui.changed` at most once per window, and
-/// `session.changed` once per change of `session.get` or of someone's focus. Loop-thread-confined.
+/// `session.changed` once per change of `session.get` or of someone's focus. A zone's notifications
+/// carry its id (`"zone"`). Loop-thread-confined.
 final class EventPublisher {
     /// Topics the runtime publishes.
     static let topics = ["apps.changed", "session.changed", "sinks.changed", "volume.changed",
@@ -15,67 +16,76 @@ final class EventPublisher {
 
     let hub = EventHub(topics: EventPublisher.topics)
     private let registry: PluginRegistry
-    private let focus: FocusCoordinator
-    private let player: PlayerCoordinator
+    private let zones: ZoneSet
     private let interface: InterfaceCoordinator
     private let output: Output
     private let pins: [AudioContext: String]
     private let scheduler: any Scheduler
-    private let nowPlayingNotices: NotificationCoalescer
-    private let queueNotices: NotificationCoalescer
+    /// Per zone, in zone order.
+    private let nowPlayingNotices: [NotificationCoalescer]
+    private let queueNotices: [NotificationCoalescer]
     private let uiNotices: NotificationCoalescer
-    /// What the last `session.changed` said, so every change of `session.get` is published once.
-    private var publishedSession: JSONValue?
+    /// What each zone's last `session.changed` said, so every change of `session.get` is published once.
+    private var publishedSessions: [Int: JSONValue] = [:]
 
-    init(registry: PluginRegistry, focus: FocusCoordinator, player: PlayerCoordinator, interface: InterfaceCoordinator,
-         output: Output, pins: [AudioContext: String], coalesceMilliseconds: Int, scheduler: any Scheduler) throws(LoopError) {
+    init(registry: PluginRegistry, zones: ZoneSet, interface: InterfaceCoordinator, output: Output, pins: [AudioContext: String],
+         coalesceMilliseconds: Int, scheduler: any Scheduler) throws(LoopError) {
         self.registry = registry
-        self.focus = focus
-        self.player = player
+        self.zones = zones
         self.interface = interface
         self.output = output
         self.pins = pins
         self.scheduler = scheduler
-        nowPlayingNotices = try NotificationCoalescer(scheduler: scheduler, windowMilliseconds: coalesceMilliseconds)
-        queueNotices = try NotificationCoalescer(scheduler: scheduler, windowMilliseconds: coalesceMilliseconds)
+        var nowPlaying: [NotificationCoalescer] = [], queue: [NotificationCoalescer] = []
+        for _ in zones.list {
+            nowPlaying.append(try NotificationCoalescer(scheduler: scheduler, windowMilliseconds: coalesceMilliseconds))
+            queue.append(try NotificationCoalescer(scheduler: scheduler, windowMilliseconds: coalesceMilliseconds))
+        }
+        (nowPlayingNotices, queueNotices) = (nowPlaying, queue)
         uiNotices = try NotificationCoalescer(scheduler: scheduler, windowMilliseconds: EventPublisher.uiCoalesceMilliseconds)
-        nowPlayingNotices.send = { [unowned self] in publish("nowPlaying.changed", player.center.nowPlayingJSON(now: scheduler.now)) }
-        queueNotices.send = { [unowned self] in publish("queue.changed", player.center.queueJSON) }
+        for zone in zones.list {
+            let center = zone.player.center
+            nowPlayingNotices[zone.index].send = { [unowned self] in publish("nowPlaying.changed", center.nowPlayingJSON(now: scheduler.now), zone: zone) }
+            queueNotices[zone.index].send = { [unowned self] in publish("queue.changed", center.queueJSON, zone: zone) }
+        }
+        let player = zones.primary.player
         uiNotices.send = { [unowned self] in publish("ui.changed", UIMethods.state(interface, player: player, scheduler: scheduler)) }
     }
 
-    func appsChanged() { publish("apps.changed", AppsMethods.list(registry, focus: focus)) }
-    func sinksChanged() { publish("sinks.changed", ["sinks": SinksMethods.list(output, pins: pins)]) }
-    func volumeChanged() { publish("volume.changed", VolumeMethods.state(focus.session)) }
+    func appsChanged() { publish("apps.changed", AppsMethods.list(registry, zones: zones)) }
+    func sinksChanged() { publish("sinks.changed", ["sinks": SinksMethods.list(output, pins: pins, zones: zones)]) }
+    func volumeChanged(_ zone: Zone) { publish("volume.changed", VolumeMethods.state(zone.focus.session), zone: zone) }
     func interfaceChanged() { uiNotices.changed() }
 
-    /// Now playing or the queue changed; the screen too when it shows now playing.
-    func playerChanged(_ change: NowPlayingCenter.Change) {
+    /// Now playing or the queue of `zone` changed; the screen too when it shows the primary zone's.
+    func playerChanged(_ zone: Zone, _ change: NowPlayingCenter.Change) {
         if change.contains(.info) {
-            nowPlayingNotices.changed()
-            if interface.showsNowPlaying { uiNotices.changed() }
+            nowPlayingNotices[zone.index].changed()
+            if zone.index == 0 && interface.showsNowPlaying { uiNotices.changed() }
         }
-        if change.contains(.queue) { queueNotices.changed() }
+        if change.contains(.queue) { queueNotices[zone.index].changed() }
     }
 
-    /// `session.changed`: the state as `session.get` has it, plus what changed for whom, whenever
-    /// either is new.
-    func sessionChanged(_ changes: [(owner: String, change: String)]) {
-        let state = SessionMethods.state(focus)
-        guard state != publishedSession || !changes.isEmpty, case .object(var payload) = state else { return }
-        publishedSession = state
+    /// `session.changed`: the zone's state as `session.get` has it, plus what changed for whom,
+    /// whenever either is new.
+    func sessionChanged(_ zone: Zone, _ changes: [(owner: String, change: String)]) {
+        let state = SessionMethods.state(zone.focus)
+        guard state != publishedSessions[zone.index] || !changes.isEmpty, case .object(var payload) = state else { return }
+        publishedSessions[zone.index] = state
         payload["changes"] = .array(changes.map { ["owner": .string($0.owner), "change": .string($0.change)] })
-        publish("session.changed", .object(payload))
+        publish("session.changed", .object(payload), zone: zone)
     }
 
     func close() {
-        nowPlayingNotices.close()
-        queueNotices.close()
+        nowPlayingNotices.forEach { $0.close() }
+        queueNotices.forEach { $0.close() }
         uiNotices.close()
     }
 
-    private func publish(_ topic: String, _ payload: JSONValue) {
-        guard case .object(let members) = payload else { preconditionFailure("\(topic): a notification's payload is an object") }
+    /// Publishes on `topic`; a zone's notification names it.
+    private func publish(_ topic: String, _ payload: JSONValue, zone: Zone? = nil) {
+        guard case .object(var members) = payload else { preconditionFailure("\(topic): a notification's payload is an object") }
+        if let zone { members["zone"] = .string(zone.id) }
         hub.publish(topic, members)
     }
 }

@@ -5,10 +5,20 @@ import DeckSession
 
 /// Carries the audio session's decisions out: starts and ends runs of the output, tells plugins
 /// their focus and the output's state, ramps their streams' gains, and watches the streams that
-/// hold focus (starvation, bad samples). Plugins' focus and stream host calls arrive here.
-/// Loop-thread-confined.
+/// hold focus (starvation, bad samples). One per audio zone: plugins' focus and stream host calls
+/// arrive at their zone's. Loop-thread-confined.
 public final class FocusCoordinator {
     public private(set) var session: AudioSession
+    /// The zone this session is for (its index in the output's mixes).
+    public let zone: Int
+    /// Whether plugin `id` plays in this zone; only those are told this session's decisions. A
+    /// plugin of another zone can hold focus here only as a shared request.
+    var isHome: (String) -> Bool = { _ in true }
+    /// The zones (one bit each) a stream of this context plays in, from this zone.
+    var reach: (AudioContext) -> UInt8
+    /// Runs when a granted request of a context shared with other zones is made here, or an
+    /// owner lets go of focus here, so the other zones' sessions hear of it.
+    var share: ((SharedFocus) -> Void)?
     /// Holders reported for playing only silence, and how many reports there were.
     public private(set) var starvationReports = 0
     let plugins: PluginDirectory
@@ -34,8 +44,10 @@ public final class FocusCoordinator {
     private var sampleReports: Set<String> = []
 
     init(policy: SessionPolicy, pins: [AudioContext: String], output: Output, plugins: PluginDirectory, scheduler: any Scheduler,
-         logger: Logger, frameMilliseconds: Double) throws(LoopError) {
+         logger: Logger, frameMilliseconds: Double, zone: Int = 0) throws(LoopError) {
         session = AudioSession(policy: policy)
+        self.zone = zone
+        reach = { _ in 1 << zone }
         self.plugins = plugins
         self.pins = pins
         self.output = output
@@ -70,7 +82,24 @@ public final class FocusCoordinator {
         }
         changes.append((request.owner.description, outcome))
         apply(effects)
+        if case .granted = result, reach(request.context) != 1 << zone { share?(.request(request)) }
         return result
+    }
+
+    /// What another zone's session shares with this one: a request of a shared context, made
+    /// here too (its audio is heard here), or the end of one.
+    func mirror(_ shared: SharedFocus) {
+        switch shared {
+        case .request(let request):
+            let (result, effects) = session.request(request, now: scheduler.now)
+            logger.info("session", "\(request.owner) (shared from another zone) \(request.context.rawValue) in zone \(zone): \(result)")
+            changes.append((request.owner.description, "shared"))
+            apply(effects)
+        case .abandon(let owner):
+            guard session.arbiter.holdsOrAwaits(owner) else { return }
+            changes.append((owner.description, "abandoned"))
+            apply(session.abandon(owner, now: scheduler.now))
+        }
     }
 
     /// An integrator's request (RPC `session.request`), refused before it reaches the session when
@@ -89,6 +118,7 @@ public final class FocusCoordinator {
         logger.info("session", "\(owner) abandoned focus")
         changes.append((owner.description, "abandoned"))
         apply(session.abandon(owner, now: scheduler.now))
+        share?(.abandon(owner))
     }
 
     /// Changes the volume groups and ramps the streams whose gain moved; `onVolumeChange` runs after.
@@ -124,7 +154,30 @@ public final class FocusCoordinator {
         if session.streams.contains(owner) { apply(session.streamClosed(owner, now: scheduler.now)) }
         if session.arbiter.holdsOrAwaits(owner) {
             apply(session.abandon(owner, now: scheduler.now))
+            share?(.abandon(owner))
         }
+    }
+
+    // MARK: Apps moving between zones
+
+    /// `owner`'s app moves to another zone: its stream and its focus leave this session (the
+    /// others here recover) without its being told.
+    func leave(_ owner: FocusOwner) {
+        if session.streams.contains(owner) { apply(session.streamClosed(owner, now: scheduler.now)) }
+        guard session.arbiter.holdsOrAwaits(owner) else { return }
+        changes.append((owner.description, "moved away"))
+        apply(session.abandon(owner, now: scheduler.now))
+        share?(.abandon(owner))
+    }
+
+    /// `owner`'s open stream, of `context`, moved here from another zone: heard in this zone's
+    /// mix and ramped to this session's gain for it.
+    func adopt(_ owner: FocusOwner, context: AudioContext) {
+        guard case .plugin(let id) = owner else { return }
+        output.pin(id, to: pins[context])
+        output.move(id, toZones: reach(context))
+        apply(session.streamOpened(owner, now: scheduler.now))
+        output.rampGain(of: id, to: session.targetGain(owner), milliseconds: session.policy.volumeRampMilliseconds, curve: .exponential)
     }
 
     // MARK: Plugins' host calls (deck.session, deck.audio)
@@ -169,7 +222,7 @@ public final class FocusCoordinator {
         guard !output.hasStream(plugin.id) else { return nil }
         do {
             try output.openStream(for: plugin.id, source: source, gain: session.targetGain(owner), counters: plugin.streamCounters,
-                                  pin: pins[holder.request.context])
+                                  pin: pins[holder.request.context], zones: reach(holder.request.context))
         } catch {
             return PluginCallError(status: .limit, message: "open_stream: \(error)")
         }
@@ -202,9 +255,9 @@ public final class FocusCoordinator {
             switch effect {
             case .activate:
                 changes.append(("output", "activated"))
-                activationTimer.start(after: 0) { [unowned self] in output.startRun() }
-                logger.info("session", "output activated")
-                plugins.forEach { $0.notifySession(active: true) }
+                activationTimer.start(after: 0) { [unowned self] in output.startRun(zone: zone) }
+                logger.info("session", "output activated" + (output.zoneCount > 1 ? " for zone \(zone)" : ""))
+                plugins.forEach { if isHome($0.id) { $0.notifySession(active: true) } }
                 watchdog.start(after: 1_000, repeat: 1_000) { [unowned self] in
                     checkStarvation()
                     reportBadSamples()
@@ -212,22 +265,26 @@ public final class FocusCoordinator {
             case .deactivate:
                 changes.append(("output", "deactivated"))
                 activationTimer.stop()
-                output.endRun()
+                output.endRun(zone: zone)
                 watchdog.stop()
-                logger.info("session", "output deactivated after \(session.policy.idleTimeoutMilliseconds) ms idle")
-                plugins.forEach { $0.notifySession(active: false) }
+                logger.info("session", "output deactivated" + (output.zoneCount > 1 ? " for zone \(zone)" : "")
+                            + " after \(session.policy.idleTimeoutMilliseconds) ms idle")
+                plugins.forEach { if isHome($0.id) { $0.notifySession(active: false) } }
             case .notify(let owner, let change):
                 logger.info("session", "\(owner): \(change)")
                 changes.append((owner.description, FocusCoordinator.name(change)))
-                if case .plugin(let id) = owner { plugins.plugin(id: id)?.notifyFocus(change) }
+                if case .plugin(let id) = owner, isHome(id) { plugins.plugin(id: id)?.notifyFocus(change) }
             case .gain(let owner, let gain, let ramp):
-                guard case .plugin(let id) = owner else { continue }
+                guard case .plugin(let id) = owner, isHome(id) else { continue }
                 output.rampGain(of: id, to: gain, milliseconds: ramp, curve: gain == 0 ? .sCurve : .exponential)
             }
         }
-        // A holder whose context changed keeps or leaves its pinned sink with it.
-        for holder in session.arbiter.holders where !pins.isEmpty {
-            if case .plugin(let id) = holder.request.owner { output.pin(id, to: pins[holder.request.context]) }
+        // A holder whose context changed keeps or leaves its pinned sink, and the zones it is
+        // heard in, with it.
+        for holder in session.arbiter.holders where !pins.isEmpty || output.zoneCount > 1 {
+            guard case .plugin(let id) = holder.request.owner, isHome(id) else { continue }
+            output.pin(id, to: pins[holder.request.context])
+            output.move(id, toZones: reach(holder.request.context))
         }
         let happened = changes
         changes = []
@@ -256,7 +313,7 @@ public final class FocusCoordinator {
     func checkStarvation() {
         let limit = session.policy.starvationMilliseconds
         guard limit > 0 else { return }
-        for plugin in plugins {
+        for plugin in plugins where isHome(plugin.id) {
             let owner = FocusOwner.plugin(plugin.id)
             guard output.hasStream(plugin.id), let holder = session.arbiter.holder(owner), holder.state != .paused else {
                 starving.remove(plugin.id)
@@ -276,7 +333,7 @@ public final class FocusCoordinator {
     /// Names, once per plugin and kind, a plugin whose stream was silenced for NaN/infinity or that
     /// wrote beyond full scale; the counts stay in `apps.list` and `runtime.info`.
     func reportBadSamples() {
-        for plugin in plugins {
+        for plugin in plugins where isHome(plugin.id) {
             let counters = plugin.streamCounters
             if counters.invalidFrames.load(ordering: .relaxed) > 0, sampleReports.insert("\(plugin.id) invalid").inserted {
                 logger.warning("audio", "\(plugin.id) rendered NaN or infinite samples; those frames were silenced "
@@ -288,6 +345,14 @@ public final class FocusCoordinator {
             }
         }
     }
+}
+
+/// A focus change one zone's session shares with the others.
+enum SharedFocus {
+    /// A granted request of a context the zone shares: made in the other zones too.
+    case request(FocusRequest)
+    /// The owner let go of focus (or its plugin ended): it lets go in the other zones too.
+    case abandon(FocusOwner)
 }
 
 /// Too many integrator names hold or await focus to let another ask.

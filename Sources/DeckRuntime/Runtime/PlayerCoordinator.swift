@@ -43,10 +43,11 @@ public final class PlayerCoordinator {
 
     // MARK: Ownership
 
-    /// Hands the center to the plugin holding music focus, if one does; otherwise the last owner keeps it.
-    func sessionChanged(_ arbiter: SessionArbiter) {
+    /// Hands the center to the plugin holding music focus, if one does; otherwise the last owner
+    /// keeps it. `isHome` tells the plugins that play in this center's zone.
+    func sessionChanged(_ arbiter: SessionArbiter, isHome: (String) -> Bool = { _ in true }) {
         let holder = arbiter.holders.last { holder in
-            if case .plugin = holder.request.owner { holder.request.context == .music } else { false }
+            if case .plugin(let id) = holder.request.owner { holder.request.context == .music && isHome(id) } else { false }
         }
         guard case .plugin(let id)? = holder?.request.owner, id != center.owner else { return }
         logger.info("nowplaying", "\(id) owns now playing" + (center.owner.map { " (was \($0))" } ?? ""))
@@ -57,6 +58,18 @@ public final class PlayerCoordinator {
     func release(_ pluginID: String) {
         guard center.owner == pluginID else { return }
         transfer(to: nil)
+    }
+
+    /// Takes `other`'s owner and what it published: the owner's app moved to this zone. Commands
+    /// waiting on it there fail; its last source is remembered here.
+    func take(from other: PlayerCoordinator) {
+        for (token, entry) in other.pending where entry.owner == other.center.owner {
+            other.finish(token, .failed("\(entry.owner) moved to another zone"))
+        }
+        other.rememberSource()
+        onChange?(center.take(from: other.center))
+        other.onChange?(.owner)
+        rememberSource()
     }
 
     private func transfer(to owner: String?) {

@@ -13,12 +13,13 @@ extension Runtime {
         dispatcher.registerBuiltins(title: "Deck", version: DeckVersion.string)
         let tables: [[RPCMethod]] = [
             RuntimeMethods(registry: plugins, focus: focus, output: output).methods,
-            AppsMethods(registry: plugins, supervisor: supervisor, focus: focus, player: player, interface: interface, events: publisher).methods,
-            SessionMethods(focus: focus).methods,
-            SinksMethods(output: output, pins: configuration.pins, events: publisher, state: state, logger: logger).methods,
-            VolumeMethods(focus: focus).methods,
-            PlayerMethods(player: player).methods,
-            NowPlayingMethods(player: player, scheduler: scheduler).methods,
+            AppsMethods(registry: plugins, supervisor: supervisor, zones: zones, interface: interface, events: publisher).methods,
+            SessionMethods(zones: zones).methods,
+            SinksMethods(output: output, zones: zones, pins: configuration.pins, events: publisher, state: state, logger: logger).methods,
+            VolumeMethods(zones: zones).methods,
+            PlayerMethods(zones: zones).methods,
+            NowPlayingMethods(zones: zones, scheduler: scheduler).methods,
+            ZonesMethods(zones: zones, output: output, registry: plugins).methods,
             UIMethods(interface: interface, player: player, scheduler: scheduler).methods,
         ]
         for method in tables.joined() { dispatcher.register(method) }

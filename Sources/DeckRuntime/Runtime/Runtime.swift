@@ -18,9 +18,11 @@ public final class Runtime {
     public let configuration: RuntimeConfiguration
     /// The audio engine, the sinks and each plugin's stream.
     public let output: Output
-    /// The audio session and what carries its decisions out.
+    /// The audio zones, each with its session and now playing, and the zone each app plays in.
+    public let zones: ZoneSet
+    /// The primary zone's audio session and what carries its decisions out.
     public let focus: FocusCoordinator
-    /// Now playing, the queue and remote commands.
+    /// The primary zone's now playing, queue and remote commands.
     public let player: PlayerCoordinator
     /// The display: every app's templates and content tree, and the limits they are held to.
     public let interface: InterfaceCoordinator
@@ -60,26 +62,39 @@ public final class Runtime {
             throw .audio(error)
         }
         let directory = PluginDirectory()
-        let focus: FocusCoordinator, player: PlayerCoordinator, interface: InterfaceCoordinator
+        let zoneSettings = configuration.effectiveZones
+        output.configureZones(count: zoneSettings.count, sinkZones: Dictionary(zoneSettings.enumerated().flatMap { index, zone in
+            zone.sinks.map { ($0, index) }
+        }) { first, _ in first })
+        let zones: ZoneSet, interface: InterfaceCoordinator
         do {
-            focus = try FocusCoordinator(policy: configuration.session, pins: configuration.pins, output: output, plugins: directory,
-                                         scheduler: scheduler, logger: logger, frameMilliseconds: configuration.audio.frameSize.milliseconds)
-            player = try PlayerCoordinator(limits: configuration.nowPlaying, plugins: directory, scheduler: scheduler, logger: logger)
+            var list: [Zone] = []
+            for (index, settings) in zoneSettings.enumerated() {
+                var policy = configuration.session
+                if let groups = settings.volumeGroups { policy.volumeGroups = groups }
+                let focus = try FocusCoordinator(policy: policy, pins: configuration.pins, output: output, plugins: directory, scheduler: scheduler,
+                                                 logger: logger, frameMilliseconds: configuration.audio.frameSize.milliseconds, zone: index)
+                let player = try PlayerCoordinator(limits: configuration.nowPlaying, plugins: directory, scheduler: scheduler, logger: logger)
+                list.append(Zone(index: index, settings: settings, focus: focus, player: player))
+            }
+            zones = ZoneSet(list, plugins: directory, output: output, logger: logger)
             interface = try InterfaceCoordinator(profile: configuration.display, settings: configuration.ui, plugins: directory,
                                                  scheduler: scheduler, logger: logger)
         } catch {
             throw .loop(error)
         }
-        (self.focus, self.player, self.interface) = (focus, player, interface)
+        (self.zones, self.interface) = (zones, interface)
+        let (focus, player) = (zones.primary.focus, zones.primary.player)
+        (self.focus, self.player) = (focus, player)
         let actions = HostActions(
             audioThread: output.engine.audioThread,
-            openStream: { [unowned focus] in focus.openStream(instance: $0) },
-            closeStream: { [unowned focus] in focus.closeStream(instance: $0) },
-            requestFocus: { [unowned focus] in
-                focus.requestFocus(instance: $0, context: $1, type: $2, acceptsDelayed: $3, pausesOnDuck: $4)
+            openStream: { [unowned zones] in zones.zone(ofInstance: $0).focus.openStream(instance: $0) },
+            closeStream: { [unowned zones] in zones.zone(ofInstance: $0).focus.closeStream(instance: $0) },
+            requestFocus: { [unowned zones] in
+                zones.zone(ofInstance: $0).focus.requestFocus(instance: $0, context: $1, type: $2, acceptsDelayed: $3, pausesOnDuck: $4)
             },
-            abandonFocus: { [unowned focus] in focus.abandonFocus(instance: $0) },
-            nowPlaying: { [unowned player] in player.handle($1, instance: $0) },
+            abandonFocus: { [unowned zones] in zones.zone(ofInstance: $0).focus.abandonFocus(instance: $0) },
+            nowPlaying: { [unowned zones] in zones.zone(ofInstance: $0).player.handle($1, instance: $0) },
             ui: { [unowned interface] in interface.handle($1, instance: $0) })
         codeLoader = IsolatingCodeLoader(policy: configuration.policy.isolation, settings: configuration.isolation,
                                          frames: configuration.audio.frameSize.samples, freewheel: configuration.audio.freewheel, loop: loop,
@@ -92,7 +107,7 @@ public final class Runtime {
                                          provisions: PluginProvisions(dataRoot: configuration.dataDirectory,
                                                                       mediaFolders: configuration.isolation.mediaFolders,
                                                                       settings: configuration.appSettings))
-            publisher = try EventPublisher(registry: plugins, focus: focus, player: player, interface: interface, output: output,
+            publisher = try EventPublisher(registry: plugins, zones: zones, interface: interface, output: output,
                                            pins: configuration.pins, coalesceMilliseconds: configuration.nowPlaying.coalesceMilliseconds,
                                            scheduler: scheduler)
             stateFile = try configuration.state.path.map { path throws(StateFileError) in
@@ -109,9 +124,11 @@ public final class Runtime {
         /// The one place a plugin's end is carried out, whatever ended it (unload, crash, hang, an
         /// overspent loop budget): its stream leaves the mix and the session, its focus goes (others
         /// resume or unduck), its now playing and its screens are released.
-        let retire: (PluginInstance) -> Void = { [unowned focus, unowned player, unowned interface] plugin in
-            focus.release(plugin)
-            player.release(plugin.id)
+        let retire: (PluginInstance) -> Void = { [unowned zones, unowned interface] plugin in
+            for zone in zones.list {
+                zone.focus.release(plugin)
+                zone.player.release(plugin.id)
+            }
             interface.release(plugin.id)
         }
         supervisor = PluginSupervisor(settings: configuration.isolation, registry: plugins, focus: focus, player: player,
@@ -122,7 +139,7 @@ public final class Runtime {
 
     /// The callbacks between the subsystems.
     private func connect(retire: @escaping (PluginInstance) -> Void) {
-        let (output, focus, player, interface, publisher, state) = (output, focus, player, interface, publisher, state)
+        let (output, interface, publisher, state) = (output, interface, publisher, state)
         plugins.willUnload = { plugin in
             // A playing plugin is stopped before it is deactivated: it closes its stream and lets
             // go of its focus itself, as when the driver stops it.
@@ -135,18 +152,20 @@ public final class Runtime {
         codeLoader.onEnd = { [unowned supervisor] in supervisor.ended(instance: $0, story: $1) }
         supervisor.onAppsChanged = { [unowned publisher] in publisher.appsChanged() }
         interface.onChange = { [unowned publisher] in publisher.interfaceChanged() }
-        focus.onChange = { [unowned player, unowned focus, unowned publisher] changes in
-            player.sessionChanged(focus.session.arbiter)
-            publisher.sessionChanged(changes)
-        }
-        focus.onVolumeChange = { [unowned publisher, unowned state] in
-            publisher.volumeChanged()
-            state.save()
-        }
-        player.onChange = { [unowned self, unowned publisher, unowned state] change in
-            publisher.playerChanged(change)
-            mpris?.changed()
-            state.save()
+        for zone in zones.list {
+            zone.focus.onChange = { [unowned zone, unowned publisher] changes in
+                zone.player.sessionChanged(zone.focus.session.arbiter, isHome: zone.focus.isHome)
+                publisher.sessionChanged(zone, changes)
+            }
+            zone.focus.onVolumeChange = { [unowned zone, unowned publisher, unowned state] in
+                publisher.volumeChanged(zone)
+                state.save()
+            }
+            zone.player.onChange = { [unowned self, unowned zone, unowned publisher, unowned state] change in
+                publisher.playerChanged(zone, change)
+                if zone.index == 0 { mpris?.changed() }
+                state.save()
+            }
         }
     }
 
@@ -208,7 +227,7 @@ public final class Runtime {
             output.select(names: names)
             logger.info("state", "app audio goes to \(names.joined(separator: ", ")), as chosen before")
         }
-        focus.start()
+        for zone in zones.list { zone.focus.start() }
         if configuration.mpris { startMPRIS() }
         if configuration.state.resumeOnStart, let source = player.lastSource {
             logger.info("state", "resumeOnStart: resuming \(source.pluginID)")
@@ -247,8 +266,10 @@ public final class Runtime {
         plugins.unloadAll()
         codeLoader.removeCgroups()
         output.close()
-        focus.close()
-        player.close()
+        for zone in zones.list {
+            zone.focus.close()
+            zone.player.close()
+        }
         mpris?.close()
         state.close()
         publisher.close()

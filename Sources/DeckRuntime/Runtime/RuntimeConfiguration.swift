@@ -15,6 +15,7 @@ import Glibc
 ///     {"plugins": ["/usr/lib/deck/plugins"], "policy": "policy.json",
 ///      "logLevel": "info", "insecurePlugins": false,
 ///      "sinks": ["http://127.0.0.1:8000/stream.opus?name=Cabin"], "pins": {"navigation": "Cabin"},
+///      "zones": [{"id": "front", "sinks": ["Cabin"], "sharedContexts": ["safety"]}, {"id": "rear", "sinks": ["Rear"]}],
 ///      "encoder": {"bitrate": 128000, "complexity": 10, "frameMs": 20, "application": "audio",
 ///                  "fec": false, "packetLoss": 0, "dtx": false},
 ///      "http": {"maxQueuedBytes": 1048576, "maxHeadBytes": 8192, "headTimeoutMs": 5000, "maxClients": 32},
@@ -43,6 +44,10 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     public var pins: [AudioContext: String] = [:]
     /// Sinks open at once, however added.
     public var maxSinks = 16
+    /// The audio zones, the primary (driver's) first; empty: one zone, `ZoneSettings.primary`.
+    public var zones: [ZoneSettings] = []
+    /// Most zones the config may name.
+    public var maxZones = ZoneSettings.maxZones
     public var audio = AudioConfiguration()
     public var httpLimits = HTTPStreamSink.Limits()
     /// Where file sinks added by clients may write, and whether any file sink may replace a file.
@@ -128,6 +133,10 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 }
             case "maxSinks":
                 maxSinks = try Setting(value, "maxSinks", 1...256, path).integer()
+            case "zones":
+                try applyZones(value, path: path)
+            case "maxZones":
+                maxZones = try Setting(value, "maxZones", 1...ZoneSettings.maxZones, path).integer()
             case "session":
                 do { try session.apply(value) } catch { throw .invalid(path, error.description) }
             case "mpris":
@@ -150,13 +159,17 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 try RuntimeConfiguration.sections.first { $0.name == key }!.apply(value, to: &self, file: path, resolve: resolve)
             default:
                 throw .invalid(path, "unknown key \"\(key)\" (known: baseDirectory, plugins, policy, logLevel, dataDirectory, appSettings, insecurePlugins, "
-                               + "sinks, maxSinks, pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, watchPlugins, simulator, display, ui, "
+                               + "sinks, maxSinks, zones, maxZones, pins, encoder, http, files, control, audio, session, nowPlaying, state, mpris, watchPlugins, simulator, display, ui, "
                                + "isolation, loopBudget)")
             }
         }
         // After the policy (keys come in any order): the config's mode replaces the policy's default.
         if let isolationMode { policy.isolation.defaultMode = isolationMode }
+        try checkZones(path: path)
     }
+
+    /// The zones the runtime runs: the configured ones, or the one primary zone.
+    public var effectiveZones: [ZoneSettings] { zones.isEmpty ? [.primary] : zones }
 
     /// Reads the integrator's entitlement policy from `path`.
     public mutating func loadPolicy(_ path: String) throws(ConfigurationError) {

@@ -59,7 +59,7 @@ import DeckTestSupport
         let counters = plugin.streamCounters
         let counted = item == "nan" ? counters.invalidFrames.load(ordering: .relaxed) : counters.clippedFrames.load(ordering: .relaxed)
         #expect(counted > 20)
-        let described = AppsMethods.describe(plugin, streaming: true)
+        let described = AppsMethods.describe(plugin, zones: harness.runtime.zones)
         #expect(described[item == "nan" ? "invalidFrames" : "clippedFrames"]?.intValue ?? 0 >= Int64(counted))
         #expect(harness.log.all.filter { $0.level == .warning && $0.message == "\(plugin.id) \(warning)" }.count == 1)
     }

@@ -1,0 +1,40 @@
+import DeckAudio
+import DeckBase
+import DeckControl
+import DeckPlugins
+
+/// `zones.list`: the car's audio zones, each with its sinks, its session and its apps.
+/// Loop-thread-confined.
+struct ZonesMethods {
+    let zones: ZoneSet
+    let output: Output
+    let registry: PluginRegistry
+
+    var methods: [RPCMethod] {
+        let (zones, output, registry) = (zones, output, registry)
+        return [
+            RPCMethod("zones.list", "Every audio zone, the primary one first: its sinks, the contexts it shares with the others, "
+                      + "whether its session is active, who owns its now playing and which apps play in it.",
+                      result: Schema.object(["zones": Schema.array(ZonesMethods.zoneSchema)])) { _ in
+                ["zones": .array(zones.list.map { ZonesMethods.describe($0, output: output, registry: registry, zones: zones) })]
+            },
+        ]
+    }
+
+    static func describe(_ zone: Zone, output: Output, registry: PluginRegistry, zones: ZoneSet) -> JSONValue {
+        [
+            "id": .string(zone.id), "name": .string(zone.settings.name), "primary": .bool(zone.index == 0),
+            "sinks": .array(output.sinks.list.filter { output.zone(ofSink: $0.id) == zone.index }.map { .int(Int64($0.id)) }),
+            "sharedContexts": .array(zone.settings.sharedContexts.map(\.rawValue).sorted().map(JSONValue.string)),
+            "active": .bool(zone.focus.session.isActive),
+            "owner": zone.player.center.owner.map(JSONValue.string) ?? .null,
+            "apps": .array(registry.filter { zones.zone(ofPlugin: $0.id) === zone }.map { .string($0.id) }),
+        ]
+    }
+
+    static let zoneSchema = Schema.object([
+        "id": Schema.string, "name": Schema.string, "primary": Schema.boolean, "sinks": Schema.array(Schema.integer),
+        "sharedContexts": Schema.array(Schema.string), "active": Schema.boolean, "owner": Schema.nullable(Schema.string),
+        "apps": Schema.array(Schema.string),
+    ])
+}
