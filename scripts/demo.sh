@@ -159,6 +159,43 @@ for file in cabin rear; do
   done
 done
 
+step "Audio zones: the front and the rear seats as two cars: Stations in the front, Tone in the rear, a call and the rear's volume keys"
+cat > "$work/zones.json" <<'JSON'
+{"zones": [{"id": "front", "name": "Front seats", "sinks": ["Front"], "sharedContexts": ["safety"]},
+           {"id": "rear", "name": "Rear seats", "sinks": ["Rear"]}]}
+JSON
+cat "$work/zones.json"
+"$bin/deckd" --config "$work/zones.json" --plugins "$bin/plugins" --plugins examples/ui-c/build --socket "$work/zones.sock" --state none \
+  --sink "file:$work/front.opus?name=Front&kind=speakers" --sink "file:$work/rear.opus?name=Rear&kind=headphones" 2> "$work/zones.log" &
+pid=$!
+for _ in $(seq 100); do grep -q "deckd: ready" "$work/zones.log" && break; sleep 0.05; done
+"$bin/deckctl" --socket "$work/zones.sock" --zone rear launch org.deck.tone sine-440
+"$bin/deckctl" --socket "$work/zones.sock" --zone front launch org.example.stations e659
+"$bin/deckctl" --socket "$work/zones.sock" zones | sed 's/^/  /'
+sleep 1.5
+echo "  a phone call in the front (session.request call, zone front):"
+"$bin/deckctl" --socket "$work/zones.sock" --zone front call session.request '{"context":"call","type":"gainTransient","name":"phone"}' \
+  | tr -d '\n ' | sed 's/^/    /'; echo
+sleep 1.5
+"$bin/deckctl" --socket "$work/zones.sock" --zone front call session.abandon '{"name":"phone"}' > /dev/null
+echo "  the rear's volume keys, ten steps down: $("$bin/deckctl" --socket "$work/zones.sock" --zone rear --json volume -10 \
+  | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["adjusted"], [g["index"] for g in r["groups"] if g["name"]==r["adjusted"]][0])')"
+echo "  the front's media index stays: $("$bin/deckctl" --socket "$work/zones.sock" --zone front --json volume \
+  | python3 -c 'import json,sys; print([g["index"] for g in json.load(sys.stdin)["groups"] if g["name"]=="media"][0])')"
+sleep 1.5
+kill -TERM "$pid"; wait "$pid"
+echo "  levels per file (ffmpeg volumedetect): before the call, during it, after the rear's keys"
+for file in front rear; do
+  line="  $file.opus:"
+  for window in "0.3:1.2" "1.9:2.8" "3.4:4.3"; do
+    level=$(ffmpeg -v info -nostdin -i "$work/$file.opus" -af "atrim=${window},volumedetect" -f null - 2>&1 \
+      | sed -n 's/.*mean_volume: //p')
+    line="$line  ${window/:/–} s ${level:-silence}"
+  done
+  echo "$line"
+done
+echo "  (the front pauses for its call while the rear plays on; the rear's keys lower the rear only)"
+
 step "A small complete audio app in C (examples/ui-c): its screen, a station played from the content tree, remote commands"
 "$bin/deckd" --plugins examples/ui-c/build --socket "$work/stations.sock" --state none --sink "file:$work/stations.opus" \
   2> "$work/stations.log" &

@@ -137,6 +137,9 @@ public final class RPCConnection {
     /// The client's own name, when its transport gives one (a libdeck client handle's): the default
     /// owner name of the integrator focus it requests.
     public let clientName: String?
+    /// The audio zone the client's calls act on when they name none (`zones.bind`); nil: the
+    /// primary zone.
+    public var zone: String?
 
     public init(token: String? = nil, clientName: String? = nil, send: @escaping (String) -> Void) {
         self.token = token

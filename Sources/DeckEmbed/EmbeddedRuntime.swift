@@ -49,7 +49,11 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     /// which ends the reference cycle between a handle and its runtime. Loop thread.
     private var clients: [ObjectIdentifier: EmbeddedClient] = [:]
 
+    /// The ids of the runtime's audio zones, for handles binding to one from any thread.
+    let zoneIDs: [String]
+
     init(configuration: RuntimeConfiguration) throws(RuntimeError) {
+        zoneIDs = configuration.effectiveZones.map(\.id)
         runtime = try Runtime(configuration: configuration, logger: Logger(level: configuration.logLevel) { [logTarget] in logTarget.forward($0) })
         dispatcher = runtime.makeDispatcher()
         var drain: (() -> Void)?

@@ -25,7 +25,7 @@ public enum EmbeddingAPI {
     public typealias LogFunction = @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void
     public typealias PCMFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<Float>?, UInt32) -> Void
 
-    static let major: UInt32 = 1, minor: UInt32 = 2
+    static let major: UInt32 = 1, minor: UInt32 = 3
 
     /// What `deck_runtime_version_string` returns: made once, never freed, never written.
     nonisolated(unsafe) static let versionString: UnsafePointer<CChar> = {

@@ -236,6 +236,21 @@ public func deck_runtime_unsubscribe(_ rt: OpaquePointer?, _ topic: UnsafePointe
     changeSubscription(rt, "events.unsubscribe", topic)
 }
 
+@_cdecl("deck_runtime_set_zone")
+public func deck_runtime_set_zone(_ rt: OpaquePointer?, _ zone: UnsafePointer<CChar>?) -> Int32 {
+    withClient(rt) { client throws(EmbeddingError) in
+        var named = JSONValue.null
+        if zone != nil {
+            let id = try text(zone, "zone")
+            let known = client.runtime.zoneIDs
+            guard known.contains(id) else { throw EmbeddingError(.invalid, "unknown zone \(id) (zones: \(known.joined(separator: ", ")))") }
+            named = .string(id)
+        }
+        let request = #"{"jsonrpc":"2.0","method":"zones.bind","params":{"zone":\#(named.encoded())}}"#
+        try client.runtime.submit(EmbeddedRuntime.Job(client: client, request: request))
+    }
+}
+
 /// `events.subscribe` or `events.unsubscribe` for one known topic, without the caller writing JSON.
 private func changeSubscription(_ rt: OpaquePointer?, _ method: String, _ topic: UnsafePointer<CChar>?) -> Int32 {
     withClient(rt) { client throws(EmbeddingError) in

@@ -7,7 +7,7 @@ extension MPRISBridge {
     func properties(of interface: String) -> [(String, DBusValue)]? {
         switch interface {
         case MPRISBridge.rootInterface:
-            [("CanQuit", .bool(false)), ("CanRaise", .bool(false)), ("HasTrackList", .bool(false)), ("Identity", .string("Deck")),
+            [("CanQuit", .bool(false)), ("CanRaise", .bool(false)), ("HasTrackList", .bool(false)), ("Identity", .string(identity)),
              ("SupportedUriSchemes", .strings([])), ("SupportedMimeTypes", .strings([]))]
         case MPRISBridge.playerInterface: playerProperties()
         default: nil

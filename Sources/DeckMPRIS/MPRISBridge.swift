@@ -3,12 +3,17 @@ import DeckBase
 import DeckNowPlaying
 import Glibc
 
-/// Now playing as an MPRIS player on the D-Bus session bus (`org.mpris.MediaPlayer2.deck`), so
+/// Now playing as an MPRIS player on the D-Bus session bus (`org.mpris.MediaPlayer2.deck`, or one
+/// player per audio zone, `org.mpris.MediaPlayer2.deck.<zone>`), so
 /// playerctl and every MPRIS client work unchanged. sd-bus runs on the loop through its
 /// descriptor and timeout; remote commands go through the runtime's router and are answered
 /// when the owner answers. Loop-thread-confined.
 public final class MPRISBridge {
     public static let busName = "org.mpris.MediaPlayer2.deck"
+    /// The name this player owns on the bus.
+    public let name: String
+    /// How MPRIS clients show the player (`Identity`).
+    let identity: String
     static let objectPath = "/org/mpris/MediaPlayer2"
     static let rootInterface = "org.mpris.MediaPlayer2"
     static let playerInterface = "org.mpris.MediaPlayer2.Player"
@@ -38,9 +43,12 @@ public final class MPRISBridge {
     /// At most this many commands from one peer wait on the owner; more are refused (LimitsExceeded).
     static let commandsPerPeer = 8
 
-    /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`) and asks for the bus name.
-    public init(center: NowPlayingCenter, loop: EventLoop, logger: Logger, route: @escaping Router) throws(MPRISError) {
+    /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`) and asks for the bus name `name`.
+    public init(center: NowPlayingCenter, name: String = MPRISBridge.busName, identity: String = "Deck", loop: EventLoop, logger: Logger,
+                route: @escaping Router) throws(MPRISError) {
         self.center = center
+        self.name = name
+        self.identity = identity
         self.loop = loop
         self.logger = logger
         self.route = route
@@ -61,14 +69,14 @@ public final class MPRISBridge {
             return Unmanaged<MPRISBridge>.fromOpaque(context).takeUnretainedValue().handle(message)
         }, context)
         if status >= 0 {
-            status = sd_bus_request_name_async(bus, nil, MPRISBridge.busName, 0, { reply, context, _ in
+            status = sd_bus_request_name_async(bus, nil, name, 0, { reply, context, _ in
                 guard let reply, let context else { return 0 }
                 let bridge = Unmanaged<MPRISBridge>.fromOpaque(context).takeUnretainedValue()
                 if let error = sd_bus_message_get_error(reply), let name = error.pointee.name {
                     let detail = error.pointee.message.map { String(cString: $0) } ?? ""
-                    bridge.logger.error("mpris", "cannot own \(MPRISBridge.busName): \(String(cString: name)) \(detail)")
+                    bridge.logger.error("mpris", "cannot own \(bridge.name): \(String(cString: name)) \(detail)")
                 } else {
-                    bridge.logger.info("mpris", "on the session bus as \(MPRISBridge.busName)")
+                    bridge.logger.info("mpris", "on the session bus as \(bridge.name)")
                 }
                 return 0
             }, context)

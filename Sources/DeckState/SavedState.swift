@@ -17,15 +17,27 @@ public struct SavedState {
         self.lastSource = lastSource
     }
 
+    /// The state of each audio zone but the primary one, by zone id; the primary zone's is the
+    /// rest of the document.
+    public var zones: [String: SavedState] = [:]
+
     /// The document the state file holds.
     public var document: JSONValue {
-        var document: [String: JSONValue] = ["version": .int(SavedState.version)]
+        var document = fields
+        document["version"] = .int(SavedState.version)
+        if !zones.isEmpty { document["zones"] = .object(zones.mapValues { .object($0.fields) }) }
+        return .object(document)
+    }
+
+    /// One zone's members of the document.
+    private var fields: [String: JSONValue] {
+        var document: [String: JSONValue] = [:]
         if let lastSource { document["lastSource"] = SavedState.json(lastSource) }
         document["volumes"] = .object(Dictionary(uniqueKeysWithValues: volumes.map { volume in
             (volume.name, ["index": volume.index.map { .int(Int64($0)) } ?? .null, "muted": volume.muted.map(JSONValue.bool) ?? .null] as JSONValue)
         }))
         if let sinks { document["sinks"] = ["selected": .array(sinks.map(JSONValue.string))] }
-        return .object(document)
+        return document
     }
 
     public init(_ document: JSONValue, maxQueueItems: Int) throws(StateFileError) {
@@ -33,45 +45,57 @@ public struct SavedState {
         guard members["version"]?.integer(in: SavedState.version...SavedState.version) != nil else {
             throw .invalid("version is \(members["version"]?.encoded() ?? "missing"), not \(SavedState.version)")
         }
+        try self.init(fields: members, prefix: "", maxQueueItems: maxQueueItems)
+        if let value = members["zones"] {
+            guard case .object(let saved) = value else { throw .invalid("zones is not an object") }
+            for (id, zone) in saved.sorted(by: { $0.key < $1.key }) {
+                guard case .object(let fields) = zone else { throw .invalid("zones.\(id) is not an object") }
+                zones[id] = try SavedState(fields: fields, prefix: "zones.\(id).", maxQueueItems: maxQueueItems)
+            }
+        }
+    }
+
+    /// One zone's members; `prefix` names where they are in messages.
+    private init(fields members: [String: JSONValue], prefix: String, maxQueueItems: Int) throws(StateFileError) {
         if let value = members["volumes"] {
-            guard case .object(let groups) = value else { throw .invalid("volumes is not an object") }
+            guard case .object(let groups) = value else { throw .invalid("\(prefix)volumes is not an object") }
             for (name, saved) in groups.sorted(by: { $0.key < $1.key }) {
-                guard case .object = saved else { throw .invalid("volumes.\(name) is not an object") }
-                let index = try SavedState.optional(saved["index"], "volumes.\(name).index") { $0.integer(in: 0...100) }
-                let muted = try SavedState.optional(saved["muted"], "volumes.\(name).muted") { $0.boolValue }
+                guard case .object = saved else { throw .invalid("\(prefix)volumes.\(name) is not an object") }
+                let index = try SavedState.optional(saved["index"], "\(prefix)volumes.\(name).index") { $0.integer(in: 0...100) }
+                let muted = try SavedState.optional(saved["muted"], "\(prefix)volumes.\(name).muted") { $0.boolValue }
                 volumes.append((name, index, muted))
             }
         }
         if let value = members["sinks"] {
             guard let names = value["selected"]?.arrayValue?.compactMap(\.stringValue),
-                  names.count == value["selected"]?.arrayValue?.count else { throw .invalid("sinks.selected is not a list of names") }
+                  names.count == value["selected"]?.arrayValue?.count else { throw .invalid("\(prefix)sinks.selected is not a list of names") }
             sinks = names
         }
-        if let value = members["lastSource"] { lastSource = try SavedState.lastSource(value, maxQueueItems: maxQueueItems) }
+        if let value = members["lastSource"] { lastSource = try SavedState.lastSource(value, prefix: prefix, maxQueueItems: maxQueueItems) }
     }
 
-    private static func lastSource(_ json: JSONValue, maxQueueItems: Int) throws(StateFileError) -> LastSource {
-        guard let plugin = json["plugin"]?.stringValue, !plugin.isEmpty else { throw .invalid("lastSource.plugin is not an app id") }
-        let item = try optional(json["item"], "lastSource.item") { $0.stringValue }
+    private static func lastSource(_ json: JSONValue, prefix: String, maxQueueItems: Int) throws(StateFileError) -> LastSource {
+        guard let plugin = json["plugin"]?.stringValue, !plugin.isEmpty else { throw .invalid("\(prefix)lastSource.plugin is not an app id") }
+        let item = try optional(json["item"], "\(prefix)lastSource.item") { $0.stringValue }
         var source = LastSource(pluginID: plugin, itemKey: item)
-        source.position = try optional(json["position"], "lastSource.position") { $0.mediaTime()?.seconds } ?? 0
-        let list = try optional(json["queue"], "lastSource.queue") { $0.arrayValue } ?? []
+        source.position = try optional(json["position"], "\(prefix)lastSource.position") { $0.mediaTime()?.seconds } ?? 0
+        let list = try optional(json["queue"], "\(prefix)lastSource.queue") { $0.arrayValue } ?? []
         var items: [QueueItem] = []
         for (index, entry) in list.enumerated() {
-            guard let key = entry["key"]?.stringValue else { throw .invalid("lastSource.queue[\(index)].key is not text") }
-            items.append(QueueItem(key: key, title: try optional(entry["title"], "lastSource.queue[\(index)].title") { $0.stringValue },
-                                   artist: try optional(entry["artist"], "lastSource.queue[\(index)].artist") { $0.stringValue },
-                                   duration: try optional(entry["duration"], "lastSource.queue[\(index)].duration") { $0.mediaTime()?.seconds }))
+            guard let key = entry["key"]?.stringValue else { throw .invalid("\(prefix)lastSource.queue[\(index)].key is not text") }
+            items.append(QueueItem(key: key, title: try optional(entry["title"], "\(prefix)lastSource.queue[\(index)].title") { $0.stringValue },
+                                   artist: try optional(entry["artist"], "\(prefix)lastSource.queue[\(index)].artist") { $0.stringValue },
+                                   duration: try optional(entry["duration"], "\(prefix)lastSource.queue[\(index)].duration") { $0.mediaTime()?.seconds }))
         }
-        let current = try optional(json["currentIndex"], "lastSource.currentIndex") { $0.integer(in: 0...Int.max) }
+        let current = try optional(json["currentIndex"], "\(prefix)lastSource.currentIndex") { $0.integer(in: 0...Int.max) }
         var ids: UInt64 = 0
         do throws(NowPlayingError) {
             try source.queue.replace(with: items, current: current, maxItems: maxQueueItems, nextID: &ids)
         } catch {
-            throw .invalid("lastSource.queue: \(error)")
+            throw .invalid("\(prefix)lastSource.queue: \(error)")
         }
-        source.queue.shuffle = try optional(json["shuffle"], "lastSource.shuffle") { $0.stringValue.flatMap(ShuffleMode.init) } ?? .off
-        source.queue.repeatMode = try optional(json["repeat"], "lastSource.repeat") { $0.stringValue.flatMap(RepeatMode.init) } ?? .off
+        source.queue.shuffle = try optional(json["shuffle"], "\(prefix)lastSource.shuffle") { $0.stringValue.flatMap(ShuffleMode.init) } ?? .off
+        source.queue.repeatMode = try optional(json["repeat"], "\(prefix)lastSource.repeat") { $0.stringValue.flatMap(RepeatMode.init) } ?? .off
         return source
     }
 

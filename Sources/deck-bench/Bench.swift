@@ -6,7 +6,7 @@ enum Bench {
     static let usage = """
         usage: deck-bench [--bin DIR] [--plugin-c BUNDLE] [--runs N] [--realtime-seconds N] [SUITE...]
 
-        Suites: startup, stream, session, rpc, nowplaying, ui, simulator, embed, isolation, apps, json (default: all). DIR holds deckd and plugins/ (default: next to deck-bench);
+        Suites: startup, stream, session, zones, rpc, nowplaying, ui, simulator, embed, isolation, apps, json (default: all). DIR holds deckd and plugins/ (default: next to deck-bench);
         BUNDLE is the example C plugin's built bundle, loaded beside the first-party ones.
         """
 
@@ -20,7 +20,7 @@ enum Bench {
             case "--runs": options.runs = Int(rest.popFirst() ?? "") ?? 0
             case "--realtime-seconds": options.realtimeSeconds = Int(rest.popFirst() ?? "") ?? 0
             case "--help", "-h": print(usage); return 0
-            case "startup", "stream", "session", "rpc", "nowplaying", "ui", "simulator", "embed", "isolation", "apps", "json": options.suites.append(argument)
+            case "startup", "stream", "session", "zones", "rpc", "nowplaying", "ui", "simulator", "embed", "isolation", "apps", "json": options.suites.append(argument)
             default:
                 printError("deck-bench: unknown argument \(argument)\n\(usage)")
                 return 2
@@ -30,13 +30,14 @@ enum Bench {
             printError("deck-bench: --runs and --realtime-seconds need a positive number")
             return 2
         }
-        if options.suites.isEmpty { options.suites = ["startup", "stream", "session", "rpc", "nowplaying", "ui", "simulator", "embed", "isolation", "apps", "json"] }
+        if options.suites.isEmpty { options.suites = ["startup", "stream", "session", "zones", "rpc", "nowplaying", "ui", "simulator", "embed", "isolation", "apps", "json"] }
         print("# deck-bench on \(MachineInfo.describe())\n")
         do {
             for suite in options.suites {
                 switch suite {
                 case "stream": try StreamBench(options: options).run()
                 case "session": try SessionBench(options: options).run()
+                case "zones": try ZonesBench(options: options).run()
                 case "rpc": try RPCBench(options: options).run()
                 case "nowplaying": try NowPlayingBench(options: options).run()
                 case "ui": try UIBench(options: options).run()

@@ -13,7 +13,7 @@ enum ControlClient {
     }
 
     static let usage = """
-        usage: deckctl [--socket PATH] [--json] COMMAND [ARGS...]
+        usage: deckctl [--socket PATH] [--zone ZONE] [--json] COMMAND [ARGS...]
 
         Controls a running deckd over its JSON-RPC socket
         (default: $XDG_RUNTIME_DIR/deck.sock, else /tmp/deck-$UID.sock; when that is not there
@@ -22,7 +22,8 @@ enum ControlClient {
         Commands:
         \(commands.map { "  \($0.usage.padding(28))\($0.summary)" }.joined(separator: "\n"))
 
-        deckctl COMMAND --help shows one command. --json prints the raw JSON result.
+        deckctl COMMAND --help shows one command. --json prints the raw JSON result. --zone acts on an
+        audio zone (deckctl zones lists them) instead of the primary one.
         Exit status: 0 success, 1 runtime error, 2 usage error, 3 cannot connect.
         """
 
@@ -56,7 +57,26 @@ enum ControlClient {
         Command(name: "launch", usage: "launch ID [ITEM]", summary: "activate an app and play ITEM (default item)") { session, args throws(ClientError) in
             guard (1...2).contains(args.count) else { throw .usage("launch needs an app id and at most one item") }
             let params = "{\"id\":\(JSONDocument.quote(args[0]))" + (args.count > 1 ? ",\"item\":\(JSONDocument.quote(args[1]))" : "") + "}"
-            try session.show("apps.launch", params) { app in print("\(app["id"].display): \(app["state"].display)") }
+            try session.show("apps.launch", params) { app in
+                print("\(app["id"].display): \(app["state"].display)" + (app["zone"].string.map { " in \($0)" } ?? ""))
+            }
+        },
+        Command(name: "move", usage: "move ID ZONE", summary: "move an app, with what it plays, to another audio zone") { session, args throws(ClientError) in
+            guard args.count == 2 else { throw .usage("move needs an app id and a zone") }
+            let params = "{\"id\":\(JSONDocument.quote(args[0])),\"zone\":\(JSONDocument.quote(args[1]))}"
+            try session.show("apps.move", params) { app in print("\(app["id"].display) plays in \(app["zone"].string ?? "the primary zone")") }
+        },
+        Command(name: "zones", usage: "zones", summary: "the audio zones: sinks, shared contexts, session, now playing, apps") { session, _ throws(ClientError) in
+            try session.show("zones.list") { list in
+                for zone in list["zones"].elements {
+                    let shared = zone["sharedContexts"].elements.compactMap(\.string).joined(separator: ",")
+                    print("\(zone["id"].display)\(zone["primary"].bool == true ? " (primary)" : "")  \(zone["name"].display)  "
+                        + "sinks [\(zone["sinks"].elements.compactMap { $0.int.map(String.init) }.joined(separator: ","))]  "
+                        + (shared.isEmpty ? "" : "shares [\(shared)]  ") + (zone["active"].bool == true ? "active" : "inactive")
+                        + (zone["owner"].string.map { "  playing \($0)" } ?? "")
+                        + "  apps [\(zone["apps"].elements.compactMap(\.string).joined(separator: ","))]")
+                }
+            }
         },
         Command(name: "session", usage: "session", summary: "audio focus holders, pending request, output state") { session, _ throws(ClientError) in
             try session.show("session.get") { state in
@@ -153,6 +173,7 @@ enum ControlClient {
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         var socketPath = UnixSocket.clientControlPath
         var json = false
+        var zone: String?
         var rest = arguments.dropFirst()
         while let argument = rest.first, argument.hasPrefix("-") {
             rest.removeFirst()
@@ -163,6 +184,9 @@ enum ControlClient {
             case "--socket":
                 guard let path = rest.popFirst() else { return report(.usage("--socket needs a path")) }
                 socketPath = path
+            case "--zone":
+                guard let name = rest.popFirst(), !name.isEmpty else { return report(.usage("--zone needs a zone id (deckctl zones lists them)")) }
+                zone = name
             default: return report(.usage("unknown option \(argument)"))
             }
         }
@@ -179,6 +203,8 @@ enum ControlClient {
         }
         do {
             let session = try Session(path: socketPath, json: json)
+            // Bound once: every call that names no zone acts on it.
+            if let zone { _ = try session.call("zones.bind", "{\"zone\":\(JSONDocument.quote(zone))}") }
             try command.run(session, args)
             return 0
         } catch {

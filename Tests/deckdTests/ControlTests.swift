@@ -222,7 +222,7 @@ extension ControlTests {
                                "display.get", "display.set", "nowPlaying.get", "nowPlaying.artwork", "queue.get",
                                "player.play", "player.pause", "player.togglePlayPause", "player.stop", "player.next", "player.previous",
                                "player.seek", "player.skip", "player.setRate", "player.setShuffle", "player.setRepeat", "player.like",
-                               "player.dislike", "player.bookmark"])
+                               "player.dislike", "player.bookmark", "apps.move", "zones.list", "zones.bind"])
         // The validator is not a rubber stamp: a broken document fails it.
         try #"{"openrpc": "one", "info": {"title": "x", "version": "1"}, "methods": [{"name": "a", "params": [], "result": {"name": "r", "schema": {"type": 5}}}]}"#
             .write(toFile: dir.path + "/bad.json", atomically: true, encoding: .utf8)
@@ -308,6 +308,9 @@ extension ControlTests {
         results["display.get"] = try result("display.get")
         results["display.set"] = try result("display.set", #"{"driving":true}"#)
         results["sinks.remove"] = try result("sinks.remove", #"{"id":2}"#)
+        results["zones.list"] = try result("zones.list")
+        results["zones.bind"] = try result("zones.bind", #"{"zone":"primary"}"#)
+        results["apps.move"] = try result("apps.move", #"{"id":"org.deck.tone","zone":"primary"}"#)
         results["rpc.discover"] = try result("rpc.discover")
         // auth.login answers only on TCP; its schema is checked with a logged-in TCP client.
         let (tcpDeckd, port, _) = try tcpDaemon()

@@ -1,5 +1,5 @@
 # bash completion for deckctl: commands and flags, and from a running deckd (the one --socket
-# names, else the default) app ids, sink ids, volume groups and method names.
+# names, else the default) app ids, sink ids, volume groups, zones and method names.
 
 _deckctl_words() {
     deckctl "${_deckctl_socket[@]}" complete "$1" 2>/dev/null
@@ -12,6 +12,7 @@ _deckctl() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
             --socket) _deckctl_socket=(--socket "${COMP_WORDS[i+1]}"); ((i++)) ;;
+            --zone) ((i++)) ;;
             -*) ;;
             *) command=${COMP_WORDS[i]}; at=$i; break ;;
         esac
@@ -20,19 +21,25 @@ _deckctl() {
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         return
     fi
+    if [[ $prev == --zone ]]; then
+        mapfile -t COMPREPLY < <(compgen -W "$(_deckctl_words zones)" -- "$cur")
+        return
+    fi
     local words="" argument=$((COMP_CWORD - at))
     if [[ -z $command ]]; then
-        words="--socket --json --help --version $(_deckctl_words commands)"
+        words="--socket --zone --json --help --version $(_deckctl_words commands)"
     else
         case $command in
             launch|ui) ((argument == 1)) && words=$(_deckctl_words apps) ;;
+            move)
+                if ((argument == 1)); then words=$(_deckctl_words apps); elif ((argument == 2)); then words=$(_deckctl_words zones); fi ;;
             volume)
                 if ((argument == 1)); then words=$(_deckctl_words groups); else words="+1 -1 mute unmute"; fi ;;
             sinks)
                 if ((argument == 1)); then words="select"; else words="all $(_deckctl_words sinks)"; fi ;;
             events) words=$(_deckctl_words topics) ;;
             call) ((argument == 1)) && words=$(_deckctl_words methods) ;;
-            complete) ((argument == 1)) && words="commands topics apps sinks groups methods" ;;
+            complete) ((argument == 1)) && words="commands topics apps sinks groups zones methods" ;;
             display)
                 if [[ $prev == --driving || $prev == --attached ]]; then words="on off"; else words="--driving --attached"; fi ;;
             now-playing) words="--follow --format" ;;

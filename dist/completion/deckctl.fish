@@ -1,5 +1,5 @@
 # fish completion for deckctl: commands and flags, and from a running deckd (the one --socket
-# names, else the default) app ids, sink ids, volume groups and method names.
+# names, else the default) app ids, sink ids, volume groups, zones and method names.
 
 function __deckctl_words
     set -l tokens (commandline -opc)
@@ -18,7 +18,7 @@ function __deckctl_at
     set -e tokens[1]
     while set -q tokens[1]
         switch $tokens[1]
-            case --socket
+            case --socket --zone
                 set -e tokens[1]
             case '-*'
             case '*'
@@ -32,24 +32,26 @@ function __deckctl_at
 end
 
 function __deckctl_no_command
-    not __deckctl_at any status apps launch session volume sinks play pause toggle play-pause stop next previous \
+    not __deckctl_at any status apps launch move zones session volume sinks play pause toggle play-pause stop next previous \
         seek now-playing queue ui select back display events call complete
 end
 
 complete -c deckctl -f
 complete -c deckctl -n __deckctl_no_command -l socket -r -F -d 'the control socket'
+complete -c deckctl -n __deckctl_no_command -l zone -x -a '(__deckctl_words zones)' -d 'act on this audio zone'
 complete -c deckctl -n __deckctl_no_command -l json -d 'print the raw JSON result'
 complete -c deckctl -n __deckctl_no_command -l help -d 'print the help'
 complete -c deckctl -n __deckctl_no_command -l version -d 'print the version'
 complete -c deckctl -n __deckctl_no_command -a '(__deckctl_words commands)'
-complete -c deckctl -n '__deckctl_at 0 launch ui' -a '(__deckctl_words apps)'
+complete -c deckctl -n '__deckctl_at 0 launch ui move' -a '(__deckctl_words apps)'
+complete -c deckctl -n '__deckctl_at 1 move' -a '(__deckctl_words zones)'
 complete -c deckctl -n '__deckctl_at 0 volume' -a '(__deckctl_words groups)'
 complete -c deckctl -n '__deckctl_at 1 volume' -a '+1 -1 mute unmute'
 complete -c deckctl -n '__deckctl_at 0 sinks' -a select
 complete -c deckctl -n '__deckctl_at any sinks; and not __deckctl_at 0 sinks' -a 'all (__deckctl_words sinks)'
 complete -c deckctl -n '__deckctl_at any events' -a '(__deckctl_words topics)'
 complete -c deckctl -n '__deckctl_at 0 call' -a '(__deckctl_words methods)'
-complete -c deckctl -n '__deckctl_at 0 complete' -a 'commands topics apps sinks groups methods'
+complete -c deckctl -n '__deckctl_at 0 complete' -a 'commands topics apps sinks groups zones methods'
 complete -c deckctl -n '__deckctl_at any display' -l driving -x -a 'on off'
 complete -c deckctl -n '__deckctl_at any display' -l attached -x -a 'on off'
 complete -c deckctl -n '__deckctl_at any now-playing' -l follow -d 'print each change'

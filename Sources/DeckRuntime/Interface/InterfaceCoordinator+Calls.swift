@@ -51,7 +51,7 @@ extension InterfaceCoordinator {
             return UIAnswer()
         default: break
         }
-        guard profile.attached else { throw .state("no display is attached; templates are described when display_changed says it attached") }
+        guard profile(of: app).attached else { throw .state("no display is attached; templates are described when display_changed says it attached") }
         let answer: UIAnswer
         switch call {
         case .setRoot(let text): answer = UIAnswer(try app.setRoot(text, limits: limits))

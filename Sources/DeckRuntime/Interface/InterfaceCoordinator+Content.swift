@@ -65,8 +65,8 @@ extension InterfaceCoordinator {
     }
 
     /// The driver picked a content item: a container is browsed into, a playable item played.
-    public func selectContent(_ pathText: String) throws(RPCError) {
-        let app = try foregroundApp()
+    public func selectContent(_ pathText: String, zone: Int = 0) throws(RPCError) {
+        let app = try foregroundApp(zone: zone)
         guard app.offersContent else { throw .commandFailed("\(app.appID) offers no content tree") }
         let parts = pathText.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
         guard !parts.isEmpty, parts.allSatisfy({ ($0 ?? -1) >= 0 }) else {

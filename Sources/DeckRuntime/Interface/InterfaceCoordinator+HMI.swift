@@ -3,12 +3,13 @@ import DeckControl
 import DeckPlugins
 import DeckUI
 
-/// What the HMI sees and does: the foreground app's screen (`ui.get`), selecting, going back.
+/// What the HMI sees and does: a zone's foreground app's screen (`ui.get`), selecting, going back.
 extension InterfaceCoordinator {
-    /// The foreground app's visible stack (or `appID`'s), with the limits and quota in force.
-    public func state(of appID: String? = nil, nowPlaying: () -> JSONValue) -> JSONValue {
-        var object: [String: JSONValue] = ["display": profile.json, "apps": .array(apps.keys.sorted().map(JSONValue.string))]
-        guard let id = appID ?? foreground, let app = apps[id] else {
+    /// `zone`'s foreground app's visible stack (or `appID`'s), with the limits and quota in force.
+    public func state(of appID: String? = nil, zone: Int = 0, nowPlaying: () -> JSONValue) -> JSONValue {
+        var object: [String: JSONValue] = ["display": profiles[zone].json,
+                                           "apps": .array(apps.keys.sorted().filter { zoneOf($0) == zone }.map(JSONValue.string))]
+        guard let id = appID ?? foregrounds[zone], let app = apps[id] else {
             object["app"] = .null
             return .object(object)
         }
@@ -27,7 +28,7 @@ extension InterfaceCoordinator {
         if app.stack.showsNowPlaying {
             object["nowPlaying"] = nowPlaying()
         }
-        if app.offersContent && profile.attached { object["content"] = contentJSON(app, limits) }
+        if app.offersContent && profile(of: app).attached { object["content"] = contentJSON(app, limits) }
         return .object(object)
     }
 
@@ -48,9 +49,9 @@ extension InterfaceCoordinator {
         return .object(object)
     }
 
-    /// The driver picked an item, button, action or tab of the foreground app's screen.
-    public func select(_ id: UInt64) throws(RPCError) {
-        let app = try foregroundApp()
+    /// The driver picked an item, button, action or tab of `zone`'s foreground app's screen.
+    public func select(_ id: UInt64, zone: Int = 0) throws(RPCError) {
+        let app = try foregroundApp(zone: zone)
         let stack = app.stack
         if let modal = stack.modal {
             guard let item = modal.buttons.first(where: { $0.id == id }) else {
@@ -94,8 +95,8 @@ extension InterfaceCoordinator {
     /// Goes back: dismisses the modal, else pops the top template, else leaves a content level;
     /// at the root it does nothing, as a head unit's back button. False when nothing changed.
     @discardableResult
-    public func back() throws(RPCError) -> Bool {
-        let app = try foregroundApp()
+    public func back(zone: Int = 0) throws(RPCError) -> Bool {
+        let app = try foregroundApp(zone: zone)
         if app.stack.modal != nil {
             try? app.dismiss()
         } else if app.stack.templates.count > 1 {
@@ -109,9 +110,11 @@ extension InterfaceCoordinator {
         return true
     }
 
-    func foregroundApp() throws(RPCError) -> AppInterface {
-        guard profile.attached else { throw .commandFailed("no display is attached (display.set {\"attached\": true})") }
-        guard let id = foreground, let app = apps[id] else { throw .commandFailed("no app with a UI is loaded") }
+    func foregroundApp(zone: Int) throws(RPCError) -> AppInterface {
+        guard profiles[zone].attached else { throw .commandFailed("no display is attached (display.set {\"attached\": true})") }
+        guard let id = foregrounds[zone], let app = apps[id] else {
+            throw .commandFailed(profiles.count > 1 ? "no app with a UI is in this zone" : "no app with a UI is loaded")
+        }
         return app
     }
 }

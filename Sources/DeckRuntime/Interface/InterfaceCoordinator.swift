@@ -4,8 +4,9 @@ import DeckUI
 
 /// The car's display as the runtime serves it: the display profile and the limits it gives each
 /// app, every app's templates and content tree, the app in the foreground, and the selections and
-/// loads waiting on a plugin's completion. Plugins' `deck.ui` and `deck.content` calls arrive
-/// here; the HMI drives it through `ui.*` and `display.*`. Loop-thread-confined.
+/// loads waiting on a plugin's completion. Each audio zone has a display of its own with its
+/// foreground app; an app is shown on its zone's display. Plugins' `deck.ui` and `deck.content`
+/// calls arrive here; the HMI drives it through `ui.*` and `display.*`. Loop-thread-confined.
 public final class InterfaceCoordinator {
     /// Something waiting on a plugin's completion token.
     enum Pending {
@@ -20,11 +21,14 @@ public final class InterfaceCoordinator {
         }
     }
 
-    public private(set) var profile: DisplayProfile
+    /// Each zone's display, in zone order (the primary zone's first).
+    public private(set) var profiles: [DisplayProfile]
     /// Every app with a UI side, by plugin id.
     public private(set) var apps: [String: AppInterface] = [:]
-    /// The app the HMI shows: the last launched, else the first with a UI.
-    public private(set) var foreground: String?
+    /// Per zone, the app its HMI shows: the last launched there, else the first with a UI.
+    public private(set) var foregrounds: [String?]
+    /// The zone an app plays in (and is shown in).
+    var zoneOf: (String) -> Int = { _ in 0 }
     public let settings: InterfaceSettings
     let plugins: PluginDirectory
     /// Runs after anything `ui.get` shows changed.
@@ -38,8 +42,10 @@ public final class InterfaceCoordinator {
     let scheduler: any Scheduler
     let logger: Logger
 
-    init(profile: DisplayProfile, settings: InterfaceSettings, plugins: PluginDirectory, scheduler: any Scheduler, logger: Logger) throws(LoopError) {
-        self.profile = profile
+    init(profiles: [DisplayProfile], settings: InterfaceSettings, plugins: PluginDirectory, scheduler: any Scheduler,
+         logger: Logger) throws(LoopError) {
+        self.profiles = profiles
+        foregrounds = Array(repeating: nil, count: profiles.count)
         self.plugins = plugins
         self.settings = settings
         self.scheduler = scheduler
@@ -53,13 +59,21 @@ public final class InterfaceCoordinator {
         completionTimer.close()
     }
 
-    /// Whether the foreground app shows the now-playing template (its changes are UI changes).
-    var showsNowPlaying: Bool {
-        guard let id = foreground else { return false }
+    /// The primary zone's display.
+    public var profile: DisplayProfile { profiles[0] }
+    /// The app the primary zone's HMI shows.
+    public var foreground: String? { foregrounds[0] }
+
+    /// Whether `zone`'s foreground app shows the now-playing template (its changes are UI changes).
+    func showsNowPlaying(zone: Int) -> Bool {
+        guard let id = foregrounds[zone] else { return false }
         return apps[id]?.stack.showsNowPlaying ?? false
     }
 
-    public func limits(for app: AppInterface) -> DisplayLimits { DisplayLimits(profile: profile, entitlements: app.entitlements) }
+    /// The display `app` is shown on: its zone's.
+    func profile(of app: AppInterface) -> DisplayProfile { profiles[zoneOf(app.appID)] }
+
+    public func limits(for app: AppInterface) -> DisplayLimits { DisplayLimits(profile: profile(of: app), entitlements: app.entitlements) }
 
     // MARK: Plugins coming and going
 
@@ -71,8 +85,9 @@ public final class InterfaceCoordinator {
         app.offersTemplates = plugin.offersUI
         app.offersContent = plugin.offersContent
         apps[plugin.id] = app
-        if foreground == nil { foreground = plugin.id }
-        if profile.attached { attach(plugin, app) }
+        let zone = zoneOf(plugin.id)
+        if foregrounds[zone] == nil { foregrounds[zone] = plugin.id }
+        if profiles[zone].attached { attach(plugin, app) }
         onChange?()
     }
 
@@ -80,21 +95,46 @@ public final class InterfaceCoordinator {
     func release(_ pluginID: String) {
         guard apps.removeValue(forKey: pluginID) != nil else { return }
         pending = pending.filter { $0.value.what.app != pluginID }
-        if foreground == pluginID { foreground = apps.keys.sorted().first }
+        for zone in foregrounds.indices where foregrounds[zone] == pluginID { foregrounds[zone] = firstApp(in: zone) }
         onChange?()
     }
 
-    /// `apps.launch` from the HMI: the app comes to the foreground and starts a new task.
+    /// `apps.launch` from the HMI: the app comes to the foreground of its zone and starts a new task.
     public func launched(_ pluginID: String) {
         guard let app = apps[pluginID] else { return }
-        foreground = pluginID
+        foregrounds[zoneOf(pluginID)] = pluginID
         app.startTask()
         onChange?()
     }
 
+    /// The app moved from zone `from` to its zone now: it leaves the old display's foreground,
+    /// and is told the display it is shown on now when that differs.
+    func moved(_ pluginID: String, from: Int) {
+        let to = zoneOf(pluginID)
+        if foregrounds[from] == pluginID { foregrounds[from] = firstApp(in: from) }
+        guard let app = apps[pluginID], let plugin = plugins.plugin(id: pluginID) else { return }
+        if foregrounds[to] == nil { foregrounds[to] = pluginID }
+        let (before, after) = (profiles[from], profiles[to])
+        if before.attached != after.attached {
+            if after.attached {
+                attach(plugin, app)
+            } else {
+                app.clear()
+                pending = pending.filter { $0.value.what.app != pluginID }
+                plugin.notifyDisplay(attached: false, profile: after.json.encoded())
+            }
+        } else if after.attached {
+            notifyLimits(app, from: DisplayLimits(profile: before, entitlements: app.entitlements))
+        }
+        onChange?()
+    }
+
+    /// The first app with a UI shown in `zone`, by id.
+    private func firstApp(in zone: Int) -> String? { apps.keys.sorted().first { zoneOf($0) == zone } }
+
     private func attach(_ plugin: PluginInstance, _ app: AppInterface) {
         guard app.offersTemplates else { return }
-        plugin.notifyDisplay(attached: true, profile: profile.json.encoded())
+        plugin.notifyDisplay(attached: true, profile: profile(of: app).json.encoded())
         if app.stack.root == nil {
             logger.warning("ui", "\(plugin.id) set no root template when the display attached; it shows a placeholder")
             app.setPlaceholder(title: plugin.manifest.name)
@@ -103,15 +143,16 @@ public final class InterfaceCoordinator {
 
     // MARK: The display
 
-    /// Takes a new profile (`display.set`): attaching or detaching tells every app with a UI;
-    /// new limits are applied to what is shown and each app is told.
-    public func setProfile(_ next: DisplayProfile) {
-        let before = profile
-        profile = next
-        logger.info("ui", "display: \(next.width)×\(next.height) @\(next.scale)x, \(next.attached ? "attached" : "detached")"
-                    + (next.driving ? ", driving (lists limited)" : ""))
+    /// Takes a new profile for `zone`'s display (`display.set`): attaching or detaching tells
+    /// every app with a UI shown on it; new limits are applied to what is shown and each app is told.
+    public func setProfile(_ next: DisplayProfile, zone: Int = 0) {
+        let before = profiles[zone]
+        profiles[zone] = next
+        logger.info("ui", "display\(profiles.count > 1 ? " of zone \(zone)" : ""): \(next.width)×\(next.height) @\(next.scale)x, "
+                    + (next.attached ? "attached" : "detached") + (next.driving ? ", driving (lists limited)" : ""))
+        let shown = apps.values.filter { zoneOf($0.appID) == zone }.sorted { $0.appID < $1.appID }
         if before.attached != next.attached {
-            for app in apps.values.sorted(by: { $0.appID < $1.appID }) {
+            for app in shown {
                 guard let plugin = plugins.plugin(id: app.appID) else { continue }
                 if next.attached {
                     attach(plugin, app)
@@ -122,16 +163,19 @@ public final class InterfaceCoordinator {
                 }
             }
         } else if next.attached {
-            for app in apps.values.sorted(by: { $0.appID < $1.appID }) {
-                let (old, new) = (DisplayLimits(profile: before, entitlements: app.entitlements), limits(for: app))
-                guard old != new else { continue }
-                if new.contentItems != old.contentItems || new.contentDepth != old.contentDepth {
-                    app.content.applyDepth(new.contentDepth)
-                }
-                plugins.plugin(id: app.appID)?.notifyLimits(new.json.encoded())
-            }
+            for app in shown { notifyLimits(app, from: DisplayLimits(profile: before, entitlements: app.entitlements)) }
         }
         onChange?()
+    }
+
+    /// Tells `app` its limits when they differ from `old`, and holds its content to them.
+    private func notifyLimits(_ app: AppInterface, from old: DisplayLimits) {
+        let new = limits(for: app)
+        guard old != new else { return }
+        if new.contentItems != old.contentItems || new.contentDepth != old.contentDepth {
+            app.content.applyDepth(new.contentDepth)
+        }
+        plugins.plugin(id: app.appID)?.notifyLimits(new.json.encoded())
     }
 
     // MARK: Tokens

@@ -60,10 +60,11 @@ struct AppsMethods {
                       + "is in when none is named); an app that owns now playing and is paused resumes instead, and a crashed or "
                       + "disabled one starts again first. An app plays in one zone at a time: apps.move moves one that plays.",
                       params: [id, .init("item", Schema.string, required: false),
-                               .init("zone", Schema.string, required: false, "a zone id from zones.list; default: the app's zone")],
+                               .init("zone", Schema.string, required: false,
+                                     "a zone id from zones.list; default: the zone the connection is bound to, else the app's zone")],
                       result: AppsMethods.appSchema, errors: [-32000, -32003, -32004]) { call throws(RPCError) in
                 let id = try call.string("id")
-                let named = try call.optional("zone") == nil ? nil : zones.zone(of: call)
+                let named = try zones.named(by: call)
                 _ = supervisor.revive(id: id)
                 guard let plugin = registry.plugin(id: id) else { throw .noSuchApp(id) }
                 if let named, named !== zones.zone(ofPlugin: id) {
@@ -124,8 +125,7 @@ struct AppsMethods {
     static func describe(_ plugin: PluginInstance, zones: ZoneSet) -> JSONValue {
         let counters = plugin.streamCounters
         let streaming = zones.primary.focus.isStreaming(plugin.id)
-        return [
-            "zone": .string(zones.zone(ofPlugin: plugin.id).id),
+        var described: [String: JSONValue] = [
             "id": .string(plugin.id), "name": .string(plugin.manifest.name), "version": .string(plugin.manifest.version.description),
             "state": .string(plugin.state.rawValue), "language": .string(plugin.isSwift ? "swift" : "c"),
             "entitlements": .array(plugin.entitlements.sorted().map { .string($0.rawValue) }),
@@ -141,6 +141,8 @@ struct AppsMethods {
             "subnormalFrames": .int(Int64(counters.subnormalFrames.load(ordering: .relaxed))),
             "renderMs": counters.timesRender ? renderTimes(counters) : .null,
         ]
+        if zones.isConfigured { described["zone"] = .string(zones.zone(ofPlugin: plugin.id).id) }
+        return .object(described)
     }
 
     /// Its render calls' durations and how many blocked (timed inline only: in a host process the
@@ -162,7 +164,7 @@ struct AppsMethods {
         "underrunFrames": Schema.integer, "invalidFrames": Schema.integer, "clippedFrames": Schema.integer, "subnormalFrames": Schema.integer,
         "renderMs": Schema.nullable(Schema.object(["calls": Schema.integer, "p50": Schema.number, "p99": Schema.number, "max": Schema.number,
                                                     "blocked": Schema.integer])),
-    ])
+    ], optional: ["zone"])
 
     static let listSchema = Schema.object([
         "apps": Schema.array(appSchema),

@@ -23,10 +23,10 @@ struct SinksMethods {
             },
             RPCMethod("sinks.add", "Open a sink by URI (file:, http://, rtp://; name= and kind= label it), in a zone (default: "
                       + "the one the config names for it, else the primary one).",
-                      params: [.init("uri", Schema.string), .init("zone", Schema.string, required: false, "a zone id from zones.list")],
+                      params: [.init("uri", Schema.string), ZoneSet.param],
                       result: SinksMethods.sinkSchema, errors: [-32001, -32004]) { call throws(RPCError) in
                 let uri = try call.string("uri")
-                let zone = try call.optional("zone") == nil ? nil : zones.zone(of: call).index
+                let zone = try zones.named(by: call)?.index
                 let info: SinkInfo
                 do throws(SinkError) {
                     info = try output.addSink(uri, fromClient: true, zone: zone)
@@ -75,11 +75,11 @@ struct SinksMethods {
         let pinned = pins.filter { $0.value == sink.name }.keys.map(\.rawValue).sorted()
         var object: [String: JSONValue] = [
             "id": .int(Int64(sink.id)), "uri": .string(sink.uri), "name": .string(sink.name), "kind": .string(sink.kind.rawValue),
-            "zone": .string(zones.list[output.zone(ofSink: sink.id)].id),
             "selected": .bool(output.carriesAppAudio(sink.id)), "pinned": .array(pinned.map(JSONValue.string)),
             "packets": .int(Int64(sink.status.packets)),
             "bytes": .int(Int64(sink.status.bytes)), "errors": .int(Int64(sink.status.errors)),
         ]
+        if zones.isConfigured { object["zone"] = .string(zones.list[output.zone(ofSink: sink.id)].id) }
         if let error = sink.status.lastError { object["lastError"] = .string(error) }
         if sink.status.failed { object["failed"] = true; object["droppedPackets"] = .int(Int64(sink.status.droppedPackets)) }
         if let clients = sink.status.clients { object["clients"] = .int(Int64(clients)) }
@@ -96,5 +96,5 @@ struct SinksMethods {
         "selected": Schema.boolean, "pinned": Schema.array(Schema.string), "packets": Schema.integer, "bytes": Schema.integer, "errors": Schema.integer,
         "lastError": Schema.string, "failed": Schema.boolean, "droppedPackets": Schema.integer,
         "clients": Schema.integer, "droppedClients": Schema.integer,
-    ], optional: ["lastError", "failed", "droppedPackets", "clients", "droppedClients"])
+    ], optional: ["zone", "lastError", "failed", "droppedPackets", "clients", "droppedClients"])
 }

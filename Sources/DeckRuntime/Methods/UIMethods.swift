@@ -2,46 +2,51 @@ import DeckBase
 import DeckControl
 import DeckUI
 
-/// `ui.*` and `display.*`: the foreground app's screen as the HMI lays it out, selecting, going
-/// back, the apps' images, and the display profile (driving on and off). Loop-thread-confined.
+/// `ui.*` and `display.*`: a zone's foreground app's screen as the HMI lays it out, selecting,
+/// going back, the apps' images, and each zone's display profile (driving on and off, for the
+/// primary zone's only). Loop-thread-confined.
 struct UIMethods {
     let interface: InterfaceCoordinator
-    let player: PlayerCoordinator
+    let zones: ZoneSet
     let scheduler: any Scheduler
 
     var methods: [RPCMethod] {
-        let (interface, player, scheduler) = (interface, player, scheduler)
+        let (interface, zones, scheduler) = (interface, zones, scheduler)
         let state = UIMethods.stateSchema
         return [
-            RPCMethod("ui.get", "The foreground app's screen (or app's): its visible template stack with the runtime's ids, "
+            RPCMethod("ui.get", "A zone's foreground app's screen (or app's): its visible template stack with the runtime's ids, "
                       + "truncation applied, the modal, its content tree, and the limits and quota in force.",
-                      params: [.init("app", Schema.string, required: false)], result: state) { call throws(RPCError) in
+                      params: [.init("app", Schema.string, required: false), ZoneSet.param], result: state) { call throws(RPCError) in
                 let app = try call.optionalString("app")
                 if let app, interface.apps[app] == nil { throw .noSuchApp("\(app) (or it has no UI)") }
-                return UIMethods.state(interface, player: player, scheduler: scheduler, app: app)
+                let zone = try zones.named(by: call) ?? app.map(zones.zone(ofPlugin:)) ?? zones.primary
+                return UIMethods.state(interface, zone: zone, scheduler: scheduler, app: app)
             },
             RPCMethod("ui.select", "Select an item, tab or action by id (its app completes it), or a content item by path "
                       + "(a container is browsed into, a playable item plays).",
-                      params: [.init("id", UIMethods.idSchema, required: false), .init("path", Schema.string, required: false)],
+                      params: [.init("id", UIMethods.idSchema, required: false), .init("path", Schema.string, required: false), ZoneSet.param],
                       result: state, errors: [-32001, -32004]) { call throws(RPCError) in
+                let zone = try zones.zone(of: call)
                 if let path = try call.optionalString("path") {
-                    try interface.selectContent(path)
+                    try interface.selectContent(path, zone: zone.index)
                 } else if call.optional("id") != nil {
-                    try interface.select(UInt64(try call.integer("id")))
+                    try interface.select(UInt64(try call.integer("id")), zone: zone.index)
                 } else {
                     throw .invalidParams("give \"id\" (a positive integer from ui.get) or \"path\" (a content path)")
                 }
-                return UIMethods.state(interface, player: player, scheduler: scheduler)
+                return UIMethods.state(interface, zone: zone, scheduler: scheduler)
             },
-            RPCMethod("ui.button", "Press a button (grid, map, now-playing button, action) by id.", params: [.init("id", UIMethods.idSchema)],
-                      result: state, errors: [-32004]) { call throws(RPCError) in
-                try interface.select(UInt64(try call.integer("id")))
-                return UIMethods.state(interface, player: player, scheduler: scheduler)
+            RPCMethod("ui.button", "Press a button (grid, map, now-playing button, action) by id.",
+                      params: [.init("id", UIMethods.idSchema), ZoneSet.param], result: state, errors: [-32004]) { call throws(RPCError) in
+                let zone = try zones.zone(of: call)
+                try interface.select(UInt64(try call.integer("id")), zone: zone.index)
+                return UIMethods.state(interface, zone: zone, scheduler: scheduler)
             },
             RPCMethod("ui.back", "Go back: dismiss the modal, pop the top template, or leave a content level (at the root: nothing).",
-                      result: state, errors: [-32004]) { _ throws(RPCError) in
-                try interface.back()
-                return UIMethods.state(interface, player: player, scheduler: scheduler)
+                      params: [ZoneSet.param], result: state, errors: [-32004]) { call throws(RPCError) in
+                let zone = try zones.zone(of: call)
+                try interface.back(zone: zone.index)
+                return UIMethods.state(interface, zone: zone, scheduler: scheduler)
             },
             RPCMethod("ui.image", "An image an app handed over (base64), by the id its templates name.",
                       params: [.init("app", Schema.string), .init("id", UIMethods.idSchema)],
@@ -52,24 +57,32 @@ struct UIMethods {
                 }
                 return ["id": .string(image.id), "mimeType": .string(image.mimeType), "data": .string(Base64.encode(image.bytes))]
             },
-            RPCMethod("display.get", "The display profile: size, scale, driving (limited lists and keyboard), attached.",
-                      result: UIMethods.displaySchema) { _ in interface.profile.json },
-            RPCMethod("display.set", "Change the display profile (any of width, height, scale, driving, limitedUserInterfaces, "
-                      + "contentStyle, attached); apps are told and their screens held to the new limits.",
+            RPCMethod("display.get", "A zone's display profile: size, scale, driving (limited lists and keyboard), attached.",
+                      params: [ZoneSet.param], result: UIMethods.displaySchema) { call throws(RPCError) in
+                interface.profiles[try zones.zone(of: call).index].json
+            },
+            RPCMethod("display.set", "Change a zone's display profile (any of width, height, scale, driving, limitedUserInterfaces, "
+                      + "contentStyle, attached); its apps are told and their screens held to the new limits. Driving limits "
+                      + "only the primary zone's display.",
                       params: ["width", "height"].map { .init($0, Schema.integer(in: 240...8192), required: false) }
                         + [.init("scale", Schema.number(in: 0.5...4), required: false), .init("driving", Schema.boolean, required: false),
                            .init("limitedUserInterfaces", Schema.array(Schema.oneOf(["keyboard", "lists"])), required: false),
                            .init("contentStyle", Schema.oneOf(["light", "dark"]), required: false),
-                           .init("attached", Schema.boolean, required: false)],
+                           .init("attached", Schema.boolean, required: false), ZoneSet.param],
                       result: UIMethods.displaySchema) { call throws(RPCError) in
-                var profile = interface.profile
+                let zone = try zones.zone(of: call)
+                var profile = interface.profiles[zone.index]
                 let given = DisplayProfile.keys.compactMap { name in call.optional(name).map { (name, $0) } }
                 do throws(UIError) {
                     try profile.apply(.object(Dictionary(uniqueKeysWithValues: given)), in: "params")
                 } catch {
                     throw .invalidParams(error.description)
                 }
-                interface.setProfile(profile)
+                guard zone.index == 0 || profile.limitedUserInterfaces.isEmpty else {
+                    throw .invalidParams("driving limits only the primary zone's display (\(zones.primary.id)); a passenger display "
+                                         + "is not limited by driving")
+                }
+                interface.setProfile(profile, zone: zone.index)
                 return profile.json
             },
         ]
@@ -79,9 +92,9 @@ struct UIMethods {
     static let ids: ClosedRange<Int64> = 1...Int64.max
     static let idSchema = Schema.integer(in: ids)
 
-    /// What `ui.get` answers and `ui.changed` carries.
-    static func state(_ interface: InterfaceCoordinator, player: PlayerCoordinator, scheduler: any Scheduler, app: String? = nil) -> JSONValue {
-        interface.state(of: app) { player.center.nowPlayingJSON(now: scheduler.now) }
+    /// What `ui.get` answers and `ui.changed` carries: `zone`'s screen, its now playing.
+    static func state(_ interface: InterfaceCoordinator, zone: Zone, scheduler: any Scheduler, app: String? = nil) -> JSONValue {
+        interface.state(of: app, zone: zone.index) { zone.player.center.nowPlayingJSON(now: scheduler.now) }
     }
 
     static let displaySchema = Schema.object([

@@ -3,11 +3,16 @@ import DeckControl
 
 extension ZoneSet {
     /// The optional `zone` every zone-scoped method takes.
-    static var param: RPCMethod.Param { .init("zone", Schema.string, required: false, "a zone id from zones.list; default: the primary zone") }
+    static var param: RPCMethod.Param {
+        .init("zone", Schema.string, required: false, "a zone id from zones.list; default: the zone the connection is bound to, else the primary zone")
+    }
 
-    /// The zone a call names in `zone`, the primary one when it names none.
-    func zone(of call: RPCCall) throws(RPCError) -> Zone {
-        guard let id = try call.optionalString("zone") else { return primary }
+    /// The zone a call names in `zone`, else the one its connection is bound to, else the primary one.
+    func zone(of call: RPCCall) throws(RPCError) -> Zone { try named(by: call) ?? primary }
+
+    /// The zone a call names in `zone`, else the one its connection is bound to; nil when neither.
+    func named(by call: RPCCall) throws(RPCError) -> Zone? {
+        guard let id = try call.optionalString("zone") ?? call.connection.zone else { return nil }
         guard let zone = zone(id) else {
             throw .invalidParams("unknown zone \"\(id)\" (zones: \(list.map(\.id).joined(separator: ", ")))")
         }

@@ -3,8 +3,8 @@ import DeckBase
 import DeckControl
 import DeckPlugins
 
-/// `zones.list`: the car's audio zones, each with its sinks, its session and its apps.
-/// Loop-thread-confined.
+/// `zones.*`: the car's audio zones, each with its sinks, its session and its apps; binding a
+/// connection to one. Loop-thread-confined.
 struct ZonesMethods {
     let zones: ZoneSet
     let output: Output
@@ -17,6 +17,16 @@ struct ZonesMethods {
                       + "whether its session is active, who owns its now playing and which apps play in it.",
                       result: Schema.object(["zones": Schema.array(ZonesMethods.zoneSchema)])) { _ in
                 ["zones": .array(zones.list.map { ZonesMethods.describe($0, output: output, registry: registry, zones: zones) })]
+            },
+            RPCMethod("zones.bind", "Bind this connection to a zone (null: the primary zone again): its calls that name no zone "
+                      + "act on it, as a rear-seat HMI's would.",
+                      params: [.init("zone", Schema.nullable(Schema.string), "a zone id from zones.list, or null")],
+                      result: Schema.object(["zone": Schema.string])) { call throws(RPCError) in
+                guard call.optional("zone") != nil else { throw .invalidParams("\"zone\" is required (a zone id, or null)") }
+                call.connection.zone = nil
+                let zone = try zones.zone(of: call)
+                call.connection.zone = zone.index == 0 ? nil : zone.id
+                return ["zone": .string(zone.id)]
             },
         ]
     }

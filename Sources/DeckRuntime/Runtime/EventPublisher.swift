@@ -24,7 +24,7 @@ final class EventPublisher {
     /// Per zone, in zone order.
     private let nowPlayingNotices: [NotificationCoalescer]
     private let queueNotices: [NotificationCoalescer]
-    private let uiNotices: NotificationCoalescer
+    private let uiNotices: [NotificationCoalescer]
     /// What each zone's last `session.changed` said, so every change of `session.get` is published once.
     private var publishedSessions: [Int: JSONValue] = [:]
 
@@ -36,32 +36,31 @@ final class EventPublisher {
         self.output = output
         self.pins = pins
         self.scheduler = scheduler
-        var nowPlaying: [NotificationCoalescer] = [], queue: [NotificationCoalescer] = []
+        var nowPlaying: [NotificationCoalescer] = [], queue: [NotificationCoalescer] = [], ui: [NotificationCoalescer] = []
         for _ in zones.list {
             nowPlaying.append(try NotificationCoalescer(scheduler: scheduler, windowMilliseconds: coalesceMilliseconds))
             queue.append(try NotificationCoalescer(scheduler: scheduler, windowMilliseconds: coalesceMilliseconds))
+            ui.append(try NotificationCoalescer(scheduler: scheduler, windowMilliseconds: EventPublisher.uiCoalesceMilliseconds))
         }
-        (nowPlayingNotices, queueNotices) = (nowPlaying, queue)
-        uiNotices = try NotificationCoalescer(scheduler: scheduler, windowMilliseconds: EventPublisher.uiCoalesceMilliseconds)
+        (nowPlayingNotices, queueNotices, uiNotices) = (nowPlaying, queue, ui)
         for zone in zones.list {
             let center = zone.player.center
             nowPlayingNotices[zone.index].send = { [unowned self] in publish("nowPlaying.changed", center.nowPlayingJSON(now: scheduler.now), zone: zone) }
             queueNotices[zone.index].send = { [unowned self] in publish("queue.changed", center.queueJSON, zone: zone) }
+            uiNotices[zone.index].send = { [unowned self] in publish("ui.changed", UIMethods.state(interface, zone: zone, scheduler: scheduler), zone: zone) }
         }
-        let player = zones.primary.player
-        uiNotices.send = { [unowned self] in publish("ui.changed", UIMethods.state(interface, player: player, scheduler: scheduler)) }
     }
 
     func appsChanged() { publish("apps.changed", AppsMethods.list(registry, zones: zones)) }
     func sinksChanged() { publish("sinks.changed", ["sinks": SinksMethods.list(output, pins: pins, zones: zones)]) }
     func volumeChanged(_ zone: Zone) { publish("volume.changed", VolumeMethods.state(zone.focus.session), zone: zone) }
-    func interfaceChanged() { uiNotices.changed() }
+    func interfaceChanged() { uiNotices.forEach { $0.changed() } }
 
     /// Now playing or the queue of `zone` changed; the screen too when it shows the primary zone's.
     func playerChanged(_ zone: Zone, _ change: NowPlayingCenter.Change) {
         if change.contains(.info) {
             nowPlayingNotices[zone.index].changed()
-            if zone.index == 0 && interface.showsNowPlaying { uiNotices.changed() }
+            if interface.showsNowPlaying(zone: zone.index) { uiNotices[zone.index].changed() }
         }
         if change.contains(.queue) { queueNotices[zone.index].changed() }
     }
@@ -79,13 +78,13 @@ final class EventPublisher {
     func close() {
         nowPlayingNotices.forEach { $0.close() }
         queueNotices.forEach { $0.close() }
-        uiNotices.close()
+        uiNotices.forEach { $0.close() }
     }
 
-    /// Publishes on `topic`; a zone's notification names it.
+    /// Publishes on `topic`; a zone's notification names it when the config has zones.
     private func publish(_ topic: String, _ payload: JSONValue, zone: Zone? = nil) {
         guard case .object(var members) = payload else { preconditionFailure("\(topic): a notification's payload is an object") }
-        if let zone { members["zone"] = .string(zone.id) }
+        if let zone, zones.isConfigured { members["zone"] = .string(zone.id) }
         hub.publish(topic, members)
     }
 }

@@ -22,6 +22,9 @@ public final class PlayerCoordinator {
     private let plugins: PluginDirectory
     /// Runs when the center changed (what changed); the runtime coalesces and publishes.
     var onChange: ((NowPlayingCenter.Change) -> Void)?
+    /// Asked before the last source's app resumes from here: places it in this center's zone, or
+    /// says why it cannot play there (it plays in another zone).
+    var claim: (String) -> String? = { _ in nil }
     private let scheduler: any Scheduler
     private let logger: Logger
     private let timeoutTimer: any SchedulerTimer
@@ -181,6 +184,7 @@ public final class PlayerCoordinator {
         guard let plugin = plugins.plugin(id: source.pluginID), plugin.state == .active else {
             return .noPlayer("\(source.pluginID), which played last, is not loaded and active")
         }
+        if let refusal = claim(source.pluginID) { return .failed(refusal) }
         logger.info("nowplaying", "resuming \(source.pluginID) \(source.itemKey ?? "(default item)") at \(MediaTime(clamping: source.position).wholeSeconds) s")
         do throws(PluginCallError) {
             try plugin.startPlayback(item: source.itemKey)

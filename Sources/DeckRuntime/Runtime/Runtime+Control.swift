@@ -20,7 +20,7 @@ extension Runtime {
             PlayerMethods(zones: zones).methods,
             NowPlayingMethods(zones: zones, scheduler: scheduler).methods,
             ZonesMethods(zones: zones, output: output, registry: plugins).methods,
-            UIMethods(interface: interface, player: player, scheduler: scheduler).methods,
+            UIMethods(interface: interface, zones: zones, scheduler: scheduler).methods,
         ]
         for method in tables.joined() { dispatcher.register(method) }
         return dispatcher

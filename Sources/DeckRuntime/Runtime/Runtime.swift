@@ -38,8 +38,10 @@ public final class Runtime {
     package let state: StateKeeper
     /// Starts isolated plugins' hosts; owns their cgroups and the zygote.
     package let codeLoader: IsolatingCodeLoader
-    /// Now playing on the D-Bus session bus, with `mpris`.
-    public private(set) var mpris: MPRISBridge?
+    /// Now playing on the D-Bus session bus, with `mpris`: one player per zone, in zone order.
+    public private(set) var mprisPlayers: [MPRISBridge] = []
+    /// The primary zone's MPRIS player.
+    public var mpris: MPRISBridge? { mprisPlayers.first }
     private var isShutDown = false
 
     public init(configuration: RuntimeConfiguration, logger: Logger, loop given: EventLoop? = nil,
@@ -77,9 +79,10 @@ public final class Runtime {
                 let player = try PlayerCoordinator(limits: configuration.nowPlaying, plugins: directory, scheduler: scheduler, logger: logger)
                 list.append(Zone(index: index, settings: settings, focus: focus, player: player))
             }
-            zones = ZoneSet(list, plugins: directory, output: output, logger: logger)
-            interface = try InterfaceCoordinator(profile: configuration.display, settings: configuration.ui, plugins: directory,
+            zones = ZoneSet(list, configured: !configuration.zones.isEmpty, plugins: directory, output: output, logger: logger)
+            interface = try InterfaceCoordinator(profiles: configuration.zoneDisplays, settings: configuration.ui, plugins: directory,
                                                  scheduler: scheduler, logger: logger)
+            interface.zoneOf = { [unowned zones] in zones.zone(ofPlugin: $0).index }
         } catch {
             throw .loop(error)
         }
@@ -120,7 +123,7 @@ public final class Runtime {
         } catch {
             preconditionFailure("\(error)")
         }
-        state = StateKeeper(file: stateFile, focus: focus, output: output, player: player, scheduler: scheduler, logger: logger)
+        state = StateKeeper(file: stateFile, zones: zones, output: output, scheduler: scheduler, logger: logger)
         /// The one place a plugin's end is carried out, whatever ended it (unload, crash, hang, an
         /// overspent loop budget): its stream leaves the mix and the session, its focus goes (others
         /// resume or unduck), its now playing and its screens are released.
@@ -147,6 +150,10 @@ public final class Runtime {
             retire(plugin)
         }
         plugins.didActivate = { [unowned interface] in interface.activated($0) }
+        zones.onMove = { [unowned interface, unowned publisher] id, from in
+            interface.moved(id, from: from.index)
+            publisher.appsChanged()
+        }
         output.onHung = { [unowned supervisor] in supervisor.hung($0) }
         plugins.onOverspent = { [unowned supervisor] in supervisor.overspent($0, $1) }
         codeLoader.onEnd = { [unowned supervisor] in supervisor.ended(instance: $0, story: $1) }
@@ -163,7 +170,7 @@ public final class Runtime {
             }
             zone.player.onChange = { [unowned self, unowned zone, unowned publisher, unowned state] change in
                 publisher.playerChanged(zone, change)
-                if zone.index == 0 { mpris?.changed() }
+                if mprisPlayers.indices.contains(zone.index) { mprisPlayers[zone.index].changed() }
                 state.save()
             }
         }
@@ -223,34 +230,44 @@ public final class Runtime {
     /// bundles one by one instead of from the folders.
     public func startOutput() throws(RuntimeError) {
         do { try output.openSinks(configuration.sinks) } catch { throw .noOutput(error.description) }
-        if let names = state.sinkSelection {
-            output.select(names: names)
-            logger.info("state", "app audio goes to \(names.joined(separator: ", ")), as chosen before")
+        for (zone, names) in state.sinkSelections.sorted(by: { $0.key < $1.key }) {
+            output.select(names: names, zone: zone)
+            logger.info("state", "app audio\(zones.list.count > 1 ? " of zone \(zones.list[zone].id)" : "") goes to "
+                        + "\(names.joined(separator: ", ")), as chosen before")
         }
         for zone in zones.list { zone.focus.start() }
         if configuration.mpris { startMPRIS() }
-        if configuration.state.resumeOnStart, let source = player.lastSource {
-            logger.info("state", "resumeOnStart: resuming \(source.pluginID)")
-            player.send(.play) { [logger] outcome in
+        for zone in zones.list where configuration.state.resumeOnStart {
+            guard let source = zone.player.lastSource else { continue }
+            logger.info("state", "resumeOnStart: resuming \(source.pluginID)" + (zones.list.count > 1 ? " in zone \(zone.id)" : ""))
+            zone.player.send(.play) { [logger] outcome in
                 if case .done(.success, _) = outcome { return }
                 logger.warning("state", "resumeOnStart: \(source.pluginID) did not resume: \(outcome)")
             }
         }
     }
 
-    /// Serves now playing on the session bus; a bus that cannot be reached is logged, never fatal.
+    /// Serves now playing on the session bus, one player per zone when zones are configured
+    /// (`…deck.<zone>`); a bus that cannot be reached is logged, never fatal.
     private func startMPRIS() {
         do {
-            mpris = try MPRISBridge(center: player.center, loop: loop, logger: logger) { [player] command, reply in
-                player.send(command) { outcome in
-                    switch PlayerMethods.answer(outcome, command) {
-                    case .success: reply(.success(()))
-                    case .failure(let error): reply(.failure(.command(error.message)))
+            for zone in zones.list {
+                let (name, identity) = configuration.zones.isEmpty ? (MPRISBridge.busName, "Deck")
+                    : ("\(MPRISBridge.busName).\(zone.id)", "Deck (\(zone.settings.name))")
+                let player = zone.player
+                mprisPlayers.append(try MPRISBridge(center: player.center, name: name, identity: identity, loop: loop, logger: logger) { command, reply in
+                    player.send(command) { outcome in
+                        switch PlayerMethods.answer(outcome, command) {
+                        case .success: reply(.success(()))
+                        case .failure(let error): reply(.failure(.command(error.message)))
+                        }
                     }
-                }
+                })
             }
         } catch {
             logger.error("mpris", "\(error); running without MPRIS")
+            mprisPlayers.forEach { $0.close() }
+            mprisPlayers = []
         }
     }
 
@@ -270,7 +287,7 @@ public final class Runtime {
             zone.focus.close()
             zone.player.close()
         }
-        mpris?.close()
+        mprisPlayers.forEach { $0.close() }
         state.close()
         publisher.close()
         interface.close()

@@ -1,5 +1,6 @@
 import DeckBase
 import DeckSession
+import DeckUI
 
 extension RuntimeConfiguration {
     /// `"zones": [{"id": "front", "name": "Front seats", "sinks": ["Cabin"], "sharedContexts": ["safety"]},
@@ -9,7 +10,11 @@ extension RuntimeConfiguration {
         guard let list = value.arrayValue, !list.isEmpty else { throw .invalid(path, "\"zones\" must be a non-empty array of zone objects") }
         var zones: [ZoneSettings] = []
         for (index, entry) in list.enumerated() {
-            zones.append(try ZoneSettings(entry, key: "zones[\(index)]", path: path))
+            let zone = try ZoneSettings(entry, key: "zones[\(index)]", path: path)
+            guard index == 0 || zone.display?.limitedUserInterfaces.isEmpty ?? true else {
+                throw .invalid(path, "zones[\(index)].display: only the primary zone's display is limited by driving (limitedUserInterfaces)")
+            }
+            zones.append(zone)
         }
         var seen: [String: String] = [:]
         for zone in zones {
@@ -20,6 +25,15 @@ extension RuntimeConfiguration {
             }
         }
         self.zones = zones
+    }
+
+    /// Each zone's display at start, in zone order.
+    var zoneDisplays: [DisplayProfile] {
+        effectiveZones.enumerated().map { index, zone in
+            var profile = zone.display ?? display
+            if index > 0 { profile.limitedUserInterfaces = [] }
+            return profile
+        }
     }
 
     /// Checks once the whole config is read (the keys come in any order).
@@ -35,10 +49,11 @@ extension ZoneSettings {
     /// A zone object of the config, each key checked.
     init(_ json: JSONValue, key: String, path: String) throws(ConfigurationError) {
         guard case .object(let members) = json else { throw .invalid(path, "\(key) must be an object with an \"id\"") }
-        guard let id = members["id"]?.stringValue, (1...32).contains(id.utf8.count),
+        guard let id = members["id"]?.stringValue, (1...32).contains(id.utf8.count), id.utf8.first.map({ (97...122).contains($0) }) == true,
               id.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
                   || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else {
-            throw .invalid(path, "\(key).id must be 1 to 32 of a-z, 0-9, - and _ (it names the zone in requests and on D-Bus)")
+            throw .invalid(path, "\(key).id must be 1 to 32 of a-z, 0-9, - and _, starting with a letter (it names the zone in "
+                           + "requests and on D-Bus)")
         }
         self.init(id: id)
         for (name, value) in members {
@@ -64,8 +79,12 @@ extension ZoneSettings {
                 }
             case "volumeGroups":
                 do { volumeGroups = try VolumeGroups(json: value) } catch { throw .invalid(path, "\(key).volumeGroups: \(error)") }
+            case "display":
+                var profile = DisplayProfile()
+                do { try profile.apply(value, in: "\(key).display") } catch { throw .invalid(path, error.description) }
+                display = profile
             default:
-                throw .invalid(path, "\(key): unknown key \"\(name)\" (known: id, name, sinks, sharedContexts, volumeGroups)")
+                throw .invalid(path, "\(key): unknown key \"\(name)\" (known: id, name, sinks, sharedContexts, volumeGroups, display)")
             }
         }
     }

@@ -8,20 +8,33 @@ import DeckSession
 public final class ZoneSet {
     /// The zones, the primary one first.
     public let list: [Zone]
+    /// Whether the config names zones. Without, answers and notifications carry no `zone` and are
+    /// what they were before zones existed.
+    public let isConfigured: Bool
     private let plugins: PluginDirectory
     private let output: Output
     private let logger: Logger
     /// The zone of each app moved or launched out of the primary zone, by plugin id.
     private var homes: [String: Int] = [:]
+    /// Runs when an app changed zones (its id, the zone it left).
+    var onMove: ((String, Zone) -> Void)?
 
-    init(_ zones: [Zone], plugins: PluginDirectory, output: Output, logger: Logger) {
+    init(_ zones: [Zone], configured: Bool, plugins: PluginDirectory, output: Output, logger: Logger) {
         list = zones
+        isConfigured = configured
         self.plugins = plugins
         self.output = output
         self.logger = logger
         let everyZone = UInt8((1 << zones.count) - 1)
         for zone in zones {
             let (index, shared) = (zone.index, zone.settings.sharedContexts)
+            zone.player.claim = { [unowned self, unowned zone] id in
+                if self.zone(ofPlugin: id) !== zone, isPlaying(id) {
+                    return "\(id) plays in zone \(self.zone(ofPlugin: id).id); an app plays in one zone at a time"
+                }
+                place(id, in: zone)
+                return nil
+            }
             zone.focus.isHome = { [unowned self] in home(of: $0) == index }
             zone.focus.reach = { shared.contains($0) ? everyZone : 1 << index }
             zone.focus.share = { [unowned self] change in
@@ -65,6 +78,7 @@ public final class ZoneSet {
         homes[id] = target.index == 0 ? nil : target.index
         if source.player.center.owner == id { target.player.take(from: source.player) }
         logger.info("zones", "\(id) moves from \(source.id) to \(target.id)")
+        onMove?(id, source)
         guard let request else { return }
         let result = target.focus.requestFocus(request)
         if streaming { target.focus.adopt(owner, context: request.context) }
@@ -77,6 +91,10 @@ public final class ZoneSet {
 
     /// Places plugin `id` in `target` before it plays (it plays nowhere now).
     func place(_ id: String, in target: Zone) {
+        let source = zone(ofPlugin: id)
+        guard source !== target else { return }
         homes[id] = target.index == 0 ? nil : target.index
+        logger.info("zones", "\(id) is placed in \(target.id)")
+        onMove?(id, source)
     }
 }

@@ -1,4 +1,5 @@
 import DeckSession
+import DeckUI
 
 /// One audio zone as the config describes it (AAOS's CarAudioZone): the seats that hear one mix,
 /// with their own sinks, focus, volumes and now playing.
@@ -14,14 +15,18 @@ public struct ZoneSettings: Sendable, Equatable {
     public var sharedContexts: Set<AudioContext> = []
     /// The zone's volume groups; nil: the session's.
     public var volumeGroups: VolumeGroups?
+    /// The zone's display; nil: the config's `display` (without driving's limits, for a passenger
+    /// zone: driving limits only the primary zone's display, as in AAOS).
+    public var display: DisplayProfile?
 
     public init(id: String, name: String? = nil, sinks: [String] = [], sharedContexts: Set<AudioContext> = [],
-                volumeGroups: VolumeGroups? = nil) {
+                volumeGroups: VolumeGroups? = nil, display: DisplayProfile? = nil) {
         self.id = id
         self.name = name ?? id
         self.sinks = sinks
         self.sharedContexts = sharedContexts
         self.volumeGroups = volumeGroups
+        self.display = display
     }
 
     /// The one zone a config without zones has: everything plays in it.

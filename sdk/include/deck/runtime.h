@@ -59,7 +59,7 @@ extern "C" {
 #define DECK_RUNTIME_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 
 #define DECK_RUNTIME_API_VERSION_MAJOR 1
-#define DECK_RUNTIME_API_VERSION_MINOR 2
+#define DECK_RUNTIME_API_VERSION_MINOR 3
 #define DECK_RUNTIME_API_VERSION \
     DECK_RUNTIME_MAKE_VERSION(DECK_RUNTIME_API_VERSION_MAJOR, DECK_RUNTIME_API_VERSION_MINOR)
 
@@ -261,6 +261,16 @@ DECK_RUNTIME_EXPORT int deck_runtime_wait_message(deck_runtime_t *rt, int timeou
  * `name`: 1 to 64 letters, digits, '-', '_' or '.'. NULL on a bad name or a
  * dead runtime. [any-thread] */
 DECK_RUNTIME_EXPORT deck_runtime_t *deck_runtime_create_client(deck_runtime_t *rt, const char *name);
+
+/* ─── Audio zones (API 1.3) ──────────────────────────────────────────────*/
+
+/* Binds the handle to an audio zone (zones.bind): its calls that name no
+ * "zone" act on that zone's session, volumes, now playing, screen and sinks,
+ * as a rear-seat HMI's would; apps it launches play there. NULL: the primary
+ * zone again. Calls made after it from the same thread are bound.
+ * DECK_RUNTIME_E_INVALID for a zone the runtime's config does not have.
+ * [any-thread] */
+DECK_RUNTIME_EXPORT int deck_runtime_set_zone(deck_runtime_t *rt, const char *zone);
 
 /* ─── Audio out ──────────────────────────────────────────────────────────*/
 
