@@ -130,3 +130,32 @@ private let onWakeup: EmbeddingAPI.WakeupFunction = { user in Tagged.from(user).
         #expect(deck_runtime_destroy(rt) == 0)
     }
 }
+
+/// Audio zones (API 1.3): a client handle bound to a zone acts on it without naming it.
+@Suite struct EmbeddingZoneTests {
+    @Test func aClientBoundToTheRearActsOnTheRearsSession() throws {
+        let config = #"{"plugins": [], "sinks": [], "logLevel": "error", "zones": [{"id": "front"}, {"id": "rear"}]}"#
+        let rt = try #require(deck_runtime_create(config, nil))
+        defer { _ = deck_runtime_destroy(rt) }
+        #expect(deck_runtime_start(rt) == 0)
+        let rearHMI = try #require(deck_runtime_create_client(rt, "rear-hmi"))
+        #expect(deck_runtime_set_zone(rearHMI, "attic") == -1, "an unknown zone is DECK_RUNTIME_E_INVALID")
+        #expect(deck_runtime_set_zone(rearHMI, "rear") == 0)
+        func call(_ handle: OpaquePointer, _ method: String, _ params: String) throws -> JSONValue {
+            var response: UnsafeMutablePointer<CChar>?
+            #expect(deck_runtime_call_sync(handle, #"{"jsonrpc":"2.0","method":"\#(method)","params":\#(params),"id":1}"#, &response, 10_000) == 0)
+            defer { deck_runtime_free(response) }
+            return try JSONValue.parse(String(cString: try #require(response)))["result"] ?? .null
+        }
+        #expect(try call(rearHMI, "session.request", #"{"context":"music","type":"gain"}"#)["result"] == "granted")
+        let owners = { (zone: String) throws -> [String] in
+            try call(rt, "session.get", #"{"zone":"\#(zone)"}"#)["holders"]?.arrayValue?.compactMap { $0["owner"]?.stringValue } ?? []
+        }
+        #expect(try owners("rear") == ["integrator:rear-hmi"])
+        #expect(try owners("front").isEmpty, "the primary handle's zone is untouched")
+        #expect(deck_runtime_set_zone(rearHMI, nil) == 0)
+        #expect(try call(rearHMI, "session.get", "{}")["holders"]?.arrayValue?.isEmpty == true, "NULL: the primary zone again")
+        #expect(deck_runtime_destroy(rearHMI) == 0)
+        #expect(try owners("rear").isEmpty, "its focus went with its handle")
+    }
+}

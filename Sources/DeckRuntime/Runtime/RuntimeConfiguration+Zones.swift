@@ -18,7 +18,7 @@ extension RuntimeConfiguration {
         }
         var seen: [String: String] = [:]
         for zone in zones {
-            guard !zones.contains(where: { $0 != zone && $0.id == zone.id }) else { throw .invalid(path, "zones: the id \"\(zone.id)\" is used twice") }
+            guard zones.count(where: { $0.id == zone.id }) == 1 else { throw .invalid(path, "zones: the id \"\(zone.id)\" is used twice") }
             for sink in zone.sinks {
                 if let other = seen[sink] { throw .invalid(path, "zones: the sink \"\(sink)\" is in \(other) and \(zone.id); a sink is in one zone") }
                 seen[sink] = zone.id

@@ -118,3 +118,31 @@ import Testing
         #expect(try rpc.answer("display.get")["result"]?["width"] == 800, "the front's display keeps its size")
     }
 }
+
+extension ZoneMethodsTests {
+    /// Each zone's display shows the apps of its zone; an app that moves is shown, and limited,
+    /// by its new zone's display.
+    @Test func anAppIsShownOnItsZonesDisplay() throws {
+        let harness = try harness()
+        let ui = try Fixture.bundle(in: dir.path, name: "UI", manifest: ["id": "org.deck.test.ui", "name": "UI fixture", "entitlements": ["audio"],
+                                                                          "library": "libui.so"],
+                                    library: "libui.so", source: Paths.repoRoot + "/Tests/Fixtures/ui-plugin.c")
+        let plugin = try harness.load(ui)
+        try harness.start()
+        let rpc = harness.runtime.makeDispatcher()
+        _ = try rpc.answer("display.set", #"{"driving":true}"#)
+        let front = try rpc.answer("ui.get")["result"]
+        #expect(front?["app"] == "org.deck.test.ui")
+        #expect(try rpc.answer("ui.get", #"{"zone":"rear"}"#)["result"]?["app"] == .null)
+        let drivingItems = try #require(front?["limits"]?["listItems"]?.intValue)
+
+        _ = try rpc.answer("apps.move", #"{"id":"org.deck.test.ui","zone":"rear"}"#)
+        let rear = try rpc.answer("ui.get", #"{"zone":"rear"}"#)["result"]
+        #expect(rear?["app"] == "org.deck.test.ui")
+        #expect(rear?["apps"] == ["org.deck.test.ui"])
+        #expect(try rpc.answer("ui.get")["result"]?["app"] == .null, "the front's screen has no app of its own now")
+        let parkedItems = try #require(rear?["limits"]?["listItems"]?.intValue)
+        #expect(parkedItems > drivingItems, "the rear display is not limited by driving: \(parkedItems) against \(drivingItems)")
+        #expect(harness.log.messages(from: plugin.id).contains { $0.hasPrefix("limits") }, "the app was told its new limits")
+    }
+}
