@@ -173,21 +173,25 @@ for _ in $(seq 100); do grep -q "deckd: ready" "$work/zones.log" && break; sleep
 "$bin/deckctl" --socket "$work/zones.sock" --zone front launch org.example.stations e659
 "$bin/deckctl" --socket "$work/zones.sock" zones | sed 's/^/  /'
 sleep 1.5
-echo "  a phone call in the front (session.request call, zone front):"
-"$bin/deckctl" --socket "$work/zones.sock" --zone front call session.request '{"context":"call","type":"gainTransient","name":"phone"}' \
-  | tr -d '\n ' | sed 's/^/    /'; echo
-sleep 1.5
-"$bin/deckctl" --socket "$work/zones.sock" --zone front call session.abandon '{"name":"phone"}' > /dev/null
+echo "  a phone call in the front for 1.5 s (session.request call in zone front; the focus ends with the phone's connection):"
+python3 - "$work/zones.sock" <<'PY'
+import socket, sys, time
+phone = socket.socket(socket.AF_UNIX); phone.connect(sys.argv[1])
+phone.sendall(b'{"jsonrpc":"2.0","id":1,"method":"session.request","params":{"context":"call","type":"gainTransient","name":"phone","zone":"front"}}\n')
+print("    " + phone.makefile().readline().strip()); sys.stdout.flush()
+time.sleep(1.5)
+phone.close()
+PY
 echo "  the rear's volume keys, ten steps down: $("$bin/deckctl" --socket "$work/zones.sock" --zone rear --json volume -10 \
   | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["adjusted"], [g["index"] for g in r["groups"] if g["name"]==r["adjusted"]][0])')"
 echo "  the front's media index stays: $("$bin/deckctl" --socket "$work/zones.sock" --zone front --json volume \
   | python3 -c 'import json,sys; print([g["index"] for g in json.load(sys.stdin)["groups"] if g["name"]=="media"][0])')"
-sleep 1.5
+sleep 2
 kill -TERM "$pid"; wait "$pid"
 echo "  levels per file (ffmpeg volumedetect): before the call, during it, after the rear's keys"
 for file in front rear; do
   line="  $file.opus:"
-  for window in "0.3:1.2" "1.9:2.8" "3.4:4.3"; do
+  for window in "0.3:1.2" "1.9:2.8" "3.8:4.6"; do
     level=$(ffmpeg -v info -nostdin -i "$work/$file.opus" -af "atrim=${window},volumedetect" -f null - 2>&1 \
       | sed -n 's/.*mean_volume: //p')
     line="$line  ${window/:/–} s ${level:-silence}"
