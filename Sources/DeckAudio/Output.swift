@@ -166,8 +166,9 @@ public final class Output {
     /// Starts a run of the audio thread for `zone`'s session; real-time scheduling is tried when
     /// paced and reported. A run already going for another zone carries on.
     public func startRun(zone: Int = 0) {
+        let idle = activeZones.isEmpty
         activeZones.insert(zone)
-        guard !engine.isRunning else { return }
+        guard idle else { return }
         do {
             try engine.start()
         } catch {

@@ -6,7 +6,7 @@ import DeckControl
 /// `runtime.*`: the runtime at a glance. Loop-thread-confined.
 struct RuntimeMethods {
     let registry: PluginRegistry
-    let focus: FocusCoordinator
+    let zones: ZoneSet
     let output: Output
 
     var methods: [RPCMethod] {
@@ -25,7 +25,7 @@ struct RuntimeMethods {
             "abi": .string("\(PluginABI.major).\(PluginABI.minor)"),
             "apps": .int(Int64(registry.count)),
             "refused": .int(Int64(registry.loadFailures.count)),
-            "output": ["active": .bool(focus.session.isActive), "running": .bool(audio.isRunning && !audio.isStalled),
+            "output": ["active": .bool(zones.isActive), "running": .bool(audio.isRunning && !audio.isStalled),
                        "stalled": .bool(audio.isStalled),
                        "pcmTapDroppedFrames": .int(Int64(audio.tapDroppedFrames)),
                        "frames": .int(Int64(stats.frames.load(ordering: .relaxed))),

@@ -12,7 +12,7 @@ extension Runtime {
         dispatcher.topics = events.topics
         dispatcher.registerBuiltins(title: "Deck", version: DeckVersion.string)
         let tables: [[RPCMethod]] = [
-            RuntimeMethods(registry: plugins, focus: focus, output: output).methods,
+            RuntimeMethods(registry: plugins, zones: zones, output: output).methods,
             AppsMethods(registry: plugins, supervisor: supervisor, zones: zones, interface: interface, events: publisher).methods,
             SessionMethods(zones: zones).methods,
             SinksMethods(output: output, zones: zones, pins: configuration.pins, events: publisher, state: state, logger: logger).methods,
@@ -29,7 +29,7 @@ extension Runtime {
     /// One log line of the runtime's state, for SIGUSR1 and the like.
     public var statusLine: String {
         let stats = audio.stats
-        return "\(plugins.count) plugin(s), \(plugins.loadFailures.count) refused; output \(session.isActive ? "active" : "inactive"), "
+        return "\(plugins.count) plugin(s), \(plugins.loadFailures.count) refused; output \(zones.isActive ? "active" : "inactive"), "
             + "\(stats.frames.load(ordering: .relaxed)) frames, \(stats.lateEvents.load(ordering: .relaxed)) late, "
             + "\(stats.droppedPackets.load(ordering: .relaxed)) packets dropped; \(sinks.list.count) sink(s)"
     }

@@ -65,6 +65,11 @@ public final class Runtime {
         }
         let directory = PluginDirectory()
         let zoneSettings = configuration.effectiveZones
+        // A config file is checked as it is read; a configuration built in code is checked here.
+        guard zoneSettings.count <= ZoneSettings.maxZones, Set(zoneSettings.map(\.id)).count == zoneSettings.count else {
+            throw .zones("\(zoneSettings.count) zones with \(Set(zoneSettings.map(\.id)).count) distinct ids; at most "
+                         + "\(ZoneSettings.maxZones) zones, each id once")
+        }
         output.configureZones(count: zoneSettings.count, sinkZones: Dictionary(zoneSettings.enumerated().flatMap { index, zone in
             zone.sinks.map { ($0, index) }
         }) { first, _ in first })
@@ -300,6 +305,8 @@ public enum RuntimeError: Error, Equatable, Sendable, CustomStringConvertible {
     case audio(AudioEngineError)
     case noOutput(String)
     case state(StateFileError)
+    /// The zones cannot be run as given.
+    case zones(String)
 
     public var description: String {
         switch self {
@@ -307,6 +314,7 @@ public enum RuntimeError: Error, Equatable, Sendable, CustomStringConvertible {
         case .state(let error): error.description
         case .audio(let error): error.description
         case .noOutput(let reason): "the output has nowhere to go: \(reason)"
+        case .zones(let reason): "the audio zones cannot run: \(reason)"
         }
     }
 }

@@ -45,6 +45,9 @@ public final class ZoneSet {
 
     public var primary: Zone { list[0] }
 
+    /// Whether any zone's session is active (the output runs while one is).
+    public var isActive: Bool { list.contains { $0.focus.session.isActive } }
+
     /// The zone with this id.
     public func zone(_ id: String) -> Zone? { list.first { $0.id == id } }
 

@@ -8,5 +8,5 @@ extension Runtime {
     /// `session.get`.
     var sessionState: JSONValue { SessionMethods.state(focus) }
     /// `runtime.info`.
-    var info: JSONValue { RuntimeMethods(registry: plugins, focus: focus, output: output).info }
+    var info: JSONValue { RuntimeMethods(registry: plugins, zones: zones, output: output).info }
 }

@@ -34,6 +34,15 @@ import DeckSession
         #expect(RuntimeConfiguration().effectiveZones == [.primary])
     }
 
+    @Test func theExampleZonesConfigReads() throws {
+        var example = RuntimeConfiguration()
+        try example.apply(configFile: Paths.repoRoot + "/examples/configs/zones.json")
+        #expect(example.zones.map(\.id) == ["front", "rear"])
+        #expect(example.zones[1].sinks == ["Rear left", "Rear right"])
+        #expect(example.zones[1].volumeGroups?.group(named: "media")?.index == 20)
+        #expect(example.zoneDisplays[1].width == 1280)
+    }
+
     @Test(arguments: [
         (#"{"zones": []}"#, #""zones" must be a non-empty array of zone objects"#),
         (#"{"zones": [{"name": "x"}]}"#, "zones[0].id must be 1 to 32 of a-z, 0-9, - and _, starting with a letter"),
@@ -52,6 +61,18 @@ import DeckSession
             _ = try apply(json)
         } throws: { error in
             "\(error)".contains(message)
+        }
+    }
+
+    @Test func zonesBuiltInCodeAreCheckedAsAConfigFileIs() {
+        var configuration = RuntimeConfiguration()
+        configuration.zones = (0..<5).map { ZoneSettings(id: "z\($0)") }
+        #expect(throws: RuntimeError.zones("5 zones with 5 distinct ids; at most 4 zones, each id once")) {
+            _ = try Runtime(configuration: configuration, logger: Logger(level: .error))
+        }
+        configuration.zones = [ZoneSettings(id: "a"), ZoneSettings(id: "a")]
+        #expect(throws: RuntimeError.zones("2 zones with 1 distinct ids; at most 4 zones, each id once")) {
+            _ = try Runtime(configuration: configuration, logger: Logger(level: .error))
         }
     }
 
