@@ -166,7 +166,7 @@ cat > "$work/zones.json" <<'JSON'
 JSON
 cat "$work/zones.json"
 "$bin/deckd" --config "$work/zones.json" --plugins "$bin/plugins" --plugins examples/ui-c/build --socket "$work/zones.sock" --state none \
-  --sink "file:$work/front.opus?name=Front&kind=speakers" --sink "file:$work/rear.opus?name=Rear&kind=headphones" 2> "$work/zones.log" &
+  --sink "file:$work/zone-front.opus?name=Front&kind=speakers" --sink "file:$work/zone-rear.opus?name=Rear&kind=headphones" 2> "$work/zones.log" &
 pid=$!
 for _ in $(seq 100); do grep -q "deckd: ready" "$work/zones.log" && break; sleep 0.05; done
 "$bin/deckctl" --socket "$work/zones.sock" --zone rear launch org.deck.tone sine-440
@@ -189,7 +189,7 @@ echo "  the front's media index stays: $("$bin/deckctl" --socket "$work/zones.so
 sleep 2
 kill -TERM "$pid"; wait "$pid"
 echo "  levels per file (ffmpeg volumedetect): before the call, during it, after the rear's keys"
-for file in front rear; do
+for file in zone-front zone-rear; do
   line="  $file.opus:"
   for window in "0.3:1.2" "1.9:2.8" "3.8:4.6"; do
     level=$(ffmpeg -v info -nostdin -i "$work/$file.opus" -af "atrim=${window},volumedetect" -f null - 2>&1 \

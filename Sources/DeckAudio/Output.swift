@@ -88,6 +88,9 @@ public final class Output {
     /// The zone sink `id` is in (0 when it is not open).
     public func zone(ofSink id: Int) -> Int { sinkZones[id] ?? 0 }
 
+    /// Whether any open sink plays `zone`'s audio.
+    public func hasSink(inZone zone: Int) -> Bool { sinkZones.values.contains(zone) }
+
     // MARK: Sinks
 
     /// Opens a sink; `name=` and `kind=` in the URI label it. One a client adds (`fromClient`)

@@ -11,6 +11,8 @@ public final class FocusCoordinator {
     public private(set) var session: AudioSession
     /// The zone this session is for (its index in the output's mixes).
     public let zone: Int
+    /// The zone's id, for logs.
+    let zoneID: String
     /// Whether plugin `id` plays in this zone; only those are told this session's decisions. A
     /// plugin of another zone can hold focus here only as a shared request.
     var isHome: (String) -> Bool = { _ in true }
@@ -44,9 +46,10 @@ public final class FocusCoordinator {
     private var sampleReports: Set<String> = []
 
     init(policy: SessionPolicy, pins: [AudioContext: String], output: Output, plugins: PluginDirectory, scheduler: any Scheduler,
-         logger: Logger, frameMilliseconds: Double, zone: Int = 0) throws(LoopError) {
+         logger: Logger, frameMilliseconds: Double, zone: Int = 0, zoneID: String = ZoneSettings.primary.id) throws(LoopError) {
         session = AudioSession(policy: policy)
         self.zone = zone
+        self.zoneID = zoneID
         reach = { _ in 1 << zone }
         self.plugins = plugins
         self.pins = pins
@@ -92,7 +95,7 @@ public final class FocusCoordinator {
         switch shared {
         case .request(let request):
             let (result, effects) = session.request(request, now: scheduler.now)
-            logger.info("session", "\(request.owner) (shared from another zone) \(request.context.rawValue) in zone \(zone): \(result)")
+            logger.info("session", "\(request.owner) (shared from another zone) \(request.context.rawValue) in zone \(zoneID): \(result)")
             changes.append((request.owner.description, "shared"))
             apply(effects)
         case .abandon(let owner):
@@ -178,6 +181,7 @@ public final class FocusCoordinator {
         output.move(id, toZones: reach(context))
         apply(session.streamOpened(owner, now: scheduler.now))
         output.rampGain(of: id, to: session.targetGain(owner), milliseconds: session.policy.volumeRampMilliseconds, curve: .exponential)
+        warnIfUnheard(id)
     }
 
     // MARK: Plugins' host calls (deck.session, deck.audio)
@@ -227,7 +231,15 @@ public final class FocusCoordinator {
             return PluginCallError(status: .limit, message: "open_stream: \(error)")
         }
         apply(session.streamOpened(owner, now: scheduler.now))
+        warnIfUnheard(plugin.id)
         return nil
+    }
+
+    /// A stream in a zone of several whose sinks are all closed is heard by nobody: said once per stream.
+    private func warnIfUnheard(_ id: String) {
+        guard output.zoneCount > 1, !output.hasSink(inZone: zone) else { return }
+        logger.warning("audio", "\(id) plays in zone \(zoneID), which has no open sink: nobody hears it until one is added there "
+                       + "(sinks.add with its zone)")
     }
 
     func closeStream(instance: Int) -> PluginCallError? {
@@ -256,7 +268,7 @@ public final class FocusCoordinator {
             case .activate:
                 changes.append(("output", "activated"))
                 activationTimer.start(after: 0) { [unowned self] in output.startRun(zone: zone) }
-                logger.info("session", "output activated" + (output.zoneCount > 1 ? " for zone \(zone)" : ""))
+                logger.info("session", "output activated" + (output.zoneCount > 1 ? " for zone \(zoneID)" : ""))
                 plugins.forEach { if isHome($0.id) { $0.notifySession(active: true) } }
                 watchdog.start(after: 1_000, repeat: 1_000) { [unowned self] in
                     checkStarvation()
@@ -267,7 +279,7 @@ public final class FocusCoordinator {
                 activationTimer.stop()
                 output.endRun(zone: zone)
                 watchdog.stop()
-                logger.info("session", "output deactivated" + (output.zoneCount > 1 ? " for zone \(zone)" : "")
+                logger.info("session", "output deactivated" + (output.zoneCount > 1 ? " for zone \(zoneID)" : "")
                             + " after \(session.policy.idleTimeoutMilliseconds) ms idle")
                 plugins.forEach { if isHome($0.id) { $0.notifySession(active: false) } }
             case .notify(let owner, let change):

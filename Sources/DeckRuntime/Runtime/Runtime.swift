@@ -80,7 +80,8 @@ public final class Runtime {
                 var policy = configuration.session
                 if let groups = settings.volumeGroups { policy.volumeGroups = groups }
                 let focus = try FocusCoordinator(policy: policy, pins: configuration.pins, output: output, plugins: directory, scheduler: scheduler,
-                                                 logger: logger, frameMilliseconds: configuration.audio.frameSize.milliseconds, zone: index)
+                                                 logger: logger, frameMilliseconds: configuration.audio.frameSize.milliseconds, zone: index,
+                                                 zoneID: settings.id)
                 let player = try PlayerCoordinator(limits: configuration.nowPlaying, plugins: directory, scheduler: scheduler, logger: logger)
                 list.append(Zone(index: index, settings: settings, focus: focus, player: player))
             }

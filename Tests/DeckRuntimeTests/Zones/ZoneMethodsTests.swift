@@ -146,3 +146,20 @@ extension ZoneMethodsTests {
         #expect(harness.log.messages(from: plugin.id).contains { $0.hasPrefix("limits") }, "the app was told its new limits")
     }
 }
+
+extension ZoneMethodsTests {
+    /// A zone whose sinks are all closed hears nothing: an app playing there is named in a warning.
+    @Test func anAppPlayingInAZoneWithoutASinkIsNamed() throws {
+        let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(dir.path)/front.opus?name=Front"]) {
+            $0.zones = [ZoneSettings(id: "front", sinks: ["Front"]), ZoneSettings(id: "rear")]
+        }
+        try harness.load(try Fixture.app(in: dir.path, "Library", id: "org.example.library"))
+        try harness.start()
+        let rpc = harness.runtime.makeDispatcher()
+        _ = try rpc.answer("apps.launch", #"{"id":"org.example.library","item":"sine-440","zone":"rear"}"#)
+        #expect(harness.log.messages(from: "audio").contains(
+            "org.example.library plays in zone rear, which has no open sink: nobody hears it until one is added there (sinks.add with its zone)"))
+        let zones = try rpc.answer("zones.list")["result"]?["zones"]?.arrayValue
+        #expect(zones?.last?["sinks"] == [], "zones.list shows the rear has none")
+    }
+}
