@@ -78,10 +78,8 @@ public final class ZoneSet {
         let request = arbiter.holder(owner)?.request ?? arbiter.pending.flatMap { $0.owner == owner ? $0 : nil }
         let streaming = output.hasStream(id)
         source.focus.leave(owner)
-        homes[id] = target.index == 0 ? nil : target.index
         if source.player.center.owner == id { target.player.take(from: source.player) }
-        logger.info("zones", "\(id) moves from \(source.id) to \(target.id)")
-        onMove?(id, source)
+        rehome(id, from: source, to: target)
         guard let request else { return }
         let result = target.focus.requestFocus(request)
         if streaming { target.focus.adopt(owner, context: request.context) }
@@ -96,8 +94,12 @@ public final class ZoneSet {
     func place(_ id: String, in target: Zone) {
         let source = zone(ofPlugin: id)
         guard source !== target else { return }
+        rehome(id, from: source, to: target)
+    }
+
+    private func rehome(_ id: String, from source: Zone, to target: Zone) {
         homes[id] = target.index == 0 ? nil : target.index
-        logger.info("zones", "\(id) is placed in \(target.id)")
+        logger.info("zones", "\(id) moves from zone \(source.id) to zone \(target.id)")
         onMove?(id, source)
     }
 }
