@@ -18,8 +18,15 @@ struct SinksMethods {
     var methods: [RPCMethod] {
         let (output, zones, pins, events, state, logger) = (output, zones, pins, events, state, logger)
         return [
-            RPCMethod("sinks.list", "Every sink with its zone and counters.", result: Schema.array(SinksMethods.sinkSchema)) { _ in
-                SinksMethods.list(output, pins: pins, zones: zones)
+            RPCMethod("sinks.list", "Every sink with its zone and counters; with a zone, that zone's sinks only.",
+                      params: [.init("zone", Schema.string, required: false, "a zone id from zones.list: only its sinks")],
+                      result: Schema.array(SinksMethods.sinkSchema)) { call throws(RPCError) in
+                guard call.optional("zone") != nil, let zone = try zones.named(by: call) else {
+                    return SinksMethods.list(output, pins: pins, zones: zones)
+                }
+                return .array(output.sinks.list.filter { output.zone(ofSink: $0.id) == zone.index }.map {
+                    SinksMethods.describe($0, output, pins: pins, zones: zones)
+                })
             },
             RPCMethod("sinks.add", "Open a sink by URI (file:, http://, rtp://; name= and kind= label it), in a zone (default: "
                       + "the one the config names for it, else the primary one).",

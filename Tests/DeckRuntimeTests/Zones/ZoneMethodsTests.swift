@@ -80,6 +80,8 @@ import Testing
         #expect(picked["error"]?["message"]?.stringValue?.contains("sink \(front) is in another zone") == true)
         let list = try rpc.answer("sinks.list")["result"]?.arrayValue ?? []
         #expect(list.map { $0["zone"]?.stringValue ?? "" } == ["front", "rear"])
+        let rearOnly = try rpc.answer("sinks.list", #"{"zone":"rear"}"#)["result"]?.arrayValue ?? []
+        #expect(rearOnly.map { $0["name"]?.stringValue ?? "" } == ["Rear"])
 
         let zones = try rpc.answer("zones.list")["result"]?["zones"]?.arrayValue ?? []
         #expect(zones.map { $0["id"]?.stringValue ?? "" } == ["front", "rear"])
