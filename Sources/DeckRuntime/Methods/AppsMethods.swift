@@ -124,7 +124,7 @@ struct AppsMethods {
 
     static func describe(_ plugin: PluginInstance, zones: ZoneSet) -> JSONValue {
         let counters = plugin.streamCounters
-        let streaming = zones.primary.focus.isStreaming(plugin.id)
+        let streaming = zones.isStreaming(plugin.id)
         var described: [String: JSONValue] = [
             "id": .string(plugin.id), "name": .string(plugin.manifest.name), "version": .string(plugin.manifest.version.description),
             "state": .string(plugin.state.rawValue), "language": .string(plugin.isSwift ? "swift" : "c"),

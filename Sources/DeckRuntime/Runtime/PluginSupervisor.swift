@@ -9,8 +9,8 @@ import DeckPlugins
 final class PluginSupervisor {
     private let settings: IsolationSettings
     private let registry: PluginRegistry
-    private let focus: FocusCoordinator
-    private let player: PlayerCoordinator
+    /// The zones: an app that was playing plays again in its own.
+    private let zones: ZoneSet
     private let scheduler: any Scheduler
     private let logger: Logger
     /// Releases an ended plugin's stream, focus, now playing and screens.
@@ -25,12 +25,11 @@ final class PluginSupervisor {
     /// Runs when the list of apps or their states changed.
     var onAppsChanged: (() -> Void)?
 
-    init(settings: IsolationSettings, registry: PluginRegistry, focus: FocusCoordinator, player: PlayerCoordinator,
-         scheduler: any Scheduler, logger: Logger, retire: @escaping (PluginInstance) -> Void) {
+    init(settings: IsolationSettings, registry: PluginRegistry, zones: ZoneSet, scheduler: any Scheduler, logger: Logger,
+         retire: @escaping (PluginInstance) -> Void) {
         self.settings = settings
         self.registry = registry
-        self.focus = focus
-        self.player = player
+        self.zones = zones
         self.scheduler = scheduler
         self.logger = logger
         self.retire = retire
@@ -45,7 +44,7 @@ final class PluginSupervisor {
         let delay = crashed(plugin.id)
         if delay == nil {
             resumeAfterRestart.remove(plugin.id)
-        } else if focus.isStreaming(plugin.id) {
+        } else if zones.isStreaming(plugin.id) {
             resumeAfterRestart.insert(plugin.id)
         }
         plugin.markCrashed(disabled: delay == nil)
@@ -128,9 +127,10 @@ final class PluginSupervisor {
         onAppsChanged?()
     }
 
-    /// Asks a plugin loaded again to play: its last item from where it was when it owned now
-    /// playing, else its default item.
+    /// Asks a plugin loaded again to play, in the zone it played in: its last item from where it
+    /// was when it owned that zone's now playing, else its default item.
     private func playAgain(_ id: String, after what: String) {
+        let (focus, player) = (zones.zone(ofPlugin: id).focus, zones.zone(ofPlugin: id).player)
         if player.lastSource?.pluginID == id {
             player.send(.play) { [logger] outcome in
                 if case .done(.success, _) = outcome { return }
@@ -159,7 +159,7 @@ final class PluginSupervisor {
     /// nil when it is not loaded, or its bundle is now refused (`registry.lastLoadFailure` says why).
     func reload(_ id: String) -> PluginInstance? {
         guard let old = registry.plugin(id: id) else { return nil }
-        let bundle = old.bundlePath, playing = focus.isStreaming(id)
+        let bundle = old.bundlePath, playing = zones.isStreaming(id)
         forgive(id)
         registry.unload(old)
         defer { onAppsChanged?() }

@@ -140,8 +140,8 @@ public final class Runtime {
             }
             interface.release(plugin.id)
         }
-        supervisor = PluginSupervisor(settings: configuration.isolation, registry: plugins, focus: focus, player: player,
-                                      scheduler: scheduler, logger: logger, retire: retire)
+        supervisor = PluginSupervisor(settings: configuration.isolation, registry: plugins, zones: zones, scheduler: scheduler,
+                                      logger: logger, retire: retire)
         state.restore()  // before the callbacks: applying saved volumes is not a change to save or publish
         connect(retire: retire)
     }

@@ -61,9 +61,12 @@ public final class ZoneSet {
 
     private func home(of id: String) -> Int { homes[id] ?? 0 }
 
+    /// Whether plugin `id` has a stream in the mix (of whichever zone).
+    public func isStreaming(_ id: String) -> Bool { output.hasStream(id) }
+
     /// Whether plugin `id` holds or awaits focus, or has a stream, in the zone it plays in.
     public func isPlaying(_ id: String) -> Bool {
-        output.hasStream(id) || zone(ofPlugin: id).focus.session.arbiter.holdsOrAwaits(.plugin(id))
+        isStreaming(id) || zone(ofPlugin: id).focus.session.arbiter.holdsOrAwaits(.plugin(id))
     }
 
     /// Moves plugin `id` to `target` with what it plays: it lets go of focus in its zone and asks

@@ -165,3 +165,20 @@ extension ZoneMethodsTests {
         #expect(zones?.last?["sinks"] == [], "zones.list shows the rear has none")
     }
 }
+
+extension ZoneMethodsTests {
+    /// An app reloaded (as after a crash's restart) plays again in the zone it played in.
+    @Test func anAppReloadedPlaysAgainInItsZone() throws {
+        let harness = try harness()
+        try harness.load(try Fixture.app(in: dir.path, "Library", id: "org.example.library"))
+        try harness.start()
+        let rpc = harness.runtime.makeDispatcher()
+        _ = try rpc.answer("apps.launch", #"{"id":"org.example.library","item":"sine-440","zone":"rear"}"#)
+        #expect(try holders(rpc, "rear") == ["org.example.library"])
+        let reloaded = try rpc.answer("apps.reload", #"{"id":"org.example.library"}"#)
+        #expect(reloaded["result"]?["zone"] == "rear", "\(reloaded)")
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.output.hasStream("org.example.library") })
+        #expect(try holders(rpc, "rear") == ["org.example.library"])
+        #expect(try holders(rpc, "front").isEmpty)
+    }
+}
