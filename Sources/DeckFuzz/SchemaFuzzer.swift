@@ -110,12 +110,24 @@ public struct SchemaFuzzer {
         let probe = RPCConnection { _ in }
         guard let answer = dispatcher.handle(#"{"jsonrpc":"2.0","method":"runtime.info","id":0}"#, connection: probe),
               (try? JSONValue.parse(answer))?["result"] != nil else { return "runtime.info did not answer" }
-        for group in runtime.session.volume.groups where !(group.lowestIndex...group.maxIndex).contains(group.index) {
-            return "volume group \(group.name) is at \(group.index), outside \(group.lowestIndex)...\(group.maxIndex)"
+        for zone in runtime.zones.list {
+            for group in zone.focus.session.volume.groups where !(group.lowestIndex...group.maxIndex).contains(group.index) {
+                return "volume group \(group.name) of zone \(zone.id) is at \(group.index), outside \(group.lowestIndex)...\(group.maxIndex)"
+            }
+            let info = zone.player.center.info
+            if MediaTime(seconds: info.elapsed(at: runtime.loop.now)) == nil {
+                return "now playing's elapsed time in zone \(zone.id) is \(info.elapsed(at: runtime.loop.now))"
+            }
+            if let duration = info.duration, MediaTime(seconds: duration) == nil { return "now playing's duration in zone \(zone.id) is \(duration)" }
         }
-        let info = runtime.player.center.info
-        if MediaTime(seconds: info.elapsed(at: runtime.loop.now)) == nil { return "now playing's elapsed time is \(info.elapsed(at: runtime.loop.now))" }
-        if let duration = info.duration, MediaTime(seconds: duration) == nil { return "now playing's duration is \(duration)" }
+        // An app plays in one zone at a time: it holds focus in no other zone's session but as a shared request.
+        for zone in runtime.zones.list {
+            for holder in zone.focus.session.arbiter.holders {
+                guard case .plugin(let id) = holder.request.owner, runtime.zones.zone(ofPlugin: id) !== zone,
+                      !runtime.zones.zone(ofPlugin: id).settings.sharedContexts.contains(holder.request.context) else { continue }
+                return "\(id) holds \(holder.request.context.rawValue) focus in zone \(zone.id) but plays in \(runtime.zones.zone(ofPlugin: id).id)"
+            }
+        }
         return nil
     }
 }

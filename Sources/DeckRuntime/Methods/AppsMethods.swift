@@ -60,7 +60,7 @@ struct AppsMethods {
                       + "is in when none is named); an app that owns now playing and is paused resumes instead, and a crashed or "
                       + "disabled one starts again first. An app plays in one zone at a time: apps.move moves one that plays.",
                       params: [id, .init("item", Schema.string, required: false),
-                               .init("zone", Schema.string, required: false,
+                               .init("zone", zones.idSchema, required: false,
                                      "a zone id from zones.list; default: the zone the connection is bound to, else the app's zone")],
                       result: AppsMethods.appSchema, errors: [-32000, -32003, -32004]) { call throws(RPCError) in
                 let id = try call.string("id")
@@ -101,7 +101,7 @@ struct AppsMethods {
             RPCMethod("apps.move", "Move an app to another zone with what it plays: its focus request is made again in that "
                       + "zone's session, its stream is heard there from the next frame, its now playing goes along. When that "
                       + "zone does not grant it, the app is told it lost focus.",
-                      params: [id, .init("zone", Schema.string, "a zone id from zones.list")],
+                      params: [id, .init("zone", zones.idSchema, "a zone id from zones.list")],
                       result: AppsMethods.appSchema, errors: [-32003]) { call throws(RPCError) in
                 let id = try call.string("id")
                 _ = try call.string("zone")

@@ -12,12 +12,12 @@ struct NowPlayingMethods {
         let (zones, scheduler) = (zones, scheduler)
         return [
             RPCMethod("nowPlaying.get", "What plays: metadata, position (extrapolate elapsed with rate from the answer's "
-                      + "arrival), queue place, enabled commands.", params: [ZoneSet.param],
+                      + "arrival), queue place, enabled commands.", params: [zones.param],
                       result: NowPlayingMethods.nowPlayingSchema) { call throws(RPCError) in
                 try zones.zone(of: call).player.center.nowPlayingJSON(now: scheduler.now)
             },
             RPCMethod("nowPlaying.artwork", "The current artwork's bytes (base64), by the id nowPlaying.get gives.",
-                      params: [.init("id", Schema.string), ZoneSet.param], result: NowPlayingMethods.artworkSchema,
+                      params: [.init("id", Schema.string), zones.param], result: NowPlayingMethods.artworkSchema,
                       errors: [-32007]) { call throws(RPCError) in
                 let id = try call.string("id")
                 let player = try zones.zone(of: call).player
@@ -27,7 +27,7 @@ struct NowPlayingMethods {
                 return ["id": .string(id), "mimeType": .string(artwork.mimeType), "data": .string(Base64.encode(artwork.bytes))]
             },
             RPCMethod("queue.get", "The queue of the app that owns now playing: items with stable ids, the current one, "
-                      + "shuffle and repeat.", params: [ZoneSet.param], result: NowPlayingMethods.queueSchema) { call throws(RPCError) in
+                      + "shuffle and repeat.", params: [zones.param], result: NowPlayingMethods.queueSchema) { call throws(RPCError) in
                 try zones.zone(of: call).player.center.queueJSON
             },
         ]

@@ -49,7 +49,7 @@ struct PlayerMethods {
     private func method(_ name: String, _ summary: String, params: [RPCMethod.Param] = [],
                         command: @escaping (RPCCall, PlayerCoordinator) throws(RPCError) -> RemoteCommand) -> RPCMethod {
         let zones = zones
-        return RPCMethod(name, summary, params: params + [ZoneSet.param], result: PlayerMethods.resultSchema,
+        return RPCMethod(name, summary, params: params + [zones.param], result: PlayerMethods.resultSchema,
                          errors: [-32004, -32007, -32008, -32009]) { call, reply throws(RPCError) in
             let player = try zones.zone(of: call).player
             let remote = try command(call, player)

@@ -11,20 +11,20 @@ struct SessionMethods {
         let contexts = Schema.oneOf(AudioContext.allCases.map(\.rawValue))
         let types = Schema.oneOf(FocusRequestType.allCases.map(\.rawValue))
         return [
-            RPCMethod("session.get", "Focus holders, the pending request, streams, activation and counters.", params: [ZoneSet.param],
+            RPCMethod("session.get", "Focus holders, the pending request, streams, activation and counters.", params: [zones.param],
                       result: SessionMethods.stateSchema) { call throws(RPCError) in SessionMethods.state(try zones.zone(of: call).focus) },
             RPCMethod("session.request", "Request focus as the integrator (any context), e.g. for a chime the car plays itself.",
                       params: [.init("context", contexts), .init("type", types, required: false, "default gainTransientMayDuck"),
                                .init("name", Schema.string, required: false, "the integrator's owner name (default: the libdeck client's name, else rpc)"),
                                .init("acceptsDelayedFocus", Schema.boolean, required: false),
-                               .init("pausesOnDuck", Schema.boolean, required: false), ZoneSet.param],
+                               .init("pausesOnDuck", Schema.boolean, required: false), zones.param],
                       result: Schema.object(["result": Schema.oneOf(["granted", "delayed", "rejected"]), "reason": Schema.string],
                                             optional: ["reason"]),
                       errors: [-32001]) { call throws(RPCError) in
                 try SessionMethods.request(call, zones.zone(of: call).focus)
             },
             RPCMethod("session.abandon", "Give up the integrator's focus (held or awaited) under this name.",
-                      params: [.init("name", Schema.string, required: false), ZoneSet.param],
+                      params: [.init("name", Schema.string, required: false), zones.param],
                       result: Schema.boolean, errors: [-32004]) { call throws(RPCError) in
                 let focus = try zones.zone(of: call).focus
                 let name = try call.optionalString("name") ?? call.connection.clientName ?? "rpc"
@@ -38,7 +38,7 @@ struct SessionMethods {
             },
             RPCMethod("session.configure", "Change duck level, ramps, idle timeout and the navigation-during-call rule now; "
                       + "validated like the config's session section. Returns the settings in force.",
-                      params: SessionMethods.settingKeys.map { .init($0.key, $0.schema, required: false) } + [ZoneSet.param],
+                      params: SessionMethods.settingKeys.map { .init($0.key, $0.schema, required: false) } + [zones.param],
                       result: SessionMethods.settingsSchema) { call throws(RPCError) in
                 let focus = try zones.zone(of: call).focus
                 var changes: [String: JSONValue] = [:]

@@ -19,7 +19,7 @@ struct SinksMethods {
         let (output, zones, pins, events, state, logger) = (output, zones, pins, events, state, logger)
         return [
             RPCMethod("sinks.list", "Every sink with its zone and counters; with a zone, that zone's sinks only.",
-                      params: [.init("zone", Schema.string, required: false, "a zone id from zones.list: only its sinks")],
+                      params: [.init("zone", zones.idSchema, required: false, "a zone id from zones.list: only its sinks")],
                       result: Schema.array(SinksMethods.sinkSchema)) { call throws(RPCError) in
                 guard call.optional("zone") != nil, let zone = try zones.named(by: call) else {
                     return SinksMethods.list(output, pins: pins, zones: zones)
@@ -30,7 +30,7 @@ struct SinksMethods {
             },
             RPCMethod("sinks.add", "Open a sink by URI (file:, http://, rtp://; name= and kind= label it), in a zone (default: "
                       + "the one the config names for it, else the primary one).",
-                      params: [.init("uri", Schema.string), ZoneSet.param],
+                      params: [.init("uri", Schema.string), zones.param],
                       result: SinksMethods.sinkSchema, errors: [-32001, -32004]) { call throws(RPCError) in
                 let uri = try call.string("uri")
                 let zone = try zones.named(by: call)?.index
@@ -55,7 +55,7 @@ struct SinksMethods {
             },
             RPCMethod("sinks.select", "Send a zone's app audio to these of its sinks only (without ids: to every sink of the zone); "
                       + "pinned contexts stay on their sink. Saved with the state.",
-                      params: [.init("ids", Schema.array(SinksMethods.idSchema), required: false), ZoneSet.param],
+                      params: [.init("ids", Schema.array(SinksMethods.idSchema), required: false), zones.param],
                       result: Schema.array(SinksMethods.sinkSchema), errors: [-32004]) { call throws(RPCError) in
                 let zone = try zones.zone(of: call)
                 var ids: [Int]?

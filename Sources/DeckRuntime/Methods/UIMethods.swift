@@ -16,7 +16,7 @@ struct UIMethods {
         return [
             RPCMethod("ui.get", "A zone's foreground app's screen (or app's): its visible template stack with the runtime's ids, "
                       + "truncation applied, the modal, its content tree, and the limits and quota in force.",
-                      params: [.init("app", Schema.string, required: false), ZoneSet.param], result: state) { call throws(RPCError) in
+                      params: [.init("app", Schema.string, required: false), zones.param], result: state) { call throws(RPCError) in
                 let app = try call.optionalString("app")
                 if let app, interface.apps[app] == nil { throw .noSuchApp("\(app) (or it has no UI)") }
                 let zone = try zones.named(by: call) ?? app.map(zones.zone(ofPlugin:)) ?? zones.primary
@@ -24,7 +24,7 @@ struct UIMethods {
             },
             RPCMethod("ui.select", "Select an item, tab or action by id (its app completes it), or a content item by path "
                       + "(a container is browsed into, a playable item plays).",
-                      params: [.init("id", UIMethods.idSchema, required: false), .init("path", Schema.string, required: false), ZoneSet.param],
+                      params: [.init("id", UIMethods.idSchema, required: false), .init("path", Schema.string, required: false), zones.param],
                       result: state, errors: [-32001, -32004]) { call throws(RPCError) in
                 let zone = try zones.zone(of: call)
                 if let path = try call.optionalString("path") {
@@ -37,13 +37,13 @@ struct UIMethods {
                 return UIMethods.state(interface, zone: zone, scheduler: scheduler)
             },
             RPCMethod("ui.button", "Press a button (grid, map, now-playing button, action) by id.",
-                      params: [.init("id", UIMethods.idSchema), ZoneSet.param], result: state, errors: [-32004]) { call throws(RPCError) in
+                      params: [.init("id", UIMethods.idSchema), zones.param], result: state, errors: [-32004]) { call throws(RPCError) in
                 let zone = try zones.zone(of: call)
                 try interface.select(UInt64(try call.integer("id")), zone: zone.index)
                 return UIMethods.state(interface, zone: zone, scheduler: scheduler)
             },
             RPCMethod("ui.back", "Go back: dismiss the modal, pop the top template, or leave a content level (at the root: nothing).",
-                      params: [ZoneSet.param], result: state, errors: [-32004]) { call throws(RPCError) in
+                      params: [zones.param], result: state, errors: [-32004]) { call throws(RPCError) in
                 let zone = try zones.zone(of: call)
                 try interface.back(zone: zone.index)
                 return UIMethods.state(interface, zone: zone, scheduler: scheduler)
@@ -58,7 +58,7 @@ struct UIMethods {
                 return ["id": .string(image.id), "mimeType": .string(image.mimeType), "data": .string(Base64.encode(image.bytes))]
             },
             RPCMethod("display.get", "A zone's display profile: size, scale, driving (limited lists and keyboard), attached.",
-                      params: [ZoneSet.param], result: UIMethods.displaySchema) { call throws(RPCError) in
+                      params: [zones.param], result: UIMethods.displaySchema) { call throws(RPCError) in
                 interface.profiles[try zones.zone(of: call).index].json
             },
             RPCMethod("display.set", "Change a zone's display profile (any of width, height, scale, driving, limitedUserInterfaces, "
@@ -68,7 +68,7 @@ struct UIMethods {
                         + [.init("scale", Schema.number(in: 0.5...4), required: false), .init("driving", Schema.boolean, required: false),
                            .init("limitedUserInterfaces", Schema.array(Schema.oneOf(["keyboard", "lists"])), required: false),
                            .init("contentStyle", Schema.oneOf(["light", "dark"]), required: false),
-                           .init("attached", Schema.boolean, required: false), ZoneSet.param],
+                           .init("attached", Schema.boolean, required: false), zones.param],
                       result: UIMethods.displaySchema) { call throws(RPCError) in
                 let zone = try zones.zone(of: call)
                 var profile = interface.profiles[zone.index]

@@ -12,9 +12,9 @@ struct VolumeMethods {
         let zones = zones
         let group = RPCMethod.Param("group", Schema.string, "a volume group, e.g. media")
         return [
-            RPCMethod("volume.get", "Every volume group: its contexts, index, range, mute and level in dB.", params: [ZoneSet.param],
+            RPCMethod("volume.get", "Every volume group: its contexts, index, range, mute and level in dB.", params: [zones.param],
                       result: VolumeMethods.stateSchema) { call throws(RPCError) in VolumeMethods.state(try zones.zone(of: call).focus.session) },
-            RPCMethod("volume.set", "Set a group's index.", params: [group, .init("index", Schema.integer(in: 0...100)), ZoneSet.param],
+            RPCMethod("volume.set", "Set a group's index.", params: [group, .init("index", Schema.integer(in: 0...100)), zones.param],
                       result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
                 let focus = try zones.zone(of: call).focus
                 let name = try call.string("group"), index = Int(try call.integer("index"))
@@ -24,7 +24,7 @@ struct VolumeMethods {
             RPCMethod("volume.adjust", "Step a group's index up or down, as the volume keys do; without a group, the group of "
                       + "the most important context playing.",
                       params: [.init("steps", Schema.integer(in: -100...100), "volume steps; a group has at most 100"),
-                               .init("group", Schema.string, required: false), ZoneSet.param],
+                               .init("group", Schema.string, required: false), zones.param],
                       result: VolumeMethods.adjustedSchema, errors: [-32004]) { call throws(RPCError) in
                 let focus = try zones.zone(of: call).focus
                 let name = try call.optionalString("group") ?? focus.activeVolumeGroup
@@ -34,7 +34,7 @@ struct VolumeMethods {
                 state["adjusted"] = .string(name)
                 return .object(state)
             },
-            RPCMethod("volume.mute", "Mute or unmute a group.", params: [group, .init("muted", Schema.boolean), ZoneSet.param],
+            RPCMethod("volume.mute", "Mute or unmute a group.", params: [group, .init("muted", Schema.boolean), zones.param],
                       result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
                 let focus = try zones.zone(of: call).focus
                 let name = try call.string("group")

@@ -2,9 +2,12 @@ import DeckBase
 import DeckControl
 
 extension ZoneSet {
+    /// A zone id, as `rpc.discover` tells clients: one of the zones there are.
+    var idSchema: JSONValue { Schema.oneOf(list.map(\.id)) }
+
     /// The optional `zone` every zone-scoped method takes.
-    static var param: RPCMethod.Param {
-        .init("zone", Schema.string, required: false, "a zone id from zones.list; default: the zone the connection is bound to, else the primary zone")
+    var param: RPCMethod.Param {
+        .init("zone", idSchema, required: false, "a zone id from zones.list; default: the zone the connection is bound to, else the primary zone")
     }
 
     /// The zone a call names in `zone`, else the one its connection is bound to, else the primary one.

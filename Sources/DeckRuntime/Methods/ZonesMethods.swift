@@ -20,7 +20,7 @@ struct ZonesMethods {
             },
             RPCMethod("zones.bind", "Bind this connection to a zone (null: the primary zone again): its calls that name no zone "
                       + "act on it, as a rear-seat HMI's would.",
-                      params: [.init("zone", Schema.nullable(Schema.string), "a zone id from zones.list, or null")],
+                      params: [.init("zone", Schema.nullable(zones.idSchema), "a zone id from zones.list, or null")],
                       result: Schema.object(["zone": Schema.string])) { call throws(RPCError) in
                 guard call.optional("zone") != nil else { throw .invalidParams("\"zone\" is required (a zone id, or null)") }
                 call.connection.zone = nil

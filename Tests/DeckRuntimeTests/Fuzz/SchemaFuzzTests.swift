@@ -8,10 +8,16 @@ import Testing
 /// the edges of every type, against a runtime where Tone plays: each call is answered (a result
 /// or a JSON-RPC error), and after each the runtime still answers and its invariants hold.
 @Suite struct SchemaFuzzTests {
-    @Test func everyMethodTakesTheEdgesOfEveryTypeAndTheRuntimeHolds() throws {
-        let harness = try StreamingHarness(freewheel: false) { $0.session.alwaysActive = false }
+    @Test(arguments: [false, true])
+    func everyMethodTakesTheEdgesOfEveryTypeAndTheRuntimeHolds(zoned: Bool) throws {
+        let harness = try StreamingHarness(freewheel: false) {
+            $0.session.alwaysActive = false
+            // With zones, every zone-scoped method is also swept over the zones rpc.discover names.
+            if zoned { $0.zones = [ZoneSettings(id: "front", sharedContexts: [.safety]), ZoneSettings(id: "rear")] }
+        }
         try harness.load(Paths.toneBundle)
-        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "sine-440")
+        if zoned { harness.runtime.zones.place("org.deck.tone", in: harness.runtime.zones.list[1]) }
+        try harness.runtime.zones.zone(ofPlugin: "org.deck.tone").focus.play(pluginID: "org.deck.tone", item: "sine-440")
         let dispatcher = harness.runtime.makeDispatcher()
         var late = 0
         let connection = RPCConnection { line in if line.contains(#""id":"#) && !line.contains(#""method":"#) { late += 1 } }
