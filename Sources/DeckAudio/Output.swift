@@ -24,8 +24,9 @@ public final class Output {
     private var streams: [String: (stream: Int, pin: String?, zones: UInt8)] = [:]
     /// The names of the sinks each zone's app audio goes to; a zone not here uses all its sinks.
     public private(set) var selections: [Int: [String]] = [:]
-    /// How many audio zones the output mixes for (one mix per zone that has sinks).
-    public private(set) var zoneCount = 1
+    /// The ids of the audio zones the output mixes for (one mix per zone that has sinks), by index.
+    public private(set) var zoneIDs = ["primary"]
+    public var zoneCount: Int { zoneIDs.count }
     /// The zone of each sink named in the config's zones; any other sink is in zone 0.
     private var configuredSinkZones: [String: Int] = [:]
     /// The zone of each open sink, by id.
@@ -77,10 +78,10 @@ public final class Output {
 
     // MARK: Zones
 
-    /// Mixes for `count` zones, the sinks named in `sinkZones` in theirs (the rest in zone 0).
-    /// Set before any sink opens.
-    public func configureZones(count: Int, sinkZones: [String: Int]) {
-        zoneCount = count
+    /// Mixes for the zones with these ids, the sinks named in `sinkZones` in theirs (the rest in
+    /// zone 0). Set before any sink opens.
+    public func configureZones(_ ids: [String], sinkZones: [String: Int]) {
+        zoneIDs = ids
         configuredSinkZones = sinkZones
         reroute()
     }
@@ -131,17 +132,19 @@ public final class Output {
     /// Sends `zone`'s app audio to these of its sinks only (nil: to every sink of the zone, the
     /// default); audio pinned to a sink stays there. Each sink that changes mix fades out and in.
     public func select(_ ids: [Int]?, zone: Int = 0) throws(SinkError) {
+        guard zoneIDs.indices.contains(zone) else { throw .noSuchZone(zone) }
         let open = sinks.list
         if let missing = ids?.first(where: { id in !open.contains { $0.id == id } }) { throw .noSuchSink(missing) }
         if let stranger = ids?.first(where: { sinkZones[$0] != zone }) { throw .otherZone(stranger) }
         select(names: ids.map { ids in open.filter { ids.contains($0.id) }.map(\.name) }, zone: zone)
-        logger.info("sinks", "app audio\(zoneCount > 1 ? " of zone \(zone)" : "") goes to "
+        logger.info("sinks", "app audio\(zoneCount > 1 ? " of zone \(zoneIDs[zone])" : "") goes to "
                     + (ids.map { "sink(s) \($0.map(String.init).joined(separator: ", "))" } ?? "every sink"))
     }
 
     /// Sends `zone`'s app audio to the sinks with these names (a saved choice); names not open are
     /// ignored, and when none is open the zone's app audio goes to every sink of the zone.
     public func select(names: [String]?, zone: Int = 0) {
+        guard zoneIDs.indices.contains(zone) else { return }
         selections[zone] = names
         reroute()
     }

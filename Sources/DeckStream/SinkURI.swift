@@ -88,6 +88,8 @@ public enum SinkError: Error, Equatable, Sendable, CustomStringConvertible {
     case tooMany(Int)
     /// The sink is in another zone than the one whose audio was being routed.
     case otherZone(Int)
+    /// The output mixes for no zone of that index.
+    case noSuchZone(Int)
 
     public var description: String {
         switch self {
@@ -96,6 +98,7 @@ public enum SinkError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noSuchSink(let id): "no sink with id \(id)"
         case .tooMany(let limit): "\(limit) sinks are open already (maxSinks); remove one first"
         case .otherZone(let id): "sink \(id) is in another zone; a zone's audio goes only to that zone's sinks"
+        case .noSuchZone(let index): "the output mixes for no zone \(index)"
         }
     }
 }

@@ -29,6 +29,8 @@ public final class InterfaceCoordinator {
     public private(set) var foregrounds: [String?]
     /// The zone an app plays in (and is shown in).
     var zoneOf: (String) -> Int = { _ in 0 }
+    /// Each zone's id, for logs.
+    var zoneIDs = ["primary"]
     public let settings: InterfaceSettings
     let plugins: PluginDirectory
     /// Runs after anything `ui.get` shows changed.
@@ -148,7 +150,7 @@ public final class InterfaceCoordinator {
     public func setProfile(_ next: DisplayProfile, zone: Int = 0) {
         let before = profiles[zone]
         profiles[zone] = next
-        logger.info("ui", "display\(profiles.count > 1 ? " of zone \(zone)" : ""): \(next.width)×\(next.height) @\(next.scale)x, "
+        logger.info("ui", "display\(profiles.count > 1 ? " of zone \(zoneIDs[zone])" : ""): \(next.width)×\(next.height) @\(next.scale)x, "
                     + (next.attached ? "attached" : "detached") + (next.driving ? ", driving (lists limited)" : ""))
         let shown = apps.values.filter { zoneOf($0.appID) == zone }.sorted { $0.appID < $1.appID }
         if before.attached != next.attached {

@@ -70,7 +70,7 @@ public final class Runtime {
             throw .zones("\(zoneSettings.count) zones with \(Set(zoneSettings.map(\.id)).count) distinct ids; at most "
                          + "\(ZoneSettings.maxZones) zones, each id once")
         }
-        output.configureZones(count: zoneSettings.count, sinkZones: Dictionary(zoneSettings.enumerated().flatMap { index, zone in
+        output.configureZones(zoneSettings.map(\.id), sinkZones: Dictionary(zoneSettings.enumerated().flatMap { index, zone in
             zone.sinks.map { ($0, index) }
         }) { first, _ in first })
         let zones: ZoneSet, interface: InterfaceCoordinator
@@ -89,6 +89,7 @@ public final class Runtime {
             interface = try InterfaceCoordinator(profiles: configuration.zoneDisplays, settings: configuration.ui, plugins: directory,
                                                  scheduler: scheduler, logger: logger)
             interface.zoneOf = { [unowned zones] in zones.zone(ofPlugin: $0).index }
+            interface.zoneIDs = zoneSettings.map(\.id)
         } catch {
             throw .loop(error)
         }
