@@ -237,6 +237,13 @@ public final class Runtime {
     /// bundles one by one instead of from the folders.
     public func startOutput() throws(RuntimeError) {
         do { try output.openSinks(configuration.sinks) } catch { throw .noOutput(error.description) }
+        let open = Set(output.sinks.list.map(\.name))
+        for zone in zones.list {
+            for name in zone.settings.sinks where !open.contains(name) {
+                logger.warning("zones", "zone \(zone.id) names the sink \(name), which is not open: its audio has nowhere to go there "
+                               + "until a sink of that name opens (sinks.add with name=)")
+            }
+        }
         for (zone, names) in state.sinkSelections.sorted(by: { $0.key < $1.key }) {
             output.select(names: names, zone: zone)
             logger.info("state", "app audio\(zones.list.count > 1 ? " of zone \(zones.list[zone].id)" : "") goes to "

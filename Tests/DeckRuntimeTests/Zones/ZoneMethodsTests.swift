@@ -153,10 +153,12 @@ extension ZoneMethodsTests {
     /// A zone whose sinks are all closed hears nothing: an app playing there is named in a warning.
     @Test func anAppPlayingInAZoneWithoutASinkIsNamed() throws {
         let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(dir.path)/front.opus?name=Front"]) {
-            $0.zones = [ZoneSettings(id: "front", sinks: ["Front"]), ZoneSettings(id: "rear")]
+            $0.zones = [ZoneSettings(id: "front", sinks: ["Front"]), ZoneSettings(id: "rear", sinks: ["Rear"])]
         }
         try harness.load(try Fixture.app(in: dir.path, "Library", id: "org.example.library"))
         try harness.start()
+        #expect(harness.log.messages(from: "zones") == ["zone rear names the sink Rear, which is not open: its audio has nowhere to go "
+                                                        + "there until a sink of that name opens (sinks.add with name=)"])
         let rpc = harness.runtime.makeDispatcher()
         _ = try rpc.answer("apps.launch", #"{"id":"org.example.library","item":"sine-440","zone":"rear"}"#)
         #expect(harness.log.messages(from: "audio").contains(
