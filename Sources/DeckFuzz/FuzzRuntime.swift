@@ -12,6 +12,8 @@ final class FuzzRuntime: @unchecked Sendable {  // Created once, then used only 
     private init() {
         var configuration = RuntimeConfiguration()
         configuration.logLevel = .error
+        // Two zones, so calls naming a zone (drawn from rpc.discover's enum) reach both sessions.
+        configuration.zones = [ZoneSettings(id: "front", sharedContexts: [.safety]), ZoneSettings(id: "rear")]
         runtime = try! Runtime(configuration: configuration, logger: Logger(level: .error) { _ in })
         dispatcher = runtime.makeDispatcher()
         let discovered = dispatcher.handle(#"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"#, connection: RPCConnection { _ in })
