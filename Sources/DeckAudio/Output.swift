@@ -89,8 +89,8 @@ public final class Output {
     /// The zone sink `id` is in (0 when it is not open).
     public func zone(ofSink id: Int) -> Int { sinkZones[id] ?? 0 }
 
-    /// Whether any open sink plays `zone`'s audio.
-    public func hasSink(inZone zone: Int) -> Bool { sinkZones.values.contains(zone) }
+    /// The open sinks that play `zone`'s audio.
+    public func sinks(inZone zone: Int) -> [SinkInfo] { sinks.list.filter { sinkZones[$0.id] == zone } }
 
     // MARK: Sinks
 

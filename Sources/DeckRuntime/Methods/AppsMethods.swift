@@ -67,12 +67,8 @@ struct AppsMethods {
                 let named = try zones.named(by: call)
                 _ = supervisor.revive(id: id)
                 guard let plugin = registry.plugin(id: id) else { throw .noSuchApp(id) }
-                if let named, named !== zones.zone(ofPlugin: id) {
-                    guard !zones.isPlaying(id) else {
-                        throw .commandFailed("\(id) plays in zone \(zones.zone(ofPlugin: id).id); an app plays in one zone at a time "
-                                             + "(apps.move moves it with what it plays)")
-                    }
-                    zones.place(id, in: named)
+                if let named, let refusal = zones.claim(id, for: named) {
+                    throw .commandFailed(refusal + " (apps.move moves it with what it plays)")
                 }
                 if plugin.state == .initialized {
                     do throws(PluginCallError) { try plugin.activate() } catch { throw .commandFailed(error.message) }

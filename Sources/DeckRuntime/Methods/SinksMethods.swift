@@ -24,7 +24,7 @@ struct SinksMethods {
                 guard call.optional("zone") != nil, let zone = try zones.named(by: call) else {
                     return SinksMethods.list(output, pins: pins, zones: zones)
                 }
-                return .array(output.sinks.list.filter { output.zone(ofSink: $0.id) == zone.index }.map {
+                return .array(output.sinks(inZone: zone.index).map {
                     SinksMethods.describe($0, output, pins: pins, zones: zones)
                 })
             },

@@ -34,7 +34,7 @@ struct ZonesMethods {
     static func describe(_ zone: Zone, output: Output, registry: PluginRegistry, zones: ZoneSet) -> JSONValue {
         [
             "id": .string(zone.id), "name": .string(zone.settings.name), "primary": .bool(zone.index == 0),
-            "sinks": .array(output.sinks.list.filter { output.zone(ofSink: $0.id) == zone.index }.map { .int(Int64($0.id)) }),
+            "sinks": .array(output.sinks(inZone: zone.index).map { .int(Int64($0.id)) }),
             "sharedContexts": .array(zone.settings.sharedContexts.map(\.rawValue).sorted().map(JSONValue.string)),
             "active": .bool(zone.focus.session.isActive),
             "owner": zone.player.center.owner.map(JSONValue.string) ?? .null,

@@ -237,7 +237,7 @@ public final class FocusCoordinator {
 
     /// A stream in a zone of several whose sinks are all closed is heard by nobody: said once per stream.
     private func warnIfUnheard(_ id: String) {
-        guard output.zoneCount > 1, !output.hasSink(inZone: zone) else { return }
+        guard output.zoneCount > 1, output.sinks(inZone: zone).isEmpty else { return }
         logger.warning("audio", "\(id) plays in zone \(zoneID), which has no open sink: nobody hears it until one is added there "
                        + "(sinks.add with its zone)")
     }

@@ -83,7 +83,7 @@ public final class Runtime {
                                                  logger: logger, frameMilliseconds: configuration.audio.frameSize.milliseconds, zone: index,
                                                  zoneID: settings.id)
                 let player = try PlayerCoordinator(limits: configuration.nowPlaying, plugins: directory, scheduler: scheduler, logger: logger)
-                list.append(Zone(index: index, settings: settings, focus: focus, player: player))
+                list.append(Zone(settings: settings, focus: focus, player: player))
             }
             zones = ZoneSet(list, configured: !configuration.zones.isEmpty, plugins: directory, output: output, logger: logger)
             interface = try InterfaceCoordinator(profiles: configuration.zoneDisplays, settings: configuration.ui, plugins: directory,

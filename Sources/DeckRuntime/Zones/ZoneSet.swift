@@ -28,13 +28,7 @@ public final class ZoneSet {
         let everyZone = UInt8((1 << zones.count) - 1)
         for zone in zones {
             let (index, shared) = (zone.index, zone.settings.sharedContexts)
-            zone.player.claim = { [unowned self, unowned zone] id in
-                if self.zone(ofPlugin: id) !== zone, isPlaying(id) {
-                    return "\(id) plays in zone \(self.zone(ofPlugin: id).id); an app plays in one zone at a time"
-                }
-                place(id, in: zone)
-                return nil
-            }
+            zone.player.claim = { [unowned self, unowned zone] in claim($0, for: zone) }
             zone.focus.isHome = { [unowned self] in home(of: $0) == index }
             zone.focus.reach = { shared.contains($0) ? everyZone : 1 << index }
             zone.focus.share = { [unowned self] change in
@@ -91,6 +85,14 @@ public final class ZoneSet {
         case .delayed: plugins.plugin(id: id)?.notifyFocus(.lossTransient)
         case .rejected: plugins.plugin(id: id)?.notifyFocus(.loss)
         }
+    }
+
+    /// Places plugin `id` in `target` to play there; nil, or why not: it plays in another zone.
+    func claim(_ id: String, for target: Zone) -> String? {
+        let home = zone(ofPlugin: id)
+        guard home === target || !isPlaying(id) else { return "\(id) plays in zone \(home.id); an app plays in one zone at a time" }
+        place(id, in: target)
+        return nil
     }
 
     /// Places plugin `id` in `target` before it plays (it plays nowhere now).
