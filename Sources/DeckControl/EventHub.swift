@@ -21,7 +21,7 @@ public final class EventHub {
     public func remove(_ connection: RPCConnection) { connections[ObjectIdentifier(connection)] = nil }
 
     /// Numbers, stamps and sends `payload` on `topic` to every subscriber (now, or on release).
-    public func publish(_ topic: String, _ payload: [String: JSONValue]) {
+    public func publish(_ topic: String, _ payload: JSONObject) {
         sequence += 1
         var params = payload
         params["seq"] = .int(Int64(sequence))

@@ -6,12 +6,12 @@ extension RPCDispatcher {
     public func openRPCDocument(title: String, version: String) -> JSONValue {
         let errorObjects = Dictionary(uniqueKeysWithValues: RPCError.serverErrors.map { ($0.code, $0) })
         let described: [JSONValue] = methods.map { method in
-            var entry: [String: JSONValue] = [
+            var entry: JSONObject = [
                 "name": .string(method.name),
                 "summary": .string(method.summary),
                 "paramStructure": "either",
                 "params": .array(method.params.map { param in
-                    var object: [String: JSONValue] = ["name": .string(param.name), "required": .bool(param.required), "schema": param.schema]
+                    var object: JSONObject = ["name": .string(param.name), "required": .bool(param.required), "schema": param.schema]
                     if !param.summary.isEmpty { object["summary"] = .string(param.summary) }
                     return .object(object)
                 }),

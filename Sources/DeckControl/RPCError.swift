@@ -44,7 +44,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
     public static func overloaded(_ detail: String) -> RPCError { RPCError(code: -32006, message: "Overloaded: \(detail)") }
 
     public var json: JSONValue {
-        var object: [String: JSONValue] = ["code": .int(Int64(code)), "message": .string(message)]
+        var object: JSONObject = ["code": .int(Int64(code)), "message": .string(message)]
         if let data { object["data"] = data }
         return .object(object)
     }

@@ -3,7 +3,7 @@ import DeckBase
 /// A method's parameters as the caller sent them: by position or by name.
 public struct RPCParams: Sendable {
     public var positional: [JSONValue] = []
-    public var named: [String: JSONValue] = [:]
+    public var named: JSONObject = [:]
 
     /// The parameter declared at `position` under `name`, from whichever form was used.
     public func value(_ name: String, at position: Int) -> JSONValue? {

@@ -26,7 +26,7 @@ public enum Schema {
     public static func nullable(_ schema: JSONValue) -> JSONValue { ["anyOf": [schema, ["type": "null"]]] }
 
     /// An object with exactly these properties; all required except `optional`.
-    public static func object(_ properties: [String: JSONValue], optional: Set<String> = []) -> JSONValue {
+    public static func object(_ properties: JSONObject, optional: Set<String> = []) -> JSONValue {
         [
             "type": "object",
             "properties": .object(properties),

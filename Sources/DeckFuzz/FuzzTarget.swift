@@ -24,6 +24,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case mpris
     /// What a plugin's host process sends the runtime: host calls, events, replies.
     case hostWire = "host-wire"
+    /// Deck's JSON parser against jansson's on the same bytes: both refuse, or both read the same value.
+    case json
 
     public func run(_ bytes: [UInt8]) {
         switch self {
@@ -53,6 +55,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             for limits in FuzzTarget.displayLimits { _ = try? app.setRoot(text, limits: limits) }
         case .mpris:
             FuzzTarget.mpris(bytes)
+        case .json:
+            if let disagreement = FuzzTarget.parsersDisagree(on: bytes) { fatalError(disagreement) }
         case .hostWire:
             guard var reader = try? WireReader(body: bytes) else { return }
             switch reader.kind {
@@ -92,6 +96,24 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         } else {
             let arguments: [DBusValue] = member == "SetPosition" ? [.objectPath("/org/deck/track/1"), number] : [number, .string(text)]
             _ = MPRISBridge.decide(member, arguments, trackID: "/org/deck/track/1")
+        }
+    }
+
+    /// How Deck's parser and jansson differ on `bytes`, or nil when both refuse them or both read the
+    /// same value.
+    public static func parsersDisagree(on bytes: [UInt8]) -> String? {
+        let limits = JSONLimits(maxDepth: 1_000)
+        let ours = Result { () throws(JSONParseError) in try JSONValue.parse(bytes, limits: limits) }
+        let theirs = Result { () throws(JSONParseError) in try JSONValue.parseWithJansson(bytes, limits: limits) }
+        switch (ours, theirs) {
+        case (.success(let a), .success(let b)): return a == b ? nil : "the parsers read different values: \(a.encoded()) and \(b.encoded())"
+        case (.failure, .failure): return nil
+        case (.success(let a), .failure(let error)): return "Deck read \(a.encoded()) where jansson refused it: \(error)"
+        case (.failure(let error), .success(let b)):
+            // jansson skips a NUL byte straight after a number or literal (`[1\0]`), which RFC 8259
+            // does not allow: that difference, and only it, is accepted.
+            if bytes.contains(0), (try? JSONValue.parse(bytes.filter { $0 != 0 }, limits: limits)) == b { return nil }
+            return "Deck refused (\(error)) what jansson read as \(b.encoded())"
         }
     }
 

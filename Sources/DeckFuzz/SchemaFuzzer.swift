@@ -61,7 +61,7 @@ public struct SchemaFuzzer {
     public func sweep() -> [String] {
         var lines: [String] = []
         for method in methods {
-            let base = Dictionary(uniqueKeysWithValues: method.params.map { ($0.name, SchemaFuzzer.valid(for: $0.schema).first ?? .null) })
+            let base = JSONObject(Dictionary(uniqueKeysWithValues: method.params.map { ($0.name, SchemaFuzzer.valid(for: $0.schema).first ?? .null) }))
             lines.append(SchemaFuzzer.line(method.name, .object(base), id: lines.count + 1))
             for param in method.params {
                 for value in SchemaFuzzer.values(for: param.schema) {
@@ -83,7 +83,7 @@ public struct SchemaFuzzer {
         guard !methods.isEmpty, !bytes.isEmpty else { return nil }
         var reader = bytes.makeIterator()
         let method = methods[Int(reader.next()!) % methods.count]
-        var params: [String: JSONValue] = [:]
+        var params: JSONObject = [:]
         for param in method.params {
             guard let pick = reader.next() else { break }
             let candidates = SchemaFuzzer.values(for: param.schema)

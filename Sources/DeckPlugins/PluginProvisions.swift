@@ -8,9 +8,9 @@ package struct PluginProvisions: Sendable {
     /// The folders a plugin holding `media` may read, offered in its settings as `mediaFolders`.
     package var mediaFolders: [String]
     /// Each plugin's settings object (the config's `appSettings`), by plugin id.
-    package var settings: [String: JSONValue]
+    package var settings: JSONObject
 
-    package init(dataRoot: String? = nil, mediaFolders: [String] = [], settings: [String: JSONValue] = [:]) {
+    package init(dataRoot: String? = nil, mediaFolders: [String] = [], settings: JSONObject = [:]) {
         self.dataRoot = dataRoot
         self.mediaFolders = mediaFolders
         self.settings = settings

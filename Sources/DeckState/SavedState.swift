@@ -25,17 +25,17 @@ public struct SavedState {
     public var document: JSONValue {
         var document = fields
         document["version"] = .int(SavedState.version)
-        if !zones.isEmpty { document["zones"] = .object(zones.mapValues { .object($0.fields) }) }
+        if !zones.isEmpty { document["zones"] = .object(JSONObject(zones.mapValues { .object($0.fields) })) }
         return .object(document)
     }
 
     /// One zone's members of the document.
-    private var fields: [String: JSONValue] {
-        var document: [String: JSONValue] = [:]
+    private var fields: JSONObject {
+        var document: JSONObject = [:]
         if let lastSource { document["lastSource"] = SavedState.json(lastSource) }
-        document["volumes"] = .object(Dictionary(uniqueKeysWithValues: volumes.map { volume in
+        document["volumes"] = .object(JSONObject(Dictionary(uniqueKeysWithValues: volumes.map { volume in
             (volume.name, ["index": volume.index.map { .int(Int64($0)) } ?? .null, "muted": volume.muted.map(JSONValue.bool) ?? .null] as JSONValue)
-        }))
+        })))
         if let sinks { document["sinks"] = ["selected": .array(sinks.map(JSONValue.string))] }
         return document
     }
@@ -56,7 +56,7 @@ public struct SavedState {
     }
 
     /// One zone's members; `prefix` names where they are in messages.
-    private init(fields members: [String: JSONValue], prefix: String, maxQueueItems: Int) throws(StateFileError) {
+    private init(fields members: JSONObject, prefix: String, maxQueueItems: Int) throws(StateFileError) {
         if let value = members["volumes"] {
             guard case .object(let groups) = value else { throw .invalid("\(prefix)volumes is not an object") }
             for (name, saved) in groups.sorted(by: { $0.key < $1.key }) {

@@ -32,13 +32,13 @@ extension Template {
 
     /// The template as the HMI receives it (`ui.get`): ids, texts, fields, rows in sections.
     public var json: JSONValue {
-        var object: [String: JSONValue] = ["id": .int(Int64(id)), "type": .string(kind.rawValue)]
-        object.merge(fields) { _, new in new }
+        var object: JSONObject = ["id": .int(Int64(id)), "type": .string(kind.rawValue)]
+        object.merge(fields)
         if let title { object["title"] = .string(title) }
         if let key { object["key"] = .string(key) }
         if TemplateSpec.of(kind).rows != nil {
             object["sections"] = .array(sections.map { section in
-                var entry: [String: JSONValue] = ["items": .array(section.items.map(\.json))]
+                var entry: JSONObject = ["items": .array(section.items.map(\.json))]
                 if let header = section.header { entry["header"] = .string(header) }
                 return .object(entry)
             })

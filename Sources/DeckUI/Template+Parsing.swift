@@ -177,7 +177,7 @@ private struct TemplateReader {
             for (index, element) in list.prefix(rules.limits.listItems).enumerated() { out.append(try field(element, "\(path)[\(index)]")) }
             return .array(out)
         case .object(let members):
-            var out: [String: JSONValue] = [:]
+            var out: JSONObject = [:]
             for (key, element) in members { out[key] = try field(element, "\(path).\(key)") }
             return .object(out)
         case .null: throw .invalid("\(path) may not be null")

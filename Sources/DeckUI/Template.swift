@@ -12,7 +12,7 @@ public struct Template: Equatable, Sendable {
     public var key: String?
     public var title: String?
     /// Kind-specific values (a message, a placeholder, estimates), checked by `TemplateSpec`.
-    public var fields: [String: JSONValue] = [:]
+    public var fields: JSONObject = [:]
     public var sections: [TemplateSection] = []
     public var buttons: [TemplateItem] = []
     public var tabs: [Template] = []
@@ -42,7 +42,7 @@ public struct TemplateItem: Equatable, Sendable {
     public var key: String?
     public var text: String
     /// detail, image, imageURI, accessory, playing, style, latitude… as `TemplateSpec` allows.
-    public var fields: [String: JSONValue] = [:]
+    public var fields: JSONObject = [:]
 
     public var isSelectable: Bool { key != nil && fields["kind"] != "message" }
 }

@@ -264,7 +264,7 @@ extension ControlTests {
                 return try #require(message["result"], "\(method): \(message.encoded())")
             }
         }
-        var results: [String: JSONValue] = [:]
+        var results: JSONObject = [:]
         results["events.subscribe"] = try result("events.subscribe", #"{"topics":["apps.changed"]}"#)
         results["events.unsubscribe"] = try result("events.unsubscribe", #"{"topics":["apps.changed"]}"#)
         results["runtime.info"] = try result("runtime.info")
@@ -325,8 +325,7 @@ extension ControlTests {
         #expect(check == (0, "ok\n"), "\(check.output)")
         // Not a rubber stamp: a result with a field its schema does not list fails.
         var tampered = results
-        tampered["runtime.info"] = .object((results["runtime.info"].flatMap { if case .object(let o) = $0 { o } else { nil } } ?? [:])
-            .merging(["surprise": true]) { $1 })
+        tampered["runtime.info"] = .object((results["runtime.info"]?.objectValue ?? [:]).merging(["surprise": true]))
         let bad: JSONValue = ["discover": try #require(results["rpc.discover"]), "results": .object(tampered)]
         try bad.encoded().write(toFile: dir.path + "/bad.json", atomically: true, encoding: .utf8)
         let caught = try runProgram("/bin/sh", ["-c", "python3 '\(Paths.repoRoot)/Tests/Scripts/validate_results.py' < '\(dir.path)/bad.json'"])

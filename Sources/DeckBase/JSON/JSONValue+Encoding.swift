@@ -1,7 +1,7 @@
 import Glibc
 
-/// Writing JSON text directly from the value: compact, object keys sorted, strings escaped per
-/// RFC 8259. (Parsing goes through jansson; writing needs no C tree.)
+/// Writing JSON text directly from the value: compact, object keys in their kept order, strings
+/// escaped per RFC 8259.
 extension JSONValue {
     /// Compact JSON text with sorted object keys; non-finite numbers, which JSON cannot carry, become null.
     /// Reals are written in full (they read back equal) unless `realPrecision` asks for that many
@@ -38,12 +38,12 @@ extension JSONValue {
             bytes.append(UInt8(ascii: "]"))
         case .object(let members) where !members.isEmpty:
             bytes.append(UInt8(ascii: "{"))
-            for (index, member) in JSONValue.sortedIndices(members).enumerated() {
+            for (index, member) in members.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 newline(level + 1)
-                JSONValue.write(string: members[member].key, into: &bytes)
+                JSONValue.write(string: member.key, into: &bytes)
                 bytes += ": ".utf8
-                members[member].value.writePretty(into: &bytes, level: level + 1, realPrecision: realPrecision)
+                member.value.writePretty(into: &bytes, level: level + 1, realPrecision: realPrecision)
             }
             newline(level)
             bytes.append(UInt8(ascii: "}"))
@@ -68,35 +68,14 @@ extension JSONValue {
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
-            var first = true
-            for member in JSONValue.sortedIndices(members) {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                JSONValue.write(string: members[member].key, into: &bytes)
+            for index in members.indices {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONValue.write(string: members[index].key, into: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                members[member].value.write(into: &bytes, realPrecision: realPrecision)
+                members[index].value.write(into: &bytes, realPrecision: realPrecision)
             }
             bytes.append(UInt8(ascii: "}"))
         }
-    }
-
-    /// The members' places in key order (UTF-8 bytes compared, as jansson's JSON_SORT_KEYS does):
-    /// sorting places reads each member once and never hashes a key again.
-    private static func sortedIndices(_ members: [String: JSONValue]) -> [Dictionary<String, JSONValue>.Index] {
-        var indices = Array(members.indices)
-        if indices.count > 1 { indices.sort { precedes(members[$0].key, members[$1].key) } }
-        return indices
-    }
-
-    private static func precedes(_ a: String, _ b: String) -> Bool {
-        let compared = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
-                let common = min(x.count, y.count)
-                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
-                return order != 0 ? order < 0 : x.count < y.count
-            }
-        }
-        return (compared ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     private static func append(_ text: StaticString, to bytes: inout [UInt8]) {

@@ -14,11 +14,11 @@ public enum JSONFileError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension JSONValue {
-    /// Reads and parses a JSON file, refusing files larger than `limits.maxBytes` before reading them.
+    /// Reads and parses a JSON file (with jansson), refusing files larger than `limits.maxBytes` before reading them.
     public static func parse(contentsOfFile path: String, limits: JSONLimits = JSONLimits()) throws(JSONFileError) -> JSONValue {
         let bytes = try readFile(path, limit: limits.maxBytes)
         do {
-            return try parse(bytes, limits: limits)
+            return try parseWithJansson(bytes, limits: limits)
         } catch {
             throw .malformed(path: path, error)
         }

@@ -1,48 +1,12 @@
 import CJansson
 import Glibc
 
-/// Bounds applied to untrusted JSON before and while it is parsed.
-public struct JSONLimits: Sendable, Equatable {
-    public var maxBytes: Int
-    public var maxDepth: Int
-    /// Most elements in a top-level array (a JSON-RPC batch), checked before any is converted.
-    public var maxTopLevelElements: Int
-
-    public init(maxBytes: Int = 1 << 20, maxDepth: Int = 64, maxTopLevelElements: Int = .max) {
-        self.maxBytes = maxBytes
-        self.maxDepth = maxDepth
-        self.maxTopLevelElements = maxTopLevelElements
-    }
-}
-
-/// Why a JSON text was refused, with the position jansson reports (1-based line and column).
-public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
-        case syntax, tooLarge, tooDeep
-        /// A top-level array with this many elements, over `maxTopLevelElements`.
-        case tooManyElements(Int)
-    }
-    public var kind: Kind
-    public var line: Int
-    public var column: Int
-    public var message: String
-
-    public var description: String {
-        kind == .syntax ? "line \(line), column \(column): \(message)" : message
-    }
-}
-
 extension JSONValue {
-    /// Parses one JSON value (any type at the top level); duplicate object keys are refused.
-    public static func parse(_ bytes: [UInt8], limits: JSONLimits = JSONLimits()) throws(JSONParseError) -> JSONValue {
-        if bytes.count > limits.maxBytes {
-            throw JSONParseError(kind: .tooLarge, line: 0, column: 0,
-                                 message: "JSON text of \(bytes.count) bytes exceeds the limit of \(limits.maxBytes) bytes")
-        }
-        if limits.maxTopLevelElements < .max, let count = topLevelElementCount(bytes), count > limits.maxTopLevelElements {
-            throw JSONParseError(kind: .tooManyElements(count), line: 0, column: 0,
-                                 message: "a top-level array of \(count) elements exceeds the limit of \(limits.maxTopLevelElements)")
-        }
+    /// Parses one JSON value with jansson (JSON_DECODE_ANY | JSON_REJECT_DUPLICATES): how files
+    /// (config, manifests, state, policy) are read, so people see jansson's own messages; and the
+    /// reference Deck's own parser is held to.
+    package static func parseWithJansson(_ bytes: [UInt8], limits: JSONLimits = JSONLimits()) throws(JSONParseError) -> JSONValue {
+        try checkSize(bytes, limits: limits)
         var error = json_error_t()
         let flags = Int(JSON_DECODE_ANY | JSON_REJECT_DUPLICATES)
         let root = bytes.withUnsafeBytes { buf in
@@ -55,39 +19,6 @@ extension JSONValue {
         }
         defer { json_decref(root) }
         return try JSONValue(jansson: root, depth: 1, maxDepth: limits.maxDepth)
-    }
-
-    /// How many elements a top-level array holds, counted without parsing (commas outside strings
-    /// at depth 1), so an oversized batch costs a byte scan, not a parse; nil when the text is not
-    /// an array. A malformed text is counted loosely; the parser then refuses it.
-    static func topLevelElementCount(_ bytes: [UInt8]) -> Int? {
-        guard let first = bytes.firstIndex(where: { $0 != 32 && $0 != 9 && $0 != 10 && $0 != 13 }), bytes[first] == UInt8(ascii: "[") else {
-            return nil
-        }
-        var depth = 0, commas = 0, inString = false, escaped = false, empty = true
-        for byte in bytes[first...] {
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true; empty = false
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                if depth >= 1 { empty = false }
-                depth += 1
-            case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                depth -= 1
-                if depth == 0 { return empty ? 0 : commas + 1 }
-            case UInt8(ascii: ","): if depth == 1 { commas += 1 }
-            case 32, 9, 10, 13: break
-            default: empty = false
-            }
-        }
-        return empty ? 0 : commas + 1
-    }
-
-    public static func parse(_ text: String, limits: JSONLimits = JSONLimits()) throws(JSONParseError) -> JSONValue {
-        try parse(Array(text.utf8), limits: limits)
     }
 
     private init(jansson json: UnsafeMutablePointer<json_t>, depth: Int, maxDepth: Int) throws(JSONParseError) {
@@ -116,8 +47,7 @@ extension JSONValue {
             }
             self = .array(elements)
         default:
-            var members: [String: JSONValue] = [:]
-            members.reserveCapacity(json_object_size(json))
+            var members = JSONObject()
             var iterator = json_object_iter(json)
             while let it = iterator {
                 let key = json_object_iter_key(it).withMemoryRebound(to: UInt8.self, capacity: json_object_iter_key_len(it)) {

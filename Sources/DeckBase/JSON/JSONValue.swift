@@ -6,7 +6,7 @@ public enum JSONValue: Equatable, Sendable {
     case double(Double)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    case object(JSONObject)
 }
 
 extension JSONValue {
@@ -44,6 +44,11 @@ extension JSONValue {
         return nil
     }
 
+    public var objectValue: JSONObject? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
+
     /// The JSON type's name as users know it, for error messages ("expected a string, got a number").
     public var typeName: String {
         switch self {
@@ -67,6 +72,8 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(nilLiteral: ()) { self = .null }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        var object = JSONObject()
+        for (key, value) in elements { object[key] = value }
+        self = .object(object)
     }
 }

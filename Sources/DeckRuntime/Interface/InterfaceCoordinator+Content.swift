@@ -8,7 +8,7 @@ extension InterfaceCoordinator {
     /// The top level as tabs and the level being browsed, read from the plugin when not read yet.
     func contentJSON(_ app: AppInterface, _ limits: DisplayLimits) -> JSONValue {
         let tree = app.content
-        var object: [String: JSONValue] = ["path": .string(ContentTree.path(tree.browsePath)),
+        var object: JSONObject = ["path": .string(ContentTree.path(tree.browsePath)),
                                            "nowPlaying": .array(tree.nowPlayingIDs.map(JSONValue.string))]
         let tabs = level(app, [], limits)
         object["tabs"] = .array((tabs ?? []).map { itemJSON($0, path: [$0.index], tree) })
@@ -23,7 +23,7 @@ extension InterfaceCoordinator {
     }
 
     private func itemJSON(_ item: ContentItem, path: [Int], _ tree: ContentTree) -> JSONValue {
-        var object: [String: JSONValue] = ["path": .string(ContentTree.path(path)), "id": .string(item.id), "title": .string(item.title),
+        var object: JSONObject = ["path": .string(ContentTree.path(path)), "id": .string(item.id), "title": .string(item.title),
                                            "playable": .bool(item.playable), "container": .bool(item.container)]
         if let subtitle = item.subtitle { object["subtitle"] = .string(subtitle) }
         if let artwork = item.artworkURI { object["artworkURI"] = .string(artwork) }

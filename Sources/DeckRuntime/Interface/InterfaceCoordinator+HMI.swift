@@ -7,7 +7,7 @@ import DeckUI
 extension InterfaceCoordinator {
     /// `zone`'s foreground app's visible stack (or `appID`'s), with the limits and quota in force.
     public func state(of appID: String? = nil, zone: Int = 0, nowPlaying: () -> JSONValue) -> JSONValue {
-        var object: [String: JSONValue] = ["display": profiles[zone].json,
+        var object: JSONObject = ["display": profiles[zone].json,
                                            "apps": .array(apps.keys.sorted().filter { zoneOf($0) == zone }.map(JSONValue.string))]
         guard let id = appID ?? foregrounds[zone], let app = apps[id] else {
             object["app"] = .null

@@ -121,7 +121,7 @@ struct AppsMethods {
     static func describe(_ plugin: PluginInstance, zones: ZoneSet) -> JSONValue {
         let counters = plugin.streamCounters
         let streaming = zones.isStreaming(plugin.id)
-        var described: [String: JSONValue] = [
+        var described: JSONObject = [
             "id": .string(plugin.id), "name": .string(plugin.manifest.name), "version": .string(plugin.manifest.version.description),
             "state": .string(plugin.state.rawValue), "language": .string(plugin.isSwift ? "swift" : "c"),
             "entitlements": .array(plugin.entitlements.sorted().map { .string($0.rawValue) }),

@@ -41,7 +41,7 @@ struct SessionMethods {
                       params: SessionMethods.settingKeys.map { .init($0.key, $0.schema, required: false) } + [zones.param],
                       result: SessionMethods.settingsSchema) { call throws(RPCError) in
                 let focus = try zones.zone(of: call).focus
-                var changes: [String: JSONValue] = [:]
+                var changes: JSONObject = [:]
                 for (key, _) in SessionMethods.settingKeys { if let value = call.optional(key) { changes[key] = value } }
                 var policy = focus.session.policy
                 do throws(SessionConfigurationError) { try policy.apply(.object(changes)) } catch { throw .invalidParams(error.description) }
@@ -66,7 +66,7 @@ struct SessionMethods {
         ]
     }
 
-    static let settingsSchema = Schema.object(Dictionary(uniqueKeysWithValues: settingKeys.map { ($0.key, $0.schema) }))
+    static let settingsSchema = Schema.object(JSONObject(Dictionary(uniqueKeysWithValues: settingKeys.map { ($0.key, $0.schema) })))
 
     private static func request(_ call: RPCCall, _ focus: FocusCoordinator) throws(RPCError) -> JSONValue {
         let contextName = try call.string("context")
@@ -101,7 +101,7 @@ struct SessionMethods {
     /// activation and counters.
     static func state(_ focus: FocusCoordinator) -> JSONValue {
         let session = focus.session
-        func describe(_ request: FocusRequest) -> [String: JSONValue] {
+        func describe(_ request: FocusRequest) -> JSONObject {
             ["owner": .string(request.owner.description), "context": .string(request.context.rawValue),
              "type": .string(request.type.rawValue), "acceptsDelayedFocus": .bool(request.acceptsDelayedFocus),
              "pausesOnDuck": .bool(request.pausesOnDuck)]
@@ -127,7 +127,7 @@ struct SessionMethods {
         ])
     }
 
-    private static let requestSchema: [String: JSONValue] = [
+    private static let requestSchema: JSONObject = [
         "owner": Schema.string, "context": Schema.oneOf(AudioContext.allCases.map(\.rawValue)),
         "type": Schema.oneOf(FocusRequestType.allCases.map(\.rawValue)), "acceptsDelayedFocus": Schema.boolean,
         "pausesOnDuck": Schema.boolean,
@@ -138,7 +138,7 @@ struct SessionMethods {
         "holders": Schema.array(Schema.object(requestSchema.merging([
             "state": Schema.oneOf(["playing", "ducked", "paused"]), "gain": Schema.number,
             "pausedBy": Schema.array(Schema.string), "duckedBy": Schema.array(Schema.string),
-        ]) { $1 })),
+        ]))),
         "pending": Schema.nullable(Schema.object(requestSchema)),
         "streams": Schema.array(Schema.string),
         "counters": Schema.object(["granted": Schema.integer, "delayed": Schema.integer, "rejected": Schema.integer,

@@ -80,7 +80,7 @@ struct SinksMethods {
 
     static func describe(_ sink: SinkInfo, _ output: Output, pins: [AudioContext: String], zones: ZoneSet) -> JSONValue {
         let pinned = pins.filter { $0.value == sink.name }.keys.map(\.rawValue).sorted()
-        var object: [String: JSONValue] = [
+        var object: JSONObject = [
             "id": .int(Int64(sink.id)), "uri": .string(sink.uri), "name": .string(sink.name), "kind": .string(sink.kind.rawValue),
             "selected": .bool(output.carriesAppAudio(sink.id)), "pinned": .array(pinned.map(JSONValue.string)),
             "packets": .int(Int64(sink.status.packets)),

@@ -74,7 +74,7 @@ struct UIMethods {
                 var profile = interface.profiles[zone.index]
                 let given = DisplayProfile.keys.compactMap { name in call.optional(name).map { (name, $0) } }
                 do throws(UIError) {
-                    try profile.apply(.object(Dictionary(uniqueKeysWithValues: given)), in: "params")
+                    try profile.apply(.object(JSONObject(Dictionary(uniqueKeysWithValues: given))), in: "params")
                 } catch {
                     throw .invalidParams(error.description)
                 }

@@ -6,7 +6,7 @@ extension RuntimeConfiguration {
     static let maxAppSettingsBytes = 16 * 1024
 
     /// Reads `appSettings`: an object from plugin id to that plugin's settings object.
-    static func appSettings(_ value: JSONValue, path: String) throws(ConfigurationError) -> [String: JSONValue] {
+    static func appSettings(_ value: JSONValue, path: String) throws(ConfigurationError) -> JSONObject {
         guard case .object(let members) = value else {
             throw .invalid(path, "\"appSettings\" must be an object from plugin id to its settings object, got \(value.typeName)")
         }

@@ -60,7 +60,7 @@ public struct RuntimeConfiguration: Sendable, Equatable {
     /// Where each plugin gets a data folder of its own (`<dataDirectory>/<id>`); nil: none.
     public var dataDirectory: String?
     /// Each plugin's settings object, by plugin id (`host->settings`).
-    public var appSettings: [String: JSONValue] = [:]
+    public var appSettings: JSONObject = [:]
     /// Also serve now playing on the D-Bus session bus as an MPRIS player.
     public var mpris = false
     /// Reload a plugin when its bundle's manifest or library changes (for plugin authors).

@@ -1,0 +1,112 @@
+import Glibc
+
+/// A JSON object's members, kept in key order (UTF-8 bytes compared, as jansson's JSON_SORT_KEYS
+/// sorts): written without sorting, looked up by binary search, the same text every run.
+public struct JSONObject: Equatable, Sendable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+    public typealias Element = (key: String, value: JSONValue)
+    public private(set) var members: [Element]
+
+    public init() { members = [] }
+
+    /// Members already in strictly increasing key order (the parser checks that before it calls this).
+    init(ordered members: [Element]) { self.members = members }
+
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        members = []
+        members.reserveCapacity(elements.count)
+        for (key, value) in elements { self[key] = value }
+    }
+
+    public init(_ dictionary: [String: JSONValue]) {
+        members = dictionary.map { (key: $0.key, value: $0.value) }
+        members.sort { JSONObject.order($0.key, $1.key) < 0 }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { members.count }
+    public subscript(position: Int) -> Element { members[position] }
+
+    public var keys: [String] { members.map(\.key) }
+    public var values: [JSONValue] { members.map(\.value) }
+
+    /// The member named `key`; setting nil removes it.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            let (index, found) = place(of: key)
+            guard found else { return nil }
+            return members[index].value
+        }
+        set {
+            let (index, found) = place(of: key)
+            switch (found, newValue) {
+            case (true, let value?): members[index].value = value
+            case (true, nil): members.remove(at: index)
+            case (false, let value?): members.insert((key, value), at: index)
+            case (false, nil): break
+            }
+        }
+    }
+
+    public subscript(key: String, default fallback: @autoclosure () -> JSONValue) -> JSONValue {
+        get { self[key] ?? fallback() }
+        set { self[key] = newValue }
+    }
+
+    @discardableResult
+    public mutating func removeValue(forKey key: String) -> JSONValue? {
+        let (index, found) = place(of: key)
+        guard found else { return nil }
+        return members.remove(at: index).value
+    }
+
+    /// Each member's value transformed, keys and order kept.
+    public func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
+        JSONObject(ordered: try members.map { ($0.key, try transform($0.value)) })
+    }
+
+    /// The members `isIncluded` keeps, in order.
+    public func filter(_ isIncluded: (Element) throws -> Bool) rethrows -> JSONObject {
+        JSONObject(ordered: try members.filter(isIncluded))
+    }
+
+    /// `other`'s members added, replacing members of the same key.
+    public mutating func merge(_ other: JSONObject) {
+        for (key, value) in other.members { self[key] = value }
+    }
+
+    public func merging(_ other: JSONObject) -> JSONObject {
+        var merged = self
+        merged.merge(other)
+        return merged
+    }
+
+    public static func == (a: JSONObject, b: JSONObject) -> Bool {
+        a.members.count == b.members.count && zip(a.members, b.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+
+    /// Where `key` is, or where it would go.
+    private func place(of key: String) -> (index: Int, found: Bool) {
+        var low = 0, high = members.count
+        while low < high {
+            let middle = (low + high) / 2
+            let order = JSONObject.order(members[middle].key, key)
+            if order == 0 { return (middle, true) }
+            if order < 0 { low = middle + 1 } else { high = middle }
+        }
+        return (low, false)
+    }
+
+    /// Negative, zero or positive as `a` sorts before, with or after `b` by their UTF-8 bytes.
+    static func order(_ a: String, _ b: String) -> Int {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in JSONObject.order(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) }
+        }
+    }
+
+    static func order(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
+        let common = Swift.min(x.count, y.count)
+        let order = common == 0 ? 0 : Int(memcmp(x.baseAddress!, y.baseAddress!, common))
+        return order != 0 ? order : x.count - y.count
+    }
+}

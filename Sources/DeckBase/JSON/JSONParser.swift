@@ -1,0 +1,430 @@
+import Glibc
+
+/// Bounds applied to untrusted JSON before and while it is parsed.
+public struct JSONLimits: Sendable, Equatable {
+    public var maxBytes: Int
+    public var maxDepth: Int
+    /// Most elements in a top-level array (a JSON-RPC batch), checked before any is converted.
+    public var maxTopLevelElements: Int
+
+    public init(maxBytes: Int = 1 << 20, maxDepth: Int = 64, maxTopLevelElements: Int = .max) {
+        self.maxBytes = maxBytes
+        self.maxDepth = maxDepth
+        self.maxTopLevelElements = maxTopLevelElements
+    }
+}
+
+/// Why a JSON text was refused, with the position of the byte at fault (1-based line and column,
+/// the column counted in characters).
+public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case syntax, tooLarge, tooDeep
+        /// A top-level array with this many elements, over `maxTopLevelElements`.
+        case tooManyElements(Int)
+    }
+    public var kind: Kind
+    public var line: Int
+    public var column: Int
+    public var message: String
+
+    public var description: String {
+        kind == .syntax ? "line \(line), column \(column): \(message)" : message
+    }
+}
+
+/// RFC 8259 text straight into a `JSONValue`, in one pass: strict as jansson is with
+/// JSON_DECODE_ANY | JSON_REJECT_DUPLICATES (valid UTF-8, no NUL, no lone surrogates, integers in
+/// 64 bits, finite reals), which a test holds it to on the fuzz corpora.
+struct JSONParser: ~Copyable {
+    private let text: UnsafeRawBufferPointer
+    private let maxDepth: Int
+    private var at = 0
+    private var depth = 0
+    /// Elements and members of the containers being read, reused so each container is allocated once, at its size.
+    private var elements: [JSONValue] = []
+    private var members: [JSONObject.Element] = []
+    private var unescaped: [UInt8] = []
+
+    init(_ text: UnsafeRawBufferPointer, maxDepth: Int) {
+        self.text = text
+        self.maxDepth = maxDepth
+    }
+
+    /// The document: one value and nothing but whitespace after it.
+    mutating func document() throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        let value = try self.value()
+        skipWhitespace()
+        if at < text.count { throw failure("end of text expected after the value", at: at) }
+        return value
+    }
+
+    private mutating func value() throws(JSONParseError) -> JSONValue {
+        guard at < text.count else { throw failure("a value expected, the text ended", at: at) }
+        switch text[at] {
+        case UInt8(ascii: "{"): return try object()
+        case UInt8(ascii: "["): return try array()
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw failure("invalid token", at: at)
+        }
+    }
+
+    private mutating func enter() throws(JSONParseError) {
+        depth += 1
+        if depth > maxDepth {
+            throw JSONParseError(kind: .tooDeep, line: 0, column: 0, message: "JSON nesting deeper than the limit of \(maxDepth) levels")
+        }
+        at += 1
+        skipWhitespace()
+    }
+
+    private mutating func array() throws(JSONParseError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        let start = elements.count
+        if at < text.count && text[at] == UInt8(ascii: "]") {
+            at += 1
+            return .array([])
+        }
+        while true {
+            elements.append(try value())
+            skipWhitespace()
+            guard at < text.count else { throw failure("',' or ']' expected, the text ended", at: at) }
+            let byte = text[at]
+            at += 1
+            if byte == UInt8(ascii: "]") { break }
+            guard byte == UInt8(ascii: ",") else { throw failure("',' or ']' expected", at: at - 1) }
+            skipWhitespace()
+        }
+        let array = Array(elements[start...])
+        elements.removeSubrange(start...)
+        return .array(array)
+    }
+
+    private mutating func object() throws(JSONParseError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        let start = members.count
+        if at < text.count && text[at] == UInt8(ascii: "}") {
+            at += 1
+            return .object(JSONObject())
+        }
+        var ordered = true
+        var keyPlaces: [Int] = []
+        while true {
+            guard at < text.count, text[at] == UInt8(ascii: "\"") else { throw failure("a string key expected", at: at) }
+            let keyAt = at
+            let key = try string()
+            if members.count > start {
+                let order = JSONObject.order(members[members.count - 1].key, key)
+                if order == 0 { throw failure("duplicate object key \"\(key)\"", at: keyAt) }
+                if order > 0 && ordered {
+                    ordered = false
+                    keyPlaces = Array(repeating: 0, count: members.count - start)
+                }
+            }
+            if !ordered { keyPlaces.append(keyAt) }
+            skipWhitespace()
+            guard at < text.count, text[at] == UInt8(ascii: ":") else { throw failure("':' expected after an object key", at: at) }
+            at += 1
+            skipWhitespace()
+            members.append((key, try value()))
+            skipWhitespace()
+            guard at < text.count else { throw failure("',' or '}' expected, the text ended", at: at) }
+            let byte = text[at]
+            at += 1
+            if byte == UInt8(ascii: "}") { break }
+            guard byte == UInt8(ascii: ",") else { throw failure("',' or '}' expected", at: at - 1) }
+            skipWhitespace()
+        }
+        var object = Array(members[start...])
+        members.removeSubrange(start...)
+        if !ordered { try sort(&object, keyPlaces: keyPlaces) }
+        return .object(JSONObject(ordered: object))
+    }
+
+    /// Puts members read out of key order in order, refusing a key seen twice at its second place.
+    private func sort(_ object: inout [JSONObject.Element], keyPlaces: [Int]) throws(JSONParseError) {
+        var order = Array(object.indices)
+        order.sort { JSONObject.order(object[$0].key, object[$1].key) < 0 }
+        var duplicate: Int?
+        for index in order.indices.dropFirst() where object[order[index - 1]].key == object[order[index]].key {
+            let second = max(keyPlaces[order[index - 1]], keyPlaces[order[index]])
+            duplicate = min(duplicate ?? second, second)
+        }
+        if let duplicate {
+            var copy = JSONParser(text, maxDepth: maxDepth)
+            copy.at = duplicate
+            let key = (try? copy.string()) ?? ""
+            throw failure("duplicate object key \"\(key)\"", at: duplicate)
+        }
+        object = order.map { object[$0] }
+    }
+
+    /// A string from its opening quote: runs without escapes are copied whole; UTF-8 is checked.
+    private mutating func string() throws(JSONParseError) -> String {
+        at += 1
+        let start = at
+        var ascii = true
+        while at < text.count {
+            let byte = text[at]
+            if byte == UInt8(ascii: "\"") {
+                let run = UnsafeRawBufferPointer(rebasing: text[start..<at])
+                at += 1
+                if !ascii { try checkUTF8(run, from: start) }
+                return String(decoding: run, as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
+            if byte < 0x20 { throw failure("control character 0x\(String(byte, radix: 16)) in a string", at: at) }
+            if byte >= 0x80 { ascii = false }
+            at += 1
+        }
+        throw failure("unterminated string", at: at)
+    }
+
+    private mutating func escapedString(from start: Int) throws(JSONParseError) -> String {
+        unescaped.removeAll(keepingCapacity: true)
+        var runStart = start
+        while at < text.count {
+            let byte = text[at]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                let run = UnsafeRawBufferPointer(rebasing: text[runStart..<at])
+                try checkUTF8(run, from: runStart)
+                unescaped.append(contentsOf: run)
+                if byte == UInt8(ascii: "\"") {
+                    at += 1
+                    return String(decoding: unescaped, as: UTF8.self)
+                }
+                try escape()
+                runStart = at
+                continue
+            }
+            if byte < 0x20 { throw failure("control character 0x\(String(byte, radix: 16)) in a string", at: at) }
+            at += 1
+        }
+        throw failure("unterminated string", at: at)
+    }
+
+    /// One escape from its backslash, appended to `unescaped` as UTF-8.
+    private mutating func escape() throws(JSONParseError) {
+        let escapeAt = at
+        at += 1
+        guard at < text.count else { throw failure("unterminated string", at: at) }
+        let letter = text[at]
+        at += 1
+        switch letter {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped.append(letter)
+        case UInt8(ascii: "b"): unescaped.append(8)
+        case UInt8(ascii: "f"): unescaped.append(12)
+        case UInt8(ascii: "n"): unescaped.append(10)
+        case UInt8(ascii: "r"): unescaped.append(13)
+        case UInt8(ascii: "t"): unescaped.append(9)
+        case UInt8(ascii: "u"):
+            var scalar = try hexQuad(escapeAt)
+            if scalar == 0 { throw failure("\\u0000 is not allowed in a string", at: escapeAt) }
+            if (0xDC00...0xDFFF).contains(scalar) { throw failure("lone low surrogate in \\u escape", at: escapeAt) }
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard at + 1 < text.count, text[at] == UInt8(ascii: "\\"), text[at + 1] == UInt8(ascii: "u") else {
+                    throw failure("high surrogate not followed by a low one in \\u escape", at: escapeAt)
+                }
+                at += 2
+                let low = try hexQuad(escapeAt)
+                guard (0xDC00...0xDFFF).contains(low) else { throw failure("high surrogate not followed by a low one in \\u escape", at: escapeAt) }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
+            unescaped.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
+        default: throw failure("invalid escape", at: escapeAt)
+        }
+    }
+
+    private mutating func hexQuad(_ escapeAt: Int) throws(JSONParseError) -> UInt32 {
+        guard at + 4 <= text.count else { throw failure("invalid \\u escape", at: escapeAt) }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = text[at]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw failure("invalid \\u escape", at: escapeAt)
+            }
+            value = value << 4 | UInt32(digit)
+            at += 1
+        }
+        return value
+    }
+
+    /// Refuses bytes that are not well-formed UTF-8 (overlong forms, surrogates, beyond U+10FFFF).
+    private func checkUTF8(_ run: UnsafeRawBufferPointer, from offset: Int) throws(JSONParseError) {
+        var index = 0
+        while index < run.count {
+            let lead = run[index]
+            if lead < 0x80 { index += 1; continue }
+            let length: Int, low: UInt8, high: UInt8
+            switch lead {
+            case 0xC2...0xDF: (length, low, high) = (2, 0x80, 0xBF)
+            case 0xE0: (length, low, high) = (3, 0xA0, 0xBF)
+            case 0xED: (length, low, high) = (3, 0x80, 0x9F)
+            case 0xE1...0xEF: (length, low, high) = (3, 0x80, 0xBF)
+            case 0xF0: (length, low, high) = (4, 0x90, 0xBF)
+            case 0xF4: (length, low, high) = (4, 0x80, 0x8F)
+            case 0xF1...0xF3: (length, low, high) = (4, 0x80, 0xBF)
+            default: throw failure("invalid UTF-8 byte 0x\(String(lead, radix: 16))", at: offset + index)
+            }
+            guard index + length <= run.count, (low...high).contains(run[index + 1]),
+                  (index + 2..<index + length).allSatisfy({ run[$0] & 0xC0 == 0x80 }) else {
+                throw failure("invalid UTF-8 byte 0x\(String(lead, radix: 16))", at: offset + index)
+            }
+            index += length
+        }
+    }
+
+    private mutating func literal(_ word: StaticString) throws(JSONParseError) {
+        let count = word.utf8CodeUnitCount
+        guard at + count <= text.count, memcmp(text.baseAddress! + at, word.utf8Start, count) == 0 else {
+            throw failure("invalid token", at: at)
+        }
+        at += count
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`: an integer when it has neither fraction nor
+    /// exponent and fits 64 bits, a finite real otherwise.
+    private mutating func number() throws(JSONParseError) -> JSONValue {
+        let start = at
+        let negative = text[at] == UInt8(ascii: "-")
+        if negative { at += 1 }
+        guard at < text.count, isDigit(text[at]) else { throw failure("invalid token", at: start) }
+        if text[at] == UInt8(ascii: "0") {
+            at += 1
+            if at < text.count && isDigit(text[at]) { throw failure("invalid token: a number with a leading zero", at: start) }
+        } else {
+            while at < text.count && isDigit(text[at]) { at += 1 }
+        }
+        var real = false
+        if at < text.count && text[at] == UInt8(ascii: ".") {
+            real = true
+            at += 1
+            guard at < text.count, isDigit(text[at]) else { throw failure("invalid token", at: start) }
+            while at < text.count && isDigit(text[at]) { at += 1 }
+        }
+        if at < text.count && (text[at] == UInt8(ascii: "e") || text[at] == UInt8(ascii: "E")) {
+            real = true
+            at += 1
+            if at < text.count && (text[at] == UInt8(ascii: "+") || text[at] == UInt8(ascii: "-")) { at += 1 }
+            guard at < text.count, isDigit(text[at]) else { throw failure("invalid token", at: start) }
+            while at < text.count && isDigit(text[at]) { at += 1 }
+        }
+        if !real {
+            var magnitude: UInt64 = 0
+            for index in (negative ? start + 1 : start)..<at {
+                let (times10, over1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (sum, over2) = times10.addingReportingOverflow(UInt64(text[index] - UInt8(ascii: "0")))
+                guard !over1 && !over2 else { throw failure("integer out of range", at: start) }
+                magnitude = sum
+            }
+            if negative {
+                guard magnitude <= UInt64(Int64.max) + 1 else { throw failure("integer out of range", at: start) }
+                return .int(magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude))
+            }
+            guard magnitude <= UInt64(Int64.max) else { throw failure("integer out of range", at: start) }
+            return .int(Int64(magnitude))
+        }
+        let value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: at - start + 1) { buffer in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: text[start..<at]))
+            buffer[at - start] = 0
+            return strtod(buffer.baseAddress!, nil)
+        }
+        guard value.isFinite else { throw failure("real number overflow", at: start) }
+        return .double(value)
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    private mutating func skipWhitespace() {
+        while at < text.count {
+            switch text[at] {
+            case 32, 9, 10, 13: at += 1
+            default: return
+            }
+        }
+    }
+
+    /// A syntax error at byte `offset`, with its line and column (characters, as people count them).
+    private func failure(_ message: String, at offset: Int) -> JSONParseError {
+        var line = 1, column = 0
+        for byte in text[..<min(offset + 1, text.count)] {
+            if byte == 10 {
+                line += 1
+                column = 0
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        if offset >= text.count { column += 1 }
+        let near = offset < text.count && text[offset] >= 0x20 && text[offset] < 0x7F
+            ? " near '\(Character(Unicode.Scalar(text[offset])))'" : (offset >= text.count ? " near the end of the text" : "")
+        return JSONParseError(kind: .syntax, line: line, column: column, message: message + near)
+    }
+}
+
+extension JSONValue {
+    /// Parses one JSON value (any type at the top level); duplicate object keys are refused.
+    public static func parse(_ bytes: [UInt8], limits: JSONLimits = JSONLimits()) throws(JSONParseError) -> JSONValue {
+        try checkSize(bytes, limits: limits)
+        let result = bytes.withUnsafeBytes { text -> Result<JSONValue, JSONParseError> in
+            var parser = JSONParser(text, maxDepth: limits.maxDepth)
+            do throws(JSONParseError) { return .success(try parser.document()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    public static func parse(_ text: String, limits: JSONLimits = JSONLimits()) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8), limits: limits)
+    }
+
+    /// Refuses a text over `limits.maxBytes`, or a top-level array over `maxTopLevelElements`, before any parsing.
+    static func checkSize(_ bytes: [UInt8], limits: JSONLimits) throws(JSONParseError) {
+        if bytes.count > limits.maxBytes {
+            throw JSONParseError(kind: .tooLarge, line: 0, column: 0,
+                                 message: "JSON text of \(bytes.count) bytes exceeds the limit of \(limits.maxBytes) bytes")
+        }
+        if limits.maxTopLevelElements < .max, let count = topLevelElementCount(bytes), count > limits.maxTopLevelElements {
+            throw JSONParseError(kind: .tooManyElements(count), line: 0, column: 0,
+                                 message: "a top-level array of \(count) elements exceeds the limit of \(limits.maxTopLevelElements)")
+        }
+    }
+
+    /// How many elements a top-level array holds, counted without parsing (commas outside strings
+    /// at depth 1), so an oversized batch costs a byte scan, not a parse; nil when the text is not
+    /// an array. A malformed text is counted loosely; the parser then refuses it.
+    static func topLevelElementCount(_ bytes: [UInt8]) -> Int? {
+        guard let first = bytes.firstIndex(where: { $0 != 32 && $0 != 9 && $0 != 10 && $0 != 13 }), bytes[first] == UInt8(ascii: "[") else {
+            return nil
+        }
+        var depth = 0, commas = 0, inString = false, escaped = false, empty = true
+        for byte in bytes[first...] {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true; empty = false
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                if depth >= 1 { empty = false }
+                depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+                if depth == 0 { return empty ? 0 : commas + 1 }
+            case UInt8(ascii: ","): if depth == 1 { commas += 1 }
+            case 32, 9, 10, 13: break
+            default: empty = false
+            }
+        }
+        return empty ? 0 : commas + 1
+    }
+}

@@ -1,0 +1,68 @@
+import Testing
+@testable import DeckBase
+
+/// Deck's own JSON parser: RFC 8259 as strict as jansson (its reference), straight into one tree.
+@Suite struct JSONParserTests {
+    /// Texts at the grammar's edges; each is read or refused exactly as jansson does.
+    static let edges: [String] = [
+        "0", "-0", "-0.0", "1e-3", "1E+2", "1.5e308", "1e309", "-1e309", "9223372036854775807", "9223372036854775808",
+        "-9223372036854775808", "-9223372036854775809", "01", "-", "1.", ".5", "1e", "+1", "0x10", "NaN", "Infinity",
+        "true", "tru", "truex", "null", "nul", "[1,]", "[,1]", "{\"a\":1,}", "{\"a\" 1}", "{1:2}", "{\"a\":1 \"b\":2}",
+        "[1 2]", "", " ", "[", "]", "{", "\"", "\"abc", "[] []", " \t\r\n[ \t\r\n1 \t\r\n] \t\r\n", "\u{FEFF}[]",
+        "\"\\u0000\"", "\"\\u0041\\u00e9\\u20AC\"", "\"\\ud83d\\ude97\"", "\"\\ud83d\"", "\"\\ude97\"", "\"\\ud83dx\"",
+        "\"\\ud83d\\u0041\"", "\"\\x\"", "\"\\u12\"", "\"\\u12g4\"", "\"\\/\\b\\f\\n\\r\\t\\\"\\\\\"", "\"a\tb\"", "\"\u{7F}\"",
+        "\"é 🚗\"", "{\"b\":1,\"a\":2,\"c\":{\"y\":[],\"x\":{}}}", "{\"a\":1,\"a\":2}", "{\"b\":1,\"a\":2,\"b\":3}",
+        "{\"\":0}", "[[[[[[[[[[]]]]]]]]]]",
+    ]
+
+    @Test(arguments: edges)
+    func readsOrRefusesAsJanssonDoes(text: String) {
+        let ours = Result { () throws(JSONParseError) in try JSONValue.parse(text) }
+        let theirs = Result { () throws(JSONParseError) in try JSONValue.parseWithJansson(Array(text.utf8)) }
+        switch (ours, theirs) {
+        case (.success(let a), .success(let b)): #expect(a == b)
+        case (.failure, .failure): break
+        default: Issue.record("Deck: \(ours), jansson: \(theirs)")
+        }
+    }
+
+    /// Bytes no valid UTF-8 has (overlong forms, surrogates, beyond U+10FFFF, stray continuations) are refused in strings.
+    @Test(arguments: [[0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80],
+                      [0x80], [0xC3], [0xE2, 0x82], [0xFF]] as [[UInt8]])
+    func malformedUTF8IsRefused(bytes: [UInt8]) throws {
+        let text = [0x22] + bytes + [0x22]
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
+        #expect(throws: JSONParseError.self) { try JSONValue.parseWithJansson(text) }
+        #expect(try JSONValue.parse([0x22, 0xF0, 0x9F, 0x9A, 0x97, 0x22]) == "🚗")
+    }
+
+    @Test func errorsNameTheLineAndTheCharacterAtFault() {
+        func position(_ text: String) -> (Int, Int)? {
+            do { _ = try JSONValue.parse(text); return nil } catch { return (error.line, error.column) }
+        }
+        #expect(position("[1,\n 2,\n ]")! == (3, 2))
+        #expect(position("{\n  \"logLevel\": \"info\",,\n}")! == (2, 22))
+        #expect(position("[\"é\", x]")! == (1, 7))
+        #expect(position("{\"a\":1,\"a\":2}")! == (1, 8))
+    }
+
+    @Test func duplicateKeysAreRefusedWhereverTheyStand() {
+        #expect { try JSONValue.parse(#"{"b":1,"c":2,"a":3,"b":4}"#) } throws: { error in
+            (error as? JSONParseError)?.message.hasPrefix("duplicate object key \"b\"") == true && (error as? JSONParseError)?.column == 20
+        }
+    }
+
+    @Test func membersAreKeptInKeyOrderWhateverOrderTheyCameIn() throws {
+        let value = try JSONValue.parse(#"{"jsonrpc":"2.0","method":"x","id":7,"params":{"z":1,"a":2}}"#)
+        #expect(value.objectValue?.keys == ["id", "jsonrpc", "method", "params"])
+        #expect(value["params"]?.objectValue?.keys == ["a", "z"])
+        #expect(value.encoded() == #"{"id":7,"jsonrpc":"2.0","method":"x","params":{"a":2,"z":1}}"#)
+    }
+
+    @Test func nestingIsBoundedWhileReading() {
+        let deep = String(repeating: "[", count: 100_000)
+        #expect(throws: JSONParseError(kind: .tooDeep, line: 0, column: 0, message: "JSON nesting deeper than the limit of 64 levels")) {
+            try JSONValue.parse(deep)
+        }
+    }
+}
