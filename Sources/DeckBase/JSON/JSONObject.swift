@@ -4,12 +4,17 @@ import Glibc
 /// sorts): written without sorting, looked up by binary search, the same text every run.
 public struct JSONObject: Equatable, Sendable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
     public typealias Element = (key: String, value: JSONValue)
-    public private(set) var members: [Element]
+    /// One member; a struct rather than a tuple, so arrays of them need no runtime type look-up.
+    struct Member {
+        var key: String
+        var value: JSONValue
+    }
+    private(set) var members: [Member]
 
     public init() { members = [] }
 
     /// Members already in strictly increasing key order (the parser checks that before it calls this).
-    init(ordered members: [Element]) { self.members = members }
+    init(ordered members: [Member]) { self.members = members }
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         members = []
@@ -18,13 +23,13 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
     }
 
     public init(_ dictionary: [String: JSONValue]) {
-        members = dictionary.map { (key: $0.key, value: $0.value) }
+        members = dictionary.map { Member(key: $0.key, value: $0.value) }
         members.sort { JSONObject.order($0.key, $1.key) < 0 }
     }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { members.count }
-    public subscript(position: Int) -> Element { members[position] }
+    public subscript(position: Int) -> Element { (members[position].key, members[position].value) }
 
     public var keys: [String] { members.map(\.key) }
     public var values: [JSONValue] { members.map(\.value) }
@@ -41,7 +46,7 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
             switch (found, newValue) {
             case (true, let value?): members[index].value = value
             case (true, nil): members.remove(at: index)
-            case (false, let value?): members.insert((key, value), at: index)
+            case (false, let value?): members.insert(Member(key: key, value: value), at: index)
             case (false, nil): break
             }
         }
@@ -61,17 +66,17 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
 
     /// Each member's value transformed, keys and order kept.
     public func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
-        JSONObject(ordered: try members.map { ($0.key, try transform($0.value)) })
+        JSONObject(ordered: try members.map { Member(key: $0.key, value: try transform($0.value)) })
     }
 
     /// The members `isIncluded` keeps, in order.
     public func filter(_ isIncluded: (Element) throws -> Bool) rethrows -> JSONObject {
-        JSONObject(ordered: try members.filter(isIncluded))
+        JSONObject(ordered: try members.filter { try isIncluded(($0.key, $0.value)) })
     }
 
     /// `other`'s members added, replacing members of the same key.
     public mutating func merge(_ other: JSONObject) {
-        for (key, value) in other.members { self[key] = value }
+        for member in other.members { self[member.key] = member.value }
     }
 
     public func merging(_ other: JSONObject) -> JSONObject {

@@ -41,9 +41,11 @@ struct JSONParser: ~Copyable {
     private var at = 0
     private var depth = 0
     /// Elements and members of the containers being read, reused so each container is allocated once, at its size.
-    private var elements: [JSONValue] = []
-    private var members: [JSONObject.Element] = []
+    private var elements = ScratchStack<JSONValue>()
+    private var members = ScratchStack<JSONObject.Member>()
     private var unescaped: [UInt8] = []
+    /// Where the last string read stands in the text, when it had no escapes (so keys compare as bytes).
+    private var lastRaw: Range<Int>?
 
     init(_ text: UnsafeRawBufferPointer, maxDepth: Int) {
         self.text = text
@@ -91,7 +93,7 @@ struct JSONParser: ~Copyable {
             return .array([])
         }
         while true {
-            elements.append(try value())
+            elements.push(try value())
             skipWhitespace()
             guard at < text.count else { throw failure("',' or ']' expected, the text ended", at: at) }
             let byte = text[at]
@@ -100,9 +102,7 @@ struct JSONParser: ~Copyable {
             guard byte == UInt8(ascii: ",") else { throw failure("',' or ']' expected", at: at - 1) }
             skipWhitespace()
         }
-        let array = Array(elements[start...])
-        elements.removeSubrange(start...)
-        return .array(array)
+        return .array(elements.pop(from: start))
     }
 
     private mutating func object() throws(JSONParseError) -> JSONValue {
@@ -115,24 +115,31 @@ struct JSONParser: ~Copyable {
         }
         var ordered = true
         var keyPlaces: [Int] = []
+        var previousKey: Range<Int>?
         while true {
             guard at < text.count, text[at] == UInt8(ascii: "\"") else { throw failure("a string key expected", at: at) }
             let keyAt = at
             let key = try string()
+            let rawKey = lastRaw
             if members.count > start {
-                let order = JSONObject.order(members[members.count - 1].key, key)
+                let order = if let previousKey, let rawKey {
+                    JSONObject.order(UnsafeRawBufferPointer(rebasing: text[previousKey]), UnsafeRawBufferPointer(rebasing: text[rawKey]))
+                } else {
+                    JSONObject.order(members.last.key, key)
+                }
                 if order == 0 { throw failure("duplicate object key \"\(key)\"", at: keyAt) }
                 if order > 0 && ordered {
                     ordered = false
                     keyPlaces = Array(repeating: 0, count: members.count - start)
                 }
             }
+            previousKey = rawKey
             if !ordered { keyPlaces.append(keyAt) }
             skipWhitespace()
             guard at < text.count, text[at] == UInt8(ascii: ":") else { throw failure("':' expected after an object key", at: at) }
             at += 1
             skipWhitespace()
-            members.append((key, try value()))
+            members.push(JSONObject.Member(key: key, value: try value()))
             skipWhitespace()
             guard at < text.count else { throw failure("',' or '}' expected, the text ended", at: at) }
             let byte = text[at]
@@ -141,19 +148,31 @@ struct JSONParser: ~Copyable {
             guard byte == UInt8(ascii: ",") else { throw failure("',' or '}' expected", at: at - 1) }
             skipWhitespace()
         }
-        var object = Array(members[start...])
-        members.removeSubrange(start...)
-        if !ordered { try sort(&object, keyPlaces: keyPlaces) }
+        var object = members.pop(from: start)
+        if !ordered { try sort(&object, keyPlaces: &keyPlaces) }
         return .object(JSONObject(ordered: object))
     }
 
-    /// Puts members read out of key order in order, refusing a key seen twice at its second place.
-    private func sort(_ object: inout [JSONObject.Element], keyPlaces: [Int]) throws(JSONParseError) {
-        var order = Array(object.indices)
-        order.sort { JSONObject.order(object[$0].key, object[$1].key) < 0 }
+    /// Puts members read out of key order in order (in place when few, as requests' are), refusing
+    /// a key seen twice at its second place.
+    private func sort(_ object: inout [JSONObject.Member], keyPlaces: inout [Int]) throws(JSONParseError) {
+        if object.count <= 32 {
+            for index in 1..<object.count {
+                var place = index
+                while place > 0 && JSONObject.order(object[place - 1].key, object[place].key) > 0 {
+                    object.swapAt(place - 1, place)
+                    keyPlaces.swapAt(place - 1, place)
+                    place -= 1
+                }
+            }
+        } else {
+            let order = object.indices.sorted { JSONObject.order(object[$0].key, object[$1].key) < 0 }
+            object = order.map { object[$0] }
+            keyPlaces = order.map { keyPlaces[$0] }
+        }
         var duplicate: Int?
-        for index in order.indices.dropFirst() where object[order[index - 1]].key == object[order[index]].key {
-            let second = max(keyPlaces[order[index - 1]], keyPlaces[order[index]])
+        for index in object.indices.dropFirst() where object[index - 1].key == object[index].key {
+            let second = max(keyPlaces[index - 1], keyPlaces[index])
             duplicate = min(duplicate ?? second, second)
         }
         if let duplicate {
@@ -162,7 +181,6 @@ struct JSONParser: ~Copyable {
             let key = (try? copy.string()) ?? ""
             throw failure("duplicate object key \"\(key)\"", at: duplicate)
         }
-        object = order.map { object[$0] }
     }
 
     /// A string from its opening quote: runs without escapes are copied whole; UTF-8 is checked.
@@ -170,10 +188,20 @@ struct JSONParser: ~Copyable {
         at += 1
         let start = at
         var ascii = true
+        // Eight bytes at a time while none is a quote, a backslash, a control or a non-ASCII byte.
+        while at + 8 <= text.count {
+            let word = UInt64(littleEndian: text.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+            let quote = word ^ 0x2222_2222_2222_2222, backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            let special = (quote &- 0x0101_0101_0101_0101) & ~quote | (backslash &- 0x0101_0101_0101_0101) & ~backslash
+                | (word &- 0x2020_2020_2020_2020) & ~word | word
+            if special & 0x8080_8080_8080_8080 != 0 { break }
+            at += 8
+        }
         while at < text.count {
             let byte = text[at]
             if byte == UInt8(ascii: "\"") {
                 let run = UnsafeRawBufferPointer(rebasing: text[start..<at])
+                lastRaw = start..<at
                 at += 1
                 if !ascii { try checkUTF8(run, from: start) }
                 return String(decoding: run, as: UTF8.self)
@@ -187,6 +215,7 @@ struct JSONParser: ~Copyable {
     }
 
     private mutating func escapedString(from start: Int) throws(JSONParseError) -> String {
+        lastRaw = nil
         unescaped.removeAll(keepingCapacity: true)
         var runStart = start
         while at < text.count {
@@ -369,6 +398,44 @@ struct JSONParser: ~Copyable {
         let near = offset < text.count && text[offset] >= 0x20 && text[offset] < 0x7F
             ? " near '\(Character(Unicode.Scalar(text[offset])))'" : (offset >= text.count ? " near the end of the text" : "")
         return JSONParseError(kind: .syntax, line: line, column: column, message: message + near)
+    }
+}
+
+/// A stack the parser moves values onto and, a container at a time, off into an array of its
+/// exact size: no copies, no reference counting on the way.
+private struct ScratchStack<Element>: ~Copyable {
+    private var base = UnsafeMutablePointer<Element>.allocate(capacity: 64)
+    private var capacity = 64
+    private(set) var count = 0
+
+    var last: Element { base[count - 1] }
+
+    mutating func push(_ element: consuming Element) {
+        if count == capacity {
+            let grown = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            grown.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = grown
+            capacity *= 2
+        }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    /// The elements from `start` up, moved into an array; the stack keeps those below.
+    mutating func pop(from start: Int) -> [Element] {
+        let taken = count - start
+        let source = base + start
+        count = start
+        return [Element](unsafeUninitializedCapacity: taken) { buffer, initialized in
+            buffer.baseAddress?.moveInitialize(from: source, count: taken)
+            initialized = taken
+        }
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
     }
 }
 

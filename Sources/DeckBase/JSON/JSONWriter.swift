@@ -1,0 +1,158 @@
+import Glibc
+
+/// JSON text being written through a pointer into storage that doubles as it fills: each write
+/// reserves its worst case once and then stores bytes unchecked.
+struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+    /// Significant digits for reals, or nil for all of them (they read back equal).
+    let realPrecision: Int?
+
+    init(capacity: Int = 512, realPrecision: Int? = nil) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+        self.realPrecision = realPrecision
+    }
+
+    deinit { base.deallocate() }
+
+    /// The text written.
+    var string: String {
+        String(unsafeUninitializedCapacity: count) { buffer in
+            buffer.baseAddress!.update(from: base, count: count)
+            return count
+        }
+    }
+
+    /// The bytes written, appended to `bytes`.
+    func append(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+    }
+
+    private mutating func reserve(_ more: Int) {
+        guard count + more > capacity else { return }
+        let grown = max(capacity * 2, count + more)
+        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        storage.update(from: base, count: count)
+        base.deallocate()
+        base = storage
+        capacity = grown
+    }
+
+    mutating func byte(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    mutating func text(_ text: StaticString) {
+        reserve(text.utf8CodeUnitCount)
+        (base + count).update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+        count += text.utf8CodeUnitCount
+    }
+
+    mutating func newline(indent: Int) {
+        reserve(1 + indent)
+        base[count] = 10
+        (base + count + 1).update(repeating: UInt8(ascii: " "), count: indent)
+        count += 1 + indent
+    }
+
+    /// Decimal digits straight into the output, without a String in between.
+    mutating func integer(_ integer: Int64) {
+        reserve(20)
+        if integer < 0 {
+            base[count] = UInt8(ascii: "-")
+            count += 1
+        }
+        var magnitude = integer.magnitude, digits = 1
+        while digits < 20 && magnitude >= pow10[digits] { digits += 1 }
+        var at = count + digits
+        repeat {
+            at -= 1
+            base[at] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        count += digits
+    }
+
+    /// A real: null when not finite; with `realPrecision` significant digits (`%.*g`), kept
+    /// recognisably real (`1.0`, not `1`), as jansson writes it.
+    mutating func real(_ value: Double) {
+        guard value.isFinite else { return text("null") }
+        guard let realPrecision else {
+            var description = value.description
+            return description.withUTF8 { raw(UnsafeRawBufferPointer($0)) }
+        }
+        reserve(40)
+        let written = withVaList([Int32(Swift.max(1, Swift.min(realPrecision, 17))), value]) {
+            Int(vsnprintf(UnsafeMutableRawPointer(base + count).assumingMemoryBound(to: CChar.self), 40, "%.*g", $0))
+        }
+        let digits = UnsafeBufferPointer(start: base + count, count: Swift.min(written, 39))
+        count += digits.count
+        if !digits.contains(UInt8(ascii: ".")) && !digits.contains(UInt8(ascii: "e")) { text(".0") }
+    }
+
+    private mutating func raw(_ bytes: UnsafeRawBufferPointer) {
+        reserve(bytes.count)
+        if bytes.count > 0 { UnsafeMutableRawPointer(base + count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+        count += bytes.count
+    }
+
+    /// A string in quotes, escaped per RFC 8259; runs of bytes that need no escape are copied whole.
+    mutating func string(_ string: String) {
+        var string = string
+        string.withUTF8 { source in
+            reserve(source.count * 6 + 2)
+            base[count] = UInt8(ascii: "\"")
+            count += 1
+            var start = 0
+            for index in 0..<source.count {
+                let byte = source[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if start < index { copy(source, start..<index) }
+                escape(byte)
+                start = index + 1
+            }
+            if start < source.count { copy(source, start..<source.count) }
+            base[count] = UInt8(ascii: "\"")
+            count += 1
+        }
+    }
+
+    /// A run of `source`, within room already reserved: short runs (most keys) byte by byte, the rest by memcpy.
+    private mutating func copy(_ source: UnsafeBufferPointer<UInt8>, _ run: Range<Int>) {
+        if run.count <= 16 {
+            for index in run {
+                base[count] = source[index]
+                count += 1
+            }
+        } else {
+            (base + count).update(from: source.baseAddress! + run.lowerBound, count: run.count)
+            count += run.count
+        }
+    }
+
+    /// One escape, within room already reserved.
+    private mutating func escape(_ byte: UInt8) {
+        base[count] = UInt8(ascii: "\\")
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): base[count + 1] = byte; count += 2
+        case 0x0A: base[count + 1] = UInt8(ascii: "n"); count += 2
+        case 0x0D: base[count + 1] = UInt8(ascii: "r"); count += 2
+        case 0x09: base[count + 1] = UInt8(ascii: "t"); count += 2
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            base[count + 1] = UInt8(ascii: "u")
+            base[count + 2] = UInt8(ascii: "0")
+            base[count + 3] = UInt8(ascii: "0")
+            base[count + 4] = hex.utf8Start[Int(byte >> 4)]
+            base[count + 5] = hex.utf8Start[Int(byte & 15)]
+            count += 6
+        }
+    }
+}
+
+/// 10 to the power of each index, to count an integer's digits without dividing.
+private let pow10: [UInt64] = (0..<20).map { power in (0..<power).reduce(1) { result, _ in result * 10 } }
