@@ -65,6 +65,29 @@ public final class RPCDispatcher {
 
     public func handle(_ text: String, connection: RPCConnection) -> String? { handle(Array(text.utf8), connection: connection) }
 
+    /// Handles one message and appends its answer and a newline to `answers` (nothing for a
+    /// notification): a request answered at once is written straight there, with no text in between.
+    public func handle(_ bytes: [UInt8], connection: RPCConnection, appendingTo answers: inout [UInt8]) {
+        guard let message = try? JSONValue.parse(bytes, limits: limits.json), case .object = message else {
+            // Errors and batches take the general path (which reads the text again to report it).
+            if let text = handle(bytes, connection: connection) {
+                answers += text.utf8
+                answers.append(10)
+            }
+            return
+        }
+        switch handle(single: message, connection: connection) {
+        case .now(nil): break
+        case .now(let response?):
+            response.encode(appendingTo: &answers)
+            answers.append(10)
+        case .later(let pending):
+            pending.then { [weak connection] in
+                if let connection, !connection.isClosed { connection.send($0.encoded()) }
+            }
+        }
+    }
+
     public func handle(_ text: String, connection: RPCConnection, reply: @escaping (String) -> Void) {
         handle(Array(text.utf8), connection: connection, reply: reply)
     }
@@ -165,7 +188,7 @@ public final class RPCDispatcher {
         guard let id else { return .now(nil) }  // a notification is never answered
         let response: (Result<JSONValue, RPCError>) -> JSONValue = { result in
             switch result {
-            case .success(let value): ["jsonrpc": "2.0", "result": value, "id": id]
+            case .success(let value): ["id": id, "jsonrpc": "2.0", "result": value]  // in key order: no sorting
             case .failure(let error): RPCDispatcher.response(id: id, error: error)
             }
         }
@@ -174,8 +197,8 @@ public final class RPCDispatcher {
     }
 
     private func call(_ method: RPCMethod, params: RPCParams, connection: RPCConnection, reply: @escaping RPCMethod.Reply) {
-        let declared = Set(method.params.map(\.name))
-        if let unknown = params.named.keys.sorted().first(where: { !declared.contains($0) }) {
+        // Keys come in byte order, so the first unknown one reported is the same every time.
+        if let unknown = params.named.keys.first(where: { key in !method.params.contains { $0.name == key } }) {
             return reply(.failure(.invalidParams("unknown parameter \"\(unknown)\" for \(method.name)")))
         }
         if params.positional.count > method.params.count {
@@ -203,6 +226,6 @@ public final class RPCDispatcher {
     }
 
     static func response(id: JSONValue, error: RPCError) -> JSONValue {
-        ["jsonrpc": "2.0", "error": error.json, "id": id]
+        ["error": error.json, "id": id, "jsonrpc": "2.0"]
     }
 }

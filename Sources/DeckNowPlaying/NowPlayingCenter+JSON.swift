@@ -2,33 +2,34 @@ import DeckBase
 
 /// The center as `nowPlaying.get`, `queue.get` and their notifications show it.
 extension NowPlayingCenter {
-    /// Now playing at `now`, elapsed extrapolated; clients extrapolate further with `rate`.
+    /// Now playing at `now`, elapsed extrapolated; clients extrapolate further with `rate`. (Keys in
+    /// byte order, as the answer is written: nothing to sort on every call.)
     public func nowPlayingJSON(now: UInt64) -> JSONValue {
         let optionalText: (String?) -> JSONValue = { $0.map(JSONValue.string) ?? .null }
         let number: (Double?) -> JSONValue = { $0.map(JSONValue.double) ?? .null }
         let integer: (Int?) -> JSONValue = { $0.map { .int(Int64($0)) } ?? .null }
         return [
-            "owner": optionalText(owner),
-            "playbackState": .string(info.playbackState.rawValue),
-            "title": optionalText(info.title),
-            "artists": .array(info.artists.map(JSONValue.string)),
             "album": optionalText(info.album),
             "albumArtist": optionalText(info.albumArtist),
+            "artists": .array(info.artists.map(JSONValue.string)),
             "artwork": artwork.map { ["id": .string($0.id), "mimeType": .string($0.mimeType), "bytes": .int(Int64($0.bytes.count))] } ?? .null,
             "artworkUri": optionalText(info.artworkURI),
+            "chapterCount": integer(info.chapterCount),
+            "chapterNumber": integer(info.chapterNumber),
+            "commands": .array(RemoteCommand.Kind.allCases.filter(commands.contains).map { .string($0.name) }),
+            "defaultRate": .double(info.defaultRate),
             "duration": number(info.duration),
             "elapsed": .double(info.elapsed(at: now)),
-            "rate": .double(info.effectiveRate),
-            "defaultRate": .double(info.defaultRate),
+            "itemId": queue.current.map { .int(Int64($0.id)) } ?? .null,
             "live": .bool(info.isLive),
             "mediaType": .string(info.mediaType.rawValue),
-            "chapterNumber": integer(info.chapterNumber),
-            "chapterCount": integer(info.chapterCount),
-            "queueIndex": integer(queue.currentIndex),
+            "owner": optionalText(owner),
+            "playbackState": .string(info.playbackState.rawValue),
             "queueCount": .int(Int64(queue.items.count)),
-            "itemId": queue.current.map { .int(Int64($0.id)) } ?? .null,
-            "commands": .array(RemoteCommand.Kind.allCases.filter(commands.contains).map { .string($0.name) }),
+            "queueIndex": integer(queue.currentIndex),
+            "rate": .double(info.effectiveRate),
             "skipIntervals": ["forward": .double(skipIntervals.forward), "backward": .double(skipIntervals.backward)],
+            "title": optionalText(info.title),
         ]
     }
 

@@ -17,9 +17,31 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
     init(ordered members: [Member]) { self.members = members }
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init(unsorted: elements)
+    }
+
+    /// Members in any order, sorted once; of a key given twice, the last value stays.
+    init(unsorted elements: [(String, JSONValue)]) {
         members = []
         members.reserveCapacity(elements.count)
-        for (key, value) in elements { self[key] = value }
+        guard elements.count <= 32 else {
+            for (key, value) in elements { self[key] = value }
+            return
+        }
+        // Insertion from the end: a literal already in key order costs one comparison a member.
+        next: for (key, value) in elements {
+            var place = members.count
+            while place > 0 {
+                let order = JSONObject.order(members[place - 1].key, key)
+                if order < 0 { break }
+                if order == 0 {
+                    members[place - 1].value = value
+                    continue next
+                }
+                place -= 1
+            }
+            members.insert(Member(key: key, value: value), at: place)
+        }
     }
 
     public init(_ dictionary: [String: JSONValue]) {
@@ -103,9 +125,15 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
 
     /// Negative, zero or positive as `a` sorts before, with or after `b` by their UTF-8 bytes.
     static func order(_ a: String, _ b: String) -> Int {
-        var a = a, b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in JSONObject.order(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) }
+        // Keys mostly differ early: byte by byte beats fetching both buffers for memcmp.
+        var x = a.utf8.makeIterator(), y = b.utf8.makeIterator()
+        while true {
+            switch (x.next(), y.next()) {
+            case let (p?, q?): if p != q { return Int(p) - Int(q) }
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            }
         }
     }
 

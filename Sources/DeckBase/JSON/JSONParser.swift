@@ -171,7 +171,7 @@ struct JSONParser: ~Copyable {
             keyPlaces = order.map { keyPlaces[$0] }
         }
         var duplicate: Int?
-        for index in object.indices.dropFirst() where object[index - 1].key == object[index].key {
+        for index in object.indices.dropFirst() where JSONObject.order(object[index - 1].key, object[index].key) == 0 {
             let second = max(keyPlaces[index - 1], keyPlaces[index])
             duplicate = min(duplicate ?? second, second)
         }

@@ -97,13 +97,13 @@ public final class StreamConnection: LoopHandle {
     }
 
     /// Writes what the kernel takes right now (no queue, no callback) and returns how many bytes
-    /// that was: for a short last word before `close()`, so the descriptor is freed at once.
+    /// that was: for answers when nothing is queued, and a short last word before `close()`.
     @discardableResult
     public func writeNow(_ bytes: [UInt8]) -> Int {
-        guard !isClosed else { return 0 }
-        var bytes = bytes
-        return bytes.withUnsafeMutableBytes { storage in
-            var buffer = uv_buf_init(storage.baseAddress?.assumingMemoryBound(to: CChar.self), UInt32(storage.count))
+        guard !isClosed, !bytes.isEmpty else { return 0 }
+        return bytes.withUnsafeBytes { storage in
+            // uv_try_write only reads the buffer; uv_buf_t merely has no const pointer.
+            var buffer = uv_buf_init(UnsafeMutablePointer(mutating: storage.baseAddress?.assumingMemoryBound(to: CChar.self)), UInt32(storage.count))
             return Int(max(uv_try_write(stream, &buffer, 1), 0))
         }
     }

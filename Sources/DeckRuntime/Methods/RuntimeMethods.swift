@@ -15,30 +15,32 @@ struct RuntimeMethods {
         }]
     }
 
+    /// Keys in byte order, as the answer is written: nothing to sort on every call.
     var info: JSONValue {
         let audio = output.engine, stats = audio.stats
         func total(_ counter: (StreamCounters) -> Int) -> JSONValue {
             .int(Int64(registry.reduce(0) { $0 + counter($1.streamCounters) }))
         }
         return [
-            "version": .string(DeckVersion.string),
             "abi": .string("\(PluginABI.major).\(PluginABI.minor)"),
             "apps": .int(Int64(registry.count)),
-            "refused": .int(Int64(registry.loadFailures.count)),
-            "output": ["active": .bool(zones.isActive), "running": .bool(audio.isRunning && !audio.isStalled),
-                       "stalled": .bool(audio.isStalled),
-                       "pcmTapDroppedFrames": .int(Int64(audio.tapDroppedFrames)),
-                       "frames": .int(Int64(stats.frames.load(ordering: .relaxed))),
-                       "lateEvents": .int(Int64(stats.lateEvents.load(ordering: .relaxed))),
-                       "droppedPackets": .int(Int64(stats.droppedPackets.load(ordering: .relaxed))),
-                       "underrunFrames": total { $0.underrunFrames.load(ordering: .relaxed) },
-                       "invalidFrames": total { $0.invalidFrames.load(ordering: .relaxed) },
+            "output": ["active": .bool(zones.isActive),
                        "clippedFrames": total { $0.clippedFrames.load(ordering: .relaxed) },
+                       "droppedPackets": .int(Int64(stats.droppedPackets.load(ordering: .relaxed))),
+                       "frames": .int(Int64(stats.frames.load(ordering: .relaxed))),
+                       "invalidFrames": total { $0.invalidFrames.load(ordering: .relaxed) },
+                       "lateEvents": .int(Int64(stats.lateEvents.load(ordering: .relaxed))),
+                       "latenessMs": ["max": .double(Double(stats.lateness.maximum) / 1e6),
+                                      "p50": .double(Double(stats.lateness.quantile(0.5)) / 1e6),
+                                      "p99": .double(Double(stats.lateness.quantile(0.99)) / 1e6)],
                        "limitedSamples": .int(Int64(stats.limitedSamples.load(ordering: .relaxed))),
-                       "latenessMs": ["p50": .double(Double(stats.lateness.quantile(0.5)) / 1e6),
-                                      "p99": .double(Double(stats.lateness.quantile(0.99)) / 1e6),
-                                      "max": .double(Double(stats.lateness.maximum) / 1e6)]],
+                       "pcmTapDroppedFrames": .int(Int64(audio.tapDroppedFrames)),
+                       "running": .bool(audio.isRunning && !audio.isStalled),
+                       "stalled": .bool(audio.isStalled),
+                       "underrunFrames": total { $0.underrunFrames.load(ordering: .relaxed) }],
+            "refused": .int(Int64(registry.loadFailures.count)),
             "sinks": .int(Int64(output.sinks.list.count)),
+            "version": .string(DeckVersion.string),
         ]
     }
 

@@ -66,3 +66,13 @@ import Testing
         }
     }
 }
+
+extension JSONParserTests {
+    /// Keys are bytes, as jansson compares them: "é" composed and decomposed are two keys, not a duplicate.
+    @Test func keysThatSwiftCallsEqualButWhoseBytesDifferAreTwoKeys() throws {
+        let text = "{\"e\u{301}\":1,\"\u{E9}\":2}"
+        let value = try JSONValue.parse(text)
+        #expect(value.objectValue?.count == 2)
+        #expect(try JSONValue.parseWithJansson(Array(text.utf8)).objectValue?.count == 2)
+    }
+}

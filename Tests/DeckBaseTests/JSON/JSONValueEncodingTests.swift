@@ -38,3 +38,21 @@ import Testing
         #expect(JSONValue.double(0.1 + 0.2).encoded() == "0.30000000000000004")
     }
 }
+
+extension JSONValueEncodingTests {
+    /// Strings of every length around the eight-byte steps, with an escape at each place, read back equal.
+    @Test func everyLengthAndEscapePlaceReadsBack() throws {
+        for length in 0...20 {
+            let plain = String(repeating: "a", count: length)
+            #expect(try JSONValue.parse(JSONValue.string(plain).encoded()) == .string(plain))
+            for place in 0..<length {
+                for special in ["\"", "\\", "\n", "\u{1}", "é"] {
+                    var characters = Array(plain)
+                    characters[place] = Character(special)
+                    let text = String(characters)
+                    #expect(try JSONValue.parse(JSONValue.string(text).encoded()) == .string(text))
+                }
+            }
+        }
+    }
+}
