@@ -30,7 +30,7 @@ ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-complet
 VERSION      := 0.1.0
 
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head
+FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head json
 FUZZ_BUILD   := .build/fuzz
 
 .PHONY: all deps build build-debug bundles-release bundles-debug plugin-c plugin-swift demo run test bench fuzz clean install install-files install-sdk man deb

@@ -92,16 +92,9 @@ struct JSONParser: ~Copyable {
             at += 1
             return .array([])
         }
-        while true {
+        repeat {
             elements.push(try value())
-            skipWhitespace()
-            guard at < text.count else { throw failure("',' or ']' expected, the text ended", at: at) }
-            let byte = text[at]
-            at += 1
-            if byte == UInt8(ascii: "]") { break }
-            guard byte == UInt8(ascii: ",") else { throw failure("',' or ']' expected", at: at - 1) }
-            skipWhitespace()
-        }
+        } while try next(closing: UInt8(ascii: "]"))
         return .array(elements.pop(from: start))
     }
 
@@ -116,7 +109,7 @@ struct JSONParser: ~Copyable {
         var ordered = true
         var keyPlaces: [Int] = []
         var previousKey: Range<Int>?
-        while true {
+        repeat {
             guard at < text.count, text[at] == UInt8(ascii: "\"") else { throw failure("a string key expected", at: at) }
             let keyAt = at
             let key = try string()
@@ -140,17 +133,22 @@ struct JSONParser: ~Copyable {
             at += 1
             skipWhitespace()
             members.push(JSONObject.Member(key: key, value: try value()))
-            skipWhitespace()
-            guard at < text.count else { throw failure("',' or '}' expected, the text ended", at: at) }
-            let byte = text[at]
-            at += 1
-            if byte == UInt8(ascii: "}") { break }
-            guard byte == UInt8(ascii: ",") else { throw failure("',' or '}' expected", at: at - 1) }
-            skipWhitespace()
-        }
+        } while try next(closing: UInt8(ascii: "}"))
         var object = members.pop(from: start)
         if !ordered { try sort(&object, keyPlaces: &keyPlaces) }
         return .object(JSONObject(ordered: object))
+    }
+
+    /// After an element or member: true at a comma (another follows), false at `closing`.
+    private mutating func next(closing: UInt8) throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        guard at < text.count else { throw failure("',' or '\(Character(Unicode.Scalar(closing)))' expected, the text ended", at: at) }
+        let byte = text[at]
+        at += 1
+        if byte == closing { return false }
+        guard byte == UInt8(ascii: ",") else { throw failure("',' or '\(Character(Unicode.Scalar(closing)))' expected", at: at - 1) }
+        skipWhitespace()
+        return true
     }
 
     /// Puts members read out of key order in order (in place when few, as requests' are), refusing
