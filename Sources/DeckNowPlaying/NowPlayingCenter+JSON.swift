@@ -12,7 +12,7 @@ extension NowPlayingCenter {
             "album": optionalText(info.album),
             "albumArtist": optionalText(info.albumArtist),
             "artists": .array(info.artists.map(JSONValue.string)),
-            "artwork": artwork.map { ["id": .string($0.id), "mimeType": .string($0.mimeType), "bytes": .int(Int64($0.bytes.count))] } ?? .null,
+            "artwork": artwork.map { ["bytes": .int(Int64($0.bytes.count)), "id": .string($0.id), "mimeType": .string($0.mimeType)] } ?? .null,
             "artworkUri": optionalText(info.artworkURI),
             "chapterCount": integer(info.chapterCount),
             "chapterNumber": integer(info.chapterNumber),
@@ -28,7 +28,7 @@ extension NowPlayingCenter {
             "queueCount": .int(Int64(queue.items.count)),
             "queueIndex": integer(queue.currentIndex),
             "rate": .double(info.effectiveRate),
-            "skipIntervals": ["forward": .double(skipIntervals.forward), "backward": .double(skipIntervals.backward)],
+            "skipIntervals": ["backward": .double(skipIntervals.backward), "forward": .double(skipIntervals.forward)],
             "title": optionalText(info.title),
         ]
     }

@@ -43,6 +43,8 @@ struct JSONParser: ~Copyable {
     /// Elements and members of the containers being read, reused so each container is allocated once, at its size.
     private var elements = ScratchStack<JSONValue>()
     private var members = ScratchStack<JSONObject.Member>()
+    /// The keys of the objects being read, beside their members.
+    private var keys = ScratchStack<KeySpan>()
     private var unescaped: [UInt8] = []
     /// Where the last string read stands in the text, when it had no escapes (so keys compare as bytes).
     private var lastRaw: Range<Int>?
@@ -106,28 +108,25 @@ struct JSONParser: ~Copyable {
             at += 1
             return .object(JSONObject())
         }
+        let keyStart = keys.count
+        defer { keys.drop(from: keyStart) }
         var ordered = true
-        var keyPlaces: [Int] = []
-        var previousKey: Range<Int>?
         repeat {
             guard at < text.count, text[at] == UInt8(ascii: "\"") else { throw failure("a string key expected", at: at) }
             let keyAt = at
             let key = try string()
-            let rawKey = lastRaw
+            let current = KeySpan(at: keyAt, raw: lastRaw)
             if members.count > start {
-                let order = if let previousKey, let rawKey {
-                    JSONObject.order(UnsafeRawBufferPointer(rebasing: text[previousKey]), UnsafeRawBufferPointer(rebasing: text[rawKey]))
+                let previous = keys.last
+                let order = if let x = previous.raw, let y = current.raw {
+                    JSONObject.order(UnsafeRawBufferPointer(rebasing: text[x]), UnsafeRawBufferPointer(rebasing: text[y]))
                 } else {
                     JSONObject.order(members.last.key, key)
                 }
-                if order == 0 { throw failure("duplicate object key \"\(key)\"", at: keyAt) }
-                if order > 0 && ordered {
-                    ordered = false
-                    keyPlaces = Array(repeating: 0, count: members.count - start)
-                }
+                if order == 0 { throw failure("duplicate object key \"\(key)\"", at: current.at) }
+                if order > 0 { ordered = false }
             }
-            previousKey = rawKey
-            if !ordered { keyPlaces.append(keyAt) }
+            keys.push(current)
             skipWhitespace()
             guard at < text.count, text[at] == UInt8(ascii: ":") else { throw failure("':' expected after an object key", at: at) }
             at += 1
@@ -135,7 +134,7 @@ struct JSONParser: ~Copyable {
             members.push(JSONObject.Member(key: key, value: try value()))
         } while try next(closing: UInt8(ascii: "}"))
         var object = members.pop(from: start)
-        if !ordered { try sort(&object, keyPlaces: &keyPlaces) }
+        if !ordered { try sort(&object, keys: keys.region(from: keyStart)) }
         return .object(JSONObject(ordered: object))
     }
 
@@ -151,26 +150,33 @@ struct JSONParser: ~Copyable {
         return true
     }
 
-    /// Puts members read out of key order in order (in place when few, as requests' are), refusing
-    /// a key seen twice at its second place.
-    private func sort(_ object: inout [JSONObject.Member], keyPlaces: inout [Int]) throws(JSONParseError) {
+    /// Puts members read out of key order in order (in place when few, as requests' are), with
+    /// their keys' places, refusing a key seen twice at its second place.
+    private func sort(_ object: inout [JSONObject.Member], keys: UnsafeMutableBufferPointer<KeySpan>) throws(JSONParseError) {
+        func order(_ a: Int, _ b: Int) -> Int {
+            if let x = keys[a].raw, let y = keys[b].raw {
+                return JSONObject.order(UnsafeRawBufferPointer(rebasing: text[x]), UnsafeRawBufferPointer(rebasing: text[y]))
+            }
+            return JSONObject.order(object[a].key, object[b].key)
+        }
         if object.count <= 32 {
             for index in 1..<object.count {
                 var place = index
-                while place > 0 && JSONObject.order(object[place - 1].key, object[place].key) > 0 {
+                while place > 0 && order(place - 1, place) > 0 {
                     object.swapAt(place - 1, place)
-                    keyPlaces.swapAt(place - 1, place)
+                    keys.swapAt(place - 1, place)
                     place -= 1
                 }
             }
         } else {
-            let order = object.indices.sorted { JSONObject.order(object[$0].key, object[$1].key) < 0 }
-            object = order.map { object[$0] }
-            keyPlaces = order.map { keyPlaces[$0] }
+            let sorted = object.indices.sorted { order($0, $1) < 0 }
+            object = sorted.map { object[$0] }
+            let places = sorted.map { keys[$0] }
+            for index in places.indices { keys[index] = places[index] }
         }
         var duplicate: Int?
-        for index in object.indices.dropFirst() where JSONObject.order(object[index - 1].key, object[index].key) == 0 {
-            let second = max(keyPlaces[index - 1], keyPlaces[index])
+        for index in object.indices.dropFirst() where order(index - 1, index) == 0 {
+            let second = max(keys[index - 1].at, keys[index].at)
             duplicate = min(duplicate ?? second, second)
         }
         if let duplicate {
@@ -399,6 +405,13 @@ struct JSONParser: ~Copyable {
     }
 }
 
+/// Where one member's key stands: its opening quote, and its bytes when it has no escapes (so it
+/// compares as bytes in place).
+private struct KeySpan {
+    var at: Int
+    var raw: Range<Int>?
+}
+
 /// A stack the parser moves values onto and, a container at a time, off into an array of its
 /// exact size: no copies, no reference counting on the way.
 private struct ScratchStack<Element>: ~Copyable {
@@ -438,6 +451,17 @@ private struct ScratchStack<Element>: ~Copyable {
             buffer.baseAddress?.moveInitialize(from: source, count: taken)
             initialized = taken
         }
+    }
+
+    /// The elements from `start` up, in place: valid until the next push.
+    func region(from start: Int) -> UnsafeMutableBufferPointer<Element> {
+        UnsafeMutableBufferPointer(start: base + start, count: count - start)
+    }
+
+    /// Forgets the elements from `start` up.
+    mutating func drop(from start: Int) {
+        (base + start).deinitialize(count: count - start)
+        count = start
     }
 
     deinit {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import DeckBase
 
@@ -12,7 +13,7 @@ import Testing
         "\"\\u0000\"", "\"\\u0041\\u00e9\\u20AC\"", "\"\\ud83d\\ude97\"", "\"\\ud83d\"", "\"\\ude97\"", "\"\\ud83dx\"",
         "\"\\ud83d\\u0041\"", "\"\\x\"", "\"\\u12\"", "\"\\u12g4\"", "\"\\/\\b\\f\\n\\r\\t\\\"\\\\\"", "\"a\tb\"", "\"\u{7F}\"",
         "\"é 🚗\"", "{\"b\":1,\"a\":2,\"c\":{\"y\":[],\"x\":{}}}", "{\"a\":1,\"a\":2}", "{\"b\":1,\"a\":2,\"b\":3}",
-        "{\"\":0}", "[[[[[[[[[[]]]]]]]]]]",
+        "{\"\":0}", "[[[[[[[[[[]]]]]]]]]]", "{\"a\":1,\"\\u0061\":2}", "{\"\\u0062\":1,\"a\":2}", "{\"b\\n\":1,\"b\\t\":2,\"a\":3}",
     ]
 
     @Test(arguments: edges)
@@ -49,6 +50,19 @@ import Testing
     @Test func duplicateKeysAreRefusedWhereverTheyStand() {
         #expect { try JSONValue.parse(#"{"b":1,"c":2,"a":3,"b":4}"#) } throws: { error in
             (error as? JSONParseError)?.message.hasPrefix("duplicate object key \"b\"") == true && (error as? JSONParseError)?.column == 20
+        }
+    }
+
+    /// Past 32 members an object out of order is sorted by index rather than in place; a duplicate
+    /// among them is still refused at its second place.
+    @Test func largeObjectsOutOfOrderAreSortedAndTheirDuplicatesFound() throws {
+        let keys = (0..<40).map { "k\(String(format: "%02d", 39 - $0))" }
+        let text = "{" + keys.map { "\"\($0)\":0" }.joined(separator: ",") + "}"
+        #expect(try JSONValue.parse(text).objectValue?.keys == keys.sorted())
+        let twice = "{" + (keys + ["k17"]).map { "\"\($0)\":0" }.joined(separator: ",") + "}"
+        #expect { try JSONValue.parse(twice) } throws: { error in
+            let error = error as? JSONParseError
+            return error?.message.hasPrefix("duplicate object key \"k17\"") == true && error?.column == twice.count - 7
         }
     }
 
