@@ -107,8 +107,10 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
         return merged
     }
 
+    /// Keys equal as bytes, as everywhere in an object; values as `JSONValue` compares them.
     public static func == (a: JSONObject, b: JSONObject) -> Bool {
-        a.members.count == b.members.count && zip(a.members, b.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        a.members.count == b.members.count
+            && zip(a.members, b.members).allSatisfy { JSONObject.order($0.key, $1.key) == 0 && $0.value == $1.value }
     }
 
     /// Where `key` is, or where it would go.
