@@ -1,0 +1,57 @@
+/// A stack the parser moves values onto and, a container at a time, off into an array of its
+/// exact size: no copies, no reference counting on the way.
+struct ScratchStack<Element>: ~Copyable {
+    private var base = UnsafeMutablePointer<Element>.allocate(capacity: 64)
+    private var capacity = 64
+    private(set) var count = 0
+
+    var last: Element { base[count - 1] }
+
+    mutating func push(_ element: consuming Element) {
+        if count == capacity {
+            let grown = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            grown.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = grown
+            capacity *= 2
+        }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    /// The elements from `start` up, moved into an array; the stack keeps those below. Up to four
+    /// are moved into an array literal: its storage type is looked up once per program, where
+    /// `Array(unsafeUninitializedCapacity:)` looks it up on every call (about 30 ns a container).
+    mutating func pop(from start: Int) -> [Element] {
+        let taken = count - start
+        let source = base + start
+        count = start
+        switch taken {
+        case 1: return [source.move()]
+        case 2: return [source.move(), (source + 1).move()]
+        case 3: return [source.move(), (source + 1).move(), (source + 2).move()]
+        case 4: return [source.move(), (source + 1).move(), (source + 2).move(), (source + 3).move()]
+        default: break
+        }
+        return [Element](unsafeUninitializedCapacity: taken) { buffer, initialized in
+            buffer.baseAddress?.moveInitialize(from: source, count: taken)
+            initialized = taken
+        }
+    }
+
+    /// The elements from `start` up, in place: valid until the next push.
+    func region(from start: Int) -> UnsafeMutableBufferPointer<Element> {
+        UnsafeMutableBufferPointer(start: base + start, count: count - start)
+    }
+
+    /// Forgets the elements from `start` up.
+    mutating func drop(from start: Int) {
+        (base + start).deinitialize(count: count - start)
+        count = start
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+}
