@@ -25,41 +25,16 @@ public final class RPCDispatcher {
     /// Handles one message; returns the response (compact JSON, no newline) or nil. An answer that
     /// comes later (a deferred method) is sent on the connection, unless it closed first.
     public func handle(_ bytes: [UInt8], connection: RPCConnection) -> String? {
-        var now: String?
-        var returned = false
-        handle(bytes, connection: connection) { [weak connection] response in
-            if !returned {
-                now = response
-            } else if let connection, !connection.isClosed {
-                connection.send(response)
-            }
-        }
-        returned = true
-        return now
+        answerNow(on: connection) { handle(bytes, connection: connection, reply: $0) }
     }
 
     /// Handles one message and calls `reply` once with its response, during the call or when a
     /// deferred method answers; never for a notification or a batch of only those. Answers stay
     /// apart from the connection's notifications: nothing needs matching by id.
     public func handle(_ bytes: [UInt8], connection: RPCConnection, reply: @escaping (String) -> Void) {
-        let message: JSONValue
-        do {
-            message = try JSONValue.parse(bytes, limits: limits.json)
-        } catch {
-            let rpcError: RPCError = switch error.kind {
-            case .syntax: .parseError(error.description)
-            case .tooLarge, .tooDeep: .limit(error.message)
-            case .tooManyElements(let count): RPCDispatcher.batchTooLong(count, limit: limits.maxBatch)
-            }
-            return reply(RPCDispatcher.response(id: .null, error: rpcError).encoded())
-        }
-        if case .array(let batch) = message {
-            guard !batch.isEmpty else { return reply(RPCDispatcher.response(id: .null, error: .invalidRequest("empty batch")).encoded()) }
-            return handle(batch: batch, connection: connection, reply: reply)
-        }
-        switch handle(single: message, connection: connection) {
-        case .now(let response): if let response { reply(response.encoded()) }
-        case .later(let pending): pending.then { reply($0.encoded()) }
+        switch read(bytes) {
+        case .refused(let line): reply(line)
+        case .message(let message): handle(message: message, connection: connection, reply: reply)
         }
     }
 
@@ -68,9 +43,17 @@ public final class RPCDispatcher {
     /// Handles one message and appends its answer and a newline to `answers` (nothing for a
     /// notification): a request answered at once is written straight there, with no text in between.
     public func handle(_ bytes: [UInt8], connection: RPCConnection, appendingTo answers: inout [UInt8]) {
-        guard let message = try? JSONValue.parse(bytes, limits: limits.json), case .object = message else {
-            // Errors and batches take the general path (which reads the text again to report it).
-            if let text = handle(bytes, connection: connection) {
+        let message: JSONValue
+        switch read(bytes) {
+        case .refused(let line):
+            answers += line.utf8
+            answers.append(10)
+            return
+        case .message(let read): message = read
+        }
+        guard case .object = message else {
+            // A batch, or not a request at all: answered as text.
+            if let text = answerNow(on: connection, { handle(message: message, connection: connection, reply: $0) }) {
                 answers += text.utf8
                 answers.append(10)
             }
@@ -86,6 +69,51 @@ public final class RPCDispatcher {
                 if let connection, !connection.isClosed { connection.send($0.encoded()) }
             }
         }
+    }
+
+    /// A message's bytes read, or the error answer for bytes that are not one.
+    private enum Reading {
+        case message(JSONValue)
+        case refused(String)
+    }
+
+    private func read(_ bytes: [UInt8]) -> Reading {
+        do {
+            return .message(try JSONValue.parse(bytes, limits: limits.json))
+        } catch {
+            let rpcError: RPCError = switch error.kind {
+            case .syntax: .parseError(error.description)
+            case .tooLarge, .tooDeep: .limit(error.message)
+            case .tooManyElements(let count): RPCDispatcher.batchTooLong(count, limit: limits.maxBatch)
+            }
+            return .refused(RPCDispatcher.response(id: .null, error: rpcError).encoded())
+        }
+    }
+
+    private func handle(message: JSONValue, connection: RPCConnection, reply: @escaping (String) -> Void) {
+        if case .array(let batch) = message {
+            guard !batch.isEmpty else { return reply(RPCDispatcher.response(id: .null, error: .invalidRequest("empty batch")).encoded()) }
+            return handle(batch: batch, connection: connection, reply: reply)
+        }
+        switch handle(single: message, connection: connection) {
+        case .now(let response): if let response { reply(response.encoded()) }
+        case .later(let pending): pending.then { reply($0.encoded()) }
+        }
+    }
+
+    /// What `start` replies during the call; a reply after it is sent on the connection, unless it closed first.
+    private func answerNow(on connection: RPCConnection, _ start: (@escaping (String) -> Void) -> Void) -> String? {
+        var now: String?
+        var returned = false
+        start { [weak connection] response in
+            if !returned {
+                now = response
+            } else if let connection, !connection.isClosed {
+                connection.send(response)
+            }
+        }
+        returned = true
+        return now
     }
 
     public func handle(_ text: String, connection: RPCConnection, reply: @escaping (String) -> Void) {
