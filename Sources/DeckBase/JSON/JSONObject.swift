@@ -54,7 +54,6 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
     public subscript(position: Int) -> Element { (members[position].key, members[position].value) }
 
     public var keys: [String] { members.map(\.key) }
-    public var values: [JSONValue] { members.map(\.value) }
 
     /// The member named `key`; setting nil removes it.
     public subscript(key: String) -> JSONValue? {
@@ -74,11 +73,6 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
         }
     }
 
-    public subscript(key: String, default fallback: @autoclosure () -> JSONValue) -> JSONValue {
-        get { self[key] ?? fallback() }
-        set { self[key] = newValue }
-    }
-
     @discardableResult
     public mutating func removeValue(forKey key: String) -> JSONValue? {
         let (index, found) = place(of: key)
@@ -89,11 +83,6 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
     /// Each member's value transformed, keys and order kept.
     public func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
         JSONObject(ordered: try members.map { Member(key: $0.key, value: try transform($0.value)) })
-    }
-
-    /// The members `isIncluded` keeps, in order.
-    public func filter(_ isIncluded: (Element) throws -> Bool) rethrows -> JSONObject {
-        JSONObject(ordered: try members.filter { try isIncluded(($0.key, $0.value)) })
     }
 
     /// `other`'s members added, replacing members of the same key.

@@ -45,23 +45,25 @@ struct JSONParser: ~Copyable {
         }
     }
 
-    private mutating func enter() throws(JSONParseError) {
+    /// Steps into a container at its opening byte; false, stepped out again, when `closing`
+    /// follows at once (an empty container).
+    private mutating func enter(closing: UInt8) throws(JSONParseError) -> Bool {
         depth += 1
         if depth > maxDepth {
             throw JSONParseError(kind: .tooDeep, line: 0, column: 0, message: "JSON nesting deeper than the limit of \(maxDepth) levels")
         }
         at += 1
         skipWhitespace()
+        guard at < text.count && text[at] == closing else { return true }
+        at += 1
+        depth -= 1
+        return false
     }
 
     private mutating func array() throws(JSONParseError) -> JSONValue {
-        try enter()
+        guard try enter(closing: UInt8(ascii: "]")) else { return .array([]) }
         defer { depth -= 1 }
         let start = elements.count
-        if at < text.count && text[at] == UInt8(ascii: "]") {
-            at += 1
-            return .array([])
-        }
         repeat {
             elements.push(try value())
         } while try next(closing: UInt8(ascii: "]"))
@@ -69,13 +71,9 @@ struct JSONParser: ~Copyable {
     }
 
     private mutating func object() throws(JSONParseError) -> JSONValue {
-        try enter()
+        guard try enter(closing: UInt8(ascii: "}")) else { return .object(JSONObject()) }
         defer { depth -= 1 }
         let start = members.count
-        if at < text.count && text[at] == UInt8(ascii: "}") {
-            at += 1
-            return .object(JSONObject())
-        }
         let keyStart = keys.count
         defer { keys.drop(from: keyStart) }
         var ordered = true
