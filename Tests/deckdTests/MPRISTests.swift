@@ -113,11 +113,15 @@ import Testing
         #expect(deckd.stop() == 0)
     }
 
-    /// 64 peers pressing PlayPause at once are served a bounded number of messages a loop turn:
-    /// an RPC client is answered meanwhile and every peer gets its answer.
+    /// 64 peers pressing PlayPause at once do not hold the loop: an RPC client already connected is
+    /// answered meanwhile (in 0.1–0.2 s here; a loop held on the bus waits for seconds) and every
+    /// peer gets its answer.
     @Test func sixtyFourPeersAtOnceDoNotHoldTheLoop() throws {
         let (bus, deckd) = try toneOnTheBus()
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        // Connected before the peers start, so the client's own start-up is not what is timed.
+        let client = LineClient(path: deckd.socket)
+        #expect(client.call("session.get")?.contains(#""result""#) == true)
         let peers = try (0..<64).map { _ in
             let peer = Process()
             peer.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
@@ -129,11 +133,17 @@ import Testing
             try peer.run()
             return peer
         }
-        let start = Date()
-        #expect(try deckd.deckctl(["status"]).status == 0)
-        #expect(Date().timeIntervalSince(start) < 1, "an RPC client waited \(Date().timeIntervalSince(start)) s behind 64 bus peers")
+        // Round trips while the peers' calls arrive: the longest is what a client waited behind them.
+        var longest = 0.0, whilePeersRan = 0
         let deadline = Date().addingTimeInterval(30)
-        while peers.contains(where: \.isRunning) && Date() < deadline { usleep(10_000) }
+        while peers.contains(where: \.isRunning) && Date() < deadline {
+            let start = Date()
+            #expect(client.call("session.get")?.contains(#""result""#) == true)
+            longest = max(longest, Date().timeIntervalSince(start))
+            whilePeersRan += 1
+        }
+        #expect(whilePeersRan > 0)
+        #expect(longest < 2, "an RPC client waited \(longest) s behind 64 bus peers")
         #expect(peers.allSatisfy { !$0.isRunning && $0.terminationStatus == 0 })
         peers.filter(\.isRunning).forEach { $0.terminate() }
         #expect(deckd.stop() == 0)
