@@ -275,8 +275,9 @@ final class SyncAnswer: @unchecked Sendable {  // Guarded by `lock` and `ready`;
         pthread_mutex_lock(&lock)
         response = text
         arrived.store(true, ordering: .releasing)
-        pthread_cond_signal(&ready)
         pthread_mutex_unlock(&lock)
+        // After the unlock: a waiter woken under the lock would only wait again for it.
+        pthread_cond_signal(&ready)
     }
 
     /// Calls waiting now: a waiter spins only when it is alone (with others queued, answers come

@@ -40,7 +40,11 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
                 }
                 place -= 1
             }
-            members.insert(Member(key: key, value: value), at: place)
+            if place == members.count {
+                members.append(Member(key: key, value: value))  // in order: no generic insert
+            } else {
+                members.insert(Member(key: key, value: value), at: place)
+            }
         }
     }
 

@@ -62,19 +62,23 @@ extension JSONValue {
         case .string(let value): writer.string(value)
         case .array(let elements):
             writer.byte(UInt8(ascii: "["))
-            for index in elements.indices {
-                if index > 0 { writer.byte(UInt8(ascii: ",")) }
-                elements[index].write(to: &writer)
+            // Through the buffer: no bounds check or retain per element.
+            elements.withUnsafeBufferPointer { elements in
+                for index in elements.indices {
+                    if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                    elements[index].write(to: &writer)
+                }
             }
             writer.byte(UInt8(ascii: "]"))
         case .object(let object):
-            let members = object.members
             writer.byte(UInt8(ascii: "{"))
-            for index in members.indices {
-                if index > 0 { writer.byte(UInt8(ascii: ",")) }
-                writer.string(members[index].key)
-                writer.byte(UInt8(ascii: ":"))
-                members[index].value.write(to: &writer)
+            object.members.withUnsafeBufferPointer { members in
+                for index in members.indices {
+                    if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                    writer.string(members[index].key)
+                    writer.byte(UInt8(ascii: ":"))
+                    members[index].value.write(to: &writer)
+                }
             }
             writer.byte(UInt8(ascii: "}"))
         }

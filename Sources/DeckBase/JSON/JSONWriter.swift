@@ -103,34 +103,40 @@ struct JSONWriter: ~Copyable {
     /// A string in quotes, escaped per RFC 8259; runs of bytes that need no escape are found eight
     /// bytes at a time and copied whole.
     mutating func string(_ string: String) {
-        var string = string
-        string.withUTF8 { source in
-            reserve(source.count * 6 + 2)
-            base[count] = UInt8(ascii: "\"")
-            count += 1
-            var start = 0, index = 0
-            while index < source.count {
-                while index + 8 <= source.count {
-                    let word = UInt64(littleEndian: UnsafeRawPointer(source.baseAddress! + index).loadUnaligned(as: UInt64.self))
-                    let quote = word ^ 0x2222_2222_2222_2222, backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                    let special = (quote &- 0x0101_0101_0101_0101) & ~quote | (backslash &- 0x0101_0101_0101_0101) & ~backslash
-                        | (word &- 0x2020_2020_2020_2020) & ~word
-                    if special & 0x8080_8080_8080_8080 != 0 { break }
-                    index += 8
-                }
-                if index == source.count { break }
-                let byte = source[index]
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                    if start < index { copy(source, start..<index) }
-                    escape(byte)
-                    start = index + 1
-                }
-                index += 1
-            }
-            if start < source.count { copy(source, start..<source.count) }
-            base[count] = UInt8(ascii: "\"")
-            count += 1
+        // Native strings (all that Deck builds or parses) lend their bytes without a copy.
+        if string.utf8.withContiguousStorageIfAvailable({ quoted($0) }) == nil {
+            var string = string
+            string.withUTF8 { quoted($0) }
         }
+    }
+
+    /// A string's bytes, quoted and escaped.
+    private mutating func quoted(_ source: UnsafeBufferPointer<UInt8>) {
+        reserve(source.count * 6 + 2)
+        base[count] = UInt8(ascii: "\"")
+        count += 1
+        var start = 0, index = 0
+        while index < source.count {
+            while index + 8 <= source.count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(source.baseAddress! + index).loadUnaligned(as: UInt64.self))
+                let quote = word ^ 0x2222_2222_2222_2222, backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                let special = (quote &- 0x0101_0101_0101_0101) & ~quote | (backslash &- 0x0101_0101_0101_0101) & ~backslash
+                    | (word &- 0x2020_2020_2020_2020) & ~word
+                if special & 0x8080_8080_8080_8080 != 0 { break }
+                index += 8
+            }
+            if index == source.count { break }
+            let byte = source[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                if start < index { copy(source, start..<index) }
+                escape(byte)
+                start = index + 1
+            }
+            index += 1
+        }
+        if start < source.count { copy(source, start..<source.count) }
+        base[count] = UInt8(ascii: "\"")
+        count += 1
     }
 
     /// A run of `source`, within room already reserved: 8 to 16 bytes (most keys and words) as
