@@ -98,7 +98,7 @@ public final class Output {
     /// may write files only inside `files.directory`.
     @discardableResult
     public func addSink(_ text: String, fromClient: Bool = false, zone: Int? = nil) throws(SinkError) -> SinkInfo {
-        guard sinks.list.count < maxSinks else { throw .tooMany(maxSinks) }
+        guard sinks.count < maxSinks else { throw .tooMany(maxSinks) }
         var (parsed, label) = try SinkLabel.parse(text)
         if let name = label.name, let holder = sinks.list.first(where: { $0.name == name }) {
             throw .invalidURI(text, "the name \(name) is taken by sink \(holder.id)")

@@ -48,6 +48,9 @@ public final class SinkSet {
         sinks.remove(at: index).sink.close()
     }
 
+    /// How many sinks there are, without building their descriptions.
+    public var count: Int { sinks.count }
+
     public var list: [SinkInfo] { sinks.map { SinkInfo(id: $0.id, uri: $0.sink.uri, name: $0.name, kind: $0.kind, status: $0.sink.status) } }
 
     /// Which bus each sink takes from packets of `generation` on; without packets `inFlight` (the

@@ -54,7 +54,7 @@ final class ServiceNotifier {
     /// "2 apps, 0 refused; output active; 1 sink" — what changes rarely, unlike frame counts.
     var summary: String {
         "\(runtime.plugins.count) app(s), \(runtime.plugins.loadFailures.count) refused; "
-            + "output \(runtime.zones.isActive ? "active" : "inactive"); \(runtime.sinks.list.count) sink(s)"
+            + "output \(runtime.zones.isActive ? "active" : "inactive"); \(runtime.sinks.count) sink(s)"
     }
 
     private func tick(watchdog: Bool) {

@@ -22,6 +22,14 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
 
     /// Members in any order, sorted once; of a key given twice, the last value stays.
     init(unsorted elements: [(String, JSONValue)]) {
+        // A literal written in key order (every hot answer's) is taken as it is, once checked.
+        let inOrder = elements.withUnsafeBufferPointer { elements in
+            elements.indices.dropFirst().allSatisfy { JSONObject.order(elements[$0 - 1].0, elements[$0].0) < 0 }
+        }
+        if inOrder {
+            members = elements.map { Member(key: $0.0, value: $0.1) }
+            return
+        }
         members = []
         members.reserveCapacity(elements.count)
         guard elements.count <= 32 else {
@@ -40,11 +48,7 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
                 }
                 place -= 1
             }
-            if place == members.count {
-                members.append(Member(key: key, value: value))  // in order: no generic insert
-            } else {
-                members.insert(Member(key: key, value: value), at: place)
-            }
+            members.insert(Member(key: key, value: value), at: place)
         }
     }
 
@@ -120,7 +124,11 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
 
     /// Negative, zero or positive as `a` sorts before, with or after `b` by their UTF-8 bytes.
     static func order(_ a: String, _ b: String) -> Int {
-        // Keys mostly differ early: byte by byte beats fetching both buffers for memcmp.
+        // Native strings (all that Deck builds or parses) lend their bytes; small ones from the stack.
+        let lent: Int?? = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in order(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) }
+        }
+        if case let order?? = lent { return order }
         var x = a.utf8.makeIterator(), y = b.utf8.makeIterator()
         while true {
             switch (x.next(), y.next()) {
@@ -132,9 +140,9 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
         }
     }
 
+    /// Keys mostly differ in their first bytes, and are short: a loop beats a call to memcmp.
     static func order(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
-        let common = Swift.min(x.count, y.count)
-        let order = common == 0 ? 0 : Int(memcmp(x.baseAddress!, y.baseAddress!, common))
-        return order != 0 ? order : x.count - y.count
+        for index in 0..<Swift.min(x.count, y.count) where x[index] != y[index] { return Int(x[index]) - Int(y[index]) }
+        return x.count - y.count
     }
 }

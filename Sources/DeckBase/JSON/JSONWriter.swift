@@ -9,13 +9,16 @@ struct JSONWriter: ~Copyable {
     /// Significant digits for reals, or nil for all of them (they read back equal).
     let realPrecision: Int?
 
+    /// Storage from malloc and realloc: Swift's `allocate` goes through posix_memalign on Linux,
+    /// five times malloc's instructions, and every answer makes a writer.
     init(capacity: Int = 512, realPrecision: Int? = nil) {
         self.capacity = max(capacity, 16)
-        base = .allocate(capacity: self.capacity)
+        guard let storage = malloc(self.capacity) else { fatalError("out of memory") }
+        base = storage.bindMemory(to: UInt8.self, capacity: self.capacity)
         self.realPrecision = realPrecision
     }
 
-    deinit { base.deallocate() }
+    deinit { free(base) }
 
     /// The text written.
     var string: String {
@@ -33,10 +36,8 @@ struct JSONWriter: ~Copyable {
     private mutating func reserve(_ more: Int) {
         guard count + more > capacity else { return }
         let grown = max(capacity * 2, count + more)
-        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-        storage.update(from: base, count: count)
-        base.deallocate()
-        base = storage
+        guard let storage = realloc(base, grown) else { fatalError("out of memory") }
+        base = storage.bindMemory(to: UInt8.self, capacity: grown)
         capacity = grown
     }
 
@@ -100,8 +101,7 @@ struct JSONWriter: ~Copyable {
         count += bytes.count
     }
 
-    /// A string in quotes, escaped per RFC 8259; runs of bytes that need no escape are found eight
-    /// bytes at a time and copied whole.
+    /// A string in quotes, escaped per RFC 8259; eight bytes at a time while none needs an escape.
     mutating func string(_ string: String) {
         // Native strings (all that Deck builds or parses) lend their bytes without a copy.
         if string.utf8.withContiguousStorageIfAvailable({ quoted($0) }) == nil {
@@ -110,50 +110,40 @@ struct JSONWriter: ~Copyable {
         }
     }
 
-    /// A string's bytes, quoted and escaped.
+    /// A string's bytes, quoted and escaped: each word or byte is stored as soon as it is checked.
     private mutating func quoted(_ source: UnsafeBufferPointer<UInt8>) {
         reserve(source.count * 6 + 2)
         base[count] = UInt8(ascii: "\"")
         count += 1
-        var start = 0, index = 0
-        while index < source.count {
-            while index + 8 <= source.count {
-                let word = UInt64(littleEndian: UnsafeRawPointer(source.baseAddress! + index).loadUnaligned(as: UInt64.self))
-                let quote = word ^ 0x2222_2222_2222_2222, backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                let special = (quote &- 0x0101_0101_0101_0101) & ~quote | (backslash &- 0x0101_0101_0101_0101) & ~backslash
-                    | (word &- 0x2020_2020_2020_2020) & ~word
-                if special & 0x8080_8080_8080_8080 != 0 { break }
-                index += 8
+        if let from = source.baseAddress {
+            var index = 0
+            while index < source.count {
+                while index + 8 <= source.count {
+                    let raw = UnsafeRawPointer(from + index).loadUnaligned(as: UInt64.self), word = UInt64(littleEndian: raw)
+                    let quote = word ^ 0x2222_2222_2222_2222, backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                    let special = (quote &- 0x0101_0101_0101_0101) & ~quote | (backslash &- 0x0101_0101_0101_0101) & ~backslash
+                        | (word &- 0x2020_2020_2020_2020) & ~word
+                    if special & 0x8080_8080_8080_8080 != 0 { break }
+                    UnsafeMutableRawPointer(base + count).storeBytes(of: raw, as: UInt64.self)
+                    count += 8
+                    index += 8
+                }
+                // Up to a word's worth byte by byte: the word with an escape in it, or the tail.
+                let stop = Swift.min(source.count, index + 8)
+                while index < stop {
+                    let byte = from[index]
+                    if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                        escape(byte)
+                    } else {
+                        base[count] = byte
+                        count += 1
+                    }
+                    index += 1
+                }
             }
-            if index == source.count { break }
-            let byte = source[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                if start < index { copy(source, start..<index) }
-                escape(byte)
-                start = index + 1
-            }
-            index += 1
         }
-        if start < source.count { copy(source, start..<source.count) }
         base[count] = UInt8(ascii: "\"")
         count += 1
-    }
-
-    /// A run of `source`, within room already reserved: 8 to 16 bytes (most keys and words) as
-    /// two overlapping words, shorter ones byte by byte, longer ones by memcpy.
-    @inline(__always)
-    private mutating func copy(_ source: UnsafeBufferPointer<UInt8>, _ run: Range<Int>) {
-        let from = UnsafeRawPointer(source.baseAddress! + run.lowerBound), to = UnsafeMutableRawPointer(base + count)
-        switch run.count {
-        case 8...16:
-            to.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
-            (to + run.count - 8).storeBytes(of: (from + run.count - 8).loadUnaligned(as: UInt64.self), as: UInt64.self)
-        case 0..<8:
-            for index in 0..<run.count { to.storeBytes(of: from.load(fromByteOffset: index, as: UInt8.self), toByteOffset: index, as: UInt8.self) }
-        default:
-            to.copyMemory(from: from, byteCount: run.count)
-        }
-        count += run.count
     }
 
     /// One escape, within room already reserved.

@@ -1,17 +1,26 @@
+import Glibc
+
 /// A stack the parser moves values onto and, a container at a time, off into an array of its
 /// exact size: no copies, no reference counting on the way.
 struct ScratchStack<Element>: ~Copyable {
-    private var base = UnsafeMutablePointer<Element>.allocate(capacity: 64)
+    private var base = ScratchStack.storage(64)
     private var capacity = 64
     private(set) var count = 0
+
+    /// Room for `capacity` elements from malloc: Swift's `allocate` goes through posix_memalign on
+    /// Linux, five times malloc's instructions, and every parse makes three stacks.
+    private static func storage(_ capacity: Int) -> UnsafeMutablePointer<Element> {
+        guard let raw = malloc(capacity * MemoryLayout<Element>.stride) else { fatalError("out of memory") }
+        return raw.bindMemory(to: Element.self, capacity: capacity)
+    }
 
     var last: Element { base[count - 1] }
 
     mutating func push(_ element: consuming Element) {
         if count == capacity {
-            let grown = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            let grown = ScratchStack.storage(capacity * 2)
             grown.moveInitialize(from: base, count: count)
-            base.deallocate()
+            free(base)
             base = grown
             capacity *= 2
         }
@@ -52,6 +61,6 @@ struct ScratchStack<Element>: ~Copyable {
 
     deinit {
         base.deinitialize(count: count)
-        base.deallocate()
+        free(base)
     }
 }

@@ -18,17 +18,20 @@ struct RuntimeMethods {
     /// Keys in byte order, as the answer is written: nothing to sort on every call.
     var info: JSONValue {
         let audio = output.engine, stats = audio.stats
-        func total(_ counter: (StreamCounters) -> Int) -> JSONValue {
-            .int(Int64(registry.reduce(0) { $0 + counter($1.streamCounters) }))
+        var clipped = 0, invalid = 0, underrun = 0  // the apps' counters, in one pass
+        for plugin in registry {
+            clipped &+= plugin.streamCounters.clippedFrames.load(ordering: .relaxed)
+            invalid &+= plugin.streamCounters.invalidFrames.load(ordering: .relaxed)
+            underrun &+= plugin.streamCounters.underrunFrames.load(ordering: .relaxed)
         }
         return [
-            "abi": .string("\(PluginABI.major).\(PluginABI.minor)"),
+            "abi": .string(RuntimeMethods.abi),
             "apps": .int(Int64(registry.count)),
             "output": ["active": .bool(zones.isActive),
-                       "clippedFrames": total { $0.clippedFrames.load(ordering: .relaxed) },
+                       "clippedFrames": .int(Int64(clipped)),
                        "droppedPackets": .int(Int64(stats.droppedPackets.load(ordering: .relaxed))),
                        "frames": .int(Int64(stats.frames.load(ordering: .relaxed))),
-                       "invalidFrames": total { $0.invalidFrames.load(ordering: .relaxed) },
+                       "invalidFrames": .int(Int64(invalid)),
                        "lateEvents": .int(Int64(stats.lateEvents.load(ordering: .relaxed))),
                        "latenessMs": ["max": .double(Double(stats.lateness.maximum) / 1e6),
                                       "p50": .double(Double(stats.lateness.quantile(0.5)) / 1e6),
@@ -37,12 +40,14 @@ struct RuntimeMethods {
                        "pcmTapDroppedFrames": .int(Int64(audio.tapDroppedFrames)),
                        "running": .bool(audio.isRunning && !audio.isStalled),
                        "stalled": .bool(audio.isStalled),
-                       "underrunFrames": total { $0.underrunFrames.load(ordering: .relaxed) }],
+                       "underrunFrames": .int(Int64(underrun))],
             "refused": .int(Int64(registry.loadFailures.count)),
-            "sinks": .int(Int64(output.sinks.list.count)),
+            "sinks": .int(Int64(output.sinks.count)),
             "version": .string(DeckVersion.string),
         ]
     }
+
+    private static let abi = "\(PluginABI.major).\(PluginABI.minor)"
 
     static let infoSchema = Schema.object([
         "version": Schema.string, "abi": Schema.string, "apps": Schema.integer, "refused": Schema.integer, "sinks": Schema.integer,

@@ -31,6 +31,6 @@ extension Runtime {
         let stats = audio.stats
         return "\(plugins.count) plugin(s), \(plugins.loadFailures.count) refused; output \(zones.isActive ? "active" : "inactive"), "
             + "\(stats.frames.load(ordering: .relaxed)) frames, \(stats.lateEvents.load(ordering: .relaxed)) late, "
-            + "\(stats.droppedPackets.load(ordering: .relaxed)) packets dropped; \(sinks.list.count) sink(s)"
+            + "\(stats.droppedPackets.load(ordering: .relaxed)) packets dropped; \(sinks.count) sink(s)"
     }
 }
