@@ -216,7 +216,7 @@ public final class RPCDispatcher {
         guard let id else { return .now(nil) }  // a notification is never answered
         let response: (Result<JSONValue, RPCError>) -> JSONValue = { result in
             switch result {
-            case .success(let value): ["id": id, "jsonrpc": "2.0", "result": value]  // in key order: no sorting
+            case .success(let value): .object(JSONObject(inKeyOrder: [.init("id", id), .init("jsonrpc", "2.0"), .init("result", value)]))
             case .failure(let error): RPCDispatcher.response(id: id, error: error)
             }
         }
@@ -254,6 +254,6 @@ public final class RPCDispatcher {
     }
 
     static func response(id: JSONValue, error: RPCError) -> JSONValue {
-        ["error": error.json, "id": id, "jsonrpc": "2.0"]
+        .object(JSONObject(inKeyOrder: [.init("error", error.json), .init("id", id), .init("jsonrpc", "2.0")]))
     }
 }

@@ -8,29 +8,29 @@ extension NowPlayingCenter {
         let optionalText: (String?) -> JSONValue = { $0.map(JSONValue.string) ?? .null }
         let number: (Double?) -> JSONValue = { $0.map(JSONValue.double) ?? .null }
         let integer: (Int?) -> JSONValue = { $0.map { .int(Int64($0)) } ?? .null }
-        return [
-            "album": optionalText(info.album),
-            "albumArtist": optionalText(info.albumArtist),
-            "artists": .array(info.artists.map(JSONValue.string)),
-            "artwork": artwork.map { ["bytes": .int(Int64($0.bytes.count)), "id": .string($0.id), "mimeType": .string($0.mimeType)] } ?? .null,
-            "artworkUri": optionalText(info.artworkURI),
-            "chapterCount": integer(info.chapterCount),
-            "chapterNumber": integer(info.chapterNumber),
-            "commands": .array(RemoteCommand.Kind.allCases.filter(commands.contains).map { .string($0.name) }),
-            "defaultRate": .double(info.defaultRate),
-            "duration": number(info.duration),
-            "elapsed": .double(info.elapsed(at: now)),
-            "itemId": queue.current.map { .int(Int64($0.id)) } ?? .null,
-            "live": .bool(info.isLive),
-            "mediaType": .string(info.mediaType.rawValue),
-            "owner": optionalText(owner),
-            "playbackState": .string(info.playbackState.rawValue),
-            "queueCount": .int(Int64(queue.items.count)),
-            "queueIndex": integer(queue.currentIndex),
-            "rate": .double(info.effectiveRate),
-            "skipIntervals": ["backward": .double(skipIntervals.backward), "forward": .double(skipIntervals.forward)],
-            "title": optionalText(info.title),
-        ]
+        return .object(JSONObject(inKeyOrder: [
+            .init("album", optionalText(info.album)),
+            .init("albumArtist", optionalText(info.albumArtist)),
+            .init("artists", .array(info.artists.map(JSONValue.string))),
+            .init("artwork", artwork.map { ["bytes": .int(Int64($0.bytes.count)), "id": .string($0.id), "mimeType": .string($0.mimeType)] } ?? .null),
+            .init("artworkUri", optionalText(info.artworkURI)),
+            .init("chapterCount", integer(info.chapterCount)),
+            .init("chapterNumber", integer(info.chapterNumber)),
+            .init("commands", .array(RemoteCommand.Kind.allCases.filter(commands.contains).map { .string($0.name) })),
+            .init("defaultRate", .double(info.defaultRate)),
+            .init("duration", number(info.duration)),
+            .init("elapsed", .double(info.elapsed(at: now))),
+            .init("itemId", queue.current.map { .int(Int64($0.id)) } ?? .null),
+            .init("live", .bool(info.isLive)),
+            .init("mediaType", .string(info.mediaType.rawValue)),
+            .init("owner", optionalText(owner)),
+            .init("playbackState", .string(info.playbackState.rawValue)),
+            .init("queueCount", .int(Int64(queue.items.count))),
+            .init("queueIndex", integer(queue.currentIndex)),
+            .init("rate", .double(info.effectiveRate)),
+            .init("skipIntervals", ["backward": .double(skipIntervals.backward), "forward": .double(skipIntervals.forward)]),
+            .init("title", optionalText(info.title)),
+        ]))
     }
 
     public var queueJSON: JSONValue {

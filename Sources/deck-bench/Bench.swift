@@ -11,6 +11,9 @@ enum Bench {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
+        if arguments.count == 4, arguments[1] == "--bare-line-server", let bytes = Int(arguments[3]), (1...1 << 20).contains(bytes) {
+            return BareLineServer.runAsProcess(path: arguments[2], answerBytes: bytes)  // the round trip's reference, started by rpc
+        }
         var options = BenchOptions()
         var rest = arguments.dropFirst()
         while let argument = rest.popFirst() {

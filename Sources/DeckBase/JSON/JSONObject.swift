@@ -5,9 +5,19 @@ import Glibc
 public struct JSONObject: Equatable, Sendable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
     public typealias Element = (key: String, value: JSONValue)
     /// One member; a struct rather than a tuple, so arrays of them need no runtime type look-up.
-    struct Member {
+    public struct Member: Sendable {
         var key: String
         var value: JSONValue
+
+        init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+
+        public init(_ key: String, _ value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
     }
     private(set) var members: [Member]
 
@@ -15,6 +25,16 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
 
     /// Members already in strictly increasing key order (the parser checks that before it calls this).
     init(ordered members: [Member]) { self.members = members }
+
+    /// Members written in key order, as the hot answers are: taken as they are once checked (a
+    /// dictionary literal builds and destroys an array of tuples besides), sorted if they are not.
+    public init(inKeyOrder members: [Member]) {
+        let inOrder = members.withUnsafeBufferPointer { members in
+            members.indices.dropFirst().allSatisfy { JSONObject.order(members[$0 - 1].key, members[$0].key) < 0 }
+        }
+        self.init(ordered: members)
+        if !inOrder { self.init(unsorted: members.map { ($0.key, $0.value) }) }
+    }
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(unsorted: elements)

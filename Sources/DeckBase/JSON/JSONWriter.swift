@@ -67,8 +67,11 @@ struct JSONWriter: ~Copyable {
             base[count] = UInt8(ascii: "-")
             count += 1
         }
-        var magnitude = integer.magnitude, digits = 1
-        while digits < 20 && magnitude >= pow10[digits] { digits += 1 }
+        var magnitude = integer.magnitude, digits = 1, power: UInt64 = 10
+        while digits < 20 && magnitude >= power {
+            digits += 1
+            power = power &* 10
+        }
         var at = count + digits
         repeat {
             at -= 1
@@ -110,11 +113,13 @@ struct JSONWriter: ~Copyable {
         }
     }
 
-    /// A string's bytes, quoted and escaped: each word or byte is stored as soon as it is checked.
+    /// A string's bytes, quoted and escaped: each word or byte is stored as soon as it is checked,
+    /// through a local pointer (stores through `base` would make the compiler reload it each byte).
     private mutating func quoted(_ source: UnsafeBufferPointer<UInt8>) {
         reserve(source.count * 6 + 2)
-        base[count] = UInt8(ascii: "\"")
-        count += 1
+        var out = base + count
+        out.pointee = UInt8(ascii: "\"")
+        out += 1
         if let from = source.baseAddress {
             var index = 0
             while index < source.count {
@@ -124,8 +129,8 @@ struct JSONWriter: ~Copyable {
                     let special = (quote &- 0x0101_0101_0101_0101) & ~quote | (backslash &- 0x0101_0101_0101_0101) & ~backslash
                         | (word &- 0x2020_2020_2020_2020) & ~word
                     if special & 0x8080_8080_8080_8080 != 0 { break }
-                    UnsafeMutableRawPointer(base + count).storeBytes(of: raw, as: UInt64.self)
-                    count += 8
+                    UnsafeMutableRawPointer(out).storeBytes(of: raw, as: UInt64.self)
+                    out += 8
                     index += 8
                 }
                 // Up to a word's worth byte by byte: the word with an escape in it, or the tail.
@@ -133,38 +138,36 @@ struct JSONWriter: ~Copyable {
                 while index < stop {
                     let byte = from[index]
                     if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                        escape(byte)
+                        out = JSONWriter.escape(byte, at: out)
                     } else {
-                        base[count] = byte
-                        count += 1
+                        out.pointee = byte
+                        out += 1
                     }
                     index += 1
                 }
             }
         }
-        base[count] = UInt8(ascii: "\"")
-        count += 1
+        out.pointee = UInt8(ascii: "\"")
+        count = out + 1 - base
     }
 
-    /// One escape, within room already reserved.
-    private mutating func escape(_ byte: UInt8) {
-        base[count] = UInt8(ascii: "\\")
+    /// One escape at `out`, within room already reserved; returns where the next byte goes.
+    private static func escape(_ byte: UInt8, at out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        out[0] = UInt8(ascii: "\\")
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): base[count + 1] = byte; count += 2
-        case 0x0A: base[count + 1] = UInt8(ascii: "n"); count += 2
-        case 0x0D: base[count + 1] = UInt8(ascii: "r"); count += 2
-        case 0x09: base[count + 1] = UInt8(ascii: "t"); count += 2
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out[1] = byte
+        case 0x0A: out[1] = UInt8(ascii: "n")
+        case 0x0D: out[1] = UInt8(ascii: "r")
+        case 0x09: out[1] = UInt8(ascii: "t")
         default:
             let hex: StaticString = "0123456789abcdef"
-            base[count + 1] = UInt8(ascii: "u")
-            base[count + 2] = UInt8(ascii: "0")
-            base[count + 3] = UInt8(ascii: "0")
-            base[count + 4] = hex.utf8Start[Int(byte >> 4)]
-            base[count + 5] = hex.utf8Start[Int(byte & 15)]
-            count += 6
+            out[1] = UInt8(ascii: "u")
+            out[2] = UInt8(ascii: "0")
+            out[3] = UInt8(ascii: "0")
+            out[4] = hex.utf8Start[Int(byte >> 4)]
+            out[5] = hex.utf8Start[Int(byte & 15)]
+            return out + 6
         }
+        return out + 2
     }
 }
-
-/// 10 to the power of each index, to count an integer's digits without dividing.
-private let pow10: [UInt64] = (0..<20).map { power in (0..<power).reduce(1) { result, _ in result * 10 } }

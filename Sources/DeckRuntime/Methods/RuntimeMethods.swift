@@ -24,27 +24,31 @@ struct RuntimeMethods {
             invalid &+= plugin.streamCounters.invalidFrames.load(ordering: .relaxed)
             underrun &+= plugin.streamCounters.underrunFrames.load(ordering: .relaxed)
         }
-        return [
-            "abi": .string(RuntimeMethods.abi),
-            "apps": .int(Int64(registry.count)),
-            "output": ["active": .bool(zones.isActive),
-                       "clippedFrames": .int(Int64(clipped)),
-                       "droppedPackets": .int(Int64(stats.droppedPackets.load(ordering: .relaxed))),
-                       "frames": .int(Int64(stats.frames.load(ordering: .relaxed))),
-                       "invalidFrames": .int(Int64(invalid)),
-                       "lateEvents": .int(Int64(stats.lateEvents.load(ordering: .relaxed))),
-                       "latenessMs": ["max": .double(Double(stats.lateness.maximum) / 1e6),
-                                      "p50": .double(Double(stats.lateness.quantile(0.5)) / 1e6),
-                                      "p99": .double(Double(stats.lateness.quantile(0.99)) / 1e6)],
-                       "limitedSamples": .int(Int64(stats.limitedSamples.load(ordering: .relaxed))),
-                       "pcmTapDroppedFrames": .int(Int64(audio.tapDroppedFrames)),
-                       "running": .bool(audio.isRunning && !audio.isStalled),
-                       "stalled": .bool(audio.isStalled),
-                       "underrunFrames": .int(Int64(underrun))],
-            "refused": .int(Int64(registry.loadFailures.count)),
-            "sinks": .int(Int64(output.sinks.count)),
-            "version": .string(DeckVersion.string),
-        ]
+        return .object(JSONObject(inKeyOrder: [
+            .init("abi", .string(RuntimeMethods.abi)),
+            .init("apps", .int(Int64(registry.count))),
+            .init("output", .object(JSONObject(inKeyOrder: [
+                .init("active", .bool(zones.isActive)),
+                .init("clippedFrames", .int(Int64(clipped))),
+                .init("droppedPackets", .int(Int64(stats.droppedPackets.load(ordering: .relaxed)))),
+                .init("frames", .int(Int64(stats.frames.load(ordering: .relaxed)))),
+                .init("invalidFrames", .int(Int64(invalid))),
+                .init("lateEvents", .int(Int64(stats.lateEvents.load(ordering: .relaxed)))),
+                .init("latenessMs", .object(JSONObject(inKeyOrder: [
+                    .init("max", .double(Double(stats.lateness.maximum) / 1e6)),
+                    .init("p50", .double(Double(stats.lateness.quantile(0.5)) / 1e6)),
+                    .init("p99", .double(Double(stats.lateness.quantile(0.99)) / 1e6)),
+                ]))),
+                .init("limitedSamples", .int(Int64(stats.limitedSamples.load(ordering: .relaxed)))),
+                .init("pcmTapDroppedFrames", .int(Int64(audio.tapDroppedFrames))),
+                .init("running", .bool(audio.isRunning && !audio.isStalled)),
+                .init("stalled", .bool(audio.isStalled)),
+                .init("underrunFrames", .int(Int64(underrun))),
+            ]))),
+            .init("refused", .int(Int64(registry.loadFailures.count))),
+            .init("sinks", .int(Int64(output.sinks.count))),
+            .init("version", .string(DeckVersion.string)),
+        ]))
     }
 
     private static let abi = "\(PluginABI.major).\(PluginABI.minor)"

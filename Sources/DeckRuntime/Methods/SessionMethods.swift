@@ -99,32 +99,38 @@ struct SessionMethods {
 
     /// What `session.get` and `session.changed` carry: holders, the pending request, streams,
     /// activation and counters.
+    /// Members in key order, as the answer is written: nothing to sort on every call.
     static func state(_ focus: FocusCoordinator) -> JSONValue {
         let session = focus.session
-        func describe(_ request: FocusRequest) -> JSONObject {
-            ["owner": .string(request.owner.description), "context": .string(request.context.rawValue),
-             "type": .string(request.type.rawValue), "acceptsDelayedFocus": .bool(request.acceptsDelayedFocus),
-             "pausesOnDuck": .bool(request.pausesOnDuck)]
-        }
-        let holders: [JSONValue] = session.arbiter.holders.map { holder in
-            var entry = describe(holder.request)
-            entry["state"] = .string(holder.state.rawValue)
-            entry["gain"] = .double(Double(session.targetGain(holder.request.owner)))
-            entry["pausedBy"] = .array(holder.pausedBy.sorted().map { .string($0.description) })
-            entry["duckedBy"] = .array(holder.duckers.sorted().map { .string($0.description) })
-            return .object(entry)
+        func describe(_ request: FocusRequest, holder: FocusHolder? = nil) -> JSONValue {
+            var members: [JSONObject.Member] = [.init("acceptsDelayedFocus", .bool(request.acceptsDelayedFocus)),
+                                                .init("context", .string(request.context.rawValue))]
+            if let holder {
+                members += [.init("duckedBy", .array(holder.duckers.sorted().map { .string($0.description) })),
+                            .init("gain", .double(Double(session.targetGain(request.owner))))]
+            }
+            members += [.init("owner", .string(request.owner.description))]
+            if let holder { members += [.init("pausedBy", .array(holder.pausedBy.sorted().map { .string($0.description) }))] }
+            members += [.init("pausesOnDuck", .bool(request.pausesOnDuck))]
+            if let holder { members += [.init("state", .string(holder.state.rawValue))] }
+            members += [.init("type", .string(request.type.rawValue))]
+            return .object(JSONObject(inKeyOrder: members))
         }
         let counters = session.counters
-        return .object([
-            "active": .bool(session.isActive),
-            "holders": .array(holders),
-            "pending": session.arbiter.pending.map { .object(describe($0)) } ?? .null,
-            "streams": .array(session.streams.sorted().map { .string($0.description) }),
-            "counters": ["granted": .int(Int64(counters.granted)), "delayed": .int(Int64(counters.delayed)),
-                         "rejected": .int(Int64(counters.rejected)), "activations": .int(Int64(counters.activations)),
-                         "deactivations": .int(Int64(counters.deactivations)),
-                         "starvationReports": .int(Int64(focus.starvationReports))],
-        ])
+        return .object(JSONObject(inKeyOrder: [
+            .init("active", .bool(session.isActive)),
+            .init("counters", .object(JSONObject(inKeyOrder: [
+                .init("activations", .int(Int64(counters.activations))),
+                .init("deactivations", .int(Int64(counters.deactivations))),
+                .init("delayed", .int(Int64(counters.delayed))),
+                .init("granted", .int(Int64(counters.granted))),
+                .init("rejected", .int(Int64(counters.rejected))),
+                .init("starvationReports", .int(Int64(focus.starvationReports))),
+            ]))),
+            .init("holders", .array(session.arbiter.holders.map { describe($0.request, holder: $0) })),
+            .init("pending", session.arbiter.pending.map { describe($0) } ?? .null),
+            .init("streams", .array(session.streams.sorted().map { .string($0.description) })),
+        ]))
     }
 
     private static let requestSchema: JSONObject = [
