@@ -3,6 +3,7 @@
 #   make run    run deckd on its embedded default until Ctrl-C
 #   make test   build everything and run every test
 #   make bench  run deck-bench and print the figures recorded in BENCHMARKS.md
+#   make request-cost   instructions deckd runs per control request (callgrind; the same on every run)
 #   make fuzz   run each libFuzzer target for FUZZ_SECONDS (default 60) with AddressSanitizer
 #   make install PREFIX=/usr/local [DESTDIR=…]   libdeck.so, headers, pkg-config files, deckd, deckctl, deck-check, plugins, the simulator's page,
 #                                                 man pages, completions, the systemd unit and a config
@@ -14,7 +15,7 @@ APT_PACKAGES := gcc g++ make pkg-config libuv1-dev libjansson-dev libopus-dev li
                 dbus-daemon dbus-bin playerctl systemd man-db scdoc zsh fish \
                 dpkg-dev debhelper fakeroot lintian patchelf libespeak-ng-dev espeak-ng-data \
                 libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libebur128-dev icecast2 curl \
-                chromium chromium-driver python3-selenium
+                chromium chromium-driver python3-selenium valgrind
 PIP_PACKAGES := openrpc jsonschema
 
 RELEASE_BIN  = $(shell $(SWIFT) build -c release --show-bin-path)
@@ -33,7 +34,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head json
 FUZZ_BUILD   := .build/fuzz
 
-.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c plugin-swift demo run test bench fuzz clean install install-files install-sdk man deb
+.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c plugin-swift demo run test bench request-cost fuzz clean install install-files install-sdk man deb
 
 all: build
 
@@ -150,6 +151,9 @@ test: build-debug plugin-c plugin-swift
 
 bench: build plugin-c
 	"$(RELEASE_BIN)/deck-bench" --bin "$(RELEASE_BIN)" --plugin-c examples/plugin-c/build/Hello.deckplugin
+
+request-cost: build
+	@scripts/request-cost.sh "$(RELEASE_BIN)"
 
 # libFuzzer over what outsiders send or write (JSON-RPC, manifests and policies, config, HTTP heads),
 # instrumented with AddressSanitizer. New inputs collect in $(FUZZ_BUILD)/corpus; crashes in
