@@ -36,7 +36,12 @@ public enum RemoteCommand: Equatable, Sendable {
     public enum Kind: Int, Sendable, CaseIterable {
         case play, pause, togglePlayPause, stop, next, previous, seek, skip, setRate, setShuffle, setRepeat, like, dislike, bookmark
 
-        public var name: String { "\(self)" }
+        /// The case's name, as clients see it; from a table, since `"\(self)"` reflects on every
+        /// call and `nowPlaying.get` names every enabled command.
+        public var name: String { Kind.names[rawValue] }
+
+        private static let names = ["play", "pause", "togglePlayPause", "stop", "next", "previous", "seek", "skip", "setRate",
+                                    "setShuffle", "setRepeat", "like", "dislike", "bookmark"]
     }
 
     /// The command a plugin is handed: its kind with its value or mode.

@@ -18,6 +18,10 @@ import Testing
         #expect(PlaybackState(code: -1) == nil && PlaybackState(code: 4) == nil && RepeatMode(code: .max) == nil)
     }
 
+    @Test func eachCommandKindIsNamedAsItsCase() {
+        for kind in RemoteCommand.Kind.allCases { #expect(kind.name == "\(kind)") }
+    }
+
     @Test func aRemoteCommandCrossesAsTheCStructAndBack() {
         let commands: [RemoteCommand] = [.play, .seek(12.5), .skip(-15), .setRate(1.5), .setShuffle(.items), .setRepeat(.one), .bookmark]
         for command in commands { #expect(RemoteCommand(command.raw) == command) }

@@ -3,8 +3,9 @@ import Glibc
 /// A stack the parser moves values onto and, a container at a time, off into an array of its
 /// exact size: no copies, no reference counting on the way.
 struct ScratchStack<Element>: ~Copyable {
-    private var base = ScratchStack.storage(64)
-    private var capacity = 64
+    /// 16 to start: small enough for malloc's per-thread cache (a request's object has a few members).
+    private var base = ScratchStack.storage(16)
+    private var capacity = 16
     private(set) var count = 0
 
     /// Room for `capacity` elements from malloc: Swift's `allocate` goes through posix_memalign on
