@@ -32,8 +32,11 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
         let inOrder = members.withUnsafeBufferPointer { members in
             members.indices.dropFirst().allSatisfy { JSONObject.order(members[$0 - 1].key, members[$0].key) < 0 }
         }
-        self.init(ordered: members)
-        if !inOrder { self.init(unsorted: members.map { ($0.key, $0.value) }) }
+        if inOrder {
+            self.init(ordered: members)
+        } else {
+            self.init(unsorted: members.map { ($0.key, $0.value) })
+        }
     }
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {

@@ -23,6 +23,15 @@ import Testing
         #expect(object.count == 1 && object["k"] == 2)
     }
 
+    @Test func membersGivenInKeyOrderAreKeptAndOthersAreSorted() {
+        let ordered = JSONObject(inKeyOrder: [.init("a", 1), .init("b", 2), .init("é", 3)])
+        #expect(ordered.keys == ["a", "b", "é"] && ordered["b"] == 2)
+        // Out of order or repeated: sorted as a literal would be, the last value of a key kept.
+        let unordered = JSONObject(inKeyOrder: [.init("b", 1), .init("a", 2), .init("b", 3)])
+        #expect(unordered.keys == ["a", "b"] && unordered["b"] == 3)
+        #expect(JSONValue.object(unordered).encoded() == #"{"a":2,"b":3}"#)
+    }
+
     @Test func aSwiftDictionaryIsSortedOnce() {
         let object = JSONObject(["c": 1, "a": 2, "b": 3])
         #expect(object.keys == ["a", "b", "c"])
