@@ -98,23 +98,21 @@ struct SessionMethods {
     }
 
     /// What `session.get` and `session.changed` carry: holders, the pending request, streams,
-    /// activation and counters.
-    /// Members in key order, as the answer is written: nothing to sort on every call.
+    /// activation and counters. Members in key order, as the answer is written: nothing to sort.
     static func state(_ focus: FocusCoordinator) -> JSONValue {
         let session = focus.session
-        func describe(_ request: FocusRequest, holder: FocusHolder? = nil) -> JSONValue {
-            var members: [JSONObject.Member] = [.init("acceptsDelayedFocus", .bool(request.acceptsDelayedFocus)),
-                                                .init("context", .string(request.context.rawValue))]
-            if let holder {
-                members += [.init("duckedBy", .array(holder.duckers.sorted().map { .string($0.description) })),
-                            .init("gain", .double(Double(session.targetGain(request.owner))))]
-            }
-            members += [.init("owner", .string(request.owner.description))]
-            if let holder { members += [.init("pausedBy", .array(holder.pausedBy.sorted().map { .string($0.description) }))] }
-            members += [.init("pausesOnDuck", .bool(request.pausesOnDuck))]
-            if let holder { members += [.init("state", .string(holder.state.rawValue))] }
-            members += [.init("type", .string(request.type.rawValue))]
-            return .object(JSONObject(inKeyOrder: members))
+        func describe(_ request: FocusRequest) -> JSONObject {
+            JSONObject(inKeyOrder: [.init("acceptsDelayedFocus", .bool(request.acceptsDelayedFocus)),
+                                    .init("context", .string(request.context.rawValue)), .init("owner", .string(request.owner.description)),
+                                    .init("pausesOnDuck", .bool(request.pausesOnDuck)), .init("type", .string(request.type.rawValue))])
+        }
+        let holders: [JSONValue] = session.arbiter.holders.map { holder in
+            var entry = describe(holder.request)
+            entry["duckedBy"] = .array(holder.duckers.sorted().map { .string($0.description) })
+            entry["gain"] = .double(Double(session.targetGain(holder.request.owner)))
+            entry["pausedBy"] = .array(holder.pausedBy.sorted().map { .string($0.description) })
+            entry["state"] = .string(holder.state.rawValue)
+            return .object(entry)
         }
         let counters = session.counters
         return .object(JSONObject(inKeyOrder: [
@@ -127,8 +125,8 @@ struct SessionMethods {
                 .init("rejected", .int(Int64(counters.rejected))),
                 .init("starvationReports", .int(Int64(focus.starvationReports))),
             ]))),
-            .init("holders", .array(session.arbiter.holders.map { describe($0.request, holder: $0) })),
-            .init("pending", session.arbiter.pending.map { describe($0) } ?? .null),
+            .init("holders", .array(holders)),
+            .init("pending", session.arbiter.pending.map { .object(describe($0)) } ?? .null),
             .init("streams", .array(session.streams.sorted().map { .string($0.description) })),
         ]))
     }
