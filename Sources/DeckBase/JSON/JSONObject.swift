@@ -35,7 +35,7 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
         if inOrder {
             self.init(ordered: members)
         } else {
-            self.init(unsorted: members.map { ($0.key, $0.value) })
+            self.init(sorting: members)
         }
     }
 
@@ -43,35 +43,32 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
         self.init(unsorted: elements)
     }
 
-    /// Members in any order, sorted once; of a key given twice, the last value stays.
+    /// Members in any order (a literal's); of a key given twice, the last value stays.
     init(unsorted elements: [(String, JSONValue)]) {
-        // A literal written in key order (every hot answer's) is taken as it is, once checked.
-        let inOrder = elements.withUnsafeBufferPointer { elements in
-            elements.indices.dropFirst().allSatisfy { JSONObject.order(elements[$0 - 1].0, elements[$0].0) < 0 }
-        }
-        if inOrder {
-            members = elements.map { Member(key: $0.0, value: $0.1) }
-            return
-        }
+        self.init(inKeyOrder: elements.map { Member(key: $0.0, value: $0.1) })
+    }
+
+    /// Members out of order, sorted once; of a key given twice, the last value stays.
+    private init(sorting given: [Member]) {
         members = []
-        members.reserveCapacity(elements.count)
-        guard elements.count <= 32 else {
-            for (key, value) in elements { self[key] = value }
+        members.reserveCapacity(given.count)
+        guard given.count <= 32 else {
+            for member in given { self[member.key] = member.value }
             return
         }
-        // Insertion from the end: a literal already in key order costs one comparison a member.
-        next: for (key, value) in elements {
+        // Insertion from the end: members mostly in order cost one comparison each.
+        next: for member in given {
             var place = members.count
             while place > 0 {
-                let order = JSONObject.order(members[place - 1].key, key)
+                let order = JSONObject.order(members[place - 1].key, member.key)
                 if order < 0 { break }
                 if order == 0 {
-                    members[place - 1].value = value
+                    members[place - 1].value = member.value
                     continue next
                 }
                 place -= 1
             }
-            members.insert(Member(key: key, value: value), at: place)
+            members.insert(member, at: place)
         }
     }
 
