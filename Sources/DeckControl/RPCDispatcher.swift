@@ -205,10 +205,11 @@ public final class RPCDispatcher {
         }
         let pending = PendingAnswer()
         if let index = byName[name] {
-            if !connection.authenticated && !methods[index].open {
+            let method = methods[index]
+            if !connection.authenticated && !method.open {
                 pending.fulfil(.failure(RPCError(code: -32005, message: "Unauthorized: call auth.login with the token first")))
             } else {
-                call(methods[index], params: params, connection: connection, reply: pending.fulfil)
+                call(method, params: params, connection: connection, reply: pending.fulfil)
             }
         } else {
             pending.fulfil(.failure(.methodNotFound(name)))

@@ -10,6 +10,10 @@ public final class PluginDirectory: RandomAccessCollection {
     public var startIndex: Int { loaded.startIndex }
     public var endIndex: Int { loaded.endIndex }
     public subscript(position: Int) -> PluginInstance { loaded[position] }
+    public var count: Int { loaded.count }
+    /// A walk over the list as it was when it began, reading the stored list once (the default
+    /// iterator reads it, with an exclusivity check, at every step).
+    public func makeIterator() -> IndexingIterator<[PluginInstance]> { loaded.makeIterator() }
 
     public func plugin(id: String) -> PluginInstance? { loaded.first { $0.id == id } }
 

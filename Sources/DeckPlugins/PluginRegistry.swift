@@ -91,6 +91,8 @@ public final class PluginRegistry: RandomAccessCollection {
     public var startIndex: Int { directory.startIndex }
     public var endIndex: Int { directory.endIndex }
     public subscript(position: Int) -> PluginInstance { directory[position] }
+    public var count: Int { directory.count }
+    public func makeIterator() -> IndexingIterator<[PluginInstance]> { directory.makeIterator() }
 
     public func plugin(id: String) -> PluginInstance? { directory.plugin(id: id) }
 

@@ -157,31 +157,34 @@ struct JSONParser: ~Copyable {
     private mutating func string() throws(JSONParseError) -> String {
         at += 1
         let start = at
-        var ascii = true
-        // Eight bytes at a time while none is a quote, a backslash, a control or a non-ASCII byte.
-        while at + 8 <= text.count {
-            let word = UInt64(littleEndian: text.loadUnaligned(fromByteOffset: at, as: UInt64.self))
-            let quote = word ^ 0x2222_2222_2222_2222, backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-            let special = (quote &- 0x0101_0101_0101_0101) & ~quote | (backslash &- 0x0101_0101_0101_0101) & ~backslash
-                | (word &- 0x2020_2020_2020_2020) & ~word | word
-            if special & 0x8080_8080_8080_8080 != 0 { break }
-            at += 8
-        }
-        while at < text.count {
+        // All ones while the run is ASCII, so a byte with its high bit set stops the word scan once.
+        var asciiMask: UInt64 = ~0
+        while true {
+            // Eight bytes at a time to the first quote, backslash, control or (while ASCII) non-ASCII byte.
+            while at + 8 <= text.count {
+                let word = UInt64(littleEndian: text.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+                let special = JSONWordScan.specials(word) | word & asciiMask & 0x8080_8080_8080_8080
+                if special != 0 {
+                    at += special.trailingZeroBitCount >> 3
+                    break
+                }
+                at += 8
+            }
+            guard at < text.count else { throw failure("unterminated string", at: at) }
             let byte = text[at]
             if byte == UInt8(ascii: "\"") {
                 let run = UnsafeRawBufferPointer(rebasing: text[start..<at])
                 lastRaw = start..<at
                 at += 1
-                if !ascii { try checkUTF8(run, from: start) }
-                return String(decoding: run, as: UTF8.self)
+                if asciiMask == 0 { try checkUTF8(run, from: start) }
+                // Up to 15 ASCII bytes become a small string in place, without a validating pass.
+                return String(unsafeUninitializedCapacity: run.count) { UnsafeMutableRawBufferPointer($0).copyMemory(from: run); return run.count }
             }
             if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
             if byte < 0x20 { throw failure("control character 0x\(String(byte, radix: 16)) in a string", at: at) }
-            if byte >= 0x80 { ascii = false }
+            if byte >= 0x80 { asciiMask = 0 }
             at += 1
         }
-        throw failure("unterminated string", at: at)
     }
 
     private mutating func escapedString(from start: Int) throws(JSONParseError) -> String {

@@ -37,6 +37,27 @@ import Testing
         #expect(try JSONValue.parse([0x22, 0xF0, 0x9F, 0x9A, 0x97, 0x22]) == "🚗")
     }
 
+    /// Strings of every length around the eight-byte steps, with an escape, a non-ASCII character, a
+    /// raw control character or a broken UTF-8 byte at each place: read or refused as jansson does.
+    @Test func everyLengthAndSpecialPlaceReadsAsJanssonDoes() {
+        let specials: [[UInt8]] = [Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\u0001"#.utf8), Array("é".utf8), [0x01], [0xC3], [0x80]]
+        for length in 0...20 {
+            for special in specials {
+                for place in 0...length {
+                    let text = [0x22] + Array(repeating: UInt8(ascii: "a"), count: place) + special
+                        + Array(repeating: UInt8(ascii: "b"), count: length - place) + [0x22]
+                    let ours = Result { () throws(JSONParseError) in try JSONValue.parse(text) }
+                    let theirs = Result { () throws(JSONParseError) in try JSONValue.parseWithJansson(text) }
+                    switch (ours, theirs) {
+                    case (.success(let a), .success(let b)): #expect(a == b)
+                    case (.failure, .failure): break
+                    default: Issue.record("\(text): Deck \(ours), jansson \(theirs)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func errorsNameTheLineAndTheCharacterAtFault() {
         func position(_ text: String) -> (Int, Int)? {
             do { _ = try JSONValue.parse(text); return nil } catch { return (error.line, error.column) }

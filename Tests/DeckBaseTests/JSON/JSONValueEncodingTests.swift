@@ -40,16 +40,24 @@ import Testing
 }
 
 extension JSONValueEncodingTests {
-    /// Strings of every length around the eight-byte steps, with an escape at each place, read back equal.
+    /// Strings of every length around the eight-byte steps, with an escape at each place (and
+    /// made of escapes only), are written as RFC 8259 escapes them and read back equal.
     @Test func everyLengthAndEscapePlaceReadsBack() throws {
+        func expected(_ text: String) -> String {
+            let escapes: [Character: String] = ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\u{1}": "\\u0001"]
+            return "\"" + text.map { escapes[$0] ?? String($0) }.joined() + "\""
+        }
         for length in 0...20 {
             let plain = String(repeating: "a", count: length)
-            #expect(try JSONValue.parse(JSONValue.string(plain).encoded()) == .string(plain))
-            for place in 0..<length {
-                for special in ["\"", "\\", "\n", "\u{1}", "é"] {
+            #expect(JSONValue.string(plain).encoded() == expected(plain))
+            for special in ["\"", "\\", "\n", "\u{1}", "é"] {
+                let all = String(repeating: special, count: length)
+                #expect(JSONValue.string(all).encoded() == expected(all))
+                for place in 0..<length {
                     var characters = Array(plain)
                     characters[place] = Character(special)
                     let text = String(characters)
+                    #expect(JSONValue.string(text).encoded() == expected(text))
                     #expect(try JSONValue.parse(JSONValue.string(text).encoded()) == .string(text))
                 }
             }
