@@ -86,6 +86,12 @@ struct JSONWriter: ~Copyable {
     mutating func real(_ value: Double) {
         guard value.isFinite else { return text("null") }
         guard let realPrecision else {
+            // A whole number below 2^53 is its digits and ".0", as `description` writes it, with no
+            // string made (rates, skip intervals and volumes are whole).
+            if value.magnitude < 9_007_199_254_740_992, value.rounded(.towardZero) == value, !(value == 0 && value.sign == .minus) {
+                integer(Int64(value))
+                return text(".0")
+            }
             var description = value.description
             return description.withUTF8 { raw(UnsafeRawBufferPointer($0)) }
         }

@@ -30,6 +30,12 @@ import Testing
             """)
     }
 
+    /// Reals are written as Swift's shortest round-trip form, whole ones included (which take a path of their own).
+    @Test(arguments: [0.0, -0.0, 1.0, -1.0, 15.0, -123.0, 0.5, 1e-5, 1e15, 9_007_199_254_740_991.0, 9_007_199_254_740_992.0, 1e16, -1e300, 2.5])
+    func realsAreWrittenAsTheirShortestForm(value: Double) {
+        #expect(JSONValue.double(value).encoded() == value.description)
+    }
+
     @Test func aPrecisionKeepsRealsReal() {
         #expect(JSONValue.double(1).encoded(realPrecision: 15) == "1.0")
         #expect(JSONValue.double(8.84).encoded(realPrecision: 15) == "8.84")
