@@ -99,9 +99,8 @@ struct JSONParser: ~Copyable {
             skipWhitespace()
             members.push(JSONObject.Member(key: key, value: try value()))
         } while try next(closing: UInt8(ascii: "}"))
-        var object = members.pop(from: start)
-        if !ordered { try sort(&object, keys: keys.region(from: keyStart)) }
-        return .object(JSONObject(ordered: object))
+        if !ordered { try sort(members.region(from: start), keys: keys.region(from: keyStart)) }
+        return .object(JSONObject(ordered: members.pop(from: start)))
     }
 
     /// After an element or member: true at a comma (another follows), false at `closing`.
@@ -116,9 +115,10 @@ struct JSONParser: ~Copyable {
         return true
     }
 
-    /// Puts members read out of key order in order (in place when few, as requests' are), with
-    /// their keys' places, refusing a key seen twice at its second place.
-    private func sort(_ object: inout [JSONObject.Member], keys: UnsafeMutableBufferPointer<KeySpan>) throws(JSONParseError) {
+    /// Puts members read out of key order in order where they stand on the stack (swapping in
+    /// place when few, as requests' are), with their keys' places, refusing a key seen twice at its
+    /// second place.
+    private func sort(_ object: UnsafeMutableBufferPointer<JSONObject.Member>, keys: UnsafeMutableBufferPointer<KeySpan>) throws(JSONParseError) {
         func order(_ a: Int, _ b: Int) -> Int {
             if let x = keys[a].raw, let y = keys[b].raw {
                 return JSONObject.order(UnsafeRawBufferPointer(rebasing: text[x]), UnsafeRawBufferPointer(rebasing: text[y]))
@@ -136,9 +136,11 @@ struct JSONParser: ~Copyable {
             }
         } else {
             let sorted = object.indices.sorted { order($0, $1) < 0 }
-            object = sorted.map { object[$0] }
-            let places = sorted.map { keys[$0] }
-            for index in places.indices { keys[index] = places[index] }
+            let members = sorted.map { object[$0] }, places = sorted.map { keys[$0] }
+            for index in sorted.indices {
+                object[index] = members[index]
+                keys[index] = places[index]
+            }
         }
         var duplicate: Int?
         for index in object.indices.dropFirst() where order(index - 1, index) == 0 {

@@ -3,9 +3,10 @@ import Glibc
 /// A stack the parser moves values onto and, a container at a time, off into an array of its
 /// exact size: no copies, no reference counting on the way.
 struct ScratchStack<Element>: ~Copyable {
-    /// 16 to start: small enough for malloc's per-thread cache (a request's object has a few members).
-    private var base = ScratchStack.storage(16)
-    private var capacity = 16
+    /// Allocated at the first push (a request has no arrays: its element stack never is), 16
+    /// elements to start: small enough for malloc's per-thread cache.
+    private var base: UnsafeMutablePointer<Element>?
+    private var capacity = 0
     private(set) var count = 0
 
     /// Room for `capacity` elements from malloc: Swift's `allocate` goes through posix_memalign on
@@ -15,17 +16,19 @@ struct ScratchStack<Element>: ~Copyable {
         return raw.bindMemory(to: Element.self, capacity: capacity)
     }
 
-    var last: Element { base[count - 1] }
+    var last: Element { base.unsafelyUnwrapped[count - 1] }
 
     mutating func push(_ element: consuming Element) {
         if count == capacity {
-            let grown = ScratchStack.storage(capacity * 2)
-            grown.moveInitialize(from: base, count: count)
-            free(base)
+            let grown = ScratchStack.storage(Swift.max(16, capacity * 2))
+            if let base {
+                grown.moveInitialize(from: base, count: count)
+                free(base)
+            }
             base = grown
-            capacity *= 2
+            capacity = Swift.max(16, capacity * 2)
         }
-        (base + count).initialize(to: element)
+        (base.unsafelyUnwrapped + count).initialize(to: element)
         count += 1
     }
 
@@ -34,6 +37,7 @@ struct ScratchStack<Element>: ~Copyable {
     /// `Array(unsafeUninitializedCapacity:)` looks it up on every call (about 30 ns a container).
     mutating func pop(from start: Int) -> [Element] {
         let taken = count - start
+        guard taken > 0, let base else { return [] }
         let source = base + start
         count = start
         switch taken {
@@ -51,16 +55,17 @@ struct ScratchStack<Element>: ~Copyable {
 
     /// The elements from `start` up, in place: valid until the next push.
     func region(from start: Int) -> UnsafeMutableBufferPointer<Element> {
-        UnsafeMutableBufferPointer(start: base + start, count: count - start)
+        UnsafeMutableBufferPointer(start: base.map { $0 + start }, count: count - start)
     }
 
     /// Forgets the elements from `start` up.
     mutating func drop(from start: Int) {
-        (base + start).deinitialize(count: count - start)
+        base?.advanced(by: start).deinitialize(count: count - start)
         count = start
     }
 
     deinit {
+        guard let base else { return }
         base.deinitialize(count: count)
         free(base)
     }
