@@ -9,11 +9,6 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
         var key: String
         var value: JSONValue
 
-        init(key: String, value: JSONValue) {
-            self.key = key
-            self.value = value
-        }
-
         public init(_ key: String, _ value: JSONValue) {
             self.key = key
             self.value = value
@@ -45,7 +40,7 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
 
     /// Members in any order (a literal's); of a key given twice, the last value stays.
     init(unsorted elements: [(String, JSONValue)]) {
-        self.init(inKeyOrder: elements.map { Member(key: $0.0, value: $0.1) })
+        self.init(inKeyOrder: elements.map { Member($0.0, $0.1) })
     }
 
     /// Members out of order, sorted once; of a key given twice, the last value stays.
@@ -73,7 +68,7 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
     }
 
     public init(_ dictionary: [String: JSONValue]) {
-        members = dictionary.map { Member(key: $0.key, value: $0.value) }
+        members = dictionary.map { Member($0.key, $0.value) }
         members.sort { JSONObject.order($0.key, $1.key) < 0 }
     }
 
@@ -95,7 +90,7 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
             switch (found, newValue) {
             case (true, let value?): members[index].value = value
             case (true, nil): members.remove(at: index)
-            case (false, let value?): members.insert(Member(key: key, value: value), at: index)
+            case (false, let value?): members.insert(Member(key, value), at: index)
             case (false, nil): break
             }
         }
@@ -110,7 +105,7 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
 
     /// Each member's value transformed, keys and order kept.
     public func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
-        JSONObject(ordered: try members.map { Member(key: $0.key, value: try transform($0.value)) })
+        JSONObject(ordered: try members.map { Member($0.key, try transform($0.value)) })
     }
 
     /// `other`'s members added, replacing members of the same key.

@@ -97,7 +97,7 @@ struct JSONParser: ~Copyable {
             guard at < text.count, text[at] == UInt8(ascii: ":") else { throw failure("':' expected after an object key", at: at) }
             at += 1
             skipWhitespace()
-            members.push(JSONObject.Member(key: key, value: try value()))
+            members.push(JSONObject.Member(key, try value()))
         } while try next(closing: UInt8(ascii: "}"))
         if !ordered { try sort(members.region(from: start), keys: keys.region(from: keyStart)) }
         return .object(JSONObject(ordered: members.pop(from: start)))

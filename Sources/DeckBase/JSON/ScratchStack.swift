@@ -20,13 +20,14 @@ struct ScratchStack<Element>: ~Copyable {
 
     mutating func push(_ element: consuming Element) {
         if count == capacity {
-            let grown = ScratchStack.storage(Swift.max(16, capacity * 2))
+            let grownCapacity = Swift.max(16, capacity * 2)
+            let grown = ScratchStack.storage(grownCapacity)
             if let base {
                 grown.moveInitialize(from: base, count: count)
                 free(base)
             }
             base = grown
-            capacity = Swift.max(16, capacity * 2)
+            capacity = grownCapacity
         }
         (base.unsafelyUnwrapped + count).initialize(to: element)
         count += 1
