@@ -5,7 +5,7 @@ import Synchronization
 /// `deck_runtime_create_client`. Each has its own JSON-RPC connection (its subscriptions, the
 /// integrator focus it requests, released when it goes), its own event and reply callbacks or
 /// queue, and its own wakeup. The connection is touched only on the loop thread.
-final class EmbeddedClient: @unchecked Sendable {  // Cross-thread state is `callbacks` (a Mutex) and `messages`; `connection` is loop-thread-confined.
+final class EmbeddedClient: @unchecked Sendable {  // Cross-thread state is `callbacks` (a lock) and `messages`; `connection` is loop-thread-confined.
     struct Callbacks {
         var event: Registered<EmbeddingAPI.EventFunction>?
         var reply: Registered<EmbeddingAPI.TaggedReplyFunction>?
@@ -18,7 +18,7 @@ final class EmbeddedClient: @unchecked Sendable {  // Cross-thread state is `cal
     let name: String
     /// Whether this is the handle `deck_runtime_create` returned: destroying it ends the runtime.
     let isPrimary: Bool
-    let callbacks = Mutex(Callbacks())
+    let callbacks = PosixMutex(Callbacks())
     /// Notifications and tagged answers kept while no callback takes them.
     let messages = MessageQueue()
     /// Loop thread.

@@ -6,7 +6,7 @@ import Synchronization
 /// clients), the inbox that carries calls from any thread to the loop, and how the loop is driven
 /// (its own thread, or the integrator's `process`). The runtime is touched only on the loop
 /// thread; what other threads touch is in `shared`.
-final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in `shared` (a Mutex) and atomics; the rest is loop-thread-confined.
+final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in `shared` (a lock) and atomics; the rest is loop-thread-confined.
     enum Mode: Equatable { case idle, ownThread, integratorLoop, destroyed }
 
     /// A call (or a change of a handle's own) waiting for the loop.
@@ -29,7 +29,7 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     }
 
     let runtime: Runtime
-    let shared = Mutex(Shared())
+    let shared = PosixMutex(Shared())
     /// Where the runtime's log lines go: the integrator's callback, or nowhere (a library never prints).
     let logTarget = LogTarget()
     /// Held while the loop runs in mode 2, so destroy and process never overlap.

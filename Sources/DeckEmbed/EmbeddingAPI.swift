@@ -34,7 +34,7 @@ public enum EmbeddingAPI {
     }()
 
     /// Every handle created and not yet destroyed, by number, and the next number to issue.
-    private static let handles = Mutex<(live: [UInt: EmbeddedClient], next: UInt)>(([:], 1))
+    private static let handles = PosixMutex<(live: [UInt: EmbeddedClient], next: UInt)>(([:], 1))
     /// Handle numbers are `base | n << 4`: a pattern no small integer or usual heap address has.
     private static let base: UInt = 0x0DEC << 48
 
@@ -283,9 +283,12 @@ final class SyncAnswer: @unchecked Sendable {  // Guarded by `lock` and `ready`;
     /// Calls waiting now: a waiter spins only when it is alone (with others queued, answers come
     /// one by one and a spinner takes the CPU the runtime's thread needs for them).
     private static let waiting = Atomic<Int>(0)
-    /// Whether the last lone call was answered within the spin: under load it is not, and spinning
-    /// only takes CPU from the thread that answers; the next lone call that sleeps tells again.
-    private static let spinPays = Atomic<Bool>(true)
+    /// Lone calls left that sleep at once, and how many the next spin that fails sets: under load
+    /// a spin is not answered in time and only takes CPU from the thread that answers, so each
+    /// failure doubles the calls that skip it (up to 256, under 1% of calls probing), and a spin
+    /// answered in time ends the back-off.
+    private static let spinSkips = Atomic<Int>(0)
+    private static let spinBackoff = Atomic<Int>(1)
     private static let canSpin = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
     /// How long a waiter spins: a few of the quick answers most calls get.
     private static let spinNanoseconds = 50_000
@@ -295,15 +298,23 @@ final class SyncAnswer: @unchecked Sendable {  // Guarded by `lock` and `ready`;
     func wait(until deadline: Int) -> String? {
         let alone = SyncAnswer.waiting.add(1, ordering: .relaxed).newValue == 1
         defer { SyncAnswer.waiting.subtract(1, ordering: .relaxed) }
-        let start = MonotonicClock.nanoseconds
-        if alone && SyncAnswer.canSpin && SyncAnswer.spinPays.load(ordering: .relaxed) {
+        if alone && SyncAnswer.canSpin && SyncAnswer.spinSkips.load(ordering: .relaxed) > 0 {
+            SyncAnswer.spinSkips.subtract(1, ordering: .relaxed)
+        } else if alone && SyncAnswer.canSpin {
+            let start = MonotonicClock.nanoseconds
             var rounds = 0
             while !arrived.load(ordering: .acquiring) {
                 rounds &+= 1
                 if rounds & 63 == 0 && MonotonicClock.nanoseconds - start > SyncAnswer.spinNanoseconds { break }
             }
+            if arrived.load(ordering: .acquiring) {
+                SyncAnswer.spinBackoff.store(1, ordering: .relaxed)
+            } else {
+                let skips = SyncAnswer.spinBackoff.load(ordering: .relaxed)
+                SyncAnswer.spinSkips.store(skips, ordering: .relaxed)
+                SyncAnswer.spinBackoff.store(min(skips * 2, 256), ordering: .relaxed)
+            }
         }
-        defer { if alone { SyncAnswer.spinPays.store(MonotonicClock.nanoseconds - start <= SyncAnswer.spinNanoseconds, ordering: .relaxed) } }
         var until = timespec(tv_sec: deadline / 1000, tv_nsec: (deadline % 1000) * 1_000_000)
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }

@@ -34,21 +34,26 @@ struct EmbedBench {
         for loaded in [false, true] {
             let load = loaded ? BusyLoad(threads: busy) : nil
             for threads in [1, 8] {
-                let inProcess = timed(threads: threads, calls: 40_000) { _ in
-                    var response: UnsafeMutablePointer<CChar>?
-                    _ = deck_runtime_call_sync(OpaquePointer(bitPattern: address), request, &response, 10_000)
-                    deck_runtime_free(response)
-                }
                 let clients = (0..<threads).compactMap { _ in RPCClient(path: socketPath) }
-                let overSocket = timed(threads: threads, calls: 40_000) { thread in
-                    let client = clients[thread]  // one connection per thread
-                    RPCClient.sendAll(client.fd, line)
-                    _ = client.readLine()
+                // Blocks of each, interleaved, so both see the same phases of a shared machine.
+                var inProcess: [UInt64] = [], overSocket: [UInt64] = []
+                for _ in 0..<10 {
+                    inProcess += timed(threads: threads, calls: 4_000) { _ in
+                        var response: UnsafeMutablePointer<CChar>?
+                        _ = deck_runtime_call_sync(OpaquePointer(bitPattern: address), request, &response, 10_000)
+                        deck_runtime_free(response)
+                    }
+                    overSocket += timed(threads: threads, calls: 4_000) { thread in
+                        let client = clients[thread]  // one connection per thread
+                        RPCClient.sendAll(client.fd, line)
+                        _ = client.readLine()
+                    }
                 }
+                let (a, b) = (quantiles(inProcess), quantiles(overSocket))
                 func us(_ nanoseconds: UInt64) -> String { String(format1: Double(nanoseconds) / 1e3) }
                 print("| \(threads) thread\(threads == 1 ? "" : "s"), \(loaded ? "\(busy) busy threads beside" : "idle") | \(inProcess.count) | "
-                    + "\(us(inProcess.p50)) / \(us(inProcess.p99)) | \(us(overSocket.p50)) / \(us(overSocket.p99)) | "
-                    + "\(String(format2: Double(inProcess.p50) / Double(overSocket.p50)))× / \(String(format2: Double(inProcess.p99) / Double(overSocket.p99)))× |")
+                    + "\(us(a.p50)) / \(us(a.p99)) | \(us(b.p50)) / \(us(b.p99)) | "
+                    + "\(String(format2: Double(a.p50) / Double(b.p50)))× / \(String(format2: Double(a.p99) / Double(b.p99)))× |")
             }
             load?.stop()
         }
@@ -56,7 +61,7 @@ struct EmbedBench {
     }
 
     /// Each call's wall time when `threads` threads make `calls` calls in all; `call` gets its thread's index.
-    private func timed(threads: Int, calls: Int, _ call: @escaping @Sendable (Int) -> Void) -> (count: Int, p50: UInt64, p99: UInt64) {
+    private func timed(threads: Int, calls: Int, _ call: @escaping @Sendable (Int) -> Void) -> [UInt64] {
         let samples = Mutex<[UInt64]>([])
         let workers = (0..<threads).map { index in
             BenchThread {
@@ -71,8 +76,12 @@ struct EmbedBench {
             }
         }
         workers.forEach { $0.join() }
-        let sorted = samples.withLock { $0 }.sorted()
-        return (sorted.count, sorted[sorted.count / 2], sorted[sorted.count * 99 / 100])
+        return samples.withLock { $0 }
+    }
+
+    private func quantiles(_ samples: [UInt64]) -> (p50: UInt64, p99: UInt64) {
+        let sorted = samples.sorted()
+        return (sorted[sorted.count / 2], sorted[sorted.count * 99 / 100])
     }
 
     private func packetLatency() throws {
