@@ -74,9 +74,7 @@ extension JSONValue {
             writer.byte(UInt8(ascii: "{"))
             object.members.withUnsafeBufferPointer { members in
                 for index in members.indices {
-                    if index > 0 { writer.byte(UInt8(ascii: ",")) }
-                    writer.string(members[index].key)
-                    writer.byte(UInt8(ascii: ":"))
+                    writer.key(members[index].key, first: index == 0)
                     members[index].value.write(to: &writer)
                 }
             }

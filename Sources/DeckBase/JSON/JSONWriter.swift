@@ -33,8 +33,14 @@ struct JSONWriter: ~Copyable {
         bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
     }
 
+    /// Room for `more` bytes: a compare inlined into every write, the growth out of line.
+    @inline(__always)
     private mutating func reserve(_ more: Int) {
-        guard count + more > capacity else { return }
+        if count + more > capacity { grow(more) }
+    }
+
+    @inline(never)
+    private mutating func grow(_ more: Int) {
         let grown = max(capacity * 2, count + more)
         guard let storage = realloc(base, grown) else { fatalError("out of memory") }
         base = storage.bindMemory(to: UInt8.self, capacity: grown)
@@ -112,19 +118,32 @@ struct JSONWriter: ~Copyable {
 
     /// A string in quotes, escaped per RFC 8259; eight bytes at a time while none needs an escape.
     mutating func string(_ string: String) {
+        quoted(string, comma: false, colon: false)
+    }
+
+    /// An object member's key with the comma before it (unless `first`) and the colon after, in one write.
+    mutating func key(_ key: String, first: Bool) {
+        quoted(key, comma: !first, colon: true)
+    }
+
+    private mutating func quoted(_ string: String, comma: Bool, colon: Bool) {
         // Native strings (all that Deck builds or parses) lend their bytes without a copy.
-        if string.utf8.withContiguousStorageIfAvailable({ quoted($0) }) == nil {
+        if string.utf8.withContiguousStorageIfAvailable({ quoted($0, comma: comma, colon: colon) }) == nil {
             var string = string
-            string.withUTF8 { quoted($0) }
+            string.withUTF8 { quoted($0, comma: comma, colon: colon) }
         }
     }
 
     /// A string's bytes, quoted and escaped, eight at a time: a word is stored whole and the
     /// output advanced past its clean bytes, so an escape costs one jump and a tail one gathered
     /// word. Stores go through a local pointer (through `base` the compiler reloads it each time).
-    private mutating func quoted(_ source: UnsafeBufferPointer<UInt8>) {
-        reserve(source.count * 6 + 10)  // the worst escapes, the quotes, and a word stored past the end
+    private mutating func quoted(_ source: UnsafeBufferPointer<UInt8>, comma: Bool, colon: Bool) {
+        reserve(source.count * 6 + 12)  // the worst escapes, the quotes, comma and colon, and a word stored past the end
         var out = base + count
+        if comma {
+            out.pointee = UInt8(ascii: ",")
+            out += 1
+        }
         out.pointee = UInt8(ascii: "\"")
         out += 1
         if let from = source.baseAddress {
@@ -150,7 +169,12 @@ struct JSONWriter: ~Copyable {
             }
         }
         out.pointee = UInt8(ascii: "\"")
-        count = out + 1 - base
+        out += 1
+        if colon {
+            out.pointee = UInt8(ascii: ":")
+            out += 1
+        }
+        count = out - base
     }
 
     /// One escape at `out`, within room already reserved; returns where the next byte goes.
