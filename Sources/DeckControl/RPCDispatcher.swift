@@ -5,7 +5,8 @@ import DeckBase
 /// call it with the same JSON. Loop-thread-confined.
 public final class RPCDispatcher {
     public private(set) var methods: [RPCMethod] = []
-    private var byName: [String: Int] = [:]
+    /// Each method by name, boxed with its place in `methods`: a call reads it in place, not as a copy.
+    private var byName: [String: Registered] = [:]
     /// Message size and depth, batch length and response size (the transport's own limits aside).
     public var limits = ControlLimits()
     /// Topics clients may subscribe to, for `events.subscribe` and `rpc.discover`.
@@ -14,12 +15,9 @@ public final class RPCDispatcher {
     public init() {}
 
     public func register(_ method: RPCMethod) {
-        if let index = byName[method.name] {
-            methods[index] = method
-        } else {
-            byName[method.name] = methods.count
-            methods.append(method)
-        }
+        let index = byName[method.name]?.index ?? methods.count
+        if index < methods.count { methods[index] = method } else { methods.append(method) }
+        byName[method.name] = Registered(method, index: index)
     }
 
     /// Handles one message; returns the response (compact JSON, no newline) or nil. An answer that
@@ -204,12 +202,11 @@ public final class RPCDispatcher {
         default: return .now(RPCDispatcher.response(id: responseID, error: .invalidRequest("params must be an array or an object")))
         }
         let pending = PendingAnswer()
-        if let index = byName[name] {
-            let method = methods[index]
-            if !connection.authenticated && !method.open {
+        if let registered = byName[name] {
+            if !connection.authenticated && !registered.method.open {
                 pending.fulfil(.failure(RPCError(code: -32005, message: "Unauthorized: call auth.login with the token first")))
             } else {
-                call(method, params: params, connection: connection, reply: pending.fulfil)
+                call(registered, params: params, connection: connection, reply: pending.fulfil)
             }
         } else {
             pending.fulfil(.failure(.methodNotFound(name)))
@@ -225,20 +222,21 @@ public final class RPCDispatcher {
         return .later(pending.map(response))
     }
 
-    private func call(_ method: RPCMethod, params: RPCParams, connection: RPCConnection, reply: @escaping RPCMethod.Reply) {
+    private func call(_ registered: Registered, params: RPCParams, connection: RPCConnection, reply: @escaping RPCMethod.Reply) {
+        let declared = registered.method.params
         // Keys come in byte order, so the first unknown one reported is the same every time.
-        if let unknown = params.named.keys.first(where: { key in !method.params.contains { $0.name == key } }) {
-            return reply(.failure(.invalidParams("unknown parameter \"\(unknown)\" for \(method.name)")))
+        if let unknown = params.named.keys.first(where: { key in !declared.contains { $0.name == key } }) {
+            return reply(.failure(.invalidParams("unknown parameter \"\(unknown)\" for \(registered.method.name)")))
         }
-        if params.positional.count > method.params.count {
-            return reply(.failure(.invalidParams("\(method.name) takes at most \(method.params.count) parameters")))
+        if params.positional.count > declared.count {
+            return reply(.failure(.invalidParams("\(registered.method.name) takes at most \(declared.count) parameters")))
         }
-        for (index, param) in method.params.enumerated() where param.required && params.value(param.name, at: index) == nil {
+        for (index, param) in declared.enumerated() where param.required && params.value(param.name, at: index) == nil {
             return reply(.failure(.invalidParams("missing \"\(param.name)\"")))
         }
-        let call = RPCCall(params: params, connection: connection, method: method)
+        let call = RPCCall(params: params, connection: connection, declared: declared)
         do {
-            switch method.body {
+            switch registered.method.body {
             case .immediate(let handler): reply(.success(try handler(call)))
             case .deferred(let handler): try handler(call, reply)
             }
@@ -256,5 +254,16 @@ public final class RPCDispatcher {
 
     static func response(id: JSONValue, error: RPCError) -> JSONValue {
         .object(JSONObject(inKeyOrder: [.init("error", error.json), .init("id", id), .init("jsonrpc", "2.0")]))
+    }
+
+    /// A registered method, held once so a call borrows it.
+    private final class Registered {
+        let method: RPCMethod
+        let index: Int
+
+        init(_ method: RPCMethod, index: Int) {
+            self.method = method
+            self.index = index
+        }
     }
 }

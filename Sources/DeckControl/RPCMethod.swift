@@ -76,10 +76,11 @@ public struct RPCMethod {
 public struct RPCCall {
     public var params: RPCParams
     public var connection: RPCConnection
-    let method: RPCMethod
+    /// The parameters the method declares, for look-ups by name and their schemas' bounds.
+    let declared: [RPCMethod.Param]
 
     public func optional(_ name: String) -> JSONValue? {
-        guard let index = method.params.firstIndex(where: { $0.name == name }) else { return nil }
+        guard let index = declared.firstIndex(where: { $0.name == name }) else { return nil }
         return params.value(name, at: index)
     }
 
@@ -108,7 +109,7 @@ public struct RPCCall {
         return value
     }
 
-    private func declared(_ name: String) -> JSONValue? { method.params.first { $0.name == name }?.schema }
+    private func declared(_ name: String) -> JSONValue? { declared.first { $0.name == name }?.schema }
 
     public func optionalString(_ name: String) throws(RPCError) -> String? {
         guard let value = optional(name), value != .null else { return nil }

@@ -41,6 +41,8 @@ final class ControlServer {
         var stallTimer: LoopTimer?
         /// Set while the rest of what it sent waits for the next loop turn (its turn budget is spent).
         var turnTimer: LoopTimer?
+        /// False once closed: what a callback checks before it acts (no look-up in `clients`).
+        private(set) var isConnected = true
 
         init(stream: StreamConnection, source: String?, maxMessageBytes: Int) {
             self.stream = stream
@@ -51,6 +53,7 @@ final class ControlServer {
         var isTCP: Bool { source != nil }
 
         func close() {
+            isConnected = false
             timer?.close()
             stallTimer?.close()
             stallTimer = nil
@@ -212,7 +215,7 @@ final class ControlServer {
             }
             let wasAuthenticated = client.rpc.authenticated
             dispatcher.handle(line, connection: client.rpc, appendingTo: &answers)
-            guard clients[ObjectIdentifier(client)] != nil else { return false }
+            guard client.isConnected else { return false }
             if !client.rpc.authenticated {
                 send(answers, to: client)
                 answers = []
@@ -229,7 +232,7 @@ final class ControlServer {
             return answers.count + client.stream.pendingWriteBytes <= limits.maxQueuedBytes / 2
         }
         send(answers, to: client, now: !client.framer.isHolding)
-        if budgetSpent && clients[ObjectIdentifier(client)] != nil { continueNextTurn(client) }
+        if budgetSpent && client.isConnected { continueNextTurn(client) }
         if client.isTCP && client.rpc.authenticated && limits.idleTimeoutMs > 0 { restartIdleTimer(client) }
     }
 
@@ -242,11 +245,11 @@ final class ControlServer {
         // One millisecond, not zero: a zero timer started from a timer would run in the same
         // phase, before the other clients' reads are polled.
         timer.start(after: 1) { [weak self, unowned client] in
-            guard let self, clients[ObjectIdentifier(client)] != nil else { return }
+            guard let self, client.isConnected else { return }
             client.turnTimer?.close()
             client.turnTimer = nil
             received([], from: client)
-            if client.turnTimer == nil && client.stallTimer == nil && clients[ObjectIdentifier(client)] != nil { resumeReading(client) }
+            if client.turnTimer == nil && client.stallTimer == nil && client.isConnected { resumeReading(client) }
         }
     }
 
@@ -290,7 +293,7 @@ final class ControlServer {
     /// straight to it: no queued write, no copy, no completion on a later turn. (Only for a read's
     /// answers with no request held back, which a completion would have to go on with.)
     private func send(_ bytes: [UInt8], to client: Client, now: Bool = false) {
-        guard !bytes.isEmpty, clients[ObjectIdentifier(client)] != nil else { return }
+        guard !bytes.isEmpty, client.isConnected else { return }
         var bytes = bytes
         if now && client.stream.pendingWriteBytes == 0 && client.stallTimer == nil {
             let written = client.stream.writeNow(bytes)
@@ -299,7 +302,7 @@ final class ControlServer {
         }
         let resumeBelow = limits.maxQueuedBytes / 4
         client.stream.write(bytes) { [weak self, weak client] _ in
-            guard let self, let client, clients[ObjectIdentifier(client)] != nil, client.stream.pendingWriteBytes < resumeBelow else { return }
+            guard let self, let client, client.isConnected, client.stream.pendingWriteBytes < resumeBelow else { return }
             if client.stallTimer != nil {
                 client.stallTimer?.close()  // caught up: read its requests again
                 client.stallTimer = nil

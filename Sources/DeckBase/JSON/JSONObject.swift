@@ -125,16 +125,21 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
             && zip(a.members, b.members).allSatisfy { JSONObject.order($0.key, $1.key) == 0 && $0.value == $1.value }
     }
 
-    /// Where `key` is, or where it would go.
+    /// Where `key` is, or where it would go: its bytes taken once, each probe's lent in place.
     private func place(of key: String) -> (index: Int, found: Bool) {
-        var low = 0, high = members.count
-        while low < high {
-            let middle = (low + high) / 2
-            let order = JSONObject.order(members[middle].key, key)
-            if order == 0 { return (middle, true) }
-            if order < 0 { low = middle + 1 } else { high = middle }
+        var key = key
+        return key.withUTF8 { sought in
+            members.withUnsafeBufferPointer { members in
+                var low = 0, high = members.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    let order = JSONObject.order(members[middle].key, UnsafeRawBufferPointer(sought))
+                    if order == 0 { return (middle, true) }
+                    if order < 0 { low = middle + 1 } else { high = middle }
+                }
+                return (low, false)
+            }
         }
-        return (low, false)
     }
 
     /// Negative, zero or positive as `a` sorts before, with or after `b` by their UTF-8 bytes.
@@ -153,6 +158,13 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
             case (_, nil): return 1
             }
         }
+    }
+
+    /// `a` against bytes already at hand.
+    static func order(_ a: String, _ y: UnsafeRawBufferPointer) -> Int {
+        if let order = a.utf8.withContiguousStorageIfAvailable({ order(UnsafeRawBufferPointer($0), y) }) { return order }
+        var a = a
+        return a.withUTF8 { order(UnsafeRawBufferPointer($0), y) }
     }
 
     /// Keys mostly differ in their first bytes, and are short: a loop beats a call to memcmp.
