@@ -201,47 +201,51 @@ public final class RPCDispatcher {
         case .object(let members)?: params.named = members
         default: return .now(RPCDispatcher.response(id: responseID, error: .invalidRequest("params must be an array or an object")))
         }
-        let pending = PendingAnswer()
+        let outcome: Outcome
         if let registered = byName[name] {
             if !connection.authenticated && !registered.method.open {
-                pending.fulfil(.failure(RPCError(code: -32005, message: "Unauthorized: call auth.login with the token first")))
+                outcome = .now(.failure(RPCError(code: -32005, message: "Unauthorized: call auth.login with the token first")))
             } else {
-                call(registered, params: params, connection: connection, reply: pending.fulfil)
+                outcome = call(registered, params: params, connection: connection)
             }
         } else {
-            pending.fulfil(.failure(.methodNotFound(name)))
+            outcome = .now(.failure(.methodNotFound(name)))
         }
         guard let id else { return .now(nil) }  // a notification is never answered
-        let response: (Result<JSONValue, RPCError>) -> JSONValue = { result in
-            switch result {
-            case .success(let value): .object(JSONObject(inKeyOrder: [.init("id", id), .init("jsonrpc", "2.0"), .init("result", value)]))
-            case .failure(let error): RPCDispatcher.response(id: id, error: error)
-            }
+        switch outcome {
+        case .now(let result): return .now(RPCDispatcher.response(id: id, result))
+        case .later(let pending):
+            if let result = pending.result { return .now(RPCDispatcher.response(id: id, result)) }
+            return .later(pending.map { RPCDispatcher.response(id: id, $0) })
         }
-        if let result = pending.result { return .now(response(result)) }
-        return .later(pending.map(response))
     }
 
-    private func call(_ registered: Registered, params: RPCParams, connection: RPCConnection, reply: @escaping RPCMethod.Reply) {
+    /// A method's result: now, or from a deferred method, through a pending answer (made only for those).
+    private enum Outcome {
+        case now(Result<JSONValue, RPCError>)
+        case later(PendingAnswer)
+    }
+
+    private func call(_ registered: Registered, params: RPCParams, connection: RPCConnection) -> Outcome {
         let declared = registered.method.params
         // Keys come in byte order, so the first unknown one reported is the same every time.
         if let unknown = params.named.keys.first(where: { key in !declared.contains { $0.name == key } }) {
-            return reply(.failure(.invalidParams("unknown parameter \"\(unknown)\" for \(registered.method.name)")))
+            return .now(.failure(.invalidParams("unknown parameter \"\(unknown)\" for \(registered.method.name)")))
         }
         if params.positional.count > declared.count {
-            return reply(.failure(.invalidParams("\(registered.method.name) takes at most \(declared.count) parameters")))
+            return .now(.failure(.invalidParams("\(registered.method.name) takes at most \(declared.count) parameters")))
         }
         for (index, param) in declared.enumerated() where param.required && params.value(param.name, at: index) == nil {
-            return reply(.failure(.invalidParams("missing \"\(param.name)\"")))
+            return .now(.failure(.invalidParams("missing \"\(param.name)\"")))
         }
         let call = RPCCall(params: params, connection: connection, declared: declared)
-        do {
-            switch registered.method.body {
-            case .immediate(let handler): reply(.success(try handler(call)))
-            case .deferred(let handler): try handler(call, reply)
-            }
-        } catch {
-            reply(.failure(error))
+        switch registered.method.body {
+        case .immediate(let handler):
+            do throws(RPCError) { return .now(.success(try handler(call))) } catch { return .now(.failure(error)) }
+        case .deferred(let handler):
+            let pending = PendingAnswer()
+            do throws(RPCError) { try handler(call, pending.fulfil) } catch { pending.fulfil(.failure(error)) }
+            return .later(pending)
         }
     }
 
@@ -249,6 +253,13 @@ public final class RPCDispatcher {
         switch id {
         case .string, .int, .double, .null: true
         default: false
+        }
+    }
+
+    static func response(id: JSONValue, _ result: Result<JSONValue, RPCError>) -> JSONValue {
+        switch result {
+        case .success(let value): .object(JSONObject(inKeyOrder: [.init("id", id), .init("jsonrpc", "2.0"), .init("result", value)]))
+        case .failure(let error): response(id: id, error: error)
         }
     }
 
