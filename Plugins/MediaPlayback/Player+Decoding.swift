@@ -19,7 +19,7 @@ extension Player {
     /// Opens, decodes and queues the request's items from its index, back to back.
     private func serve(_ request: Request, normalizer: LoudnessNormalizer) {
         let ring = ringForDecoding
-        let generation = beginGeneration(live: request.items.indices.contains(request.index) && request.items[request.index].live)
+        let generation = beginGeneration(serving: request.serial, live: request.items.indices.contains(request.index) && request.items[request.index].live)
         var chunk = [Float](repeating: 0, count: Player.chunkFrames * 2)
         var held = HeldChunk()
         var index = request.index

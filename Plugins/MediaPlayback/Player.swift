@@ -56,6 +56,8 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     /// The generation the decode thread finished writing (no more frames will come).
     private let doneGeneration = Atomic<Int>(-1)
     private let ringGeneration = Atomic<Int>(0)
+    /// The serial of the request whose frames the ring carries (0: none yet).
+    private let soundingSerial = Atomic<Int>(0)
     /// Render side: sounding, or waiting for frames (silence); the fade position.
     private let waitingForFrames = Atomic<Bool>(true)
     private var readerWaiting = true
@@ -139,6 +141,10 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     /// The item sounding now (nil: none, or past the end), seconds into it, and the frame its
     /// pass began at (a repeated item begins again at a new one).
     public var current: (index: Int, elapsed: Double, pass: Int)? {
+        // A request the decode thread has not begun is where play stands: the marks are the old one's.
+        if let pending = pendingRequest {
+            return pending.items.indices.contains(pending.index) ? (pending.index, pending.position, -1) : nil
+        }
         let read = ring.read.load(ordering: .acquiring)
         let generation = ringGeneration.load(ordering: .acquiring)
         return marks.withLock { marks -> (Int, Double, Int)? in
@@ -152,6 +158,7 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
 
     /// True once everything asked for has played.
     public var hasFinished: Bool {
+        if pendingRequest != nil { return false }
         let read = ring.read.load(ordering: .acquiring)
         let generation = ringGeneration.load(ordering: .acquiring)
         return marks.withLock { marks in marks.contains { $0.generation == generation && $0.index < 0 && $0.frame <= read } }
@@ -226,6 +233,13 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
         try? host.requestCallback()
     }
 
+    /// The newest request, while the decode thread has not begun it (after a seek, under load,
+    /// for a while): what the ring still plays belongs to the request before.
+    private var pendingRequest: Request? {
+        let sounding = soundingSerial.load(ordering: .acquiring)
+        return request.withLock { current in current.flatMap { $0.serial > 0 && $0.serial != sounding ? $0 : nil } }
+    }
+
     /// The request the decode thread serves, unless a newer one replaced it.
     func isCurrent(_ serial: Int) -> Bool { request.withLock { $0?.serial == serial } }
 
@@ -235,10 +249,11 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
 
     var ringForDecoding: SampleRing { ring }
 
-    func beginGeneration(live: Bool) -> Int {
+    func beginGeneration(serving serial: Int, live: Bool) -> Int {
         liveWaiting.store(live, ordering: .relaxed)
         let generation = ring.beginGeneration()
         ringGeneration.store(generation, ordering: .releasing)
+        soundingSerial.store(serial, ordering: .releasing)
         return generation
     }
 

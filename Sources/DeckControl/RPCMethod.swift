@@ -91,7 +91,7 @@ public struct RPCCall {
 
     /// An integer parameter, held to the `minimum` and `maximum` its schema declares.
     public func integer(_ name: String) throws(RPCError) -> Int64 {
-        let schema = declared(name)
+        let schema = self.schema(of: name)
         let range = (schema?["minimum"]?.intValue ?? .min)...(schema?["maximum"]?.intValue ?? .max)
         guard let value = optional(name)?.integer(in: range) else {
             throw .invalidParams("\"\(name)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)")
@@ -101,7 +101,7 @@ public struct RPCCall {
 
     /// A number parameter, finite and held to the `minimum` and `maximum` its schema declares.
     public func number(_ name: String) throws(RPCError) -> Double {
-        let schema = declared(name)
+        let schema = self.schema(of: name)
         let range = (schema?["minimum"]?.doubleValue ?? -.greatestFiniteMagnitude)...(schema?["maximum"]?.doubleValue ?? .greatestFiniteMagnitude)
         guard let value = optional(name)?.number(in: range) else {
             throw .invalidParams("\"\(name)\" must be a number from \(range.lowerBound) to \(range.upperBound)")
@@ -109,7 +109,7 @@ public struct RPCCall {
         return value
     }
 
-    private func declared(_ name: String) -> JSONValue? { declared.first { $0.name == name }?.schema }
+    private func schema(of name: String) -> JSONValue? { declared.first { $0.name == name }?.schema }
 
     public func optionalString(_ name: String) throws(RPCError) -> String? {
         guard let value = optional(name), value != .null else { return nil }
