@@ -1,5 +1,4 @@
 import DeckRuntime
-import Synchronization
 
 /// One handle of a runtime: the one `deck_runtime_create` returned, or a client's from
 /// `deck_runtime_create_client`. Each has its own JSON-RPC connection (its subscriptions, the
