@@ -26,4 +26,13 @@ import Testing
         #expect(throws: Refused.self) { try value.withLock { (_: inout [Int]) throws(Refused) in throw Refused() } }
         #expect(value.withLock { $0.append(2); return $0 } == [1, 2])
     }
+
+    /// A lock taken again by the thread holding it is a bug: it traps, as Swift's `Mutex` does,
+    /// rather than hang the process.
+    @Test func lockingAgainFromTheHolderTrapsRatherThanHangs() async {
+        await #expect(processExitsWith: .failure) {
+            let value = PosixMutex(0)
+            value.withLock { _ in value.withLock { $0 += 1 } }
+        }
+    }
 }
