@@ -30,6 +30,11 @@ public final class AudioEngine {
     public let audioThread = ThreadIdentity()
     /// Packets, the PCM tap and dropped-packet reports, on the loop.
     public let delivery = PacketDelivery()
+    /// How long packets may wait to be handed to the loop together, in ms, as the sinks allow
+    /// (`Sink.batchMilliseconds`): paced, the loop then wakes once per batch, not once per frame.
+    public var batchMilliseconds = 0 {
+        didSet { worker.batchFrames.store(batchFrames, ordering: .relaxed) }
+    }
 
     public init(configuration: AudioConfiguration, loop: EventLoop) throws(AudioEngineError) {
         self.configuration = configuration
@@ -86,6 +91,7 @@ public final class AudioEngine {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
+        worker.batchFrames.store(batchFrames, ordering: .relaxed)
         let context = Unmanaged.passRetained(worker).toOpaque()
         var handle = pthread_t()
         let status = pthread_create(&handle, &attributes, { context in
@@ -99,6 +105,15 @@ public final class AudioEngine {
         }
         thread = handle
         armWatchdog()
+    }
+
+    /// Frames the audio thread encodes before it wakes the loop: the sinks' batch, but each frame
+    /// while the PCM tap is on (its reader wants the mix as it is made), and never as long as half
+    /// the render timeout, so the packets keep proving the thread alive to the watchdog.
+    var batchFrames: Int {
+        guard delivery.tap == nil else { return 1 }
+        let milliseconds = min(batchMilliseconds, configuration.renderTimeoutMilliseconds / 2)
+        return max(1, Int(Double(milliseconds) / configuration.frameSize.milliseconds))
     }
 
     // MARK: Watchdog
@@ -157,6 +172,7 @@ public final class AudioEngine {
         let tap = PCMTap()
         delivery.tap = tap
         send(.tap(Unmanaged.passUnretained(tap)))
+        worker.batchFrames.store(batchFrames, ordering: .relaxed)
     }
 
     /// Frames of the PCM tap dropped because the loop fell a second behind.

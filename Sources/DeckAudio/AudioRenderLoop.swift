@@ -24,6 +24,8 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     let abandoned = Atomic<Bool>(false)
     /// Frames begun so far (the frame in progress included): where a fresh thread picks up.
     let framesBegun = Atomic<Int64>(0)
+    /// Paced, how many frames' packets wait before the loop is woken to take them (set by the loop).
+    let batchFrames = Atomic<Int>(1)
     private let doorbell: AsyncDoorbell.Ringer
     private let pcm: UnsafeMutablePointer<Float>
     private let spare: UnsafeMutablePointer<UInt8>
@@ -35,6 +37,8 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     private var tap: Unmanaged<PCMTap>?
     /// Samples per channel of real (not padding) audio produced.
     private var inputSamples: Int64 = 0
+    /// Frames published since the loop was last woken.
+    private var framesUnannounced = 0
 
     init(configuration: AudioConfiguration, doorbell: AsyncDoorbell.Ringer, stats: AudioStats, identity: ThreadIdentity,
          activeBuses: UInt8 = 1, generation: Int = 0, tap: PCMTap? = nil, resumingAt frame: Int64 = 0) throws(AudioConfigurationError) {
@@ -179,9 +183,15 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
             staged += 1
         }
         packets.publish(staged)
-        // Paced, every frame wakes the loop at once; in freewheel only every few, since a wake-up
-        // per packet would cost more than the packet.
-        if !configuration.freewheel || isLast || packets.count >= AudioRenderLoop.freewheelBatch { doorbell.ring() }
+        // Paced, the loop wakes once per batch the sinks allow; in freewheel every few packets,
+        // since a wake-up per packet would cost more than the packet.
+        framesUnannounced += 1
+        let due = configuration.freewheel ? packets.count >= AudioRenderLoop.freewheelBatch
+                                          : framesUnannounced >= batchFrames.load(ordering: .relaxed)
+        if due || isLast {
+            doorbell.ring()
+            framesUnannounced = 0
+        }
     }
 
     static let freewheelBatch = 32

@@ -258,6 +258,7 @@ public final class Output {
     /// (from the next generation of packets) and the audio thread. Streams heard on a sink whose
     /// mix changes fade out and in.
     private func reroute() {
+        engine.batchMilliseconds = sinks.batchMilliseconds ?? .max  // without sinks, nothing waits for packets
         let open = sinks.list
         let next: RoutePlan
         do {

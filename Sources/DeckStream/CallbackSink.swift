@@ -1,12 +1,15 @@
 /// Hands each packet to a closure: the embedding API's sink, and the tests'. Loop-thread-confined.
 public final class CallbackSink: Sink {
     public let uri: String
+    public let batchMilliseconds: Int
     public private(set) var status = SinkStatus()
     private let onPacket: (EncodedPacket) -> Void
     private let onFinish: () -> Void
 
-    public init(name: String, onPacket: @escaping (EncodedPacket) -> Void, onFinish: @escaping () -> Void = {}) {
+    /// `batchMilliseconds`: how long packets may wait to be handed over together (0: each at once).
+    public init(name: String, batchMilliseconds: Int = 0, onPacket: @escaping (EncodedPacket) -> Void, onFinish: @escaping () -> Void = {}) {
         uri = "callback:\(name)"
+        self.batchMilliseconds = batchMilliseconds
         self.onPacket = onPacket
         self.onFinish = onFinish
     }

@@ -62,6 +62,9 @@ public final class HTTPStreamSink: Sink {
         return status
     }
 
+    /// Its pages go out at most every 100 ms, so its packets may wait as long.
+    public var batchMilliseconds: Int { OggOpusMuxer.flushMilliseconds }
+
     public func deliver(_ packet: EncodedPacket) {
         if muxer == nil {
             let muxer = OggOpusMuxer(preSkip: context.preSkip)

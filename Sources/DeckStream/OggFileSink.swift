@@ -39,6 +39,9 @@ public final class OggFileSink: Sink {
         return status
     }
 
+    /// Its pages go out at most every 100 ms, so its packets may wait as long.
+    public var batchMilliseconds: Int { OggOpusMuxer.flushMilliseconds }
+
     public func deliver(_ packet: EncodedPacket) {
         guard file.isOpen else {
             counters.droppedPackets += 1

@@ -10,7 +10,8 @@ final class OggOpusMuxer {
     typealias Page = [UInt8]
 
     static let vendor = "Deck \(DeckVersion.string)"
-    static let flushSamples = 4_800  // 100 ms at 48 kHz
+    static let flushMilliseconds = 100
+    static let flushSamples = flushMilliseconds * 48
 
     let serial: Int32
     let headerPages: [Page]

@@ -3,12 +3,20 @@
 public protocol Sink: AnyObject {
     var uri: String { get }
     var status: SinkStatus { get }
+    /// How long its packets may wait to be handed over together, in ms; 0 takes each as soon as it
+    /// is encoded. The loop wakes once per batch the strictest sink allows, not once per packet.
+    var batchMilliseconds: Int { get }
     /// Called once per packet, in order, from the first packet after the sink was added.
     func deliver(_ packet: EncodedPacket)
     /// The output ended (the packet marked last was delivered): end the stream cleanly.
     func finish()
     /// The sink is removed: release sockets and files now.
     func close()
+}
+
+extension Sink {
+    /// Each packet at once, unless the sink says it writes less often.
+    public var batchMilliseconds: Int { 0 }
 }
 
 /// A sink's counters, for `sinks.list`.

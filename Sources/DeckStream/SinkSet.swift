@@ -48,6 +48,9 @@ public final class SinkSet {
         sinks.remove(at: index).sink.close()
     }
 
+    /// How long packets may wait for the loop: the strictest sink's batch (nil without sinks).
+    public var batchMilliseconds: Int? { sinks.lazy.map(\.sink.batchMilliseconds).min() }
+
     /// How many sinks there are, without building their descriptions.
     public var count: Int { sinks.count }
 

@@ -77,6 +77,53 @@ import Testing
         #expect(packets.count >= 150)
     }
 
+    /// Paced, the audio thread wakes the loop once per batch the strictest sink allows: Ogg sinks
+    /// (which write a page only every 100 ms) take five 20 ms frames at a time, a sink that wants
+    /// each packet gets it at once, and so does the PCM tap's reader.
+    @Test func packetsWaitForTheLoopOnlyAsLongAsTheStrictestSinkAllows() throws {
+        let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(dir.path)/batched.opus"])
+        var arrivals: [Int] = []
+        harness.runtime.output.attach(CallbackSink(name: "batched", batchMilliseconds: 100) { _ in arrivals.append(MonotonicClock.nanoseconds) })
+        try harness.start()  // opens the file sink
+        #expect(harness.runtime.sinks.batchMilliseconds == 100)
+        #expect(harness.runtime.audio.batchFrames == 5)
+        harness.run(for: 1)
+        // Packets handed over in one drain arrive together; one a frame arrive 20 ms apart.
+        func together(_ times: ArraySlice<Int>) -> Double {
+            let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
+            return Double(gaps.filter { $0 < 5_000_000 }.count) / Double(max(gaps.count, 1))
+        }
+        #expect(arrivals.count >= 40)
+        #expect(together(arrivals[...]) >= 0.6, "4 of every 5 packets come with the one before")
+
+        let eager = harness.runtime.output.attach(CallbackSink(name: "eager") { _ in })
+        #expect(harness.runtime.audio.batchFrames == 1)
+        harness.run(for: 0.2)  // the frames already waiting arrive
+        let mark = arrivals.count
+        harness.run(for: 1)
+        #expect(together(arrivals[mark...]) <= 0.4, "each packet comes on its own")
+
+        try harness.runtime.output.removeSink(eager.id)
+        #expect(harness.runtime.audio.batchFrames == 5)
+        harness.runtime.audio.enablePCMTap()
+        #expect(harness.runtime.audio.batchFrames == 1)  // the tap's reader wants each frame's mix
+        #expect(harness.runtime.audio.stats.droppedPackets.load(ordering: .relaxed) == 0)
+    }
+
+    /// A batch never outlasts half the render timeout (the packets are the watchdog's proof of
+    /// life) and is at least one frame, whatever the frame size.
+    @Test func aBatchStaysWithinHalfTheRenderTimeoutAndAFrame() throws {
+        let short = try StreamingHarness(freewheel: false) { $0.audio.renderTimeoutMilliseconds = 60 }
+        short.runtime.output.attach(CallbackSink(name: "slow", batchMilliseconds: 1_000) { _ in })
+        #expect(short.runtime.audio.batchFrames == 1)  // 30 ms: one 20 ms frame
+        let long = try StreamingHarness(freewheel: false) { $0.audio.frameSize = try! FrameSize(milliseconds: 60) }
+        long.runtime.output.attach(CallbackSink(name: "ogg-like", batchMilliseconds: 100) { _ in })
+        #expect(long.runtime.audio.batchFrames == 1)
+        let none = try StreamingHarness(freewheel: false)
+        #expect(none.runtime.sinks.batchMilliseconds == nil)
+        #expect(none.runtime.audio.batchFrames == 5)  // nothing waits for packets: as long as allowed
+    }
+
     @Test(arguments: [7.5, 100.0])
     func frameSizesOutsideOpusAreRefused(milliseconds: Double) {
         #expect(throws: AudioConfigurationError.frameSize(milliseconds)) { try FrameSize(milliseconds: milliseconds) }
