@@ -143,10 +143,14 @@ struct StreamBench {
         print("|---|---|---|---|")
         for (name, runs) in sinks {
             let last = runs[runs.count - 1], frames = Double(max(last.frames, 1))
-            for thread in last.threads where thread.nanoseconds > 1_000_000 {
-                let role = thread.name == "deck-audio" ? "audio thread: render, mix, encode" : "loop (\(thread.name)): packets to the sink, timers"
-                print("| \(name): \(role) | \(String(format3: Double(thread.nanoseconds) / 1e9)) | "
-                    + "\(String(format1: Double(thread.nanoseconds) / 1e3 / frames)) | \(String(format2: Double(thread.wakeUps) / frames)) |")
+            let audio = last.threads.filter { $0.name == "deck-audio" }, loop = last.threads.filter(\.isMain)
+            let others = last.threads.filter { $0.name != "deck-audio" && !$0.isMain }
+            for (role, threads) in [("audio thread: render, mix, encode", audio), ("loop: packets to the sinks, timers", loop),
+                                    ("\(others.count) other threads (libuv's pool: file writes)", others)] where !threads.isEmpty {
+                let nanoseconds = threads.reduce(0) { $0 + $1.nanoseconds }, wakeUps = threads.reduce(0) { $0 + $1.wakeUps }
+                guard nanoseconds > 100_000 else { continue }
+                print("| \(name): \(role) | \(String(format3: Double(nanoseconds) / 1e9)) | "
+                    + "\(String(format1: Double(nanoseconds) / 1e3 / frames)) | \(String(format2: Double(wakeUps) / frames)) |")
             }
         }
         let frames = Double(max(batched[batched.count - 1].frames, 1)), reference = bare[bare.count - 1].cpu
