@@ -120,7 +120,8 @@ public final class AudioEngine {
 
     private func armWatchdog() {
         let period = max(5, UInt64(configuration.frameSize.milliseconds.rounded(.up)))
-        watchdog.arm(every: period) { [unowned self] in checkProgress() }
+        // Its first frame begins at once: a thread stuck in it is found a timeout after the start.
+        watchdog.arm(every: period, begun: worker.framesBegun.load(ordering: .relaxed) + 1) { [unowned self] in checkProgress() }
     }
 
     /// Whether the audio thread runs but has not begun a frame for longer than the render timeout.
@@ -205,7 +206,9 @@ public final class AudioEngine {
 
     func drainPackets() {
         delivery.drain(worker, stats: stats)
-        if threadRunning { watchdog.sawProgress(worker.framesBegun.load(ordering: .relaxed)) }
+        guard threadRunning else { return }
+        let batch = UInt64((Double(worker.batchFrames.load(ordering: .relaxed)) * configuration.frameSize.milliseconds).rounded(.up))
+        watchdog.sawProgress(worker.framesBegun.load(ordering: .relaxed), batch: batch)
     }
 }
 

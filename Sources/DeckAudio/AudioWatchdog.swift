@@ -19,22 +19,24 @@ final class AudioWatchdog {
         self.timeoutMilliseconds = UInt64(timeoutMilliseconds)
     }
 
-    /// Runs `check` every `period` ms, from a fresh start (a new thread has made no progress yet).
-    func arm(every period: UInt64, _ check: @escaping () -> Void) {
-        lastFramesBegun = -1
+    /// Watches a fresh thread that has begun `begun` frames as of now: `check` runs every `period`
+    /// ms once the timeout could have passed without the thread's packets.
+    func arm(every period: UInt64, begun: Int64, _ check: @escaping () -> Void) {
+        _ = progressed(begun)
         self.period = period
         self.check = { [unowned self] in
             checks += 1
             check()
         }
-        timer.start(after: period, repeat: period, self.check)
+        timer.start(after: timeoutMilliseconds + 1, repeat: period, self.check)
     }
 
-    /// The loop saw the thread's packets: while it delivers, the checks wait until the timeout
-    /// could have passed, so a healthy thread costs the loop no wake-up of the watchdog's own.
-    func sawProgress(_ begun: Int64) {
+    /// The loop saw the thread's packets, which come every `batch` ms: while they do, the checks
+    /// wait until the timeout could have passed after the next batch is due, so a healthy thread
+    /// costs the loop no wake-up of the watchdog's own.
+    func sawProgress(_ begun: Int64, batch: UInt64) {
         guard period > 0, progressed(begun) else { return }
-        timer.start(after: timeoutMilliseconds + 1, repeat: period, check)
+        timer.start(after: timeoutMilliseconds + batch + 1, repeat: period, check)
     }
 
     func stop() { timer.stop() }

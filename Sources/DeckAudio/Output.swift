@@ -258,7 +258,7 @@ public final class Output {
     /// (from the next generation of packets) and the audio thread. Streams heard on a sink whose
     /// mix changes fade out and in.
     private func reroute() {
-        engine.batchMilliseconds = sinks.batchMilliseconds ?? .max  // without sinks, nothing waits for packets
+        sinksChangedBatch()
         let open = sinks.list
         let next: RoutePlan
         do {
@@ -281,6 +281,11 @@ public final class Output {
         engine.reroute(streams: Dictionary(uniqueKeysWithValues: streams.values.map { ($0.stream, next.streamBuses(pin: $0.pin, zones: $0.zones)) }),
                        activeBuses: next.activeBuses, generation: generation, alsoFading: fading)
         plan = next
+    }
+
+    /// Hands the strictest sink's batch to the audio thread (after a sink's `batchMilliseconds` changed).
+    public func sinksChangedBatch() {
+        engine.batchMilliseconds = sinks.batchMilliseconds ?? .max  // without sinks, nothing waits for packets
     }
 
     private func reportDropped(_ count: Int) {

@@ -38,6 +38,8 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     private let drivingThread = Atomic<UInt>(0)
     private let dispatcher: RPCDispatcher
     private let doorbell: AsyncDoorbell
+    /// Takes packets for the packet callback, each at once while one is set.
+    private let packetSink: CallbackSink
     private var started = false
     private var thread: pthread_t?
     /// The runtime's own thread once it runs (mode 1), to refuse calls that would wait for it.
@@ -56,11 +58,12 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
         zoneIDs = configuration.effectiveZones.map(\.id)
         runtime = try Runtime(configuration: configuration, logger: Logger(level: configuration.logLevel) { [logTarget] in logTarget.forward($0) })
         dispatcher = runtime.makeDispatcher()
-        var drain: (() -> Void)?
+        var drain: (() -> Void)?, deliver: ((EncodedPacket) -> Void)?
         do { doorbell = try AsyncDoorbell(loop: runtime.loop) { drain?() } } catch { throw .loop(error) }
+        packetSink = CallbackSink(name: "embedding", batchMilliseconds: .max) { deliver?($0) }
         drain = { [unowned self] in drainInbox() }
-        runtime.output.attach(CallbackSink(name: "embedding") { [unowned self] packet in deliverPacket(packet) },
-                              label: SinkLabel(name: "Embedding", kind: .network))
+        deliver = { [unowned self] in deliverPacket($0) }
+        runtime.output.attach(packetSink, label: SinkLabel(name: "Embedding", kind: .network))
     }
 
     // MARK: Any thread
@@ -150,6 +153,15 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     func remove(_ client: EmbeddedClient) {
         guard clients.removeValue(forKey: ObjectIdentifier(client)) != nil else { return }
         client.close()
+    }
+
+    /// The packet callback was set or cleared: with one, each packet goes out as soon as it is
+    /// encoded; with none, the embedding's sink lets the others' batch stand. On the loop thread, by a job.
+    func packetCallbackChanged() {
+        try? submit(Job(action: { [unowned self] in
+            packetSink.batchMilliseconds = shared.withLock { $0.packet } == nil ? .max : 0
+            runtime.output.sinksChangedBatch()
+        }))
     }
 
     private func deliverPacket(_ packet: EncodedPacket) {

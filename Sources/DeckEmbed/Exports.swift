@@ -265,7 +265,10 @@ private func changeSubscription(_ rt: OpaquePointer?, _ method: String, _ topic:
 
 @_cdecl("deck_runtime_set_packet_callback")
 public func deck_runtime_set_packet_callback(_ rt: OpaquePointer?, _ packet: EmbeddingAPI.PacketFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    withHandle(rt) { $0.shared.withLock { $0.packet = packet.map { Registered(function: $0, user: user) } } }
+    withHandle(rt) { embedded in
+        embedded.shared.withLock { $0.packet = packet.map { Registered(function: $0, user: user) } }
+        embedded.packetCallbackChanged()
+    }
 }
 
 @_cdecl("deck_runtime_set_pcm_tap")

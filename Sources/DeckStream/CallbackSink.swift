@@ -1,7 +1,9 @@
 /// Hands each packet to a closure: the embedding API's sink, and the tests'. Loop-thread-confined.
 public final class CallbackSink: Sink {
     public let uri: String
-    public let batchMilliseconds: Int
+    /// How long packets may wait to be handed over together (0: each at once); after a change,
+    /// `Output.sinksChangedBatch()` passes it on.
+    public var batchMilliseconds: Int
     public private(set) var status = SinkStatus()
     private let onPacket: (EncodedPacket) -> Void
     private let onFinish: () -> Void

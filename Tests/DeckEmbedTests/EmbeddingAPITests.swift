@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+@testable import DeckAudio
 @testable import DeckEmbed
 @testable import DeckRuntime
 
@@ -76,6 +77,22 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
         #expect(seen.ends == 1)  // the output ended with end of stream
         #expect(deck_runtime_destroy(rt) == -2)  // a destroyed handle is told apart from a foreign one
         #expect(deck_runtime_call(rt, "{}", nil, nil) == -2)
+    }
+
+    /// The embedding's own sink asks for each packet at once only while a packet callback is set:
+    /// without one, the runtime's thread wakes only as often as its other sinks need.
+    @Test func onlyAPacketCallbackMakesTheRuntimeWakeForEachPacket() throws {
+        let rt = try create()
+        let embedded = try EmbeddingAPI.lookup(rt)
+        func batch() -> Int { embedded.runtime.audio.worker.batchFrames.load(ordering: .relaxed) }
+        #expect(deck_runtime_start(rt) == 0)
+        #expect(waitUntil(seconds: 5) { batch() == 5 })
+        let seen = Observed()
+        #expect(deck_runtime_set_packet_callback(rt, onPacket, seen.pointer) == 0)
+        #expect(waitUntil(seconds: 5) { batch() == 1 })
+        #expect(deck_runtime_set_packet_callback(rt, nil, nil) == 0)
+        #expect(waitUntil(seconds: 5) { batch() == 5 })
+        #expect(deck_runtime_destroy(rt) == 0)
     }
 
     @Test func logLinesGoToTheLogCallbackNeverToTheProcesssStandardError() throws {

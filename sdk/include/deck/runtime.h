@@ -284,7 +284,9 @@ typedef void (*deck_runtime_packet_fn)(void *user, const uint8_t *packet, size_t
                                        uint32_t samples, uint32_t pre_skip, bool end_of_stream);
 
 /* Sets (or with NULL clears) the packet callback; it takes packets from the
- * next one encoded. */
+ * next one encoded, each as soon as it is encoded. With none set, the
+ * runtime's thread wakes only as often as its other sinks need (an Ogg file
+ * or HTTP sink: every 100 ms). [any-thread] */
 DECK_RUNTIME_EXPORT int deck_runtime_set_packet_callback(deck_runtime_t *rt, deck_runtime_packet_fn packet, void *user);
 
 /* The mix before encoding: `frames` frames of interleaved stereo float at
