@@ -258,7 +258,7 @@ public final class Output {
     /// (from the next generation of packets) and the audio thread. Streams heard on a sink whose
     /// mix changes fade out and in.
     private func reroute() {
-        sinksChangedBatch()
+        applySinkBatch()
         let open = sinks.list
         let next: RoutePlan
         do {
@@ -284,7 +284,7 @@ public final class Output {
     }
 
     /// Hands the strictest sink's batch to the audio thread (after a sink's `batchMilliseconds` changed).
-    public func sinksChangedBatch() {
+    public func applySinkBatch() {
         engine.batchMilliseconds = sinks.batchMilliseconds ?? .max  // without sinks, nothing waits for packets
     }
 

@@ -160,7 +160,7 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     func packetCallbackChanged() {
         try? submit(Job(action: { [unowned self] in
             packetSink.batchMilliseconds = shared.withLock { $0.packet } == nil ? .max : 0
-            runtime.output.sinksChangedBatch()
+            runtime.output.applySinkBatch()
         }))
     }
 

@@ -2,7 +2,7 @@
 public final class CallbackSink: Sink {
     public let uri: String
     /// How long packets may wait to be handed over together (0: each at once); after a change,
-    /// `Output.sinksChangedBatch()` passes it on.
+    /// `Output.applySinkBatch()` passes it on.
     public var batchMilliseconds: Int
     public private(set) var status = SinkStatus()
     private let onPacket: (EncodedPacket) -> Void
