@@ -112,7 +112,8 @@ public final class AudioEngine {
     /// the render timeout, so the packets keep proving the thread alive to the watchdog.
     var batchFrames: Int {
         guard delivery.tap == nil else { return 1 }
-        let milliseconds = min(batchMilliseconds, configuration.renderTimeoutMilliseconds / 2)
+        // A sink's value is any Int; bounded to 0...5000 here, the division stays in range.
+        let milliseconds = max(0, min(batchMilliseconds, configuration.renderTimeoutMilliseconds / 2))
         return max(1, Int(Double(milliseconds) / configuration.frameSize.milliseconds))
     }
 

@@ -122,6 +122,9 @@ import Testing
         let none = try StreamingHarness(freewheel: false)
         #expect(none.runtime.sinks.batchMilliseconds == nil)
         #expect(none.runtime.audio.batchFrames == 5)  // nothing waits for packets: as long as allowed
+        let odd = try StreamingHarness(freewheel: false)
+        odd.runtime.output.attach(CallbackSink(name: "odd", batchMilliseconds: .min) { _ in })
+        #expect(odd.runtime.audio.batchFrames == 1)  // any Int a sink gives is taken as "at once" or capped
     }
 
     @Test(arguments: [7.5, 100.0])
