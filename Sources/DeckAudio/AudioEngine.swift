@@ -121,8 +121,7 @@ public final class AudioEngine {
 
     private func armWatchdog() {
         let period = max(5, UInt64(configuration.frameSize.milliseconds.rounded(.up)))
-        // Its first frame begins at once: a thread stuck in it is found a timeout after the start.
-        watchdog.arm(every: period, begun: worker.framesBegun.load(ordering: .relaxed) + 1) { [unowned self] in checkProgress() }
+        watchdog.arm(every: period) { [unowned self] in checkProgress() }
     }
 
     /// Whether the audio thread runs but has not begun a frame for longer than the render timeout.

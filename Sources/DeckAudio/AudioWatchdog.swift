@@ -19,16 +19,15 @@ final class AudioWatchdog {
         self.timeoutMilliseconds = UInt64(timeoutMilliseconds)
     }
 
-    /// Watches a fresh thread that has begun `begun` frames as of now: `check` runs every `period`
-    /// ms once the timeout could have passed without the thread's packets.
-    func arm(every period: UInt64, begun: Int64, _ check: @escaping () -> Void) {
-        _ = progressed(begun)
+    /// Runs `check` every `period` ms, from a fresh start (a new thread has made no progress yet).
+    func arm(every period: UInt64, _ check: @escaping () -> Void) {
+        lastFramesBegun = -1
         self.period = period
         self.check = { [unowned self] in
             checks += 1
             check()
         }
-        timer.start(after: timeoutMilliseconds + 1, repeat: period, self.check)
+        timer.start(after: period, repeat: period, self.check)
     }
 
     /// The loop saw the thread's packets, which come every `batch` ms: while they do, the checks
