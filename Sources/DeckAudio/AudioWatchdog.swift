@@ -8,6 +8,9 @@ final class AudioWatchdog {
     private let timeoutMilliseconds: UInt64
     private var lastFramesBegun: Int64 = -1
     private var lastProgressAt: UInt64 = 0
+    /// Frames begun when the packets last re-armed the timer: the checks between two drains note
+    /// progress too, so they must not hide it from the next drain.
+    private var lastDrainBegun: Int64 = -1
     private var period: UInt64 = 0
     private var check: () -> Void = {}
     /// How many times the check ran: while packets flow, none.
@@ -22,6 +25,7 @@ final class AudioWatchdog {
     /// Runs `check` every `period` ms, from a fresh start (a new thread has made no progress yet).
     func arm(every period: UInt64, _ check: @escaping () -> Void) {
         lastFramesBegun = -1
+        lastDrainBegun = -1
         self.period = period
         self.check = { [unowned self] in
             checks += 1
@@ -34,7 +38,9 @@ final class AudioWatchdog {
     /// wait until the timeout could have passed after the next batch is due, so a healthy thread
     /// costs the loop no wake-up of the watchdog's own.
     func sawProgress(_ begun: Int64, batch: UInt64) {
-        guard period > 0, progressed(begun) else { return }
+        guard period > 0, begun != lastDrainBegun else { return }
+        lastDrainBegun = begun
+        _ = progressed(begun)
         timer.start(after: timeoutMilliseconds + batch + 1, repeat: period, check)
     }
 

@@ -72,10 +72,10 @@ public enum AudioAnalysis {
     }
 
     /// The frequency of the strongest spectral peak (FFT of 32768 samples from `start`, Hann window).
-    public static func dominantFrequency(_ signal: [Float], start: Int = 4800) -> Double {
+    public static func dominantFrequency(_ signal: [Float], start: Int = 4800) throws(AnalysisError) -> Double {
         let size = 32_768
-        precondition(signal.count >= start + size, "need \(start + size) samples, have \(signal.count)")
-        var real = (0..<size).map { i in Double(signal[start + i]) * (0.5 - 0.5 * cos(2 * .pi * Double(i) / Double(size - 1))) }
+        let samples = try window(signal, start: start, count: size)
+        var real = samples.enumerated().map { i, sample in Double(sample) * (0.5 - 0.5 * cos(2 * .pi * Double(i) / Double(size - 1))) }
         var imaginary = [Double](repeating: 0, count: size)
         fft(&real, &imaginary)
         var best = 1
@@ -89,8 +89,8 @@ public enum AudioAnalysis {
 
     /// Signal-to-noise ratio in dB of a sine at `frequency`: the best-fitting sine (least squares)
     /// over the window is the signal, what is left is the noise.
-    public static func sineSNR(_ signal: [Float], frequency: Double, start: Int = 4800, count: Int = 48_000) -> Double {
-        let (window, omega, a, b) = fitSine(signal, frequency: frequency, start: start, count: count)
+    public static func sineSNR(_ signal: [Float], frequency: Double, start: Int = 4800, count: Int = 48_000) throws(AnalysisError) -> Double {
+        let (window, omega, a, b) = try fitSine(signal, frequency: frequency, start: start, count: count)
         var signalEnergy = 0.0, noiseEnergy = 0.0
         for (n, y) in window.enumerated() {
             let fit = a * sin(omega * Double(n)) + b * cos(omega * Double(n))
@@ -101,15 +101,15 @@ public enum AudioAnalysis {
     }
 
     /// The peak amplitude of the sine at `frequency` that best fits `count` samples from `start`.
-    public static func sineAmplitude(_ signal: [Float], frequency: Double, start: Int, count: Int = 24_000) -> Double {
-        let (_, _, a, b) = fitSine(signal, frequency: frequency, start: start, count: count)
+    public static func sineAmplitude(_ signal: [Float], frequency: Double, start: Int, count: Int = 24_000) throws(AnalysisError) -> Double {
+        let (_, _, a, b) = try fitSine(signal, frequency: frequency, start: start, count: count)
         return (a * a + b * b).squareRoot()
     }
 
-    /// The least-squares fit a·sin(ωn) + b·cos(ωn) over the window.
-    private static func fitSine(_ signal: [Float], frequency: Double, start: Int, count: Int)
+    /// The least-squares fit a·sin(ωn) + b·cos(ωn) over the window (cut short at the signal's end).
+    private static func fitSine(_ signal: [Float], frequency: Double, start: Int, count: Int) throws(AnalysisError)
         -> (window: [Double], omega: Double, a: Double, b: Double) {
-        let window = Array(signal[start..<min(start + count, signal.count)]).map(Double.init)
+        let window = try Self.window(signal, start: start, count: max(0, min(count, signal.count - start))).map(Double.init)
         let omega = 2 * Double.pi * frequency / 48_000
         var ss = 0.0, cc = 0.0, sc = 0.0, ys = 0.0, yc = 0.0
         for (n, y) in window.enumerated() {
@@ -120,12 +120,18 @@ public enum AudioAnalysis {
         return (window, omega, (ys * cc - yc * sc) / det, (yc * ss - ys * sc) / det)
     }
 
+    /// `count` samples from `start`; a window past either end is a failed analysis, not a trap.
+    private static func window(_ signal: [Float], start: Int, count: Int) throws(AnalysisError) -> ArraySlice<Float> {
+        guard start >= 0, count > 0, start <= signal.count - count else { throw .outside(start: start, count: count, have: signal.count) }
+        return signal[start..<(start + count)]
+    }
+
     /// The level of everything above `frequency` in `count` samples from `start` (Hann window), in
     /// dB relative to a full-scale sine: how loud a click is.
-    public static func levelAbove(_ frequency: Double, in signal: [Float], start: Int, count: Int = 2_048) -> Double {
-        precondition(start >= 0 && start + count <= signal.count, "window \(start)..<\(start + count) outside \(signal.count) samples")
+    public static func levelAbove(_ frequency: Double, in signal: [Float], start: Int, count: Int = 2_048) throws(AnalysisError) -> Double {
+        let samples = try Self.window(signal, start: start, count: count)
         let window = (0..<count).map { 0.5 - 0.5 * cos(2 * .pi * Double($0) / Double(count - 1)) }
-        var real = (0..<count).map { Double(signal[start + $0]) * window[$0] }
+        var real = samples.enumerated().map { Double($1) * window[$0] }
         var imaginary = [Double](repeating: 0, count: count)
         fft(&real, &imaginary)
         let first = Int((frequency * Double(count) / 48_000).rounded(.up))
@@ -177,5 +183,16 @@ extension AudioAnalysis {
             index += 48
         }
         return longest
+    }
+}
+
+/// An analysis asked for samples the decoded audio does not have (it came out too short).
+public enum AnalysisError: Error, CustomStringConvertible {
+    case outside(start: Int, count: Int, have: Int)
+
+    public var description: String {
+        switch self {
+        case let .outside(start, count, have): "the analysis needs samples \(start)..<\(start + count), the audio has \(have)"
+        }
     }
 }

@@ -35,7 +35,7 @@ import Testing
                                                               "--play", "org.example.stations:e659", "--sink", "file:\(out)", "--socket", dir.path + "/d.sock"], timeout: 30)
         #expect(result.status == 0, "\(result.output)")
         let audio = try AudioAnalysis.decodeWithFFmpeg(out)
-        #expect(abs(AudioAnalysis.dominantFrequency(audio.left, start: 24_000) - 659.25) < 3)
+        #expect(abs(try AudioAnalysis.dominantFrequency(audio.left, start: 24_000) - 659.25) < 3)
     }
 
     /// examples/plugin-swift: a Swift package outside this one, built with SwiftPM against the

@@ -54,15 +54,15 @@ extension LibraryTests {
         let front = try AudioAnalysis.decodeWithFFmpeg(dir.path + "/front.opus").left
         let rear = try AudioAnalysis.decodeWithFFmpeg(dir.path + "/rear.opus").left
         /// A sine's level in dB over the second half of phase `index` (past every ramp).
-        func level(_ audio: [Float], _ frequency: Double, _ index: Int) -> Double {
+        func level(_ audio: [Float], _ frequency: Double, _ index: Int) throws -> Double {
             let start = (marks[index] + 50) * 960
             guard start + 33_600 <= audio.count else { return -200 }
-            return 20 * log10(max(AudioAnalysis.sineAmplitude(audio, frequency: frequency, start: start, count: 33_600), 1e-9))
+            return 20 * log10(max(try AudioAnalysis.sineAmplitude(audio, frequency: frequency, start: start, count: 33_600), 1e-9))
         }
-        let radio = marks.indices.map { level(front, 250, $0) }, library = marks.indices.map { level(rear, 550, $0) }
+        let radio = try marks.indices.map { try level(front, 250, $0) }, library = try marks.indices.map { try level(rear, 550, $0) }
         for index in marks.indices {
-            #expect(level(front, 550, index) < -60, "the library in the front in phase \(index)")
-            #expect(level(rear, 250, index) < -60, "the radio in the rear in phase \(index)")
+            #expect(try level(front, 550, index) < -60, "the library in the front in phase \(index)")
+            #expect(try level(rear, 250, index) < -60, "the radio in the rear in phase \(index)")
         }
         #expect(radio[0] > -40 && library[0] > -40, "both play: radio \(radio[0]) dB, library \(library[0]) dB")
         #expect(radio[1] < -60, "the call pauses the front's radio: \(radio[1]) dB")

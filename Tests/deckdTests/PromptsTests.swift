@@ -6,9 +6,9 @@ import Testing
 /// ducks the music, which comes back once the prompt is said, judged on the rendered file.
 @Suite struct PromptsTests {
     /// The 440 Hz tone's amplitude and what is left besides it, per 100 ms window.
-    private func windows(_ signal: [Float]) -> [(tone: Double, rest: Double)] {
-        stride(from: 0, to: signal.count - 4_800, by: 4_800).map { start in
-            let tone = AudioAnalysis.sineAmplitude(signal, frequency: 440, start: start, count: 4_800)
+    private func windows(_ signal: [Float]) throws -> [(tone: Double, rest: Double)] {
+        try stride(from: 0, to: signal.count - 4_800, by: 4_800).map { start in
+            let tone = try AudioAnalysis.sineAmplitude(signal, frequency: 440, start: start, count: 4_800)
             let rms = AudioAnalysis.rms(signal[start..<start + 4_800])
             return (tone, max(0, rms * rms - tone * tone / 2).squareRoot())
         }
@@ -32,7 +32,7 @@ import Testing
         try deckd.waitForFrames(40)
         #expect(deckd.stop() == 0)
 
-        let measured = windows(try AudioAnalysis.decodeWithFFmpeg(output).left)
+        let measured = try windows(try AudioAnalysis.decodeWithFFmpeg(output).left)
         let full = 0.25  // Tone's −12 dBFS sine
         let ducked = measured.indices.filter { abs(measured[$0].tone - full * 0.2) < 0.02 && measured[$0].rest > 0.01 }
         #expect(ducked.count >= 10, "a second and more of speech over the tone ducked by 14 dB: \(measured)")

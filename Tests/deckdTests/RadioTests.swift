@@ -45,7 +45,7 @@ import Testing
     /// The dominant frequency of each second of the rendered file.
     private func frequencies(_ output: String) throws -> [Double] {
         let left = try AudioAnalysis.decodeWithFFmpeg(output).left
-        return stride(from: 0, to: left.count - 48_000, by: 48_000).map { AudioAnalysis.dominantFrequency(Array(left[$0..<$0 + 48_000]), start: 0) }
+        return try stride(from: 0, to: left.count - 48_000, by: 48_000).map { try AudioAnalysis.dominantFrequency(Array(left[$0..<$0 + 48_000]), start: 0) }
     }
 
     @Test func opusAndMP3MountsPlayWithTheirTitlesAndNextMovesThroughTheStations() throws {

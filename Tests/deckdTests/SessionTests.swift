@@ -127,8 +127,8 @@ extension SessionTests {
         #expect(daemon.stop() == 0)
         let left = try AudioAnalysis.decodeWithFFmpeg(dir.path + "/out.opus").left
         let (start, end) = try #require(edges(left))
-        let atStart = AudioAnalysis.levelAbove(4_000, in: left, start: max(0, start - 1_024))
-        let atStop = AudioAnalysis.levelAbove(4_000, in: left, start: end - 1_024)
+        let atStart = try AudioAnalysis.levelAbove(4_000, in: left, start: max(0, start - 1_024))
+        let atStop = try AudioAnalysis.levelAbove(4_000, in: left, start: end - 1_024)
         // Measured: about -118 and -130 dBFS; cut at full level the stop measured -52.
         #expect(atStart < -90, "energy above 4 kHz where the stream starts: \(atStart) dBFS")
         #expect(atStop < -90, "energy above 4 kHz where the stream stops: \(atStop) dBFS")
@@ -144,7 +144,7 @@ extension SessionTests {
         let left = try AudioAnalysis.decodeWithFFmpeg(dir.path + "/out.opus").left
         let (_, end) = try #require(edges(left))
         #expect(end < left.count - 240, "the fade ends before the final packet, not with it")
-        let atEnd = AudioAnalysis.levelAbove(4_000, in: left, start: max(0, min(end - 1_024, left.count - 2_048)))
+        let atEnd = try AudioAnalysis.levelAbove(4_000, in: left, start: max(0, min(end - 1_024, left.count - 2_048)))
         #expect(atEnd < -90, "energy above 4 kHz where the output ends: \(atEnd) dBFS")
     }
 }

@@ -34,11 +34,11 @@ import Testing
         #expect(try AudioAnalysis.decodeWithOpusdec(path) == 3 * 48_000)
         let decoded = try AudioAnalysis.decodeWithFFmpeg(path)
         #expect(abs(decoded.frames - 3 * 48_000) <= 960)
-        #expect(abs(AudioAnalysis.dominantFrequency(decoded.left) - 440) < 3)
-        #expect(abs(AudioAnalysis.dominantFrequency(decoded.right) - 660) < 3)
+        #expect(abs(try AudioAnalysis.dominantFrequency(decoded.left) - 440) < 3)
+        #expect(abs(try AudioAnalysis.dominantFrequency(decoded.right) - 660) < 3)
         // 128 kbit/s Opus keeps a pure tone far above 30 dB.
-        #expect(AudioAnalysis.sineSNR(decoded.left, frequency: 440) > 30)
-        #expect(AudioAnalysis.sineSNR(decoded.right, frequency: 660) > 30)
+        #expect(try AudioAnalysis.sineSNR(decoded.left, frequency: 440) > 30)
+        #expect(try AudioAnalysis.sineSNR(decoded.right, frequency: 660) > 30)
         // −12 dBFS sine: RMS 0.25/√2.
         #expect(abs(AudioAnalysis.rms(decoded.left[4800..<96_000]) - 0.25 / 2.squareRoot()) < 0.01)
     }
@@ -57,9 +57,9 @@ import Testing
         _ = dir
         let decoded = try AudioAnalysis.decodeWithFFmpeg(path)
         // 20 Hz · 1000^(t/10): about 40 Hz at 1 s, 500 Hz at 4.5 s, 5 kHz at 8 s.
-        let early = AudioAnalysis.dominantFrequency(decoded.left, start: 36_000)
-        let middle = AudioAnalysis.dominantFrequency(decoded.left, start: 200_000)
-        let late = AudioAnalysis.dominantFrequency(decoded.left, start: 340_000)
+        let early = try AudioAnalysis.dominantFrequency(decoded.left, start: 36_000)
+        let middle = try AudioAnalysis.dominantFrequency(decoded.left, start: 200_000)
+        let late = try AudioAnalysis.dominantFrequency(decoded.left, start: 340_000)
         #expect(early < middle && middle < late)
         #expect((200...800).contains(middle))
     }

@@ -40,22 +40,22 @@ import Testing
             #expect(info.status == 0 && info.warnings.isEmpty, "\(info.output)")
         }
         let before = 14_400, after = rearAudio.count - 33_600  // 0.3 s in, and 0.7 s before the end
-        func level(_ audio: [Float], _ frequency: Double, at start: Int) -> Double {
-            AudioAnalysis.sineAmplitude(audio, frequency: frequency, start: start)
+        func level(_ audio: [Float], _ frequency: Double, at start: Int) throws -> Double {
+            try AudioAnalysis.sineAmplitude(audio, frequency: frequency, start: start)
         }
         // The rear seats hear the (ducked) radio all along and never the prompt.
         for start in [before, after] {
-            #expect(level(rearAudio, 440, at: start) > 0.01)
-            #expect(level(rearAudio, 880, at: start) < 0.001)
+            #expect(try level(rearAudio, 440, at: start) > 0.01)
+            #expect(try level(rearAudio, 880, at: start) < 0.001)
         }
         // The cabin heard both, then the prompt alone once app audio moved.
-        #expect(level(cabinAudio, 440, at: before) > 0.01)
-        #expect(level(cabinAudio, 880, at: before) > 0.1)
-        #expect(level(cabinAudio, 440, at: after) < 0.001)
-        #expect(level(cabinAudio, 880, at: after) > 0.1)
+        #expect(try level(cabinAudio, 440, at: before) > 0.01)
+        #expect(try level(cabinAudio, 880, at: before) > 0.1)
+        #expect(try level(cabinAudio, 440, at: after) < 0.001)
+        #expect(try level(cabinAudio, 880, at: after) > 0.1)
         // The radio left the cabin with a fade: nothing above 4 kHz anywhere in either file.
         for audio in [cabinAudio, rearAudio] {
-            let loudest = stride(from: 4_800, to: audio.count - 4_800, by: 1_024).map { AudioAnalysis.levelAbove(4_000, in: audio, start: $0) }.max()!
+            let loudest = try stride(from: 4_800, to: audio.count - 4_800, by: 1_024).map { try AudioAnalysis.levelAbove(4_000, in: audio, start: $0) }.max()!
             #expect(loudest < -80, "a click of \(loudest) dB")
         }
     }

@@ -52,8 +52,8 @@ import Testing
         let gap = AudioAnalysis.longestGapMilliseconds(decoded.left, start: 4_800, end: decoded.frames - 4_800)
         #expect(gap <= RuntimeConfiguration().isolation.renderDeadlineMilliseconds, "a gap of \(gap) ms")
         // Maps's stream left with a fade, not a click: nothing above 4 kHz anywhere.
-        let loudest = stride(from: 4_800, to: decoded.frames - 4_800, by: 1_024)
-            .map { AudioAnalysis.levelAbove(4_000, in: decoded.left, start: $0) }.max()!
+        let loudest = try stride(from: 4_800, to: decoded.frames - 4_800, by: 1_024)
+            .map { try AudioAnalysis.levelAbove(4_000, in: decoded.left, start: $0) }.max()!
         #expect(loudest < -80, "a click of \(loudest) dB")
     }
 
@@ -86,9 +86,9 @@ import Testing
         let decoded = try AudioAnalysis.decodeWithFFmpeg(path)
         // Silent while the host was late, then the sine again; neither edge clicks.
         #expect(AudioAnalysis.longestGapMilliseconds(decoded.left, start: 4_800, end: decoded.frames - 4_800) >= 100)
-        #expect(AudioAnalysis.sineAmplitude(decoded.left, frequency: 440, start: decoded.frames - 14_400, count: 9_600) > 0.2)
-        let loudest = stride(from: 4_800, to: decoded.frames - 4_800, by: 1_024)
-            .map { AudioAnalysis.levelAbove(4_000, in: decoded.left, start: $0) }.max()!
+        #expect(try AudioAnalysis.sineAmplitude(decoded.left, frequency: 440, start: decoded.frames - 14_400, count: 9_600) > 0.2)
+        let loudest = try stride(from: 4_800, to: decoded.frames - 4_800, by: 1_024)
+            .map { try AudioAnalysis.levelAbove(4_000, in: decoded.left, start: $0) }.max()!
         #expect(loudest < -80, "a click of \(loudest) dB")
     }
 

@@ -51,7 +51,7 @@ import Testing
         #expect(paused < -90, "paused at \(paused) dBFS")
         #expect(abs(resumed - music) <= 0.5, "resumed \(resumed - music) dB")
         let end = try #require(left.lastIndex { abs($0) > 1e-3 })
-        #expect(AudioAnalysis.levelAbove(4_000, in: left, start: end - 1_024) < -90, "a click where the music stops")
+        #expect(try AudioAnalysis.levelAbove(4_000, in: left, start: end - 1_024) < -90, "a click where the music stops")
 
         // Every change published, numbered without a gap, in the order it happened.
         let seqs = notes.compactMap { $0["seq"]?.intValue }
@@ -84,7 +84,7 @@ extension SessionScenarioTests {
         let left = try AudioAnalysis.decodeWithFFmpeg(path).left
         let start = try #require(left.firstIndex { abs($0) > 1e-3 })
         #expect(start > 12_000)  // after the half second of silence
-        let atStart = AudioAnalysis.levelAbove(4_000, in: left, start: start - 1_024)
+        let atStart = try AudioAnalysis.levelAbove(4_000, in: left, start: start - 1_024)
         #expect(atStart < -90, "energy above 4 kHz where a loud stream starts: \(atStart) dBFS")
     }
 }

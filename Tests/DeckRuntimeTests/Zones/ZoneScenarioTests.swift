@@ -59,14 +59,14 @@ import Testing
         }
         let frontAudio = try AudioAnalysis.decodeWithFFmpeg(front).left, rearAudio = try AudioAnalysis.decodeWithFFmpeg(rear).left
         /// A sine's level in dB over 0.4–0.9 s of second `phase`.
-        func level(_ audio: [Float], _ frequency: Double, _ phase: Int) -> Double {
-            20 * log10(max(AudioAnalysis.sineAmplitude(audio, frequency: frequency, start: phase * 48_000 + 19_200), 1e-9))
+        func level(_ audio: [Float], _ frequency: Double, _ phase: Int) throws -> Double {
+            20 * log10(max(try AudioAnalysis.sineAmplitude(audio, frequency: frequency, start: phase * 48_000 + 19_200), 1e-9))
         }
-        let radio = (0..<5).map { level(frontAudio, 660, $0) }, library = (0..<5).map { level(rearAudio, 440, $0) }
+        let radio = try (0..<5).map { try level(frontAudio, 660, $0) }, library = try (0..<5).map { try level(rearAudio, 440, $0) }
         // Neither zone hears the other's app at any time.
         for phase in 0..<5 {
-            #expect(level(frontAudio, 440, phase) < -60, "the library in the front at \(phase) s")
-            #expect(level(rearAudio, 660, phase) < -60, "the radio in the rear at \(phase) s")
+            #expect(try level(frontAudio, 440, phase) < -60, "the library in the front at \(phase) s")
+            #expect(try level(rearAudio, 660, phase) < -60, "the radio in the rear at \(phase) s")
         }
         #expect(radio[1] < -60, "the front radio is paused by the call: \(radio[1]) dB")
         #expect(abs(radio[2] - radio[0] - (-14)) <= 1, "the prompt ducks the front: \(radio[2] - radio[0]) dB")
