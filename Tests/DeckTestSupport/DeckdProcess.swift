@@ -82,7 +82,11 @@ public final class DeckdProcess {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            print("deckd did not end within \(seconds) s of signal \(signal); its log ends:\n\(log.suffix(4_000))")
             return nil
+        }
+        if process.terminationReason == .exit, process.terminationStatus != 0 {  // the log says why; an expectation shows only the status
+            print("deckd exited with status \(process.terminationStatus); its log ends:\n\(log.suffix(4_000))")
         }
         return process.terminationStatus
     }

@@ -24,7 +24,8 @@ import Testing
         result = try runProgram("/usr/bin/make", ["-s", "-C", Paths.repoRoot + "/examples/embed-c", "PKG_CONFIG_PATH=\(lib)/pkgconfig", "OUT=\(program)"])
         #expect(result.status == 0, "\(result.output)")
         let ogg = prefix.path + "/tone.opus"
-        result = try runProgram(program, [prefix.path + "/lib/deck/plugins", ogg, "2"], timeout: 30)
+        // Three seconds: a loaded machine may take one to launch Tone in its host process.
+        result = try runProgram(program, [prefix.path + "/lib/deck/plugins", ogg, "3"], timeout: 30)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("apps.launch answered: {\"id\":1,\"jsonrpc\":\"2.0\",\"result\":"))
         #expect(result.output.contains("event: session.changed"))
