@@ -109,6 +109,8 @@ final class IsolatedPluginCode: PluginCode {
         return taken == 0 ? nil : Double(renderer.framesQueued.load(ordering: .relaxed)) / Double(taken)
     }
 
+    var lateFrames: Int? { renderer.lateFrames.load(ordering: .relaxed) }
+
     func focusChanged(_ change: FocusChange) { _ = call(.focusChanged(change)) }
     func sessionChanged(active: Bool) { _ = call(.sessionChanged(active: active)) }
 

@@ -20,6 +20,9 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `mi
     private var lastCount = 0
     /// Frames missed in a row; the loop reads it to notice a render that stopped.
     let missedFrames = Atomic<Int>(0)
+    /// Frames missed in all: the host did not deliver them by the deadline (each is an underrun
+    /// to the mixer too, though the plugin's render may have filled it, only late).
+    let lateFrames = Atomic<Int>(0)
     /// Frames taken, and how many were waiting in the ring (the taken one included) each time:
     /// their ratio is the latency the ring adds, in frames.
     let framesTaken = Atomic<Int>(0)
@@ -59,6 +62,7 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `mi
             late = true
             fadeIn = true
             missedFrames.add(1, ordering: .relaxed)
+            lateFrames.add(1, ordering: .relaxed)
             let ramp = ReflectedTail.write(after: last, count: lastCount, into: out, limit: frames)
             lastCount = 0
             return ramp

@@ -89,6 +89,8 @@ package final class InProcessPluginCode: PluginCode {
 
     package var framesAhead: Double? { nil }
 
+    package var lateFrames: Int? { nil }
+
     package var renderSource: RenderSource? {
         guard let render = audio?.pointee.render else { return nil }
         return RenderSource(plugin: plugin, render: render)

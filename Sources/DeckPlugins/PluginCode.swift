@@ -34,6 +34,8 @@ package protocol PluginCode: AnyObject {
     var renderSource: RenderSource? { get }
     /// Frames rendered ahead of the mix, on average (the latency a host process adds); nil inline.
     var framesAhead: Double? { get }
+    /// Frames its host process did not deliver by the deadline (counted as underruns too); nil inline.
+    var lateFrames: Int? { get }
 
     // deck.session
     func focusChanged(_ change: FocusChange)

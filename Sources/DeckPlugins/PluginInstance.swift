@@ -218,6 +218,10 @@ public final class PluginInstance {
     /// Frames its host process renders ahead of the mix, on average; nil inline or before any.
     public var framesAhead: Double? { code.framesAhead }
 
+    /// Of its underruns, the frames its host process delivered too late (a busy machine, or a slow
+    /// render) rather than short; nil inline.
+    public var lateFrames: Int? { code.lateFrames }
+
     /// The plugin's extension with this id, or nil. Refused once destroyed.
     public func extensionPointer(_ id: String) throws(PluginCallError) -> UnsafeRawPointer? {
         guard state != .destroyed else { throw refusal(for: "get_extension", expected: "not destroyed") }

@@ -191,9 +191,16 @@ struct DynamicRun {
         }
         for (counter, rule, what) in [("invalidFrames", "render.invalid", "NaN or infinity (silenced)"),
                                       ("subnormalFrames", "render.denormal", "denormal (subnormal) samples: flush them to zero"),
-                                      ("clippedFrames", "render.clipping", "samples beyond ±1.0"),
-                                      ("underrunFrames", "render.underrun", "frames it did not fill")] {
+                                      ("clippedFrames", "render.clipping", "samples beyond ±1.0")] {
             if let count = app[counter]?.intValue, count > 0 { report(rule, "\(count) frames with \(what) in \(seconds) s") }
+        }
+        // Frames its host process delivered too late are underruns to the mix, but whether the render
+        // or a busy machine made them late, the inline timing (render.deadline) judges.
+        let late = app["lateFrames"]?.intValue ?? 0, short = (app["underrunFrames"]?.intValue ?? 0) - late
+        if short > 0 { report("render.underrun", "\(short) frames it did not fill in \(seconds) s") }
+        if late > 0 {
+            report("render.late", "\(late) frames its host process delivered after the mix's deadline in \(seconds) s, each heard as a "
+                   + "fade to silence; with fast render calls (render.time) the machine was too busy to run it in time")
         }
         let session = try? runtime.call("session.get")
         let holds = session?["holders"]?.arrayValue?.contains { $0["owner"]?.stringValue == id } ?? false

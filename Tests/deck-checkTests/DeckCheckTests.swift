@@ -74,6 +74,18 @@ import Testing
         #expect(result.status == (["render.invalid", "lifecycle.survives"].contains(rule) ? 1 : 0), "errors fail the run, warnings do not: \(result.raw)")
     }
 
+    /// A render that stalls once in its host process: the frames it delivered after the mix's
+    /// deadline are told (render.late), not judged as frames it did not fill.
+    @Test func framesAHostDeliveredLateAreToldNotJudgedAsUnfilled() throws {
+        let dir = TemporaryDirectory()
+        let bundle = try Fixture.bundle(in: dir.path)
+        let result = try check(["--item", "stall", "--only", "render.underrun,render.late", bundle])
+        #expect(result.status == 0, "\(result.raw)")
+        #expect(result.findings.contains { $0.rule == "render.late" && $0.severity == "info" && $0.reason.contains("frames its host process delivered") },
+                "\(result.raw)")
+        #expect(!result.findings.contains { $0.rule == "render.underrun" }, "\(result.raw)")
+    }
+
     /// Stopping on a transient loss or a duck, a thread and a pipe left after destroy, a second
     /// instance that fails in the same process, a thread running library code after destroy (the
     /// inline runtime crashes), a loop-thread call made from a thread of its own: each caught by its

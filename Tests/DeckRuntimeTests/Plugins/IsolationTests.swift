@@ -81,8 +81,10 @@ import Testing
         try harness.runtime.focus.play(pluginID: radio.id, item: "stall")
         harness.run(for: 1.2)
         #expect(radio.state == .active && !radio.hasCrashed)
-        #expect(radio.streamCounters.underrunFrames.load(ordering: .relaxed) >= 5)  // 200 ms late: about 10 frames missed
         harness.runtime.shutdown()
+        let underruns = radio.streamCounters.underrunFrames.load(ordering: .relaxed)
+        #expect(underruns >= 5)  // 200 ms late: about 10 frames missed
+        #expect(radio.lateFrames == underruns, "each of them late, none short")  // what deck-check tells apart
         let decoded = try AudioAnalysis.decodeWithFFmpeg(path)
         // Silent while the host was late, then the sine again; neither edge clicks.
         #expect(AudioAnalysis.longestGapMilliseconds(decoded.left, start: 4_800, end: decoded.frames - 4_800) >= 100)
