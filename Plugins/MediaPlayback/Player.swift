@@ -142,15 +142,19 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     /// pass began at (a repeated item begins again at a new one).
     public var current: (index: Int, elapsed: Double, pass: Int)? {
         // A request the decode thread has not begun is where play stands: the marks are the old one's.
-        if let pending = pendingRequest {
-            return pending.items.indices.contains(pending.index) ? (pending.index, pending.position, -1) : nil
-        }
+        if let pending = pendingRequest { return Player.start(of: pending) }
         let read = ring.read.load(ordering: .acquiring)
         let generation = ringGeneration.load(ordering: .acquiring)
-        return marks.withLock { marks -> (Int, Double, Int)? in
-            guard let mark = marks.last(where: { $0.generation == generation && $0.frame <= read }), mark.index >= 0 else { return nil }
-            return (mark.index, mark.offset + Double(read - mark.frame) / Double(MediaSource.sampleRate), mark.frame)
-        }
+        let reached = marks.withLock { marks in marks.last { $0.generation == generation && $0.frame <= read } }
+        // Begun but not sounding yet (its file opening, its seek): it still stands where it starts.
+        guard let mark = reached else { return request.withLock { $0 }.flatMap(Player.start) }
+        guard mark.index >= 0 else { return nil }
+        return (mark.index, mark.offset + Double(read - mark.frame) / Double(MediaSource.sampleRate), mark.frame)
+    }
+
+    /// Where a request starts: its item and position, in no pass yet.
+    private static func start(of request: Request) -> (index: Int, elapsed: Double, pass: Int)? {
+        request.items.indices.contains(request.index) ? (request.index, request.position, -1) : nil
     }
 
     /// True while the render thread waits for frames (opening, buffering, reconnecting).
