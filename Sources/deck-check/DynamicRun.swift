@@ -196,7 +196,8 @@ struct DynamicRun {
         }
         // Frames its host process delivered too late are underruns to the mix, but whether the render
         // or a busy machine made them late, the inline timing (render.deadline) judges.
-        let late = app["lateFrames"]?.intValue ?? 0, short = (app["underrunFrames"]?.intValue ?? 0) - late
+        let underruns = max(0, app["underrunFrames"]?.intValue ?? 0), late = min(max(0, app["lateFrames"]?.intValue ?? 0), underruns)
+        let short = underruns - late
         if short > 0 { report("render.underrun", "\(short) frames it did not fill in \(seconds) s") }
         if late > 0 {
             report("render.late", "\(late) frames its host process delivered after the mix's deadline in \(seconds) s, each heard as a "
