@@ -21,11 +21,12 @@ import Testing
 
     /// A radio plays; Maps starts `item` over it on navigation and misbehaves 10 frames in. Checks
     /// Maps ended with `story`, then that the radio's audio (decoded by ffmpeg) never broke for
-    /// longer than the render deadline.
+    /// longer than the render deadline. Hosts render 4 frames ahead: on a machine busy with other
+    /// work the radio's own host may be scheduled 30 ms late, which is not what is tested here.
     private func radioPlaysOn(_ item: String, story: String, configure: (inout RuntimeConfiguration) -> Void = { _ in },
                               afterCrash: (StreamingHarness, PluginInstance) throws -> Void) throws {
         let path = dir.path + "/\(item).opus"
-        let harness = try harness(path, configure: configure)
+        let harness = try harness(path) { $0.isolation.aheadFrames = 4; configure(&$0) }
         var appsChanges: [JSONValue] = []
         let listener = RPCConnection { line in appsChanges.append((try? JSONValue.parse(line))?["params"] ?? .null) }
         listener.topics = ["apps.changed"]
@@ -50,7 +51,8 @@ import Testing
         harness.runtime.shutdown()
         let decoded = try AudioAnalysis.decodeWithFFmpeg(path)
         let gap = AudioAnalysis.longestGapMilliseconds(decoded.left, start: 4_800, end: decoded.frames - 4_800)
-        #expect(gap <= RuntimeConfiguration().isolation.renderDeadlineMilliseconds, "a gap of \(gap) ms")
+        #expect(gap <= RuntimeConfiguration().isolation.renderDeadlineMilliseconds,
+                "a gap of \(gap) ms; the radio's host was late for \(radio.lateFrames ?? 0) frames")
         // Maps's stream left with a fade, not a click: nothing above 4 kHz anywhere.
         let loudest = try stride(from: 4_800, to: decoded.frames - 4_800, by: 1_024)
             .map { try AudioAnalysis.levelAbove(4_000, in: decoded.left, start: $0) }.max()!
