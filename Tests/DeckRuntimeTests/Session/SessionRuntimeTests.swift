@@ -135,9 +135,11 @@ extension SessionRuntimeTests {
         #expect(harness.runtime.focus.requestFocus(call) == .granted)
         harness.run(for: 0.2)  // the pause fade is done
         let atPause = radio.streamCounters.renderedFrames.load(ordering: .relaxed)
+        let underrunsAtPause = radio.streamCounters.underrunFrames.load(ordering: .relaxed)
         harness.run(for: 0.5)
         #expect(radio.streamCounters.renderedFrames.load(ordering: .relaxed) == atPause)
-        #expect(radio.streamCounters.underrunFrames.load(ordering: .relaxed) == 0)
+        // Not rendered is not an underrun (a host late before the pause, on a busy machine, is not this test's).
+        #expect(radio.streamCounters.underrunFrames.load(ordering: .relaxed) == underrunsAtPause)
         harness.runtime.focus.abandonFocus(.integrator("phone"))
         harness.run(for: 0.3)
         #expect(radio.streamCounters.renderedFrames.load(ordering: .relaxed) > atPause + 5)
