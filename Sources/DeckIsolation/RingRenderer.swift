@@ -8,7 +8,7 @@ import Synchronization
 /// last frame, reflected through its last sample (so the waveform and its slope go on without a
 /// jump), fades to silence over 10 ms; the frame after an underrun fades in. A host that missed is not waited for
 /// again until it catches up, so it never stalls the output.
-final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only `missedFrames` is read elsewhere.
+final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only its atomic counters are read elsewhere.
     private let ring: AudioRing
     private let deadlineMilliseconds: Int32
     /// A `deck_plugin_t` whose data is this reader, so the mixer pulls it like any plugin.
