@@ -156,6 +156,9 @@ static inline int deck_set_network(int descriptor) { return setns(descriptor, 0x
    kernel keeps 15 bytes. */
 static inline void deck_set_thread_name(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 
+/* The calling thread's kernel id (gettid), which glibc declares only with _GNU_SOURCE. */
+static inline pid_t deck_thread_id(void) { return (pid_t)syscall(SYS_gettid); }
+
 /* Runs the calling thread on CPU `cpu` only (sched_setaffinity, which needs _GNU_SOURCE's
    cpu_set_t macros); 0, or -1 with errno. For measurements that must not cross CPUs. */
 static inline int deck_pin_thread(int cpu) {

@@ -1,3 +1,4 @@
+import CProcess
 import DeckMedia
 import DeckBase
 import Glibc
@@ -15,6 +16,11 @@ final class HostRenderer: @unchecked Sendable {  // `source` is written once bef
     private let inRender = Atomic<Bool>(false)
     /// What could not be applied to the thread (real-time scheduling the system refused).
     private(set) var problems: [String] = []
+    /// Whether the thread has real-time scheduling (granted, and not seen taken back).
+    private(set) var isRealtime = false
+    /// The thread's kernel id, once it runs: what its scheduling is read by (glibc's
+    /// `pthread_getschedparam` answers what it last set, not what the kernel changed since).
+    private let kernelThread = Atomic<Int32>(0)
 
     /// Starts the thread at once, while the host still has the privileges it drops later, so it
     /// can take the output thread's SCHED_FIFO `realtimePriority` (0: normal scheduling). It
@@ -36,8 +42,40 @@ final class HostRenderer: @unchecked Sendable {  // `source` is written once bef
             var parameters = sched_param(sched_priority: realtimePriority)
             let refused = pthread_setschedparam(handle, SCHED_FIFO, &parameters)
             if refused != 0 { problems.append("SCHED_FIFO for the render thread: \(String(cString: strerror(refused)))") }
+            else { isRealtime = true }
         }
         pthread_detach(handle)
+    }
+
+    /// The longest the render thread may run at real-time priority without waiting (rtkit's
+    /// limit): a render that spins would otherwise take a whole CPU from every normal thread.
+    static let realtimeBudgetMicroseconds: rlim_t = 200_000
+
+    /// Lets the kernel take real-time scheduling back from a render that spins: past the budget
+    /// SIGXCPU moves the thread it stopped to normal scheduling, and a thread still real-time a
+    /// second later ends the process (RLIMIT_RTTIME's hard limit). Called on the loop thread after
+    /// the render thread started, so the loop's threads block SIGXCPU and the render thread takes
+    /// it. Returns what could not be applied.
+    static func limitRealtime() -> [String] {
+        var limit = rlimit(rlim_cur: realtimeBudgetMicroseconds, rlim_max: realtimeBudgetMicroseconds + 1_000_000)
+        guard setrlimit(Int32(__RLIMIT_RTTIME.rawValue), &limit) == 0 else { return ["RLIMIT_RTTIME: \(String(cString: strerror(errno)))"] }
+        signal(SIGXCPU) { _ in
+            var normal = sched_param(sched_priority: 0)
+            _ = sched_setscheduler(0, SCHED_OTHER, &normal)  // the calling thread: async-signal-safe
+        }
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGXCPU)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        return []
+    }
+
+    /// True once, when the kernel took the render thread's real-time scheduling back.
+    func realtimeWasTakenBack() -> Bool {
+        let thread = kernelThread.load(ordering: .acquiring)
+        guard isRealtime, thread != 0, sched_getscheduler(thread) == SCHED_OTHER else { return false }
+        isRealtime = false
+        return true
     }
 
     /// Keeps the 64 KiB of this thread's stack below the caller in memory: a page fault on the
@@ -72,6 +110,7 @@ final class HostRenderer: @unchecked Sendable {  // `source` is written once bef
 
     private func run() {
         thread.claim()
+        kernelThread.store(deck_thread_id(), ordering: .releasing)
         HostRenderer.lockStack()
         while !hasSource.load(ordering: .acquiring) { AudioRing.wait(ring.space, milliseconds: 1_000) }  // `start` rings it
         guard let source else { return }

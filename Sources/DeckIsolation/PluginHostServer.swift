@@ -43,6 +43,7 @@ package final class PluginHostServer {
             // Built while still privileged, so its render thread can take real-time scheduling.
             let server = try PluginHostServer(arguments)
             problems += server.renderer.problems + server.lockMemory()
+            if server.renderer.isRealtime { problems += HostRenderer.limitRealtime() }
             problems += restrict(memoryMegabytes: arguments.memoryMegabytes, uid: arguments.uid)
             if arguments.sandbox {
                 var sandbox = HostSandbox(bundle: arguments.bundle)
@@ -156,7 +157,13 @@ package final class PluginHostServer {
                 _exit(error == .closed ? 0 : 3)
             }
         }
-        heartbeat?.start(after: 0, repeat: UInt64(arguments.heartbeatMilliseconds)) { [unowned self] in send(.heartbeat) }
+        heartbeat?.start(after: 0, repeat: UInt64(arguments.heartbeatMilliseconds)) { [unowned self] in
+            send(.heartbeat)
+            if renderer.realtimeWasTakenBack() {
+                send(.log(.warning, "its render ran \(HostRenderer.realtimeBudgetMicroseconds / 1_000) ms at real-time priority without waiting; "
+                          + "it renders at normal priority from now on"))
+            }
+        }
         loop.run()
         _exit(0)
     }

@@ -39,11 +39,12 @@ import Testing
         harness.run(for: 0.3)
         try harness.runtime.focus.play(pluginID: maps.id, item: "\(item)@navigation/3")
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.hasCrashed })
-        #expect(harness.log.contains(.error, "org.example.maps crashed: its process \(pid) \(story)"))
+        let errors = { harness.log.all.filter { $0.level == .error }.map { "\($0.source): \($0.message)" } }
+        #expect(harness.log.contains(.error, "org.example.maps crashed: its process \(pid) \(story)"), "errors: \(errors())")
         #expect(appsChanges.contains { $0["apps"]?.arrayValue?.contains { $0["id"] == "org.example.maps" && $0["state"] == "crashed" } == true })
         #expect(harness.runtime.session.arbiter.holder(.plugin(maps.id)) == nil)  // its focus went: the radio is unducked
         let radioHolder = harness.runtime.session.arbiter.holders.first { $0.request.owner == .plugin(radio.id) }
-        #expect(radioHolder?.state == .playing && radioHolder?.duckedBy.isEmpty == true)
+        #expect(radioHolder?.state == .playing && radioHolder?.duckedBy.isEmpty == true, "errors: \(errors())")
         #expect(!harness.runtime.output.hasStream(maps.id))
         try afterCrash(harness, maps)
         harness.run(for: 0.3)
@@ -70,9 +71,14 @@ import Testing
         }
     }
 
+    /// As root, render threads are real-time: one that spins loses that after 200 ms (RLIMIT_RTTIME),
+    /// so it does not hold a whole CPU from every other process until it is ended; the radio keeps it.
     @Test(arguments: ["hang", "spin"])
     func aRenderThatStopsDeliveringIsEnded(item: String) throws {
-        try radioPlaysOn(item, story: "was killed: it delivered no audio for", configure: { $0.isolation.heartbeatTimeoutMilliseconds = 400 }) { _, _ in }
+        try radioPlaysOn(item, story: "was killed: it delivered no audio for", configure: { $0.isolation.heartbeatTimeoutMilliseconds = 400 }) { harness, maps in
+            let demoted = harness.log.all.filter { $0.message.hasPrefix("its render ran 200 ms at real-time priority without waiting") }.map(\.source)
+            #expect(demoted == (item == "spin" && geteuid() == 0 ? [maps.id] : []))
+        }
     }
 
     @Test func aRenderThatIsLateOnceUnderrunsAndFadesOutAndBackIn() throws {
@@ -295,14 +301,27 @@ import Testing
         // As root: a uid of its own from isolation.uidBase, and a render thread with the output thread's SCHED_FIFO.
         let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(separator: "\t").dropFirst().first.flatMap { Int($0) } ?? 0
         #expect((61_000...70_999).contains(uid), "host uid \(uid)")
-        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
-        let policies = tasks.compactMap { task -> Int? in
+        let policies = try schedulingPolicies(pid)
+        #expect(policies.contains(Int(SCHED_FIFO)), "scheduling policies of the host's threads: \(policies)")
+        #expect(limits.split(separator: "\n").contains { $0.hasPrefix("Max realtime timeout") && $0.contains("200000") && $0.contains("1200000") })
+    }
+
+    /// Freewheeling, the output thread has normal scheduling, and so do the hosts' render threads.
+    @Test func inFreewheelNoHostThreadIsRealTime() throws {
+        let harness = try StreamingHarness(freewheel: true, sinks: ["file:\(dir.path)/freewheel.opus"], isolation: .process)
+        let maps = try maps(harness)
+        let policies = try schedulingPolicies(try #require(maps.processID))
+        #expect(policies.count >= 2 && policies.allSatisfy { $0 == Int(SCHED_OTHER) }, "scheduling policies of the host's threads: \(policies)")
+    }
+
+    /// The scheduling policy of each of process `pid`'s threads (field 41 of /proc/…/stat).
+    private func schedulingPolicies(_ pid: pid_t) throws -> [Int] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").compactMap { task -> Int? in
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
                   let end = stat.lastIndex(of: ")") else { return nil }
             let fields = stat[stat.index(after: end)...].split(separator: " ")
             return fields.count > 38 ? Int(fields[38]) : nil
         }
-        #expect(policies.contains(Int(SCHED_FIFO)), "scheduling policies of the host's threads: \(policies)")
     }
 
     /// A plugin whose bundle changed while it ran is not restarted after a crash (the code that
