@@ -7,7 +7,7 @@ import Synchronization
 /// The host process's audio thread: renders the plugin ahead into the shared ring while its
 /// stream is open, woken by the runtime each time it takes a frame. It asks for the output
 /// thread's real-time scheduling, so isolation costs no audio when the machine is busy.
-final class HostRenderer: @unchecked Sendable {  // `source` is written once before `hasSource` is set; the flags are atomic.
+final class HostRenderer: @unchecked Sendable {  // `source` is written once before `hasSource` is set; the flags are atomic; `isRealtime` is the loop thread's.
     let thread = ThreadIdentity()
     let ring: AudioRing
     private var source: RenderSource?
