@@ -16,8 +16,6 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     /// Frames in each host's ring: `aheadFrames`, and at least 8 in freewheel, where latency
     /// does not matter and a deeper ring lets a host render in bursts.
     private let slots: Int
-    /// Whether render threads ask for real-time scheduling: as the output thread, only when paced.
-    private let realtime: Bool
     private let loop: EventLoop
     /// Times the hosts' heartbeats: the loop, or a test's virtual scheduler.
     private let scheduler: any Scheduler
@@ -35,7 +33,6 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         self.settings = settings
         self.frames = frames
         slots = freewheel ? max(settings.aheadFrames, 8) : settings.aheadFrames
-        realtime = !freewheel
         frameMilliseconds = max(1, frames / 48)
         self.loop = loop
         self.scheduler = scheduler ?? loop
@@ -170,7 +167,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         arguments.heartbeatMilliseconds = max(10, settings.heartbeatTimeoutMilliseconds / 8)
         arguments.maxMessageBytes = settings.maxMessageBytes
         arguments.logLevel = logger.level
-        arguments.realtimePriority = realtime ? RenderSource.realtimePriority : 0
+        arguments.realtimePriority = RenderSource.realtimePriority
         arguments.permissions = plan.permissions
         arguments.dataFolder = plan.dataFolder ?? ""
         arguments.settings = plan.settings

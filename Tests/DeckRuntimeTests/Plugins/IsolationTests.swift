@@ -302,27 +302,15 @@ import Testing
         // As root: a uid of its own from isolation.uidBase, and a render thread with the output thread's SCHED_FIFO.
         let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(separator: "\t").dropFirst().first.flatMap { Int($0) } ?? 0
         #expect((61_000...70_999).contains(uid), "host uid \(uid)")
-        let policies = try schedulingPolicies(pid)
-        #expect(policies.contains(Int(SCHED_FIFO)), "scheduling policies of the host's threads: \(policies)")
-        #expect(limits.split(separator: "\n").contains { $0.hasPrefix("Max realtime timeout") && $0.contains("200000") && $0.contains("1200000") })
-    }
-
-    /// Freewheeling, the output thread has normal scheduling, and so do the hosts' render threads.
-    @Test func inFreewheelNoHostThreadIsRealTime() throws {
-        let harness = try StreamingHarness(freewheel: true, sinks: ["file:\(dir.path)/freewheel.opus"], isolation: .process)
-        let maps = try maps(harness)
-        let policies = try schedulingPolicies(try #require(maps.processID))
-        #expect(policies.count >= 2 && policies.allSatisfy { $0 == Int(SCHED_OTHER) }, "scheduling policies of the host's threads: \(policies)")
-    }
-
-    /// The scheduling policy of each of process `pid`'s threads (field 41 of /proc/…/stat).
-    private func schedulingPolicies(_ pid: pid_t) throws -> [Int] {
-        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").compactMap { task -> Int? in
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        let policies = tasks.compactMap { task -> Int? in
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
                   let end = stat.lastIndex(of: ")") else { return nil }
             let fields = stat[stat.index(after: end)...].split(separator: " ")
             return fields.count > 38 ? Int(fields[38]) : nil
         }
+        #expect(policies.contains(Int(SCHED_FIFO)), "scheduling policies of the host's threads: \(policies)")
+        #expect(limits.split(separator: "\n").contains { $0.hasPrefix("Max realtime timeout") && $0.contains("200000") && $0.contains("1200000") })
     }
 
     /// A plugin whose bundle changed while it ran is not restarted after a crash (the code that
