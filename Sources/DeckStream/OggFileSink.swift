@@ -1,6 +1,6 @@
 import DeckBase
 
-/// `file:PATH.opus`: an Ogg Opus file, pages written through libuv's thread pool as they are
+/// `file:PATH.opus`: an Ogg Opus file, pages written by the file's own writer thread as they are
 /// flushed (at least every 100 ms). Each run of the output is one Ogg link ending with its EOS
 /// page; the next run chains a new link (new serial, new headers) onto the same file, which Ogg
 /// players play through. Loop-thread-confined.

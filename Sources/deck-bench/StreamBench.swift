@@ -146,7 +146,7 @@ struct StreamBench {
             let audio = last.threads.filter { $0.name == "deck-audio" }, loop = last.threads.filter(\.isMain)
             let others = last.threads.filter { $0.name != "deck-audio" && !$0.isMain }
             for (role, threads) in [("audio thread: render, mix, encode", audio), ("loop: packets to the sinks, timers", loop),
-                                    ("\(others.count) other threads (libuv's pool: file writes)", others)] where !threads.isEmpty {
+                                    ("\(others.count) other threads (the file's writer)", others)] where !threads.isEmpty {
                 let nanoseconds = threads.reduce(0) { $0 + $1.nanoseconds }, wakeUps = threads.reduce(0) { $0 + $1.wakeUps }
                 guard nanoseconds > 100_000 else { continue }
                 print("| \(name): \(role) | \(String(format3: Double(nanoseconds) / 1e9)) | "

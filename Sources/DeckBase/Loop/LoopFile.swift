@@ -1,23 +1,26 @@
-import CLibUV
 import Glibc
 
-/// A file written through libuv's thread pool so the loop never blocks on disk; writes land in
-/// order, one in flight at a time, and what queues up meanwhile goes out as one write.
-/// Loop-thread-confined.
+/// A file written by its own thread (`FileWriter`) so the loop never blocks on disk; writes land
+/// in order, and what queues up while one is written goes out as one write. A write that lands
+/// wakes nobody; failures reach the loop while it runs, and always before a close's completion
+/// (an open file does not keep the loop running; a close does). Loop-thread-confined.
 public final class LoopFile {
-    private let loop: EventLoop
-    private var descriptor: Int32
     public let path: String
-    private var queue: [[UInt8]] = []
-    private var writing = false
-    private var closeCompletion: (() -> Void)?
+    private let writer: FileWriter
+    /// Rung by the writer with news: a failed write, the file deleted, the file closed.
+    private let doorbell: AsyncDoorbell
+    private var state = State.open
+    /// What runs once the writer closed the file.
+    private var closeCompletions: [() -> Void] = []
     /// Called on the loop for every failed write; the file stays open and later writes are tried.
     public var onError: ((LoopError) -> Void)?
     /// Called once on the loop when the file is found deleted (or its folder removed) while open:
     /// what is written after that is lost.
     public var onDeleted: (() -> Void)?
-    private var deletedReported = false
-    private var lastLinkCheck: UInt64 = 0
+
+    private enum State {
+        case open, closing, closed
+    }
 
     /// How an output file is opened.
     public enum OpenMode: Sendable, Equatable {
@@ -33,7 +36,6 @@ public final class LoopFile {
     /// Opens `path` for writing without blocking the loop: never through a symbolic link, and never
     /// a FIFO or device unless `mode` is `.pipe`. Opening is synchronous, writing is not.
     public init(loop: EventLoop, path: String, mode: OpenMode = .create, permissions: Int32 = 0o644) throws(LoopFileError) {
-        self.loop = loop
         self.path = path
         let creation: Int32 = switch mode {
         case .create: O_CREAT | O_EXCL
@@ -63,122 +65,60 @@ public final class LoopFile {
             Glibc.close(fd)
             throw .system(path, reason)
         }
-        descriptor = fd
+        var news: (() -> Void)?
+        do {
+            doorbell = try AsyncDoorbell(loop: loop) { news?() }
+            doorbell.keepsLoopAlive = false  // until a close waits for the writer
+            writer = try FileWriter(descriptor: fd, ringer: doorbell.ringer)
+        } catch {
+            Glibc.close(fd)
+            throw .system(path, error.description)
+        }
+        news = { [unowned self] in hearNews() }
     }
 
-    public var isOpen: Bool { descriptor >= 0 }
+    /// Whether writes are taken: from the open until `close()`.
+    public var isOpen: Bool { state == .open }
 
-    /// Nothing queued and nothing in flight: every write so far has landed (or failed).
-    public var isIdle: Bool { !writing && queue.isEmpty }
+    /// Nothing waiting and nothing being written: every write so far has landed (or failed).
+    public var isIdle: Bool { writer.isIdle }
 
     /// Appends `bytes` after everything written before.
     public func write(_ bytes: [UInt8]) {
         guard isOpen, !bytes.isEmpty else { return }
-        queue.append(bytes)
-        writeNext()
+        writer.append(bytes)
     }
 
-    /// Closes the file once queued writes are done.
+    /// Closes the file once queued writes are done; `completion` then runs on the loop. The loop
+    /// runs until then.
     public func close(_ completion: (() -> Void)? = nil) {
-        guard isOpen else { completion?(); return }
-        closeCompletion = completion
-        if !writing { finishClose() }
-    }
-
-    private func writeNext() {
-        guard !writing, !queue.isEmpty else { return }
-        writing = true
-        let chunks = queue
-        queue = []
-        FileWrite.start(loop: loop, descriptor: descriptor, chunks: chunks) { [self] error in
-            writing = false
-            if let error { onError?(error) }
-            checkStillLinked()
-            if !queue.isEmpty {
-                writeNext()
-            } else if closeCompletion != nil {
-                finishClose()
-            }
+        switch state {
+        case .closed: completion?()
+        case .closing: if let completion { closeCompletions.append(completion) }
+        case .open:
+            state = .closing
+            if let completion { closeCompletions.append(completion) }
+            doorbell.keepsLoopAlive = true
+            writer.close()
         }
     }
 
-    /// At most once a second, asks whether the file still has a name (fstat on an open fd does not block).
-    private func checkStillLinked() {
-        guard !deletedReported, descriptor >= 0, loop.now >= lastLinkCheck + 1_000 else { return }
-        lastLinkCheck = loop.now
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_nlink == 0 else { return }
-        deletedReported = true
-        onDeleted?()
-    }
-
-    private func finishClose() {
-        var request = uv_fs_t()
-        uv_fs_close(loop.raw, &request, descriptor, nil)
-        uv_fs_req_cleanup(&request)
-        descriptor = -1
-        let completion = closeCompletion
-        closeCompletion = nil
-        completion?()
+    /// Hands on, on the loop, what the writer reported.
+    private func hearNews() {
+        let news = writer.takeNews()
+        for code in news.failures { onError?(LoopError("writing", code: -code)) }
+        if news.deleted { onDeleted?() }
+        guard news.closed else { return }
+        state = .closed
+        doorbell.close()
+        let completions = closeCompletions
+        closeCompletions = []
+        completions.forEach { $0() }
     }
 
     deinit {
-        if descriptor >= 0 { Glibc.close(descriptor) }
-    }
-}
-
-/// One `uv_fs_write` of one or more queued chunks, keeping the bytes alive; short writes continue
-/// with the rest.
-private final class FileWrite {
-    private let request = UnsafeMutablePointer<uv_fs_t>.allocate(capacity: 1)
-    private let loop: EventLoop
-    private let descriptor: Int32
-    private let storage: UnsafeMutableRawBufferPointer
-    private var offset = 0
-    private let completion: (LoopError?) -> Void
-
-    private init(loop: EventLoop, descriptor: Int32, chunks: [[UInt8]], completion: @escaping (LoopError?) -> Void) {
-        self.loop = loop
-        self.descriptor = descriptor
-        storage = .allocate(byteCount: chunks.reduce(0) { $0 + $1.count }, alignment: 1)
-        var offset = 0
-        for chunk in chunks {
-            UnsafeMutableRawBufferPointer(rebasing: storage[offset..<(offset + chunk.count)]).copyBytes(from: chunk)
-            offset += chunk.count
-        }
-        self.completion = completion
-    }
-
-    static func start(loop: EventLoop, descriptor: Int32, chunks: [[UInt8]], completion: @escaping (LoopError?) -> Void) {
-        FileWrite(loop: loop, descriptor: descriptor, chunks: chunks, completion: completion).submit()
-    }
-
-    private func submit() {
-        request.pointee.data = Unmanaged.passRetained(self).toOpaque()
-        var buffer = uv_buf_init(storage.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self),
-                                 UInt32(storage.count - offset))
-        let status = uv_fs_write(loop.raw, request, descriptor, &buffer, 1, -1) { request in
-            guard let request, let data = request.pointee.data else { return }
-            let write = Unmanaged<FileWrite>.fromOpaque(data).takeRetainedValue()
-            let result = request.pointee.result
-            uv_fs_req_cleanup(request)
-            write.finished(result: result)
-        }
-        if status < 0 {
-            Unmanaged.passUnretained(self).release()
-            completion(LoopError("writing", code: status))
-        }
-    }
-
-    private func finished(result: Int) {
-        if result < 0 { return completion(LoopError("writing", code: Int32(result))) }
-        offset += result
-        if offset < storage.count { submit() } else { completion(nil) }
-    }
-
-    deinit {
-        request.deallocate()
-        storage.deallocate()
+        if state == .open { writer.close() }
+        doorbell.close()
     }
 }
 

@@ -26,6 +26,15 @@ open class LoopHandle {
         raw.deallocate()
     }
 
+    /// Whether the loop keeps running while this handle is open (`uv_ref`, as every handle starts),
+    /// or may end without it (`uv_unref`).
+    public var keepsLoopAlive = true {
+        didSet {
+            guard !isClosed else { return }
+            if keepsLoopAlive { uv_ref(handle) } else { uv_unref(handle) }
+        }
+    }
+
     /// Stops the handle; no callback reaches this owner afterwards.
     public func close() {
         guard !isClosed else { return }

@@ -236,11 +236,51 @@ import DeckTestSupport
         let file = try LoopFile(loop: loop, path: "/dev/full", mode: .pipe)
         var errors: [LoopError] = []
         file.onError = { errors.append($0) }
+        // An open file does not keep the loop running (a close does); here a timer does.
+        let keepAlive = try LoopTimer(loop: loop)
+        keepAlive.start(after: 1_000, repeat: 1_000) {}
         file.write([1, 2, 3])
+        #expect(turnLoop(loop) { errors.count == 1 })
+        keepAlive.close()
         file.write([4])
         file.close()
         loop.run()
         #expect(errors.count == 2)
         #expect(errors.first?.description == "writing: no space left on device (ENOSPC)")
+        #expect(!file.isOpen && file.isIdle)
+    }
+
+    @Test func writesThatLandCostTheLoopNoWakeUp() throws {
+        let loop = try EventLoop()
+        let dir = TemporaryDirectory()
+        let file = try LoopFile(loop: loop, path: dir.path + "/quiet.bin")
+        let timer = try LoopTimer(loop: loop)
+        var fires = 0
+        let before = try voluntarySwitches()
+        // Each tick wakes the loop once; a write whose landing woke it too would double the count.
+        timer.start(after: 20, repeat: 20) {
+            fires += 1
+            file.write([UInt8](repeating: UInt8(fires), count: 4096))
+            if fires == 25 { timer.close() }
+        }
+        loop.run()
+        let wakeUps = try voluntarySwitches() - before
+        #expect(fires == 25)
+        #expect(wakeUps <= fires + 8, "the loop slept \(wakeUps) times for \(fires) timer ticks")
+        var closed = false
+        file.close { closed = true }
+        loop.run()
+        #expect(closed)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.path + "/quiet.bin")).count == 25 * 4096)
+    }
+
+    /// How many times the calling thread has blocked (each sleep of the loop is one).
+    private func voluntarySwitches() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/thread-self/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("voluntary_ctxt_switches:") }),
+              let count = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) else {
+            throw CommandFailure(description: "no voluntary_ctxt_switches in /proc/thread-self/status")
+        }
+        return count
     }
 }
