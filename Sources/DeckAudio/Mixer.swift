@@ -194,20 +194,20 @@ public final class Mixer {
     /// −90 dBFS: below this a frame counts as silence.
     static let silenceThreshold: Float = 3.2e-5
 
-    /// The largest magnitude among `count` samples; NaN or infinity when any sample is not finite.
     /// getrusage's RUSAGE_THREAD: the calling thread's own counters.
     private static let thisThread = __rusage_who_t(1)
 
     /// The largest magnitude (NaN when any sample is not finite) and whether any sample is subnormal.
+    /// On magnitudes' bit patterns, which order as the magnitudes do (NaN and infinity above every
+    /// finite one), without branches, so the loop runs on vectors.
     private static func peak(_ samples: UnsafeMutablePointer<Float>, count: Int) -> (Float, subnormal: Bool) {
-        var peak: Float = 0
-        var finite = true, subnormal = false
+        var top: UInt32 = 0, subnormals: UInt32 = 0
         for i in 0..<count {
-            let sample = samples[i]
-            finite = finite && sample.isFinite
-            subnormal = subnormal || sample.isSubnormal
-            peak = max(peak, abs(sample))
+            let magnitude = samples[i].bitPattern & 0x7FFF_FFFF
+            top = max(top, magnitude)
+            // 1 through 0x007F_FFFF are the subnormals; 0 wraps round to the top.
+            subnormals |= magnitude &- 1 < 0x007F_FFFF ? 1 : 0
         }
-        return (finite ? peak : .nan, subnormal)
+        return (top >= 0x7F80_0000 ? .nan : Float(bitPattern: top), subnormals != 0)
     }
 }

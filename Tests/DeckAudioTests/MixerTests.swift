@@ -95,6 +95,25 @@ private final class TestStream {
         #expect(mix(mixer).allSatisfy { $0 == 0.125 })
         #expect(bad.counters.invalidFrames.load(ordering: .relaxed) == 1)
     }
+
+    /// Each frame is judged by its largest magnitude: not finite, over full scale, subnormal
+    /// (slow on most CPUs), silent; the boundaries of each counted exactly.
+    @Test(arguments: [
+        (Float.infinity, "invalid"), (-Float.infinity, "invalid"), (-1.5, "clipped"), (1.0000001, "clipped"), (1, "fine"),
+        (Float.leastNonzeroMagnitude, "subnormal"), (-Float.leastNormalMagnitude.nextDown, "subnormal"),
+        (Float.leastNormalMagnitude, "silent"), (0, "silent"), (-2.9e-5, "silent"), (3.3e-5, "fine"),
+    ])
+    func aFrameIsJudgedByItsPeak(value: Float, verdict: String) {
+        let mixer = Mixer(frames: frames)
+        let stream = TestStream(ConstantSource(value: value))
+        mixer.open(stream: 0, source: stream.source, gain: 1, counters: .passUnretained(stream.counters))
+        _ = mix(mixer)
+        let counters = stream.counters
+        #expect(counters.invalidFrames.load(ordering: .relaxed) == (verdict == "invalid" ? 1 : 0))
+        #expect(counters.clippedFrames.load(ordering: .relaxed) == (verdict == "clipped" ? 1 : 0))
+        #expect(counters.subnormalFrames.load(ordering: .relaxed) == (verdict == "subnormal" ? 1 : 0))
+        #expect(counters.silentRun.load(ordering: .relaxed) == (["silent", "subnormal", "invalid"].contains(verdict) ? 1 : 0))
+    }
 }
 
 extension MixerTests {
