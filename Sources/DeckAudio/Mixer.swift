@@ -162,10 +162,13 @@ public final class Mixer {
         }
         for bus in 0..<Mixer.maxBuses where activeBuses & (1 << bus) != 0 {
             let mix = out + bus * count
-            for i in 0..<count {
+            var limited = 0
+            for i in 0..<count {  // without branches, so it runs on vectors
                 let sample = mix[i]
-                if sample > 1 { mix[i] = 1; limitedSamples += 1 } else if sample < -1 { mix[i] = -1; limitedSamples += 1 }
+                limited &+= abs(sample) > 1 ? 1 : 0
+                mix[i] = min(max(sample, -1), 1)
             }
+            limitedSamples += limited
         }
     }
 
