@@ -62,7 +62,6 @@ public final class OggFileSink: Sink {
     public func close() { file.close() }
 
     private func write(_ page: [UInt8]) {
-        file.write(page)
-        counters.bytes += page.count
+        if file.write(page) { counters.bytes += page.count }
     }
 }

@@ -17,6 +17,8 @@ final class FileWriter: @unchecked Sendable {  // Every stored `var` is read and
     private let wake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private let descriptor: Int32
     private let ringer: AsyncDoorbell.Ringer
+    /// The most bytes that may wait for a thread stuck in a write (a disk that stopped answering).
+    let maxPendingBytes: Int
     /// Bytes appended since the thread last took them; it writes them as one.
     private var pending: [UInt8] = []
     private var writing = false
@@ -25,9 +27,10 @@ final class FileWriter: @unchecked Sendable {  // Every stored `var` is read and
 
     /// Starts the thread that writes to `descriptor` (and closes it once asked); `ringer` tells the
     /// loop there is news.
-    init(descriptor: Int32, ringer: AsyncDoorbell.Ringer) throws(LoopError) {
+    init(descriptor: Int32, ringer: AsyncDoorbell.Ringer, maxPendingBytes: Int = 4 << 20) throws(LoopError) {
         self.descriptor = descriptor
         self.ringer = ringer
+        self.maxPendingBytes = maxPendingBytes
         pthread_mutex_init(lock, nil)
         pthread_cond_init(wake, nil)
         var handle = pthread_t()
@@ -56,11 +59,14 @@ final class FileWriter: @unchecked Sendable {  // Every stored `var` is read and
     /// Nothing waiting and nothing being written.
     var isIdle: Bool { locked { pending.isEmpty && !writing } }
 
-    /// Appends `bytes` after everything appended before.
-    func append(_ bytes: [UInt8]) {
+    /// Appends `bytes` after everything appended before; false, taking none of them, when that
+    /// would leave more than `maxPendingBytes` waiting.
+    func append(_ bytes: [UInt8]) -> Bool {
         locked {
+            guard pending.count + bytes.count <= maxPendingBytes else { return false }
             pending.append(contentsOf: bytes)
             if !writing { pthread_cond_signal(wake) }
+            return true
         }
     }
 

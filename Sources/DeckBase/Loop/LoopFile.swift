@@ -83,10 +83,19 @@ public final class LoopFile {
     /// Nothing waiting and nothing being written: every write so far has landed (or failed).
     public var isIdle: Bool { writer.isIdle }
 
-    /// Appends `bytes` after everything written before.
-    public func write(_ bytes: [UInt8]) {
-        guard isOpen, !bytes.isEmpty else { return }
-        writer.append(bytes)
+    /// Appends `bytes` after everything written before; false when they were not taken: the file
+    /// is closed, or its disk has fallen 4 MiB behind (then they are dropped whole and `onError`
+    /// says so, so a stream's pages stay whole).
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
+        guard isOpen else { return false }
+        guard !bytes.isEmpty else { return true }
+        guard writer.append(bytes) else {
+            let behind = "the disk is not keeping up: \(writer.maxPendingBytes >> 20) MiB already wait, so \(bytes.count) bytes were dropped"
+            onError?(LoopError("writing (\(behind))", code: -ENOBUFS))
+            return false
+        }
+        return true
     }
 
     /// Closes the file once queued writes are done; `completion` then runs on the loop. The loop

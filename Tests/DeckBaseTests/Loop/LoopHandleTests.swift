@@ -274,6 +274,29 @@ import DeckTestSupport
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir.path + "/quiet.bin")).count == 25 * 4096)
     }
 
+    @Test func aWriterStuckInAWriteTakesNoMoreThanItsBacklog() throws {
+        let loop = try EventLoop()
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)  // blocking, and nobody reads yet: the writer stalls as on a disk that stopped
+        defer { close(ends[0]) }
+        let doorbell = try AsyncDoorbell(loop: loop) {}
+        defer { doorbell.close() }
+        let writer = try FileWriter(descriptor: ends[1], ringer: doorbell.ringer, maxPendingBytes: 256 * 1024)
+        // 1 MiB in 16 KiB pages: what the pipe holds, the batch in the stuck write and a full backlog are taken, no more.
+        let pipeBytes = Int(fcntl(ends[1], 1032))  // F_GETPIPE_SZ
+        var taken: [UInt8] = []
+        for page in 0..<64 where writer.append([UInt8](repeating: UInt8(page), count: 16 * 1024)) { taken.append(UInt8(page)) }
+        #expect(pipeBytes >= 4096 && pipeBytes <= 256 * 1024)
+        #expect(taken.count >= 16 && taken.count <= (pipeBytes + 2 * 256 * 1024) / (16 * 1024), "\(taken.count) pages taken")
+        #expect(writer.pendingBytes <= 256 * 1024)
+        // Once the reader drains the pipe, every page taken lands whole and in order, then the file closes.
+        writer.close()
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while case let count = read(ends[0], &buffer, buffer.count), count > 0 { received += buffer[..<count] }
+        #expect(received == taken.flatMap { [UInt8](repeating: $0, count: 16 * 1024) })
+    }
+
     /// How many times the calling thread has blocked (each sleep of the loop is one).
     private func voluntarySwitches() throws -> Int {
         let status = try String(contentsOfFile: "/proc/thread-self/status", encoding: .utf8)
