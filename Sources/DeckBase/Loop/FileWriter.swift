@@ -101,8 +101,9 @@ final class FileWriter: @unchecked Sendable {  // Every stored `var` is read and
             batch.removeAll(keepingCapacity: true)
             // At most once a second, and once found, never again.
             var deleted = false
-            if !deletionSeen && MonotonicClock.milliseconds >= lastLinkCheck + 1_000 {
-                lastLinkCheck = MonotonicClock.milliseconds
+            let now = MonotonicClock.milliseconds
+            if !deletionSeen && now >= lastLinkCheck + 1_000 {
+                lastLinkCheck = now
                 deleted = !isLinked
                 deletionSeen = deleted
             }
