@@ -127,13 +127,14 @@ public final class AudioEngine {
     /// Whether the audio thread runs but has not begun a frame for longer than the render timeout.
     public var isStalled: Bool { threadRunning && watchdog.isStalled(worker.framesBegun.load(ordering: .relaxed)) }
 
+    /// A render is hung once it has run for the render timeout, counted from its own start, so it
+    /// is found then (at the next check), however long before it the loop last saw packets.
     private func checkProgress() {
         guard threadRunning else { return watchdog.stop() }
-        guard !watchdog.progressed(worker.framesBegun.load(ordering: .relaxed)) else { return }
-        let stream = worker.mixer.renderingStream.load(ordering: .relaxed)
-        guard isStalled, stream >= 0 else { return }
-        replaceHungThread(dropping: stream)
-        onHungStream?(stream)
+        _ = watchdog.progressed(worker.framesBegun.load(ordering: .relaxed))
+        guard let render = worker.mixer.currentRender, render.nanoseconds > configuration.renderTimeoutMilliseconds * 1_000_000 else { return }
+        replaceHungThread(dropping: render.stream)
+        onHungStream?(render.stream)
     }
 
     /// The audio thread is stuck in `stream`'s render: it is abandoned (detached; it ends on its

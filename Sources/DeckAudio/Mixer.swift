@@ -30,6 +30,8 @@ public final class Mixer {
     /// The stream whose render runs now (-1: none): what the audio watchdog names when a frame
     /// does not finish, and what a close waits out. Written by the audio thread, read by the loop.
     let renderingStream = Atomic<Int>(-1)
+    /// When that render began (monotonic ns), stored before `renderingStream`.
+    private let renderBegan = Atomic<Int>(0)
     /// One bit per stream the loop closed: never pulled again, it ends with its reflected tail on
     /// the next frame and the audio thread clears the bit when the slot is free.
     let closing = Atomic<UInt32>(0)
@@ -97,6 +99,13 @@ public final class Mixer {
         streams[stream].gain.ramp(to: target, samples: samples, curve: curve)
     }
 
+    /// The stream whose render runs now and how long it has run (ns); nil between renders. Any thread.
+    var currentRender: (stream: Int, nanoseconds: Int)? {
+        let stream = renderingStream.load(ordering: .acquiring)
+        guard stream >= 0 else { return nil }
+        return (stream, MonotonicClock.nanoseconds - renderBegan.load(ordering: .relaxed))
+    }
+
     /// Renders one frame of every audible stream and mixes it, interleaved stereo, into each active
     /// bus it is routed to; bus `b` is `out + b × frames × 2`. Every stream is rendered, routed or not.
     public func mix(into out: UnsafeMutablePointer<Float>, activeBuses: UInt8 = 1) {
@@ -114,6 +123,8 @@ public final class Mixer {
             // Paused means paused: a stream faded to rest at zero is not pulled, so its content
             // does not advance until its gain rises again.
             if streams[index].gain.isSilent { continue }
+            let began = MonotonicClock.nanoseconds
+            renderBegan.store(began, ordering: .relaxed)
             renderingStream.store(index, ordering: .sequentiallyConsistent)
             if closing.load(ordering: .sequentiallyConsistent) & Mixer.bit(index) != 0 {
                 renderingStream.store(-1, ordering: .releasing)
@@ -122,7 +133,6 @@ public final class Mixer {
             }
             let timed = counters._withUnsafeGuaranteedRef { $0.timesRender }
             var before = rusage(), after = rusage()
-            let began = timed ? MonotonicClock.nanoseconds : 0
             if timed { getrusage(Mixer.thisThread, &before) }
             let produced = min(Int(source.render(source.plugin, UInt32(frames), scratch)), frames)
             if timed {

@@ -42,6 +42,26 @@ import Testing
         #expect(watchdog.checks == checks)  // next one due 221 ms after the packets
     }
 
+    /// The timeout counts from the render's own start: a hang is found about one render timeout
+    /// (plus at most a batch of packets) after it began, not after a timeout of quiet on top.
+    @Test func aHungRenderIsFoundOneRenderTimeoutAfterItBegan() throws {
+        let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(dir.path)/timing.opus"], isolation: .inline) {
+            $0.audio.renderTimeoutMilliseconds = 1_000
+        }
+        let maps = try harness.load(try Fixture.app(in: dir.path, "Maps", id: "org.example.maps", entitlements: ["maps"]))
+        try harness.start()
+        harness.run(for: 0.3)
+        let asked = MonotonicClock.seconds
+        try harness.runtime.focus.play(pluginID: maps.id, item: "hang@navigation/3")  // 10 frames of sine, then the hang
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.state == .hung })
+        let found = MonotonicClock.seconds - asked
+        // 0.2 s of sine, then 1 s of render, then at most a 0.1 s batch and a check; counting from
+        // the last progress the loop saw would add the whole timeout again (2.2–2.3 s).
+        #expect(found > 1.1 && found < 1.8, "found after \(found) s")
+        harness.runtime.shutdown()
+        turnLoop(harness.runtime.loop) { !harness.runtime.loop.runNoWait() }
+    }
+
     @Test func aHungRenderIsDroppedAndTheOthersPlayOnInAFreshAudioThread() throws {
         let path = dir.path + "/watchdog.opus"
         let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(path)"], isolation: .inline)
