@@ -9,10 +9,10 @@ struct JSONParser: ~Copyable {
     private var at = 0
     private var depth = 0
     /// Elements and members of the containers being read, reused so each container is allocated once, at its size.
-    private var elements = ScratchStack<JSONValue>()
-    private var members = ScratchStack<JSONObject.Member>()
+    private var elements = ScratchStack<JSONValue>(.elements)
+    private var members = ScratchStack<JSONObject.Member>(.members)
     /// The keys of the objects being read, beside their members.
-    private var keys = ScratchStack<KeySpan>()
+    private var keys = ScratchStack<KeySpan>(.keys)
     private var unescaped: [UInt8] = []
     /// Where the last string read stands in the text, when it had no escapes (so keys compare as bytes).
     private var lastRaw: Range<Int>?
@@ -156,36 +156,55 @@ struct JSONParser: ~Copyable {
     }
 
     /// A string from its opening quote: runs without escapes are copied whole; UTF-8 is checked.
+    /// The scan keeps its place in a local, so the loop does not store it back each word.
     private mutating func string() throws(JSONParseError) -> String {
-        at += 1
-        let start = at
+        let text = self.text, start = at + 1
+        var index = start
         // All ones while the run is ASCII, so a byte with its high bit set stops the word scan once.
         var asciiMask: UInt64 = ~0
         while true {
             // Eight bytes at a time to the first quote, backslash, control or (while ASCII) non-ASCII byte.
-            while at + 8 <= text.count {
-                let word = UInt64(littleEndian: text.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+            while index + 8 <= text.count {
+                let word = UInt64(littleEndian: text.loadUnaligned(fromByteOffset: index, as: UInt64.self))
                 let special = JSONWordScan.specials(word) | word & asciiMask & 0x8080_8080_8080_8080
                 if special != 0 {
-                    at += special.trailingZeroBitCount >> 3
+                    index += special.trailingZeroBitCount >> 3
                     break
                 }
-                at += 8
+                index += 8
             }
-            guard at < text.count else { throw failure("unterminated string", at: at) }
-            let byte = text[at]
+            guard index < text.count else { throw failure("unterminated string", at: index) }
+            let byte = text[index]
             if byte == UInt8(ascii: "\"") {
-                let run = UnsafeRawBufferPointer(rebasing: text[start..<at])
-                lastRaw = start..<at
-                at += 1
+                let run = UnsafeRawBufferPointer(rebasing: text[start..<index])
+                lastRaw = start..<index
+                at = index + 1
                 if asciiMask == 0 { try checkUTF8(run, from: start) }
-                // Up to 15 ASCII bytes become a small string in place, without a validating pass.
-                return String(unsafeUninitializedCapacity: run.count) { UnsafeMutableRawBufferPointer($0).copyMemory(from: run); return run.count }
+                return JSONParser.string(run, before: text.count - start)
             }
-            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
-            if byte < 0x20 { throw failure("control character 0x\(String(byte, radix: 16)) in a string", at: at) }
+            if byte == UInt8(ascii: "\\") {
+                at = index
+                return try escapedString(from: start)
+            }
+            if byte < 0x20 { throw failure("control character 0x\(String(byte, radix: 16)) in a string", at: index) }
             if byte >= 0x80 { asciiMask = 0 }
-            at += 1
+            index += 1
+        }
+    }
+
+    /// The bytes of `run`, which has `before` bytes of text from its start on, as a String. Up to
+    /// eight are stored as one word, so the small string reading them back as a word gets them
+    /// from the store (a copy byte by byte made that read wait some 15 cycles).
+    private static func string(_ run: UnsafeRawBufferPointer, before: Int) -> String {
+        guard run.count <= 8, let bytes = run.baseAddress else {
+            return String(unsafeUninitializedCapacity: run.count) { UnsafeMutableRawBufferPointer($0).copyMemory(from: run); return run.count }
+        }
+        let word = before >= 8
+            ? UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) & (run.count == 8 ? ~0 : (1 &<< UInt64(run.count &* 8)) &- 1)
+            : JSONWordScan.tail(bytes.assumingMemoryBound(to: UInt8.self), count: run.count)
+        return String(unsafeUninitializedCapacity: 8) {
+            UnsafeMutableRawPointer($0.baseAddress!).storeBytes(of: word.littleEndian, as: UInt64.self)
+            return run.count
         }
     }
 
@@ -302,6 +321,7 @@ struct JSONParser: ~Copyable {
         let start = at
         let negative = text[at] == UInt8(ascii: "-")
         if negative { at += 1 }
+        let digitsStart = at
         guard at < text.count, isDigit(text[at]) else { throw failure("invalid token", at: start) }
         if text[at] == UInt8(ascii: "0") {
             at += 1
@@ -309,23 +329,35 @@ struct JSONParser: ~Copyable {
         } else {
             while at < text.count && isDigit(text[at]) { at += 1 }
         }
-        var real = false
+        var real = false, fractionDigits = 0, exponent = 0
         if at < text.count && text[at] == UInt8(ascii: ".") {
             real = true
             at += 1
             guard at < text.count, isDigit(text[at]) else { throw failure("invalid token", at: start) }
+            let fractionStart = at
             while at < text.count && isDigit(text[at]) { at += 1 }
+            fractionDigits = at - fractionStart
         }
+        let digitsEnd = at
         if at < text.count && (text[at] == UInt8(ascii: "e") || text[at] == UInt8(ascii: "E")) {
             real = true
             at += 1
-            if at < text.count && (text[at] == UInt8(ascii: "+") || text[at] == UInt8(ascii: "-")) { at += 1 }
+            var exponentSign = 1
+            if at < text.count && (text[at] == UInt8(ascii: "+") || text[at] == UInt8(ascii: "-")) {
+                if text[at] == UInt8(ascii: "-") { exponentSign = -1 }
+                at += 1
+            }
             guard at < text.count, isDigit(text[at]) else { throw failure("invalid token", at: start) }
-            while at < text.count && isDigit(text[at]) { at += 1 }
+            // Held below a bound far past any exact scale, so a long exponent cannot overflow it.
+            while at < text.count && isDigit(text[at]) {
+                if exponent < 100_000 { exponent = exponent * 10 + Int(text[at] - UInt8(ascii: "0")) }
+                at += 1
+            }
+            exponent *= exponentSign
         }
         if !real {
             var magnitude: UInt64 = 0
-            for index in (negative ? start + 1 : start)..<at {
+            for index in digitsStart..<at {
                 let (times10, over1) = magnitude.multipliedReportingOverflow(by: 10)
                 let (sum, over2) = times10.addingReportingOverflow(UInt64(text[index] - UInt8(ascii: "0")))
                 guard !over1 && !over2 else { throw failure("integer out of range", at: start) }
@@ -338,6 +370,8 @@ struct JSONParser: ~Copyable {
             guard magnitude <= UInt64(Int64.max) else { throw failure("integer out of range", at: start) }
             return .int(Int64(magnitude))
         }
+        let digits = UnsafeRawBufferPointer(rebasing: text[digitsStart..<digitsEnd])
+        if let exact = JSONParser.exactReal(digits, scale: exponent - fractionDigits) { return .double(negative ? -exact : exact) }
         let value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: at - start + 1) { buffer in
             UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: text[start..<at]))
             buffer[at - start] = 0
@@ -346,6 +380,27 @@ struct JSONParser: ~Copyable {
         guard value.isFinite else { throw failure("real number overflow", at: start) }
         return .double(value)
     }
+
+    /// The real `digits` × 10^`scale` (its digits with the point left in) without strtod, when that
+    /// is exact to compute: digits of at most 2^53 and a power of ten up to 10^22 are both exact in
+    /// a Double, so one multiplication or division rounds correctly, as strtod does (Clinger's
+    /// fast path: 0.5, 44.1, 1e-3 and every volume and rate). Nil otherwise.
+    private static func exactReal(_ digits: UnsafeRawBufferPointer, scale: Int) -> Double? {
+        guard scale >= -22 && scale <= 22 else { return nil }
+        var mantissa: UInt64 = 0
+        for byte in digits where byte != UInt8(ascii: ".") {
+            mantissa = mantissa &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+            if mantissa > 1 << 53 { return nil }
+        }
+        let power = exactPowersOfTen[Int(scale.magnitude)]
+        return scale < 0 ? Double(mantissa) / power : Double(mantissa) * power
+    }
+
+    /// 10^0 to 10^22: the powers of ten a Double holds exactly.
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ]
 
     private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 

@@ -3,14 +3,18 @@ import Glibc
 /// A stack the parser moves values onto and, a container at a time, off into an array of its
 /// exact size: no copies, no reference counting on the way.
 struct ScratchStack<Element>: ~Copyable {
-    /// Allocated at the first push (a request has no arrays: its element stack never is), 16
-    /// elements to start: small enough for malloc's per-thread cache.
+    /// The thread's storage for this kind of stack, taken at the first push and given back at the
+    /// end (a request has no arrays: its element stack never takes any); else 16 elements to
+    /// start: small enough for malloc's per-thread cache.
+    private let slot: ScratchCache.Slot
     private var base: UnsafeMutablePointer<Element>?
     private var capacity = 0
     private(set) var count = 0
 
+    init(_ slot: ScratchCache.Slot) { self.slot = slot }
+
     /// Room for `capacity` elements from malloc: Swift's `allocate` goes through posix_memalign on
-    /// Linux, five times malloc's instructions, and every parse makes three stacks.
+    /// Linux, five times malloc's instructions.
     private static func storage(_ capacity: Int) -> UnsafeMutablePointer<Element> {
         guard let raw = malloc(capacity * MemoryLayout<Element>.stride) else { fatalError("out of memory") }
         return raw.bindMemory(to: Element.self, capacity: capacity)
@@ -18,19 +22,29 @@ struct ScratchStack<Element>: ~Copyable {
 
     var last: Element { base.unsafelyUnwrapped[count - 1] }
 
+    /// Inlined into the parser: a compare and a store, the growth out of line.
+    @inline(__always)
     mutating func push(_ element: consuming Element) {
-        if count == capacity {
-            let grownCapacity = Swift.max(16, capacity * 2)
-            let grown = ScratchStack.storage(grownCapacity)
-            if let base {
-                grown.moveInitialize(from: base, count: count)
-                free(base)
-            }
-            base = grown
-            capacity = grownCapacity
-        }
+        if count == capacity { grow() }
         (base.unsafelyUnwrapped + count).initialize(to: element)
         count += 1
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        if base == nil, let (storage, bytes) = ScratchCache.take(slot) {
+            base = storage.bindMemory(to: Element.self, capacity: bytes / MemoryLayout<Element>.stride)
+            capacity = bytes / MemoryLayout<Element>.stride
+            if capacity > 0 { return }
+        }
+        let grownCapacity = Swift.max(16, capacity * 2)
+        let grown = ScratchStack.storage(grownCapacity)
+        if let base {
+            grown.moveInitialize(from: base, count: count)
+            free(base)
+        }
+        base = grown
+        capacity = grownCapacity
     }
 
     /// The elements from `start` up, moved into an array; the stack keeps those below. Up to four
@@ -68,6 +82,6 @@ struct ScratchStack<Element>: ~Copyable {
     deinit {
         guard let base else { return }
         base.deinitialize(count: count)
-        free(base)
+        ScratchCache.give(slot, base, bytes: capacity * MemoryLayout<Element>.stride)
     }
 }

@@ -111,3 +111,31 @@ extension JSONParserTests {
         #expect(try JSONValue.parseWithJansson(Array(text.utf8)).objectValue?.count == 2)
     }
 }
+
+extension JSONParserTests {
+    /// Reals read exactly as strtod reads them, bit for bit: those the parser computes itself (at
+    /// most 2^53 in their digits, scaled by up to 10^22) and those it leaves to strtod, at the
+    /// boundary between the two and on both sides of it.
+    @Test func realsReadAsStrtodReadsThem() throws {
+        var texts = ["0.0", "-0.0", "0e0", "-0e-400", "0.5", "44.1", "1e-3", "0.1", "0.2", "0.3", "1e22", "1e23", "1e-22", "1e-23",
+                     "9007199254740992.0", "9007199254740993.0", "9007199254740991e22", "9007199254740993e-22",
+                     "123456789012345678901234567890.5", "0.000000000000000000000000000001", "4.9e-324", "2.2250738585072014e-308",
+                     "1.7976931348623157e308", "123.456e-5", "1E+2", "-7.25", "100000000000000000000000e-30", "5e0022", "3.0e-0000000022"]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for _ in 0..<20_000 {
+            let whole = (0..<(1 + next(18))).map { _ in String(next(10)) }.joined()
+            let fraction = (0..<next(18)).map { _ in String(next(10)) }.joined()
+            var text = (next(2) == 0 ? "-" : "") + (whole.first == "0" ? "0" : whole) + (fraction.isEmpty ? "" : "." + fraction)
+            if fraction.isEmpty || next(2) == 0 { text += "e" + String(next(61) - 30) }
+            texts.append(text)
+        }
+        for text in texts {
+            let ours = try #require(try JSONValue.parse(text).doubleValue, "\(text)")
+            #expect(ours.bitPattern == strtod(text, nil).bitPattern, "\(text): \(ours), strtod \(strtod(text, nil))")
+        }
+    }
+}
