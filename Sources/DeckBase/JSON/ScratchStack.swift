@@ -47,8 +47,8 @@ struct ScratchStack<Element>: ~Copyable {
         capacity = grownCapacity
     }
 
-    /// The elements from `start` up, moved into an array; the stack keeps those below. Up to four
-    /// are moved into an array literal: its storage type is looked up once per program, where
+    /// The elements from `start` up, moved into an array; the stack keeps those below. Up to eight
+    /// (most objects and arrays) are moved into an array literal: its storage type is looked up once per program, where
     /// `Array(unsafeUninitializedCapacity:)` looks it up on every call (about 30 ns a container).
     mutating func pop(from start: Int) -> [Element] {
         let taken = count - start
@@ -60,6 +60,16 @@ struct ScratchStack<Element>: ~Copyable {
         case 2: return [source.move(), (source + 1).move()]
         case 3: return [source.move(), (source + 1).move(), (source + 2).move()]
         case 4: return [source.move(), (source + 1).move(), (source + 2).move(), (source + 3).move()]
+        case 5: return [source.move(), (source + 1).move(), (source + 2).move(), (source + 3).move(), (source + 4).move()]
+        case 6:
+            return [source.move(), (source + 1).move(), (source + 2).move(), (source + 3).move(), (source + 4).move(),
+                    (source + 5).move()]
+        case 7:
+            return [source.move(), (source + 1).move(), (source + 2).move(), (source + 3).move(), (source + 4).move(),
+                    (source + 5).move(), (source + 6).move()]
+        case 8:
+            return [source.move(), (source + 1).move(), (source + 2).move(), (source + 3).move(), (source + 4).move(),
+                    (source + 5).move(), (source + 6).move(), (source + 7).move()]
         default: break
         }
         return [Element](unsafeUninitializedCapacity: taken) { buffer, initialized in
