@@ -180,7 +180,7 @@ struct JSONParser: ~Copyable {
                 lastRaw = start..<index
                 at = index + 1
                 if asciiMask == 0 { try checkUTF8(run, from: start) }
-                return JSONParser.string(run, before: text.count - start)
+                return JSONParser.string(run, readable: text.count - start)
             }
             if byte == UInt8(ascii: "\\") {
                 at = index
@@ -192,14 +192,14 @@ struct JSONParser: ~Copyable {
         }
     }
 
-    /// The bytes of `run`, which has `before` bytes of text from its start on, as a String. Up to
+    /// The bytes of `run` as a String, the text holding `readable` bytes from its start on. Up to
     /// eight are stored as one word, so the small string reading them back as a word gets them
     /// from the store (a copy byte by byte made that read wait some 15 cycles).
-    private static func string(_ run: UnsafeRawBufferPointer, before: Int) -> String {
+    private static func string(_ run: UnsafeRawBufferPointer, readable: Int) -> String {
         guard run.count <= 8, let bytes = run.baseAddress else {
             return String(unsafeUninitializedCapacity: run.count) { UnsafeMutableRawBufferPointer($0).copyMemory(from: run); return run.count }
         }
-        let word = before >= 8
+        let word = readable >= 8
             ? UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) & (run.count == 8 ? ~0 : (1 &<< UInt64(run.count &* 8)) &- 1)
             : JSONWordScan.tail(bytes.assumingMemoryBound(to: UInt8.self), count: run.count)
         return String(unsafeUninitializedCapacity: 8) {

@@ -48,8 +48,9 @@ struct ScratchStack<Element>: ~Copyable {
     }
 
     /// The elements from `start` up, moved into an array; the stack keeps those below. Up to eight
-    /// (most objects and arrays) are moved into an array literal: its storage type is looked up once per program, where
-    /// `Array(unsafeUninitializedCapacity:)` looks it up on every call (about 30 ns a container).
+    /// (most containers) are moved into an array literal: its storage type is looked up once per
+    /// program, where `Array(unsafeUninitializedCapacity:)` looks it up on every call (about 30 ns
+    /// a container).
     mutating func pop(from start: Int) -> [Element] {
         let taken = count - start
         guard taken > 0, let base else { return [] }
