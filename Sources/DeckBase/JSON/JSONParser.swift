@@ -47,6 +47,7 @@ struct JSONParser: ~Copyable {
 
     /// Steps into a container at its opening byte; false, stepped out again, when `closing`
     /// follows at once (an empty container).
+    @inline(__always)
     private mutating func enter(closing: UInt8) throws(JSONParseError) -> Bool {
         depth += 1
         if depth > maxDepth {
@@ -104,6 +105,7 @@ struct JSONParser: ~Copyable {
     }
 
     /// After an element or member: true at a comma (another follows), false at `closing`.
+    @inline(__always)
     private mutating func next(closing: UInt8) throws(JSONParseError) -> Bool {
         skipWhitespace()
         guard at < text.count else { throw failure("',' or '\(Character(Unicode.Scalar(closing)))' expected, the text ended", at: at) }
