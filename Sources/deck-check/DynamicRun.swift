@@ -179,28 +179,49 @@ struct DynamicRun {
         Int((try? runtime.call("runtime.info"))?["output"]?["frames"]?.intValue ?? 0)
     }
 
+    /// Its row once the mix has taken `seconds` of frames from it (20 ms each), waiting up to twice
+    /// `seconds` more: its counters then judge that much audio, however late a loaded machine
+    /// started it. Not waited for: an app whose stream is closed, or paused (no frame taken for a second).
+    private func appAfterItsFrames(_ runtime: RuntimeConnection) -> JSONValue? {
+        let wanted = Int64(seconds * 50), deadline = Monotonic.now + 2 * seconds
+        var last: Int64 = -1, grewAt = Monotonic.now
+        while true {
+            guard let app = app(runtime) else { return nil }
+            let taken = DynamicRun.count(app, "renderedFrames") + DynamicRun.count(app, "underrunFrames")
+            if taken != last { (last, grewAt) = (taken, Monotonic.now) }
+            let paused = taken > 0 && Monotonic.now - grewAt >= 1
+            if taken >= wanted || app["streaming"]?.boolValue != true || paused || Monotonic.now >= deadline || ended(runtime) { return app }
+            usleep(100_000)
+        }
+    }
+
+    /// One of its frame counters, bounded (2^32: over two years of frames) so sums cannot overflow; 0 when absent.
+    static func count(_ app: JSONValue, _ counter: String) -> Int64 { min(max(0, app[counter]?.intValue ?? 0), 1 << 32) }
+
     func app(_ runtime: RuntimeConnection) -> JSONValue? {
         (try? runtime.call("apps.list"))?["apps"]?.arrayValue?.first { $0["id"]?.stringValue == id }
     }
 
     /// Whether it plays (focus, an open stream, now playing saying so); its counters and what is heard.
     private mutating func judgePlayback(_ runtime: RuntimeConnection, output: String, since frame: Int) -> Bool {
-        guard let app = app(runtime) else {
+        guard let app = appAfterItsFrames(runtime) else {
             report("lifecycle.survives", "it is gone from apps.list after its launch")
             return false
         }
+        let underruns = DynamicRun.count(app, "underrunFrames"), taken = DynamicRun.count(app, "renderedFrames") + underruns
         for (counter, rule, what) in [("invalidFrames", "render.invalid", "NaN or infinity (silenced)"),
                                       ("subnormalFrames", "render.denormal", "denormal (subnormal) samples: flush them to zero"),
                                       ("clippedFrames", "render.clipping", "samples beyond ±1.0")] {
-            if let count = app[counter]?.intValue, count > 0 { report(rule, "\(count) frames with \(what) in \(seconds) s") }
+            let count = DynamicRun.count(app, counter)
+            if count > 0 { report(rule, "\(count) of its \(taken) frames with \(what)") }
         }
         // Frames its host process delivered too late are underruns to the mix, but whether the render
         // or a busy machine made them late, the inline timing (render.deadline) judges.
-        let underruns = max(0, app["underrunFrames"]?.intValue ?? 0), late = min(max(0, app["lateFrames"]?.intValue ?? 0), underruns)
+        let late = min(DynamicRun.count(app, "lateFrames"), underruns)
         let short = underruns - late
-        if short > 0 { report("render.underrun", "\(short) frames it did not fill in \(seconds) s") }
+        if short > 0 { report("render.underrun", "\(short) of its \(taken) frames it did not fill") }
         if late > 0 {
-            report("render.late", "\(late) frames its host process delivered after the mix's deadline in \(seconds) s, each heard as a "
+            report("render.late", "\(late) of its \(taken) frames its host process delivered after the mix's deadline, each heard as a "
                    + "fade to silence; with fast render calls (render.time) the machine was too busy to run it in time")
         }
         let session = try? runtime.call("session.get")

@@ -19,7 +19,7 @@ let usage = """
       --only, --skip  rules by id, comma-separated (--list-rules shows them)
       --static        the static checks only
       --item ITEM     the item to launch it with (default: its own default)
-      --seconds N     how long it plays before it is judged (default 3, 1…60)
+      --seconds N     seconds of its audio to judge (default 3, 1…60)
       --media DIR     a media folder to give it (repeatable; for apps holding the media permission)
       --deckd PATH    the runtime to run it under (default: the deckd beside deck-check)
 

@@ -131,6 +131,7 @@ struct AppsMethods {
             "offers": .array(plugin.offeredExtensions.map { .string($0) }),
             "isolation": .string(plugin.processID == nil ? "inline" : "process"),
             "pid": plugin.processID.map { .int(Int64($0)) } ?? .null,
+            "renderedFrames": .int(Int64(counters.renderedFrames.load(ordering: .relaxed))),
             "underrunFrames": .int(Int64(counters.underrunFrames.load(ordering: .relaxed))),
             "lateFrames": plugin.lateFrames.map { .int(Int64($0)) } ?? .null,
             "invalidFrames": .int(Int64(counters.invalidFrames.load(ordering: .relaxed))),
@@ -158,7 +159,7 @@ struct AppsMethods {
         "permissions": Schema.array(Schema.oneOf(Permission.allCases.map(\.rawValue))), "dataFolder": Schema.nullable(Schema.string),
         "bundle": Schema.string, "zone": Schema.string,
         "streaming": Schema.boolean, "offers": Schema.array(Schema.oneOf(["audio", "now-playing", "ui", "content"])), "isolation": Schema.oneOf(["inline", "process"]), "pid": Schema.nullable(Schema.integer),
-        "underrunFrames": Schema.integer, "lateFrames": Schema.nullable(Schema.integer), "invalidFrames": Schema.integer, "clippedFrames": Schema.integer, "subnormalFrames": Schema.integer,
+        "renderedFrames": Schema.integer, "underrunFrames": Schema.integer, "lateFrames": Schema.nullable(Schema.integer), "invalidFrames": Schema.integer, "clippedFrames": Schema.integer, "subnormalFrames": Schema.integer,
         "renderMs": Schema.nullable(Schema.object(["calls": Schema.integer, "p50": Schema.number, "p99": Schema.number, "max": Schema.number,
                                                     "blocked": Schema.integer])),
     ], optional: ["zone"])

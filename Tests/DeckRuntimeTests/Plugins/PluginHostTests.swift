@@ -61,6 +61,8 @@ import DeckTestSupport
         #expect(counted > 20)
         let described = AppsMethods.describe(plugin, zones: harness.runtime.zones)
         #expect(described[item == "nan" ? "invalidFrames" : "clippedFrames"]?.intValue ?? 0 >= Int64(counted))
+        // Each bad frame was rendered in full: the count they are judged against.
+        #expect(described["renderedFrames"]?.intValue ?? 0 >= Int64(counted))
         #expect(harness.log.all.filter { $0.level == .warning && $0.message == "\(plugin.id) \(warning)" }.count == 1)
     }
 
