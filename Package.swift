@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "CEmbedSignals"),
         .target(name: "DeckEmbed", dependencies: ["DeckRuntime", "CEmbedSignals"],
                 linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libdeck.so.0"])]),
-        .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc", "CSystemd"]),
+        .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc", "CSystemd", "CProcess"]),
         .executableTarget(name: "deck-plugin-host", dependencies: ["DeckIsolation"]),
         .executableTarget(name: "deckctl", dependencies: ["DeckBase"]),
         .executableTarget(name: "deck-check", dependencies: ["DeckBase", "DeckPlugins", "COgg", "COpus"]),

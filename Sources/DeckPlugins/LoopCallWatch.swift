@@ -11,15 +11,29 @@ package final class LoopCallWatch: Sendable {
     }
 
     private let calls = Mutex<[Call]>([])
+    /// Set by a watcher about to sleep with no call to time; the next call to begin clears it and rings.
+    private let watcherSleeps = Atomic<Bool>(false)
+    private let bell = Mutex<(@Sendable () -> Void)?>(nil)
 
     package init() {}
 
-    func enter(_ plugin: String, _ call: String, at now: Int) { calls.withLock { $0.append(Call(plugin: plugin, call: call, since: now)) } }
+    func enter(_ plugin: String, _ call: String, at now: Int) {
+        calls.withLock { $0.append(Call(plugin: plugin, call: call, since: now)) }
+        // After the append: a watcher that armed before its look either saw this call or is rung.
+        if watcherSleeps.load(ordering: .sequentiallyConsistent), watcherSleeps.exchange(false, ordering: .sequentiallyConsistent) {
+            bell.withLock { $0?() }
+        }
+    }
 
     func leave() { calls.withLock { _ = $0.popLast() } }
 
-    /// The innermost call running for longer than `milliseconds`, if any.
-    package func stuck(longerThan milliseconds: Int, now: Int) -> Call? {
-        calls.withLock { $0.last.flatMap { now - $0.since > milliseconds ? $0 : nil } }
-    }
+    /// The innermost call running now, if any.
+    package var innermost: Call? { calls.withLock { $0.last } }
+
+    /// `ring` is called (on the loop thread) when a call begins after `ringOnNextCall`.
+    package func setBell(_ ring: @escaping @Sendable () -> Void) { bell.withLock { $0 = ring } }
+
+    /// Arms the bell for the next call to begin: a watcher calls it before it looks at `innermost`
+    /// and, finding nothing to time, sleeps until rung, where it would otherwise wake to poll.
+    package func ringOnNextCall() { watcherSleeps.store(true, ordering: .sequentiallyConsistent) }
 }

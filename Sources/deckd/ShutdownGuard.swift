@@ -1,3 +1,4 @@
+import CProcess
 import DeckRuntime
 import Glibc
 import Synchronization
@@ -6,7 +7,8 @@ import Synchronization
 /// thread), so a plugin call that never returns on the loop cannot keep deckd from ending: the
 /// loop is asked to shut down cleanly, and if it has not within the grace time, deckd says which
 /// plugin call holds it and exits with status 1. The same thread names a loop call that runs
-/// past 100 ms while it still runs.
+/// past 100 ms while it still runs. It sleeps until a signal, a call to time or the grace time's
+/// end: an idle deckd costs it no wake-up.
 final class ShutdownGuard: @unchecked Sendable {  // `thread` is written once before the thread starts; the rest is immutable or atomic.
     private let watch: LoopCallWatch
     private let logger: Logger
@@ -16,6 +18,8 @@ final class ShutdownGuard: @unchecked Sendable {  // `thread` is written once be
     /// The control socket deckd listens on, removed if the shutdown has to be given up.
     private let socket = Mutex<String?>(nil)
     private var thread: pthread_t?
+    /// SIGTERM and SIGINT as a descriptor (signalfd), and the bell a call or `finish` rings (eventfd).
+    private var signals: Int32 = -1, bell: Int32 = -1
 
     static let signals = [SIGTERM, SIGINT]
 
@@ -28,23 +32,34 @@ final class ShutdownGuard: @unchecked Sendable {  // `thread` is written once be
 
     /// Blocks the signals in the calling thread, and so in every thread it creates from now on.
     static func blockSignals() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        signals.forEach { sigaddset(&set, $0) }
+        var set = ShutdownGuard.signalSet
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
+    private static var signalSet: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        signals.forEach { sigaddset(&set, $0) }
+        return set
+    }
+
     func start() {
+        var set = ShutdownGuard.signalSet
+        signals = signalfd(-1, &set, Int32(SFD_CLOEXEC))
+        bell = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         let context = Unmanaged.passRetained(self).toOpaque()
         var handle = pthread_t()
-        guard pthread_create(&handle, nil, { context in
+        guard signals >= 0, bell >= 0, pthread_create(&handle, nil, { context in
             Unmanaged<ShutdownGuard>.fromOpaque(context!).takeRetainedValue().run()
             return nil
         }, context) == 0 else {
             Unmanaged<ShutdownGuard>.fromOpaque(context).release()
-            return logger.error("deckd", "cannot start the shutdown guard; SIGTERM waits for the loop")
+            closeDescriptors()
+            return logger.error("deckd", "cannot start the shutdown guard (\(String(cString: strerror(errno)))); SIGTERM waits for the loop")
         }
         thread = handle
+        let bell = bell
+        watch.setBell { _ = eventfd_write(bell, 1) }
     }
 
     /// Removes `path` (the control socket, once ours) if the shutdown is given up.
@@ -52,37 +67,65 @@ final class ShutdownGuard: @unchecked Sendable {  // `thread` is written once be
 
     func finish() {
         finished.store(true, ordering: .releasing)
-        if let thread { pthread_join(thread, nil) }
-        thread = nil
+        guard let thread else { return }
+        _ = eventfd_write(bell, 1)
+        pthread_join(thread, nil)
+        self.thread = nil
+        watch.setBell {}
+        closeDescriptors()
+    }
+
+    private func closeDescriptors() {
+        for descriptor in [signals, bell] where descriptor >= 0 { close(descriptor) }
+        (signals, bell) = (-1, -1)
     }
 
     private func run() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        ShutdownGuard.signals.forEach { sigaddset(&set, $0) }
+        ThreadName.set("deck-guard")
+        let slow = PluginInstance.slowCallMilliseconds
         var deadline: Int?
         var reported: LoopCallWatch.Call?
         while !finished.load(ordering: .acquiring) {
-            var wait = timespec(tv_sec: 0, tv_nsec: 100_000_000)
-            let received = sigtimedwait(&set, nil, &wait)
-            let now = MonotonicClock.milliseconds
-            if received == SIGTERM || received == SIGINT, deadline == nil {
-                logger.info("deckd", "\(received == SIGINT ? "SIGINT" : "SIGTERM") received, shutting down")
-                deadline = now + graceMilliseconds
-                requestStop.ring()
+            var now = MonotonicClock.milliseconds
+            var running = watch.innermost
+            if running == nil || running == reported {
+                // Nothing to time: armed before a second look, a call that begins after it rings.
+                watch.ringOnNextCall()
+                running = watch.innermost
             }
-            let stuck = watch.stuck(longerThan: PluginInstance.slowCallMilliseconds, now: now)
-            if let stuck, stuck != reported {
-                reported = stuck
-                logger.warning("plugins", plugin: stuck.plugin, "\(stuck.plugin): \(stuck.call) has not returned after \(now - stuck.since) ms; "
+            if let running, running != reported, now - running.since > slow {
+                reported = running
+                logger.warning("plugins", plugin: running.plugin, "\(running.plugin): \(running.call) has not returned after \(now - running.since) ms; "
                                + "the loop (control socket, timers, other plugins) waits for it")
             }
             if let deadline, now > deadline {
+                let stuck = running.flatMap { now - $0.since > slow ? $0 : nil }
                 let holder = stuck.map { ": \($0.plugin)'s \($0.call) has not returned for \((now - $0.since) / 1000) s; giving it up" } ?? ""
                 logger.error("deckd", "the shutdown did not finish within \(graceMilliseconds) ms\(holder); exiting now, streams unfinished")
                 if let path = socket.withLock({ $0 }) { unlink(path) }
                 _exit(1)
             }
+            var wakeAt = deadline.map { $0 + 1 }
+            if let running, running != reported { wakeAt = min(wakeAt ?? .max, running.since + slow + 1) }
+            let received = wait(milliseconds: wakeAt.map { max(0, $0 - now) })
+            now = MonotonicClock.milliseconds
+            if received == SIGTERM || received == SIGINT, deadline == nil {
+                logger.info("deckd", "\(received == SIGINT ? "SIGINT" : "SIGTERM") received, shutting down")
+                deadline = now + graceMilliseconds
+                requestStop.ring()
+            }
         }
+    }
+
+    /// Sleeps until a signal (returned), the bell or `milliseconds` (nil: no time limit).
+    private func wait(milliseconds: Int?) -> Int32? {
+        var ready = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0), pollfd(fd: bell, events: Int16(POLLIN), revents: 0)]
+        guard poll(&ready, 2, milliseconds.map { Int32(clamping: $0) } ?? -1) > 0 else { return nil }
+        var count: eventfd_t = 0
+        if ready[1].revents != 0 { _ = eventfd_read(bell, &count) }
+        guard ready[0].revents != 0 else { return nil }
+        var information = signalfd_siginfo()
+        guard read(signals, &information, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size else { return nil }
+        return Int32(bitPattern: information.ssi_signo)
     }
 }

@@ -61,6 +61,27 @@ import Testing
         #expect(order.compactMap { $0 } == order.compactMap { $0 }.sorted())
     }
 
+    /// The thread that waits for SIGTERM and times loop calls sleeps while there is nothing to
+    /// time: an idle head unit's deckd wakes no CPU for it.
+    @Test func anIdleDeckdsShutdownGuardSleepsUntilASignal() throws {
+        let daemon = try DeckdProcess(["--plugins", TemporaryDirectory().path])
+        #expect(daemon.waitForLog("ready"))
+        let tasks = "/proc/\(daemon.process.processIdentifier)/task/"
+        let guardTask = try FileManager.default.contentsOfDirectory(atPath: tasks).first {
+            (try? String(contentsOfFile: tasks + $0 + "/comm", encoding: .utf8)) == "deck-guard\n"
+        }
+        let wakeUps = {
+            (try? String(contentsOfFile: tasks + (guardTask ?? "") + "/status", encoding: .utf8))?.split(separator: "\n")
+                .first { $0.hasPrefix("voluntary_ctxt_switches:") }.flatMap { Int($0.split(separator: "\t").last ?? "") }
+        }
+        let before = try #require(wakeUps())
+        usleep(1_000_000)
+        let after = try #require(wakeUps())
+        #expect(after - before <= 1, "it woke \(after - before) times in a second")
+        #expect(daemon.stop(signal: SIGTERM) == 0)
+        #expect(daemon.log.contains("SIGTERM received, shutting down"))
+    }
+
     @Test func sigintStopsItCleanlyToo() throws {
         let daemon = try DeckdProcess(["--plugins", examples])
         #expect(daemon.waitForLog("ready"))

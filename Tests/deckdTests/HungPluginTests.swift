@@ -28,6 +28,9 @@ import Testing
         let deckd = try DeckdProcess.withFixture(in: dir.path, "Stuck", id: "org.example.stuck", defines: ["FIXTURE_HANG_ACTIVATE"],
                                                  isolation: .inline)
         #expect(deckd.waitForLog("org.example.stuck: activate has not returned after"))
+        // Named once it passes 100 ms: the guard sleeps until then, not until a poll comes round.
+        let after = deckd.log.components(separatedBy: "activate has not returned after ").dropFirst().first?.split(separator: " ").first
+        #expect(after.flatMap { Int($0) }.map { (101...500).contains($0) } == true, "\(deckd.log)")
         let started = Date()
         #expect(deckd.stop(signal: SIGTERM, seconds: 10) == 1)
         #expect(Date().timeIntervalSince(started) < 4)
