@@ -39,6 +39,10 @@ struct StartupBench {
             print(row(name, times, floor, rss: peak))
         }
         print("\nResident memory of 0 plugins is the runtime core: \(String(format1: Double(rssNone) / 1024)) MiB.")
+        let idle = try (0..<3).map { _ in try idleWakeUps(deckd, none) }
+        let wakes = idle.map(\.wakesPerSecond).sorted(), exits = idle.map(\.exitMilliseconds).sorted()
+        print("Idle with 0 plugins, 3 runs of 2 s after ready: \(wakes.map { String(format1: $0) }.joined(separator: ", ")) wake-ups per second "
+              + "(all of deckd's threads); SIGTERM → exit \(exits.map { String(format1: $0) }.joined(separator: ", ")) ms.")
         print("Goals: 5 plugins ready < 150 ms, 100 plugins < 1000 ms, 5 plugins < 25 MiB resident.\n")
     }
 
@@ -69,6 +73,19 @@ struct StartupBench {
             throw BenchError("deckd did not load \(expected) plugins cleanly (exit \(status)):\n\(child.output)")
         }
         return (ms, kib)
+    }
+
+    /// How often an idle deckd's threads wake (voluntary context switches: each sleep ended), and
+    /// how long SIGTERM then takes to end it.
+    private func idleWakeUps(_ deckd: String, _ dir: String) throws -> (wakesPerSecond: Double, exitMilliseconds: Double) {
+        let child = try Subprocess(deckd, ["--plugins", dir, "--log-level", "info", "--isolation", "inline", "--state", "none"])
+        guard child.millisecondsUntil("deckd: ready") != nil else { throw BenchError("deckd exited early:\n\(child.output)") }
+        let before = child.sleepsEnded()
+        usleep(2_000_000)
+        let wakes = Double(child.sleepsEnded() - before) / 2
+        let signalled = Subprocess.now()
+        guard child.finish(signal: SIGTERM) == 0 else { throw BenchError("deckd did not stop cleanly:\n\(child.output)") }
+        return (wakes, Double(Subprocess.now() - signalled) / 1e6)
     }
 
     private func copyBundle(_ source: String, to target: String) throws {

@@ -50,6 +50,16 @@ final class Subprocess {
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
     }
 
+    /// Times any of its threads has gone to sleep and woken since it started (voluntary context switches).
+    func sleepsEnded() -> Int {
+        let tasks = "/proc/\(pid)/task"
+        return ((try? TemporaryFolder.list(tasks)) ?? []).reduce(0) { total, task in
+            let status = (try? MachineInfo.readText("\(tasks)/\(task)/status")) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") } ?? ""
+            return total + (Int(line.split(separator: "\t").last ?? "") ?? 0)
+        }
+    }
+
     /// Signals the child (if asked), drains its output and returns its exit status.
     @discardableResult
     func finish(signal: Int32? = nil) -> Int32 {
