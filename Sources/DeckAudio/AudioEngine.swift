@@ -41,15 +41,17 @@ public final class AudioEngine {
         var drain: (() -> Void)?
         let doorbell: AsyncDoorbell
         do { doorbell = try AsyncDoorbell(loop: loop) { drain?() } } catch { throw .loop(error) }
-        do {
-            worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread)
-        } catch {
-            doorbell.close()
-            throw .configuration(error)
-        }
-        do { watchdog = try AudioWatchdog(loop: loop, timeoutMilliseconds: configuration.renderTimeoutMilliseconds) } catch {
+        do { watchdog = try AudioWatchdog(loop: loop) } catch {
             doorbell.close()
             throw .loop(error)
+        }
+        do {
+            worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, deadline: watchdog.deadline, stats: stats,
+                                         identity: audioThread)
+        } catch {
+            doorbell.close()
+            watchdog.close()
+            throw .configuration(error)
         }
         self.doorbell = doorbell
         drain = { [unowned self] in drainPackets() }
@@ -78,8 +80,8 @@ public final class AudioEngine {
         if thread != nil {
             guard joined else { return }  // running
             do {
-                worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread,
-                                             activeBuses: activeBuses, generation: generation, tap: delivery.tap)
+                worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, deadline: watchdog.deadline, stats: stats,
+                                             identity: audioThread, activeBuses: activeBuses, generation: generation, tap: delivery.tap)
             } catch {
                 throw .configuration(error)
             }
@@ -108,31 +110,36 @@ public final class AudioEngine {
     }
 
     /// Frames the audio thread encodes before it wakes the loop: the sinks' batch, but each frame
-    /// while the PCM tap is on (its reader wants the mix as it is made), and never as long as half
-    /// the render timeout, so the packets keep proving the thread alive to the watchdog.
+    /// while the PCM tap is on (its reader wants the mix as it is made), and never more than a
+    /// second, nor than an eighth of the packet ring (a frame of each bus may fill it four times
+    /// faster), so a batch always fits.
     var batchFrames: Int {
         guard delivery.tap == nil else { return 1 }
-        // A sink's value is any Int; bounded to 0...5000 here, the division stays in range.
-        let milliseconds = max(0, min(batchMilliseconds, configuration.renderTimeoutMilliseconds / 2))
-        return max(1, Int(Double(milliseconds) / configuration.frameSize.milliseconds))
+        // A sink's value is any Int; bounded to 0...1000 here, the division stays in range.
+        let milliseconds = max(0, min(batchMilliseconds, 1_000))
+        let fitting = max(1, configuration.packetRingCapacity / (2 * Mixer.maxBuses))
+        return min(fitting, max(1, Int(Double(milliseconds) / configuration.frameSize.milliseconds)))
     }
 
     // MARK: Watchdog
 
     private func armWatchdog() {
-        let period = max(5, UInt64(configuration.frameSize.milliseconds.rounded(.up)))
-        watchdog.arm(every: period) { [unowned self] in checkProgress() }
+        watchdog.arm { [unowned self] in checkProgress() }
     }
 
     /// Whether the audio thread runs but has not begun a frame for longer than the render timeout.
-    public var isStalled: Bool { threadRunning && watchdog.isStalled(worker.framesBegun.load(ordering: .relaxed)) }
+    public var isStalled: Bool {
+        threadRunning && MonotonicClock.nanoseconds - worker.lastFrameBegan.load(ordering: .relaxed) > configuration.renderTimeoutMilliseconds * 1_000_000
+    }
 
-    /// A render is hung once it has run for the render timeout, counted from its own start, so it
-    /// is found then (at the next check), however long before it the loop last saw packets.
+    /// A render is hung once it has run for the render timeout, counted from its own start: the
+    /// deadline the thread last pushed passed, and the render in progress, if it began after that
+    /// push, is looked at again once it has run the whole timeout.
     private func checkProgress() {
         guard threadRunning else { return watchdog.stop() }
-        _ = watchdog.progressed(worker.framesBegun.load(ordering: .relaxed))
-        guard let render = worker.mixer.currentRender, render.nanoseconds > configuration.renderTimeoutMilliseconds * 1_000_000 else { return }
+        guard let render = worker.mixer.currentRender else { return }
+        let timeout = configuration.renderTimeoutMilliseconds * 1_000_000
+        guard render.nanoseconds > timeout else { return watchdog.look(after: (timeout - render.nanoseconds) / 1_000_000 + 1) }
         replaceHungThread(dropping: render.stream)
         onHungStream?(render.stream)
     }
@@ -148,8 +155,9 @@ public final class AudioEngine {
         streams[stream] = nil
         let resume = old.framesBegun.load(ordering: .relaxed) - 1
         do {
-            worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, stats: stats, identity: audioThread,
-                                         activeBuses: activeBuses, generation: generation, tap: delivery.tap, resumingAt: max(0, resume))
+            worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, deadline: watchdog.deadline, stats: stats,
+                                         identity: audioThread, activeBuses: activeBuses, generation: generation, tap: delivery.tap,
+                                         resumingAt: max(0, resume))
         } catch {
             return  // the same settings built the first; nothing to carry on with
         }
@@ -202,15 +210,11 @@ public final class AudioEngine {
         }
         pthread_join(thread, nil)
         joined = true
+        watchdog.stop()
         drainPackets()
     }
 
-    func drainPackets() {
-        delivery.drain(worker, stats: stats)
-        guard threadRunning else { return }
-        let batch = UInt64((Double(worker.batchFrames.load(ordering: .relaxed)) * configuration.frameSize.milliseconds).rounded(.up))
-        watchdog.sawProgress(worker.framesBegun.load(ordering: .relaxed), batch: batch)
-    }
+    func drainPackets() { delivery.drain(worker, stats: stats) }
 }
 
 /// Why the audio engine could not start or take a stream.

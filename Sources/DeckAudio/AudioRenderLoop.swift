@@ -26,7 +26,12 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     let framesBegun = Atomic<Int64>(0)
     /// Paced, how many frames' packets wait before the loop is woken to take them (set by the loop).
     let batchFrames = Atomic<Int>(1)
+    /// CLOCK_MONOTONIC nanoseconds when the last frame began.
+    let lastFrameBegan = Atomic<Int>(0)
     private let doorbell: AsyncDoorbell.Ringer
+    /// The watchdog's deadline, pushed one render timeout ahead at least every quarter of it.
+    private let deadline: LoopDeadline
+    private var lastPush = Int.min / 2
     private let pcm: UnsafeMutablePointer<Float>
     private let spare: UnsafeMutablePointer<UInt8>
     /// Frames encoded so far (each frame is one packet per active bus).
@@ -40,9 +45,10 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     /// Frames published since the loop was last woken.
     private var framesUnannounced = 0
 
-    init(configuration: AudioConfiguration, doorbell: AsyncDoorbell.Ringer, stats: AudioStats, identity: ThreadIdentity,
+    init(configuration: AudioConfiguration, doorbell: AsyncDoorbell.Ringer, deadline: LoopDeadline, stats: AudioStats, identity: ThreadIdentity,
          activeBuses: UInt8 = 1, generation: Int = 0, tap: PCMTap? = nil, resumingAt frame: Int64 = 0) throws(AudioConfigurationError) {
         self.configuration = configuration
+        self.deadline = deadline
         packetIndex = frame
         inputSamples = frame * Int64(configuration.frameSize.samples)
         framesBegun.store(frame, ordering: .relaxed)
@@ -98,6 +104,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
                 if valid <= 0 { break }
             }
             framesBegun.store(packetIndex + 1, ordering: .relaxed)
+            proveAlive()
             mixer.mix(into: pcm, activeBuses: activeBuses)
             if abandoned.load(ordering: .acquiring) { return }
             if valid < frames {
@@ -218,6 +225,17 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
             stats.lastCommandFrame.store(stats.frames.load(ordering: .relaxed), ordering: .relaxed)
             appliedCommands.add(1, ordering: .releasing)
         }
+    }
+
+    /// Notes the frame's start and, a quarter of the render timeout after the last push, pushes
+    /// the watchdog's deadline a whole timeout ahead: about 20 system calls a second, no wake-up.
+    private func proveAlive() {
+        let now = MonotonicClock.nanoseconds
+        lastFrameBegan.store(now, ordering: .relaxed)
+        let timeout = configuration.renderTimeoutMilliseconds * 1_000_000
+        guard now - lastPush >= timeout / 4 else { return }
+        lastPush = now
+        deadline.push(nanoseconds: timeout)
     }
 
     private func sleep(until deadline: Int) {

@@ -1,60 +1,46 @@
 import DeckBase
 
-/// Watches, on the loop, that the audio thread keeps beginning frames: one that begins none for
-/// longer than the render timeout is stalled (a render that does not return). Loop-thread-confined.
+/// Watches, on the loop, that the audio thread keeps beginning frames: the thread pushes a
+/// deadline one render timeout ahead as it begins them (`deadline`), so a healthy thread costs the
+/// loop no wake-up, and a render that does not return is looked at once the deadline passes.
+/// Loop-thread-confined, apart from `deadline.push`.
 final class AudioWatchdog {
-    private let timer: LoopTimer
-    private let loop: EventLoop
-    private let timeoutMilliseconds: UInt64
-    private var lastFramesBegun: Int64 = -1
-    private var lastProgressAt: UInt64 = 0
-    /// Frames begun when the packets last re-armed the timer: the checks between two drains note
-    /// progress too, so they must not hide it from the next drain.
-    private var lastDrainBegun: Int64 = -1
-    private var period: UInt64 = 0
+    /// Pushed back by the audio thread at least every quarter of the timeout.
+    let deadline: LoopDeadline
+    /// Looks again when the deadline found a render that had not yet run for the whole timeout.
+    private let again: LoopTimer
     private var check: () -> Void = {}
-    /// How many times the check ran: while packets flow, none.
+    /// How many times the check ran: while the thread begins frames, none.
     private(set) var checks = 0
 
-    init(loop: EventLoop, timeoutMilliseconds: Int) throws(LoopError) {
-        timer = try LoopTimer(loop: loop)
-        self.loop = loop
-        self.timeoutMilliseconds = UInt64(timeoutMilliseconds)
+    init(loop: EventLoop) throws(LoopError) {
+        deadline = try LoopDeadline(loop: loop)
+        do { again = try LoopTimer(loop: loop) } catch {
+            deadline.close()
+            throw error
+        }
     }
 
-    /// Runs `check` every `period` ms, from a fresh start (a new thread has made no progress yet).
-    func arm(every period: UInt64, _ check: @escaping () -> Void) {
-        lastFramesBegun = -1
-        lastDrainBegun = -1
-        self.period = period
+    /// Runs `check` each time the thread lets the deadline pass, and when asked to look again.
+    func arm(_ check: @escaping () -> Void) {
         self.check = { [unowned self] in
             checks += 1
             check()
         }
-        timer.start(after: period, repeat: period, self.check)
+        deadline.start(self.check)
     }
 
-    /// The loop saw the thread's packets, which come every `batch` ms: while they do, the checks
-    /// wait until the timeout could have passed after the next batch is due, so a healthy thread
-    /// costs the loop no wake-up of the watchdog's own.
-    func sawProgress(_ begun: Int64, batch: UInt64) {
-        guard period > 0, begun != lastDrainBegun else { return }
-        lastDrainBegun = begun
-        _ = progressed(begun)
-        timer.start(after: timeoutMilliseconds + batch + 1, repeat: period, check)
+    /// Looks again in `milliseconds` (a render that began after the last push has not yet run the timeout).
+    func look(after milliseconds: Int) { again.start(after: UInt64(max(1, milliseconds)), check) }
+
+    /// Clears the deadline: the thread has ended.
+    func stop() {
+        deadline.push(nanoseconds: 0)
+        again.stop()
     }
 
-    func stop() { timer.stop() }
-    func close() { timer.close() }
-
-    /// Notes how many frames the thread has begun; true when that is progress since the last look.
-    func progressed(_ begun: Int64) -> Bool {
-        guard begun != lastFramesBegun else { return false }
-        lastFramesBegun = begun
-        lastProgressAt = loop.now
-        return true
+    func close() {
+        deadline.close()
+        again.close()
     }
-
-    /// Whether the thread, having begun `begun` frames, has made no progress for longer than the timeout.
-    func isStalled(_ begun: Int64) -> Bool { lastFramesBegun == begun && loop.now - lastProgressAt > timeoutMilliseconds }
 }

@@ -39,8 +39,9 @@ public final class OggFileSink: Sink {
         return status
     }
 
-    /// Its pages go out at most every 100 ms, so its packets may wait as long.
-    public var batchMilliseconds: Int { OggOpusMuxer.flushMilliseconds }
+    /// A file is read once written, not as it grows: its packets wait up to half a second (five
+    /// 100 ms pages), so the loop and the file's writer wake twice a second, not ten times.
+    public var batchMilliseconds: Int { 500 }
 
     public func deliver(_ packet: EncodedPacket) {
         guard file.isOpen else {

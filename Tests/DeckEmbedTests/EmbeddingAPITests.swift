@@ -86,12 +86,12 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
         let embedded = try EmbeddingAPI.lookup(rt)
         func batch() -> Int { embedded.runtime.audio.worker.batchFrames.load(ordering: .relaxed) }
         #expect(deck_runtime_start(rt) == 0)
-        #expect(waitUntil(seconds: 5) { batch() == 5 })
+        #expect(waitUntil(seconds: 5) { batch() == 50 })
         let seen = Observed()
         #expect(deck_runtime_set_packet_callback(rt, onPacket, seen.pointer) == 0)
         #expect(waitUntil(seconds: 5) { batch() == 1 })
         #expect(deck_runtime_set_packet_callback(rt, nil, nil) == 0)
-        #expect(waitUntil(seconds: 5) { batch() == 5 })
+        #expect(waitUntil(seconds: 5) { batch() == 50 })
         #expect(deck_runtime_destroy(rt) == 0)
     }
 

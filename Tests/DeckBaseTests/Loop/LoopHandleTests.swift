@@ -306,4 +306,31 @@ import DeckTestSupport
         }
         return count
     }
+
+    /// Pushed back from another thread, a deadline never wakes the loop; left to pass, it fires
+    /// once, and cleared (0), never.
+    @Test func aDeadlinePushedBackFromAnotherThreadFiresOnlyOnceLeftToPass() throws {
+        let loop = try EventLoop()
+        let deadline = try LoopDeadline(loop: loop)
+        defer {
+            deadline.close()
+            loop.runNoWait()
+        }
+        var fired: [Double] = []
+        deadline.start { fired.append(MonotonicClock.seconds) }
+        let pushing = Mutex(true)
+        let pusher = Thread { while pushing.withLock({ $0 }) { deadline.push(nanoseconds: 50_000_000); usleep(10_000) } }
+        pusher.start()
+        turnLoop(loop, seconds: 0.4) { false }
+        #expect(fired.isEmpty, "pushed every 10 ms, a 50 ms deadline never passes")
+        pushing.withLock { $0 = false }
+        let stopped = MonotonicClock.seconds
+        #expect(turnLoop(loop, seconds: 2) { !fired.isEmpty })
+        turnLoop(loop, seconds: 0.2) { false }
+        #expect(fired.count == 1 && fired[0] - stopped < 0.5, "\(fired.map { $0 - stopped })")
+        deadline.push(nanoseconds: 20_000_000)
+        deadline.push(nanoseconds: 0)
+        turnLoop(loop, seconds: 0.2) { false }
+        #expect(fired.count == 1)
+    }
 }

@@ -77,9 +77,10 @@ import Testing
         #expect(packets.count >= 150)
     }
 
-    /// Paced, the audio thread wakes the loop once per batch the strictest sink allows: Ogg sinks
-    /// (which write a page only every 100 ms) take five 20 ms frames at a time, a sink that wants
-    /// each packet gets it at once, and so does the PCM tap's reader.
+    /// Paced, the audio thread wakes the loop once per batch the strictest sink allows: here a
+    /// sink that takes packets 100 ms at a time (as HTTP sinks do; an Ogg file sink alone, 500 ms)
+    /// gets five 20 ms frames at a time, a sink that wants each packet gets it at once, and so
+    /// does the PCM tap's reader.
     @Test func packetsWaitForTheLoopOnlyAsLongAsTheStrictestSinkAllows() throws {
         let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(dir.path)/batched.opus"])
         var arrivals: [Int] = []
@@ -110,21 +111,26 @@ import Testing
         #expect(harness.runtime.audio.stats.droppedPackets.load(ordering: .relaxed) == 0)
     }
 
-    /// A batch never outlasts half the render timeout (the packets are the watchdog's proof of
-    /// life) and is at least one frame, whatever the frame size.
-    @Test func aBatchStaysWithinHalfTheRenderTimeoutAndAFrame() throws {
-        let short = try StreamingHarness(freewheel: false) { $0.audio.renderTimeoutMilliseconds = 60 }
+    /// A batch never outlasts a second nor an eighth of the packet ring (so four buses' packets
+    /// fit twice over), and is at least one frame, whatever the frame size.
+    @Test func aBatchStaysWithinASecondThePacketRingAndAFrame() throws {
+        let file = try StreamingHarness(freewheel: false, sinks: ["file:\(dir.path)/alone.opus"])
+        try file.start()
+        #expect(file.runtime.audio.batchFrames == 25)  // an Ogg file sink alone: 500 ms
+        let short = try StreamingHarness(freewheel: false) { $0.audio.packetBufferMilliseconds = 400 }
         short.runtime.output.attach(CallbackSink(name: "slow", batchMilliseconds: 1_000) { _ in })
-        #expect(short.runtime.audio.batchFrames == 1)  // 30 ms: one 20 ms frame
+        #expect(short.runtime.audio.batchFrames == 2)  // a ring of 20 packets: 2 frames of 4 buses, twice
         let long = try StreamingHarness(freewheel: false) { $0.audio.frameSize = try! FrameSize(milliseconds: 60) }
         long.runtime.output.attach(CallbackSink(name: "ogg-like", batchMilliseconds: 100) { _ in })
         #expect(long.runtime.audio.batchFrames == 1)
         let none = try StreamingHarness(freewheel: false)
         #expect(none.runtime.sinks.batchMilliseconds == nil)
-        #expect(none.runtime.audio.batchFrames == 5)  // nothing waits for packets: as long as allowed
+        #expect(none.runtime.audio.batchFrames == 50)  // nothing waits for packets: a second
         let odd = try StreamingHarness(freewheel: false)
         odd.runtime.output.attach(CallbackSink(name: "odd", batchMilliseconds: .min) { _ in })
         #expect(odd.runtime.audio.batchFrames == 1)  // any Int a sink gives is taken as "at once" or capped
+        odd.runtime.output.attach(CallbackSink(name: "huge", batchMilliseconds: .max) { _ in })
+        #expect(odd.runtime.audio.batchFrames == 1)
     }
 
     @Test(arguments: [7.5, 100.0])

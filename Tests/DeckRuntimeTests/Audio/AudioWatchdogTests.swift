@@ -11,8 +11,8 @@ import Testing
 @Suite struct AudioWatchdogTests {
     let dir = TemporaryDirectory()
 
-    /// While the thread delivers, its packets are the proof of life: the watchdog's own timer
-    /// waits for the timeout and never wakes the loop (it woke it every frame).
+    /// While the thread begins frames it pushes the watchdog's deadline ahead: the check never
+    /// wakes the loop (it woke it every frame, then once per batch of packets).
     @Test func aHealthyOutputCostsTheLoopNoWatchdogWakeUps() throws {
         let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(dir.path)/healthy.opus"], isolation: .inline)
         let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio", entitlements: ["audio"]))
@@ -22,28 +22,32 @@ import Testing
         let checks = harness.runtime.audio.watchdog.checks
         harness.run(for: 1)
         #expect(harness.runtime.audio.stats.frames.load(ordering: .relaxed) > 40)
-        // None while packets flow (49 when it woke every frame); two allow a loop stalled past the
-        // render timeout by a loaded machine.
+        // None while frames begin; two allow an audio thread held past the render timeout by a loaded machine.
         #expect(harness.runtime.audio.watchdog.checks <= checks + 2)
+        #expect(!harness.runtime.audio.isStalled)
     }
 
-    /// A check that ran between two batches has already noted the thread's progress; the next
-    /// batch of packets must still put the checks back to sleep (they ran on every frame after).
-    @Test func packetsAfterACheckStillQuietTheChecks() throws {
+    /// The deadline is the thread's to push: once it stops, the check runs once, and a thread
+    /// that ended is no longer watched.
+    @Test func aThreadThatStopsPushingIsLookedAtOnce() throws {
         let loop = try EventLoop()
-        let watchdog = try AudioWatchdog(loop: loop, timeoutMilliseconds: 200)
+        let watchdog = try AudioWatchdog(loop: loop)
         defer { watchdog.close(); loop.runNoWait() }
-        watchdog.arm(every: 5) { _ = watchdog.progressed(1) }
-        #expect(turnLoop(loop, seconds: 1) { watchdog.checks >= 2 })
-        watchdog.sawProgress(1, batch: 20)
-        let checks = watchdog.checks
-        let end = Date().addingTimeInterval(0.15)
-        turnLoop(loop, seconds: 1) { Date() > end }
-        #expect(watchdog.checks == checks)  // next one due 221 ms after the packets
+        watchdog.arm {}
+        watchdog.deadline.push(nanoseconds: 30_000_000)
+        #expect(turnLoop(loop, seconds: 2) { watchdog.checks == 1 })
+        turnLoop(loop, seconds: 0.2) { false }
+        #expect(watchdog.checks == 1)
+        watchdog.deadline.push(nanoseconds: 30_000_000)
+        watchdog.stop()
+        turnLoop(loop, seconds: 0.2) { false }
+        #expect(watchdog.checks == 1)
+        watchdog.look(after: 10)
+        #expect(turnLoop(loop, seconds: 2) { watchdog.checks == 2 })
     }
 
-    /// The timeout counts from the render's own start: a hang is found about one render timeout
-    /// (plus at most a batch of packets) after it began, not after a timeout of quiet on top.
+    /// The timeout counts from the render's own start: a hang is found one render timeout after
+    /// it began, not after a timeout of quiet on top.
     @Test func aHungRenderIsFoundOneRenderTimeoutAfterItBegan() throws {
         let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(dir.path)/timing.opus"], isolation: .inline) {
             $0.audio.renderTimeoutMilliseconds = 1_000
@@ -55,9 +59,9 @@ import Testing
         try harness.runtime.focus.play(pluginID: maps.id, item: "hang@navigation/3")  // 10 frames of sine, then the hang
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.state == .hung })
         let found = MonotonicClock.seconds - asked
-        // 0.2 s of sine, then 1 s of render, then at most a 0.1 s batch and a check; counting from
-        // the last progress the loop saw would add the whole timeout again (2.2–2.3 s).
-        #expect(found > 1.1 && found < 1.8, "found after \(found) s")
+        // 0.2 s of sine, then 1 s of render, then the check (no batch of packets on top); counting
+        // from the last progress the loop saw would add the whole timeout again (2.2–2.3 s).
+        #expect(found > 1.1 && found < 1.6, "found after \(found) s")
         harness.runtime.shutdown()
         turnLoop(harness.runtime.loop) { !harness.runtime.loop.runNoWait() }
     }
