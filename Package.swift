@@ -87,7 +87,7 @@ let package = Package(
         // plugins (the suites `make test` runs in both isolation modes, with deckdTests).
         .testTarget(name: "DeckABITests", dependencies: ["DeckABI", "CDeckPlugin"]),
         .testTarget(name: "DeckBaseTests", dependencies: ["DeckBase", "DeckTestSupport", "CDeckPlugin"]),
-        .testTarget(name: "DeckStreamTests", dependencies: ["DeckStream", "CDeckPlugin"]),
+        .testTarget(name: "DeckStreamTests", dependencies: ["DeckStream", "CDeckPlugin", "DeckTestSupport"]),
         .testTarget(name: "DeckAudioTests", dependencies: ["DeckAudio", "DeckMedia", "DeckSession", "CDeckPlugin"]),
         .testTarget(name: "DeckSessionTests", dependencies: ["DeckSession", "DeckPlugins", "CDeckPlugin"]),
         .testTarget(name: "DeckControlTests", dependencies: ["DeckControl", "CDeckPlugin"]),

@@ -55,6 +55,7 @@ public final class Output {
         context.overwriteFiles = files.overwrite
         sinkContext = context
         engine.delivery.onPacket = { [unowned self] packet in sinks.deliver(packet) }
+        engine.delivery.onBatchEnd = { [unowned self] in sinks.endBatch() }
         engine.delivery.onDropped = { [unowned self] count in reportDropped(count) }
         engine.onHungStream = { [unowned self] stream in
             guard let owner = streams.first(where: { $0.value.stream == stream })?.key else { return }

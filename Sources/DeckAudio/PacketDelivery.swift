@@ -8,6 +8,8 @@ public final class PacketDelivery {
     public var onPacket: ((EncodedPacket) -> Void)?
     /// Once, after the last packet (duration reached or `stop()`).
     public var onFinished: (() -> Void)?
+    /// After each drain that delivered packets: the packets handed over together are all out.
+    public var onBatchEnd: (() -> Void)?
     /// The mix before encoding (interleaved stereo, sample count), once `AudioEngine.enablePCMTap` ran.
     public var onPCM: ((UnsafePointer<Float>, Int) -> Void)?
     /// When packets were dropped since the last drain: how many.
@@ -31,12 +33,15 @@ public final class PacketDelivery {
             reportedDrops = dropped
         }
         if let tap, let onPCM { tap.read(onPCM) }
+        var delivered = false
         while let packet = worker.packets.pop(preSkip: worker.lookahead) {
+            delivered = true
             onPacket?(packet)
             if packet.isLast && !hasFinished {
                 hasFinished = true
                 onFinished?()
             }
         }
+        if delivered { onBatchEnd?() }
     }
 }

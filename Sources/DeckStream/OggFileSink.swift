@@ -1,7 +1,7 @@
 import DeckBase
 
-/// `file:PATH.opus`: an Ogg Opus file, pages written by the file's own writer thread as they are
-/// flushed (at least every 100 ms). Each run of the output is one Ogg link ending with its EOS
+/// `file:PATH.opus`: an Ogg Opus file, pages written by the file's own writer thread once per
+/// batch of packets (at least every 500 ms). Each run of the output is one Ogg link ending with its EOS
 /// page; the next run chains a new link (new serial, new headers) onto the same file, which Ogg
 /// players play through. Loop-thread-confined.
 public final class OggFileSink: Sink {
@@ -9,6 +9,8 @@ public final class OggFileSink: Sink {
     private var counters = SinkStatus()
     private let file: LoopFile
     private var muxer: OggOpusMuxer?
+    /// Pages of the batch being delivered, handed to the writer together at its end.
+    private var pages: [UInt8] = []
     private let context: SinkContext
 
     init(path: String, mode: LoopFile.OpenMode, context: SinkContext) throws(SinkError) {
@@ -50,19 +52,28 @@ public final class OggFileSink: Sink {
         }
         if muxer == nil {
             let muxer = OggOpusMuxer(preSkip: context.preSkip)
-            muxer.headerPages.forEach(write)
+            muxer.headerPages.forEach { pages += $0 }
             self.muxer = muxer
         }
-        muxer?.pages(for: packet).forEach(write)
+        muxer?.pages(for: packet).forEach { pages += $0 }
         counters.packets += 1
     }
 
-    /// The link ended (its EOS page is queued); the next packet starts a new one.
-    public func finish() { muxer = nil }
+    /// One write (and one wake-up of the writer) per batch, not per page.
+    public func endBatch() {
+        guard !pages.isEmpty else { return }
+        if file.write(pages) { counters.bytes += pages.count }
+        pages.removeAll(keepingCapacity: true)
+    }
 
-    public func close() { file.close() }
+    /// The link ended (its EOS page is written); the next packet starts a new one.
+    public func finish() {
+        endBatch()
+        muxer = nil
+    }
 
-    private func write(_ page: [UInt8]) {
-        if file.write(page) { counters.bytes += page.count }
+    public func close() {
+        endBatch()
+        file.close()
     }
 }

@@ -8,6 +8,9 @@ public protocol Sink: AnyObject {
     var batchMilliseconds: Int { get }
     /// Called once per packet, in order, from the first packet after the sink was added.
     func deliver(_ packet: EncodedPacket)
+    /// The packets handed over together so far are all delivered: a sink that writes them out
+    /// (a file) may do so once now rather than per packet.
+    func endBatch()
     /// The output ended (the packet marked last was delivered): end the stream cleanly.
     func finish()
     /// The sink is removed: release sockets and files now.
@@ -17,6 +20,9 @@ public protocol Sink: AnyObject {
 extension Sink {
     /// Each packet at once, unless the sink says it writes less often.
     public var batchMilliseconds: Int { 0 }
+
+    /// Each packet went out as it came.
+    public func endBatch() {}
 }
 
 /// A sink's counters, for `sinks.list`.

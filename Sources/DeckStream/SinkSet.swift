@@ -72,6 +72,9 @@ public final class SinkSet {
         }
     }
 
+    /// The packets handed over together have all been delivered.
+    public func endBatch() { sinks.forEach { $0.sink.endBatch() } }
+
     public func closeAll() {
         sinks.forEach { $0.sink.close() }
         closed += sinks.map(\.sink)
