@@ -94,6 +94,7 @@ public final class AudioEngine {
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         worker.batchFrames.store(batchFrames, ordering: .relaxed)
+        worker.lastFrameBegan.store(MonotonicClock.nanoseconds, ordering: .relaxed)  // not stalled before its first frame
         let context = Unmanaged.passRetained(worker).toOpaque()
         var handle = pthread_t()
         let status = pthread_create(&handle, &attributes, { context in

@@ -26,7 +26,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     let framesBegun = Atomic<Int64>(0)
     /// Paced, how many frames' packets wait before the loop is woken to take them (set by the loop).
     let batchFrames = Atomic<Int>(1)
-    /// CLOCK_MONOTONIC nanoseconds when the last frame began.
+    /// CLOCK_MONOTONIC nanoseconds when the last frame began (when the thread started, before its first).
     let lastFrameBegan = Atomic<Int>(0)
     private let doorbell: AsyncDoorbell.Ringer
     /// The watchdog's deadline, pushed one render timeout ahead at least every quarter of it.

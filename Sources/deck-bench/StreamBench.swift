@@ -95,8 +95,8 @@ struct StreamBench {
 
     // MARK: Real time
 
-    /// Where the paced runtime's packets go: an Ogg file sink, which takes them 100 ms at a time as
-    /// the HTTP sink does, or a callback sink that takes each one as soon as it is encoded.
+    /// Where the paced runtime's packets go: an Ogg file sink, which takes them 500 ms at a time,
+    /// or a callback sink that takes each one as soon as it is encoded.
     private enum PacedSink {
         case file(String)
         case callback
@@ -120,7 +120,7 @@ struct StreamBench {
         func cpu(_ runs: [Measurement]) -> String { runs.map { String(format3: $0.cpu) }.joined(separator: " | ") }
         func ratios(_ runs: [PacedRun], _ references: [Measurement]) -> [Double] { zip(runs, references).map { $0.measured.cpu / $1.cpu } }
         func median(_ values: [Double]) -> String { String(format2: values.sorted()[values.count / 2]) + "×" }
-        let sinks = [("Ogg file sink (packets 100 ms at a time)", batched), ("callback sink (each packet at once)", eachPacket)]
+        let sinks = [("Ogg file sink (packets 500 ms at a time)", batched), ("callback sink (each packet at once)", eachPacket)]
         print("### Real time (\(rounds) rounds of \(seconds) s paced, interleaved with bare libopus paced; one stream playing the same PCM)\n")
         print("| sink (last round) | frames | late events | dropped packets | underruns | lateness p50 / p99 / max (ms) |")
         print("|---|---|---|---|---|---|")

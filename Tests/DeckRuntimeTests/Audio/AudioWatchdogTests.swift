@@ -17,6 +17,7 @@ import Testing
         let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(dir.path)/healthy.opus"], isolation: .inline)
         let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio", entitlements: ["audio"]))
         try harness.start()
+        #expect(!harness.runtime.audio.isStalled, "a thread that has not begun its first frame yet is not stalled")
         try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         harness.run(for: 0.2)
         let checks = harness.runtime.audio.watchdog.checks
