@@ -9,7 +9,7 @@ import Synchronization
 /// plugin call holds it and exits with status 1. The same thread names a loop call that runs
 /// past 100 ms while it still runs. It sleeps until a signal, a call to time or the grace time's
 /// end: an idle deckd costs it no wake-up.
-final class ShutdownGuard: @unchecked Sendable {  // `thread` is written once before the thread starts; the rest is immutable or atomic.
+final class ShutdownGuard: @unchecked Sendable {  // `thread` and the descriptors are written before the thread starts and after it is joined; the rest is immutable or atomic.
     private let watch: LoopCallWatch
     private let logger: Logger
     private let requestStop: AsyncDoorbell.Ringer
@@ -47,19 +47,26 @@ final class ShutdownGuard: @unchecked Sendable {  // `thread` is written once be
         var set = ShutdownGuard.signalSet
         signals = signalfd(-1, &set, Int32(SFD_CLOEXEC))
         bell = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard signals >= 0, bell >= 0 else { return giveUp(errno) }
+        let bell = bell
+        watch.setBell { _ = eventfd_write(bell, 1) }  // before the thread first sleeps on it
         let context = Unmanaged.passRetained(self).toOpaque()
         var handle = pthread_t()
-        guard signals >= 0, bell >= 0, pthread_create(&handle, nil, { context in
+        let status = pthread_create(&handle, nil, { context in
             Unmanaged<ShutdownGuard>.fromOpaque(context!).takeRetainedValue().run()
             return nil
-        }, context) == 0 else {
+        }, context)
+        guard status == 0 else {
             Unmanaged<ShutdownGuard>.fromOpaque(context).release()
-            closeDescriptors()
-            return logger.error("deckd", "cannot start the shutdown guard (\(String(cString: strerror(errno)))); SIGTERM waits for the loop")
+            return giveUp(status)
         }
         thread = handle
-        let bell = bell
-        watch.setBell { _ = eventfd_write(bell, 1) }
+    }
+
+    private func giveUp(_ code: Int32) {
+        watch.setBell {}
+        closeDescriptors()
+        logger.error("deckd", "cannot start the shutdown guard (\(String(cString: strerror(code)))); SIGTERM waits for the loop")
     }
 
     /// Removes `path` (the control socket, once ours) if the shutdown is given up.
