@@ -41,7 +41,8 @@ extension AudioEngine {
     /// Routes streams to buses and encodes `activeBuses` from the next frame, tagging packets with
     /// `generation`. Audible streams whose buses change, and those in `alsoFading`, fade out first
     /// and back in after, so no bus and no sink that changes mix clicks.
-    public func reroute(streams routes: [Int: UInt8], activeBuses: UInt8, generation: Int, alsoFading: Set<Int> = []) {
+    /// The packets of `tapBus` (-1: none) go to `packetTap` from the same frame.
+    public func reroute(streams routes: [Int: UInt8], activeBuses: UInt8, generation: Int, tapBus: Int = -1, alsoFading: Set<Int> = []) {
         let moving = routes.compactMap { stream, buses in streams[stream].map { $0.buses != buses ? stream : nil } ?? nil }
         let fading = Set(moving).union(alsoFading).filter { (streams[$0]?.gain ?? 0) > 0 }.sorted()
         fadeOut(fading)
@@ -51,7 +52,8 @@ extension AudioEngine {
         }
         self.activeBuses = activeBuses
         self.generation = generation
-        waitUntilApplied(send(.activate(buses: activeBuses, generation: generation)))
+        self.tapBus = tapBus
+        waitUntilApplied(send(.activate(buses: activeBuses, generation: generation, tapBus: tapBus)))
         for stream in fading {
             send(.ramp(stream: stream, target: streams[stream]?.gain ?? 0, samples: declickSamples, curve: .sCurve))
         }

@@ -30,6 +30,12 @@ public final class AudioEngine {
     public let audioThread = ThreadIdentity()
     /// Packets, the PCM tap and dropped-packet reports, on the loop.
     public let delivery = PacketDelivery()
+    /// Takes the packets of one sink's mix on the audio thread as they are encoded.
+    public let packetTap = PacketTap()
+    /// The bus whose packets go to `packetTap` (-1: none); kept across runs.
+    var tapBus = -1
+    /// Runs on the loop when the packet tap's function has not returned for the render timeout.
+    public var onStuckPacketTap: (() -> Void)?
     /// How long packets may wait to be handed to the loop together, in ms, as the sinks allow
     /// (`Sink.batchMilliseconds`): paced, the loop then wakes once per batch, not once per frame.
     public var batchMilliseconds = 0 {
@@ -47,7 +53,7 @@ public final class AudioEngine {
         }
         do {
             worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, deadline: watchdog.deadline, stats: stats,
-                                         identity: audioThread)
+                                         identity: audioThread, packetTap: packetTap)
         } catch {
             doorbell.close()
             watchdog.close()
@@ -79,12 +85,7 @@ public final class AudioEngine {
         guard let doorbell else { return }
         if thread != nil {
             guard joined else { return }  // running
-            do {
-                worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, deadline: watchdog.deadline, stats: stats,
-                                             identity: audioThread, activeBuses: activeBuses, generation: generation, tap: delivery.tap)
-            } catch {
-                throw .configuration(error)
-            }
+            do { worker = try makeWorker(doorbell) } catch { throw .configuration(error) }
             thread = nil
             joined = false
             delivery.beginRun()
@@ -108,6 +109,13 @@ public final class AudioEngine {
         }
         thread = handle
         armWatchdog()
+    }
+
+    /// A worker for a new run, or to carry a run on from `frame`, with the streams' routing and the taps.
+    private func makeWorker(_ doorbell: AsyncDoorbell, resumingAt frame: Int64 = 0) throws(AudioConfigurationError) -> AudioRenderLoop {
+        try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, deadline: watchdog.deadline, stats: stats,
+                            identity: audioThread, activeBuses: activeBuses, generation: generation, tap: delivery.tap,
+                            packetTap: packetTap, tapBus: tapBus, resumingAt: frame)
     }
 
     /// Frames the audio thread encodes before it wakes the loop: the sinks' batch, but each frame
@@ -138,8 +146,13 @@ public final class AudioEngine {
     /// push, is looked at again once it has run the whole timeout.
     private func checkProgress() {
         guard threadRunning else { return watchdog.stop() }
-        guard let render = worker.mixer.currentRender else { return }
         let timeout = configuration.renderTimeoutMilliseconds * 1_000_000
+        if let call = packetTap.currentCall {
+            // The integrator's function holds the thread: it cannot be abandoned as a plugin's render is.
+            guard call > timeout else { return watchdog.look(after: (timeout - call) / 1_000_000 + 1) }
+            return onStuckPacketTap?() ?? ()
+        }
+        guard let render = worker.mixer.currentRender else { return }
         guard render.nanoseconds > timeout else { return watchdog.look(after: (timeout - render.nanoseconds) / 1_000_000 + 1) }
         replaceHungThread(dropping: render.stream)
         onHungStream?(render.stream)
@@ -155,11 +168,7 @@ public final class AudioEngine {
         drainPackets()
         streams[stream] = nil
         let resume = old.framesBegun.load(ordering: .relaxed) - 1
-        do {
-            worker = try AudioRenderLoop(configuration: configuration, doorbell: doorbell.ringer, deadline: watchdog.deadline, stats: stats,
-                                         identity: audioThread, activeBuses: activeBuses, generation: generation, tap: delivery.tap,
-                                         resumingAt: max(0, resume))
-        } catch {
+        do { worker = try makeWorker(doorbell, resumingAt: max(0, resume)) } catch {
             return  // the same settings built the first; nothing to carry on with
         }
         pthread_detach(stuck)

@@ -40,14 +40,20 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     private var generation: Int
     /// Where the mix of bus 0 is copied for the embedding API, when asked.
     private var tap: Unmanaged<PCMTap>?
+    /// Takes the packets of `tapBus` (-1: none) on this thread as they are encoded.
+    private let packetTap: PacketTap
+    private var tapBus: Int
     /// Samples per channel of real (not padding) audio produced.
     private var inputSamples: Int64 = 0
     /// Frames published since the loop was last woken.
     private var framesUnannounced = 0
 
     init(configuration: AudioConfiguration, doorbell: AsyncDoorbell.Ringer, deadline: LoopDeadline, stats: AudioStats, identity: ThreadIdentity,
-         activeBuses: UInt8 = 1, generation: Int = 0, tap: PCMTap? = nil, resumingAt frame: Int64 = 0) throws(AudioConfigurationError) {
+         activeBuses: UInt8 = 1, generation: Int = 0, tap: PCMTap? = nil, packetTap: PacketTap, tapBus: Int = -1,
+         resumingAt frame: Int64 = 0) throws(AudioConfigurationError) {
         self.configuration = configuration
+        self.packetTap = packetTap
+        self.tapBus = tapBus
         self.deadline = deadline
         packetIndex = frame
         inputSamples = frame * Int64(configuration.frameSize.samples)
@@ -179,6 +185,10 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
                 stats.encoderErrors.add(1, ordering: .relaxed)
                 continue
             }
+            if bus == tapBus {
+                packetTap.deliver(buffer, count: length, granule: isLast ? Int64(lookahead) + inputSamples : sampleIndex + Int64(frames),
+                                  samples: frames, preSkip: lookahead, isLast: isLast)
+            }
             guard room else {
                 stats.droppedPackets.add(1, ordering: .relaxed)
                 continue
@@ -217,10 +227,11 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
                 mixer.route(stream: stream, buses: buses)
             case .tap(let tap):
                 self.tap = tap
-            case .activate(let buses, let generation):
+            case .activate(let buses, let generation, let tapBus):
                 for bus in 0..<Mixer.maxBuses where buses & (1 << bus) != 0 && activeBuses & (1 << bus) == 0 { encoders[bus].reset() }
                 activeBuses = buses
                 self.generation = generation
+                self.tapBus = tapBus
             }
             stats.lastCommandFrame.store(stats.frames.load(ordering: .relaxed), ordering: .relaxed)
             appliedCommands.add(1, ordering: .releasing)

@@ -34,6 +34,8 @@ public final class Output {
     /// The zones whose sessions are active; a run lasts while one is.
     private var activeZones: Set<Int> = []
     private var plan = RoutePlan()
+    /// The sink whose mix the engine's packet tap takes on the audio thread.
+    private var packetTapSink: Int?
     private var generation = 0
     /// Set while the output itself ends a run, so that end is not taken for `--duration`'s.
     private var ending = false
@@ -63,6 +65,10 @@ public final class Output {
             logger.error("audio", "\(owner)'s render has not returned for \(configuration.renderTimeoutMilliseconds) ms "
                          + "(audio.renderTimeoutMs): its stream is dropped and the output goes on in a fresh audio thread")
             onHung?(owner)
+        }
+        engine.onStuckPacketTap = {
+            logger.error("audio", "the embedder's audio-thread packet callback has not returned for \(configuration.renderTimeoutMilliseconds) ms "
+                         + "(audio.renderTimeoutMs): the output waits for it")
         }
         engine.delivery.onFinished = { [unowned self] in
             logger.info("audio", "output run ended after \(engine.stats.frames.load(ordering: .relaxed)) frames in all")
@@ -121,6 +127,13 @@ public final class Output {
         logger.info("sinks", "sink \(id): \(sink.uri)" + (label.name.map { " (\($0))" } ?? ""))
         reroute()
         return sinks.list.first { $0.id == id }!
+    }
+
+    /// Hands the packets of `sink`'s mix (nil: none) to `engine.packetTap` on the audio thread, as
+    /// they are encoded, following the sink when the routing moves it to another mix.
+    public func tapPackets(ofSink sink: Int?) {
+        packetTapSink = sink
+        reroute()
     }
 
     public func removeSink(_ id: Int) throws(SinkError) {
@@ -280,7 +293,8 @@ public final class Output {
         generation += 1
         sinks.route(next.sinkBuses, generation: generation, inFlight: engine.isRunning)
         engine.reroute(streams: Dictionary(uniqueKeysWithValues: streams.values.map { ($0.stream, next.streamBuses(pin: $0.pin, zones: $0.zones)) }),
-                       activeBuses: next.activeBuses, generation: generation, alsoFading: fading)
+                       activeBuses: next.activeBuses, generation: generation, tapBus: packetTapSink.flatMap { next.sinkBuses[$0] } ?? -1,
+                       alsoFading: fading)
         plan = next
     }
 

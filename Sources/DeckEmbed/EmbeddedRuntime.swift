@@ -63,7 +63,8 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
         packetSink = CallbackSink(name: "embedding", batchMilliseconds: .max) { deliver?($0) }
         drain = { [unowned self] in drainInbox() }
         deliver = { [unowned self] in deliverPacket($0) }
-        runtime.output.attach(packetSink, label: SinkLabel(name: "Embedding", kind: .network))
+        let sink = runtime.output.attach(packetSink, label: SinkLabel(name: "Embedding", kind: .network))
+        runtime.output.tapPackets(ofSink: sink.id)  // the audio-thread packet callback takes the same mix
     }
 
     // MARK: Any thread
@@ -222,6 +223,13 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     }
 
     var isRuntimeThread: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
+
+    /// True on the audio thread: inside the audio-thread packet callback.
+    var isAudioThread: Bool { runtime.audio.audioThread.isCurrent }
+
+    /// True where waiting for the loop would wait for the caller itself: on the runtime's thread,
+    /// inside `process`, or in the audio-thread packet callback (the loop waits for that thread).
+    var isCallbackThread: Bool { isRuntimeThread || isDrivingThread || isAudioThread }
 
     /// Runs `body` holding the loop for mode 2 (process, a synchronous call, destroy).
     func drive<T>(_ body: () -> T) -> T {

@@ -25,7 +25,7 @@ public enum EmbeddingAPI {
     public typealias LogFunction = @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void
     public typealias PCMFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<Float>?, UInt32) -> Void
 
-    static let major: UInt32 = 1, minor: UInt32 = 3
+    static let major: UInt32 = 1, minor: UInt32 = 4
 
     /// What `deck_runtime_version_string` returns: made once, never freed, never written.
     nonisolated(unsafe) static let versionString: UnsafePointer<CChar> = {
@@ -113,7 +113,7 @@ public enum EmbeddingAPI {
         let embedded = client.runtime
         guard client.isPrimary else { return try destroyClient(client, pointer!) }
         // From inside one of its callbacks it would join or tear down the loop that is calling.
-        if embedded.isRuntimeThread || embedded.isDrivingThread {
+        if embedded.isCallbackThread {
             throw EmbeddingError(.state, "destroy from inside one of the runtime's callbacks; return from it first")
         }
         let mode = embedded.shared.withLock { state -> EmbeddedRuntime.Mode in
@@ -140,6 +140,9 @@ public enum EmbeddingAPI {
     /// (its focus goes, as when an HMI's socket closes). A client of a destroyed runtime is only freed.
     private static func destroyClient(_ client: EmbeddedClient, _ pointer: OpaquePointer) throws(EmbeddingError) {
         let embedded = client.runtime
+        if embedded.isAudioThread {
+            throw EmbeddingError(.state, "destroy from inside the audio-thread packet callback; return from it first")
+        }
         let onLoop = embedded.isRuntimeThread || embedded.isDrivingThread
         client.markClosed()  // nothing new is delivered; one under way ends before the loop runs `remove`
         forget(pointer)
@@ -174,7 +177,9 @@ public enum EmbeddingAPI {
 
     /// Runs one pass of the loop in mode 2 (starting the runtime on the first).
     static func process(_ embedded: EmbeddedRuntime) throws(EmbeddingError) {
-        if embedded.isDrivingThread { throw EmbeddingError(.state, "process from inside one of its callbacks; return from it first") }
+        if embedded.isDrivingThread || embedded.isAudioThread {
+            throw EmbeddingError(.state, "process from inside one of its callbacks; return from it first")
+        }
         try enterIntegratorLoop(embedded)
         embedded.drive {
             embedded.runtime.loop.thread.claim()
@@ -199,7 +204,7 @@ public enum EmbeddingAPI {
     /// for a notification, which has none (it is sent, not waited for).
     static func callSync(_ client: EmbeddedClient, _ request: String, timeoutMilliseconds: Int) throws(EmbeddingError) -> String? {
         let embedded = client.runtime
-        if embedded.isRuntimeThread || embedded.isDrivingThread {
+        if embedded.isCallbackThread {
             throw EmbeddingError(.state, "call_sync from inside one of the runtime's callbacks would wait for itself; use deck_runtime_call")
         }
         let mode = embedded.shared.withLock { $0.mode }

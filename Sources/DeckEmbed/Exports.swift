@@ -221,7 +221,7 @@ private func wait(_ rt: OpaquePointer?, _ timeoutMs: Int32, eventsOnly: Bool, _ 
     let status = withClient(rt) { client throws(EmbeddingError) in
         guard (0...60_000).contains(timeoutMs) else { throw EmbeddingError(.invalid, "timeout_ms \(timeoutMs) is outside 0…60000") }
         // Waiting where messages are made would wait for itself.
-        if timeoutMs > 0 && (client.runtime.isRuntimeThread || client.runtime.isDrivingThread) {
+        if timeoutMs > 0 && client.runtime.isCallbackThread {
             throw EmbeddingError(.state, "waiting on the thread that delivers the messages; pass timeout_ms 0 here")
         }
         guard let message = client.messages.pop(timeoutMilliseconds: Int(timeoutMs), eventsOnly: eventsOnly) else { return }
@@ -269,6 +269,11 @@ public func deck_runtime_set_packet_callback(_ rt: OpaquePointer?, _ packet: Emb
         embedded.shared.withLock { $0.packet = packet.map { Registered(function: $0, user: user) } }
         embedded.packetCallbackChanged()
     }
+}
+
+@_cdecl("deck_runtime_set_audio_packet_callback")
+public func deck_runtime_set_audio_packet_callback(_ rt: OpaquePointer?, _ packet: EmbeddingAPI.PacketFunction?, _ user: UnsafeMutableRawPointer?) -> Int32 {
+    withHandle(rt) { embedded in embedded.runtime.audio.packetTap.set(packet, user: user, fromItsCall: embedded.isAudioThread) }
 }
 
 @_cdecl("deck_runtime_set_pcm_tap")

@@ -59,7 +59,7 @@ extern "C" {
 #define DECK_RUNTIME_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 
 #define DECK_RUNTIME_API_VERSION_MAJOR 1
-#define DECK_RUNTIME_API_VERSION_MINOR 3
+#define DECK_RUNTIME_API_VERSION_MINOR 4
 #define DECK_RUNTIME_API_VERSION \
     DECK_RUNTIME_MAKE_VERSION(DECK_RUNTIME_API_VERSION_MAJOR, DECK_RUNTIME_API_VERSION_MINOR)
 
@@ -284,10 +284,28 @@ typedef void (*deck_runtime_packet_fn)(void *user, const uint8_t *packet, size_t
                                        uint32_t samples, uint32_t pre_skip, bool end_of_stream);
 
 /* Sets (or with NULL clears) the packet callback; it takes packets from the
- * next one encoded, each as soon as it is encoded. With none set, the
- * runtime's thread wakes only as often as its other sinks need (an Ogg file
- * or HTTP sink: every 100 ms). [any-thread] */
+ * next one encoded, each as soon as it is encoded, which wakes the runtime's
+ * thread for every packet. With none set, the runtime's thread wakes only as
+ * often as its other sinks need (an HTTP sink: every 100 ms; an Ogg file sink:
+ * every 500 ms; none: once a second). [any-thread] */
 DECK_RUNTIME_EXPORT int deck_runtime_set_packet_callback(deck_runtime_t *rt, deck_runtime_packet_fn packet, void *user);
+
+/* Sets (or with NULL clears) the audio-thread packet callback (API 1.4): the
+ * same packets, arguments and order as the packet callback's, called on the
+ * audio thread itself right after each is encoded, with no ring and no wake-up
+ * of the runtime's thread between, so it costs the runtime nothing per packet
+ * and adds no latency. It runs inside the audio thread's frame: return quickly,
+ * never block or wait for a lock the runtime's thread may hold, and do no I/O
+ * that can stall (copy the packet into your own ring, or send it on a
+ * non-blocking socket). A callback that does not return within the render
+ * timeout (audio.renderTimeoutMs) is logged, and the output waits for it. From
+ * it, deck_runtime_call and the setters may be called; deck_runtime_process,
+ * deck_runtime_call_sync, deck_runtime_destroy and waiting for messages return
+ * DECK_RUNTIME_E_STATE. When this returns, the callback it replaced is not
+ * running and will not be called again (called from inside that callback, it
+ * does not wait for it). Both packet callbacks may be set; each gets every
+ * packet. [any-thread] */
+DECK_RUNTIME_EXPORT int deck_runtime_set_audio_packet_callback(deck_runtime_t *rt, deck_runtime_packet_fn packet, void *user);
 
 /* The mix before encoding: `frames` frames of interleaved stereo float at
  * 48 kHz, in order, on the same thread as packets. Frames the callback's
