@@ -283,6 +283,9 @@ make -s install-files PREFIX="$work/prefix" BIN="$bin" > /dev/null
 make -s -C examples/embed-c PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" OUT="$work/embed"
 "$work/embed" "$work/prefix/lib/deck/plugins" "$work/embedded.opus" 2 | sed 's/^/  /'
 echo "  opusinfo: $(opusinfo "$work/embedded.opus" 2>&1 | grep -E 'Playback length' | sed 's/^[[:space:]]*//')"
+echo "  The same with packets taken on the audio thread into the example's own ring (API 1.4; the runtime wakes nobody per packet):"
+"$work/embed" --audio-thread "$work/prefix/lib/deck/plugins" "$work/embedded-rt.opus" 2 | grep -E '^wrote|ring' | sed 's/^/  /'
+echo "  opusinfo: $(opusinfo "$work/embedded-rt.opus" 2>&1 | grep -E 'Playback length' | sed 's/^[[:space:]]*//')"
 
 step "Prompts: a sentence spoken with espeak-ng under navigation focus ducks Tone, which comes back after"
 "$bin/deckd" --plugins "$bin/plugins" --state none --sink "file:$work/prompt.opus" --socket "$work/prompt.sock" \

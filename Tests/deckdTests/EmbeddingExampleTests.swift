@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// What an integrator does: `make install`, then build examples/embed-c with plain cc and
-/// pkg-config against the installed SDK only, and run it. Its Ogg file is judged by opusinfo
-/// and ffmpeg.
+/// pkg-config against the installed SDK only, and run it, taking packets on the runtime's thread
+/// and on the audio thread. Its Ogg files are judged by opusinfo and ffmpeg.
 @Suite struct EmbeddingExampleTests {
     @Test func theInstalledSDKBuildsTheExampleWhichStreamsToneIntoAValidOggFile() throws {
         let prefix = TemporaryDirectory()
@@ -23,20 +23,25 @@ import Testing
         let program = prefix.path + "/embed"
         result = try runProgram("/usr/bin/make", ["-s", "-C", Paths.repoRoot + "/examples/embed-c", "PKG_CONFIG_PATH=\(lib)/pkgconfig", "OUT=\(program)"])
         #expect(result.status == 0, "\(result.output)")
-        let ogg = prefix.path + "/tone.opus"
-        // Three seconds: a loaded machine may take one to launch Tone in its host process.
-        result = try runProgram(program, [prefix.path + "/lib/deck/plugins", ogg, "3"], timeout: 30)
-        #expect(result.status == 0, "\(result.output)")
-        #expect(result.output.contains("apps.launch answered: {\"id\":1,\"jsonrpc\":\"2.0\",\"result\":"))
-        #expect(result.output.contains("event: session.changed"))
-        #expect(result.output.contains("event: now playing Sine 440 Hz"))
-        #expect(result.output.contains("destroyed: ok"))
-        let info = try AudioAnalysis.opusinfo(ogg)
-        #expect(info.status == 0 && info.warnings.isEmpty, "\(info.output)")
-        #expect(info.output.contains("Logical stream 1 ended"))
-        let audio = try AudioAnalysis.decodeWithFFmpeg(ogg)
-        #expect(audio.frames > 48_000)
-        #expect(abs(try AudioAnalysis.dominantFrequency(audio.left) - 440) < 3)
+        // Packets taken on the runtime's thread, then (API 1.4) on the audio thread through the example's own ring.
+        for flags in [[], ["--audio-thread"]] {
+            let ogg = prefix.path + "/tone\(flags.count).opus"
+            // Three seconds: a loaded machine may take one to launch Tone in its host process.
+            result = try runProgram(program, flags + [prefix.path + "/lib/deck/plugins", ogg, "3"], timeout: 30)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("apps.launch answered: {\"id\":1,\"jsonrpc\":\"2.0\",\"result\":"))
+            #expect(result.output.contains("event: session.changed"))
+            #expect(result.output.contains("event: now playing Sine 440 Hz"))
+            #expect(result.output.contains("destroyed: ok"))
+            #expect(result.output.contains("(taken on the audio thread)") == !flags.isEmpty)
+            #expect(!result.output.contains("the ring was full"))
+            let info = try AudioAnalysis.opusinfo(ogg)
+            #expect(info.status == 0 && info.warnings.isEmpty, "\(info.output)")
+            #expect(info.output.contains("Logical stream 1 ended"))
+            let audio = try AudioAnalysis.decodeWithFFmpeg(ogg)
+            #expect(audio.frames > 48_000)
+            #expect(abs(try AudioAnalysis.dominantFrequency(audio.left) - 440) < 3)
+        }
     }
 
     /// An integrator's C program that calls back in from callbacks, reuses stale handles and

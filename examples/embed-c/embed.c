@@ -5,13 +5,18 @@
  * JSON-RPC call, takes the answer and the session and now-playing events from its queue, and
  * writes the runtime's Opus packets into an Ogg Opus file with libogg.
  *
- *   ./embed PLUGIN_FOLDER OUT.opus [SECONDS]
+ * With --audio-thread the packets are taken on the audio thread itself (API 1.4), which copies
+ * each into a lock-free ring and returns; a 100 ms timer of the loop writes them out. The runtime
+ * then wakes nobody per packet.
+ *
+ *   ./embed [--audio-thread] PLUGIN_FOLDER OUT.opus [SECONDS]
  */
 #define _POSIX_C_SOURCE 200809L  /* uv.h needs pthread_rwlock_t */
 #include <deck/runtime.h>
 #include <ogg/ogg.h>
 #include <uv.h>
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +86,47 @@ static void on_packet(void *user, const uint8_t *data, size_t size, int64_t gran
     if (end_of_stream) out->ended = 1;
 }
 
+/* A single-producer, single-consumer ring of packets: the audio thread writes, the loop reads. */
+enum { RING_SLOTS = 256, SLOT_BYTES = 4000 };
+typedef struct {
+    uint8_t data[SLOT_BYTES];
+    size_t size;
+    int64_t granule;
+    uint32_t pre_skip;
+    bool end_of_stream;
+} slot_t;
+static slot_t ring[RING_SLOTS];
+static atomic_size_t ring_head, ring_tail;  /* next to read (loop), next to write (audio thread) */
+static atomic_ulong ring_dropped;
+static uv_timer_t drain;
+
+/* On the audio thread, inside its 20 ms frame: copy and return, never block. */
+static void on_audio_packet(void *user, const uint8_t *data, size_t size, int64_t granule, uint32_t samples, uint32_t pre_skip,
+                            bool end_of_stream) {
+    (void)user, (void)samples;
+    size_t tail = atomic_load_explicit(&ring_tail, memory_order_relaxed);
+    if (tail - atomic_load_explicit(&ring_head, memory_order_acquire) == RING_SLOTS || size > SLOT_BYTES) {
+        atomic_fetch_add_explicit(&ring_dropped, 1, memory_order_relaxed);
+        return;
+    }
+    slot_t *slot = &ring[tail % RING_SLOTS];
+    memcpy(slot->data, data, size);
+    slot->size = size, slot->granule = granule, slot->pre_skip = pre_skip, slot->end_of_stream = end_of_stream;
+    atomic_store_explicit(&ring_tail, tail + 1, memory_order_release);
+}
+
+/* On the loop's thread: writes what the audio thread queued. */
+static void drain_ring(ogg_out_t *out) {
+    size_t head = atomic_load_explicit(&ring_head, memory_order_relaxed);
+    while (head != atomic_load_explicit(&ring_tail, memory_order_acquire)) {
+        slot_t *slot = &ring[head % RING_SLOTS];
+        on_packet(out, slot->data, slot->size, slot->granule, 0, slot->pre_skip, slot->end_of_stream);
+        atomic_store_explicit(&ring_head, ++head, memory_order_release);
+    }
+}
+
+static void on_drain(uv_timer_t *timer) { drain_ring(timer->data); }
+
 static void show_event(const char *notification) {
     if (strstr(notification, "\"session.changed\"")) printf("event: session.changed\n");
     if (strstr(notification, "\"nowPlaying.changed\"") && strstr(notification, "\"title\":\"")) {
@@ -114,20 +160,25 @@ static void on_stop(uv_timer_t *timer) {
     deck_runtime_destroy(hmi);              /* the client first: its focus and subscriptions go */
     int status = deck_runtime_destroy(rt);  /* on the loop's thread: the output ends with end of stream */
     printf("destroyed: %s\n", deck_runtime_status_string(status));
+    if (uv_is_active((uv_handle_t *)&drain)) drain_ring(drain.data);  /* the last packets, end of stream included */
+    uv_close((uv_handle_t *)&drain, NULL);
     uv_close((uv_handle_t *)&wake, NULL);
     uv_close((uv_handle_t *)&again, NULL);
     uv_close((uv_handle_t *)&stop, NULL);
 }
 
 int main(int argc, char **argv) {
+    bool on_audio_thread = argc > 1 && strcmp(argv[1], "--audio-thread") == 0;
+    if (on_audio_thread) argc--, argv++;
     if (argc < 3) {
-        fprintf(stderr, "usage: %s PLUGIN_FOLDER OUT.opus [SECONDS]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--audio-thread] PLUGIN_FOLDER OUT.opus [SECONDS]\n", argv[0]);
         return 2;
     }
     uint32_t api = deck_runtime_api_version();
-    if ((api >> 16) != DECK_RUNTIME_API_VERSION_MAJOR || api < DECK_RUNTIME_MAKE_VERSION(1, 2)) {
-        fprintf(stderr, "libdeck speaks API %u.%u; this program needs %d.2 or a later 1.x (clients and reply tags)\n",
-                api >> 16, api & 0xFFFF, DECK_RUNTIME_API_VERSION_MAJOR);
+    int needed = on_audio_thread ? 4 : 2;  /* 1.4: the audio-thread packet callback; 1.2: clients and reply tags */
+    if ((api >> 16) != DECK_RUNTIME_API_VERSION_MAJOR || api < DECK_RUNTIME_MAKE_VERSION(1, needed)) {
+        fprintf(stderr, "libdeck speaks API %u.%u; this program needs %d.%d or a later 1.x\n", api >> 16, api & 0xFFFF,
+                DECK_RUNTIME_API_VERSION_MAJOR, needed);
         return 1;
     }
     char config[4096];
@@ -151,10 +202,17 @@ int main(int argc, char **argv) {
     uv_async_init(loop, &wake, on_wake);
     uv_timer_init(loop, &again);
     uv_timer_init(loop, &stop);
+    uv_timer_init(loop, &drain);
     hmi = deck_runtime_create_client(rt, "hmi");
     deck_runtime_subscribe(hmi, "session.changed");
     deck_runtime_subscribe(hmi, "nowPlaying.changed");
-    deck_runtime_set_packet_callback(rt, on_packet, &out);
+    if (on_audio_thread) {
+        drain.data = &out;
+        uv_timer_start(&drain, on_drain, 100, 100);
+        deck_runtime_set_audio_packet_callback(rt, on_audio_packet, NULL);
+    } else {
+        deck_runtime_set_packet_callback(rt, on_packet, &out);
+    }
     deck_runtime_call_tagged(hmi, "{\"jsonrpc\":\"2.0\",\"method\":\"apps.launch\",\"params\":{\"id\":\"org.deck.tone\",\"item\":\"sine-440\"},\"id\":1}",
                              LAUNCH);
     deck_runtime_set_wakeup(rt, wakeup, NULL);
@@ -163,7 +221,8 @@ int main(int argc, char **argv) {
 
     ogg_stream_clear(&out.stream);
     fclose(out.file);
-    printf("wrote %lu packets to %s\n", out.packets, argv[2]);
+    printf("wrote %lu packets to %s%s\n", out.packets, argv[2], on_audio_thread ? " (taken on the audio thread)" : "");
+    if (atomic_load(&ring_dropped)) printf("the ring was full for %lu packets\n", atomic_load(&ring_dropped));
     uv_loop_close(loop);
     return out.ended ? 0 : 1;
 }
