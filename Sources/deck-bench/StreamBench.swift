@@ -96,10 +96,12 @@ struct StreamBench {
     // MARK: Real time
 
     /// Where the paced runtime's packets go: an Ogg file sink, which takes them 500 ms at a time,
-    /// or a callback sink that takes each one as soon as it is encoded.
+    /// a callback sink that takes each one on the loop as soon as it is encoded, or a C function
+    /// on the audio thread (libdeck's audio-thread packet callback).
     private enum PacedSink {
         case file(String)
         case callback
+        case audioThread
     }
 
     /// Rounds of the runtime paced and of bare libopus paced by the same deadlines, interleaved, so
@@ -108,19 +110,22 @@ struct StreamBench {
     private func realTime(pcm: [Float], work: TemporaryFolder) throws {
         let rounds = 3, seconds = max(5, options.realtimeSeconds / rounds)
         let audio = Array(pcm.prefix(seconds * 96_000))
-        var batched: [PacedRun] = [], eachPacket: [PacedRun] = [], bare: [Measurement] = [], bareWaking: [Measurement] = []
+        var batched: [PacedRun] = [], eachPacket: [PacedRun] = [], onAudioThread: [PacedRun] = []
+        var bare: [Measurement] = [], bareWaking: [Measurement] = []
         for _ in 0..<rounds {
             batched.append(try pacedRuntime(pcm: pcm, seconds: seconds, sink: .file(work.path + "/paced.opus")))
             bare.append(Measurement.of { StreamBench.bareEncode(audio, paced: true) })
             eachPacket.append(try pacedRuntime(pcm: pcm, seconds: seconds, sink: .callback))
             bareWaking.append(Measurement.of { StreamBench.bareEncode(audio, paced: true, wakingAThread: true) })
+            onAudioThread.append(try pacedRuntime(pcm: pcm, seconds: seconds, sink: .audioThread))
         }
         let hot = Measurement.of { StreamBench.bareEncode(audio) }
         func ms(_ nanoseconds: Int) -> String { String(format3: Double(nanoseconds) / 1e6) }
         func cpu(_ runs: [Measurement]) -> String { runs.map { String(format3: $0.cpu) }.joined(separator: " | ") }
         func ratios(_ runs: [PacedRun], _ references: [Measurement]) -> [Double] { zip(runs, references).map { $0.measured.cpu / $1.cpu } }
         func median(_ values: [Double]) -> String { String(format2: values.sorted()[values.count / 2]) + "×" }
-        let sinks = [("Ogg file sink (packets 500 ms at a time)", batched), ("callback sink (each packet at once)", eachPacket)]
+        let sinks = [("Ogg file sink (packets 500 ms at a time)", batched), ("callback sink (each packet at once)", eachPacket),
+                     ("packet callback on the audio thread", onAudioThread)]
         print("### Real time (\(rounds) rounds of \(seconds) s paced, interleaved with bare libopus paced; one stream playing the same PCM)\n")
         print("| sink (last round) | frames | late events | dropped packets | underruns | lateness p50 / p99 / max (ms) |")
         print("|---|---|---|---|---|---|")
@@ -137,6 +142,7 @@ struct StreamBench {
             + "\(median(zip(bareWaking, bare).map { $0.cpu / $1.cpu })) |")
         print("| Deck runtime, paced, \(sinks[1].0) | \(cpu(eachPacket.map(\.measured))) | \(median(ratios(eachPacket, bare))) |")
         print("| the same against the waking reference | | | | \(median(ratios(eachPacket, bareWaking))) |")
+        print("| Deck runtime, paced, \(sinks[2].0) | \(cpu(onAudioThread.map(\.measured))) | \(median(ratios(onAudioThread, bare))) |")
         print("\nRatios are against bare libopus paced unless said. Bare libopus unpaced (a hot loop) took \(String(format3: hot.cpu)) s. "
             + "Lateness is wake-up time minus deadline, in 10 µs buckets. Goals: p99 < 2 ms, zero underruns, CPU ≤ 1.10× of paced bare.\n")
         print("| where the runtime's CPU went in the last round (threads, from the kernel's counts) | CPU (s) | µs per frame | wake-ups per frame |")
@@ -178,7 +184,15 @@ struct StreamBench {
         let source = BenchSource(pcm: pcm)
         let counters = StreamCounters()
         _ = try runtime.audio.openStream(source.renderSource, counters: counters)
-        if case .callback = sink { runtime.output.attach(CallbackSink(name: "bench") { _ in }) }
+        switch sink {
+        case .file: break
+        case .callback: runtime.output.attach(CallbackSink(name: "bench") { _ in })
+        case .audioThread:
+            // As libdeck with only an audio-thread callback: its loop sink waits as long as batches may.
+            let embedding = runtime.output.attach(CallbackSink(name: "bench", batchMilliseconds: .max) { _ in })
+            runtime.output.tapPackets(ofSink: embedding.id)
+            runtime.audio.packetTap.set({ _, _, _, _, _, _, _ in }, user: nil)
+        }
         let stop = try LoopTimer(loop: runtime.loop)
         let threadsBefore = ThreadCPU.snapshot()
         var threads: [ThreadCPU] = []
