@@ -16,8 +16,9 @@ public final class PacketTap: @unchecked Sendable {  // `current` is swapped ato
     }
 
     private let current = Atomic<UnsafeMutablePointer<Registration>?>(nil)
-    /// Calls in progress (the audio thread's; one at a time, or two while a stuck one is abandoned).
-    private let calling = Atomic<Int>(0)
+    /// Odd while a call is in progress: a call adds one as it begins and one as it ends, so a
+    /// setter waits for the one call under way, never for a gap between back-to-back calls.
+    private let calls = Atomic<Int>(0)
     /// CLOCK_MONOTONIC nanoseconds when the call in progress began; 0 between calls.
     private let callBegan = Atomic<Int>(0)
     private let setting = Mutex(())
@@ -38,21 +39,22 @@ public final class PacketTap: @unchecked Sendable {  // `current` is swapped ato
                 return registration
             }
             // Sequentially consistent with `deliver`: a call either sees the new registration or
-            // was counted before the exchange, and then is waited for.
+            // began before the exchange, and then is waited for.
             let old = current.exchange(next, ordering: .sequentiallyConsistent)
-            if !fromItsCall {
+            let seen = calls.load(ordering: .sequentiallyConsistent)
+            if !fromItsCall && seen & 1 == 1 {
                 var pause = timespec(tv_sec: 0, tv_nsec: 20_000)
-                while calling.load(ordering: .sequentiallyConsistent) != 0 { nanosleep(&pause, nil) }
+                while calls.load(ordering: .sequentiallyConsistent) == seen { nanosleep(&pause, nil) }
             }
             old?.deallocate()  // a call in progress copied it before calling
         }
     }
 
-    /// Calls the function with one packet, if one is set. [audio-thread]
+    /// Calls the function with one packet, if one is set. [audio-thread, one caller at a time]
     func deliver(_ packet: UnsafePointer<UInt8>, count: Int, granule: Int64, samples: Int, preSkip: Int, isLast: Bool) {
         guard current.load(ordering: .relaxed) != nil else { return }
-        calling.add(1, ordering: .sequentiallyConsistent)
-        defer { calling.subtract(1, ordering: .releasing) }
+        calls.add(1, ordering: .sequentiallyConsistent)
+        defer { calls.add(1, ordering: .releasing) }
         guard let registration = current.load(ordering: .sequentiallyConsistent)?.pointee else { return }
         callBegan.store(MonotonicClock.nanoseconds, ordering: .relaxed)
         registration.function(registration.user, packet, count, granule, UInt32(clamping: samples), UInt32(clamping: preSkip), isLast)

@@ -101,7 +101,7 @@ private let recordSlowly: PacketTap.Function = { user, _, _, _, _, _, _ in
     }
 
     /// Once `set` returns, the function it replaced is not running and is not called again, while
-    /// another thread delivers packets as fast as it can.
+    /// another thread delivers packets back to back (a setter waits for one call, not for a gap).
     @Test func aReplacedFunctionIsNeverCalledOnceSetReturns() throws {
         let tap = PacketTap()
         let stop = StopFlag()
@@ -111,15 +111,18 @@ private let recordSlowly: PacketTap.Function = { user, _, _, _, _, _, _ in
         }
         deliverer.start()
         let records = (0..<100).map { _ in TapRecord() }
+        let began = MonotonicClock.seconds
         for seen in records {
             tap.set(recordSlowly, user: seen.pointer)
             usleep(500)
             tap.set(nil, user: nil)
             seen.markCleared(true)
         }
+        let took = MonotonicClock.seconds - began
         stop.value.store(true, ordering: .releasing)
+        #expect(took < 10, "100 replacements took \(took) s: a setter waited for a gap between calls")
         let calls = records.reduce(0) { $0 + $1.packets.count }, late = records.reduce(0) { $0 + $1.afterClearing }
-        #expect(calls > 100, "the calls raced the replacements")
+        #expect(calls >= 10, "the calls raced the replacements")
         #expect(late == 0)
     }
 
