@@ -21,7 +21,6 @@ public final class PacketTap: @unchecked Sendable {  // `current` is swapped ato
     private let calls = Atomic<Int>(0)
     /// CLOCK_MONOTONIC nanoseconds when the call in progress began; 0 between calls.
     private let callBegan = Atomic<Int>(0)
-    private let setting = Mutex(())
 
     public init() {}
 
@@ -30,24 +29,24 @@ public final class PacketTap: @unchecked Sendable {  // `current` is swapped ato
     public var isSet: Bool { current.load(ordering: .relaxed) != nil }
 
     /// Replaces the function (nil: none). Waits until a call of the old one has returned, except
-    /// when `fromItsCall` (called from inside the function, which then finishes). [any-thread]
+    /// when `fromItsCall` (called from inside the function, which then finishes). Takes no lock:
+    /// each setter frees the registration its own exchange took out, so one waiting here never
+    /// holds up the function replacing itself. [any-thread]
     public func set(_ function: Function?, user: UnsafeMutableRawPointer?, fromItsCall: Bool = false) {
-        setting.withLock { _ in
-            let next = function.map { function -> UnsafeMutablePointer<Registration> in
-                let registration = UnsafeMutablePointer<Registration>.allocate(capacity: 1)
-                registration.initialize(to: Registration(function: function, user: user))
-                return registration
-            }
-            // Sequentially consistent with `deliver`: a call either sees the new registration or
-            // began before the exchange, and then is waited for.
-            let old = current.exchange(next, ordering: .sequentiallyConsistent)
-            let seen = calls.load(ordering: .sequentiallyConsistent)
-            if !fromItsCall && seen & 1 == 1 {
-                var pause = timespec(tv_sec: 0, tv_nsec: 20_000)
-                while calls.load(ordering: .sequentiallyConsistent) == seen { nanosleep(&pause, nil) }
-            }
-            old?.deallocate()  // a call in progress copied it before calling
+        let next = function.map { function -> UnsafeMutablePointer<Registration> in
+            let registration = UnsafeMutablePointer<Registration>.allocate(capacity: 1)
+            registration.initialize(to: Registration(function: function, user: user))
+            return registration
         }
+        // Sequentially consistent with `deliver`: a call either sees the new registration or
+        // began before the exchange, and then is waited for.
+        let old = current.exchange(next, ordering: .sequentiallyConsistent)
+        let seen = calls.load(ordering: .sequentiallyConsistent)
+        if !fromItsCall && seen & 1 == 1 {
+            var pause = timespec(tv_sec: 0, tv_nsec: 20_000)
+            while calls.load(ordering: .sequentiallyConsistent) == seen { nanosleep(&pause, nil) }
+        }
+        old?.deallocate()  // a call in progress copied it before calling
     }
 
     /// Calls the function with one packet, if one is set. [audio-thread, one caller at a time]

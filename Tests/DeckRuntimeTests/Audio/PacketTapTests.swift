@@ -44,6 +44,21 @@ private final class StopFlag: Sendable {
     let value = Atomic<Bool>(false)
 }
 
+/// The tap a self-clearing function replaces itself in, and the moment it is under way.
+private final class SelfClearing: @unchecked Sendable {  // `tap` is Sendable; the semaphore is thread-safe.
+    let tap: PacketTap
+    let entered = DispatchSemaphore(value: 0)
+    init(tap: PacketTap) { self.tap = tap }
+    var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+}
+
+private let clearItselfSlowly: PacketTap.Function = { user, _, _, _, _, _, _ in
+    let seen = Unmanaged<SelfClearing>.fromOpaque(user!).takeUnretainedValue()
+    seen.entered.signal()
+    usleep(100_000)  // another thread's `set` is waiting for this call by now
+    seen.tap.set(nil, user: nil, fromItsCall: true)
+}
+
 private let record: PacketTap.Function = { user, bytes, size, granule, samples, preSkip, isLast in
     let seen = TapRecord.from(user)
     seen.take(.init(bytes: Array(UnsafeBufferPointer(start: bytes, count: size)), granule: granule, samples: samples, preSkip: preSkip, isLast: isLast))
@@ -124,6 +139,27 @@ private let recordSlowly: PacketTap.Function = { user, _, _, _, _, _, _ in
         let calls = records.reduce(0) { $0 + $1.packets.count }, late = records.reduce(0) { $0 + $1.afterClearing }
         #expect(calls >= 10, "the calls raced the replacements")
         #expect(late == 0)
+    }
+
+    /// A function that clears itself while another thread's `set` waits for that very call: both
+    /// return (a setter holds nothing the function needs).
+    @Test func aFunctionClearsItselfWhileAnotherThreadWaitsForIt() {
+        let tap = PacketTap()
+        let seen = SelfClearing(tap: tap)
+        tap.set(clearItselfSlowly, user: seen.pointer)
+        let deliverer = Thread {
+            let packet: [UInt8] = [1]
+            packet.withUnsafeBufferPointer { tap.deliver($0.baseAddress!, count: 1, granule: 0, samples: 960, preSkip: 312, isLast: false) }
+        }
+        deliverer.start()
+        #expect(seen.entered.wait(timeout: .now() + 5) == .success)
+        let setterDone = DispatchSemaphore(value: 0)
+        Thread {
+            tap.set(nil, user: nil)  // waits for the call, which meanwhile replaces itself
+            setterDone.signal()
+        }.start()
+        #expect(setterDone.wait(timeout: .now() + 5) == .success, "the setter and the function waited for each other")
+        #expect(!tap.isSet)
     }
 
     /// A function that does not return is named once the render timeout has passed; the output
