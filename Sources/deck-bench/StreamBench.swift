@@ -111,10 +111,11 @@ struct StreamBench {
         let rounds = 3, seconds = max(5, options.realtimeSeconds / rounds)
         let audio = Array(pcm.prefix(seconds * 96_000))
         var batched: [PacedRun] = [], eachPacket: [PacedRun] = [], onAudioThread: [PacedRun] = []
-        var bare: [Measurement] = [], bareWaking: [Measurement] = []
+        var bare: [Measurement] = [], bareWaking: [Measurement] = [], bareThread: [Measurement] = []
         for _ in 0..<rounds {
             batched.append(try pacedRuntime(pcm: pcm, seconds: seconds, sink: .file(work.path + "/paced.opus")))
             bare.append(Measurement.of { StreamBench.bareEncode(audio, paced: true) })
+            bareThread.append(Measurement.of { StreamBench.bareEncodeOnAudioLikeThread(audio) })
             eachPacket.append(try pacedRuntime(pcm: pcm, seconds: seconds, sink: .callback))
             bareWaking.append(Measurement.of { StreamBench.bareEncode(audio, paced: true, wakingAThread: true) })
             onAudioThread.append(try pacedRuntime(pcm: pcm, seconds: seconds, sink: .audioThread))
@@ -143,6 +144,11 @@ struct StreamBench {
         print("| Deck runtime, paced, \(sinks[1].0) | \(cpu(eachPacket.map(\.measured))) | \(median(ratios(eachPacket, bare))) |")
         print("| the same against the waking reference | | | | \(median(ratios(eachPacket, bareWaking))) |")
         print("| Deck runtime, paced, \(sinks[2].0) | \(cpu(onAudioThread.map(\.measured))) | \(median(ratios(onAudioThread, bare))) |")
+        print("| bare libopus paced on a thread of its own at the audio thread's priority (like-for-like reference) | \(cpu(bareThread)) | "
+            + "\(median(zip(bareThread, bare).map { $0.cpu / $1.cpu })) |")
+        for (name, runs) in [sinks[0], sinks[2]] {
+            print("| \(name) against the like-for-like reference | | | | \(median(ratios(runs, bareThread))) |")
+        }
         print("\nRatios are against bare libopus paced unless said. Bare libopus unpaced (a hot loop) took \(String(format3: hot.cpu)) s. "
             + "Lateness is wake-up time minus deadline, in 10 µs buckets. Goals: p99 < 2 ms, zero underruns, CPU ≤ 1.10× of paced bare.\n")
         print("| where the runtime's CPU went in the last round (threads, from the kernel's counts) | CPU (s) | µs per frame | wake-ups per frame |")
@@ -246,6 +252,17 @@ struct StreamBench {
             pcm[frame * 2 + 1] = 0.25 * Float(sin(2 * Double.pi * 660 * Double(frame) / 48_000))
         }
         return pcm
+    }
+
+    /// The paced bare loop as the audio thread runs: on a thread of its own, which asks for the
+    /// same real-time priority (granted or not, as for the audio thread).
+    static func bareEncodeOnAudioLikeThread(_ pcm: [Float]) {
+        let thread = BenchThread {
+            var parameters = sched_param(sched_priority: AudioEngine.realtimePriority)
+            pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
+            StreamBench.bareEncode(pcm, paced: true)
+        }
+        thread.join()
     }
 
     /// libopus alone: create, configure as the runtime does, encode every 20 ms frame; when paced,
