@@ -121,8 +121,9 @@ public func deck_runtime_backend_fd(_ rt: OpaquePointer?) -> Int32 {
 public func deck_runtime_backend_timeout(_ rt: OpaquePointer?) -> Int32 {
     do {
         let embedded = try integratorHandle(rt)
-        // Inside a callback the loop is this thread's already.
+        // Inside a callback the loop is this thread's already; the audio thread must not wait for it.
         if embedded.isDrivingThread { return embedded.runtime.loop.backendTimeout }
+        if embedded.isAudioThread { return EmbeddingError.Code.state.rawValue }
         return embedded.drive { embedded.runtime.loop.backendTimeout }
     } catch {
         return error.code.rawValue

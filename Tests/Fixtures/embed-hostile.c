@@ -19,7 +19,7 @@
 API(deck_runtime_create) API(deck_runtime_destroy) API(deck_runtime_start) API(deck_runtime_process)
 API(deck_runtime_call) API(deck_runtime_call_sync) API(deck_runtime_free) API(deck_runtime_backend_fd)
 API(deck_runtime_backend_timeout) API(deck_runtime_set_packet_callback) API(deck_runtime_set_event_callback)
-API(deck_runtime_subscribe)
+API(deck_runtime_subscribe) API(deck_runtime_set_audio_packet_callback)
 
 static int failures;
 static void check(int good, const char *what) {
@@ -37,19 +37,28 @@ static double now_ms(void) {
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-/* What the callbacks saw when they called back in (mode 2). */
-typedef struct { int destroy, sync, process, timeout, done; } reentry_t;
-static reentry_t inside_reply, inside_packet;
+/* What the callbacks saw when they called back in (mode 2); `done` is set last, with release. */
+typedef struct { int destroy, sync, process, timeout, cleared, done; } reentry_t;
+static reentry_t inside_reply, inside_packet, inside_audio;
 
 static void reentrant(deck_runtime_t *rt, reentry_t *seen) {
-    if (seen->done) return;
+    if (__atomic_load_n(&seen->done, __ATOMIC_ACQUIRE)) return;
     char *answer = NULL;
     seen->destroy = p_deck_runtime_destroy(rt);
     seen->sync = p_deck_runtime_call_sync(rt, "{\"jsonrpc\":\"2.0\",\"method\":\"runtime.info\",\"id\":9}", &answer, 1000);
     p_deck_runtime_free(answer);
     seen->process = p_deck_runtime_process(rt);
     seen->timeout = p_deck_runtime_backend_timeout(rt);
-    seen->done = 1;
+    __atomic_store_n(&seen->done, 1, __ATOMIC_RELEASE);
+}
+
+/* On the audio thread (API 1.4): the same calls, then it clears itself. */
+static void on_audio_packet(void *user, const uint8_t *packet, size_t size, int64_t granule, uint32_t samples, uint32_t pre_skip,
+                            bool end) {
+    (void)packet; (void)size; (void)granule; (void)samples; (void)pre_skip; (void)end;
+    if (__atomic_load_n(&inside_audio.done, __ATOMIC_ACQUIRE)) return;
+    inside_audio.cleared = p_deck_runtime_set_audio_packet_callback(user, NULL, NULL);
+    reentrant(user, &inside_audio);
 }
 
 static void on_reply(void *user, const char *response) { (void)response; reentrant(user, &inside_reply); }
@@ -69,7 +78,7 @@ int main(int argc, char **argv) {
     LOAD(deck_runtime_create) LOAD(deck_runtime_destroy) LOAD(deck_runtime_start) LOAD(deck_runtime_process)
     LOAD(deck_runtime_call) LOAD(deck_runtime_call_sync) LOAD(deck_runtime_free) LOAD(deck_runtime_backend_fd)
     LOAD(deck_runtime_backend_timeout) LOAD(deck_runtime_set_packet_callback) LOAD(deck_runtime_set_event_callback)
-    LOAD(deck_runtime_subscribe)
+    LOAD(deck_runtime_subscribe) LOAD(deck_runtime_set_audio_packet_callback)
 
     char *error = NULL;
     check(p_deck_runtime_create("", &error) == NULL && error != NULL, "an empty config is refused with a reason");
@@ -97,9 +106,17 @@ int main(int argc, char **argv) {
     /* Mode 2: calling back in from a reply and a packet callback is refused, never an abort. */
     rt = p_deck_runtime_create("{\"session\": {\"alwaysActive\": true}}", NULL);
     p_deck_runtime_set_packet_callback(rt, on_packet, rt);
+    p_deck_runtime_set_audio_packet_callback(rt, on_audio_packet, rt);
     check(p_deck_runtime_call(rt, "{\"jsonrpc\":\"2.0\",\"method\":\"runtime.info\",\"id\":2}", on_reply, rt) == DECK_RUNTIME_OK, "call in mode 2");
-    for (double end = now_ms() + 10000; !(inside_reply.done && inside_packet.done) && now_ms() < end; usleep(2000)) p_deck_runtime_process(rt);
+    for (double end = now_ms() + 10000;
+         !(inside_reply.done && inside_packet.done && __atomic_load_n(&inside_audio.done, __ATOMIC_ACQUIRE)) && now_ms() < end; usleep(2000))
+        p_deck_runtime_process(rt);
     check(inside_reply.done && inside_packet.done, "the reply and packet callbacks ran inside process");
+    check(__atomic_load_n(&inside_audio.done, __ATOMIC_ACQUIRE), "the audio-thread packet callback ran");
+    check(inside_audio.cleared == DECK_RUNTIME_OK, "the audio-thread packet callback clears itself from inside");
+    check(inside_audio.destroy == DECK_RUNTIME_E_STATE && inside_audio.sync == DECK_RUNTIME_E_STATE
+          && inside_audio.process == DECK_RUNTIME_E_STATE && inside_audio.timeout == DECK_RUNTIME_E_STATE,
+          "destroy, call_sync, process and backend_timeout on the audio thread are E_STATE");
     check(inside_reply.destroy == DECK_RUNTIME_E_STATE && inside_packet.destroy == DECK_RUNTIME_E_STATE, "destroy inside a callback is E_STATE");
     check(inside_reply.sync == DECK_RUNTIME_E_STATE && inside_packet.sync == DECK_RUNTIME_E_STATE, "call_sync inside a callback is E_STATE");
     check(inside_reply.process == DECK_RUNTIME_E_STATE && inside_packet.process == DECK_RUNTIME_E_STATE, "process inside a callback is E_STATE");

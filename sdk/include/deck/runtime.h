@@ -300,8 +300,9 @@ DECK_RUNTIME_EXPORT int deck_runtime_set_packet_callback(deck_runtime_t *rt, dec
  * non-blocking socket). A callback that does not return within the render
  * timeout (audio.renderTimeoutMs) is logged, and the output waits for it. From
  * it, deck_runtime_call and the setters may be called; deck_runtime_process,
- * deck_runtime_call_sync, deck_runtime_destroy and waiting for messages return
- * DECK_RUNTIME_E_STATE. When this returns, the callback it replaced is not
+ * deck_runtime_call_sync, deck_runtime_destroy, deck_runtime_backend_timeout and
+ * waiting for messages return DECK_RUNTIME_E_STATE (each would wait for the
+ * runtime's thread, which may be waiting for the audio thread). When this returns, the callback it replaced is not
  * running and will not be called again (called from inside that callback, it
  * does not wait for it). Both packet callbacks may be set; each gets every
  * packet. [any-thread] */
