@@ -302,10 +302,10 @@ DECK_RUNTIME_EXPORT int deck_runtime_set_packet_callback(deck_runtime_t *rt, dec
  * it, deck_runtime_call and the setters may be called; deck_runtime_process,
  * deck_runtime_call_sync, deck_runtime_destroy, deck_runtime_backend_timeout and
  * waiting for messages return DECK_RUNTIME_E_STATE (each would wait for the
- * runtime's thread, which may be waiting for the audio thread). When this returns, the callback it replaced is not
- * running and will not be called again (called from inside that callback, it
- * does not wait for it). Both packet callbacks may be set; each gets every
- * packet. [any-thread] */
+ * runtime's thread, which may be waiting for the audio thread). When this
+ * returns, the callback it replaced is not running and will not be called
+ * again (called from inside that callback, it does not wait for it). Both
+ * packet callbacks may be set; each gets every packet. [any-thread] */
 DECK_RUNTIME_EXPORT int deck_runtime_set_audio_packet_callback(deck_runtime_t *rt, deck_runtime_packet_fn packet, void *user);
 
 /* The mix before encoding: `frames` frames of interleaved stereo float at
