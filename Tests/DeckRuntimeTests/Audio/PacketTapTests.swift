@@ -26,7 +26,7 @@ private final class TapRecord: @unchecked Sendable {  // Every field is behind `
     var packets: [Packet] { lock.withLock { _packets } }
     var offThread: Int { lock.withLock { _offThread } }
     var afterClearing: Int { lock.withLock { _afterClearing } }
-    func markCleared(_ value: Bool) { lock.withLock { cleared = value } }
+    func markCleared() { lock.withLock { cleared = true } }
 
     func take(_ packet: Packet) {
         lock.withLock {
@@ -131,7 +131,7 @@ private let recordSlowly: PacketTap.Function = { user, _, _, _, _, _, _ in
             tap.set(recordSlowly, user: seen.pointer)
             usleep(500)
             tap.set(nil, user: nil)
-            seen.markCleared(true)
+            seen.markCleared()
         }
         let took = MonotonicClock.seconds - began
         stop.value.store(true, ordering: .releasing)
