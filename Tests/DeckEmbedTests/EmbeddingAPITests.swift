@@ -35,49 +35,6 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
     Observed.from(user).event("\(level) \(String(cString: source!)): \(String(cString: message!))")
 }
 
-/// What the audio-thread packet callback saw, and what the calls it made from there returned.
-final class AudioThreadObserved: @unchecked Sendable {  // Every field is behind `lock`; `rt` is set before the callback is.
-    private let lock = NSLock()
-    private var _granules: [Int64] = [], _threads: Set<String> = [], _statuses: [String: Int32] = [:]
-    var rt: OpaquePointer?
-
-    var granules: [Int64] { lock.withLock { _granules } }
-    var threads: Set<String> { lock.withLock { _threads } }
-    var statuses: [String: Int32] { lock.withLock { _statuses } }
-
-    /// Notes a packet; returns how many came so far.
-    func packet(granule: Int64, thread: String) -> Int {
-        lock.withLock {
-            _granules.append(granule)
-            _threads.insert(thread)
-            return _granules.count
-        }
-    }
-
-    func status(_ name: String, _ value: Int32) { lock.withLock { _statuses[name] = value } }
-
-    var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
-    static func from(_ user: UnsafeMutableRawPointer?) -> AudioThreadObserved { Unmanaged<AudioThreadObserved>.fromOpaque(user!).takeUnretainedValue() }
-}
-
-/// On its 10th packet it tries the calls that would wait for the loop; on its 30th it clears itself.
-private let onAudioPacket: EmbeddingAPI.PacketFunction = { user, _, _, granule, _, _, _ in
-    let seen = AudioThreadObserved.from(user)
-    let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
-    let count = seen.packet(granule: granule, thread: name.trimmingCharacters(in: .whitespacesAndNewlines))
-    guard let rt = seen.rt else { return }
-    if count == 10 {
-        var response: UnsafeMutablePointer<CChar>?
-        seen.status("call_sync", deck_runtime_call_sync(rt, #"{"jsonrpc":"2.0","method":"runtime.info","id":1}"#, &response, 1_000))
-        seen.status("process", deck_runtime_process(rt))
-        seen.status("destroy", deck_runtime_destroy(rt))
-        var message = DeckRuntimeMessage()
-        seen.status("wait_message", deck_runtime_wait_message(rt, 100, &message))
-        seen.status("call", deck_runtime_call(rt, #"{"jsonrpc":"2.0","method":"runtime.info","id":2}"#, nil, nil))
-    }
-    if count == 30 { seen.status("clear", deck_runtime_set_audio_packet_callback(rt, nil, nil)) }
-}
-
 /// The embedding API as a C integrator uses it (the same @_cdecl functions libdeck.so exports).
 @Suite(.serialized) struct EmbeddingAPITests {
     let config = #"{"plugins": ["\#(Paths.binDir)/plugins"], "logLevel": "error", "session": {"alwaysActive": true}}"#
@@ -146,7 +103,7 @@ private let onAudioPacket: EmbeddingAPI.PacketFunction = { user, _, _, granule, 
         let embedded = try EmbeddingAPI.lookup(rt)
         let seen = AudioThreadObserved()
         seen.rt = rt
-        #expect(deck_runtime_set_audio_packet_callback(rt, onAudioPacket, seen.pointer) == 0)
+        #expect(deck_runtime_set_audio_packet_callback(rt, AudioThreadObserved.callback, seen.pointer) == 0)
         #expect(deck_runtime_start(rt) == 0)
         #expect(callSync(rt, #"{"jsonrpc":"2.0","method":"apps.launch","params":{"id":"org.deck.tone","item":"sine-440"},"id":1}"#).0 == 0)
         #expect(waitUntil(seconds: 5) { seen.statuses["clear"] != nil })
@@ -156,7 +113,7 @@ private let onAudioPacket: EmbeddingAPI.PacketFunction = { user, _, _, granule, 
         #expect(seen.threads == ["deck-audio"])
         #expect(zip(seen.granules, seen.granules.dropFirst()).allSatisfy { $1 == $0 + 960 })
         #expect(seen.statuses == ["call_sync": -2, "process": -2, "destroy": -2, "wait_message": -2, "call": 0, "clear": 0])
-        #expect(deck_runtime_set_audio_packet_callback(nil, onAudioPacket, nil) == -1)
+        #expect(deck_runtime_set_audio_packet_callback(nil, AudioThreadObserved.callback, nil) == -1)
         #expect(deck_runtime_destroy(rt) == 0)
         #expect(deck_runtime_set_audio_packet_callback(rt, nil, nil) == -2)
     }
