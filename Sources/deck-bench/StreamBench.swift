@@ -25,7 +25,7 @@ struct StreamBench {
     private func throughput(pcm: [Float], work: TemporaryFolder) throws {
         var pipeline: [Measurement] = [], bare: [Measurement] = []
         for _ in 0..<max(options.runs / 3, 3) {  // interleaved, so drift hits both alike
-            pipeline.append(try Measurement.of { try renderPipeline(pcm, to: work.path + "/pipeline.opus") })
+            pipeline.append(try renderPipeline(pcm, to: work.path + "/pipeline.opus"))
             bare.append(Measurement.of { StreamBench.bareEncode(pcm) })
         }
         let wav = work.path + "/input.wav"
@@ -56,8 +56,8 @@ struct StreamBench {
     private func picker(pcm: [Float], work: TemporaryFolder) throws {
         var one: [Measurement] = [], two: [Measurement] = [], bare: [Measurement] = []
         for _ in 0..<max(options.runs / 3, 3) {
-            one.append(try Measurement.of { try renderPipeline(pcm, to: work.path + "/pipeline.opus") })
-            two.append(try Measurement.of { try renderPipeline(pcm, to: work.path + "/rear.opus", pinnedTo: work.path + "/cabin.opus") })
+            one.append(try renderPipeline(pcm, to: work.path + "/pipeline.opus"))
+            two.append(try renderPipeline(pcm, to: work.path + "/rear.opus", pinnedTo: work.path + "/cabin.opus"))
             bare.append(Measurement.of { StreamBench.bareEncode(pcm) })
         }
         print("### Output picker (two streams: app audio to Rear, one pinned to Cabin; two mixes, two encoders)\n")
@@ -70,27 +70,31 @@ struct StreamBench {
         print("\nEach mix costs one Opus encode; a sink sharing a mix costs only its writes.\n")
     }
 
-    /// Runs the real runtime in freewheel into a file sink, with a stream that plays `pcm` through
-    /// the plugin render ABI (a copy, so the comparison is of the pipeline, not of signal generation).
-    /// With `pinnedTo`, a second stream is pinned to a second sink there and app audio goes to `path` only.
-    private func renderPipeline(_ pcm: [Float], to path: String, pinnedTo cabin: String? = nil) throws {
+    /// Measures the real runtime in freewheel into a file sink, from its creation until its loop
+    /// returns, with a stream that plays `pcm` through the plugin render ABI. The sources' copies of
+    /// `pcm` are made before the clock starts, as the bare loop's input is. With `pinnedTo`, a second
+    /// stream is pinned to a second sink there and app audio goes to `path` only.
+    private func renderPipeline(_ pcm: [Float], to path: String, pinnedTo cabin: String? = nil) throws -> Measurement {
         var configuration = RuntimeConfiguration.benchDefault
         configuration.audio.freewheel = true
         configuration.audio.durationSamples = pcm.count / 2
         configuration.sinks = ["file:\(path)?name=Rear"] + (cabin.map { ["file:\($0)?name=Cabin"] } ?? [])
         configuration.files.overwrite = true  // each interleaved run rewrites the same file
         configuration.session.alwaysActive = true  // the stream is opened directly, without focus
-        let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
-        let source = BenchSource(pcm: pcm), pinned = BenchSource(pcm: pcm)
-        try runtime.output.openStream(for: "app", source: source.renderSource, gain: 1, counters: StreamCounters())
-        runtime.onOutputFinished = { runtime.shutdown() }
-        try runtime.startOutput()
-        if cabin != nil {
-            try runtime.output.openStream(for: "prompt", source: pinned.renderSource, gain: 1, counters: StreamCounters(), pin: "Cabin")
-            runtime.output.select(names: ["Rear"])
+        let source = BenchSource(pcm: pcm), pinned = cabin.map { _ in BenchSource(pcm: pcm) }
+        let measured = try Measurement.of {
+            let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
+            try runtime.output.openStream(for: "app", source: source.renderSource, gain: 1, counters: StreamCounters())
+            runtime.onOutputFinished = { runtime.shutdown() }
+            try runtime.startOutput()
+            if let pinned {
+                try runtime.output.openStream(for: "prompt", source: pinned.renderSource, gain: 1, counters: StreamCounters(), pin: "Cabin")
+                runtime.output.select(names: ["Rear"])
+            }
+            runtime.loop.run()  // returns once the file is closed and every handle is released
         }
-        runtime.loop.run()  // returns once the file is closed and every handle is released
         withExtendedLifetime((source, pinned)) {}
+        return measured
     }
 
     // MARK: Real time
