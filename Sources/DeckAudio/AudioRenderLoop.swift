@@ -66,12 +66,12 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
         self.identity = identity
         let frames = configuration.frameSize.samples
         mixer = Mixer(frames: frames)
-        packets = PacketRing(capacity: configuration.packetRingCapacity)
         var encoders: [OpusEncoder] = []
         for _ in 0..<Mixer.maxBuses { encoders.append(try OpusEncoder(settings: configuration.encoder, frameSamples: frames)) }
         self.encoders = encoders
+        packets = PacketRing(capacity: configuration.packetRingCapacity, slotBytes: encoders[0].maxPacketBytes)
         pcm = .allocate(capacity: frames * AudioFormat.channels * Mixer.maxBuses)
-        spare = .allocate(capacity: OpusEncoder.maxPacketBytes)
+        spare = .allocate(capacity: encoders[0].maxPacketBytes)
     }
 
     deinit {
@@ -180,7 +180,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
         for bus in 0..<Mixer.maxBuses where activeBuses & (1 << bus) != 0 {
             // Without room the packet is still encoded (into a spare buffer), so the encoder's state follows the audio.
             let buffer = room ? packets.buffer(ahead: staged) : spare
-            let length = encoders[bus].encode(pcm + bus * frames * 2, into: buffer, capacity: OpusEncoder.maxPacketBytes)
+            let length = encoders[bus].encode(pcm + bus * frames * 2, into: buffer)
             guard length > 0 else {
                 stats.encoderErrors.add(1, ordering: .relaxed)
                 continue

@@ -6,8 +6,10 @@ package final class OpusEncoder {
     let frameSamples: Int
     /// Samples of encoder delay the decoder discards (the Ogg pre-skip).
     package let lookahead: Int
-    /// Largest packet the encoder may write (RFC 6716's recommended buffer).
-    package static let maxPacketBytes = 4000
+    /// Largest packet the encoder writes: a frame of 20 ms or less is one Opus frame, at most 1275
+    /// bytes and its TOC byte (RFC 6716 §3.2; libopus caps it there); longer frames are several
+    /// in one packet, for which RFC 6716 recommends 4000.
+    package let maxPacketBytes: Int
 
     package init(settings: EncoderSettings, frameSamples: Int) throws(AudioConfigurationError) {
         try settings.validate()
@@ -23,6 +25,7 @@ package final class OpusEncoder {
         }
         self.encoder = encoder
         self.frameSamples = frameSamples
+        maxPacketBytes = frameSamples <= AudioFormat.sampleRate / 50 ? 1276 : 4000
         var lookahead: Int32 = 0
         let results = [
             deck_opus_set_bitrate(encoder, Int32(settings.bitrate)),
@@ -44,9 +47,9 @@ package final class OpusEncoder {
     /// Forgets the audio encoded so far, as a fresh encoder would (same delay). Never allocates.
     package func reset() { _ = deck_opus_reset(encoder) }
 
-    /// Encodes one frame of interleaved stereo into `packet`; returns the packet's length, or a
-    /// negative libopus error. Never allocates.
-    package func encode(_ pcm: UnsafePointer<Float>, into packet: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
-        Int(opus_encode_float(encoder, pcm, Int32(frameSamples), packet, Int32(capacity)))
+    /// Encodes one frame of interleaved stereo into `packet`, which holds `maxPacketBytes`; returns
+    /// the packet's length, or a negative libopus error. Never allocates.
+    package func encode(_ pcm: UnsafePointer<Float>, into packet: UnsafeMutablePointer<UInt8>) -> Int {
+        Int(opus_encode_float(encoder, pcm, Int32(frameSamples), packet, Int32(maxPacketBytes)))
     }
 }

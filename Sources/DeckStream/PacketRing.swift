@@ -27,16 +27,21 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
         }
     }
 
-    static let slotBytes = OpusEncoder.maxPacketBytes
     let capacity: Int
+    /// Bytes a slot holds: the encoder's largest packet.
+    let slotBytes: Int
     private let bytes: UnsafeMutablePointer<UInt8>
     private let slots: UnsafeMutablePointer<Slot>
     private let head = Atomic<Int>(0)  // next slot to read; advanced by the consumer
     private let tail = Atomic<Int>(0)  // next slot to write; advanced by the producer
 
-    package init(capacity: Int) {
+    /// Every page is written here, by the creating thread, so the audio thread never waits on a
+    /// page fault for a slot it has not used before.
+    package init(capacity: Int, slotBytes: Int) {
         self.capacity = capacity
-        bytes = .allocate(capacity: capacity * PacketRing.slotBytes)
+        self.slotBytes = slotBytes
+        bytes = .allocate(capacity: capacity * slotBytes)
+        bytes.initialize(repeating: 0, count: capacity * slotBytes)
         slots = .allocate(capacity: capacity)
         slots.initialize(repeating: Slot(), count: capacity)
     }
@@ -55,7 +60,7 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
 
     /// The buffer for the packet `ahead` places after the last published one; check `hasRoom` first. [producer]
     package func buffer(ahead: Int) -> UnsafeMutablePointer<UInt8> {
-        bytes + ((tail.load(ordering: .relaxed) + ahead) % capacity) * PacketRing.slotBytes
+        bytes + ((tail.load(ordering: .relaxed) + ahead) % capacity) * slotBytes
     }
 
     /// Describes the packet written into `buffer(ahead:)`; it stays unseen until `publish`. [producer]
@@ -73,7 +78,7 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
         let read = head.load(ordering: .relaxed)
         guard read < tail.load(ordering: .acquiring) else { return nil }
         let slot = slots[read % capacity]
-        let start = bytes + (read % capacity) * PacketRing.slotBytes
+        let start = bytes + (read % capacity) * slotBytes
         let packet = EncodedPacket(bytes: Array(UnsafeBufferPointer(start: start, count: slot.length)),
                                    sampleIndex: slot.sampleIndex, samples: slot.samples, isLast: slot.isLast,
                                    finalGranule: slot.isLast ? slot.finalGranule : nil, preSkip: preSkip,

@@ -1,8 +1,37 @@
 import DeckTestSupport
 import Foundation
+import Glibc
+import Synchronization
 import Testing
 @testable import DeckRuntime
 @testable import DeckAudio
+
+/// The audio thread's page faults so far, read by a packet tap after each packet.
+private final class FaultRecord: @unchecked Sendable {  // `counts` is written by the audio thread only, and read once it stopped.
+    let counts: UnsafeMutablePointer<Int>
+    let capacity: Int
+    let next = Atomic<Int>(0)
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        counts = .allocate(capacity: capacity)
+        counts.initialize(repeating: -1, count: capacity)  // written now, so recording costs no fault
+    }
+
+    deinit { counts.deallocate() }
+
+    var values: [Int] { Array(UnsafeBufferPointer(start: counts, count: min(next.load(ordering: .acquiring), capacity))) }
+    var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+}
+
+private let recordFaults: PacketTap.Function = { user, _, _, _, _, _, _ in
+    let record = Unmanaged<FaultRecord>.fromOpaque(user!).takeUnretainedValue()
+    var usage = rusage()
+    getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD: the audio thread's own
+    let index = record.next.load(ordering: .relaxed)
+    if index < record.capacity { record.counts[index] = usage.ru_minflt }
+    record.next.store(index + 1, ordering: .releasing)
+}
 
 @Suite struct AudioEngineTests {
     let dir = TemporaryDirectory()
@@ -19,6 +48,22 @@ import Testing
         #expect(packets.last?.finalGranule == Int64(312 + 120_000))
         #expect(harness.runtime.audio.stats.frames.load(ordering: .relaxed) == 126)
         #expect(harness.runtime.audio.stats.droppedPackets.load(ordering: .relaxed) == 0)
+    }
+
+    /// The audio thread never waits for the kernel to find it memory: the packet ring's pages are
+    /// written before the first frame, so no new slot costs a page fault (it cost one a frame for
+    /// the ring's first ten seconds when slots were first written by the audio thread).
+    @Test func theAudioThreadTakesNoPageFaultOnceRunning() throws {
+        let harness = try StreamingHarness(freewheel: true, seconds: 10)
+        let sink = harness.runtime.output.attach(CallbackSink(name: "embedding") { _ in })
+        let faults = FaultRecord(capacity: 600)
+        harness.runtime.output.tapPackets(ofSink: sink.id)
+        harness.runtime.audio.packetTap.set(recordFaults, user: faults.pointer)
+        try harness.start()
+        #expect(harness.runUntilFinished())
+        let counts = faults.values
+        try #require(counts.count == 501)
+        #expect(counts[500] - counts[25] == 0, "page faults on the audio thread between its 25th and 500th packet")
     }
 
     @Test func afterCloseStreamReturnsRenderIsNeverCalledAgain() throws {
