@@ -91,6 +91,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
         sigemptyset(&pipe)
         sigaddset(&pipe, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &pipe, nil)
+        packets.writeEveryPage()  // here, not when the ring is made: an idle runtime keeps its memory
         var deadline = MonotonicClock.nanoseconds
         let period = configuration.frameSize.nanoseconds
         var fadingOut = false

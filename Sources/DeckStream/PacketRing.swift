@@ -35,13 +35,10 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
     private let head = Atomic<Int>(0)  // next slot to read; advanced by the consumer
     private let tail = Atomic<Int>(0)  // next slot to write; advanced by the producer
 
-    /// Every page is written here, by the creating thread, so the audio thread never waits on a
-    /// page fault for a slot it has not used before.
     package init(capacity: Int, slotBytes: Int) {
         self.capacity = capacity
         self.slotBytes = slotBytes
         bytes = .allocate(capacity: capacity * slotBytes)
-        bytes.initialize(repeating: 0, count: capacity * slotBytes)
         slots = .allocate(capacity: capacity)
         slots.initialize(repeating: Slot(), count: capacity)
     }
@@ -49,6 +46,12 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
     deinit {
         bytes.deallocate()
         slots.deallocate()
+    }
+
+    /// Writes every page of the slots, so no later packet waits on a page fault for a slot not
+    /// used before. [producer, before its first packet]
+    package func writeEveryPage() {
+        bytes.initialize(repeating: 0, count: capacity * slotBytes)
     }
 
     package var count: Int { tail.load(ordering: .acquiring) - head.load(ordering: .acquiring) }

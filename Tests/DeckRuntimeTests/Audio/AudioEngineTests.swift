@@ -50,9 +50,9 @@ private let recordFaults: PacketTap.Function = { user, _, _, _, _, _, _ in
         #expect(harness.runtime.audio.stats.droppedPackets.load(ordering: .relaxed) == 0)
     }
 
-    /// The audio thread never waits for the kernel to find it memory: the packet ring's pages are
-    /// written before the first frame, so no new slot costs a page fault (it cost one a frame for
-    /// the ring's first ten seconds when slots were first written by the audio thread).
+    /// The audio thread never waits for the kernel to find it memory: it writes its packet ring's
+    /// pages before its first frame, so no new slot costs a page fault (it cost one a frame for the
+    /// ring's first ten seconds when each slot's first packet wrote its page).
     @Test func theAudioThreadTakesNoPageFaultOnceRunning() throws {
         let harness = try StreamingHarness(freewheel: true, seconds: 10)
         let sink = harness.runtime.output.attach(CallbackSink(name: "embedding") { _ in })
