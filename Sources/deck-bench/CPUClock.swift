@@ -23,9 +23,12 @@ struct Measurement {
         return Measurement(wall: wall, cpu: seconds(after.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_utime) - seconds(before.ru_stime))
     }
 
-    static func processCPU() -> Double {
+    static func processCPU() -> Double { cpu(of: CLOCK_PROCESS_CPUTIME_ID) }
+
+    /// Seconds on a CPU-time clock: the process's, or a thread's (`pthread_getcpuclockid`).
+    static func cpu(of clock: clockid_t) -> Double {
         var time = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        clock_gettime(clock, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 

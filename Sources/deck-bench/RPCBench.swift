@@ -179,6 +179,13 @@ final class BenchThread {
 
     func join() { pthread_join(thread, nil) }
 
+    /// CPU seconds the thread has run so far; read it before `join`.
+    var cpuSeconds: Double {
+        var clock = clockid_t()
+        pthread_getcpuclockid(thread, &clock)
+        return Measurement.cpu(of: clock)
+    }
+
     private final class Box {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }

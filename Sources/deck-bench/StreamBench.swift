@@ -1,7 +1,9 @@
 import CDeckPlugin
 import COpus
+import CProcess
 import DeckRuntime
 import Glibc
+import Synchronization
 
 /// The streaming pipeline against a bare libopus encode of the same PCM, in one run:
 /// freewheel throughput (also against opusenc and ffmpeg), real-time pacing, and mixing cost.
@@ -17,6 +19,7 @@ struct StreamBench {
         try throughput(pcm: pcm, work: work)
         try picker(pcm: pcm, work: work)
         try realTime(pcm: pcm, work: work)
+        try sideBySide(pcm: pcm, work: work)
         mixing()
     }
 
@@ -119,7 +122,7 @@ struct StreamBench {
         for _ in 0..<rounds {
             batched.append(try pacedRuntime(pcm: pcm, seconds: seconds, sink: .file(work.path + "/paced.opus")))
             bare.append(Measurement.of { StreamBench.bareEncode(audio, paced: true) })
-            bareThread.append(Measurement.of { StreamBench.bareEncodeOnAudioLikeThread(audio) })
+            bareThread.append(Measurement.of { StreamBench.startBareOnAudioLikeThread(audio).join() })
             eachPacket.append(try pacedRuntime(pcm: pcm, seconds: seconds, sink: .callback))
             bareWaking.append(Measurement.of { StreamBench.bareEncode(audio, paced: true, wakingAThread: true) })
             onAudioThread.append(try pacedRuntime(pcm: pcm, seconds: seconds, sink: .audioThread))
@@ -174,15 +177,81 @@ struct StreamBench {
         print("")
     }
 
+    /// The runtime and bare libopus paced at the same time on one CPU, the bare loop's deadlines
+    /// half a frame after the audio thread's, so the VM's slow and quick phases fall on both alike
+    /// (rounds of identical code run one after the other differ by up to ±10% here). Each round
+    /// takes the next CPU; bare libopus beside bare libopus shows the method's own spread.
+    private func sideBySide(pcm: [Float], work: TemporaryFolder) throws {
+        let rounds = 6, seconds = max(5, options.realtimeSeconds / 9)
+        // The bare loop outlives the measured window: a second before it, half a second after.
+        let audio = Array(pcm.prefix(seconds * 96_000 + 144_000))
+        let cpus = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let cases: [(name: String, sink: PacedSink?)] = [
+            ("Deck runtime, Ogg file sink (packets 500 ms at a time)", .file(work.path + "/beside.opus")),
+            ("Deck runtime, callback sink (each packet at once)", .callback),
+            ("Deck runtime, packet callback on the audio thread", .audioThread),
+            ("bare libopus (the method's own spread)", nil),
+        ]
+        var ratios = [[Double]](repeating: [], count: cases.count)
+        for round in 0..<rounds {
+            for index in round % 2 == 0 ? Array(cases.indices) : cases.indices.reversed() {
+                let sink = cases[index].sink
+                let (measured, reference) = try StreamBench.onCPU(round % cpus) { [self] in
+                    guard let sink else {
+                        let first = StreamBench.startBareOnAudioLikeThread(audio)
+                        let second = StreamBench.startBareOnAudioLikeThread(audio, offset: 10_000_000)
+                        var pause = timespec(tv_sec: 1, tv_nsec: 0)
+                        nanosleep(&pause, nil)
+                        let from = (first.cpuSeconds, second.cpuSeconds)
+                        pause = timespec(tv_sec: seconds, tv_nsec: 0)
+                        nanosleep(&pause, nil)
+                        let window = (first.cpuSeconds - from.0, second.cpuSeconds - from.1)
+                        first.join()
+                        second.join()
+                        return window
+                    }
+                    let window = try pacedRuntime(pcm: pcm, seconds: seconds, sink: sink, beside: audio).window!
+                    return (window.runtime, window.bare)
+                }
+                ratios[index].append(measured / reference)
+            }
+        }
+        print("### Real time side by side (\(rounds) rounds of \(seconds) s; in each, the case and bare libopus paced at once on one CPU)\n")
+        print("| CPU vs bare libopus paced beside it | " + (1...rounds).map { "round \($0)" }.joined(separator: " | ") + " | median |")
+        print("|---|" + String(repeating: "---|", count: rounds + 1))
+        for (index, ratio) in ratios.enumerated() {
+            print("| \(cases[index].name) | " + ratio.map { String(format2: $0) }.joined(separator: " | ")
+                + " | \(String(format2: ratio.sorted()[ratio.count / 2]))× |")
+        }
+        print("\nBoth ask for the audio thread's real-time priority; the bare loop's deadlines fall 10 ms after the "
+            + "audio thread's, so neither waits for the other. Round n runs on CPU n mod \(cpus). Goal: CPU ≤ 1.10× of paced bare.\n")
+    }
+
+    /// Runs `body` on a thread of its own pinned to `cpu`; the threads it starts inherit the pin.
+    private static func onCPU<T: Sendable>(_ cpu: Int, _ body: @escaping @Sendable () throws -> T) throws -> T {
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        BenchThread {
+            let result: Result<T, any Error> = deck_pin_thread(Int32(cpu)) == 0 ? Result(catching: body)
+                : .failure(BenchError("cannot run on CPU \(cpu): \(String(cString: strerror(errno)))"))
+            outcome.withLock { $0 = result }
+        }.join()
+        return try outcome.withLock { $0! }.get()
+    }
+
     private struct PacedRun {
         var measured: Measurement
         var threads: [ThreadCPU]
+        /// CPU seconds of the runtime and of bare libopus beside it once both were steady, if it was.
+        var window: (runtime: Double, bare: Double)?
         var frames = 0, lateEvents = 0, dropped = 0, underruns = 0
         var lateness: LatencyHistogram
     }
 
-    /// A runtime playing `pcm` paced into `sink` for `seconds`.
-    private func pacedRuntime(pcm: [Float], seconds: Int, sink: PacedSink) throws -> PacedRun {
+    /// A runtime playing `pcm` paced into `sink` for `seconds`. With `beside`, bare libopus paced on
+    /// a thread of its own plays that at the same time, its deadlines half a frame after the audio
+    /// thread's, and the run goes on a second longer: `window` is what each spent in the `seconds`
+    /// after that first second, once both are steady.
+    private func pacedRuntime(pcm: [Float], seconds: Int, sink: PacedSink, beside: [Float]? = nil) throws -> PacedRun {
         var configuration = RuntimeConfiguration.benchDefault
         configuration.sinks = []
         if case .file(let path) = sink {
@@ -203,21 +272,34 @@ struct StreamBench {
             runtime.output.tapPackets(ofSink: embedding.id)
             runtime.audio.packetTap.set({ _, _, _, _, _, _, _ in }, user: nil)
         }
-        let stop = try LoopTimer(loop: runtime.loop)
+        let stop = try LoopTimer(loop: runtime.loop), steady = try LoopTimer(loop: runtime.loop)
         let threadsBefore = ThreadCPU.snapshot()
         var threads: [ThreadCPU] = []
+        var window: (runtime: Double, bare: Double)?
         let measured = try Measurement.of {
             try runtime.startOutput()
-            stop.start(after: UInt64(seconds) * 1000) {
+            let bare = beside.map { StreamBench.startBareOnAudioLikeThread($0, offset: 10_000_000) }
+            func spent() -> (runtime: Double, bare: Double) {
+                let bareCPU = bare?.cpuSeconds ?? 0
+                return (Measurement.processCPU() - bareCPU, bareCPU)
+            }
+            let warmUp: UInt64 = bare == nil ? 0 : 1000
+            var from = spent()
+            steady.start(after: warmUp) { from = spent() }
+            stop.start(after: warmUp + UInt64(seconds) * 1000) {
+                let to = spent()
+                window = (to.runtime - from.runtime, to.bare - from.bare)
                 threads = ThreadCPU.spent(from: threadsBefore, to: ThreadCPU.snapshot())
                 runtime.shutdown()
                 stop.close()
+                steady.close()
             }
             runtime.loop.run()
+            bare?.join()
         }
         withExtendedLifetime(source) {}
         let stats = runtime.audio.stats
-        return PacedRun(measured: measured, threads: threads, frames: stats.frames.load(ordering: .relaxed),
+        return PacedRun(measured: measured, threads: threads, window: window, frames: stats.frames.load(ordering: .relaxed),
                         lateEvents: stats.lateEvents.load(ordering: .relaxed), dropped: stats.droppedPackets.load(ordering: .relaxed),
                         underruns: counters.underrunFrames.load(ordering: .relaxed), lateness: stats.lateness)
     }
@@ -258,15 +340,17 @@ struct StreamBench {
         return pcm
     }
 
-    /// The paced bare loop as the audio thread runs: on a thread of its own, which asks for the
-    /// same real-time priority (granted or not, as for the audio thread).
-    static func bareEncodeOnAudioLikeThread(_ pcm: [Float]) {
-        let thread = BenchThread {
+    /// Starts the paced bare loop as the audio thread runs: on a thread of its own, which asks for
+    /// the same real-time priority (granted or not, as for the audio thread), its first deadline
+    /// `offset` nanoseconds from now.
+    static func startBareOnAudioLikeThread(_ pcm: [Float], offset: Int = 0) -> BenchThread {
+        BenchThread {
             var parameters = sched_param(sched_priority: AudioEngine.realtimePriority)
             pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
+            var pause = timespec(tv_sec: offset / 1_000_000_000, tv_nsec: offset % 1_000_000_000)
+            nanosleep(&pause, nil)
             StreamBench.bareEncode(pcm, paced: true)
         }
-        thread.join()
     }
 
     /// libopus alone: create, configure as the runtime does, encode every 20 ms frame; when paced,
