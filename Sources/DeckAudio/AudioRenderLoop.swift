@@ -91,7 +91,10 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
         sigemptyset(&pipe)
         sigaddset(&pipe, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &pipe, nil)
-        packets.writeEveryPage()  // here, not when the ring is made: an idle runtime keeps its memory
+        // Here, not when they are made, so an idle runtime keeps its memory.
+        packets.writeEveryPage()
+        mixer.writeEveryPage()
+        pcm.update(repeating: 0, count: frames * AudioFormat.channels * Mixer.maxBuses)
         var deadline = MonotonicClock.nanoseconds
         let period = configuration.frameSize.nanoseconds
         var fadingOut = false
@@ -112,8 +115,9 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
             }
             framesBegun.store(packetIndex + 1, ordering: .relaxed)
             proveAlive()
-            mixer.mix(into: pcm, activeBuses: activeBuses)
+            let limited = mixer.mix(into: pcm, activeBuses: activeBuses)
             if abandoned.load(ordering: .acquiring) { return }
+            if limited > 0 { stats.limitedSamples.add(limited, ordering: .relaxed) }
             if valid < frames {
                 for bus in 0..<Mixer.maxBuses { (pcm + bus * frames * 2 + valid * 2).update(repeating: 0, count: (frames - valid) * 2) }
             }
@@ -176,7 +180,6 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
         let sampleIndex = packetIndex * Int64(frames)
         packetIndex += 1
         stats.frames.add(1, ordering: .relaxed)
-        stats.limitedSamples.store(mixer.limitedSamples, ordering: .relaxed)
         var staged = 0
         for bus in 0..<Mixer.maxBuses where activeBuses & (1 << bus) != 0 {
             // Without room the packet is still encoded (into a spare buffer), so the encoder's state follows the audio.

@@ -27,6 +27,9 @@ public struct GainRamp: BitwiseCopyable, Sendable {
 
     public var isRamping: Bool { remaining > 0 }
 
+    /// At rest at one: `apply` would leave every sample as it is.
+    var isUnity: Bool { remaining == 0 && current == 1 }
+
     /// At rest at zero: a paused stream, whose render need not be called.
     public var isSilent: Bool { remaining == 0 && current == 0 }
 
@@ -56,7 +59,7 @@ public struct GainRamp: BitwiseCopyable, Sendable {
     public mutating func apply(to buffer: UnsafeMutablePointer<Float>, frames: Int) {
         var index = 0
         if remaining == 0 {
-            if current == 1 { return }
+            if isUnity { return }
             for i in 0..<(frames * 2) { buffer[i] *= current }
             return
         }

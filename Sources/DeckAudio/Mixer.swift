@@ -24,9 +24,8 @@ public final class Mixer {
     public static let maxBuses = 4
     public let frames: Int
     private let streams: UnsafeMutablePointer<Stream>
+    /// Where a stream's frame takes its gain when that is not 1, and a closed stream's tail is made.
     private let scratch: UnsafeMutablePointer<Float>
-    /// Output samples that were outside [-1, 1] and clamped.
-    public private(set) var limitedSamples = 0
     /// The stream whose render runs now (-1: none): what the audio watchdog names when a frame
     /// does not finish, and what a close waits out. Written by the audio thread, read by the loop.
     let renderingStream = Atomic<Int>(-1)
@@ -35,7 +34,10 @@ public final class Mixer {
     /// One bit per stream the loop closed: never pulled again, it ends with its reflected tail on
     /// the next frame and the audio thread clears the bit when the slot is free.
     let closing = Atomic<UInt32>(0)
-    /// Each stream's last frame, `frames × 2` floats a stream.
+    /// One bit per slot holding a stream, so a frame visits those slots only (a slot is as long as
+    /// two cache lines). Written only by the thread that mixes.
+    private let occupied = Atomic<UInt32>(0)
+    /// Each stream's last frame as rendered, `frames × 2` floats a stream: its render writes there.
     private let lasts: UnsafeMutablePointer<Float>
 
     public init(frames: Int) {
@@ -53,8 +55,17 @@ public final class Mixer {
         lasts.deallocate()
     }
 
+    /// Writes every page of its frame buffers, so no stream's first frame in a slot waits on a
+    /// page fault. [audio thread, before its first frame]
+    func writeEveryPage() {
+        let count = frames * AudioFormat.channels
+        scratch.update(repeating: 0, count: count)
+        lasts.update(repeating: 0, count: Mixer.capacity * count)
+    }
+
     public func open(stream: Int, source: RenderSource, gain: Float, counters: Unmanaged<StreamCounters>, buses: UInt8 = 1) {
         streams[stream] = Stream(source: source, gain: GainRamp(gain), counters: counters, buses: buses)
+        occupied.store(occupied.load(ordering: .relaxed) | Mixer.bit(stream), ordering: .relaxed)
     }
 
     /// Mixes the stream into the buses whose bits are set, from the next frame.
@@ -62,6 +73,7 @@ public final class Mixer {
 
     public func close(stream: Int) {
         streams[stream] = Stream()
+        occupied.store(occupied.load(ordering: .relaxed) & ~Mixer.bit(stream), ordering: .relaxed)
         closing.bitwiseAnd(~Mixer.bit(stream), ordering: .releasing)
     }
 
@@ -108,10 +120,15 @@ public final class Mixer {
 
     /// Renders one frame of every audible stream and mixes it, interleaved stereo, into each active
     /// bus it is routed to; bus `b` is `out + b × frames × 2`. Every stream is rendered, routed or not.
-    public func mix(into out: UnsafeMutablePointer<Float>, activeBuses: UInt8 = 1) {
+    /// Returns how many output samples were outside [-1, 1] and clamped.
+    @discardableResult
+    public func mix(into out: UnsafeMutablePointer<Float>, activeBuses: UInt8 = 1) -> Int {
         let count = frames * AudioFormat.channels
         for bus in 0..<Mixer.maxBuses where activeBuses & (1 << bus) != 0 { (out + bus * count).update(repeating: 0, count: count) }
-        for index in 0..<Mixer.capacity {
+        var slots = occupied.load(ordering: .relaxed) | closing.load(ordering: .acquiring)
+        while slots != 0 {
+            let index = slots.trailingZeroBitCount
+            slots &= slots - 1
             guard let source = streams[index].source, let counters = streams[index].counters else {
                 if isClosing(index) { close(stream: index) }
                 continue
@@ -134,7 +151,8 @@ public final class Mixer {
             let timed = counters._withUnsafeGuaranteedRef { $0.timesRender }
             var before = rusage(), after = rusage()
             if timed { getrusage(Mixer.thisThread, &before) }
-            let produced = min(Int(source.render(source.plugin, UInt32(frames), scratch)), frames)
+            let frame = lasts + index * count
+            let produced = min(Int(source.render(source.plugin, UInt32(frames), frame)), frames)
             if timed {
                 getrusage(Mixer.thisThread, &after)
                 let took = MonotonicClock.nanoseconds - began
@@ -146,15 +164,15 @@ public final class Mixer {
             renderingStream.store(-1, ordering: .releasing)
             counters._withUnsafeGuaranteedRef { counters in
                 if produced < frames {
-                    scratch.advanced(by: produced * 2).update(repeating: 0, count: (frames - produced) * 2)
+                    frame.advanced(by: produced * 2).update(repeating: 0, count: (frames - produced) * 2)
                     counters.underrunFrames.add(1, ordering: .relaxed)
                 } else {
                     counters.renderedFrames.add(1, ordering: .relaxed)
                 }
-                let (peak, subnormal) = Mixer.peak(scratch, count: produced * 2)
+                let (peak, subnormal) = Mixer.peak(frame, count: produced * 2)
                 if subnormal { counters.subnormalFrames.add(1, ordering: .relaxed) }
                 if !peak.isFinite {
-                    scratch.update(repeating: 0, count: count)
+                    frame.update(repeating: 0, count: count)
                     counters.invalidFrames.add(1, ordering: .relaxed)
                 } else if peak > 1 {
                     counters.clippedFrames.add(1, ordering: .relaxed)
@@ -165,21 +183,25 @@ public final class Mixer {
                     counters.silentRun.add(1, ordering: .relaxed)
                 }
             }
-            (lasts + index * count).update(from: scratch, count: count)
             streams[index].lastCount = frames
-            streams[index].gain.apply(to: scratch, frames: frames)
-            add(scratch, of: index, into: out, activeBuses: activeBuses)
+            if streams[index].gain.isUnity {
+                add(frame, of: index, into: out, activeBuses: activeBuses)
+            } else {
+                scratch.update(from: frame, count: count)
+                streams[index].gain.apply(to: scratch, frames: frames)
+                add(scratch, of: index, into: out, activeBuses: activeBuses)
+            }
         }
+        var limited = 0
         for bus in 0..<Mixer.maxBuses where activeBuses & (1 << bus) != 0 {
             let mix = out + bus * count
-            var limited = 0
             for i in 0..<count {  // without branches, so it runs on vectors
                 let sample = mix[i]
                 limited &+= abs(sample) > 1 ? 1 : 0
                 mix[i] = min(max(sample, -1), 1)
             }
-            limitedSamples += limited
         }
+        return limited
     }
 
     /// A closed stream's last sound: its reflected tail at its gain, then the slot is free.

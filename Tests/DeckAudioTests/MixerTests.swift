@@ -44,10 +44,13 @@ private final class TestStream {
 @Suite struct MixerTests {
     let frames = 960
 
-    func mix(_ mixer: Mixer) -> [Float] {
+    func mix(_ mixer: Mixer) -> [Float] { mixCounting(mixer).out }
+
+    /// One frame's mix and how many of its samples were clamped.
+    func mixCounting(_ mixer: Mixer) -> (out: [Float], limited: Int) {
         var out = [Float](repeating: 99, count: frames * 2)
-        out.withUnsafeMutableBufferPointer { mixer.mix(into: $0.baseAddress!) }
-        return out
+        let limited = out.withUnsafeMutableBufferPointer { mixer.mix(into: $0.baseAddress!) }
+        return (out, limited)
     }
 
     @Test func streamsAreSummedWithTheirGains() {
@@ -71,10 +74,13 @@ private final class TestStream {
         let loud = TestStream(ConstantSource(value: 0.75)), louder = TestStream(ConstantSource(value: -3))
         mixer.open(stream: 0, source: loud.source, gain: 1, counters: .passUnretained(loud.counters))
         mixer.open(stream: 1, source: loud.source, gain: 1, counters: .passUnretained(loud.counters))
-        #expect(mix(mixer).allSatisfy { $0 == 1 })
+        let both = mixCounting(mixer)
+        #expect(both.out.allSatisfy { $0 == 1 })
+        #expect(both.limited == frames * 2)
         mixer.open(stream: 2, source: louder.source, gain: 1, counters: .passUnretained(louder.counters))
-        #expect(mix(mixer).allSatisfy { $0 == -1 })
-        #expect(mixer.limitedSamples == 2 * frames * 2)
+        let all = mixCounting(mixer)
+        #expect(all.out.allSatisfy { $0 == -1 })
+        #expect(all.limited == frames * 2)
     }
 
     @Test func aShortRenderIsPaddedWithSilenceAndCounted() {
@@ -117,6 +123,23 @@ private final class TestStream {
 }
 
 extension MixerTests {
+    /// A closed stream ends with its last frame as rendered (not as heard), reflected, at its
+    /// gain, and is never pulled again; in the first slot and the last.
+    @Test(arguments: [(0, 1), (Mixer.capacity - 1, 0.5)] as [(Int, Float)])
+    func aClosedStreamEndsWithItsTailAndIsNotPulledAgain(slot: Int, gain: Float) {
+        let mixer = Mixer(frames: frames)
+        let stream = TestStream(ConstantSource(value: 0.5))
+        mixer.open(stream: slot, source: stream.source, gain: gain, counters: .passUnretained(stream.counters))
+        #expect(mix(mixer).allSatisfy { $0 == 0.5 * gain })
+        #expect(mixer.beginClosing(stream: slot, timeoutNanoseconds: 1_000_000))
+        let tail = mix(mixer)
+        #expect(abs(tail[0] - 0.5 * gain * ReflectedTail.fade(0, of: ReflectedTail.frames)) < 1e-6)
+        #expect(tail[(ReflectedTail.frames * 2)...].allSatisfy { $0 == 0 })
+        #expect(mix(mixer).allSatisfy { $0 == 0 })
+        #expect(stream.counters.renderedFrames.load(ordering: .relaxed) == 1)
+        #expect(!mixer.isClosing(slot))
+    }
+
     @Test func eachStreamIsMixedIntoTheActiveBusesItIsRoutedTo() {
         let mixer = Mixer(frames: frames)
         let music = TestStream(ConstantSource(value: 0.25)), prompt = TestStream(ConstantSource(value: 0.5))

@@ -51,8 +51,9 @@ private let recordFaults: PacketTap.Function = { user, _, _, _, _, _, _ in
     }
 
     /// The audio thread never waits for the kernel to find it memory: it writes its packet ring's
-    /// pages before its first frame, so no new slot costs a page fault (it cost one a frame for the
-    /// ring's first ten seconds when each slot's first packet wrote its page).
+    /// pages and its mix buffers before its first frame, so no new slot costs a page fault (it cost
+    /// one a frame for the ring's first ten seconds when each slot's first packet wrote its page,
+    /// and the end of the output, which clears every bus, up to five more).
     @Test func theAudioThreadTakesNoPageFaultOnceRunning() throws {
         let harness = try StreamingHarness(freewheel: true, seconds: 10)
         let sink = harness.runtime.output.attach(CallbackSink(name: "embedding") { _ in })
