@@ -147,13 +147,13 @@ extension MixerTests {
         mixer.open(stream: 1, source: prompt.source, gain: 1, counters: .passUnretained(prompt.counters), buses: 0b110)
         let count = frames * 2
         var out = [Float](repeating: 99, count: count * Mixer.maxBuses)
-        out.withUnsafeMutableBufferPointer { mixer.mix(into: $0.baseAddress!, activeBuses: 0b111) }
+        _ = out.withUnsafeMutableBufferPointer { mixer.mix(into: $0.baseAddress!, activeBuses: 0b111) }
         #expect(out[0..<count].allSatisfy { $0 == 0.25 })
         #expect(out[count..<2 * count].allSatisfy { $0 == 0.75 })
         #expect(out[2 * count..<3 * count].allSatisfy { $0 == 0.5 })
         #expect(out[(3 * count)...].allSatisfy { $0 == 99 })  // an idle bus is not touched
         mixer.route(stream: 1, buses: 0b001)
-        out.withUnsafeMutableBufferPointer { mixer.mix(into: $0.baseAddress!, activeBuses: 0b101) }
+        _ = out.withUnsafeMutableBufferPointer { mixer.mix(into: $0.baseAddress!, activeBuses: 0b101) }
         #expect(out[0..<count].allSatisfy { $0 == 0.75 })
         #expect(out[2 * count..<3 * count].allSatisfy { $0 == 0 })
         #expect(music.counters.renderedFrames.load(ordering: .relaxed) == 2)
