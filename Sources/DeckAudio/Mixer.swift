@@ -34,8 +34,8 @@ public final class Mixer {
     /// One bit per stream the loop closed: never pulled again, it ends with its reflected tail on
     /// the next frame and the audio thread clears the bit when the slot is free.
     let closing = Atomic<UInt32>(0)
-    /// One bit per slot holding a stream, so a frame visits those slots only (a slot is as long as
-    /// two cache lines). Written only by the thread that mixes.
+    /// One bit per slot holding a stream, so a frame visits those slots only (all 32 slots span
+    /// some 50 cache lines). Written only by the thread that mixes.
     private let occupied = Atomic<UInt32>(0)
     /// Each stream's last frame as rendered, `frames × 2` floats a stream: its render writes there.
     private let lasts: UnsafeMutablePointer<Float>
