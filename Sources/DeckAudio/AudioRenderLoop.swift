@@ -94,7 +94,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
         // Here, not when they are made, so an idle runtime keeps its memory.
         packets.writeEveryPage()
         mixer.writeEveryPage()
-        pcm.update(repeating: 0, count: frames * AudioFormat.channels * Mixer.maxBuses)
+        silenceEveryBus()
         var deadline = MonotonicClock.nanoseconds
         let period = configuration.frameSize.nanoseconds
         var fadingOut = false
@@ -149,12 +149,15 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     private func finish() {
         if packetsNeeded() <= packetIndex { inputSamples += Int64(frames) }
         let needed = packetsNeeded()
-        pcm.update(repeating: 0, count: frames * 2 * Mixer.maxBuses)
+        silenceEveryBus()
         while packetIndex < needed {
             encodeAndPublish(isLast: packetIndex + 1 == needed, waitForSpace: true)
         }
         markFinished()
     }
+
+    /// Zeroes every bus's mix (all their pages, active or not).
+    private func silenceEveryBus() { pcm.update(repeating: 0, count: frames * AudioFormat.channels * Mixer.maxBuses) }
 
     /// Packets that cover the real audio plus the encoder's delay, so a decoder can trim to it.
     private func packetsNeeded() -> Int64 {
