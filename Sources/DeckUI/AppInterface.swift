@@ -15,8 +15,8 @@ public final class AppInterface {
     public var offersTemplates = false
     public var offersContent = false
     private var nextID: UInt64 = 1
-    /// "TEMPLATE-ID/KEY" → the item's id.
-    private var itemIDs: [String: UInt64] = [:]
+    /// A template's item (or "tab:"-prefixed tab) key → the item's id.
+    private var itemIDs: [ItemName: UInt64] = [:]
     private var images: [UInt64: Artwork] = [:]
     private let maxImageBytes: Int
     /// Templates whose truncation was logged already.
@@ -51,7 +51,7 @@ public final class AppInterface {
     }
 
     public func update(_ id: UInt64, _ text: String, limits: DisplayLimits) throws(UIError) -> Int {
-        guard let old = (stack.templates + [stack.modal].compactMap { $0 }).first(where: { $0.id == id }) else {
+        guard let old = stack.templates.first(where: { $0.id == id }) ?? stack.modal.flatMap({ $0.id == id ? $0 : nil }) else {
             throw .invalid("no template with id \(id) on the stack")
         }
         let (template, shortened) = try read(text, limits: limits, keeping: old)
@@ -115,7 +115,7 @@ public final class AppInterface {
     private func assignIDs(_ template: inout Template, templateID: UInt64) {
         func itemID(_ key: String?) -> UInt64 {
             guard let key else { return takeID() }
-            let name = "\(templateID)/\(key)"
+            let name = ItemName(templateID: templateID, key: key)
             if let id = itemIDs[name] { return id }
             let id = takeID()
             itemIDs[name] = id
@@ -129,6 +129,11 @@ public final class AppInterface {
             template.tabs[tab].id = itemID(template.tabs[tab].key.map { "tab:" + $0 })
             assignIDs(&template.tabs[tab], templateID: templateID)
         }
+    }
+
+    private struct ItemName: Hashable {
+        var templateID: UInt64
+        var key: String
     }
 
     private func takeID() -> UInt64 {

@@ -37,14 +37,14 @@ private struct TemplateReader {
 
     init(rules: TemplateRules) { self.rules = rules }
 
-    mutating func template(_ json: JSONValue, path: String, asTab: Bool) throws(UIError) -> Template {
-        guard case .object(let members) = json else { throw .invalid("\(path) must be an object, not \(json.typeName)") }
-        guard let typeName = members["type"]?.stringValue else { throw .invalid("\(path) needs a \"type\"") }
+    mutating func template(_ json: JSONValue, path: @autoclosure () -> String, asTab: Bool) throws(UIError) -> Template {
+        guard case .object(let members) = json else { throw .invalid("\(path()) must be an object, not \(json.typeName)") }
+        guard let typeName = members["type"]?.stringValue else { throw .invalid("\(path()) needs a \"type\"") }
         guard let kind = TemplateKind(rawValue: typeName) else {
-            throw .invalid("\(path): unknown type \"\(typeName)\" (known: \(TemplateKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw .invalid("\(path()): unknown type \"\(typeName)\" (known: \(TemplateKind.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         try kind.check(rules.entitlements)
-        if asTab, kind == .tabBar || kind.isModal { throw .limit("\(path): \(kind.withArticle) cannot be a tab") }
+        if asTab, kind == .tabBar || kind.isModal { throw .limit("\(path()): \(kind.withArticle) cannot be a tab") }
         let spec = TemplateSpec.of(kind)
         var template = Template(kind: kind)
         var known: Set<String> = ["type", "title", "key"]
@@ -53,134 +53,138 @@ private struct TemplateReader {
         if let buttons = spec.buttons { known.insert(buttons) }
         if kind == .tabBar { known.insert("tabs") }
         known.formUnion(spec.fields)
-        for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+        for (key, value) in members {
             guard known.contains(key) else {
-                throw .invalid("\(path): unknown key \"\(key)\" for a \(kind.rawValue) (known: \(known.sorted().joined(separator: ", ")))")
+                throw .invalid("\(path()): unknown key \"\(key)\" for a \(kind.rawValue) (known: \(known.sorted().joined(separator: ", ")))")
             }
             switch key {
             case "type": break
-            case "title": template.title = try string(value, "\(path).title")
-            case "key": template.key = try itemKey(value, "\(path).key")
+            case "title": template.title = try string(value, "\(path()).title")
+            case "key": template.key = try itemKey(value, "\(path()).key")
             case "tabs":
-                guard let tabs = value.arrayValue else { throw .invalid("\(path).tabs must be an array of templates") }
+                guard let tabs = value.arrayValue else { throw .invalid("\(path()).tabs must be an array of templates") }
                 guard tabs.count <= rules.limits.tabs else {
                     throw .limit("a tab bar takes at most \(rules.limits.tabs) tabs (tabs, for this app's categories); this one has \(tabs.count)")
                 }
-                for (index, tab) in tabs.enumerated() { template.tabs.append(try self.template(tab, path: "\(path).tabs[\(index)]", asTab: true)) }
+                for (index, tab) in tabs.enumerated() { template.tabs.append(try self.template(tab, path: "\(path()).tabs[\(index)]", asTab: true)) }
             case spec.buttons:
-                guard let buttons = value.arrayValue else { throw .invalid("\(path).\(key) must be an array") }
+                guard let buttons = value.arrayValue else { throw .invalid("\(path()).\(key) must be an array") }
                 if let (limit, name) = spec.buttonLimit?(rules.limits), buttons.count > limit {
                     throw .limit("\(kind.withArticle) takes at most \(limit) \(key) (\(name)); this one has \(buttons.count)")
                 }
-                for (index, button) in buttons.enumerated() { template.buttons.append(try item(button, "\(path).\(key)[\(index)]")) }
+                for (index, button) in buttons.enumerated() { template.buttons.append(try item(button, "\(path()).\(key)[\(index)]")) }
             case "sections" where kind == .list:
-                guard let sections = value.arrayValue else { throw .invalid("\(path).sections must be an array") }
+                guard let sections = value.arrayValue else { throw .invalid("\(path()).sections must be an array") }
                 for (index, section) in sections.enumerated() {
-                    let where_ = "\(path).sections[\(index)]"
-                    guard case .object(let fields) = section else { throw .invalid("\(where_) must be an object") }
-                    if let extra = fields.keys.first(where: { $0 != "header" && $0 != "items" }) {
-                        throw .invalid("\(where_): unknown key \"\(extra)\" (known: header, items)")
+                    func at() -> String { "\(path()).sections[\(index)]" }
+                    guard case .object(let fields) = section else { throw .invalid("\(at()) must be an object") }
+                    if let extra = fields.first(where: { $0.key != "header" && $0.key != "items" }) {
+                        throw .invalid("\(at()): unknown key \"\(extra.key)\" (known: header, items)")
                     }
-                    template.sections.append(TemplateSection(header: try fields["header"].map { v throws(UIError) in try string(v, "\(where_).header") },
-                                                             items: try items(fields["items"] ?? [], "\(where_).items")))
+                    template.sections.append(TemplateSection(header: try fields["header"].map { v throws(UIError) in try string(v, "\(at()).header") },
+                                                             items: try items(fields["items"] ?? [], "\(at()).items")))
                 }
             case spec.rows, "items":
-                template.sections.append(TemplateSection(items: try items(value, "\(path).\(key)")))
+                template.sections.append(TemplateSection(items: try items(value, "\(path()).\(key)")))
             default:
-                template.fields[key] = try field(value, "\(path).\(key)")
+                template.fields[key] = try field(value, "\(path()).\(key)")
             }
         }
         return template
     }
 
-    private mutating func items(_ json: JSONValue, _ path: String) throws(UIError) -> [TemplateItem] {
-        guard let list = json.arrayValue else { throw .invalid("\(path) must be an array") }
+    private mutating func items(_ json: JSONValue, _ path: @autoclosure () -> String) throws(UIError) -> [TemplateItem] {
+        guard let list = json.arrayValue else { throw .invalid("\(path()) must be an array") }
         var items: [TemplateItem] = []
-        for (index, entry) in list.enumerated() { items.append(try item(entry, "\(path)[\(index)]")) }
+        for (index, entry) in list.enumerated() { items.append(try item(entry, "\(path())[\(index)]")) }
         return items
     }
 
-    private mutating func item(_ json: JSONValue, _ path: String) throws(UIError) -> TemplateItem {
-        guard case .object(let members) = json else { throw .invalid("\(path) must be an object, not \(json.typeName)") }
-        let text = try (members["text"] ?? members["title"]).map { v throws(UIError) in try string(v, "\(path).text") }
+    private mutating func item(_ json: JSONValue, _ path: @autoclosure () -> String) throws(UIError) -> TemplateItem {
+        guard case .object(let members) = json else { throw .invalid("\(path()) must be an object, not \(json.typeName)") }
+        let text = try (members["text"] ?? members["title"]).map { v throws(UIError) in try string(v, "\(path()).text") }
         var item = TemplateItem(text: text ?? "")
-        for (key, value) in members.sorted(by: { $0.key < $1.key }) {
-            switch key {
-            case "text", "title": break
-            case "key": item.key = try itemKey(value, "\(path).key")
-            case "image":
+        // Members come in key order, so the fields do too.
+        var fields: [JSONObject.Member] = []
+        for (key, value) in members {
+            guard let member = TemplateSpec.ItemMember.named[key] else {
+                throw .invalid("\(path()): unknown key \"\(key)\" (known: key, text, \(TemplateSpec.ItemMember.fieldNames))")
+            }
+            switch member {
+            case .text, .title: continue
+            case .key:
+                item.key = try itemKey(value, "\(path()).key")
+                continue
+            case .image:
                 guard let id = value.intValue, id > 0, rules.imageExists(UInt64(id)) else {
-                    throw .invalid("\(path).image: \(value.encoded()) is not an image id from add_image")
+                    throw .invalid("\(path()).image: \(value.encoded()) is not an image id from add_image")
                 }
-                item.fields[key] = value
-            case "images":
+            case .images:
                 guard let ids = value.arrayValue, ids.allSatisfy({ $0.intValue.map { $0 > 0 && rules.imageExists(UInt64($0)) } ?? false }) else {
-                    throw .invalid("\(path).images must be an array of image ids from add_image")
+                    throw .invalid("\(path()).images must be an array of image ids from add_image")
                 }
-                item.fields[key] = value
-            case "kind":
+            case .kind:
                 guard let kind = value.stringValue, ["row", "message", "images"].contains(kind) else {
-                    throw .invalid("\(path).kind must be row, message or images")
+                    throw .invalid("\(path()).kind must be row, message or images")
                 }
                 if kind == "message", !rules.entitlements.contains(.communication) {
-                    throw .notEntitled("\(path): message rows need the communication entitlement (the plugin has: \(Entitlement.list(rules.entitlements)))")
+                    throw .notEntitled("\(path()): message rows need the communication entitlement (the plugin has: \(Entitlement.list(rules.entitlements)))")
                 }
-                item.fields[key] = value
-            case "accessory": item.fields[key] = try choice(value, path, key, ["none", "disclosure", "cloud"])
-            case "style": item.fields[key] = try choice(value, path, key, ["default", "cancel", "destructive"])
-            case "type": item.fields[key] = try choice(value, path, key, ["shuffle", "repeat", "rate", "addToLibrary", "more", "image"])
-            case "playing", "selected", "enabled":
-                guard value.boolValue != nil else { throw .invalid("\(path).\(key) must be true or false") }
-                item.fields[key] = value
-            case "latitude", "longitude":
-                guard let degrees = value.doubleValue, abs(degrees) <= (key == "latitude" ? 90 : 180) else {
-                    throw .invalid("\(path).\(key) must be a number of degrees")
+            case .accessory: try choice(value, path(), key, ["none", "disclosure", "cloud"])
+            case .style: try choice(value, path(), key, ["default", "cancel", "destructive"])
+            case .type: try choice(value, path(), key, ["shuffle", "repeat", "rate", "addToLibrary", "more", "image"])
+            case .playing, .selected, .enabled:
+                guard value.boolValue != nil else { throw .invalid("\(path()).\(key) must be true or false") }
+            case .latitude, .longitude:
+                guard let degrees = value.doubleValue, abs(degrees) <= (member == .latitude ? 90 : 180) else {
+                    throw .invalid("\(path()).\(key) must be a number of degrees")
                 }
-                item.fields[key] = value
-            case "detail", "imageURI": item.fields[key] = .string(try string(value, "\(path).\(key)"))
-            default:
-                throw .invalid("\(path): unknown key \"\(key)\" (known: key, text, \(TemplateSpec.itemFields.sorted().joined(separator: ", ")))")
+            case .detail, .imageURI:
+                fields.append(JSONObject.Member(key, .string(try string(value, "\(path()).\(key)"))))
+                continue
             }
+            fields.append(JSONObject.Member(key, value))
         }
-        if text == nil && item.fields["kind"] != "images" { throw .invalid("\(path) needs a \"text\"") }
+        item.fields = JSONObject(inKeyOrder: fields)
+        if text == nil && item.fields["kind"] != "images" { throw .invalid("\(path()) needs a \"text\"") }
         return item
     }
 
     /// A key unique within the template.
-    private mutating func itemKey(_ value: JSONValue, _ path: String) throws(UIError) -> String {
-        guard let key = value.stringValue, !key.isEmpty, key.utf8.count <= 256 else { throw .invalid("\(path) must be a string of 1 to 256 bytes") }
-        guard keys.insert(key).inserted else { throw .invalid("\(path): the key \"\(key)\" is used twice in the template") }
+    private mutating func itemKey(_ value: JSONValue, _ path: @autoclosure () -> String) throws(UIError) -> String {
+        guard let key = value.stringValue, !key.isEmpty, key.utf8.count <= 256 else { throw .invalid("\(path()) must be a string of 1 to 256 bytes") }
+        guard keys.insert(key).inserted else { throw .invalid("\(path()): the key \"\(key)\" is used twice in the template") }
         return key
     }
 
-    private func choice(_ value: JSONValue, _ path: String, _ key: String, _ allowed: [String]) throws(UIError) -> JSONValue {
-        guard let text = value.stringValue, allowed.contains(text) else { throw .invalid("\(path).\(key) must be one of \(allowed.joined(separator: ", "))") }
-        return value
+    private func choice(_ value: JSONValue, _ path: @autoclosure () -> String, _ key: String, _ allowed: [String]) throws(UIError) {
+        guard let text = value.stringValue, allowed.contains(text) else { throw .invalid("\(path()).\(key) must be one of \(allowed.joined(separator: ", "))") }
     }
 
     /// A text, cut to the display's string limit.
-    private mutating func string(_ value: JSONValue, _ path: String) throws(UIError) -> String {
-        guard let text = value.stringValue else { throw .invalid("\(path) must be a string, not \(value.typeName)") }
+    private mutating func string(_ value: JSONValue, _ path: @autoclosure () -> String) throws(UIError) -> String {
+        guard let text = value.stringValue else { throw .invalid("\(path()) must be a string, not \(value.typeName)") }
         let limit = rules.limits.stringCharacters
-        guard text.count > limit else { return text }
+        // A character takes at least one byte: only a text of more bytes than the limit needs counting.
+        guard text.utf8.count > limit, text.count > limit else { return text }
         shortened += 1
         return String(text.prefix(limit - 1)) + "…"
     }
 
     /// A kind-specific value: strings are cut, numbers and flags kept, objects and arrays (map
     /// estimates and maneuvers) have their strings cut too.
-    private mutating func field(_ value: JSONValue, _ path: String) throws(UIError) -> JSONValue {
+    private mutating func field(_ value: JSONValue, _ path: @autoclosure () -> String) throws(UIError) -> JSONValue {
         switch value {
-        case .string: return .string(try string(value, path))
+        case .string: return .string(try string(value, path()))
         case .array(let list):
             var out: [JSONValue] = []
-            for (index, element) in list.prefix(rules.limits.listItems).enumerated() { out.append(try field(element, "\(path)[\(index)]")) }
+            for (index, element) in list.prefix(rules.limits.listItems).enumerated() { out.append(try field(element, "\(path())[\(index)]")) }
             return .array(out)
         case .object(let members):
             var out: JSONObject = [:]
-            for (key, element) in members { out[key] = try field(element, "\(path).\(key)") }
+            for (key, element) in members { out[key] = try field(element, "\(path()).\(key)") }
             return .object(out)
-        case .null: throw .invalid("\(path) may not be null")
+        case .null: throw .invalid("\(path()) may not be null")
         default: return value
         }
     }

@@ -19,15 +19,21 @@ public struct Template: Equatable, Sendable {
 
     public init(kind: TemplateKind) { self.kind = kind }
 
-    /// Every item and button, tabs included.
-    public var allItems: [TemplateItem] { sections.flatMap(\.items) + buttons + tabs.flatMap(\.allItems) }
-
     /// How many now-playing templates it is or holds as tabs (there is one, shared).
     var nowPlayingCount: Int { (kind == .nowPlaying ? 1 : 0) + tabs.reduce(0) { $0 + $1.nowPlayingCount } }
 
-    /// What stays the same across a refresh: the type, the title and the items' keys.
-    public var mainContent: [String?] {
-        [kind.rawValue, title] + allItems.map(\.key) + tabs.map(\.key)
+    /// Whether `other` shows the same main content, as a refresh does: the type, the title and the
+    /// keys, compared in place.
+    public func hasSameMainContent(as other: Template) -> Bool {
+        kind == other.kind && title == other.title && hasSameKeys(as: other)
+    }
+
+    /// The same keys in order: the rows', the buttons', the tabs' and their items'.
+    private func hasSameKeys(as other: Template) -> Bool {
+        sections.lazy.flatMap { $0.items }.map { $0.key }.elementsEqual(other.sections.lazy.flatMap { $0.items }.map { $0.key })
+            && buttons.lazy.map { $0.key }.elementsEqual(other.buttons.lazy.map { $0.key })
+            && tabs.count == other.tabs.count
+            && zip(tabs, other.tabs).allSatisfy { $0.key == $1.key && $0.hasSameKeys(as: $1) }
     }
 }
 
@@ -81,7 +87,13 @@ struct TemplateSpec {
         }
     }
 
-    /// Keys an item may carry besides key and text.
-    static let itemFields: Set<String> = ["detail", "image", "imageURI", "images", "accessory", "playing", "kind", "style", "type",
-                                          "latitude", "longitude", "selected", "enabled"]
+    /// What an item may carry, looked up by name: one hash per member, where a switch over
+    /// strings compared case after case.
+    enum ItemMember: String, CaseIterable {
+        case text, title, key, detail, image, imageURI, images, accessory, playing, kind, style, type, latitude, longitude, selected, enabled
+
+        static let named = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
+        /// The members besides key and text, for error messages.
+        static let fieldNames = allCases.filter { ![.text, .title, .key].contains($0) }.map(\.rawValue).sorted().joined(separator: ", ")
+    }
 }

@@ -78,7 +78,7 @@ public struct TemplateStack: Equatable, Sendable {
         guard let index = templates.firstIndex(where: { $0.id == template.id }) else {
             throw .invalid("no template with id \(template.id) on the stack")
         }
-        if templates[index].mainContent != template.mainContent { try spendQuota(limits) }
+        if !templates[index].hasSameMainContent(as: template) { try spendQuota(limits) }
         templates[index] = template
     }
 

@@ -39,6 +39,31 @@ import Testing
         }
     }
 
+    @Test func aRefreshKeepsEveryKeyInOrderAndAnythingElseChangesMainContent() throws {
+        func rows(_ keys: [String], text: String = "A", title: String = "t") -> String {
+            "{\"type\": \"list\", \"title\": \"\(title)\", \"items\": ["
+                + keys.map { "{\"key\": \"\($0)\", \"text\": \"\(text)\"}" }.joined(separator: ",") + "]}"
+        }
+        let (id, _) = try app.setRoot(rows(["a", "b"]), limits: limits)
+        let refreshes = [rows(["a", "b"], text: "new texts"), rows(["a", "b"])]
+        let changes = [rows(["a", "c"]), rows(["b", "a"]), rows(["a", "b", "c"]), rows(["a"]), rows(["a"], title: "other")]
+        for text in refreshes { _ = try app.update(id, text, limits: limits) }
+        #expect(app.stack.quotaRemaining(limits) == 4)
+        for (index, text) in changes.enumerated() where index < 4 { _ = try app.update(id, text, limits: limits) }
+        #expect(app.stack.quotaRemaining(limits) == 0)
+        #expect(throws: UIError.self) { try app.update(id, changes[4], limits: limits) }
+
+        let tabs = { (key: String) in
+            "{\"type\": \"tabBar\", \"tabs\": [{\"type\": \"list\", \"title\": \"One\", \"items\": [{\"key\": \"\(key)\", \"text\": \"A\"}]}]}"
+        }
+        let other = AppInterface(appID: "org.example.tabs", entitlements: [.audio])
+        let (bar, _) = try other.setRoot(tabs("x"), limits: limits)
+        _ = try other.update(bar, tabs("x"), limits: limits)
+        #expect(other.stack.quotaRemaining(limits) == 4)
+        _ = try other.update(bar, tabs("y"), limits: limits)
+        #expect(other.stack.quotaRemaining(limits) == 3)
+    }
+
     @Test func theQuotaAloneRefusesWhenTheStackIsShallow() throws {
         var shallow = limits
         shallow.depth = 10

@@ -31,6 +31,8 @@ import Testing
         #expect(items.count == 2)
         #expect(items[0]["key"] == "fm4" && items[0]["detail"] == "Alternative" && items[0]["playing"] == true && items[0]["accessory"] == "disclosure")
         #expect(items[1]["selectable"] == false)  // no key, no handler
+        #expect(items[0].objectValue?.keys == ["accessory", "detail", "id", "key", "playing", "text"] && items[0]["text"] == "FM4")
+        #expect(items[1].objectValue?.keys == ["id", "kind", "selectable", "text"] && items[1]["text"] == "Info" && items[1]["kind"] == "row")
         #expect(Set(items.compactMap { $0["id"]?.intValue }).count == 2)
     }
 
