@@ -92,6 +92,7 @@ let package = Package(
         .testTarget(name: "DeckSessionTests", dependencies: ["DeckSession", "DeckPlugins", "CDeckPlugin"]),
         .testTarget(name: "DeckControlTests", dependencies: ["DeckControl", "CDeckPlugin"]),
         .testTarget(name: "DeckUITests", dependencies: ["DeckUI", "CDeckPlugin"]),
+        .testTarget(name: "DeckSDKTests", dependencies: ["DeckSDK", "DeckUI", "DeckBase"]),
         .testTarget(name: "DeckNowPlayingTests", dependencies: ["DeckNowPlaying", "CDeckPlugin"]),
         .testTarget(name: "DeckMPRISTests", dependencies: ["DeckMPRIS", "DeckNowPlaying", "CDeckPlugin"]),
         .testTarget(name: "DeckPluginsTests", dependencies: ["DeckPlugins", "DeckTestSupport", "CDeckPlugin"]),

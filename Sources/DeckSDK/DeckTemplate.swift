@@ -50,27 +50,6 @@ public struct DeckTemplate: Sendable, Equatable {
         template.buttons = actions
         return template
     }
-
-    /// The JSON text the host reads.
-    public var json: String {
-        var members = ["\"type\":" + JSONText.quote(kind.rawValue)]
-        if let title { members.append("\"title\":" + JSONText.quote(title)) }
-        if let key { members.append("\"key\":" + JSONText.quote(key)) }
-        if let message { members.append("\"message\":" + JSONText.quote(message)) }
-        switch kind {
-        case .tabBar: members.append("\"tabs\":[" + tabs.map(\.json).joined(separator: ",") + "]")
-        case .list: members.append("\"sections\":[" + sections.map(\.json).joined(separator: ",") + "]")
-        case .information, .pointOfInterest, .search, .voiceControl, .map:
-            let key = ["information": "items", "pointOfInterest": "points", "search": "results", "voiceControl": "states", "map": "trips"][kind.rawValue]!
-            members.append("\"\(key)\":[" + sections.flatMap(\.items).map(\.json).joined(separator: ",") + "]")
-        default: break
-        }
-        if !buttons.isEmpty {
-            let key = [.grid, .nowPlaying, .map].contains(kind) ? "buttons" : "actions"
-            members.append("\"\(key)\":[" + buttons.map(\.json).joined(separator: ",") + "]")
-        }
-        return "{" + members.joined(separator: ",") + "}"
-    }
 }
 
 public struct DeckSection: Sendable, Equatable {
@@ -80,10 +59,6 @@ public struct DeckSection: Sendable, Equatable {
     public init(header: String? = nil, items: [DeckItem]) {
         self.header = header
         self.items = items
-    }
-
-    var json: String {
-        "{" + (header.map { "\"header\":" + JSONText.quote($0) + "," } ?? "") + "\"items\":[" + items.map(\.json).joined(separator: ",") + "]}"
     }
 }
 
@@ -107,34 +82,5 @@ public struct DeckItem: Sendable, Equatable {
         self.image = image
         self.accessory = accessory
         self.playing = playing
-    }
-
-    var json: String {
-        var members = ["\"text\":" + JSONText.quote(text)]
-        if let key { members.append("\"key\":" + JSONText.quote(key)) }
-        if let detail { members.append("\"detail\":" + JSONText.quote(detail)) }
-        if let image { members.append("\"image\":\(image)") }
-        if let accessory { members.append("\"accessory\":" + JSONText.quote(accessory.rawValue)) }
-        if playing { members.append("\"playing\":true") }
-        return "{" + members.joined(separator: ",") + "}"
-    }
-}
-
-/// Just enough JSON writing for templates: strings quoted and escaped.
-enum JSONText {
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
