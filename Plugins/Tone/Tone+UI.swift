@@ -41,17 +41,21 @@ extension Tone: DeckUIPlugin, DeckContentPlugin {
         let playing = signal.map { "\($0.title)\(paused ? " (paused)" : "")" } ?? "Nothing"
         return .list("Tone", sections: [
             DeckSection(header: "Now playing", items: [DeckItem(playing, detail: item.map { "item \($0)" }, image: iconID)]),
-            DeckSection(header: "Signals", items: Signal.playlist.map(row)),
-            DeckSection(header: "Third-octave sines", items: Tone.bands.map { "sine-\($0)" }.filter { !Signal.playlist.contains($0) }.map(row)),
+            DeckSection(header: "Signals", items: Tone.signalRows.map(row)),
+            DeckSection(header: "Third-octave sines", items: Tone.bandRows.map(row)),
         ])
     }
+
+    /// The rows' keys and titles, worked out once: the screen is drawn again at every pause and play.
+    private static let signalRows = Signal.playlist.map { (key: $0, title: Signal(item: $0)!.title) }
+    private static let bandRows = bands.map { "sine-\($0)" }.filter { !Signal.playlist.contains($0) }.map { (key: $0, title: Signal(item: $0)!.title) }
 
     /// The ISO 266 third-octave centres from 25 Hz to 20 kHz: a speaker check band by band.
     static let bands = [25, 31, 40, 50, 63, 80, 100, 125, 160, 200, 250, 315, 400, 500, 630, 800, 1000, 1250, 1600, 2000,
                         2500, 3150, 4000, 5000, 6300, 8000, 10000, 12500, 16000, 20000]
 
-    private func row(_ candidate: String) -> DeckItem {
-        DeckItem(key: candidate, Signal(item: candidate)!.title, playing: candidate == item)
+    private func row(_ signal: (key: String, title: String)) -> DeckItem {
+        DeckItem(key: signal.key, signal.title, playing: signal.key == item)
     }
 
     /// Shows what plays now: a refresh in place, free of the template quota.
