@@ -130,7 +130,10 @@ plugin-c: deps
 	@$(MAKE) --no-print-directory -C examples/ui-c
 
 # The Swift example built as a third party would: SwiftPM against an SDK installed into .build/sdk.
+# Both start afresh (a few seconds): install-sdk leaves files the SDK no longer has, and SwiftPM
+# keeps its build plan when a path dependency gains a file.
 plugin-swift: deps
+	@rm -rf .build/sdk examples/plugin-swift/build/swiftpm
 	@$(MAKE) --no-print-directory install-sdk PREFIX="$(CURDIR)/.build/sdk" DESTDIR= LIBDIR="$(CURDIR)/.build/sdk/lib" > /dev/null
 	@$(MAKE) --no-print-directory -C examples/plugin-swift DECK_PREFIX="$(CURDIR)/.build/sdk"
 
