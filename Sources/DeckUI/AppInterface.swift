@@ -7,7 +7,13 @@ import DeckMedia
 public final class AppInterface {
     public let appID: String
     public let entitlements: Set<Entitlement>
-    public private(set) var stack = TemplateStack()
+    public private(set) var stack = TemplateStack() {
+        // The ids of templates that left the stack are forgotten, so none pile up over a long drive.
+        didSet {
+            guard itemIDs.count > stack.templates.count + (stack.modal == nil ? 0 : 1) else { return }
+            itemIDs = itemIDs.filter { id, _ in stack.modal?.id == id || stack.templates.contains { $0.id == id } }
+        }
+    }
     public let content = ContentTree()
     /// Selection handlers the runtime had to complete for the app.
     public var handlerTimeouts = 0
@@ -15,8 +21,8 @@ public final class AppInterface {
     public var offersTemplates = false
     public var offersContent = false
     private var nextID: UInt64 = 1
-    /// A template's item (or "tab:"-prefixed tab) key → the item's id.
-    private var itemIDs: [ItemName: UInt64] = [:]
+    /// Per template on the stack, its items' keys (a tab's as "tab:KEY") → their ids, as of its last read.
+    private var itemIDs: [UInt64: [String: UInt64]] = [:]
     private var images: [UInt64: Artwork] = [:]
     private let maxImageBytes: Int
     /// Templates whose truncation was logged already.
@@ -33,20 +39,23 @@ public final class AppInterface {
     // MARK: Plugin calls
 
     public func setRoot(_ text: String, limits: DisplayLimits) throws(UIError) -> (id: UInt64, dropped: Int) {
-        let (template, shortened) = try read(text, limits: limits, keeping: nil)
+        let (template, shortened, ids) = try read(text, limits: limits, keeping: nil)
         try stack.setRoot(template)
+        itemIDs[template.id] = ids
         return (template.id, template.visible(under: limits).dropped + shortened)
     }
 
     public func push(_ text: String, limits: DisplayLimits) throws(UIError) -> (id: UInt64, dropped: Int) {
-        let (template, shortened) = try read(text, limits: limits, keeping: nil)
+        let (template, shortened, ids) = try read(text, limits: limits, keeping: nil)
         try stack.push(template, limits: limits)
+        itemIDs[template.id] = ids
         return (template.id, template.visible(under: limits).dropped + shortened)
     }
 
     public func present(_ text: String, limits: DisplayLimits) throws(UIError) -> UInt64 {
-        let (template, _) = try read(text, limits: limits, keeping: nil)
+        let (template, _, ids) = try read(text, limits: limits, keeping: nil)
         try stack.present(template)
+        itemIDs[template.id] = ids
         return template.id
     }
 
@@ -54,9 +63,10 @@ public final class AppInterface {
         guard let old = stack.templates.first(where: { $0.id == id }) ?? stack.modal.flatMap({ $0.id == id ? $0 : nil }) else {
             throw .invalid("no template with id \(id) on the stack")
         }
-        let (template, shortened) = try read(text, limits: limits, keeping: old)
+        let (template, shortened, ids) = try read(text, limits: limits, keeping: old)
         guard template.kind == old.kind else { throw .invalid("update keeps a template's type: \(id) is \(old.kind.withArticle), not \(template.kind.withArticle)") }
         try stack.update(template, limits: limits)
+        itemIDs[id] = ids
         return template.visible(under: limits).dropped + shortened
     }
 
@@ -104,21 +114,21 @@ public final class AppInterface {
 
     // MARK: Reading
 
-    private func read(_ text: String, limits: DisplayLimits, keeping old: Template?) throws(UIError) -> (Template, Int) {
+    /// The template in `text` with its ids, and the ids by key to keep once the stack takes it.
+    private func read(_ text: String, limits: DisplayLimits, keeping old: Template?) throws(UIError) -> (Template, Int, [String: UInt64]) {
         var (template, shortened) = try Template.parse(text, rules: TemplateRules(entitlements: entitlements, limits: limits) { [images] in images[$0] != nil })
         template.id = old?.id ?? takeID()
-        assignIDs(&template, templateID: template.id)
-        return (template, shortened)
+        var ids: [String: UInt64] = [:]
+        assignIDs(&template, known: itemIDs[template.id] ?? [:], into: &ids)
+        return (template, shortened, ids)
     }
 
-    /// Gives every tab and item an id; an item keeps the id its key had in this template.
-    private func assignIDs(_ template: inout Template, templateID: UInt64) {
+    /// Gives every tab and item an id: the one its key had at the template's last read, or a new one.
+    private func assignIDs(_ template: inout Template, known: [String: UInt64], into ids: inout [String: UInt64]) {
         func itemID(_ key: String?) -> UInt64 {
             guard let key else { return takeID() }
-            let name = ItemName(templateID: templateID, key: key)
-            if let id = itemIDs[name] { return id }
-            let id = takeID()
-            itemIDs[name] = id
+            let id = known[key] ?? takeID()
+            ids[key] = id
             return id
         }
         for section in template.sections.indices {
@@ -127,14 +137,12 @@ public final class AppInterface {
         for button in template.buttons.indices { template.buttons[button].id = itemID(template.buttons[button].key) }
         for tab in template.tabs.indices {
             template.tabs[tab].id = itemID(template.tabs[tab].key.map { "tab:" + $0 })
-            assignIDs(&template.tabs[tab], templateID: templateID)
+            assignIDs(&template.tabs[tab], known: known, into: &ids)
         }
     }
 
-    private struct ItemName: Hashable {
-        var templateID: UInt64
-        var key: String
-    }
+    /// How many item ids are kept, for all templates together.
+    var keptItemIDs: Int { itemIDs.values.reduce(0) { $0 + $1.count } }
 
     private func takeID() -> UInt64 {
         defer { nextID += 1 }

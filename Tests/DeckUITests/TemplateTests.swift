@@ -143,6 +143,33 @@ import Testing
         }
     }
 
+    @Test func itemIdsAreKeptOnlyForWhatTheStackShows() throws {
+        let app = app()
+        func list(_ keys: Range<Int>) -> String {
+            "{\"type\": \"list\", \"items\": [" + keys.map { "{\"key\": \"k\($0)\", \"text\": \"T\"}" }.joined(separator: ",") + "]}"
+        }
+        let (root, _) = try app.setRoot(list(0..<10), limits: parked)
+        // A long drive: rows scroll by under refreshes, screens are pushed and popped.
+        for round in 0..<200 {
+            _ = try app.update(root, list(round..<round + 10), limits: parked)
+            _ = try app.push(list(0..<20), limits: parked)
+            try app.pop()
+            app.startTask()
+        }
+        #expect(app.keptItemIDs == 10)
+        let shown = try #require(app.stack.root?.sections.first?.items.map(\.id))
+        _ = try app.update(root, list(199..<209), limits: parked)
+        #expect(app.stack.root?.sections.first?.items.map(\.id) == shown)
+
+        // A refresh the stack refuses (a new main content with the quota spent) changes no id.
+        for _ in 1..<5 { _ = try app.push(list(0..<1), limits: parked) }
+        #expect(throws: UIError.self) { try app.update(root, list(300..<310), limits: parked) }
+        _ = try app.update(root, list(199..<209), limits: parked)
+        #expect(app.stack.root?.sections.first?.items.map(\.id) == shown)
+        app.clear()
+        #expect(app.keptItemIDs == 0)
+    }
+
     @Test func imagesMustBePNGOrJPEGWithinTheLimit() throws {
         let app = AppInterface(appID: "a", entitlements: [.audio], maxImageBytes: 1_024)
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]
