@@ -73,10 +73,11 @@ typedef struct deck_host_ui {
     /* Dismisses the presented template. [loop-thread] */
     deck_status_t (*dismiss)(const deck_host_t *host);
 
-    /* Replaces a template on the stack in place, keeping its id and its
-     * items' ids: a refresh (a row's detail, a toggle), free of quota when the
-     * type and the main content (title, the items' keys) stay the same.
-     * [loop-thread] */
+    /* Replaces a template on the stack in place, keeping its id and the ids of
+     * the items whose keys it still has (an item whose key left gets a new id
+     * if it comes back): a refresh (a row's detail, a toggle), free of quota
+     * when the type and the main content (title, the items' keys) stay the
+     * same. [loop-thread] */
     deck_status_t (*update)(const deck_host_t *host, uint64_t template_id, const char *template_json, uint32_t *dropped);
 
     /* Ends the handling of the selection given `token`: the HMI's spinner
