@@ -124,8 +124,9 @@ import Testing
         _ = try runProgram("/bin/chmod", ["-R", "o+rX", copy.path])
         car = try Car(dir: dir, folders: [LibraryTests.music], output: "second.opus")
         #expect(car!.deckd.waitForLog("library: 15 tracks (0 read, 15 unchanged)"), "nothing changed: \(car!.deckd.log)")
-        _ = try car!.deckctl(["launch", "org.deck.library"])  // no item: where the driver was
-        #expect(try car!.waitFor("Quiet Album 2 — Quiet Band", in: ["now-playing"]), "resumed on the same track")
+        let launched = try car!.deckctl(["launch", "org.deck.library"])  // no item: where the driver was
+        #expect(try car!.waitFor("Quiet Album 2 — Quiet Band", in: ["now-playing"]),
+                "resumed on the same track; the launch answered \(launched); deckd's log ends: \(car!.deckd.log.suffix(4_000))")
         let resumed = try car!.deckctl(["now-playing"])
         #expect(resumed.contains("0:03") || resumed.contains("0:04"), "at the same place: \(resumed)")
         #expect(car!.deckd.stop() == 0)
