@@ -1,5 +1,5 @@
 extension DeckTemplate {
-    /// The JSON text the host reads, written in one pass into one string.
+    /// The JSON text the host reads, written in one pass into one buffer.
     public var json: String {
         var out = JSONText()
         write(to: &out)
