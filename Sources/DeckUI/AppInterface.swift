@@ -21,7 +21,8 @@ public final class AppInterface {
     public var offersTemplates = false
     public var offersContent = false
     private var nextID: UInt64 = 1
-    /// Per template on the stack, its items' keys (a tab's as "tab:KEY") → their ids, as of its last read.
+    /// Per template on the stack, its items', buttons' and tabs' keys → their ids, as of its last
+    /// read (a key is unique within a template, tabs included).
     private var itemIDs: [UInt64: [String: UInt64]] = [:]
     private var images: [UInt64: Artwork] = [:]
     private let maxImageBytes: Int
@@ -136,7 +137,7 @@ public final class AppInterface {
         }
         for button in template.buttons.indices { template.buttons[button].id = itemID(template.buttons[button].key) }
         for tab in template.tabs.indices {
-            template.tabs[tab].id = itemID(template.tabs[tab].key.map { "tab:" + $0 })
+            template.tabs[tab].id = itemID(template.tabs[tab].key)
             assignIDs(&template.tabs[tab], known: known, into: &ids)
         }
     }

@@ -143,6 +143,24 @@ import Testing
         }
     }
 
+    @Test func aTabAndAnItemNeverShareAnId() throws {
+        let app = app()
+        func bar(item key: String, detail: String) -> String {
+            #"{"type": "tabBar", "tabs": [{"type": "list", "key": "x", "title": "X", "items": [{"key": ""# + key
+                + #"", "text": "A", "detail": ""# + detail + #""}]}]}"#
+        }
+        let (id, _) = try app.setRoot(bar(item: "tab:x", detail: "1"), limits: parked)
+        let tab = try #require(app.stack.root?.tabs.first)
+        let item = try #require(tab.sections.first?.items.first?.id)
+        #expect(tab.id != item)
+        _ = try app.update(id, bar(item: "tab:x", detail: "2"), limits: parked)
+        #expect(app.stack.root?.tabs.first?.id == tab.id)
+        #expect(app.stack.root?.tabs.first?.sections.first?.items.first?.id == item)
+        #expect(throws: UIError.invalid(#"template.tabs[0].key: the key "x" is used twice in the template"#)) {
+            try app.update(id, bar(item: "x", detail: "3"), limits: parked)
+        }
+    }
+
     @Test func itemIdsAreKeptOnlyForWhatTheStackShows() throws {
         let app = app()
         func list(_ keys: Range<Int>) -> String {
