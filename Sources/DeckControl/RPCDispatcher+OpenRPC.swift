@@ -53,7 +53,10 @@ extension RPCDispatcher {
         })
         register(RPCMethod("rpc.discover", "This API as an OpenRPC document.",
                            result: ["type": "object", "required": ["openrpc", "info", "methods"]]) { [unowned self] _ in
-            openRPCDocument(title: title, version: version)
+            if let discovery { return discovery }
+            let document = openRPCDocument(title: title, version: version)
+            discovery = document
+            return document
         })
         let topicsSchema: JSONValue = ["type": "array", "items": ["type": "string", "enum": .array(topics.map { .string($0) })]]
         register(RPCMethod("events.subscribe", "Receive notifications for these topics on this connection.",

@@ -10,7 +10,12 @@ public final class RPCDispatcher {
     /// Message size and depth, batch length and response size (the transport's own limits aside).
     public var limits = ControlLimits()
     /// Topics clients may subscribe to, for `events.subscribe` and `rpc.discover`.
-    public var topics: [String] = []
+    public var topics: [String] = [] {
+        didSet { discovery = nil }
+    }
+    /// `rpc.discover`'s document as last built: it changes only when a method is registered or the
+    /// topics change, which drop it.
+    var discovery: JSONValue?
 
     public init() {}
 
@@ -18,6 +23,7 @@ public final class RPCDispatcher {
         let index = byName[method.name]?.index ?? methods.count
         if index < methods.count { methods[index] = method } else { methods.append(method) }
         byName[method.name] = Registered(method, index: index)
+        discovery = nil
     }
 
     /// Handles one message; returns the response (compact JSON, no newline) or nil. An answer that

@@ -188,6 +188,26 @@ import Testing
         #expect(discovered["result"] == document)
     }
 
+    @Test func theDiscoveredDocumentFollowsEveryRegistrationAndTopicChange() throws {
+        let dispatcher = specDispatcher()
+        dispatcher.registerBuiltins(title: "Deck", version: "0.1.0")
+        let connection = RPCConnection { _ in }
+        func discover() throws -> JSONValue {
+            let answer = try #require(dispatcher.handle(#"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"#, connection: connection))
+            return try #require(try JSONValue.parse(answer)["result"])
+        }
+        let first = try discover()
+        #expect(try discover() == first)
+        dispatcher.register(RPCMethod("late", "Registered after a client asked.") { _ in .null })
+        let second = try discover()
+        #expect(second["methods"]?.arrayValue?.last?["name"] == "late")
+        #expect(second == dispatcher.openRPCDocument(title: "Deck", version: "0.1.0"))
+        dispatcher.topics = ["apps.changed", "late.changed"]
+        let third = try discover()
+        #expect(third["info"]?["description"] == "Notifications carry the topic as method: apps.changed, late.changed.")
+        #expect(third["methods"] == second["methods"])
+    }
+
     @Test func subscriptionsAreKeptPerConnection() throws {
         let dispatcher = RPCDispatcher()
         dispatcher.topics = ["apps.changed", "sinks.changed"]
