@@ -2,7 +2,8 @@ import DeckBase
 import Glibc
 
 /// Where the runtime's notifications go: the topics clients may subscribe to, every connection
-/// (socket or embedding handle), and one sequence for the whole runtime. Each notification's
+/// (socket or embedding handle), and one sequence for the whole runtime (over the notifications
+/// made: publishers skip a topic no connection takes, see `isWanted`). Each notification's
 /// params are its payload object plus `seq` (1, 2, …, gapless) and `time` (milliseconds since the
 /// Unix epoch). While a transport holds the hub (handling a request), notifications wait, so the
 /// answer to a request always goes out before the notifications it caused. Loop-thread-confined.
@@ -19,6 +20,9 @@ public final class EventHub {
     public func add(_ connection: RPCConnection) { connections[ObjectIdentifier(connection)] = connection }
 
     public func remove(_ connection: RPCConnection) { connections[ObjectIdentifier(connection)] = nil }
+
+    /// Whether a connection takes `topic` now: a payload nobody takes is not built, and takes no number.
+    public func isWanted(_ topic: String) -> Bool { connections.values.contains { $0.topics.contains(topic) } }
 
     /// Numbers, stamps and sends `payload` on `topic` to every subscriber (now, or on release).
     public func publish(_ topic: String, _ payload: JSONObject) {

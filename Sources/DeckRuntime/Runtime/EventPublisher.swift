@@ -4,9 +4,10 @@ import DeckNowPlaying
 import DeckPlugins
 
 /// Publishes the runtime's notifications on its event hub, each payload as its `*.get` method
-/// answers: `nowPlaying.changed`, `queue.changed` and `ui.changed` at most once per window, and
-/// `session.changed` once per change of `session.get` or of someone's focus. A zone's notifications
-/// carry its id (`"zone"`). Loop-thread-confined.
+/// answers, built only for a topic a connection subscribes to: `nowPlaying.changed`,
+/// `queue.changed` and `ui.changed` at most once per window, and `session.changed` once per change
+/// of `session.get` or of someone's focus. A zone's notifications carry its id (`"zone"`).
+/// Loop-thread-confined.
 final class EventPublisher {
     /// Topics the runtime publishes.
     static let topics = ["apps.changed", "session.changed", "sinks.changed", "volume.changed",
@@ -68,6 +69,7 @@ final class EventPublisher {
     /// `session.changed`: the zone's state as `session.get` has it, plus what changed for whom,
     /// whenever either is new.
     func sessionChanged(_ zone: Zone, _ changes: [(owner: String, change: String)]) {
+        guard hub.isWanted("session.changed") else { return }
         let state = SessionMethods.state(zone.focus)
         guard state != publishedSessions[zone.index] || !changes.isEmpty, case .object(var payload) = state else { return }
         publishedSessions[zone.index] = state
@@ -81,9 +83,11 @@ final class EventPublisher {
         uiNotices.forEach { $0.close() }
     }
 
-    /// Publishes on `topic`; a zone's notification names it when the config has zones.
-    private func publish(_ topic: String, _ payload: JSONValue, zone: Zone? = nil) {
-        guard case .object(var members) = payload else { preconditionFailure("\(topic): a notification's payload is an object") }
+    /// Publishes on `topic`, the payload built only when someone subscribed; a zone's notification
+    /// names it when the config has zones.
+    private func publish(_ topic: String, _ payload: @autoclosure () -> JSONValue, zone: Zone? = nil) {
+        guard hub.isWanted(topic) else { return }
+        guard case .object(var members) = payload() else { preconditionFailure("\(topic): a notification's payload is an object") }
         if let zone, zones.isConfigured { members["zone"] = .string(zone.id) }
         hub.publish(topic, members)
     }
