@@ -8,6 +8,8 @@ extension RPCBench {
     /// Requests that change the audio (a volume, a stream opened or closed) are paced as taps are:
     /// `calls / 5` of them, the audio thread given a frame after every 16, since a burst of more
     /// than 32 stream switches (or 256 volume steps) between two frames waits for the next frame.
+    /// Each row runs twice: with nobody subscribed, then with an HMI taking every topic (what a
+    /// request's notifications cost is built only when someone takes them).
     func loopTimePerMethod(calls: Int = 5_000) throws {
         var configuration = RuntimeConfiguration.benchDefault
         configuration.sinks = []
@@ -43,36 +45,47 @@ extension RPCBench {
                 #"{"jsonrpc":"2.0","method":"session.abandon","params":{"name":"chime"},"id":1}"#]),
         ]
         print("### Loop time per request (in process, Tone playing; parse, run and encode of one request, \(calls) calls each, "
-            + "\(calls / 5) paced for those that change the audio)\n")
-        print("| method | calls | answer (bytes) | p50 (µs) | p99 (µs) | p50 vs the floor |")
-        print("|---|---|---|---|---|---|")
+            + "\(calls / 5) paced for those that change the audio; then again with an HMI subscribed to every topic)\n")
+        print("| method | calls | answer (bytes) | p50 (µs) | p99 (µs) | p50 vs the floor | with an HMI subscribed, p50 / p99 (µs) |")
+        print("|---|---|---|---|---|---|---|")
+        let hmi = RPCConnection { _ in }
+        hmi.topics = Set(runtime.events.topics)
         var floor = 1.0
         for row in rows {
             let requests = row.requests.map { Array($0.utf8) }
             let paced = changesAudio.contains(row.name)
             let calls = paced ? calls / 5 : calls
-            var samples: [UInt64] = []
-            samples.reserveCapacity(calls)
             var answered = 0
-            for index in 0..<calls {
-                let start = Subprocess.now()
-                let answer = dispatcher.handle(requests[index % requests.count], connection: connection)
-                samples.append(Subprocess.now() - start)
-                if index == 0, let answer {
-                    guard !answer.contains(#""error""#) || row.name.hasPrefix("(") else { throw BenchError("\(row.name): \(answer)") }
-                    answered = answer.utf8.count
+            /// p50 and p99 in µs of `calls` calls of the row's requests in turn.
+            func measure() throws -> (p50: Double, p99: Double) {
+                var samples: [UInt64] = []
+                samples.reserveCapacity(calls)
+                for index in 0..<calls {
+                    let start = Subprocess.now()
+                    let answer = dispatcher.handle(requests[index % requests.count], connection: connection)
+                    samples.append(Subprocess.now() - start)
+                    if index == 0, let answer {
+                        guard !answer.contains(#""error""#) || row.name.hasPrefix("(") else { throw BenchError("\(row.name): \(answer)") }
+                        answered = answer.utf8.count
+                    }
+                    if index % 64 == 0 { runtime.loop.runNoWait() }
+                    if paced && index % 16 == 15 {
+                        runtime.loop.runNoWait()
+                        usleep(20_000)  // a frame at the default 20 ms
+                        runtime.loop.runNoWait()
+                    }
                 }
-                if index % 64 == 0 { runtime.loop.runNoWait() }
-                if paced && index % 16 == 15 {
-                    runtime.loop.runNoWait()
-                    usleep(20_000)  // a frame at the default 20 ms
-                    runtime.loop.runNoWait()
-                }
+                samples.sort()
+                return (Double(samples[calls / 2]) / 1e3, Double(samples[calls * 99 / 100]) / 1e3)
             }
-            samples.sort()
-            let p50 = Double(samples[calls / 2]) / 1e3, p99 = Double(samples[calls * 99 / 100]) / 1e3
-            if row.name.hasPrefix("(") { floor = p50 }
-            print("| \(row.name) | \(calls) | \(answered) | \(String(format1: p50)) | \(String(format1: p99)) | \(String(format2: p50 / floor))× |")
+            let alone = try measure()
+            runtime.events.add(hmi)
+            let watched = try measure()
+            runtime.events.remove(hmi)
+            runtime.loop.runNoWait()
+            if row.name.hasPrefix("(") { floor = alone.p50 }
+            print("| \(row.name) | \(calls) | \(answered) | \(String(format1: alone.p50)) | \(String(format1: alone.p99)) | "
+                + "\(String(format2: alone.p50 / floor))× | \(String(format1: watched.p50)) / \(String(format1: watched.p99)) |")
         }
         print("")
     }
