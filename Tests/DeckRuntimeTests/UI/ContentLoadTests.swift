@@ -61,6 +61,7 @@ import Testing
         let (harness, plugin) = try loaded(["UI_SLOW_LOAD"], time: time) { $0.ui.handlerTimeoutMilliseconds = 50 }
         _ = content(harness)
         try harness.runtime.interface.selectContent("1")
+        #expect(content(harness)?["loading"] == true)  // the HMI reads the level: its load begins
         time.advance(by: 49)
         #expect(content(harness)?["error"] == nil)
         time.advance(by: 1)
