@@ -46,7 +46,7 @@ struct StreamBench {
         print("|---|---|---|---|---|---|")
         for (name, m) in [("bare libopus loop (reference)", reference), ("Deck pipeline: render → mixer → encoder → Ogg file", pipeline.median),
                           ("opusenc (WAV in, process)", opusenc), ("ffmpeg -c:a libopus (WAV in, process)", ffmpeg)] {
-            print("| \(name) | \(String(format3: m.wall)) | \(String(format3: m.cpu)) | \(Int(Double(seconds) / m.wall)) | "
+            print("| \(name) | \(String(format3: m.wall)) | \(String(format3: m.cpu)) | \(Int(Double(seconds) / max(m.wall, 1e-6))) | "
                 + "\(String(format2: m.wall / reference.wall))× | \(String(format2: m.cpu / reference.cpu))× |")
         }
         print("\nGoal: the pipeline within 5% of bare libopus (wall ≤ 1.05×), faster than both tools.\n")
