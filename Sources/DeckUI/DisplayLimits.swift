@@ -37,12 +37,26 @@ public struct DisplayLimits: Equatable, Sendable {
         visibleRows = max(3, Int((Double(profile.height) / profile.scale - 64) / 44))
     }
 
+    /// In key order: part of every `ui.get` and `ui.changed`.
     public var json: JSONValue {
-        ["listItems": .int(Int64(listItems)), "sections": .int(Int64(sections)), "gridButtons": .int(Int64(gridButtons)),
-         "informationItems": .int(Int64(informationItems)), "informationActions": .int(Int64(informationActions)),
-         "alertActions": .int(Int64(alertActions)), "otherActions": .int(Int64(otherActions)), "mapButtons": .int(Int64(mapButtons)),
-         "points": .int(Int64(points)), "nowPlayingButtons": .int(Int64(nowPlayingButtons)), "tabs": .int(Int64(tabs)),
-         "depth": .int(Int64(depth)), "stringCharacters": .int(Int64(stringCharacters)), "quota": .int(Int64(quota)),
-         "contentItems": .int(Int64(contentItems)), "contentDepth": .int(Int64(contentDepth)), "visibleRows": .int(Int64(visibleRows))]
+        .object(JSONObject(inKeyOrder: [
+            .init("alertActions", .int(Int64(alertActions))),
+            .init("contentDepth", .int(Int64(contentDepth))),
+            .init("contentItems", .int(Int64(contentItems))),
+            .init("depth", .int(Int64(depth))),
+            .init("gridButtons", .int(Int64(gridButtons))),
+            .init("informationActions", .int(Int64(informationActions))),
+            .init("informationItems", .int(Int64(informationItems))),
+            .init("listItems", .int(Int64(listItems))),
+            .init("mapButtons", .int(Int64(mapButtons))),
+            .init("nowPlayingButtons", .int(Int64(nowPlayingButtons))),
+            .init("otherActions", .int(Int64(otherActions))),
+            .init("points", .int(Int64(points))),
+            .init("quota", .int(Int64(quota))),
+            .init("sections", .int(Int64(sections))),
+            .init("stringCharacters", .int(Int64(stringCharacters))),
+            .init("tabs", .int(Int64(tabs))),
+            .init("visibleRows", .int(Int64(visibleRows))),
+        ]))
     }
 }

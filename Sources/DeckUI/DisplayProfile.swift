@@ -60,9 +60,16 @@ public struct DisplayProfile: Equatable, Sendable {
         self = next
     }
 
+    /// In key order: part of every `ui.get` and `ui.changed`.
     public var json: JSONValue {
-        ["width": .int(Int64(width)), "height": .int(Int64(height)), "scale": .double(scale), "driving": .bool(driving),
-         "limitedUserInterfaces": .array(limitedUserInterfaces.sorted().map { .string($0.rawValue) }),
-         "contentStyle": .string(contentStyle.rawValue), "attached": .bool(attached)]
+        .object(JSONObject(inKeyOrder: [
+            .init("attached", .bool(attached)),
+            .init("contentStyle", .string(contentStyle.rawValue)),
+            .init("driving", .bool(driving)),
+            .init("height", .int(Int64(height))),
+            .init("limitedUserInterfaces", .array(limitedUserInterfaces.sorted().map { .string($0.rawValue) })),
+            .init("scale", .double(scale)),
+            .init("width", .int(Int64(width))),
+        ]))
     }
 }

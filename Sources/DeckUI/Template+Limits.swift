@@ -31,31 +31,34 @@ extension Template {
     }
 
     /// The template as the HMI receives it (`ui.get`): ids, texts, fields, rows in sections.
+    /// Built in key order (it is read on every `ui.get` and `ui.changed`): the fields, then the
+    /// template's own members over them.
     public var json: JSONValue {
-        var object: JSONObject = ["id": .int(Int64(id)), "type": .string(kind.rawValue)]
-        object.merge(fields)
-        if let title { object["title"] = .string(title) }
-        if let key { object["key"] = .string(key) }
+        var own: [JSONObject.Member] = []
+        if TemplateSpec.of(kind).buttons != nil { own.append(.init("buttons", .array(buttons.map(\.json)))) }
+        if let key { own.append(.init("key", .string(key))) }
         if TemplateSpec.of(kind).rows != nil {
-            object["sections"] = .array(sections.map { section in
-                var entry: JSONObject = ["items": .array(section.items.map(\.json))]
-                if let header = section.header { entry["header"] = .string(header) }
-                return .object(entry)
-            })
+            own.append(.init("sections", .array(sections.map { section in
+                var entry: [JSONObject.Member] = []
+                if let header = section.header { entry.append(.init("header", .string(header))) }
+                entry.append(.init("items", .array(section.items.map(\.json))))
+                return .object(JSONObject(inKeyOrder: entry))
+            })))
         }
-        if TemplateSpec.of(kind).buttons != nil { object["buttons"] = .array(buttons.map(\.json)) }
-        if kind == .tabBar { object["tabs"] = .array(tabs.map(\.json)) }
-        return .object(object)
+        if kind == .tabBar { own.append(.init("tabs", .array(tabs.map(\.json)))) }
+        if let title { own.append(.init("title", .string(title))) }
+        let base = JSONObject(inKeyOrder: [.init("id", .int(Int64(id))), .init("type", .string(kind.rawValue))])
+        return .object(base.merging(fields).merging(JSONObject(inKeyOrder: own)))
     }
 }
 
 extension TemplateItem {
+    /// The fields with the item's own members over them, merged in one pass (a list shows many).
     public var json: JSONValue {
-        var object = fields
-        object["id"] = .int(Int64(id))
-        object["text"] = .string(text)
-        if let key { object["key"] = .string(key) }
-        if !isSelectable { object["selectable"] = false }
-        return .object(object)
+        var own: [JSONObject.Member] = [.init("id", .int(Int64(id)))]
+        if let key { own.append(.init("key", .string(key))) }
+        if !isSelectable { own.append(.init("selectable", false)) }
+        own.append(.init("text", .string(text)))
+        return .object(fields.merging(JSONObject(inKeyOrder: own)))
     }
 }

@@ -113,10 +113,29 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
         for member in other.members { self[member.key] = member.value }
     }
 
+    /// A new object of both objects' members, `other`'s replacing members of the same key: one pass
+    /// over both (each is in key order) into storage of the right size, where setting the members one
+    /// by one would copy this object's storage, then grow and shift it.
     public func merging(_ other: JSONObject) -> JSONObject {
-        var merged = self
-        merged.merge(other)
-        return merged
+        guard !members.isEmpty else { return other }
+        guard !other.members.isEmpty else { return self }
+        var merged: [Member] = []
+        merged.reserveCapacity(members.count + other.members.count)
+        var mine = 0, theirs = 0
+        while mine < members.count && theirs < other.members.count {
+            let order = JSONObject.order(members[mine].key, other.members[theirs].key)
+            if order < 0 {
+                merged.append(members[mine])
+                mine += 1
+            } else {
+                merged.append(other.members[theirs])
+                theirs += 1
+                if order == 0 { mine += 1 }
+            }
+        }
+        merged.append(contentsOf: members[mine...])
+        merged.append(contentsOf: other.members[theirs...])
+        return JSONObject(ordered: merged)
     }
 
     /// Keys equal as bytes, as everywhere in an object; values as `JSONValue` compares them.

@@ -8,28 +8,38 @@ extension InterfaceCoordinator {
     /// The top level as tabs and the level being browsed, read from the plugin when not read yet.
     func contentJSON(_ app: AppInterface, _ limits: DisplayLimits) -> JSONValue {
         let tree = app.content
-        var object: JSONObject = ["path": .string(ContentTree.path(tree.browsePath)),
-                                           "nowPlaying": .array(tree.nowPlayingIDs.map(JSONValue.string))]
+        // "path" is where the HMI stood when it asked, before an empty path moves to the first tab.
+        let path = ContentTree.path(tree.browsePath)
         let tabs = level(app, [], limits)
-        object["tabs"] = .array((tabs ?? []).map { itemJSON($0, path: [$0.index], tree) })
+        let tabsJSON = (tabs ?? []).map { itemJSON($0, path: [$0.index], tree) }
         if tree.browsePath.isEmpty, tabs?.isEmpty == false { tree.browsePath = [0] }
         let items = level(app, tree.browsePath, limits)
-        object["items"] = .array((items ?? []).map { itemJSON($0, path: tree.browsePath + [$0.index], tree) })
-        let failure = tree.failures[ContentTree.path(tree.browsePath)]
-        object["loading"] = .bool(items == nil && failure == nil)
-        if let failure { object["error"] = .string(failure) }
-        if let dropped = tree.dropped[ContentTree.path(tree.browsePath)], dropped > 0 { object["dropped"] = .int(Int64(dropped)) }
-        return .object(object)
+        let browsed = ContentTree.path(tree.browsePath)
+        let failure = tree.failures[browsed]
+        var members: [JSONObject.Member] = []
+        if let dropped = tree.dropped[browsed], dropped > 0 { members.append(.init("dropped", .int(Int64(dropped)))) }
+        if let failure { members.append(.init("error", .string(failure))) }
+        members.append(.init("items", .array((items ?? []).map { itemJSON($0, path: tree.browsePath + [$0.index], tree) })))
+        members.append(.init("loading", .bool(items == nil && failure == nil)))
+        members.append(.init("nowPlaying", .array(tree.nowPlayingIDs.map(JSONValue.string))))
+        members.append(.init("path", .string(path)))
+        members.append(.init("tabs", .array(tabsJSON)))
+        return .object(JSONObject(inKeyOrder: members))
     }
 
+    /// In key order: a level shows many.
     private func itemJSON(_ item: ContentItem, path: [Int], _ tree: ContentTree) -> JSONValue {
-        var object: JSONObject = ["path": .string(ContentTree.path(path)), "id": .string(item.id), "title": .string(item.title),
-                                           "playable": .bool(item.playable), "container": .bool(item.container)]
-        if let subtitle = item.subtitle { object["subtitle"] = .string(subtitle) }
-        if let artwork = item.artworkURI { object["artworkURI"] = .string(artwork) }
-        if item.streaming { object["streaming"] = true }
-        if tree.nowPlayingIDs.contains(item.id) { object["playing"] = true }
-        return .object(object)
+        var members: [JSONObject.Member] = []
+        if let artwork = item.artworkURI { members.append(.init("artworkURI", .string(artwork))) }
+        members.append(.init("container", .bool(item.container)))
+        members.append(.init("id", .string(item.id)))
+        members.append(.init("path", .string(ContentTree.path(path))))
+        members.append(.init("playable", .bool(item.playable)))
+        if tree.nowPlayingIDs.contains(item.id) { members.append(.init("playing", true)) }
+        if item.streaming { members.append(.init("streaming", true)) }
+        if let subtitle = item.subtitle { members.append(.init("subtitle", .string(subtitle))) }
+        members.append(.init("title", .string(item.title)))
+        return .object(JSONObject(inKeyOrder: members))
     }
 
     /// The children of `indexes`, or nil while the plugin loads them or after their load failed

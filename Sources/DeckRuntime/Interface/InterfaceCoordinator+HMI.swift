@@ -6,30 +6,34 @@ import DeckUI
 /// What the HMI sees and does: a zone's foreground app's screen (`ui.get`), selecting, going back.
 extension InterfaceCoordinator {
     /// `zone`'s foreground app's visible stack (or `appID`'s), with the limits and quota in force.
+    /// Built in key order: the HMI reads it on every change of the screen.
     public func state(of appID: String? = nil, zone: Int = 0, nowPlaying: () -> JSONValue) -> JSONValue {
-        var object: JSONObject = ["display": profiles[zone].json,
-                                           "apps": .array(apps.keys.sorted().filter { zoneOf($0) == zone }.map(JSONValue.string))]
+        let appsJSON = JSONValue.array(apps.keys.sorted().filter { zoneOf($0) == zone }.map(JSONValue.string))
         guard let id = appID ?? foregrounds[zone], let app = apps[id] else {
-            object["app"] = .null
-            return .object(object)
+            return .object(JSONObject(inKeyOrder: [.init("app", .null), .init("apps", appsJSON), .init("display", profiles[zone].json)]))
         }
         let limits = limits(for: app)
-        object["app"] = .string(id)
-        object["limits"] = limits.json
-        object["quotaRemaining"] = .int(Int64(app.stack.quotaRemaining(limits)))
-        object["handlerTimeouts"] = .int(Int64(app.handlerTimeouts))
-        object["stack"] = .array(app.stack.templates.map { visibleJSON($0, limits) })
-        object["modal"] = app.stack.modal.map { visibleJSON($0, limits) } ?? .null
-        if app.stack.root?.kind == .tabBar { object["selectedTab"] = .int(Int64(app.stack.selectedTab)) }
-        object["pending"] = .array(pending.values.compactMap { entry -> JSONValue? in
+        let stack = JSONValue.array(app.stack.templates.map { visibleJSON($0, limits) })
+        let modal = app.stack.modal.map { visibleJSON($0, limits) } ?? .null
+        let pendingJSON = JSONValue.array(pending.values.compactMap { entry -> JSONValue? in
             if case .selection(id, let item) = entry.what { return .int(Int64(item)) }
             return nil
         }.sorted { $0.intValue! < $1.intValue! })
-        if app.stack.showsNowPlaying {
-            object["nowPlaying"] = nowPlaying()
-        }
-        if app.offersContent && profile(of: app).attached { object["content"] = contentJSON(app, limits) }
-        return .object(object)
+        let shownNowPlaying: JSONValue? = app.stack.showsNowPlaying ? nowPlaying() : .none
+        // Last, as before: reading the content may ask the plugin for a level.
+        let content: JSONValue? = app.offersContent && profile(of: app).attached ? contentJSON(app, limits) : .none
+        var members: [JSONObject.Member] = [.init("app", .string(id)), .init("apps", appsJSON)]
+        if let content { members.append(.init("content", content)) }
+        members.append(.init("display", profiles[zone].json))
+        members.append(.init("handlerTimeouts", .int(Int64(app.handlerTimeouts))))
+        members.append(.init("limits", limits.json))
+        members.append(.init("modal", modal))
+        if let shownNowPlaying { members.append(.init("nowPlaying", shownNowPlaying)) }
+        members.append(.init("pending", pendingJSON))
+        members.append(.init("quotaRemaining", .int(Int64(app.stack.quotaRemaining(limits)))))
+        if app.stack.root?.kind == .tabBar { members.append(.init("selectedTab", .int(Int64(app.stack.selectedTab)))) }
+        members.append(.init("stack", stack))
+        return .object(JSONObject(inKeyOrder: members))
     }
 
     /// A template as the limits let it show, with what they cut: in all (`dropped`), and for a tab

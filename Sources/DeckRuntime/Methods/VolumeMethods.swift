@@ -49,16 +49,20 @@ struct VolumeMethods {
         do throws(VolumeError) { try focus.changeVolume(body) } catch { throw .commandFailed(error.description) }
     }
 
-    /// What `volume.get` and `volume.changed` carry.
+    /// What `volume.get` and `volume.changed` carry; each group's members written in key order,
+    /// as the other hot answers are (no literal to sort).
     static func state(_ session: AudioSession) -> JSONValue {
-        ["groups": .array(session.volume.groups.map { group in
-            [
-                "name": .string(group.name), "contexts": .array(group.contexts.map { .string($0.rawValue) }),
-                "index": .int(Int64(group.index)), "minIndex": .int(Int64(group.lowestIndex)), "maxIndex": .int(Int64(group.maxIndex)),
-                "muted": .bool(group.muted),
-                "decibels": group.decibels.map { .double($0) } ?? .null,
-            ]
-        })]
+        .object(JSONObject(inKeyOrder: [.init("groups", .array(session.volume.groups.map { group in
+            .object(JSONObject(inKeyOrder: [
+                .init("contexts", .array(group.contexts.map { .string($0.rawValue) })),
+                .init("decibels", group.decibels.map { .double($0) } ?? .null),
+                .init("index", .int(Int64(group.index))),
+                .init("maxIndex", .int(Int64(group.maxIndex))),
+                .init("minIndex", .int(Int64(group.lowestIndex))),
+                .init("muted", .bool(group.muted)),
+                .init("name", .string(group.name)),
+            ]))
+        }))]))
     }
 
     private static let groupsSchema = Schema.array(Schema.object([

@@ -49,6 +49,25 @@ import DeckTestSupport
         }
     }
 
+    /// `merging` walks both objects once; what it gives must be what setting the members one by one gives.
+    static let merges: [(JSONObject, JSONObject)] = [
+        ([:], ["b": 1]),
+        (["b": 1], [:]),
+        (["a": 1, "c": 3, "e": 5], ["b": 2, "d": 4, "f": 6]),
+        (["a": 1, "b": 2, "id": 3, "text": "old"], ["id": 7, "key": "k", "text": "new"]),
+        (["z": 1, "é": 2, "A": 3], ["a": 4, "z": 5, "Z": 6]),
+    ]
+
+    @Test(arguments: merges)
+    func mergingKeepsKeyOrderAndTheOtherObjectsValues(base: JSONObject, other: JSONObject) {
+        var oneByOne = base
+        for (key, value) in other { oneByOne[key] = value }
+        let merged = base.merging(other)
+        #expect(merged == oneByOne)
+        #expect(merged.keys == oneByOne.keys.sorted { JSONObject.order($0, $1) < 0 })
+        #expect(JSONValue.object(merged).encoded() == JSONValue.object(oneByOne).encoded())
+    }
+
     @Test func encodesCompactlyWithSortedKeys() {
         let value: JSONValue = ["b": [1, "two", nil], "a": ["x": true], "c": 1.5]
         #expect(value.encoded() == #"{"a":{"x":true},"b":[1,"two",null],"c":1.5}"#)
