@@ -33,25 +33,26 @@ extension NowPlayingCenter {
         ]))
     }
 
+    /// The queue, in key order as `nowPlayingJSON` is (an album's queue is many items).
     public var queueJSON: JSONValue {
-        [
-            "owner": owner.map(JSONValue.string) ?? .null,
-            "items": .array(queue.items.map(NowPlayingCenter.json)),
-            "currentIndex": queue.currentIndex.map { .int(Int64($0)) } ?? .null,
-            "upNext": .int(Int64(queue.upNext.count)),
-            "shuffle": .string(queue.shuffle.rawValue),
-            "repeat": .string(queue.repeatMode.rawValue),
-        ]
+        .object(JSONObject(inKeyOrder: [
+            .init("currentIndex", queue.currentIndex.map { .int(Int64($0)) } ?? .null),
+            .init("items", .array(queue.items.map(NowPlayingCenter.json))),
+            .init("owner", owner.map(JSONValue.string) ?? .null),
+            .init("repeat", .string(queue.repeatMode.rawValue)),
+            .init("shuffle", .string(queue.shuffle.rawValue)),
+            .init("upNext", .int(Int64(queue.upNext.count))),
+        ]))
     }
 
     static func json(_ item: QueueItem) -> JSONValue {
-        [
-            "id": .int(Int64(item.id)),
-            "key": .string(item.key),
-            "title": item.title.map(JSONValue.string) ?? .null,
-            "artist": item.artist.map(JSONValue.string) ?? .null,
-            "duration": item.duration.map(JSONValue.double) ?? .null,
-            "artworkUri": item.artworkURI.map(JSONValue.string) ?? .null,
-        ]
+        .object(JSONObject(inKeyOrder: [
+            .init("artist", item.artist.map(JSONValue.string) ?? .null),
+            .init("artworkUri", item.artworkURI.map(JSONValue.string) ?? .null),
+            .init("duration", item.duration.map(JSONValue.double) ?? .null),
+            .init("id", .int(Int64(item.id))),
+            .init("key", .string(item.key)),
+            .init("title", item.title.map(JSONValue.string) ?? .null),
+        ]))
     }
 }

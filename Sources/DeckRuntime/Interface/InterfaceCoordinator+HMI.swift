@@ -9,29 +9,32 @@ extension InterfaceCoordinator {
     /// Built in key order: the HMI reads it on every change of the screen.
     public func state(of appID: String? = nil, zone: Int = 0, nowPlaying: () -> JSONValue) -> JSONValue {
         let appsJSON = JSONValue.array(apps.keys.sorted().filter { zoneOf($0) == zone }.map(JSONValue.string))
+        let display = profiles[zone].json
         guard let id = appID ?? foregrounds[zone], let app = apps[id] else {
-            return .object(JSONObject(inKeyOrder: [.init("app", .null), .init("apps", appsJSON), .init("display", profiles[zone].json)]))
+            return .object(JSONObject(inKeyOrder: [.init("app", .null), .init("apps", appsJSON), .init("display", display)]))
         }
         let limits = limits(for: app)
+        let quotaRemaining = app.stack.quotaRemaining(limits), handlerTimeouts = app.handlerTimeouts
         let stack = JSONValue.array(app.stack.templates.map { visibleJSON($0, limits) })
         let modal = app.stack.modal.map { visibleJSON($0, limits) } ?? .null
+        let selectedTab: Int? = app.stack.root?.kind == .tabBar ? app.stack.selectedTab : .none
         let pendingJSON = JSONValue.array(pending.values.compactMap { entry -> JSONValue? in
             if case .selection(id, let item) = entry.what { return .int(Int64(item)) }
             return nil
         }.sorted { $0.intValue! < $1.intValue! })
         let shownNowPlaying: JSONValue? = app.stack.showsNowPlaying ? nowPlaying() : .none
-        // Last, as before: reading the content may ask the plugin for a level.
+        // Last, as before: reading the content may ask the plugin for a level, so all else is read first.
         let content: JSONValue? = app.offersContent && profile(of: app).attached ? contentJSON(app, limits) : .none
         var members: [JSONObject.Member] = [.init("app", .string(id)), .init("apps", appsJSON)]
         if let content { members.append(.init("content", content)) }
-        members.append(.init("display", profiles[zone].json))
-        members.append(.init("handlerTimeouts", .int(Int64(app.handlerTimeouts))))
+        members.append(.init("display", display))
+        members.append(.init("handlerTimeouts", .int(Int64(handlerTimeouts))))
         members.append(.init("limits", limits.json))
         members.append(.init("modal", modal))
         if let shownNowPlaying { members.append(.init("nowPlaying", shownNowPlaying)) }
         members.append(.init("pending", pendingJSON))
-        members.append(.init("quotaRemaining", .int(Int64(app.stack.quotaRemaining(limits)))))
-        if app.stack.root?.kind == .tabBar { members.append(.init("selectedTab", .int(Int64(app.stack.selectedTab)))) }
+        members.append(.init("quotaRemaining", .int(Int64(quotaRemaining))))
+        if let selectedTab { members.append(.init("selectedTab", .int(Int64(selectedTab)))) }
         members.append(.init("stack", stack))
         return .object(JSONObject(inKeyOrder: members))
     }

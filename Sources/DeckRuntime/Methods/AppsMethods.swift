@@ -110,37 +110,43 @@ struct AppsMethods {
         ]
     }
 
-    /// What `apps.list` and `apps.changed` carry.
+    /// What `apps.list` and `apps.changed` carry; members in key order, nothing to sort.
     static func list(_ registry: PluginRegistry, zones: ZoneSet) -> JSONValue {
-        [
-            "apps": .array(registry.map { describe($0, zones: zones) }),
-            "refused": .array(registry.loadFailures.map { ["bundle": .string($0.bundle), "reason": .string($0.reasonText)] }),
-        ]
+        .object(JSONObject(inKeyOrder: [
+            .init("apps", .array(registry.map { describe($0, zones: zones) })),
+            .init("refused", .array(registry.loadFailures.map {
+                .object(JSONObject(inKeyOrder: [.init("bundle", .string($0.bundle)), .init("reason", .string($0.reasonText))]))
+            })),
+        ]))
     }
 
     static func describe(_ plugin: PluginInstance, zones: ZoneSet) -> JSONValue {
         let counters = plugin.streamCounters
         let streaming = zones.isStreaming(plugin.id)
-        var described: JSONObject = [
-            "id": .string(plugin.id), "name": .string(plugin.manifest.name), "version": .string(plugin.manifest.version.description),
-            "state": .string(plugin.state.rawValue), "language": .string(plugin.isSwift ? "swift" : "c"),
-            "entitlements": .array(plugin.entitlements.sorted().map { .string($0.rawValue) }),
-            "permissions": .array(plugin.permissions.sorted().map { .string($0.rawValue) }),
-            "dataFolder": plugin.dataFolder.map { .string($0) } ?? .null,
-            "bundle": .string(plugin.bundlePath), "streaming": .bool(streaming),
-            "offers": .array(plugin.offeredExtensions.map { .string($0) }),
-            "isolation": .string(plugin.processID == nil ? "inline" : "process"),
-            "pid": plugin.processID.map { .int(Int64($0)) } ?? .null,
-            "renderedFrames": .int(Int64(counters.renderedFrames.load(ordering: .relaxed))),
-            "underrunFrames": .int(Int64(counters.underrunFrames.load(ordering: .relaxed))),
-            "lateFrames": plugin.lateFrames.map { .int(Int64($0)) } ?? .null,
-            "invalidFrames": .int(Int64(counters.invalidFrames.load(ordering: .relaxed))),
-            "clippedFrames": .int(Int64(counters.clippedFrames.load(ordering: .relaxed))),
-            "subnormalFrames": .int(Int64(counters.subnormalFrames.load(ordering: .relaxed))),
-            "renderMs": counters.timesRender ? renderTimes(counters) : .null,
+        var described: [JSONObject.Member] = [
+            .init("bundle", .string(plugin.bundlePath)),
+            .init("clippedFrames", .int(Int64(counters.clippedFrames.load(ordering: .relaxed)))),
+            .init("dataFolder", plugin.dataFolder.map { .string($0) } ?? .null),
+            .init("entitlements", .array(plugin.entitlements.sorted().map { .string($0.rawValue) })),
+            .init("id", .string(plugin.id)),
+            .init("invalidFrames", .int(Int64(counters.invalidFrames.load(ordering: .relaxed)))),
+            .init("isolation", .string(plugin.processID == nil ? "inline" : "process")),
+            .init("language", .string(plugin.isSwift ? "swift" : "c")),
+            .init("lateFrames", plugin.lateFrames.map { .int(Int64($0)) } ?? .null),
+            .init("name", .string(plugin.manifest.name)),
+            .init("offers", .array(plugin.offeredExtensions.map { .string($0) })),
+            .init("permissions", .array(plugin.permissions.sorted().map { .string($0.rawValue) })),
+            .init("pid", plugin.processID.map { .int(Int64($0)) } ?? .null),
+            .init("renderMs", counters.timesRender ? renderTimes(counters) : .null),
+            .init("renderedFrames", .int(Int64(counters.renderedFrames.load(ordering: .relaxed)))),
+            .init("state", .string(plugin.state.rawValue)),
+            .init("streaming", .bool(streaming)),
+            .init("subnormalFrames", .int(Int64(counters.subnormalFrames.load(ordering: .relaxed)))),
+            .init("underrunFrames", .int(Int64(counters.underrunFrames.load(ordering: .relaxed)))),
+            .init("version", .string(plugin.manifest.version.description)),
         ]
-        if zones.isConfigured { described["zone"] = .string(zones.zone(ofPlugin: plugin.id).id) }
-        return .object(described)
+        if zones.isConfigured { described.append(.init("zone", .string(zones.zone(ofPlugin: plugin.id).id))) }
+        return .object(JSONObject(inKeyOrder: described))
     }
 
     /// Its render calls' durations and how many blocked (timed inline only: in a host process the
@@ -148,8 +154,10 @@ struct AppsMethods {
     private static func renderTimes(_ counters: StreamCounters) -> JSONValue {
         let times = counters.renderTimes
         let ms = { (nanoseconds: Int) in JSONValue.double(Double(nanoseconds) / 1e6) }
-        return ["calls": .int(Int64(times.count)), "p50": ms(times.quantile(0.5)), "p99": ms(times.quantile(0.99)), "max": ms(times.maximum),
-                "blocked": .int(Int64(counters.blockedRenders.load(ordering: .relaxed)))]
+        return .object(JSONObject(inKeyOrder: [
+            .init("blocked", .int(Int64(counters.blockedRenders.load(ordering: .relaxed)))), .init("calls", .int(Int64(times.count))),
+            .init("max", ms(times.maximum)), .init("p50", ms(times.quantile(0.5))), .init("p99", ms(times.quantile(0.99))),
+        ]))
     }
 
     static let appSchema = Schema.object([
