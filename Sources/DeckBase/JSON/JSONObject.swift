@@ -108,9 +108,9 @@ public struct JSONObject: Equatable, Sendable, RandomAccessCollection, Expressib
         JSONObject(ordered: try members.map { Member($0.key, try transform($0.value)) })
     }
 
-    /// `other`'s members added, replacing members of the same key.
+    /// `other`'s members added, replacing members of the same key (as `merging` does).
     public mutating func merge(_ other: JSONObject) {
-        for member in other.members { self[member.key] = member.value }
+        self = merging(other)
     }
 
     /// A new object of both objects' members, `other`'s replacing members of the same key: one pass

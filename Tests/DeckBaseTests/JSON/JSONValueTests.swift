@@ -63,7 +63,10 @@ import DeckTestSupport
         var oneByOne = base
         for (key, value) in other { oneByOne[key] = value }
         let merged = base.merging(other)
+        var mergedInPlace = base
+        mergedInPlace.merge(other)
         #expect(merged == oneByOne)
+        #expect(mergedInPlace == oneByOne)
         #expect(merged.keys == oneByOne.keys.sorted { JSONObject.order($0, $1) < 0 })
         #expect(JSONValue.object(merged).encoded() == JSONValue.object(oneByOne).encoded())
     }
