@@ -138,7 +138,12 @@ struct DynamicRun {
         var inline = InlineLifecycle(bundle: bundle, id: id, item: item, deckd: deckd, config: work + "/deck.json", work: work)
         inline.run(plays: plays)
         for (rule, reason) in inline.findings where wants(rule) { report(rule, reason) }
-        guard let times = inline.renderTimes, let calls = times["calls"]?.intValue, calls > 0 else { return }
+        guard let times = inline.renderTimes, let calls = times["calls"]?.intValue, calls > 0 else {
+            // Asked for and not measured is said, not passed over in silence.
+            let why = inline.findings.first?.reason ?? "it made no render call"
+            for rule in ["render.time", "render.deadline"] where plays && wants(rule) { report(rule, "not judged: the inline runtime timed no render call (\(why))") }
+            return
+        }
         let (p50, p99, longest) = (times["p50"]?.doubleValue ?? 0, times["p99"]?.doubleValue ?? 0, times["max"]?.doubleValue ?? 0)
         let blocked = times["blocked"]?.intValue ?? 0
         let figures = "\(calls) render calls inline: p50 \(DynamicRun.ms(p50)), p99 \(DynamicRun.ms(p99)), max \(DynamicRun.ms(longest)) of a 20 ms frame"

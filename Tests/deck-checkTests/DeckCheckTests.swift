@@ -91,6 +91,17 @@ import Testing
         #expect(!result.findings.contains { $0.rule == "render.underrun" }, "\(result.raw)")
     }
 
+    /// Render times asked for and not measured (the inline runtime died in its first cycle) are
+    /// said with the reason, not passed over as if the renders were fine.
+    @Test func renderTimesThatCouldNotBeMeasuredAreSaidNotPassed() throws {
+        let dir = TemporaryDirectory()
+        let bundle = try Fixture.bundle(in: dir.path)
+        let result = try check(["--item", "segv", "--only", "render.time,render.deadline", bundle])
+        for rule in ["render.time", "render.deadline"] {
+            #expect(result.findings.contains { $0.rule == rule && $0.reason.hasPrefix("not judged") && $0.reason.contains("cycle 1") }, "\(rule): \(result.raw)")
+        }
+    }
+
     /// Stopping on a transient loss or a duck, a thread and a pipe left after destroy, a second
     /// instance that fails in the same process, a thread running library code after destroy (the
     /// inline runtime crashes), a loop-thread call made from a thread of its own: each caught by its
