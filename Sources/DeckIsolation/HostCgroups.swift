@@ -2,7 +2,7 @@ import DeckBase
 import Glibc
 import Synchronization
 
-/// A cgroup v2 group for each host, under one group per runtime (`deck-<pid>-<n>`) beside the
+/// A cgroup v2 group for each host, under one group per runtime (`deck-<pid>-<n>`) inside the
 /// runtime's own, where the runtime may make one (root, or a delegated group): `cgroup.kill`
 /// ends every process of a plugin at once, forks, `setsid` children and orphans included.
 /// Loop-thread-confined.
@@ -36,7 +36,6 @@ final class HostCgroups {
     func removeAll() {
         guard let parent, !isClosed else { return }
         isClosed = true
-        for group in leftovers { rmdir(group) }
         HostCgroups.removeTree(parent)
     }
     private var isClosed = false
@@ -66,6 +65,11 @@ final class HostCgroups {
             if pids.isEmpty { return }
             for pid in pids { Glibc.kill(pid, SIGKILL) }
         }
+    }
+
+    /// Whether a process (this group's or a descendant group's) is still in `group`.
+    private static func isPopulated(_ group: String) -> Bool {
+        SystemFile.read("\(group)/cgroup.events")?.split(separator: "\n").contains("populated 1") ?? false
     }
 
     /// The processes in `group` now that this process can see: one in another pid namespace reads
@@ -115,12 +119,14 @@ final class HostCgroups {
         }
     }
 
-    /// Kills what is left in `group`'s children and removes them and it.
+    /// Kills what is left in `group`'s children and removes them and it. Killed processes take a
+    /// moment to exit and a group holding one cannot be removed: up to 0.5 s is given them.
     private static func removeTree(_ group: String) {
-        for name in FolderEntries.names(in: group) ?? [] where name.hasPrefix("host-") {
-            kill("\(group)/\(name)")
-            rmdir("\(group)/\(name)")
-        }
+        let hosts = (FolderEntries.names(in: group) ?? []).filter { $0.hasPrefix("host-") }.map { "\(group)/\($0)" }
+        for host in hosts { kill(host) }
+        let deadline = MonotonicClock.milliseconds + 500
+        while hosts.contains(where: isPopulated), MonotonicClock.milliseconds < deadline { usleep(1_000) }
+        for host in hosts { rmdir(host) }
         rmdir(group)
     }
 

@@ -18,7 +18,7 @@ import Testing
         let hostile: String
         var data: String { dir.path + "/data/org.deck.test.hostile" }
 
-        init(config: String = "{}", permissions: [String] = []) throws {
+        init(config: String = "{}", permissions: [String] = [], launcher: [String] = []) throws {
             let plugins = dir.path + "/plugins", extra = dir.path + "/extra", socket = dir.path + "/deck.sock", token = dir.path + "/token"
             for folder in [plugins, extra] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
             chmod(dir.path, 0o755)
@@ -38,7 +38,7 @@ import Testing
             try JSONSerialization.data(withJSONObject: settings).write(to: URL(fileURLWithPath: dir.path + "/deck.json"))
             deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", plugins, "--socket", socket, "--state", "none",
                                       "--isolation", "process", "--tcp", "localhost:0", "--token-file", token],
-                                     environment: ["DECK_SECRET": "s3cret"])
+                                     launcher: launcher, environment: ["DECK_SECRET": "s3cret"])
             #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
             let portLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") }, "\(deckd.log)")
             let port = try #require(Int(portLine.split(separator: ":").last?.split(separator: " ").first ?? ""))
@@ -145,49 +145,76 @@ import Testing
         #expect(scene.deckd.stop() == 0)
     }
 
+    /// The test runner's cgroup v2 folder, beside which every deckd it starts makes its groups.
+    static func runnerCgroup() -> String? {
+        guard let mount = SystemFile.read("/proc/self/mounts")?.split(separator: "\n")
+                .first(where: { $0.split(separator: " ").dropFirst(2).first == "cgroup2" })?.split(separator: " ")[1],
+              let own = SystemFile.read("/proc/self/cgroup")?.split(separator: "\n").first(where: { $0.hasPrefix("0::") })?.dropFirst(3)
+        else { return nil }
+        return "\(mount)\(own == "/" ? "" : own)"
+    }
+
     /// deckd killed outright ends nothing itself (its hosts die with it, their orphans do not);
     /// the next deckd on the machine ends what the dead one left in its cgroups.
     @Test func whatAKilledRuntimeLeftIsEndedByTheNextOne() throws {
-        let scene = try Scene()
+        // Both deckds run in a cgroup of their own: the deckds other tests start meanwhile would
+        // otherwise end the orphan first, as any next runtime does.
+        let group = SandboxTests.runnerCgroup().map { "\($0)/sandbox-test-\(getpid())" }
+        let launcher = group.flatMap { mkdir($0, 0o755) == 0 ? ["/bin/sh", "-c", #"echo $$ > "$0/cgroup.procs" && exec "$@""#, $0] : nil } ?? []
+        defer {
+            var tries = 0
+            while let group, rmdir(group) != 0, errno == EBUSY, tries < 100 { tries += 1; usleep(50_000) }
+        }
+        let scene = try Scene(launcher: launcher)
         let grandchild = try scene.grandchild()
         #expect(scene.deckd.stop(signal: SIGKILL, seconds: 5) != nil)
         usleep(200_000)
-        #expect(kill(grandchild, 0) == 0, "an orphan of a killed deckd lives until the next one starts")
+        #expect(scene.isRunning(grandchild), "an orphan of a killed deckd lives until the next one starts")
         let next = try DeckdProcess(["--plugins", scene.dir.path + "/plugins", "--socket", scene.dir.path + "/next.sock", "--state", "none",
-                                     "--isolation", "process"])
+                                     "--isolation", "process"], launcher: launcher)
         #expect(next.waitForLog("deckd: ready"), "\(next.log)")
-        let deadline = Date().addingTimeInterval(2)
-        while kill(grandchild, 0) == 0 && Date() < deadline { usleep(10_000) }
+        // Killed before "ready"; dead, it waits as a zombie until whoever inherited it reaps it.
+        let deadline = Date().addingTimeInterval(5)
+        while scene.isRunning(grandchild) && Date() < deadline { usleep(10_000) }
         if scene.hasCgroups {
-            #expect(kill(grandchild, 0) != 0, "the orphan \(grandchild) of the killed deckd is still alive")
+            #expect(!scene.isRunning(grandchild), """
+                the orphan \(grandchild) of the killed deckd is still alive: \((try? String(contentsOfFile: "/proc/\(grandchild)/stat", encoding: .utf8)) ?? "no stat")
+                \(next.log)
+                """)
         } else {
             // Without cgroups nothing records whose orphan it is: the guide says it lives on.
-            #expect(kill(grandchild, 0) == 0)
+            #expect(scene.isRunning(grandchild))
             kill(grandchild, SIGKILL)
         }
         #expect(next.stop() == 0)
+        if let group, !launcher.isEmpty {
+            let left = ((try? FileManager.default.contentsOfDirectory(atPath: group)) ?? []).filter { $0.hasPrefix("deck-") }
+            #expect(left.isEmpty, "the stopped deckd and the killed one it followed left cgroups behind: \(left)")
+        }
     }
 
     /// A deckd in a pid namespace of its own sees another runtime's cgroup whose processes it
     /// cannot see (they read as pid 0): that runtime is alive elsewhere, and its group is left
     /// alone (it once made deckd signal pid 0, its own process group, and die).
     @Test func aGroupOfAnotherPidNamespaceIsNotStale() throws {
-        let mount = try #require(SystemFile.read("/proc/self/mounts")?.split(separator: "\n")
-            .first { $0.split(separator: " ").dropFirst(2).first == "cgroup2" }?.split(separator: " ")[1])
-        let own = try #require(SystemFile.read("/proc/self/cgroup")?.split(separator: "\n").first { $0.hasPrefix("0::") }?.dropFirst(3))
+        let runner = try #require(SandboxTests.runnerCgroup())
         let elsewhere = Process()
         elsewhere.executableURL = URL(fileURLWithPath: "/bin/sleep")
         elsewhere.arguments = ["60"]
         try elsewhere.run()
         // Named after a live pid of this namespace, so the deckds other suites start meanwhile (in
         // this namespace) see a live owner; inside the new namespace that pid means nothing.
-        let group = "\(mount)\(own == "/" ? "" : own)/deck-\(elsewhere.processIdentifier)-1"
+        let group = "\(runner)/deck-\(elsewhere.processIdentifier)-1"
         try #require(mkdir(group, 0o755) == 0 && mkdir(group + "/host-1", 0o755) == 0, "cgroups cannot be made here: \(group)")
         defer {
             kill(elsewhere.processIdentifier, SIGKILL)  // the runner's blocked signals are inherited: SIGTERM would wait
             elsewhere.waitUntilExit()
             rmdir(group + "/host-1")
             rmdir(group)
+            // The group the deckd made, named after its pid in its namespace: 1, so no runtime out here ends it.
+            let own = "\(runner)/deck-1-1"
+            for host in (try? FileManager.default.contentsOfDirectory(atPath: own)) ?? [] where host.hasPrefix("host-") { rmdir("\(own)/\(host)") }
+            rmdir(own)
         }
         try "\(elsewhere.processIdentifier)".write(toFile: group + "/host-1/cgroup.procs", atomically: false, encoding: .utf8)
         let dir = TemporaryDirectory()
