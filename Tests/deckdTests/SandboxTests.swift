@@ -145,7 +145,7 @@ import Testing
         #expect(scene.deckd.stop() == 0)
     }
 
-    /// The test runner's cgroup v2 folder, beside which every deckd it starts makes its groups.
+    /// The test runner's cgroup v2 folder, inside which every deckd it starts makes its groups.
     static func runnerCgroup() -> String? {
         guard let mount = SystemFile.read("/proc/self/mounts")?.split(separator: "\n")
                 .first(where: { $0.split(separator: " ").dropFirst(2).first == "cgroup2" })?.split(separator: " ")[1],
@@ -161,10 +161,7 @@ import Testing
         // otherwise end the orphan first, as any next runtime does.
         let group = SandboxTests.runnerCgroup().map { "\($0)/sandbox-test-\(getpid())" }
         let launcher = group.flatMap { mkdir($0, 0o755) == 0 ? ["/bin/sh", "-c", #"echo $$ > "$0/cgroup.procs" && exec "$@""#, $0] : nil } ?? []
-        defer {
-            var tries = 0
-            while let group, rmdir(group) != 0, errno == EBUSY, tries < 100 { tries += 1; usleep(50_000) }
-        }
+        defer { if let group { rmdir(group) } }
         let scene = try Scene(launcher: launcher)
         let grandchild = try scene.grandchild()
         #expect(scene.deckd.stop(signal: SIGKILL, seconds: 5) != nil)
