@@ -132,7 +132,7 @@ extension StreamBench {
     }
 
     /// Runs `body` on a thread of its own pinned to `cpu`; the threads it starts inherit the pin.
-    private static func onCPU<T: Sendable>(_ cpu: Int, _ body: @escaping @Sendable () throws -> T) throws -> T {
+    static func onCPU<T: Sendable>(_ cpu: Int, _ body: @escaping @Sendable () throws -> T) throws -> T {
         let outcome = Mutex<Result<T, any Error>?>(nil)
         BenchThread {
             let result: Result<T, any Error> = deck_pin_thread(Int32(cpu)) == 0 ? Result(catching: body)

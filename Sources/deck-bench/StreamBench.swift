@@ -18,6 +18,7 @@ struct StreamBench {
         try picker(pcm: pcm, work: work)
         try realTime(pcm: pcm, work: work)
         try sideBySide(pcm: pcm, work: work)
+        try freewheelSideBySide(pcm: pcm, work: work)
         mixing()
     }
 
@@ -153,7 +154,8 @@ struct StreamBench {
     /// libopus alone: create, configure as the runtime does, encode every 20 ms frame; when paced,
     /// each frame waits for its absolute deadline as the audio thread does, and `wakingAThread`
     /// wakes a second thread after each encode, as the audio thread wakes the loop for a packet.
-    static func bareEncode(_ pcm: [Float], paced: Bool = false, wakingAThread: Bool = false) {
+    /// With `continuing`, the PCM repeats and after each frame it says whether to go on.
+    static func bareEncode(_ pcm: [Float], paced: Bool = false, wakingAThread: Bool = false, continuing: (() -> Bool)? = nil) {
         var error: Int32 = 0
         let encoder = opus_encoder_create(48_000, 2, OPUS_APPLICATION_AUDIO, &error)!
         defer { opus_encoder_destroy(encoder) }
@@ -170,15 +172,18 @@ struct StreamBench {
         clock_gettime(CLOCK_MONOTONIC, &deadline)
         var byte: UInt8 = 1
         pcm.withUnsafeBufferPointer { samples in
-            for frame in 0..<(samples.count / 1920) {
-                _ = opus_encode_float(encoder, samples.baseAddress! + frame * 1920, 960, &packet, 4000)
+            let count = samples.count / 1920
+            var frame = 0
+            repeat {
+                _ = opus_encode_float(encoder, samples.baseAddress! + frame % count * 1920, 960, &packet, 4000)
                 if wakingAThread { _ = write(doorbell[1], &byte, 1) }
                 if paced {
                     deadline.tv_nsec += 20_000_000
                     if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
                     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil)
                 }
-            }
+                frame += 1
+            } while continuing?() ?? (frame < count)
         }
         if let waiter {
             close(doorbell[1])
