@@ -2,10 +2,10 @@ import DeckBase
 import Glibc
 import Synchronization
 
-/// A cgroup v2 group for each host, under one group per runtime (`deck-<pid>-<n>`) inside the
-/// runtime's own, where the runtime may make one (root, or a delegated group): `cgroup.kill`
-/// ends every process of a plugin at once, forks, `setsid` children and orphans included.
-/// Loop-thread-confined.
+/// A cgroup v2 group for each host, under one group per runtime (`deck-<pid>-<n>-ns<pid namespace>`)
+/// inside the runtime's own, where the runtime may make one (root, or a delegated group):
+/// `cgroup.kill` ends every process of a plugin at once, forks, `setsid` children and orphans
+/// included. Loop-thread-confined.
 final class HostCgroups {
     /// The runtime's group, or nil when none could be made (each host's end then falls back to
     /// its uid or process group).
@@ -22,8 +22,9 @@ final class HostCgroups {
             unavailable = "no cgroup v2 hierarchy is mounted"
             return
         }
-        HostCgroups.removeStale(in: base)
-        let folder = "\(base)/deck-\(getpid())-\(HostCgroups.runtimes.add(1, ordering: .relaxed).newValue)"
+        let namespace = HostCgroups.pidNamespace()
+        HostCgroups.removeStale(in: base, namespace: namespace)
+        let folder = "\(base)/deck-\(getpid())-\(HostCgroups.runtimes.add(1, ordering: .relaxed).newValue)" + (namespace.map { "-ns\($0)" } ?? "")
         guard mkdir(folder, 0o755) == 0 else {
             unavailable = "cannot make \(folder): \(String(cString: strerror(errno))) (the runtime's cgroup is not delegated to it)"
             parent = nil
@@ -48,6 +49,9 @@ final class HostCgroups {
         leftovers = leftovers.filter { rmdir($0) != 0 && errno == EBUSY }
         let folder = "\(parent)/host-\(next)"
         next += 1
+        if mkdir(folder, 0o755) == 0 { return folder }
+        // Something removed the runtime's group (an older runtime that took it for a dead one's): made again.
+        guard errno == ENOENT, mkdir(parent, 0o755) == 0 || errno == EEXIST else { return nil }
         return mkdir(folder, 0o755) == 0 ? folder : nil
     }
 
@@ -105,12 +109,22 @@ final class HostCgroups {
     /// Runtimes in this process that made a group (libdeck may run several).
     private static let runtimes = Atomic<Int>(0)
 
-    /// Groups of runtimes that are gone (`deck-<pid>-<n>` with no such process), their processes
-    /// killed. A group holding processes of another pid namespace is another runtime's, alive there
-    /// under a pid that means nothing here: it is left alone.
-    private static func removeStale(in base: String) {
+    /// This process's pid namespace (the inode of `/proc/self/ns/pid`): a group's pid means
+    /// something only to runtimes of the namespace it names.
+    private static func pidNamespace() -> UInt64? {
+        var info = stat()
+        return stat("/proc/self/ns/pid", &info) == 0 ? UInt64(info.st_ino) : nil
+    }
+
+    /// Groups of runtimes that are gone (`deck-<pid>-<n>-ns<namespace>` of this pid namespace with
+    /// no such process), their processes killed. A group named for another pid namespace is another
+    /// runtime's, alive there under a pid that means nothing here: it is left alone; so is an older
+    /// runtime's group (named without its namespace) holding processes this one cannot see (pid 0).
+    private static func removeStale(in base: String, namespace: UInt64?) {
         for name in FolderEntries.names(in: base) ?? [] {
-            guard name.hasPrefix("deck-"), let pid = pid_t(name.dropFirst(5).prefix { $0 != "-" }),
+            let fields = name.split(separator: "-", omittingEmptySubsequences: false)
+            guard fields.count == 3 || fields.count == 4 && namespace.map({ fields[3] == "ns\($0)" }) == true,
+                  fields[0] == "deck", let pid = pid_t(fields[1]),
                   Glibc.kill(pid, 0) != 0 && errno == ESRCH else { continue }
             let group = "\(base)/\(name)"
             let hosts = (FolderEntries.names(in: group) ?? []).filter { $0.hasPrefix("host-") }.map { "\(group)/\($0)" }

@@ -83,15 +83,6 @@ import Testing
             return grandchild
         }
 
-        /// Whether `pid` still runs: a zombie (dead, waiting for whoever inherited it to reap it) does not.
-        func isRunning(_ pid: pid_t) -> Bool {
-            guard kill(pid, 0) == 0 else { return false }
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let name = stat.lastIndex(of: ")") else {
-                return kill(pid, 0) == 0
-            }
-            return !stat[name...].dropFirst(2).hasPrefix("Z")
-        }
-
         /// Whether deckd could give each host a cgroup here (its log says which, with the first host).
         var hasCgroups: Bool { deckd.log.contains("a cgroup each under") }
 
@@ -100,15 +91,15 @@ import Testing
         /// it escapes: that is checked too, so the table stays true.
         func expectNothingOutlivesTheApp(ownUID: Bool) throws {
             let grandchild = try grandchild()
-            #expect(isRunning(grandchild))
+            #expect(SandboxTests.isRunning(grandchild))
             #expect(owner.call("apps.unload", #"{"id":"org.deck.test.hostile"}"#, id: 2)?.contains(#""result":true"#) == true)
             // Killed at once; on two loaded cores the kernel may take a while to let it die.
             let deadline = Date().addingTimeInterval(5)
-            while isRunning(grandchild) && Date() < deadline { usleep(10_000) }
+            while SandboxTests.isRunning(grandchild) && Date() < deadline { usleep(10_000) }
             if hasCgroups || ownUID {
-                #expect(!isRunning(grandchild), "the setsid grandchild \(grandchild) outlived apps.unload")
+                #expect(!SandboxTests.isRunning(grandchild), "the setsid grandchild \(grandchild) outlived apps.unload")
             } else {
-                #expect(isRunning(grandchild), "without cgroups a setsid child escapes its process group, as the guide says")
+                #expect(SandboxTests.isRunning(grandchild), "without cgroups a setsid child escapes its process group, as the guide says")
                 kill(grandchild, SIGKILL)
             }
         }
@@ -145,6 +136,15 @@ import Testing
         #expect(scene.deckd.stop() == 0)
     }
 
+    /// Whether `pid` still runs: a zombie (dead, waiting for whoever inherited it to reap it) does not.
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let name = stat.lastIndex(of: ")") else {
+            return kill(pid, 0) == 0
+        }
+        return !stat[name...].dropFirst(2).hasPrefix("Z")
+    }
+
     /// The test runner's cgroup v2 folder, inside which every deckd it starts makes its groups.
     static func runnerCgroup() -> String? {
         guard let mount = SystemFile.read("/proc/self/mounts")?.split(separator: "\n")
@@ -166,21 +166,21 @@ import Testing
         let grandchild = try scene.grandchild()
         #expect(scene.deckd.stop(signal: SIGKILL, seconds: 5) != nil)
         usleep(200_000)
-        #expect(scene.isRunning(grandchild), "an orphan of a killed deckd lives until the next one starts")
+        #expect(SandboxTests.isRunning(grandchild), "an orphan of a killed deckd lives until the next one starts")
         let next = try DeckdProcess(["--plugins", scene.dir.path + "/plugins", "--socket", scene.dir.path + "/next.sock", "--state", "none",
                                      "--isolation", "process"], launcher: launcher)
         #expect(next.waitForLog("deckd: ready"), "\(next.log)")
         // Killed before "ready"; dead, it waits as a zombie until whoever inherited it reaps it.
         let deadline = Date().addingTimeInterval(5)
-        while scene.isRunning(grandchild) && Date() < deadline { usleep(10_000) }
+        while SandboxTests.isRunning(grandchild) && Date() < deadline { usleep(10_000) }
         if scene.hasCgroups {
-            #expect(!scene.isRunning(grandchild), """
+            #expect(!SandboxTests.isRunning(grandchild), """
                 the orphan \(grandchild) of the killed deckd is still alive: \((try? String(contentsOfFile: "/proc/\(grandchild)/stat", encoding: .utf8)) ?? "no stat")
                 \(next.log)
                 """)
         } else {
             // Without cgroups nothing records whose orphan it is: the guide says it lives on.
-            #expect(scene.isRunning(grandchild))
+            #expect(SandboxTests.isRunning(grandchild))
             kill(grandchild, SIGKILL)
         }
         #expect(next.stop() == 0)
@@ -208,10 +208,8 @@ import Testing
             elsewhere.waitUntilExit()
             rmdir(group + "/host-1")
             rmdir(group)
-            // The group the deckd made, named after its pid in its namespace: 1, so no runtime out here ends it.
-            let own = "\(runner)/deck-1-1"
-            for host in (try? FileManager.default.contentsOfDirectory(atPath: own)) ?? [] where host.hasPrefix("host-") { rmdir("\(own)/\(host)") }
-            rmdir(own)
+            // The group the deckd made, named for its namespace, so no runtime out here ends it.
+            for own in SandboxTests.groups(in: runner, prefix: "deck-1-1-ns") { SandboxTests.removeGroup(own) }
         }
         try "\(elsewhere.processIdentifier)".write(toFile: group + "/host-1/cgroup.procs", atomically: false, encoding: .utf8)
         let dir = TemporaryDirectory()
@@ -221,6 +219,85 @@ import Testing
         #expect(deckd.process.isRunning)
         #expect(elsewhere.isRunning, "the other namespace's process was killed")
         #expect(deckd.stop(signal: SIGKILL, seconds: 5) != nil)  // unshare keeps the runner's blocked SIGTERM
+    }
+
+    /// A deckd in a pid namespace nested in this one names its group after its pid there, which
+    /// may be free out here: a deckd starting out here in the same cgroup leaves that group and
+    /// its hosts alone, as it belongs to a runtime alive in another namespace.
+    @Test func aNestedNamespacesGroupIsNotStaleOutside() throws {
+        // A cgroup of the test's own, so the deckds other tests start meanwhile do not look at the group.
+        let group = try #require(SandboxTests.runnerCgroup()) + "/sandbox-nested-\(getpid())"
+        try #require(mkdir(group, 0o755) == 0, "cgroups cannot be made here: \(group)")
+        var inner: DeckdProcess?
+        defer {
+            _ = inner?.stop(signal: SIGKILL, seconds: 5)  // unshare keeps the runner's blocked SIGTERM
+            // The killed runtime's group: its namespace is gone with it, its hosts too.
+            for left in SandboxTests.groups(in: group, prefix: "deck-") { SandboxTests.removeGroup(left) }
+            rmdir(group)
+        }
+        let joining = ["/bin/sh", "-c", #"echo $$ > "$0/cgroup.procs" && exec "$@""#, group]
+        // Pids in the new namespace are handed out in order: after `free - 2` throwaway processes,
+        // deckd gets `free`, a pid no process has out here.
+        let free = try #require((300..<30_000).first { kill(pid_t($0), 0) != 0 && errno == ESRCH })
+        let burn = #"n=2; while [ $n -lt "$0" ]; do /bin/true; n=$((n+1)); done; "$@" & wait"#
+        let dir = TemporaryDirectory()
+        inner = try DeckdProcess(["--plugins", Paths.corePlugins, "--socket", dir.path + "/inner.sock", "--state", "none", "--isolation", "process"],
+                                 launcher: joining + ["/usr/bin/unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "/bin/sh", "-c", burn, "\(free)"])
+        #expect(inner?.waitForLog("deckd: ready") == true, "\(inner?.log ?? "")")
+        let innerGroups = SandboxTests.groups(in: group, prefix: "deck-")
+        try #require(innerGroups.count == 1 && innerGroups[0].hasPrefix("\(group)/deck-\(free)-1-ns"), "the nested runtime's group: \(innerGroups)")
+        let hosts = SandboxTests.groups(in: innerGroups[0], prefix: "host-").flatMap { SandboxTests.members(of: $0) }
+        try #require(!hosts.isEmpty && kill(pid_t(free), 0) != 0, "hosts \(hosts) in \(innerGroups[0]); pid \(free) taken out here")
+        let outer = try DeckdProcess(["--plugins", Paths.corePlugins, "--socket", dir.path + "/outer.sock", "--state", "none", "--isolation", "process"],
+                                     launcher: joining)
+        #expect(outer.waitForLog("deckd: ready"), "\(outer.log)")
+        #expect(hosts.allSatisfy(SandboxTests.isRunning), "the nested runtime's hosts \(hosts) were killed\n\(outer.log)")
+        #expect(FileManager.default.fileExists(atPath: innerGroups[0]), "the nested runtime's group was removed")
+        #expect(outer.stop() == 0)
+        #expect(SandboxTests.groups(in: group, prefix: "deck-") == innerGroups, "the stopped deckd left its group behind")
+    }
+
+    /// A running deckd whose group something removed (an older runtime that took it for a dead
+    /// one's) makes it again for its next host, which gets a cgroup as before.
+    @Test func aRemovedGroupIsMadeAgainForTheNextHost() throws {
+        let runner = try #require(SandboxTests.runnerCgroup())
+        let dir = TemporaryDirectory()
+        let plugins = dir.path + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        let app = try Fixture.app(in: plugins, "Victim", id: "org.deck.test.victim")
+        let deckd = try DeckdProcess(["--plugins", plugins, "--socket", dir.path + "/s", "--state", "none", "--isolation", "process"])
+        #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
+        let own = try #require(SandboxTests.groups(in: runner, prefix: "deck-\(deckd.process.processIdentifier)-").first, "\(deckd.log)")
+        let client = LineClient(path: dir.path + "/s")
+        #expect(client.call("apps.unload", #"{"id":"org.deck.test.victim"}"#)?.contains(#""result":true"#) == true)
+        let deadline = Date().addingTimeInterval(5)
+        while !SandboxTests.groups(in: own, prefix: "host-").isEmpty && Date() < deadline { usleep(10_000) }
+        try #require(rmdir(own) == 0, "\(own): \(String(cString: strerror(errno)))")
+        let loaded = client.call("apps.load", #"{"path":"\#(app)"}"#, id: 2)
+        #expect(loaded?.contains(#""result""#) == true, "\(loaded ?? "no answer")")
+        let hosts = SandboxTests.groups(in: own, prefix: "host-")
+        #expect(hosts.count == 1 && hosts.allSatisfy { !SandboxTests.members(of: $0).isEmpty }, "the new host's groups: \(hosts)\n\(deckd.log)")
+        #expect(deckd.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: own), "the stopped deckd left \(own)")
+    }
+
+    /// The folders in `folder` whose names start with `prefix`, as paths.
+    static func groups(in folder: String, prefix: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix(prefix) }.sorted().map { "\(folder)/\($0)" }
+    }
+
+    /// The pids in a cgroup.
+    static func members(of group: String) -> [pid_t] {
+        (SystemFile.read(group + "/cgroup.procs") ?? "").split(separator: "\n").compactMap { pid_t($0) }
+    }
+
+    /// Removes a group its runtime left, and its hosts' groups, once their processes are gone.
+    static func removeGroup(_ group: String) {
+        let hosts = groups(in: group, prefix: "host-")
+        let deadline = Date().addingTimeInterval(5)
+        while hosts.contains(where: { !members(of: $0).isEmpty }) && Date() < deadline { usleep(10_000) }
+        for host in hosts { rmdir(host) }
+        rmdir(group)
     }
 
     /// A permission the manifest declares but the policy does not grant is not held, and is
