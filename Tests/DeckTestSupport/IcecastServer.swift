@@ -5,35 +5,59 @@ import Foundation
 public final class IcecastServer {
     public let port: Int
     public static let password = "deck"
-    private let dir = TemporaryDirectory()
-    private let server = Process()
+    private let dir: TemporaryDirectory
+    private let server: Process
     private var sources: [String: Process] = [:]
 
     public init() throws {
-        port = try FreePort.tcp()
+        let dir = TemporaryDirectory()
         chmod(dir.path, 0o777)  // icecast drops to nobody and logs here
-        let config = """
-            <icecast>
-              <limits><clients>50</clients><sources>8</sources><burst-size>65535</burst-size><source-timeout>5</source-timeout></limits>
-              <authentication><source-password>\(IcecastServer.password)</source-password><admin-user>admin</admin-user>
-                <admin-password>\(IcecastServer.password)</admin-password></authentication>
-              <hostname>127.0.0.1</hostname>
-              <listen-socket><port>\(port)</port><bind-address>127.0.0.1</bind-address></listen-socket>
-              <paths><basedir>/usr/share/icecast2</basedir><logdir>\(dir.path)</logdir><webroot>/usr/share/icecast2/web</webroot>
-                <adminroot>/usr/share/icecast2/admin</adminroot></paths>
-              <logging><accesslog>access.log</accesslog><errorlog>error.log</errorlog><loglevel>3</loglevel></logging>
-              <security><chroot>0</chroot>\(getuid() == 0 ? "<changeowner><user>nobody</user><group>nogroup</group></changeowner>" : "")</security>
-            </icecast>
-            """
-        try config.write(toFile: dir.path + "/icecast.xml", atomically: true, encoding: .utf8)
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/icecast2")
-        server.arguments = ["-c", dir.path + "/icecast.xml"]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        guard waitFor({ (try? self.get("/status-json.xsl")) != nil }) else {
-            throw CommandFailure(description: "icecast2 did not answer on port \(port)")
+        self.dir = dir
+        (server, port) = try IcecastServer.start(in: dir.path)
+    }
+
+    /// icecast2 answering on a free port. It exits at once when its port was taken between the
+    /// kernel's pick and its own bind: then it starts again on another, up to three times.
+    private static func start(in folder: String) throws -> (Process, Int) {
+        var failure = ""
+        for _ in 0..<3 {
+            let port = try FreePort.tcp()
+            try configuration(port: port, folder: folder).write(toFile: folder + "/icecast.xml", atomically: true, encoding: .utf8)
+            let server = Process()
+            server.executableURL = URL(fileURLWithPath: "/usr/bin/icecast2")
+            server.arguments = ["-c", folder + "/icecast.xml"]
+            server.standardOutput = FileHandle.nullDevice
+            // Until it has opened its error log, icecast says why it stops on stderr.
+            _ = FileManager.default.createFile(atPath: folder + "/stderr.log", contents: nil)
+            server.standardError = FileHandle(forWritingAtPath: folder + "/stderr.log")
+            try server.run()
+            let settled = waitFor { !server.isRunning || (try? get("/status-json.xsl", port: port)) != nil }
+            if settled && server.isRunning { return (server, port) }
+            let said = ["stderr.log", "error.log"].map { (try? String(contentsOfFile: folder + "/" + $0, encoding: .utf8)) ?? "" }.joined()
+            failure = "icecast2 did not answer on port \(port) (" + (server.isRunning ? "still running" : "exited") + "): \(said.suffix(1000))"
+            guard !server.isRunning else {
+                kill(server.processIdentifier, SIGKILL)
+                server.waitUntilExit()
+                break  // it ran and did not answer: another port would not help
+            }
         }
+        throw CommandFailure(description: failure)
+    }
+
+    private static func configuration(port: Int, folder: String) -> String {
+        """
+        <icecast>
+          <limits><clients>50</clients><sources>8</sources><burst-size>65535</burst-size><source-timeout>5</source-timeout></limits>
+          <authentication><source-password>\(password)</source-password><admin-user>admin</admin-user>
+            <admin-password>\(password)</admin-password></authentication>
+          <hostname>127.0.0.1</hostname>
+          <listen-socket><port>\(port)</port><bind-address>127.0.0.1</bind-address></listen-socket>
+          <paths><basedir>/usr/share/icecast2</basedir><logdir>\(folder)</logdir><webroot>/usr/share/icecast2/web</webroot>
+            <adminroot>/usr/share/icecast2/admin</adminroot></paths>
+          <logging><accesslog>access.log</accesslog><errorlog>error.log</errorlog><loglevel>3</loglevel></logging>
+          <security><chroot>0</chroot>\(getuid() == 0 ? "<changeowner><user>nobody</user><group>nogroup</group></changeowner>" : "")</security>
+        </icecast>
+        """
     }
 
     deinit {
@@ -65,7 +89,7 @@ public final class IcecastServer {
         source.standardError = FileHandle.nullDevice
         try source.run()
         sources[mount] = source
-        guard waitFor({ ((try? self.get("/status-json.xsl")) ?? "").contains(self.url(mount)) }) else {
+        guard IcecastServer.waitFor({ ((try? IcecastServer.get("/status-json.xsl", port: port)) ?? "").contains(url(mount)) }) else {
             throw CommandFailure(description: "the \(mount) source did not connect to icecast")
         }
     }
@@ -80,18 +104,18 @@ public final class IcecastServer {
     /// Sets the title of an MP3/AAC mount through the admin interface (ICY `StreamTitle`).
     public func setTitle(_ mount: String, _ song: String) throws {
         let query = "mount=\(mount)&mode=updinfo&song=\(song.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? song)"
-        let answer = try get("/admin/metadata?\(query)", user: "admin")
+        let answer = try IcecastServer.get("/admin/metadata?\(query)", port: port, user: "admin")
         guard answer.contains("<return>1</return>") else { throw CommandFailure(description: "icecast refused the title: \(answer)") }
     }
 
-    private func get(_ path: String, user: String? = nil) throws -> String {
+    private static func get(_ path: String, port: Int, user: String? = nil) throws -> String {
         let result = try runProgram("/usr/bin/curl", ["-sf", "--max-time", "5"] + (user.map { ["-u", "\($0):\(IcecastServer.password)"] } ?? [])
                                     + ["http://127.0.0.1:\(port)\(path)"], timeout: 10)
         guard result.status == 0 else { throw CommandFailure(description: "GET \(path): curl \(result.status)") }
         return result.output
     }
 
-    private func waitFor(_ condition: () -> Bool) -> Bool {
+    private static func waitFor(_ condition: () -> Bool) -> Bool {
         for _ in 0..<100 {
             if condition() { return true }
             usleep(100_000)
