@@ -117,26 +117,44 @@ final class HostCgroups {
     }
 
     /// Groups of runtimes that are gone (`deck-<pid>-<n>-ns<namespace>` of this pid namespace with
-    /// no such process), their processes killed. A group named for another pid namespace is another
-    /// runtime's, alive there under a pid that means nothing here: it is left alone; so is an older
-    /// runtime's group (named without its namespace) holding processes this one cannot see (pid 0).
+    /// no such process), their processes killed. A group named for another pid namespace belongs to
+    /// a runtime whose pid means nothing here: nothing in it is killed, and it is removed only when
+    /// nothing runs in it (that runtime gone, or between hosts: it makes the group again). An older
+    /// runtime's group (named without its namespace) holding processes this one cannot see (pid 0)
+    /// is left alone.
     private static func removeStale(in base: String, namespace: UInt64?) {
         for name in FolderEntries.names(in: base) ?? [] {
             let fields = name.split(separator: "-", omittingEmptySubsequences: false)
-            guard fields.count == 3 || fields.count == 4 && namespace.map({ fields[3] == "ns\($0)" }) == true,
-                  fields[0] == "deck", let pid = pid_t(fields[1]),
-                  Glibc.kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            guard (3...4).contains(fields.count), fields[0] == "deck", let pid = pid_t(fields[1]) else { continue }
             let group = "\(base)/\(name)"
-            let hosts = (FolderEntries.names(in: group) ?? []).filter { $0.hasPrefix("host-") }.map { "\(group)/\($0)" }
-            guard !([group] + hosts).contains(where: { listed($0).contains(0) }) else { continue }
+            guard fields.count == 3 || namespace.map({ fields[3] == "ns\($0)" }) == true else {
+                removeIfEmpty(group)
+                continue
+            }
+            guard Glibc.kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            guard !([group] + hosts(of: group)).contains(where: { listed($0).contains(0) }) else { continue }
             removeTree(group)
         }
+    }
+
+    /// Removes `group` and its hosts' groups where no process is in them (rmdir refuses a group
+    /// that holds one). A host's group made in the last 10 s is kept: its host may not have joined yet.
+    private static func removeIfEmpty(_ group: String) {
+        let settled = time(nil) - 10
+        var info = stat()
+        for host in hosts(of: group) where stat(host, &info) == 0 && info.st_mtim.tv_sec < settled { rmdir(host) }
+        rmdir(group)
+    }
+
+    /// The paths of `group`'s hosts' groups.
+    private static func hosts(of group: String) -> [String] {
+        (FolderEntries.names(in: group) ?? []).filter { $0.hasPrefix("host-") }.map { "\(group)/\($0)" }
     }
 
     /// Kills what is left in `group`'s children and removes them and it. Killed processes take a
     /// moment to exit and a group holding one cannot be removed: up to 0.5 s is given them.
     private static func removeTree(_ group: String) {
-        let hosts = (FolderEntries.names(in: group) ?? []).filter { $0.hasPrefix("host-") }.map { "\(group)/\($0)" }
+        let hosts = hosts(of: group)
         for host in hosts { kill(host) }
         let deadline = MonotonicClock.milliseconds + 500
         while hosts.contains(where: isPopulated), MonotonicClock.milliseconds < deadline { usleep(1_000) }
