@@ -25,12 +25,7 @@ extension StreamBench {
             }
         }
         print("### Freewheel side by side (\(rounds) rounds of \(seconds) s; in each, the case and bare libopus encode at once on one CPU)\n")
-        print("| CPU per frame vs bare libopus beside it | " + (1...rounds).map { "round \($0)" }.joined(separator: " | ") + " | median |")
-        print("|---|" + String(repeating: "---|", count: rounds + 1))
-        for (index, ratio) in ratios.enumerated() {
-            print("| \(cases[index]) | " + ratio.map { String(format2: $0) }.joined(separator: " | ")
-                + " | \(String(format2: ratio.sorted()[ratio.count / 2]))× |")
-        }
+        StreamBench.printRounds("CPU per frame vs bare libopus beside it", names: cases, ratios: ratios)
         print("\nEach side's CPU time over the window (after \(StreamBench.warmUpMilliseconds) ms of warm-up) divided by the frames it "
             + "encoded in it; both at normal priority, so the scheduler shares the CPU between them. Goal: ≤ 1.05×.\n")
         guard let last else { return }

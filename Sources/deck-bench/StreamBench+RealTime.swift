@@ -121,14 +121,19 @@ extension StreamBench {
             }
         }
         print("### Real time side by side (\(rounds) rounds of \(seconds) s; in each, the case and bare libopus paced at once on one CPU)\n")
-        print("| CPU vs bare libopus paced beside it | " + (1...rounds).map { "round \($0)" }.joined(separator: " | ") + " | median |")
-        print("|---|" + String(repeating: "---|", count: rounds + 1))
-        for (index, ratio) in ratios.enumerated() {
-            print("| \(cases[index].name) | " + ratio.map { String(format2: $0) }.joined(separator: " | ")
-                + " | \(String(format2: ratio.sorted()[ratio.count / 2]))× |")
-        }
+        StreamBench.printRounds("CPU vs bare libopus paced beside it", names: cases.map(\.name), ratios: ratios)
         print("\nBoth ask for the audio thread's real-time priority; the bare loop's deadlines fall 10 ms after the "
             + "audio thread's, so neither waits for the other. Round n runs on CPU n mod \(cpus). Goal: CPU ≤ 1.10× of paced bare.\n")
+    }
+
+    /// A table of each case's ratio round by round, and its median.
+    static func printRounds(_ heading: String, names: [String], ratios: [[Double]]) {
+        guard let rounds = ratios.first?.count, rounds > 0 else { return }
+        print("| \(heading) | " + (1...rounds).map { "round \($0)" }.joined(separator: " | ") + " | median |")
+        print("|---|" + String(repeating: "---|", count: rounds + 1))
+        for (name, ratio) in zip(names, ratios) {
+            print("| \(name) | " + ratio.map { String(format2: $0) }.joined(separator: " | ") + " | \(String(format2: ratio.sorted()[ratio.count / 2]))× |")
+        }
     }
 
     /// Runs `body` on a thread of its own pinned to `cpu`; the threads it starts inherit the pin.
