@@ -78,11 +78,11 @@ extension StreamBench {
             let frames = to.runtimeFrames - from.runtimeFrames, bareFrames = to.bareFrames - from.bareFrames
             round.ratio = StreamBench.perFrameRatio(cpu: to.runtime - from.runtime, frames: frames, against: to.bare - from.bare, frames: bareFrames)
             let threads = ThreadCPU.spent(from: from.threads, to: to.threads)
-            for (role, names, perFrames) in [("audio thread: render, mix, encode", ["deck-audio"], frames),
-                                             ("loop: packets to the Ogg muxer", ["bench-loop"], frames),
-                                             ("the file's writer", ["deck-file"], frames),
-                                             ("bare libopus beside it (reference)", ["bench-bare"], bareFrames)] {
-                let mine = threads.filter { names.contains($0.name) }
+            for (role, name, perFrames) in [("audio thread: render, mix, encode", "deck-audio", frames),
+                                            ("loop: packets to the Ogg muxer", "bench-loop", frames),
+                                            ("the file's writer", "deck-file", frames),
+                                            ("bare libopus beside it (reference)", "bench-bare", bareFrames)] {
+                let mine = threads.filter { $0.name == name }
                 round.threads.append(FreewheelRound.Thread(role: role,
                     microsecondsPerFrame: Double(mine.reduce(0) { $0 + $1.nanoseconds }) / 1e3 / Double(max(perFrames, 1)),
                     wakeUpsPerFrame: Double(mine.reduce(0) { $0 + $1.wakeUps }) / Double(max(perFrames, 1))))
