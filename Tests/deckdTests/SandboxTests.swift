@@ -160,7 +160,7 @@ import Testing
         // Both deckds run in a cgroup of their own: the deckds other tests start meanwhile would
         // otherwise end the orphan first, as any next runtime does.
         let group = SandboxTests.runnerCgroup().map { "\($0)/sandbox-test-\(getpid())" }
-        let launcher = group.flatMap { mkdir($0, 0o755) == 0 ? ["/bin/sh", "-c", #"echo $$ > "$0/cgroup.procs" && exec "$@""#, $0] : nil } ?? []
+        let launcher = group.flatMap { mkdir($0, 0o755) == 0 ? SandboxTests.launcher(joining: $0) : nil } ?? []
         defer { if let group { rmdir(group) } }
         let scene = try Scene(launcher: launcher)
         let grandchild = try scene.grandchild()
@@ -237,7 +237,7 @@ import Testing
             for left in SandboxTests.groups(in: group, prefix: "deck-") { SandboxTests.removeGroup(left) }
             rmdir(group)
         }
-        let joining = ["/bin/sh", "-c", #"echo $$ > "$0/cgroup.procs" && exec "$@""#, group]
+        let joining = SandboxTests.launcher(joining: group)
         // Pids in the new namespace are handed out in order: after `free - 2` throwaway processes,
         // deckd gets `free`, a pid no process has out here.
         let free = try #require((300..<30_000).first { kill(pid_t($0), 0) != 0 && errno == ESRCH })
@@ -262,8 +262,7 @@ import Testing
         #expect(hosts.allSatisfy(SandboxTests.isRunning), "the nested runtime's hosts \(hosts) were killed\n\(outer.log)")
         #expect(FileManager.default.fileExists(atPath: innerGroups[0]), "the nested runtime's group was removed")
         #expect(inner?.stop(signal: SIGKILL, seconds: 5) != nil)
-        let deadline = Date().addingTimeInterval(5)
-        while !SandboxTests.groups(in: innerGroups[0], prefix: "host-").flatMap(SandboxTests.members).isEmpty && Date() < deadline { usleep(10_000) }
+        SandboxTests.waitUntilEmpty(SandboxTests.groups(in: innerGroups[0], prefix: "host-"))
         _ = try outerRun()
         #expect(FileManager.default.fileExists(atPath: innerGroups[0]), "host groups made in the last 10 s were removed")
         for host in SandboxTests.groups(in: innerGroups[0], prefix: "host-") {
@@ -311,10 +310,20 @@ import Testing
     /// Removes a group its runtime left, and its hosts' groups, once their processes are gone.
     static func removeGroup(_ group: String) {
         let hosts = groups(in: group, prefix: "host-")
-        let deadline = Date().addingTimeInterval(5)
-        while hosts.contains(where: { !members(of: $0).isEmpty }) && Date() < deadline { usleep(10_000) }
+        waitUntilEmpty(hosts)
         for host in hosts { rmdir(host) }
         rmdir(group)
+    }
+
+    /// Waits up to 5 s for the processes in `groups` to be gone.
+    static func waitUntilEmpty(_ groups: [String]) {
+        let deadline = Date().addingTimeInterval(5)
+        while groups.contains(where: { !members(of: $0).isEmpty }) && Date() < deadline { usleep(10_000) }
+    }
+
+    /// A launcher that moves the deckd it starts into `group` first.
+    static func launcher(joining group: String) -> [String] {
+        ["/bin/sh", "-c", #"echo $$ > "$0/cgroup.procs" && exec "$@""#, group]
     }
 
     /// A permission the manifest declares but the policy does not grant is not held, and is
