@@ -75,6 +75,26 @@ import DeckTestSupport
         #expect(callbacks == 2)
     }
 
+    /// A ring that lands while the loop answers the one before is never lost: the loop always sees
+    /// the last thing queued before the last ring.
+    @Test func aRingWhileTheLoopAnswersIsNeverLost() throws {
+        let loop = try EventLoop()
+        let queued = Atomic<Int>(0)
+        var seen = 0
+        let doorbell = try AsyncDoorbell(loop: loop) { seen = queued.load(ordering: .acquiring) }
+        let ringer = doorbell.ringer
+        let total = 200_000
+        Thread {
+            for _ in 0..<total {
+                queued.add(1, ordering: .releasing)
+                ringer.ring()
+            }
+        }.start()
+        #expect(turnLoop(loop, seconds: 20) { seen == total })
+        doorbell.close()
+        loop.run()
+    }
+
     @Test func aUnixStreamServerEchoesToAClient() throws {
         let loop = try EventLoop()
         let dir = TemporaryDirectory()
