@@ -39,6 +39,10 @@ public final class Mixer {
     private let occupied = Atomic<UInt32>(0)
     /// Each stream's last frame as rendered, `frames × 2` floats a stream: its render writes there.
     private let lasts: UnsafeMutablePointer<Float>
+    /// The buses a stream was written into this frame: the first one copies, so no bus is zeroed first.
+    private var writtenBuses: UInt8 = 0
+    /// Per bus, the sum of the peaks written into it this frame: at most 1, no sample can need limiting.
+    private let peakSums: UnsafeMutablePointer<Float>
 
     public init(frames: Int) {
         self.frames = frames
@@ -46,6 +50,8 @@ public final class Mixer {
         streams.initialize(repeating: Stream(), count: Mixer.capacity)
         scratch = .allocate(capacity: frames * AudioFormat.channels)
         lasts = .allocate(capacity: Mixer.capacity * frames * AudioFormat.channels)
+        peakSums = .allocate(capacity: Mixer.maxBuses)
+        peakSums.initialize(repeating: 0, count: Mixer.maxBuses)
     }
 
     deinit {
@@ -53,6 +59,7 @@ public final class Mixer {
         streams.deallocate()
         scratch.deallocate()
         lasts.deallocate()
+        peakSums.deallocate()
     }
 
     /// Writes every page of its frame buffers, so no stream's first frame in a slot waits on a
@@ -124,7 +131,8 @@ public final class Mixer {
     @discardableResult
     public func mix(into out: UnsafeMutablePointer<Float>, activeBuses: UInt8 = 1) -> Int {
         let count = frames * AudioFormat.channels
-        for bus in 0..<Mixer.maxBuses where activeBuses & (1 << bus) != 0 { (out + bus * count).update(repeating: 0, count: count) }
+        writtenBuses = 0
+        peakSums.update(repeating: 0, count: Mixer.maxBuses)
         var slots = occupied.load(ordering: .relaxed) | closing.load(ordering: .acquiring)
         while slots != 0 {
             let index = slots.trailingZeroBitCount
@@ -162,6 +170,7 @@ public final class Mixer {
                 }
             }
             renderingStream.store(-1, ordering: .releasing)
+            var peak: Float = 0, subnormal = false
             counters._withUnsafeGuaranteedRef { counters in
                 if produced < frames {
                     frame.advanced(by: produced * 2).update(repeating: 0, count: (frames - produced) * 2)
@@ -169,7 +178,7 @@ public final class Mixer {
                 } else {
                     counters.renderedFrames.add(1, ordering: .relaxed)
                 }
-                let (peak, subnormal) = Mixer.peak(frame, count: produced * 2)
+                peak = Mixer.peak(frame, count: produced * 2, subnormal: &subnormal)
                 if subnormal { counters.subnormalFrames.add(1, ordering: .relaxed) }
                 if !peak.isFinite {
                     frame.update(repeating: 0, count: count)
@@ -184,24 +193,33 @@ public final class Mixer {
                 }
             }
             streams[index].lastCount = frames
+            let bound = peak.isFinite ? peak : 0
             if streams[index].gain.isUnity {
-                add(frame, of: index, into: out, activeBuses: activeBuses)
+                add(frame, of: index, into: out, activeBuses: activeBuses, peak: bound)
             } else {
+                let gain = streams[index].gain
                 scratch.update(from: frame, count: count)
                 streams[index].gain.apply(to: scratch, frames: frames)
-                add(scratch, of: index, into: out, activeBuses: activeBuses)
+                // A ramp moves monotonically from its current gain to its target.
+                add(scratch, of: index, into: out, activeBuses: activeBuses, peak: bound * max(abs(gain.current), abs(gain.target)))
             }
         }
-        var limited = 0
+        var limited: Int32 = 0
         for bus in 0..<Mixer.maxBuses where activeBuses & (1 << bus) != 0 {
             let mix = out + bus * count
+            guard writtenBuses & (1 << bus) != 0 else {
+                mix.update(repeating: 0, count: count)
+                continue
+            }
+            // Below full scale by more than the sums' rounding, no sample can reach it.
+            guard peakSums[bus] > Mixer.limiterThreshold else { continue }
             for i in 0..<count {  // without branches, so it runs on vectors
                 let sample = mix[i]
                 limited &+= abs(sample) > 1 ? 1 : 0
                 mix[i] = min(max(sample, -1), 1)
             }
         }
-        return limited
+        return Int(limited)
     }
 
     /// A closed stream's last sound: its reflected tail at its gain, then the slot is free.
@@ -211,38 +229,50 @@ public final class Mixer {
         if !streams[index].gain.isSilent {
             _ = ReflectedTail.write(after: lasts + index * count, count: streams[index].lastCount, into: scratch,
                                     limit: frames, gain: streams[index].gain.current)
-            add(scratch, of: index, into: out, activeBuses: activeBuses)
+            add(scratch, of: index, into: out, activeBuses: activeBuses, peak: .infinity)
         }
         close(stream: index)
     }
 
-    /// Sums one stream's frame into each active bus it is routed to.
-    private func add(_ frame: UnsafeMutablePointer<Float>, of index: Int, into out: UnsafeMutablePointer<Float>, activeBuses: UInt8) {
+    /// Sums one stream's frame, whose samples are at most `peak` in magnitude, into each active bus
+    /// it is routed to; the first stream into a bus copies.
+    private func add(_ frame: UnsafeMutablePointer<Float>, of index: Int, into out: UnsafeMutablePointer<Float>, activeBuses: UInt8,
+                     peak: Float) {
         let count = frames * AudioFormat.channels
         let buses = streams[index].buses & activeBuses
         for bus in 0..<Mixer.maxBuses where buses & (1 << bus) != 0 {
             let mix = out + bus * count
-            for i in 0..<count { mix[i] += frame[i] }
+            if writtenBuses & (1 << bus) == 0 {
+                mix.update(from: frame, count: count)
+                writtenBuses |= 1 << bus
+            } else {
+                for i in 0..<count { mix[i] += frame[i] }
+            }
+            peakSums[bus] += peak
         }
     }
 
     /// −90 dBFS: below this a frame counts as silence.
     static let silenceThreshold: Float = 3.2e-5
 
+    /// Sums of peaks up to here skip the limiter: a hair under 1, for the rounding of sums and gains.
+    static let limiterThreshold: Float = 0.999
+
     /// getrusage's RUSAGE_THREAD: the calling thread's own counters.
     private static let thisThread = __rusage_who_t(1)
 
-    /// The largest magnitude (NaN when any sample is not finite) and whether any sample is subnormal.
-    /// On magnitudes' bit patterns, which order as the magnitudes do (NaN and infinity above every
-    /// finite one), without branches, so the loop runs on vectors.
-    private static func peak(_ samples: UnsafeMutablePointer<Float>, count: Int) -> (Float, subnormal: Bool) {
-        var top: UInt32 = 0, subnormals: UInt32 = 0
+    /// The largest magnitude (NaN when any sample is not finite); sets `subnormal` when any sample is.
+    /// On magnitudes' bit patterns as signed integers, which order as the magnitudes do (NaN and
+    /// infinity above every finite one), without branches, so the loop runs on SSE2's vectors.
+    private static func peak(_ samples: UnsafeMutablePointer<Float>, count: Int, subnormal: inout Bool) -> Float {
+        var top: Int32 = 0, subnormals: Int32 = 0
         for i in 0..<count {
-            let magnitude = samples[i].bitPattern & 0x7FFF_FFFF
+            let magnitude = Int32(bitPattern: samples[i].bitPattern & 0x7FFF_FFFF)
             top = max(top, magnitude)
-            // 1 through 0x007F_FFFF are the subnormals; 0 wraps round to the top.
-            subnormals |= magnitude &- 1 < 0x007F_FFFF ? 1 : 0
+            // 1 through 0x007F_FFFF are the subnormals.
+            subnormals |= (magnitude > 0 ? 1 : 0) & (magnitude < 0x0080_0000 ? 1 : 0)
         }
-        return (top >= 0x7F80_0000 ? .nan : Float(bitPattern: top), subnormals != 0)
+        subnormal = subnormals != 0
+        return top >= 0x7F80_0000 ? .nan : Float(bitPattern: UInt32(top))
     }
 }

@@ -83,6 +83,27 @@ private final class TestStream {
         #expect(all.limited == frames * 2)
     }
 
+    /// The limiter may be skipped only where no sample can reach full scale: a gain rising within
+    /// the frame and a closed stream's tail count at their loudest.
+    @Test func whatCanReachFullScaleIsStillLimited() {
+        let mixer = Mixer(frames: frames)
+        let stream = TestStream(ConstantSource(value: 0.75)), other = TestStream(ConstantSource(value: 0.75))
+        mixer.open(stream: 0, source: stream.source, gain: 1, counters: .passUnretained(stream.counters))
+        mixer.rampGain(stream: 0, to: 2, samples: frames / 2, curve: .linear)
+        let rising = mixCounting(mixer)
+        #expect(rising.out.allSatisfy { $0 <= 1 })
+        #expect(rising.out.last == 1)
+        #expect(rising.limited > 0)
+        mixer.rampGain(stream: 0, to: 1, samples: 0, curve: .linear)
+        mixer.open(stream: 1, source: other.source, gain: 1, counters: .passUnretained(other.counters))
+        _ = mix(mixer)
+        #expect(mixer.beginClosing(stream: 0, timeoutNanoseconds: 1_000_000))
+        let tail = mixCounting(mixer)
+        #expect(tail.out[0] == 1)  // 0.75 and the tail's first sample, 0.75 faded a little
+        #expect(tail.limited > 0)
+        #expect(tail.out.last == 0.75)
+    }
+
     @Test func aShortRenderIsPaddedWithSilenceAndCounted() {
         let mixer = Mixer(frames: frames)
         let short = TestStream(ConstantSource(value: 0.5, produced: 600))
