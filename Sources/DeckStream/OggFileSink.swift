@@ -55,7 +55,7 @@ public final class OggFileSink: Sink {
             muxer.headerPages.forEach { pages += $0 }
             self.muxer = muxer
         }
-        muxer?.pages(for: packet).forEach { pages += $0 }
+        muxer?.append(packet, to: &pages)
         counters.packets += 1
     }
 

@@ -39,20 +39,31 @@ final class OggOpusMuxer {
 
     /// Adds one packet and returns the pages it completed (often none until 100 ms are buffered).
     func pages(for packet: EncodedPacket) -> [Page] {
+        var pages: [Page] = []
+        add(packet) { pages.append(OggOpusMuxer.bytes(of: $0)) }
+        return pages
+    }
+
+    /// Adds one packet and appends the pages it completed to `buffer`, without a page's own array.
+    func append(_ packet: EncodedPacket, to buffer: inout [UInt8]) {
+        add(packet) { page in
+            buffer.append(contentsOf: UnsafeBufferPointer(start: page.header, count: page.header_len))
+            buffer.append(contentsOf: UnsafeBufferPointer(start: page.body, count: page.body_len))
+        }
+    }
+
+    /// Adds one packet; `completed` sees each page it completed, valid only during the call.
+    private func add(_ packet: EncodedPacket, _ completed: (ogg_page) -> Void) {
         let origin = self.origin ?? packet.sampleIndex
         self.origin = origin
         let granule = packet.granule(from: origin)
         OggOpusMuxer.submit(state, packet.bytes, number: packetNumber, granule: granule, eos: packet.isLast)
         packetNumber += 1
         samplesSinceFlush += packet.samples
-        if samplesSinceFlush >= OggOpusMuxer.flushSamples || packet.isLast {
-            samplesSinceFlush = 0
-            return OggOpusMuxer.flush(state)
-        }
-        var pages: [Page] = []
+        let flushes = samplesSinceFlush >= OggOpusMuxer.flushSamples || packet.isLast
+        if flushes { samplesSinceFlush = 0 }
         var page = ogg_page()
-        while ogg_stream_pageout(state, &page) != 0 { pages.append(OggOpusMuxer.bytes(of: page)) }
-        return pages
+        while (flushes ? ogg_stream_flush(state, &page) : ogg_stream_pageout(state, &page)) != 0 { completed(page) }
     }
 
     /// The identification header: magic, version 1, 2 channels, pre-skip, 48 kHz, gain 0, mapping 0.
@@ -73,10 +84,10 @@ final class OggOpusMuxer {
 
     private static func submit(_ state: UnsafeMutablePointer<ogg_stream_state>, _ data: [UInt8], number: Int64,
                                granule: Int64, bos: Bool = false, eos: Bool = false) {
-        var data = data
-        data.withUnsafeMutableBufferPointer { buffer in
-            var packet = ogg_packet(packet: buffer.baseAddress, bytes: buffer.count, b_o_s: bos ? 1 : 0,
-                                    e_o_s: eos ? 1 : 0, granulepos: granule, packetno: number)
+        data.withUnsafeBufferPointer { buffer in
+            // libogg copies the packet's bytes and never writes through the pointer.
+            var packet = ogg_packet(packet: UnsafeMutablePointer(mutating: buffer.baseAddress), bytes: buffer.count,
+                                    b_o_s: bos ? 1 : 0, e_o_s: eos ? 1 : 0, granulepos: granule, packetno: number)
             ogg_stream_packetin(state, &packet)
         }
     }
@@ -89,7 +100,10 @@ final class OggOpusMuxer {
     }
 
     private static func bytes(of page: ogg_page) -> Page {
-        Array(UnsafeBufferPointer(start: page.header, count: page.header_len))
-            + Array(UnsafeBufferPointer(start: page.body, count: page.body_len))
+        var bytes = Page()
+        bytes.reserveCapacity(page.header_len + page.body_len)
+        bytes.append(contentsOf: UnsafeBufferPointer(start: page.header, count: page.header_len))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: page.body, count: page.body_len))
+        return bytes
     }
 }

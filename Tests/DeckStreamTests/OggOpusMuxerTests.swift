@@ -53,6 +53,19 @@ import Testing
         #expect(last[0].granule == 1_812)
     }
 
+    /// A file sink appends pages to its batch: the same bytes as the pages one by one.
+    @Test func appendedPagesAreThePagesInOrder() {
+        let paged = OggOpusMuxer(preSkip: 312, serial: 7), appended = OggOpusMuxer(preSkip: 312, serial: 7)
+        var pages: [UInt8] = [], buffer: [UInt8] = [0xAA]
+        for index in 0..<12 {
+            let packet = packet(Int64(index), last: index == 11, final: index == 11 ? 11_000 : nil)
+            paged.pages(for: packet).forEach { pages += $0 }
+            appended.append(packet, to: &buffer)
+        }
+        #expect(pages.count > 3 * 27)  // two full pages and the last
+        #expect(buffer == [0xAA] + pages)
+    }
+
     @Test func aMuxerJoiningLateCountsGranulesFromItsFirstPacket() {
         let muxer = OggOpusMuxer(preSkip: 312)
         var pages: [PageHeader] = []
