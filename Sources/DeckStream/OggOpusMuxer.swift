@@ -46,10 +46,7 @@ final class OggOpusMuxer {
 
     /// Adds one packet and appends the pages it completed to `buffer`, without a page's own array.
     func append(_ packet: EncodedPacket, to buffer: inout [UInt8]) {
-        add(packet) { page in
-            buffer.append(contentsOf: UnsafeBufferPointer(start: page.header, count: page.header_len))
-            buffer.append(contentsOf: UnsafeBufferPointer(start: page.body, count: page.body_len))
-        }
+        add(packet) { OggOpusMuxer.append($0, to: &buffer) }
     }
 
     /// Adds one packet; `completed` sees each page it completed, valid only during the call.
@@ -102,8 +99,13 @@ final class OggOpusMuxer {
     private static func bytes(of page: ogg_page) -> Page {
         var bytes = Page()
         bytes.reserveCapacity(page.header_len + page.body_len)
-        bytes.append(contentsOf: UnsafeBufferPointer(start: page.header, count: page.header_len))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: page.body, count: page.body_len))
+        append(page, to: &bytes)
         return bytes
+    }
+
+    /// libogg's header and body of `page`, appended.
+    private static func append(_ page: ogg_page, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: UnsafeBufferPointer(start: page.header, count: page.header_len))
+        buffer.append(contentsOf: UnsafeBufferPointer(start: page.body, count: page.body_len))
     }
 }
