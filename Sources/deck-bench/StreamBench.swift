@@ -90,7 +90,7 @@ struct StreamBench {
         let measured = try Measurement.of {
             let runtime = try Runtime(configuration: configuration, logger: Logger(level: .error))
             try runtime.output.openStream(for: "app", source: source.renderSource, gain: 1, counters: StreamCounters())
-            runtime.onOutputFinished = { runtime.shutdown() }
+            runtime.onOutputFinished = { [unowned runtime] in runtime.shutdown() }
             try runtime.startOutput()
             if let pinned {
                 try runtime.output.openStream(for: "prompt", source: pinned.renderSource, gain: 1, counters: StreamCounters(), pin: "Cabin")

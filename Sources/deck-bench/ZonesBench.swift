@@ -47,7 +47,7 @@ struct ZonesBench {
             try runtime.output.openStream(for: "app\(zone)", source: sources[zone].renderSource, gain: 1, counters: StreamCounters(),
                                           zones: 1 << zone)
         }
-        runtime.onOutputFinished = { runtime.shutdown() }
+        runtime.onOutputFinished = { [unowned runtime] in runtime.shutdown() }
         let measured = try Measurement.of {
             try runtime.startOutput()
             runtime.loop.run()

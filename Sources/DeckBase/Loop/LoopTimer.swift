@@ -28,4 +28,9 @@ public final class LoopTimer: LoopHandle {
         uv_timer_stop(raw.assumingMemoryBound(to: uv_timer_t.self))
     }
 
+    /// Also lets go of the action, so what it captured (often this timer) is released.
+    public override func close() {
+        super.close()
+        action = nil
+    }
 }

@@ -34,6 +34,22 @@ import DeckTestSupport
         #expect(!fired)
     }
 
+    @Test func aClosedTimerLetsGoOfWhatItsActionCaptured() throws {
+        final class Captured {}
+        let loop = try EventLoop()
+        let timer = try LoopTimer(loop: loop)
+        weak var released: Captured?
+        do {
+            let captured = Captured()
+            released = captured
+            // The action holds the timer too, the cycle a timer that closes itself makes.
+            timer.start(after: 60_000) { withExtendedLifetime((captured, timer)) {} }
+        }
+        #expect(released != nil)
+        timer.close()
+        #expect(released == nil)
+    }
+
     @Test func aSignalIsDeliveredOnTheLoopThread() throws {
         let loop = try EventLoop()
         let watcher = try SignalWatcher(loop: loop)
