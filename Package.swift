@@ -86,7 +86,7 @@ let package = Package(
         // One test target per layer; DeckRuntimeTests holds what needs the whole runtime and its
         // plugins (the suites `make test` runs in both isolation modes, with deckdTests).
         .testTarget(name: "DeckABITests", dependencies: ["DeckABI", "CDeckPlugin"]),
-        .testTarget(name: "DeckBaseTests", dependencies: ["DeckBase", "DeckTestSupport", "CDeckPlugin"]),
+        .testTarget(name: "DeckBaseTests", dependencies: ["DeckBase", "DeckTestSupport", "CDeckPlugin", "CProcess"]),
         .testTarget(name: "DeckStreamTests", dependencies: ["DeckStream", "CDeckPlugin", "DeckTestSupport"]),
         .testTarget(name: "DeckAudioTests", dependencies: ["DeckAudio", "DeckMedia", "DeckSession", "CDeckPlugin"]),
         .testTarget(name: "DeckSessionTests", dependencies: ["DeckSession", "DeckPlugins", "CDeckPlugin"]),

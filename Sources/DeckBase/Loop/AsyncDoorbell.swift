@@ -1,26 +1,41 @@
 import CLibUV
+import CProcess
+import Glibc
 import Synchronization
 
 /// Wakes the loop from any thread; the loop then runs `action` once for any number of rings.
-/// Rings carry no payload (libuv coalesces them): senders put their data in a queue first.
+/// Rings carry no payload (they coalesce): senders put their data in a queue first.
+/// An eventfd the loop polls, rather than `uv_async_t`: a ring is one atomic flag and at most one
+/// `write`, with no window in which the loop, woken onto the ringer's CPU, spins until the ringer
+/// runs again (libuv's async protocol spins 997 pauses then yields there, every time).
 /// Loop-thread-confined, except `ringer`, which any thread may use.
 public final class AsyncDoorbell: LoopHandle {
     /// The any-thread side: rings until the doorbell is closed, never after.
     public final class Ringer: Sendable {
-        // The raw handle's address, shared with senders; valid while `closed` is false.
-        fileprivate let address = Atomic<UInt>(0)
+        fileprivate let descriptor: Int32
+        /// Set by the first ring after the loop last looked; later rings skip the `write`.
+        fileprivate let pending = Atomic<Bool>(false)
         fileprivate let closed = Atomic<Bool>(false)
         fileprivate let inFlight = Atomic<Int>(0)
+
+        fileprivate init(descriptor: Int32) { self.descriptor = descriptor }
 
         /// Wakes the loop; returns false once the doorbell is closed. Lock-free.
         @discardableResult
         public func ring() -> Bool {
-            inFlight.add(1, ordering: .acquiring)
+            // Sequentially consistent, as `close` is: each side stores, then loads what the other stored.
+            inFlight.add(1, ordering: .sequentiallyConsistent)
             defer { inFlight.subtract(1, ordering: .releasing) }
-            guard !closed.load(ordering: .acquiring),
-                  let handle = UnsafeMutablePointer<uv_async_t>(bitPattern: address.load(ordering: .acquiring))
-            else { return false }
-            return uv_async_send(handle) == 0
+            guard !closed.load(ordering: .sequentiallyConsistent) else { return false }
+            if pending.exchange(true, ordering: .acquiringAndReleasing) { return true }
+            return eventfd_write(descriptor, 1) == 0
+        }
+
+        /// Clears the counter, then the flag, so a ring after this point writes again. [loop thread]
+        fileprivate func answer() {
+            var count: eventfd_t = 0
+            _ = eventfd_read(descriptor, &count)
+            pending.store(false, ordering: .sequentiallyConsistent)
         }
     }
 
@@ -29,24 +44,34 @@ public final class AsyncDoorbell: LoopHandle {
 
     public init(loop: EventLoop, _ action: @escaping () -> Void) throws(LoopError) {
         self.action = action
-        ringer = Ringer()
+        let descriptor = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        if descriptor < 0 { throw LoopError("eventfd", code: -errno) }
+        ringer = Ringer(descriptor: descriptor)
         super.init(owning: loop)
-        let status = uv_async_init(loop.raw, raw.assumingMemoryBound(to: uv_async_t.self)) { async in
-            LoopHandle.owner(async, as: AsyncDoorbell.self)?.action()
-        }
+        let poll = raw.assumingMemoryBound(to: uv_poll_t.self)
+        var status = uv_poll_init(loop.raw, poll, descriptor)
         if status < 0 {
             discardUninitialised()
-            throw LoopError("uv_async_init", code: status)
+            Glibc.close(descriptor)
+            throw LoopError("uv_poll_init", code: status)
         }
         attach()
-        ringer.address.store(UInt(bitPattern: raw), ordering: .releasing)
+        status = uv_poll_start(poll, Int32(UV_READABLE.rawValue)) { poll, _, _ in
+            guard let doorbell = LoopHandle.owner(poll, as: AsyncDoorbell.self) else { return }
+            doorbell.ringer.answer()
+            doorbell.action()
+        }
+        if status < 0 {
+            close()
+            throw LoopError("uv_poll_start", code: status)
+        }
     }
 
     public override func close() {
         guard !isClosed else { return }
         ringer.closed.store(true, ordering: .sequentiallyConsistent)
-        while ringer.inFlight.load(ordering: .acquiring) != 0 {}
+        while ringer.inFlight.load(ordering: .sequentiallyConsistent) != 0 {}
         super.close()
+        Glibc.close(ringer.descriptor)  // safe once uv_close has stopped the poll
     }
-
 }

@@ -1,3 +1,4 @@
+import CProcess
 import Foundation
 import Synchronization
 import Testing
@@ -108,6 +109,31 @@ import DeckTestSupport
         }.start()
         #expect(turnLoop(loop, seconds: 20) { seen == total })
         doorbell.close()
+        loop.run()
+    }
+
+    /// Closing while another thread rings: every ring after the close is refused and writes
+    /// nothing, even to a descriptor that took the doorbell's number since.
+    @Test func aDoorbellClosedWhileRingingNeverWritesAgain() throws {
+        let loop = try EventLoop()
+        let doorbell = try AsyncDoorbell(loop: loop) {}
+        let ringer = doorbell.ringer
+        let refused = Atomic<Int>(0)
+        let ringing = Thread {
+            while ringer.ring() {}
+            for _ in 0..<100_000 where !ringer.ring() { refused.add(1, ordering: .relaxed) }
+        }
+        ringing.start()
+        usleep(20_000)
+        doorbell.close()
+        // The lowest free number, so almost always the doorbell's (tests in parallel may free a
+        // lower one first): a late ring would make it readable.
+        let probe = eventfd(0, Int32(EFD_NONBLOCK))
+        #expect(probe >= 0)
+        #expect(turnLoop(loop, seconds: 10) { refused.load(ordering: .relaxed) == 100_000 })
+        var count: eventfd_t = 0
+        #expect(eventfd_read(probe, &count) == -1 && errno == EAGAIN)
+        close(probe)
         loop.run()
     }
 
