@@ -86,10 +86,12 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
 
     // MARK: Loop thread
 
-    /// Loads the plugins and starts the output, once, on the loop thread.
+    /// Loads the plugins and starts the output, once, on the loop thread. A packet callback set
+    /// before then is in force from the first frame, not from the job that follows.
     func startIfNeeded() {
         guard !started else { return }
         started = true
+        applyPacketBatch()
         do { try runtime.start() } catch { runtime.logger.error("embedding", "\(error)") }
     }
 
@@ -159,10 +161,12 @@ final class EmbeddedRuntime: @unchecked Sendable {  // Cross-thread state is in 
     /// The packet callback was set or cleared: with one, each packet goes out as soon as it is
     /// encoded; with none, the embedding's sink lets the others' batch stand. On the loop thread, by a job.
     func packetCallbackChanged() {
-        try? submit(Job(action: { [unowned self] in
-            packetSink.batchMilliseconds = shared.withLock { $0.packet } == nil ? .max : 0
-            runtime.output.applySinkBatch()
-        }))
+        try? submit(Job(action: { [unowned self] in applyPacketBatch() }))
+    }
+
+    private func applyPacketBatch() {
+        packetSink.batchMilliseconds = shared.withLock { $0.packet } == nil ? .max : 0
+        runtime.output.applySinkBatch()
     }
 
     private func deliverPacket(_ packet: EncodedPacket) {

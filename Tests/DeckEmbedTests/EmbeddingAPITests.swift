@@ -95,6 +95,21 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
         #expect(deck_runtime_destroy(rt) == 0)
     }
 
+    /// A packet callback set before start asks for each packet from the first frame: the job that
+    /// applies it runs only once the loop turns, after the audio thread began.
+    @Test func aPacketCallbackSetBeforeStartIsInForceFromTheFirstFrame() throws {
+        let rt = try create()
+        let embedded = try EmbeddingAPI.lookup(rt)
+        let seen = Observed()
+        #expect(deck_runtime_set_packet_callback(rt, onPacket, seen.pointer) == 0)
+        embedded.drive {  // start as the runtime's thread does, without turning the loop
+            embedded.runtime.loop.thread.claim()
+            embedded.startIfNeeded()
+        }
+        #expect(embedded.runtime.audio.worker.batchFrames.load(ordering: .relaxed) == 1)
+        #expect(deck_runtime_destroy(rt) == 0)
+    }
+
     /// API 1.4: the audio-thread packet callback gets every packet on the audio thread, wakes the
     /// runtime's thread for none, refuses there the calls that would wait for the loop, and can
     /// clear itself.
