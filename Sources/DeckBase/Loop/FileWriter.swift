@@ -56,8 +56,9 @@ final class FileWriter: @unchecked Sendable {  // Every stored `var` is read and
     /// Bytes appended that the thread has not taken yet.
     var pendingBytes: Int { locked { pending.count } }
 
-    /// Nothing waiting and nothing being written.
-    var isIdle: Bool { locked { pending.isEmpty && !writing } }
+    /// Nothing waiting, nothing being written, and no failure or deletion the loop has not heard:
+    /// a sink that reports itself finished has reported its errors too.
+    var isIdle: Bool { locked { pending.isEmpty && !writing && news.failures.isEmpty && !news.deleted } }
 
     /// Appends `bytes` after everything appended before; false, taking none of them, when that
     /// would leave more than `maxPendingBytes` waiting.

@@ -80,7 +80,8 @@ public final class LoopFile {
     /// Whether writes are taken: from the open until `close()`.
     public var isOpen: Bool { state == .open }
 
-    /// Nothing waiting and nothing being written: every write so far has landed (or failed).
+    /// Nothing waiting and nothing being written: every write so far has landed, or failed and
+    /// reached `onError` (or `onDeleted`) already.
     public var isIdle: Bool { writer.isIdle }
 
     /// Appends `bytes` after everything written before; false when they were not taken: the file

@@ -302,7 +302,10 @@ import DeckTestSupport
         let keepAlive = try LoopTimer(loop: loop)
         keepAlive.start(after: 1_000, repeat: 1_000) {}
         file.write([1, 2, 3])
+        usleep(200_000)  // the writer fails it; the loop has not turned, so nobody heard yet
+        #expect(!file.isIdle, "not idle while a failure waits to be heard")
         #expect(turnLoop(loop) { errors.count == 1 })
+        #expect(file.isIdle)
         keepAlive.close()
         file.write([4])
         file.close()
