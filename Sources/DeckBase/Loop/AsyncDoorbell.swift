@@ -6,8 +6,8 @@ import Synchronization
 /// Wakes the loop from any thread; the loop then runs `action` once for any number of rings.
 /// Rings carry no payload (they coalesce): senders put their data in a queue first.
 /// An eventfd the loop polls, rather than `uv_async_t`: a ring is one atomic flag and at most one
-/// `write`, with no window in which the loop, woken onto the ringer's CPU, spins until the ringer
-/// runs again (libuv's async protocol spins 997 pauses then yields there, every time).
+/// `write`, with no window in which the woken loop waits for the ringer to finish its send
+/// (libuv's async protocol spins, then yields, which under load puts the loop behind busy threads).
 /// Loop-thread-confined, except `ringer`, which any thread may use.
 public final class AsyncDoorbell: LoopHandle {
     /// The any-thread side: rings until the doorbell is closed, never after.
