@@ -25,13 +25,20 @@ public final class SinkSet {
         var sink: any Sink
     }
 
-    private var sinks: [Entry] = []
+    private var sinks: [Entry] = [] {
+        didSet { targets = nil }
+    }
     /// Sinks closed by `closeAll`, kept so their last writes can still be judged.
     private var closed: [any Sink] = []
     private var nextID = 1
     /// Which bus each sink takes, per routing generation, oldest first; packets still in flight
     /// from an older routing are delivered by its table, so every sink gets each frame once.
-    private var routes: [(generation: Int, buses: [Int: Int])] = [(0, [:])]
+    private var routes: [(generation: Int, buses: [Int: Int])] = [(0, [:])] {
+        didSet { targets = nil }
+    }
+    /// The oldest routing's sinks with their bus, in order, built at its first packet: a packet is
+    /// matched by comparing buses, with no hashing per packet.
+    private var targets: [(bus: Int, sink: any Sink)]?
 
     public init() {}
 
@@ -65,11 +72,18 @@ public final class SinkSet {
 
     public func deliver(_ packet: EncodedPacket) {
         while routes.count > 1 && routes[1].generation <= packet.generation { routes.removeFirst() }
-        let buses = routes[0].buses
-        for entry in sinks where buses[entry.id] == packet.bus {
-            entry.sink.deliver(packet)
-            if packet.isLast { entry.sink.finish() }
+        let targets = self.targets ?? makeTargets()
+        for target in targets where target.bus == packet.bus {
+            target.sink.deliver(packet)
+            if packet.isLast { target.sink.finish() }
         }
+    }
+
+    private func makeTargets() -> [(bus: Int, sink: any Sink)] {
+        let buses = routes[0].buses
+        let made = sinks.compactMap { entry in buses[entry.id].map { (bus: $0, sink: entry.sink) } }
+        targets = made
+        return made
     }
 
     /// The packets handed over together have all been delivered.
