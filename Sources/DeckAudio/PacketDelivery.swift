@@ -17,6 +17,8 @@ public final class PacketDelivery {
     /// The PCM tap, once enabled; kept across runs.
     var tap: PCMTap?
     private var reportedDrops = 0
+    /// The last packet's bytes, whose storage the next packet takes if no sink kept them.
+    private var spare: [UInt8] = []
     /// Whether the output's last packet was delivered (reset for each run).
     private(set) var hasFinished = false
 
@@ -34,13 +36,14 @@ public final class PacketDelivery {
         }
         if let tap, let onPCM { tap.read(onPCM) }
         var delivered = false
-        while let packet = worker.packets.pop(preSkip: worker.lookahead) {
+        while let packet = worker.packets.pop(preSkip: worker.lookahead, reusing: &spare) {
             delivered = true
             onPacket?(packet)
             if packet.isLast && !hasFinished {
                 hasFinished = true
                 onFinished?()
             }
+            spare = packet.bytes
         }
         if delivered { onBatchEnd?() }
     }

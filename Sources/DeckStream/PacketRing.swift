@@ -76,13 +76,19 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
         tail.store(tail.load(ordering: .relaxed) + count, ordering: .releasing)
     }
 
-    /// The oldest packet, copied out, or nil. [consumer]
-    package func pop(preSkip: Int) -> EncodedPacket? {
+    /// The oldest packet, copied out, or nil. Its bytes go into `spare`'s storage when nothing else
+    /// holds it (the last packet's, once every sink let go of it), so a packet costs no allocation. [consumer]
+    package func pop(preSkip: Int, reusing spare: inout [UInt8]) -> EncodedPacket? {
         let read = head.load(ordering: .relaxed)
         guard read < tail.load(ordering: .acquiring) else { return nil }
         let slot = slots[read % capacity]
         let start = bytes + (read % capacity) * slotBytes
-        let packet = EncodedPacket(bytes: Array(UnsafeBufferPointer(start: start, count: slot.length)),
+        var packetBytes: [UInt8] = []
+        swap(&packetBytes, &spare)
+        packetBytes.removeAll(keepingCapacity: true)  // a copy, not a reuse, if a sink still holds it
+        packetBytes.reserveCapacity(slotBytes)
+        packetBytes.append(contentsOf: UnsafeBufferPointer(start: start, count: slot.length))
+        let packet = EncodedPacket(bytes: packetBytes,
                                    sampleIndex: slot.sampleIndex, samples: slot.samples, isLast: slot.isLast,
                                    finalGranule: slot.isLast ? slot.finalGranule : nil, preSkip: preSkip,
                                    bus: slot.bus, generation: slot.generation, encodedAt: slot.encodedAt)
