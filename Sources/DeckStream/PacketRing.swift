@@ -85,8 +85,8 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
         let start = bytes + (read % capacity) * slotBytes
         var packetBytes: [UInt8] = []
         swap(&packetBytes, &spare)
-        packetBytes.removeAll(keepingCapacity: true)  // a copy, not a reuse, if a sink still holds it
-        packetBytes.reserveCapacity(slotBytes)
+        // Kept whole when a sink holds it: the removal then makes new storage of the same capacity.
+        packetBytes.removeAll(keepingCapacity: true)
         packetBytes.append(contentsOf: UnsafeBufferPointer(start: start, count: slot.length))
         let packet = EncodedPacket(bytes: packetBytes,
                                    sampleIndex: slot.sampleIndex, samples: slot.samples, isLast: slot.isLast,
