@@ -85,7 +85,7 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
         let start = bytes + (read % capacity) * slotBytes
         var packetBytes: [UInt8] = []
         swap(&packetBytes, &spare)
-        // Kept whole when a sink holds it: the removal then makes new storage of the same capacity.
+        // A sink still holding the last packet keeps it as it was: the removal then makes new storage.
         packetBytes.removeAll(keepingCapacity: true)
         packetBytes.append(contentsOf: UnsafeBufferPointer(start: start, count: slot.length))
         let packet = EncodedPacket(bytes: packetBytes,
