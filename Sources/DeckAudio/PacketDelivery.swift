@@ -43,7 +43,6 @@ public final class PacketDelivery {
                 hasFinished = true
                 onFinished?()
             }
-            spare = packet.bytes
         }
         if delivered { onBatchEnd?() }
     }

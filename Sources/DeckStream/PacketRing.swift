@@ -76,19 +76,18 @@ package final class PacketRing: @unchecked Sendable {  // One producer (audio th
         tail.store(tail.load(ordering: .relaxed) + count, ordering: .releasing)
     }
 
-    /// The oldest packet, copied out, or nil. Its bytes go into `spare`'s storage when nothing else
-    /// holds it (the last packet's, once every sink let go of it), so a packet costs no allocation. [consumer]
+    /// The oldest packet, copied out, or nil. Its bytes go into `spare`, which keeps them: given the
+    /// same `spare` each time, a packet takes the last one's storage once every sink let go of it,
+    /// so it costs no allocation. [consumer]
     package func pop(preSkip: Int, reusing spare: inout [UInt8]) -> EncodedPacket? {
         let read = head.load(ordering: .relaxed)
         guard read < tail.load(ordering: .acquiring) else { return nil }
         let slot = slots[read % capacity]
         let start = bytes + (read % capacity) * slotBytes
-        var packetBytes: [UInt8] = []
-        swap(&packetBytes, &spare)
         // A sink still holding the last packet keeps it as it was: the removal then makes new storage.
-        packetBytes.removeAll(keepingCapacity: true)
-        packetBytes.append(contentsOf: UnsafeBufferPointer(start: start, count: slot.length))
-        let packet = EncodedPacket(bytes: packetBytes,
+        spare.removeAll(keepingCapacity: true)
+        spare.append(contentsOf: UnsafeBufferPointer(start: start, count: slot.length))
+        let packet = EncodedPacket(bytes: spare,
                                    sampleIndex: slot.sampleIndex, samples: slot.samples, isLast: slot.isLast,
                                    finalGranule: slot.isLast ? slot.finalGranule : nil, preSkip: preSkip,
                                    bus: slot.bus, generation: slot.generation, encodedAt: slot.encodedAt)

@@ -16,7 +16,6 @@ import Testing
         var spare: [UInt8] = []
         publish(ring, [1, 2, 3], sampleIndex: 0)
         let kept = try #require(ring.pop(preSkip: 312, reusing: &spare))
-        spare = kept.bytes
         publish(ring, [9, 8, 7, 6], sampleIndex: 960)
         let next = try #require(ring.pop(preSkip: 312, reusing: &spare))
         #expect(kept.bytes == [1, 2, 3])
