@@ -137,6 +137,29 @@ import DeckTestSupport
         loop.run()
     }
 
+    /// After the first wake-up, epoll reports each ring as an edge: the loop takes it without a
+    /// `read`, so the eventfd's counter keeps every later write.
+    @Test func aDoorbellAnswersRingsAfterTheFirstWithoutReadingItsCounter() throws {
+        let loop = try EventLoop()
+        var callbacks = 0
+        let doorbell = try AsyncDoorbell(loop: loop) { callbacks += 1 }
+        for expected in 1...5 {
+            #expect(doorbell.ringer.ring())
+            #expect(turnLoop(loop, seconds: 5) { callbacks == expected })
+        }
+        #expect(try eventfdCount(doorbell.ringer.descriptor) == 4)
+        doorbell.close()
+        loop.run()
+        #expect(callbacks == 5)
+    }
+
+    /// The counter of eventfd `descriptor`, as the kernel shows it (hexadecimal) in fdinfo.
+    private func eventfdCount(_ descriptor: Int32) throws -> UInt64? {
+        let info = try String(contentsOfFile: "/proc/self/fdinfo/\(descriptor)", encoding: .utf8)
+        let line = info.split(separator: "\n").first { $0.hasPrefix("eventfd-count:") }
+        return line.flatMap { UInt64($0.dropFirst("eventfd-count:".count).trimmingCharacters(in: .whitespaces), radix: 16) }
+    }
+
     @Test func aUnixStreamServerEchoesToAClient() throws {
         let loop = try EventLoop()
         let dir = TemporaryDirectory()
