@@ -114,7 +114,8 @@ struct NowPlayingBench {
 
     /// Loop-thread CPU rate of `updates` set_info calls, one per loop turn, with 50 subscribers,
     /// and the notifications each got. Notifications go out on the loop turn after a change, so the
-    /// loop runs: with no window, each update is a notification of its own (checked; starting to play adds one).
+    /// loop runs: with no window, each update is a notification of its own (checked; starting to
+    /// play adds one).
     private func updateCost(_ bundle: String, updates: Int, coalesceMilliseconds: Int) throws -> (rate: Double, sent: Int) {
         var configuration = RuntimeConfiguration.benchDefault
         configuration.nowPlaying.coalesceMilliseconds = coalesceMilliseconds
