@@ -246,6 +246,35 @@ import Testing
         #expect(abs((loudHalf - quietHalf) - 20) <= 1.5, "the quiet passage is not lifted: \(loudHalf) then \(quietHalf)")
     }
 
+    /// A USB stick of untagged files is one album ("Unknown Artist – Unknown Album") of hundreds
+    /// of tracks. Its album loudness is measured in constant memory: the Library's host grows by
+    /// less than 24 MiB at its peak over 400 tracks (a meter kept per track took 307 KB each, and
+    /// 10,000 tracks ran its host out of address space).
+    @Test func anAlbumOfHundredsOfTracksIsMeasuredInConstantMemory() throws {
+        let dir = TemporaryDirectory()
+        let album = dir.path + "/music/Unknown"
+        try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.5", dir.path + "/tone.flac"])
+        for index in 1...400 { try FileManager.default.linkItem(atPath: dir.path + "/tone.flac", toPath: "\(album)/\(index).flac") }
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", dir.path])
+        let car = try Car(dir: dir, folders: [dir.path + "/music"])
+        #expect(car.deckd.waitForLog("library: 400 tracks (400 read"), "\(car.deckd.log)")
+        let row = try car.deckctl(["apps"]).split(separator: "\n").first { $0.hasPrefix("org.deck.library ") } ?? ""
+        let words = row.split(separator: " ")
+        let pid = try #require(words.firstIndex(of: "process").flatMap { words.indices.contains($0 + 1) ? Int(words[$0 + 1]) : nil }, "\(row)")
+        func peakKiB() throws -> Int {
+            let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+            return try #require(line.split(separator: " ").dropFirst().first.flatMap { Int($0) }, "\(status)")
+        }
+        let before = try peakKiB()
+        #expect(car.deckd.waitForLog("library: loudness measured for 400 tracks", seconds: 90), "\(car.deckd.log)")
+        let after = try peakKiB()
+        #expect(after - before < 24 << 10, "the host's peak grew from \(before) to \(after) KiB")
+        #expect(!car.deckd.log.contains("crashed"), "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+    }
+
     @Test func aRadioStationPlaysWithin1LUOfALibraryTrack() throws {
         let icecast = try IcecastServer()
         try icecast.startSource("/live.mp3", codec: "mp3", frequency: 550, volume: 0.25)
