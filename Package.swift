@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "MediaPlayback", dependencies: ["DeckSDK", "CFFmpeg", "CEbur128"], path: "Plugins/MediaPlayback"),
         .target(name: "Radio", dependencies: ["DeckSDK", "MediaPlayback"], path: "Plugins/Radio",
                 exclude: ["manifest.json", "stations.json", "station-opus.png", "station-mp3.png"]),
-        .target(name: "Library", dependencies: ["DeckSDK", "MediaPlayback"], path: "Plugins/Library",
+        .target(name: "Library", dependencies: ["DeckSDK", "MediaPlayback", "CMalloc"], path: "Plugins/Library",
                 exclude: ["manifest.json"]),
 
         .target(name: "SwiftUIFixture", dependencies: ["DeckSDK"], path: "Tests/Fixtures/SwiftUIFixture"),
