@@ -9,9 +9,6 @@ public struct LoudnessHistogram: Sendable {
 
     public init() {}
 
-    /// Whether no block above the absolute gate (−70 LUFS) was added.
-    public var isEmpty: Bool { !counts.contains { $0 > 0 } }
-
     /// Adds one gating block given as its loudness (LUFS); blocks under −70 LUFS are gated out.
     public mutating func add(loudness: Double) {
         guard loudness.isFinite, loudness >= LoudnessHistogram.floor else { return }

@@ -15,6 +15,8 @@ public final class LoudnessNormalizer {
     static let slewDBPerSecond = 0.5
     /// The adapting estimate's time constant, in seconds.
     static let adaptSeconds = 20.0
+    /// How long a new source settles on the gated integrated loudness before the short-term one.
+    static let settlingSeconds = 10
 
     public let target: Double
     private var meter: UnsafeMutablePointer<ebur128_state>?
@@ -30,7 +32,16 @@ public final class LoudnessNormalizer {
 
     public init(target: Double = LoudnessNormalizer.defaultTarget) {
         self.target = target
-        meter = ebur128_init(2, UInt(MediaSource.sampleRate), Int32(EBUR128_MODE_S.rawValue | EBUR128_MODE_I.rawValue))
+        meter = LoudnessNormalizer.makeMeter()
+    }
+
+    /// A short-term and integrated meter whose integration keeps the settling time only: the
+    /// blocks of a station played for hours would otherwise pile up (1.2 MB an hour), and the
+    /// integrated loudness is read while it settles only.
+    static func makeMeter() -> UnsafeMutablePointer<ebur128_state>? {
+        let meter = ebur128_init(2, UInt(MediaSource.sampleRate), Int32(EBUR128_MODE_S.rawValue | EBUR128_MODE_I.rawValue))
+        if let meter { ebur128_set_max_history(meter, UInt(settlingSeconds * 1_000)) }
+        return meter
     }
 
     deinit { ebur128_destroy(&meter) }
@@ -48,7 +59,7 @@ public final class LoudnessNormalizer {
         sinceReading = 0
         measuredFrames = 0
         ebur128_destroy(&meter)
-        meter = ebur128_init(2, UInt(MediaSource.sampleRate), Int32(EBUR128_MODE_S.rawValue | EBUR128_MODE_I.rawValue))
+        meter = LoudnessNormalizer.makeMeter()
         goal = gainFor(known ?? estimate)
         gain = goal
     }
@@ -60,7 +71,7 @@ public final class LoudnessNormalizer {
     public func process(_ samples: UnsafeMutablePointer<Float>, frames: Int) {
         guard frames > 0 else { return }
         if known == nil { adapt(samples, frames: frames) }
-        let settling = known == nil && measuredFrames < MediaSource.sampleRate * 10
+        let settling = known == nil && measuredFrames < MediaSource.sampleRate * LoudnessNormalizer.settlingSeconds
         let step = (settling ? LoudnessNormalizer.settlingDBPerSecond : LoudnessNormalizer.slewDBPerSecond) * Double(frames) / Double(MediaSource.sampleRate)
         let next = gain + max(-step, min(step, goal - gain))
         let from = Float(pow(10, gain / 20)), to = Float(pow(10, next / 20))
@@ -83,11 +94,11 @@ public final class LoudnessNormalizer {
         let seconds = Double(sinceReading) / Double(MediaSource.sampleRate)
         sinceReading = 0
         var shortTerm = 0.0, integrated = 0.0
-        guard ebur128_loudness_shortterm(meter, &shortTerm) == 0, ebur128_loudness_global(meter, &integrated) == 0 else { return }
-        if measuredFrames < MediaSource.sampleRate * 10 {
+        if measuredFrames < MediaSource.sampleRate * LoudnessNormalizer.settlingSeconds {
             // The first seconds: the gated integrated loudness, which settles fast and ignores silence.
+            guard ebur128_loudness_global(meter, &integrated) == 0 else { return }
             if integrated.isFinite, integrated > -70 { estimate = estimate.map { ($0 + integrated) / 2 } ?? integrated }
-        } else if shortTerm.isFinite, shortTerm > -50 {
+        } else if ebur128_loudness_shortterm(meter, &shortTerm) == 0, shortTerm.isFinite, shortTerm > -50 {
             let weight = seconds / LoudnessNormalizer.adaptSeconds
             estimate = estimate.map { $0 + (shortTerm - $0) * weight } ?? shortTerm
         }

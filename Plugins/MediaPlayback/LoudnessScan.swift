@@ -29,11 +29,11 @@ public final class LoudnessScan {
             var momentary = 0.0
             if hops >= 4, ebur128_loudness_momentary(meter, &momentary) == 0 { track.add(loudness: momentary) }
         }
-        guard let loudness = track.integratedLoudness, loudness > -70 else { return nil }
+        guard let loudness = track.integratedLoudness else { return nil }
         album.merge(track)
         return loudness
     }
 
     /// The integrated loudness of everything measured so far, as one programme (an album's gain).
-    public var albumLoudness: Double? { album.integratedLoudness.flatMap { $0 > -70 ? $0 : nil } }
+    public var albumLoudness: Double? { album.integratedLoudness }
 }

@@ -25,7 +25,6 @@ import Testing
     @Test func theAbsoluteGateAndNonNumbersLeaveNothing() {
         var histogram = LoudnessHistogram()
         for value in [-70.5, -120, -.infinity, .nan, .infinity] { histogram.add(loudness: value) }
-        #expect(histogram.isEmpty)
         #expect(histogram.integratedLoudness == nil)
     }
 
