@@ -9,6 +9,10 @@ final class Prompts: DeckAudioPlugin {
         id: "org.deck.prompts", name: "Prompts", version: "0.1.0", vendor: "Deck",
         description: "Spoken prompts: says a sentence under navigation focus, ducking what plays")
 
+    /// The longest sentence said: about 25 s of speech, synthesised on the loop thread in about
+    /// 35 ms (20,000 characters took over a second, and the runtime ended the unanswering host).
+    static let maxCharacters = 500
+
     let host: DeckHost
     /// Read by the audio thread only while the stream is open; replaced only while it is closed.
     private var speech: Speech?
@@ -30,6 +34,10 @@ final class Prompts: DeckAudioPlugin {
     func start(item: String?) throws {
         guard let text = item, !text.allSatisfy(\.isWhitespace) else {
             throw DeckError(.invalid, "give the sentence to say as the item")
+        }
+        // Bytes first: counting the characters of a megabyte is itself slow.
+        guard text.utf8.count <= 4 * Prompts.maxCharacters, text.count <= Prompts.maxCharacters else {
+            throw DeckError(.invalid, "a prompt is at most \(Prompts.maxCharacters) characters (\(4 * Prompts.maxCharacters) bytes); say a longer text in parts")
         }
         let spoken: Speech
         do { spoken = try Speech.synthesize(text) } catch { throw DeckError(.internal, "\(error)") }
