@@ -135,8 +135,9 @@ public final class PluginInstance {
         let status = timed("start") { code.start(item: item) }
         guard status == .ok else {
             let reason = host.lastLoggedError
-            throw PluginCallError(status: status, message: "\(id) refused to play \(item ?? "its default item")"
-                                  + (reason.isEmpty ? "" : ": \(reason)"))
+            // A long item is quoted by its start: the answer does not echo a megabyte back.
+            let named = item.map { $0.count > 100 ? "\($0.prefix(100))… (\($0.utf8.count) bytes)" : $0 } ?? "its default item"
+            throw PluginCallError(status: status, message: "\(id) refused to play \(named)" + (reason.isEmpty ? "" : ": \(reason)"))
         }
     }
 
