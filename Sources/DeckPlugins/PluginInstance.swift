@@ -136,7 +136,10 @@ public final class PluginInstance {
         guard status == .ok else {
             let reason = host.lastLoggedError
             // A long item is quoted by its start: the answer does not echo a megabyte back.
-            let named = item.map { $0.count > 100 ? "\($0.prefix(100))… (\($0.utf8.count) bytes)" : $0 } ?? "its default item"
+            let named = item.map { item in
+                guard let cut = item.index(item.startIndex, offsetBy: 100, limitedBy: item.endIndex), cut < item.endIndex else { return item }
+                return "\(item[..<cut])… (\(item.utf8.count) bytes)"
+            } ?? "its default item"
             throw PluginCallError(status: status, message: "\(id) refused to play \(named)" + (reason.isEmpty ? "" : ": \(reason)"))
         }
     }
