@@ -8,8 +8,9 @@ import Testing
 /// blocks in a histogram of fixed size, against libebur128's own measure of the same files as one
 /// programme (every state kept, every block exact).
 @Suite struct LoudnessScanTests {
-    /// A tone, pink noise fading 8.7 dB a second (its blocks spread over the histogram's bins), and one loud for 3 s then 40 dB down (its quiet half falls under
-    /// the album's relative gate, which a mean of the tracks' loudness would not know), in `dir`.
+    /// A tone, pink noise fading 8.7 dB a second (its blocks spread over the histogram's bins),
+    /// and one loud for 3 s then 40 dB down (its quiet half falls under the album's relative gate,
+    /// which a mean of the tracks' loudness would not know), in `dir`.
     static func album(in dir: String) throws -> [String] {
         let sources = ["a.wav": "sine=f=440:r=48000:d=4,volume=-6dB",
                        "b.flac": "anoisesrc=c=pink:r=48000:a=0.3:d=8:s=7,volume='exp(-t)':eval=frame",
