@@ -35,7 +35,7 @@ extension RPCDispatcher {
     /// every server has.
     public func registerBuiltins(title: String, version: String) {
         register(RPCMethod("auth.login", "Log a TCP connection in with the token (local socket connections need not).",
-                           params: [.init("token", ["type": "string"])], result: ["type": "boolean"], errors: [-32005],
+                           params: [.init("token", Schema.string(maxLength: Schema.pathMax))], result: ["type": "boolean"], errors: [-32005],
                            open: true) { call throws(RPCError) in
             let given = try call.string("token")
             guard let token = call.connection.token else {

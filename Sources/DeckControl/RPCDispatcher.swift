@@ -241,8 +241,13 @@ public final class RPCDispatcher {
         if params.positional.count > declared.count {
             return .now(.failure(.invalidParams("\(registered.method.name) takes at most \(declared.count) parameters")))
         }
-        for (index, param) in declared.enumerated() where param.required && params.value(param.name, at: index) == nil {
-            return .now(.failure(.invalidParams("missing \"\(param.name)\"")))
+        for (index, param) in declared.enumerated() {
+            let value = params.value(param.name, at: index)
+            if param.required && value == nil { return .now(.failure(.invalidParams("missing \"\(param.name)\""))) }
+            // Before the method sees it: no long string is held, logged or quoted back in an error.
+            if let limit = param.maxLength, let text = value?.stringValue, text.utf8.count > limit, text.unicodeScalars.count > limit {
+                return .now(.failure(.invalidParams("\"\(param.name)\" has \(text.unicodeScalars.count) characters; it takes at most \(limit)")))
+            }
         }
         let call = RPCCall(params: params, connection: connection, declared: declared)
         switch registered.method.body {

@@ -20,15 +20,18 @@ public struct RPCParams: Sendable {
 public struct RPCMethod {
     public struct Param {
         public var name: String
-        public var schema: JSONValue
+        public var schema: JSONValue { didSet { maxLength = Schema.maxLength(of: schema) } }
         public var required: Bool
         public var summary: String
+        /// The longest string the schema admits, kept so the dispatcher checks it without reading the schema.
+        public private(set) var maxLength: Int?
 
         public init(_ name: String, _ schema: JSONValue, required: Bool = true, _ summary: String = "") {
             self.name = name
             self.schema = schema
             self.required = required
             self.summary = summary
+            maxLength = Schema.maxLength(of: schema)
         }
     }
 

@@ -5,6 +5,13 @@ import DeckBase
 /// otherwise, and allow nothing else, so a field added without its schema fails the tests.
 public enum Schema {
     public static let string: JSONValue = ["type": "string"]
+
+    /// The bound of paths, URIs and item keys: Linux's PATH_MAX.
+    public static let pathMax = 4096
+
+    /// A string of at most `maxLength` characters (Unicode scalars, as JSON Schema counts them):
+    /// what `rpc.discover` advertises and the dispatcher holds a call to before the method runs.
+    public static func string(maxLength: Int) -> JSONValue { ["type": "string", "maxLength": .int(Int64(maxLength))] }
     public static let integer: JSONValue = ["type": "integer"]
     public static let number: JSONValue = ["type": "number"]
     public static let boolean: JSONValue = ["type": "boolean"]
@@ -24,6 +31,17 @@ public enum Schema {
     public static func oneOf(_ values: [String]) -> JSONValue { ["type": "string", "enum": .array(values.map { .string($0) })] }
 
     public static func nullable(_ schema: JSONValue) -> JSONValue { ["anyOf": [schema, ["type": "null"]]] }
+
+    /// The longest string `schema` admits: its `maxLength`, else its longest `enum` member, looking
+    /// through `anyOf`; nil when it admits no string or any length.
+    public static func maxLength(of schema: JSONValue) -> Int? {
+        if let limit = schema["maxLength"]?.intValue { return Int(limit) }
+        if let members = schema["enum"]?.arrayValue {
+            let strings = members.compactMap(\.stringValue)
+            return strings.isEmpty ? nil : strings.map(\.unicodeScalars.count).max()
+        }
+        return schema["anyOf"]?.arrayValue?.compactMap { maxLength(of: $0) }.max()
+    }
 
     /// An object with exactly these properties; all required except `optional`.
     public static func object(_ properties: JSONObject, optional: Set<String> = []) -> JSONValue {

@@ -75,8 +75,10 @@ package final class PluginHost: Sendable {
         log(level, text: PluginLogLine(raw).text)
     }
 
-    /// Logs a line the plugin wrote (in this process or in its host process), within its budget.
-    package func log(_ level: LogLevel, text message: String) {
+    /// Logs a line the plugin wrote (in this process or in its host process), within its budget;
+    /// escaped here already, since the last error is quoted in answers a terminal may print.
+    package func log(_ level: LogLevel, text: String) {
+        let message = PrintableText.escaping(text)
         if level == .error { lastLoggedErrorText.withLock { $0 = message } }
         switch logBudget.withLock({ $0.admit(now: UInt64(MonotonicClock.milliseconds)) }) {
         case .log(let suppressed):

@@ -1,5 +1,7 @@
-/// A plugin's log message made safe to print: control characters escaped (a plugin cannot forge
-/// whole lines for other sources or drive the terminal), invalid UTF-8 replaced, length bounded.
+import DeckBase
+
+/// A plugin's log message, read no further than its bound: invalid UTF-8 replaced, the rest
+/// counted. `PluginHost.log` escapes its control characters.
 struct PluginLogLine {
     /// Longest message kept, in bytes of the plugin's text; the rest is cut and counted.
     static let maxBytes = 1_024
@@ -9,24 +11,13 @@ struct PluginLogLine {
     init(_ raw: UnsafePointer<CChar>) {
         var length = 0
         while raw[length] != 0 && length <= PluginLogLine.maxBytes { length += 1 }
-        let cut = length > PluginLogLine.maxBytes
         let kept = UnsafeRawBufferPointer(start: raw, count: min(length, PluginLogLine.maxBytes))
-        var escaped = ""
-        for scalar in String(decoding: kept, as: UTF8.self).unicodeScalars {
-            switch scalar.value {
-            case 0x0A: escaped += "\\n"
-            case 0x0D: escaped += "\\r"
-            case 0x09: escaped += "\\t"
-            case 0x00..<0x20, 0x7F, 0x80..<0xA0:
-                escaped += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        if cut {
+        var text = String(decoding: kept, as: UTF8.self)
+        if length > PluginLogLine.maxBytes {
             var total = length
             while raw[total] != 0 { total += 1 }
-            escaped += "… (\(total - PluginLogLine.maxBytes) more bytes cut)"
+            text += "… (\(total - PluginLogLine.maxBytes) more bytes cut)"
         }
-        text = escaped
+        self.text = text
     }
 }

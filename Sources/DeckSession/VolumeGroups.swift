@@ -29,6 +29,9 @@ public struct VolumeGroups: Sendable, Equatable {
         public var gain: Float { decibels.map { Float(pow(10, $0 / 20)) } ?? 0 }
     }
 
+    /// Longest group name, in bytes: a name is a label for a screen and a key in calls.
+    public static let maxNameBytes = 64
+
     public private(set) var groups: [Group]
 
     /// Groups read from config: `[{"name": "media", "contexts": ["music"], "maxIndex": 40,
@@ -43,8 +46,9 @@ public struct VolumeGroups: Sendable, Equatable {
             if let unknown = fields.keys.sorted().first(where: { !["name", "contexts", "minIndex", "maxIndex", "stepDb", "index", "protected"].contains($0) }) {
                 throw .invalid("unknown key \"\(at).\(unknown)\" (known: name, contexts, minIndex, maxIndex, stepDb, index, protected)")
             }
-            guard let name = fields["name"]?.stringValue, !name.isEmpty, !groups.contains(where: { $0.name == name }) else {
-                throw .invalid("\(at).name must be a name no other group has")
+            guard let name = fields["name"]?.stringValue, (1...VolumeGroups.maxNameBytes).contains(name.utf8.count),
+                  !groups.contains(where: { $0.name == name }) else {
+                throw .invalid("\(at).name must be 1 to \(VolumeGroups.maxNameBytes) bytes, a name no other group has")
             }
             guard let contextList = fields["contexts"]?.arrayValue else { throw .invalid("\(at).contexts must be an array of contexts") }
             var contexts: [AudioContext] = []

@@ -24,7 +24,8 @@ struct JSONDocument {
         }
         var count: Int { raw?.arrayValue?.count ?? 0 }
         var exists: Bool { raw != nil }
-        var string: String? { raw?.stringValue }
+        /// The string, its control characters escaped: what a plugin or client set cannot drive the terminal.
+        var string: String? { raw?.stringValue.map { PrintableText.escaping($0, maxBytes: .max) } }
         var int: Int? { raw?.intValue.flatMap { Int(exactly: $0) } }
         var number: Double? { raw?.doubleValue }
         var bool: Bool? { raw?.boolValue }

@@ -140,6 +140,32 @@ import Testing
         #expect(seen == [nil, .null])  // absent is nil; an explicit null is null
     }
 
+    @Test func aStringOverItsDeclaredLengthIsRefusedBeforeTheMethodRunsAndNotQuotedBack() throws {
+        let dispatcher = RPCDispatcher()
+        var seen: [String] = []
+        dispatcher.register(RPCMethod("name", "", params: [.init("text", Schema.string(maxLength: 4)),
+                                                          .init("zone", Schema.nullable(Schema.oneOf(["front", "rear"])), required: false)]) { call throws(RPCError) in
+            seen.append(try call.string("text"))
+            return true
+        })
+        let connection = RPCConnection { _ in }
+        func answer(_ params: String) throws -> JSONValue {
+            try JSONValue.parse(try #require(dispatcher.handle(#"{"jsonrpc":"2.0","method":"name","params":\#(params),"id":1}"#, connection: connection)))
+        }
+        // Four characters pass whatever their bytes; the schema's bound is characters, as JSON Schema counts.
+        #expect(try answer(#"{"text":"abcd"}"#)["result"] == true)
+        #expect(try answer(#"{"text":"éééé"}"#)["result"] == true)
+        #expect(try answer(#"["🎵🎵🎵🎵"]"#)["result"] == true)
+        let long = try answer(#"{"text":"\#(String(repeating: "x", count: 100_000))"}"#)
+        #expect(long["error"]?["code"] == -32602)
+        #expect(long["error"]?["message"] == "Invalid params: \"text\" has 100000 characters; it takes at most 4")
+        // An enum's bound is its longest member, looked up through a nullable's anyOf.
+        #expect(try answer(#"{"text":"a","zone":"front-seats"}"#)["error"]?["message"]
+                == "Invalid params: \"zone\" has 11 characters; it takes at most 5")
+        #expect(seen == ["abcd", "éééé", "🎵🎵🎵🎵"])
+        #expect(Schema.maxLength(of: Schema.string) == nil && Schema.maxLength(of: Schema.integer) == nil)
+    }
+
     @Test func aBatchOverTheLimitIsRefusedWholeBeforeAnyMemberRuns() throws {
         let dispatcher = specDispatcher()
         var calls = 0

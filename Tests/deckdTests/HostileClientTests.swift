@@ -95,6 +95,28 @@ import Testing
 }
 
 extension HostileClientTests {
+    @Test func aClientCanNeitherForgeLogLinesNorDriveATerminalThroughDeckctl() throws {
+        let daemon = try DeckdProcess(["--plugins", firstParty])
+        #expect(daemon.waitForLog("deckd: ready"))
+        let client = LineClient(path: daemon.socket)
+        let forged = #"bad\n2026-01-01T00:00:00.000Z error deckd: forged\u001b[2J"#
+        #expect(client.call("sinks.add", #"{"uri":"\#(forged)"}"#)?.contains("-32004") == true)
+        // What deckctl prints of an answer quoting the item: escaped, one line.
+        let (status, output) = try daemon.deckctl(["launch", "org.deck.tone", "turn\u{1B}]0;owned\u{7}\nleft"])
+        #expect(status == 1)
+        #expect(output.contains(#"turn\x1b]0;owned\x07\nleft"#), "\(output)")
+        #expect(!output.contains("\u{1B}") && !output.contains("\u{7}"))
+        let long = String(repeating: "x", count: 500_000)
+        #expect(client.call("apps.launch", #"{"id":"org.deck.tone","item":"\#(long)"}"#)?.utf8.count ?? .max < 200)
+        #expect(client.call("runtime.info")?.contains(#""version""#) == true)
+        #expect(daemon.stop() == 0)
+        let lines = daemon.log.split(separator: "\n")
+        #expect(!lines.contains { $0.hasPrefix("2026-01-01T") })
+        #expect(daemon.log.contains(#"invalid sink bad\n2026-01-01T00:00:00.000Z error deckd: forged\x1b[2J"#))
+        #expect(!daemon.log.contains("\u{1B}"))
+        #expect(lines.allSatisfy { $0.utf8.count < 5_000 })
+    }
+
     /// With the default cap, listeners past 32 are turned away; with the cap lifted, the descriptor
     /// reserve still keeps the last 32 for the rest of the runtime.
     @Test(arguments: [(nil, "32 listeners already (http.maxClients)"), (1_024, "is within 32 of the limit of 128 (ulimit -n)")])

@@ -60,7 +60,7 @@ public final class Logger: Sendable {
     public func log(_ level: LogLevel, _ source: String, plugin: String? = nil, event: LogEvent? = nil,
                     _ message: @autoclosure () -> String) {
         guard level.rawValue <= threshold.load(ordering: .relaxed) else { return }
-        sink(LogRecord(level: level, source: source, message: message(), plugin: plugin, event: event))
+        sink(LogRecord(level: level, source: source, message: PrintableText.escaping(message()), plugin: plugin, event: event))
     }
 
     public func error(_ source: String, plugin: String? = nil, event: LogEvent? = nil, _ message: @autoclosure () -> String) {

@@ -12,12 +12,12 @@ struct AppsMethods {
 
     var methods: [RPCMethod] {
         let (registry, supervisor, zones, interface, events) = (registry, supervisor, zones, interface, events)
-        let id = RPCMethod.Param("id", Schema.string, "a plugin id, e.g. org.deck.tone")
+        let id = RPCMethod.Param("id", AppsMethods.pluginIDSchema, "a plugin id, e.g. org.deck.tone")
         return [
             RPCMethod("apps.list", "Loaded apps with state, effective entitlements and permissions, and refused bundles.",
                       result: AppsMethods.listSchema) { _ in AppsMethods.list(registry, zones: zones) },
             RPCMethod("apps.load", "Load and activate the bundle at a path (a crashed or disabled app from it starts again).",
-                      params: [.init("path", Schema.string, "a NAME.deckplugin folder")],
+                      params: [.init("path", Schema.string(maxLength: Schema.pathMax), "a NAME.deckplugin folder")],
                       result: AppsMethods.appSchema, errors: [-32004]) { call throws(RPCError) in
                 let path = try call.string("path")
                 if let plugin = supervisor.revive(bundle: path) {
@@ -59,7 +59,7 @@ struct AppsMethods {
             RPCMethod("apps.launch", "Activate an app and ask it to play an item (its default when none) in a zone (the one it "
                       + "is in when none is named); an app that owns now playing and is paused resumes instead, and a crashed or "
                       + "disabled one starts again first. An app plays in one zone at a time: apps.move moves one that plays.",
-                      params: [id, .init("item", Schema.string, required: false),
+                      params: [id, .init("item", Schema.string(maxLength: Schema.pathMax), required: false),
                                .init("zone", zones.idSchema, required: false,
                                      "a zone id from zones.list; default: the zone the connection is bound to, else the app's zone")],
                       result: AppsMethods.appSchema, errors: [-32000, -32003, -32004]) { call throws(RPCError) in
@@ -159,6 +159,9 @@ struct AppsMethods {
             .init("max", ms(times.maximum)), .init("p50", ms(times.quantile(0.5))), .init("p99", ms(times.quantile(0.99))),
         ]))
     }
+
+    /// A plugin id: reverse-DNS, at most 255 characters like the manifest's.
+    static let pluginIDSchema = Schema.string(maxLength: 255)
 
     static let appSchema = Schema.object([
         "id": Schema.string, "name": Schema.string, "version": Schema.string,

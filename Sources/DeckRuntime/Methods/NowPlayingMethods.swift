@@ -17,7 +17,7 @@ struct NowPlayingMethods {
                 try zones.zone(of: call).player.center.nowPlayingJSON(now: scheduler.now)
             },
             RPCMethod("nowPlaying.artwork", "The current artwork's bytes (base64), by the id nowPlaying.get gives.",
-                      params: [.init("id", Schema.string), zones.param], result: NowPlayingMethods.artworkSchema,
+                      params: [.init("id", Schema.string(maxLength: 32)), zones.param], result: NowPlayingMethods.artworkSchema,
                       errors: [-32007]) { call throws(RPCError) in
                 let id = try call.string("id")
                 let player = try zones.zone(of: call).player

@@ -15,7 +15,7 @@ struct SessionMethods {
                       result: SessionMethods.stateSchema) { call throws(RPCError) in SessionMethods.state(try zones.zone(of: call).focus) },
             RPCMethod("session.request", "Request focus as the integrator (any context), e.g. for a chime the car plays itself.",
                       params: [.init("context", contexts), .init("type", types, required: false, "default gainTransientMayDuck"),
-                               .init("name", Schema.string, required: false, "the integrator's owner name (default: the libdeck client's name, else rpc)"),
+                               .init("name", SessionMethods.ownerNameSchema, required: false, "the integrator's owner name (default: the libdeck client's name, else rpc)"),
                                .init("acceptsDelayedFocus", Schema.boolean, required: false),
                                .init("pausesOnDuck", Schema.boolean, required: false), zones.param],
                       result: Schema.object(["result": Schema.oneOf(["granted", "delayed", "rejected"]), "reason": Schema.string],
@@ -24,7 +24,7 @@ struct SessionMethods {
                 try SessionMethods.request(call, zones.zone(of: call).focus)
             },
             RPCMethod("session.abandon", "Give up the integrator's focus (held or awaited) under this name.",
-                      params: [.init("name", Schema.string, required: false), zones.param],
+                      params: [.init("name", SessionMethods.ownerNameSchema, required: false), zones.param],
                       result: Schema.boolean, errors: [-32004]) { call throws(RPCError) in
                 let focus = try zones.zone(of: call).focus
                 let name = try call.optionalString("name") ?? call.connection.clientName ?? "rpc"
@@ -65,6 +65,9 @@ struct SessionMethods {
             "navigationDuringCall": .string(policy.rejectsNavigationDuringCall ? "reject" : "play"),
         ]
     }
+
+    /// An integrator's owner name: at most 64, like a libdeck client's name.
+    static let ownerNameSchema = Schema.string(maxLength: 64)
 
     static let settingsSchema = Schema.object(JSONObject(Dictionary(uniqueKeysWithValues: settingKeys.map { ($0.key, $0.schema) })))
 

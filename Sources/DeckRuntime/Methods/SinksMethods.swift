@@ -30,7 +30,7 @@ struct SinksMethods {
             },
             RPCMethod("sinks.add", "Open a sink by URI (file:, http://, rtp://; name= and kind= label it), in a zone (default: "
                       + "the one the config names for it, else the primary one).",
-                      params: [.init("uri", Schema.string), zones.param],
+                      params: [.init("uri", Schema.string(maxLength: Schema.pathMax)), zones.param],
                       result: SinksMethods.sinkSchema, errors: [-32001, -32004]) { call throws(RPCError) in
                 let uri = try call.string("uri")
                 let zone = try zones.named(by: call)?.index

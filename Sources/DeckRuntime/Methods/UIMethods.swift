@@ -16,7 +16,7 @@ struct UIMethods {
         return [
             RPCMethod("ui.get", "A zone's foreground app's screen (or app's): its visible template stack with the runtime's ids, "
                       + "truncation applied, the modal, its content tree, and the limits and quota in force.",
-                      params: [.init("app", Schema.string, required: false), zones.param], result: state) { call throws(RPCError) in
+                      params: [.init("app", AppsMethods.pluginIDSchema, required: false), zones.param], result: state) { call throws(RPCError) in
                 let app = try call.optionalString("app")
                 if let app, interface.apps[app] == nil { throw .noSuchApp("\(app) (or it has no UI)") }
                 let zone = try zones.named(by: call) ?? app.map(zones.zone(ofPlugin:)) ?? zones.primary
@@ -24,7 +24,7 @@ struct UIMethods {
             },
             RPCMethod("ui.select", "Select an item, tab or action by id (its app completes it), or a content item by path "
                       + "(a container is browsed into, a playable item plays).",
-                      params: [.init("id", UIMethods.idSchema, required: false), .init("path", Schema.string, required: false), zones.param],
+                      params: [.init("id", UIMethods.idSchema, required: false), .init("path", Schema.string(maxLength: Schema.pathMax), required: false), zones.param],
                       result: state, errors: [-32001, -32004]) { call throws(RPCError) in
                 let zone = try zones.zone(of: call)
                 if let path = try call.optionalString("path") {
@@ -49,7 +49,7 @@ struct UIMethods {
                 return UIMethods.state(interface, zone: zone, scheduler: scheduler)
             },
             RPCMethod("ui.image", "An image an app handed over (base64), by the id its templates name.",
-                      params: [.init("app", Schema.string), .init("id", UIMethods.idSchema)],
+                      params: [.init("app", AppsMethods.pluginIDSchema), .init("id", UIMethods.idSchema)],
                       result: NowPlayingMethods.artworkSchema, errors: [-32007]) { call throws(RPCError) in
                 let app = try call.string("app")
                 guard let id = call.optional("id")?.integer(in: UIMethods.ids), let image = interface.apps[app]?.image(UInt64(id)) else {

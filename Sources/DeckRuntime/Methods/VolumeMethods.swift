@@ -10,7 +10,7 @@ struct VolumeMethods {
 
     var methods: [RPCMethod] {
         let zones = zones
-        let group = RPCMethod.Param("group", Schema.string, "a volume group, e.g. media")
+        let group = RPCMethod.Param("group", VolumeMethods.groupSchema, "a volume group, e.g. media")
         return [
             RPCMethod("volume.get", "Every volume group: its contexts, index, range, mute and level in dB.", params: [zones.param],
                       result: VolumeMethods.stateSchema) { call throws(RPCError) in VolumeMethods.state(try zones.zone(of: call).focus.session) },
@@ -24,7 +24,7 @@ struct VolumeMethods {
             RPCMethod("volume.adjust", "Step a group's index up or down, as the volume keys do; without a group, the group of "
                       + "the most important context playing.",
                       params: [.init("steps", Schema.integer(in: -100...100), "volume steps; a group has at most 100"),
-                               .init("group", Schema.string, required: false), zones.param],
+                               .init("group", VolumeMethods.groupSchema, required: false), zones.param],
                       result: VolumeMethods.adjustedSchema, errors: [-32004]) { call throws(RPCError) in
                 let focus = try zones.zone(of: call).focus
                 let name = try call.optionalString("group") ?? focus.activeVolumeGroup
@@ -64,6 +64,8 @@ struct VolumeMethods {
             ]))
         }))]))
     }
+
+    static let groupSchema = Schema.string(maxLength: VolumeGroups.maxNameBytes)
 
     private static let groupsSchema = Schema.array(Schema.object([
         "name": Schema.string, "contexts": Schema.array(Schema.oneOf(AudioContext.allCases.map(\.rawValue))),

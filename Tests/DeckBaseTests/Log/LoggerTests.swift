@@ -24,6 +24,14 @@ import Testing
         #expect(!built)
     }
 
+    @Test func everyMessageIsOneLineOfBoundedLength() {
+        let capture = LogCapture(level: .info)
+        capture.logger.warning("sinks", "invalid sink bad\n2026-01-01T00:00:00.000Z error deckd: forged")
+        capture.logger.info("apps", String(repeating: "x", count: 20_000))
+        #expect(capture.all.map(\.message) == [#"invalid sink bad\n2026-01-01T00:00:00.000Z error deckd: forged"#,
+                                               String(repeating: "x", count: 4_096) + "… (15904 more bytes cut)"])
+    }
+
     @Test(arguments: [("error", LogLevel.error), ("WARN", .warning), ("warning", .warning), ("Info", .info), ("debug", .debug)])
     func levelNamesAreReadWithoutRegardToCase(name: String, level: LogLevel) {
         #expect(LogLevel(name: name) == level)

@@ -1,4 +1,6 @@
 import DeckTestSupport
+import DeckBase
+import Foundation
 import Testing
 @testable import DeckRuntime
 @testable import DeckControl
@@ -23,6 +25,42 @@ import Testing
         #expect(try dispatcher.answer("session.request", #"{"context":"notification","name":"d"}"#)["result"] != nil)
         let long = try dispatcher.answer("session.request", #"{"context":"notification","name":"\#(String(repeating: "n", count: 65))"}"#)
         #expect(long["error"]?["code"] == -32602)
+    }
+
+    @Test func everyStringParameterHasABoundTheDispatcherHoldsCallsTo() throws {
+        let runtime = try Runtime(configuration: RuntimeConfiguration(), logger: LogCapture().logger)
+        defer { runtime.shutdown() }
+        let methods = try #require(try runtime.makeDispatcher().answer("rpc.discover")["result"]?["methods"]?.arrayValue)
+        var checked = 0
+        for method in methods {
+            for param in method["params"]?.arrayValue ?? [] {
+                let schema = try #require(param["schema"])
+                let name = "\(method["name"]?.stringValue ?? "?").\(param["name"]?.stringValue ?? "?")"
+                if schema.encoded().contains(#""type":"string""#), schema["type"] != "array" {
+                    #expect(Schema.maxLength(of: schema) != nil, "\(name) takes a string of any length")
+                    checked += 1
+                } else if schema["type"] == "array", schema["items"]?["type"] == "string" {
+                    #expect(schema["items"]?["enum"] != nil, "\(name) takes strings of any length")
+                }
+            }
+        }
+        #expect(checked > 50)
+    }
+
+    @Test func aLongStringIsRefusedInAShortAnswerAndNeverReachesAnApp() throws {
+        let log = LogCapture()
+        let runtime = try Runtime(configuration: RuntimeConfiguration(), logger: log.logger)
+        defer { runtime.shutdown() }
+        let dispatcher = runtime.makeDispatcher()
+        for (method, params) in [("apps.launch", #"{"id":"org.deck.tone","item":"ITEM"}"#), ("apps.launch", #"{"id":"ITEM"}"#),
+                                 ("sinks.add", #"{"uri":"ITEM"}"#), ("session.abandon", #"{"name":"ITEM"}"#),
+                                 ("volume.mute", #"{"group":"ITEM","muted":true}"#), ("ui.get", #"{"app":"ITEM"}"#)] {
+            let text = String(repeating: "x", count: 500_000)
+            let answer = try dispatcher.answer(method, params.replacingOccurrences(of: "ITEM", with: text))
+            #expect(answer["error"]?["code"] == -32602, "\(method)")
+            #expect(answer.encoded().utf8.count < 200, "\(method)")
+        }
+        #expect(log.all.allSatisfy { $0.message.utf8.count <= PrintableText.maxLogBytes + 40 })
     }
 
     @Test func sinksAreBounded() throws {

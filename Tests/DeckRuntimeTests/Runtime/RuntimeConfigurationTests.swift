@@ -82,6 +82,8 @@ import Testing
         (#"{"session": {"volumeGroups": [{"name": "a", "contexts": ["music"]}, {"name": "b", "contexts": ["music"]}]}}"#,
          "session.volumeGroups[1]: music is in more than one volume group"),
         (#"{"session": {"volumeGroups": [{"name": "a", "contexts": [], "stepDb": 10}]}}"#, "session.volumeGroups[0].stepDb must be 0.1 to 6 dB"),
+        (#"{"session": {"volumeGroups": [{"name": "\#(String(repeating: "g", count: 65))", "contexts": ["music"]}]}}"#,
+         "session.volumeGroups[0].name must be 1 to 64 bytes, a name no other group has"),
     ])
     func badValuesNameTheKeyAndTheRange(json: String, message: String) {
         #expect(throws: ConfigurationError.invalid(dir.path + "/deck.json", message)) { try apply(json) }

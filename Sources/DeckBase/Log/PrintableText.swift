@@ -1,0 +1,40 @@
+/// Text made safe to print: control characters escaped, so no value quoted in a log line or shown
+/// by deckctl (a client's URI, a plugin's title) can forge whole lines or drive a terminal.
+public enum PrintableText {
+    /// Longest log message kept, in bytes; the rest is cut and counted.
+    public static let maxLogBytes = 4_096
+
+    /// `text` as it is when it has nothing to escape and fits, else escaped and cut at `maxBytes`.
+    public static func escaping(_ text: String, maxBytes: Int = PrintableText.maxLogBytes) -> String {
+        let bytes = text.utf8
+        var plain = bytes.count <= maxBytes
+        if plain {
+            var previous: UInt8 = 0
+            for byte in bytes {
+                // C0 controls and DEL, and C1 controls (U+0080–U+009F, encoded C2 80 to C2 9F).
+                if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte < 0xA0) { plain = false; break }
+                previous = byte
+            }
+        }
+        if plain { return text }
+        var escaped = ""
+        var kept = 0
+        for scalar in text.unicodeScalars {
+            let piece: String
+            switch scalar.value {
+            case 0x0A: piece = "\\n"
+            case 0x0D: piece = "\\r"
+            case 0x09: piece = "\\t"
+            case 0x00..<0x20, 0x7F, 0x80..<0xA0: piece = "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            default: piece = String(scalar)
+            }
+            let size = UTF8.width(scalar)
+            guard kept + size <= maxBytes else {
+                return escaped + "… (\(bytes.count - kept) more bytes cut)"
+            }
+            kept += size
+            escaped += piece
+        }
+        return escaped
+    }
+}
