@@ -63,7 +63,7 @@ extension RPCDispatcher {
                            params: [.init("topics", topicsSchema)], result: ["type": "array", "items": ["type": "string"]]) { [unowned self] call throws(RPCError) in
             let wanted = try RPCDispatcher.topicList(call)
             if let unknown = wanted.first(where: { !topics.contains($0) }) {
-                throw .invalidParams("unknown topic \"\(unknown)\"; known: \(topics.joined(separator: ", "))")
+                throw .invalidParams("unknown topic \"\(PrintableText.excerpt(unknown))\"; known: \(topics.joined(separator: ", "))")
             }
             call.connection.topics.formUnion(wanted)
             return .array(call.connection.topics.sorted().map { .string($0) })

@@ -236,7 +236,7 @@ public final class RPCDispatcher {
         let declared = registered.method.params
         // Keys come in byte order, so the first unknown one reported is the same every time.
         if let unknown = params.named.keys.first(where: { key in !declared.contains { $0.name == key } }) {
-            return .now(.failure(.invalidParams("unknown parameter \"\(unknown)\" for \(registered.method.name)")))
+            return .now(.failure(.invalidParams("unknown parameter \"\(PrintableText.excerpt(unknown))\" for \(registered.method.name)")))
         }
         if params.positional.count > declared.count {
             return .now(.failure(.invalidParams("\(registered.method.name) takes at most \(declared.count) parameters")))

@@ -14,7 +14,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public static func parseError(_ detail: String) -> RPCError { RPCError(code: -32700, message: "Parse error: \(detail)") }
     public static func invalidRequest(_ detail: String) -> RPCError { RPCError(code: -32600, message: "Invalid Request: \(detail)") }
-    public static func methodNotFound(_ name: String) -> RPCError { RPCError(code: -32601, message: "Method not found: \(name)") }
+    public static func methodNotFound(_ name: String) -> RPCError { RPCError(code: -32601, message: "Method not found: \(PrintableText.excerpt(name))") }
     public static func invalidParams(_ detail: String) -> RPCError { RPCError(code: -32602, message: "Invalid params: \(detail)") }
     public static func internalError(_ detail: String) -> RPCError { RPCError(code: -32603, message: "Internal error: \(detail)") }
 

@@ -135,11 +135,7 @@ public final class PluginInstance {
         let status = timed("start") { code.start(item: item) }
         guard status == .ok else {
             let reason = host.lastLoggedError
-            // A long item is quoted by its start: the answer does not echo a megabyte back.
-            let named = item.map { item in
-                guard let cut = item.index(item.startIndex, offsetBy: 100, limitedBy: item.endIndex), cut < item.endIndex else { return item }
-                return "\(item[..<cut])… (\(item.utf8.count) bytes)"
-            } ?? "its default item"
+            let named = item.map { PrintableText.excerpt($0) } ?? "its default item"
             throw PluginCallError(status: status, message: "\(id) refused to play \(named)" + (reason.isEmpty ? "" : ": \(reason)"))
         }
     }

@@ -6,6 +6,8 @@ import DeckNowPlaying
 /// its range (the first that does not fit throws, naming it); written back as that document.
 public struct SavedState {
     public static let version: Int64 = 1
+    /// Longest item key kept, in bytes: what `apps.launch` takes.
+    public static let maxItemBytes = 4_096
 
     public var volumes: [(name: String, index: Int?, muted: Bool?)] = []
     public var sinks: [String]?
@@ -75,8 +77,10 @@ public struct SavedState {
     }
 
     private static func lastSource(_ json: JSONValue, prefix: String, maxQueueItems: Int) throws(StateFileError) -> LastSource {
-        guard let plugin = json["plugin"]?.stringValue, !plugin.isEmpty else { throw .invalid("\(prefix)lastSource.plugin is not an app id") }
-        let item = try optional(json["item"], "\(prefix)lastSource.item") { $0.stringValue }
+        guard let plugin = json["plugin"]?.stringValue, (1...255).contains(plugin.utf8.count) else {
+            throw .invalid("\(prefix)lastSource.plugin is not an app id")
+        }
+        let item = try optional(json["item"], "\(prefix)lastSource.item") { $0.stringValue.flatMap { $0.utf8.count <= maxItemBytes ? $0 : nil } }
         var source = LastSource(pluginID: plugin, itemKey: item)
         source.position = try optional(json["position"], "\(prefix)lastSource.position") { $0.mediaTime()?.seconds } ?? 0
         let list = try optional(json["queue"], "\(prefix)lastSource.queue") { $0.arrayValue } ?? []
@@ -117,7 +121,7 @@ public struct SavedState {
     /// A member that may be missing or null; present, it must read as `read` says or the file is refused.
     private static func optional<T>(_ value: JSONValue?, _ path: String, _ read: (JSONValue) -> T?) throws(StateFileError) -> T? {
         guard let value, value != .null else { return nil }
-        guard let typed = read(value) else { throw .invalid("\(path) is \(value.encoded()), out of range or of the wrong type") }
+        guard let typed = read(value) else { throw .invalid("\(path) is \(PrintableText.excerpt(value.encoded())), out of range or of the wrong type") }
         return typed
     }
 }

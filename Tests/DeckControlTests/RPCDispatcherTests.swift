@@ -166,6 +166,19 @@ import Testing
         #expect(Schema.maxLength(of: Schema.string) == nil && Schema.maxLength(of: Schema.integer) == nil)
     }
 
+    @Test func aLongMethodNameOrParameterNameIsQuotedByItsStart() throws {
+        let dispatcher = specDispatcher()
+        dispatcher.registerBuiltins(title: "spec", version: "1")
+        let connection = RPCConnection { _ in }
+        let long = String(repeating: "m", count: 500_000)
+        for request in [#"{"jsonrpc":"2.0","method":"\#(long)","id":1}"#, #"{"jsonrpc":"2.0","method":"subtract","params":{"\#(long)":1},"id":1}"#,
+                        #"{"jsonrpc":"2.0","method":"events.subscribe","params":{"topics":["\#(long)"]},"id":1}"#] {
+            let answer = try #require(dispatcher.handle(request, connection: connection))
+            #expect(answer.utf8.count < 300)
+            #expect(answer.contains(String(repeating: "m", count: 100) + "… (500000 bytes)"))
+        }
+    }
+
     @Test func aBatchOverTheLimitIsRefusedWholeBeforeAnyMemberRuns() throws {
         let dispatcher = specDispatcher()
         var calls = 0

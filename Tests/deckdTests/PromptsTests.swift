@@ -52,17 +52,20 @@ import Testing
     }
 
     /// 20,000 characters took espeak-ng over a second on the host's loop thread: the runtime
-    /// waited that second, then ended the host as unanswering. A text over 500 characters is
-    /// refused at once (the answer quoting the text's start only), and the app stays up to say the
-    /// next.
+    /// waited that second, then ended the host as unanswering. Past 4096 characters the runtime
+    /// refuses the item before any app sees it; over 500, Prompts refuses it at once (the answer
+    /// quoting the text's start only), and the app stays up to say the next.
     @Test func aTextTooLongToBeAPromptIsRefusedAtOnceAndTheAppStaysUp() throws {
         let deckd = try DeckdProcess.firstParty(["--state", "none"])
-        let long = String(repeating: "Turn left in two hundred metres, then keep right. ", count: 400)
+        let sentence = "Turn left in two hundred metres, then keep right. "  // 50 characters
+        let huge = try deckd.deckctl(["launch", "org.deck.prompts", String(repeating: sentence, count: 400)])
+        #expect(huge.status != 0 && huge.output.contains(#""item" has 20000 characters; it takes at most 4096"#), "\(huge.output.suffix(300))")
+        let long = String(repeating: sentence, count: 60)
         let refused = try deckd.deckctl(["launch", "org.deck.prompts", long])
         #expect(refused.status != 0 && refused.output.contains("a prompt is at most 500 characters (2000 bytes); say a longer text in parts"),
                 "\(refused.output.suffix(300))")
-        #expect(refused.output.contains("refused to play Turn left") && refused.output.contains("… (20000 bytes)") && refused.output.utf8.count < 1_000,
-                "the answer quotes the item's start, not its 20,000 bytes: \(refused.output.prefix(300))")
+        #expect(refused.output.contains("refused to play Turn left") && refused.output.contains("… (3000 bytes)") && refused.output.utf8.count < 1_000,
+                "the answer quotes the item's start, not its 3,000 bytes: \(refused.output.prefix(300))")
         let said = try deckd.deckctl(["launch", "org.deck.prompts", String(long.prefix(500))])
         #expect(said.status == 0 && said.output.contains("org.deck.prompts: active"), "\(said.output)")
         #expect(!deckd.log.contains("crashed"), "\(deckd.log)")

@@ -4,6 +4,13 @@ public enum PrintableText {
     /// Longest log message kept, in bytes; the rest is cut and counted.
     public static let maxLogBytes = 4_096
 
+    /// `text`'s first `characters` characters and its size when it is longer: how an answer quotes
+    /// what a client sent (a method name, an item) without echoing a megabyte back.
+    public static func excerpt(_ text: String, characters: Int = 100) -> String {
+        guard let cut = text.index(text.startIndex, offsetBy: characters, limitedBy: text.endIndex), cut < text.endIndex else { return text }
+        return "\(text[..<cut])… (\(text.utf8.count) bytes)"
+    }
+
     /// `text` as it is when it has nothing to escape and fits, else escaped and cut at `maxBytes`.
     public static func escaping(_ text: String, maxBytes: Int = PrintableText.maxLogBytes) -> String {
         let bytes = text.utf8

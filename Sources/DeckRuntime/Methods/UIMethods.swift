@@ -52,9 +52,8 @@ struct UIMethods {
                       params: [.init("app", AppsMethods.pluginIDSchema), .init("id", UIMethods.idSchema)],
                       result: NowPlayingMethods.artworkSchema, errors: [-32007]) { call throws(RPCError) in
                 let app = try call.string("app")
-                guard let id = call.optional("id")?.integer(in: UIMethods.ids), let image = interface.apps[app]?.image(UInt64(id)) else {
-                    throw .noSuchContent("no image \(call.optional("id")?.encoded() ?? "") from \(app)")
-                }
+                let id = try call.integer("id")
+                guard let image = interface.apps[app]?.image(UInt64(id)) else { throw .noSuchContent("no image \(id) from \(app)") }
                 return ["id": .string(image.id), "mimeType": .string(image.mimeType), "data": .string(Base64.encode(image.bytes))]
             },
             RPCMethod("display.get", "A zone's display profile: size, scale, driving (limited lists and keyboard), attached.",

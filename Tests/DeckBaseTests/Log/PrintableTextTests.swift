@@ -23,6 +23,13 @@ import Testing
         #expect(long == String(repeating: "x", count: PrintableText.maxLogBytes) + "… (95904 more bytes cut)")
     }
 
+    @Test func anExcerptIsTheStartAndTheSizeOfALongText() {
+        #expect(PrintableText.excerpt("short") == "short")
+        #expect(PrintableText.excerpt(String(repeating: "é", count: 100)) == String(repeating: "é", count: 100))
+        #expect(PrintableText.excerpt(String(repeating: "é", count: 101)) == String(repeating: "é", count: 100) + "… (202 bytes)")
+        #expect(PrintableText.excerpt("abcdef", characters: 2) == "ab… (6 bytes)")
+    }
+
     @Test func escapesCountTowardsTheBoundAsTheCharactersTheyStandFor() {
         #expect(PrintableText.escaping("\n\n\n\n", maxBytes: 2) == #"\n\n… (2 more bytes cut)"#)
     }

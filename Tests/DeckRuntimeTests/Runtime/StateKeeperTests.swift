@@ -61,6 +61,8 @@ import Testing
         (#"{"version":1,"lastSource":{"plugin":"a","queue":[{"key":"x"}],"currentIndex":5}}"#, "lastSource.queue: "),
         (#"{"version":1,"lastSource":{"plugin":"a","currentIndex":9223372036854775807}}"#, "lastSource.queue: "),
         (#"{"version":1,"sinks":{"selected":[1]}}"#, "sinks.selected is not a list of names"),
+        (#"{"version":1,"lastSource":{"plugin":"a","item":"\#(String(repeating: "i", count: 4_097))"}}"#, "lastSource.item is \"iii"),
+        (#"{"version":1,"lastSource":{"plugin":"\#(String(repeating: "p", count: 256))"}}"#, "lastSource.plugin is not an app id"),
     ])
     func aDocumentThatParsesButDoesNotFitIsSetAsideAndTheRuntimeStartsFresh(document: String, reason: String) throws {
         let path = dir.path + "/state.json"
