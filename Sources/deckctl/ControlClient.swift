@@ -105,8 +105,9 @@ enum ControlClient {
                     + (group.map { ",\"group\":\(JSONDocument.quote($0))" } ?? "") + "}")
             case let index?: ("volume.set", "{\"group\":\(JSONDocument.quote(group ?? "media")),\"index\":\(index)}")
             }
-            if let change, change.first == "+" || change.first == "-", Int(change.dropFirst()) == nil {
-                throw .usage("volume steps must be a whole number, not \(change)")
+            if let change, change.first == "+" || change.first == "-",
+               change.count == 1 || !change.dropFirst().allSatisfy({ ("0"..."9").contains($0) }) || Int(change.dropFirst()) == nil {
+                throw .usage("volume steps must be +N or -N, N a whole number, not \(change)")
             }
             try session.show(method, params) { state in
                 let shown = group ?? state["adjusted"].string

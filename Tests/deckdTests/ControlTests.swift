@@ -347,6 +347,9 @@ extension ControlTests {
         #expect(safety.status == 1)
         #expect(safety.output.contains("the safety group cannot be muted"))
         #expect(try ctl(deckd, ["volume", "media", "loud"]).status == 2)
-        #expect(deckd.stop() == 0)
+        for odd in ["+-3", "-+3", "+", "+0x3", "-9223372036854775808"] {
+            #expect(try ctl(deckd, ["volume", "media", odd]).status == 2, "volume media \(odd)")
+        }
+        #expect(try ctl(deckd, ["volume", "media"]).output == "media  37/40  -4.5 dB\n")
     }
 }

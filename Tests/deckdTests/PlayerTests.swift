@@ -35,6 +35,9 @@ import Testing
         #expect(try ctl(deckd, ["call", "player.like"]).output.contains("-32009 Command disabled: org.deck.tone does not carry out like"))
         #expect(try ctl(deckd, ["now-playing", "--format", "{{nope}}"]).status == 2)
         #expect(try ctl(deckd, ["seek", "soon"]).status == 2)
+        // Only plain decimals: Double would read these too.
+        for odd in ["0x10", "1e3", "+inf", "nan", "-", "1.2.3", "+-5"] { #expect(try ctl(deckd, ["seek", odd]).status == 2, "seek \(odd)") }
+        #expect(try ctl(deckd, ["seek", "2.5"]).status == 0)
     }
 
     @Test func followPrintsALinePerChangeIntoAPipe() throws {
