@@ -61,7 +61,7 @@ struct Options {
             case "--media": media.append(try value(argument))
             case "--seconds":
                 let text = try value(argument)
-                guard let number = Double(text), number.isFinite, (1...60).contains(number) else { throw .usage("--seconds must be 1 to 60, got \(text)") }
+                guard let number = Double(plainDecimal: text), (1...60).contains(number) else { throw .usage("--seconds must be 1 to 60, got \(text)") }
                 seconds = number
             case "--help", "-h":
                 print(usage)

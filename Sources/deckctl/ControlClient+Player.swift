@@ -1,17 +1,9 @@
+import DeckBase
 import Glibc
 
 /// deckctl's player commands, with playerctl's habits: silent on success, a status line with
 /// `now-playing`, `--format '{{artist}} - {{title}}'`, `--follow` for a live line.
 extension ControlClient {
-    /// A plain decimal number with at most one sign ("90", "+10", "-2.5"): not hex, exponents, inf
-    /// or nan, which Double also reads.
-    static func decimal(_ text: Substring) -> Double? {
-        let digits = text.first == "+" || text.first == "-" ? text.dropFirst() : text
-        guard digits.filter({ $0 == "." }).count <= 1, digits.allSatisfy({ $0 == "." || ("0"..."9").contains($0) }),
-              let magnitude = Double(digits), magnitude.isFinite else { return nil }
-        return text.first == "-" ? -magnitude : magnitude
-    }
-
     static let playerCommands: [Command] = {
         let simple: [(String, String, String)] = [
             ("play", "player.play", "play (resumes what played last when nothing owns now playing)"),
@@ -29,7 +21,7 @@ extension ControlClient {
             }
         }
         commands.append(Command(name: "seek", usage: "seek [+|-]SECONDS", summary: "go to a position, or skip forward or back") { session, args throws(ClientError) in
-            guard args.count == 1, let first = args[0].first, let seconds = ControlClient.decimal(args[0][...]) else {
+            guard args.count == 1, let first = args[0].first, let seconds = Double(plainDecimal: args[0]) else {
                 throw .usage("seek needs one number of seconds: 90 goes to 1:30, +10 and -10 skip")
             }
             if first == "+" || first == "-" {

@@ -156,7 +156,7 @@ struct DaemonOptions {
             case "--freewheel": try noValue(); options.freewheel = true
             case "--duration":
                 let text = try value()
-                guard let seconds = Double(text), seconds > 0, seconds <= MediaTime.limit else {
+                guard let seconds = Double(plainDecimal: text), seconds > 0, seconds <= MediaTime.limit else {
                     throw UsageError("--duration must be a number of seconds above 0 and at most 1e9, not '\(text)'")
                 }
                 options.durationSeconds = seconds

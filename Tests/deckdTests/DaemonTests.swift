@@ -23,6 +23,7 @@ import Testing
         (["--plugins"], "deckd: --plugins needs a value"),
         (["--log-level", "loud"], "deckd: --log-level must be error, warning, info or debug, not 'loud'"),
         (["--insecure-plugins=yes"], "deckd: --insecure-plugins takes no value"),
+        (["--duration", "0x10"], "deckd: --duration must be a number of seconds above 0 and at most 1e9, not '0x10'"),
         (["--policy", "/nonexistent/policy.json"], "deckd: cannot read /nonexistent/policy.json: No such file or directory"),
     ])
     func usageErrorsExitTwoWithAOneLineHint(arguments: [String], message: String) throws {
