@@ -125,7 +125,8 @@ func render(_ results: [(bundle: String, id: String?, findings: [Finding])], jso
         }
     }
     lines.append("\(errors) error(s), \(warnings) warning(s)")
-    return lines.joined(separator: "\n")
+    // A finding quotes the bundle's own text (its id, name, log lines): it cannot drive the terminal.
+    return lines.map { PrintableText.escaping($0, maxBytes: .max) }.joined(separator: "\n")
 }
 
 do {

@@ -201,6 +201,14 @@ import Testing
         #expect(load.status == 1 && load.findings.contains { $0.rule == "load.accepted" }, "\(load.raw)")
     }
 
+    @Test func whatABundleSaysIsPrintedEscaped() throws {
+        let dir = TemporaryDirectory()
+        let hostile = try Fixture.bundle(in: dir.path, name: "Hostile", manifest: ["id": "org.deck\u{1B}[2J\nforged"])
+        let text = try runProgram(DeckCheckTests.tool, ["--static", hostile])
+        #expect(text.status == 1 && text.output.contains(#"org.deck\x1b[2J\nforged"#), "\(text.output)")
+        #expect(!text.output.contains("\u{1B}"))
+    }
+
     @Test func theRulesAreListedAndUnknownOnesRefused() throws {
         let (status, output) = try runProgram(DeckCheckTests.tool, ["--list-rules", "--json"])
         let rules = (try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])?["rules"] as? [[String: Any]] ?? []
