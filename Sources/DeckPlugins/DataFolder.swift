@@ -6,6 +6,8 @@ import Glibc
 package enum DataFolder {
     /// Makes `<root>/<id>` (and `root`) when missing and returns it.
     package static func make(root: String, id: String) throws(DataFolderError) -> String {
+        // Made part by part from "/": a relative root would be made at the top of the file system.
+        guard root.hasPrefix("/") else { throw .cannotMake(root, "not an absolute path") }
         var folder = ""
         for part in root.split(separator: "/") {
             folder += "/\(part)"

@@ -84,7 +84,7 @@ enum Daemon {
         if let simulator = options.simulator { configuration.simulator = simulator }
         switch options.statePath {
         case "none"?: configuration.state.path = nil
-        case let path?: configuration.state.path = path
+        case let path?: configuration.state.path = AbsolutePath.resolve(path)
         case nil where configuration.state.path == nil && configuration.audio.durationSamples == nil:
             configuration.state.path = defaultStatePath()
         case nil: break

@@ -150,3 +150,31 @@ extension DaemonTests {
         #expect(try AudioAnalysis.decodeWithOpusdec(path) > 24_000)
     }
 }
+
+extension DaemonTests {
+    /// `--config deck.json` with `"dataDirectory": "data"`, or `--state st/state.json`, once made
+    /// the apps' folders at the top of the file system (`/data`, `/st/apps`): the folders were made
+    /// part by part from `/`. Relative paths now mean the working directory, for deckd and its hosts.
+    @Test func relativePathsMeanTheWorkingDirectoryNotTheRoot() throws {
+        let dir = TemporaryDirectory()
+        let data = "data-" + UUID().uuidString
+        try #"{"dataDirectory": "\#(data)"}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let inFolder = ["/usr/bin/env", "-C", dir.path]
+        func dataFolder(_ deckd: DeckdProcess) throws -> String? {
+            let list = try JSONSerialization.jsonObject(with: Data(try deckd.deckctl(["--json", "apps"]).output.utf8)) as? [String: Any]
+            let apps = list?["apps"] as? [[String: Any]] ?? []
+            return apps.first { $0["id"] as? String == "org.deck.tone" }?["dataFolder"] as? String
+        }
+        let configured = try DeckdProcess(["--config", "deck.json", "--plugins", firstParty, "--state", "none"], launcher: inFolder)
+        #expect(configured.waitForLog("deckd: ready"))
+        #expect(try dataFolder(configured) == dir.path + "/" + data + "/org.deck.tone")
+        #expect(configured.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: "/" + data))
+        try FileManager.default.createDirectory(atPath: dir.path + "/st", withIntermediateDirectories: true)
+        chmod(dir.path + "/st", 0o700)
+        let stateful = try DeckdProcess(["--plugins", firstParty, "--state", "st/state.json"], launcher: inFolder)
+        #expect(stateful.waitForLog("deckd: ready"))
+        #expect(try dataFolder(stateful) == dir.path + "/st/apps/org.deck.tone")
+        #expect(stateful.stop() == 0)
+    }
+}

@@ -88,10 +88,12 @@ public struct RuntimeConfiguration: Sendable, Equatable {
 
     /// Applies a config document read from `path` (named in messages). Relative paths in it are
     /// taken from its `baseDirectory` when it has one (itself taken from the file's folder when
-    /// relative), else from the file's folder (an embedded config's "folder" is the working directory).
+    /// relative), else from the file's folder (an embedded config's "folder" is the working directory),
+    /// made absolute: a plugin host, running elsewhere, gets the same folders.
     public mutating func apply(_ json: JSONValue, from path: String) throws(ConfigurationError) {
         guard case .object(let members) = json else { throw .invalid(path, "the config must be a JSON object, got \(json.typeName)") }
         var folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        if !folder.isEmpty { folder = AbsolutePath.resolve(folder) }  // empty: the file is in "/"
         if let base = members["baseDirectory"] {
             guard let directory = base.stringValue, !directory.isEmpty else { throw .invalid(path, "\"baseDirectory\" must be a folder path") }
             folder = directory.hasPrefix("/") ? directory : "\(folder)/\(directory)"

@@ -139,7 +139,9 @@ import Testing
     }
 
     /// Relative paths resolve from `baseDirectory` when the config has one (an embedded config has
-    /// no file, so without it they resolve from the working directory).
+    /// no file, so without it they resolve from the working directory), and always to absolute
+    /// ones: `deckd --config deck.json` with `"dataDirectory": "data"` once made its apps' folders
+    /// at `/data`.
     @Test func relativePathsResolveFromTheBaseDirectory() throws {
         let absolute = try apply(#"{"plugins": ["plugins"], "baseDirectory": "/opt/head-unit", "dataDirectory": "apps", "state": {"path": "s.json"}}"#)
         #expect(absolute.pluginDirectories == ["/opt/head-unit/plugins"])
@@ -148,7 +150,13 @@ import Testing
         #expect(relative.pluginDirectories == [dir.path + "/share/plugins", "/abs"])
         var embedded = RuntimeConfiguration()
         try embedded.apply(try JSONValue.parse(#"{"plugins": ["plugins"]}"#), from: "config")
-        #expect(embedded.pluginDirectories == ["./plugins"])
+        let working = FileManager.default.currentDirectoryPath
+        #expect(embedded.pluginDirectories == [working + "/plugins"])
+        var named = RuntimeConfiguration()
+        try named.apply(try JSONValue.parse(#"{"dataDirectory": "data", "state": {"path": "s.json"}, "sinks": ["file:o.opus"]}"#),
+                        from: "car/deck.json")
+        #expect(named.dataDirectory == working + "/car/data" && named.state.path == working + "/car/s.json")
+        #expect(named.sinks == ["file:" + working + "/car/o.opus"])
         #expect(throws: ConfigurationError.invalid(dir.path + "/deck.json", "\"baseDirectory\" must be a folder path")) {
             _ = try apply(#"{"baseDirectory": ""}"#)
         }
