@@ -41,6 +41,19 @@ public final class StreamingHarness {
         turnLoop(runtime.loop, seconds: seconds) { finished && runtime.sinks.list.allSatisfy(\.status.finished) }
     }
 
+    /// Shuts the runtime down and turns the loop until no handle is left: each file sink's writer
+    /// thread has put its last pages (the EOS) on disk, so the file can be judged whole.
+    @discardableResult
+    public func shutDown(seconds: Double = 10) -> Bool {
+        runtime.shutdown()
+        let deadline = Date().addingTimeInterval(seconds)
+        while runtime.loop.runNoWait() {
+            if Date() > deadline { return false }
+            usleep(1000)
+        }
+        return true
+    }
+
     /// Turns the loop for `seconds` (real-time streaming).
     public func run(for seconds: Double) {
         let end = Date().addingTimeInterval(seconds)

@@ -20,13 +20,15 @@ import Testing
         return (harness, plugin, path)
     }
 
-    /// The underruns counted for the plugin, the late frames, and the longest silence in the file.
-    private func result(_ run: (harness: StreamingHarness, plugin: PluginInstance, path: String)) throws -> (underruns: Int, gap: Int, late: Int) {
-        let underruns = run.plugin.streamCounters.underrunFrames.load(ordering: .relaxed)
-        let late = run.harness.runtime.audio.stats.lateEvents.load(ordering: .relaxed)
-        run.harness.runtime.shutdown()
-        let decoded = try AudioAnalysis.decodeWithFFmpeg(run.path)
-        return (underruns, AudioAnalysis.longestGapMilliseconds(decoded.left, start: 9_600, end: decoded.frames - 4_800), late)
+    /// The underruns counted for the plugin and the late frames, read while it plays.
+    private func counts(_ run: (harness: StreamingHarness, plugin: PluginInstance, path: String)) -> (underruns: Int, late: Int) {
+        (run.plugin.streamCounters.underrunFrames.load(ordering: .relaxed), run.harness.runtime.audio.stats.lateEvents.load(ordering: .relaxed))
+    }
+
+    /// The longest silence in the file, read once its runtime is shut down and the loop drained.
+    private func gap(_ path: String) throws -> Int {
+        let decoded = try AudioAnalysis.decodeWithFFmpeg(path)
+        return AudioAnalysis.longestGapMilliseconds(decoded.left, start: 9_600, end: decoded.frames - 4_800)
     }
 
     /// Both modes play at once, side by side on one loop, for 8 s in real time under `MixedLoad`.
@@ -36,8 +38,11 @@ import Testing
         let load = try MixedLoad()
         inlineRun.0.run(for: 8)  // turns the loop both runtimes share
         load.stop()
-        let inline = try result(inlineRun), isolated = try result(isolatedRun)
-        #expect(inline.underruns == 0 && inline.gap == 0, "inline: \(inline)")
-        #expect(isolated.underruns == 0 && isolated.gap == 0, "isolated: \(isolated)")
+        let inline = counts(inlineRun), isolated = counts(isolatedRun)
+        inlineRun.0.runtime.shutdown()
+        #expect(isolatedRun.0.shutDown(), "the files' writers did not finish")  // drains the loop both share
+        let inlineGap = try gap(inlineRun.path), isolatedGap = try gap(isolatedRun.path)
+        #expect(inline.underruns == 0 && inlineGap == 0, "inline: \(inline), gap \(inlineGap) ms")
+        #expect(isolated.underruns == 0 && isolatedGap == 0, "isolated: \(isolated), gap \(isolatedGap) ms")
     }
 }

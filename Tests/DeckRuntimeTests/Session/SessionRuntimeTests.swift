@@ -92,8 +92,7 @@ import Testing
         #expect(harness.runtime.session.counters.deactivations == 2)
         #expect(harness.log.messages(from: radio.id).filter { $0.hasPrefix("session: ") } == ["session: 1", "session: 0", "session: 1", "session: 0"])
         turnLoop(harness.runtime.loop) { harness.runtime.sinks.list.allSatisfy(\.status.finished) }
-        harness.runtime.shutdown()
-        turnLoop(harness.runtime.loop) { !harness.runtime.loop.runNoWait() }
+        #expect(harness.shutDown(), "the file's writer did not finish")
         let info = try AudioAnalysis.opusinfo(path)
         #expect(info.status == 0)
         #expect(info.warnings.isEmpty, "\(info.output)")

@@ -38,8 +38,7 @@ import Testing
         harness.run(for: 1.0)                                                        // 3.0–4.0 s resumed
         radio.stopPlayback()                                                         // closes its stream, abandons its focus
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { !harness.runtime.session.isActive })  // idle after 1 s
-        harness.runtime.shutdown()
-        turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.sinks.list.isEmpty }
+        #expect(harness.shutDown(), "the file's writer did not finish")
 
         // The file: one clean Ogg link, levels as the session said.
         let info = try AudioAnalysis.opusinfo(path)
@@ -79,8 +78,7 @@ extension SessionScenarioTests {
         harness.run(for: 0.5)
         try harness.runtime.focus.play(pluginID: plugin.id, item: "dc")
         harness.run(for: 0.5)
-        harness.runtime.shutdown()
-        turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.sinks.list.isEmpty }
+        #expect(harness.shutDown(), "the file's writer did not finish")
         let left = try AudioAnalysis.decodeWithFFmpeg(path).left
         let start = try #require(left.firstIndex { abs($0) > 1e-3 })
         #expect(start > 12_000)  // after the half second of silence

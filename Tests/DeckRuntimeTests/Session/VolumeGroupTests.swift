@@ -21,8 +21,7 @@ import Testing
         harness.run(for: 0.5)                                                                 // 2–2.5 s muted
         try harness.runtime.focus.changeVolume { groups throws(VolumeError) in try groups.mute("media", false) }
         harness.run(for: 0.5)
-        harness.runtime.shutdown()
-        turnLoop(harness.runtime.loop, seconds: 5) { harness.runtime.sinks.list.isEmpty }
+        #expect(harness.shutDown(), "the file's writer did not finish")
 
         let left = try AudioAnalysis.decodeWithFFmpeg(path).left
         func level(_ from: Double, _ to: Double) -> Double { 20 * log10(AudioAnalysis.rms(left[Int(from * 48_000)..<Int(to * 48_000)])) }

@@ -50,8 +50,7 @@ import Testing
         let frontVolume = try rpc.answer("volume.get", #"{"zone":"front"}"#)["result"]?["groups"]?.arrayValue?.first { $0["name"] == "media" }
         let rearVolume = try rpc.answer("volume.get", #"{"zone":"rear"}"#)["result"]?["groups"]?.arrayValue?.first { $0["name"] == "media" }
         #expect(frontVolume?["index"] != rearVolume?["index"])
-        harness.runtime.shutdown()
-        turnLoop(harness.runtime.loop) { !harness.runtime.loop.runNoWait() }
+        #expect(harness.shutDown(), "the files' writers did not finish")
 
         for path in [front, rear] {
             let info = try AudioAnalysis.opusinfo(path)
