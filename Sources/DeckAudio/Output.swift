@@ -102,7 +102,7 @@ public final class Output {
     // MARK: Sinks
 
     /// Opens a sink; `name=` and `kind=` in the URI label it. One a client adds (`fromClient`)
-    /// may write files only inside `files.directory`.
+    /// may write files (a recording, an RTP sink's SDP file) only inside `files.directory`.
     @discardableResult
     public func addSink(_ text: String, fromClient: Bool = false, zone: Int? = nil) throws(SinkError) -> SinkInfo {
         guard sinks.count < maxSinks else { throw .tooMany(maxSinks) }
@@ -110,8 +110,13 @@ public final class Output {
         if let name = label.name, let holder = sinks.list.first(where: { $0.name == name }) {
             throw .invalidURI(text, "the name \(name) is taken by sink \(holder.id)")
         }
-        if fromClient, case .file(let path, let pipe) = parsed {
-            parsed = .file(path: try files.confine(path, uri: text), pipe: pipe)
+        if fromClient {
+            switch parsed {
+            case .file(let path, let pipe): parsed = .file(path: try files.confine(path, uri: text), pipe: pipe)
+            case .rtp(let host, let port, let payloadType, let sdp?):
+                parsed = .rtp(host: host, port: port, payloadType: payloadType, sdpPath: try files.confineReplacing(sdp, uri: text))
+            default: break
+            }
         }
         return attach(try parsed.makeSink(sinkContext), label: SinkLabel(name: label.name, kind: label.kind ?? SinkKind(default: parsed)),
                       zone: zone)

@@ -1,3 +1,4 @@
+import DeckBase
 import Glibc
 
 /// Where file sinks may be created and whether they may replace files.
@@ -25,6 +26,21 @@ public struct FileOutputPolicy: Sendable, Equatable {
         }
         guard realFolder == realDirectory || realFolder.hasPrefix(realDirectory + "/") else { throw outside }
         return realFolder + full[full.lastIndex(of: "/")!...]
+    }
+
+    /// The path a client's SDP file may take (it is written beside and renamed over the path):
+    /// confined as a file sink is, and an existing file replaced only when it is a regular file and
+    /// `overwrite` allows it, as a file sink's would be.
+    public func confineReplacing(_ path: String, uri: String) throws(SinkError) -> String {
+        let confined = try confine(path, uri: uri)
+        var info = stat()
+        guard lstat(confined, &info) == 0 else { return confined }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: guard overwrite else { throw .cannotOpen(uri, LoopFileError.exists(confined).description) }
+        case S_IFLNK: throw .cannotOpen(uri, LoopFileError.symbolicLink(confined).description)
+        default: throw .cannotOpen(uri, "\(confined) is not a regular file (a folder, FIFO, socket or device)")
+        }
+        return confined
     }
 
     private static func realPath(_ path: String) -> String? {

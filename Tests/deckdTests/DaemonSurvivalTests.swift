@@ -129,6 +129,15 @@ import Testing
         #expect(escape.output.contains("../escape.opus is outside the output folder \(output)"))
         #expect(try ctl(open, ["call", "sinks.add", #"{"uri":"file:inside.opus"}"#]).status == 0)
         #expect(FileManager.default.fileExists(atPath: output + "/inside.opus"))
+        // An RTP sink's SDP file is a file a client writes too: it replaced any file deckd could write.
+        let victim = dir.path + "/victim.txt"
+        try "precious".write(toFile: victim, atomically: false, encoding: .utf8)
+        let sdpEscape = try ctl(open, ["call", "sinks.add", #"{"uri":"rtp://127.0.0.1:5004?pt=96&sdp=\#(victim)"}"#])
+        #expect(sdpEscape.status == 1 && sdpEscape.output.contains("\(victim) is outside the output folder \(output)"), "\(sdpEscape.output)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+        #expect(try ctl(open, ["call", "sinks.add", #"{"uri":"rtp://127.0.0.1:5004?pt=96&sdp=inside.opus"}"#]).output.contains("already exists"))
+        #expect(try ctl(open, ["call", "sinks.add", #"{"uri":"rtp://127.0.0.1:5004?pt=96&sdp=stream.sdp"}"#]).status == 0)
+        #expect(try String(contentsOfFile: output + "/stream.sdp", encoding: .utf8).hasPrefix("v=0"))
         #expect(open.log.contains("a client's sinks.add was refused"))
         #expect(open.stop() == 0)
     }

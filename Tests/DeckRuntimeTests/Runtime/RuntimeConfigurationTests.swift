@@ -132,6 +132,26 @@ import Testing
         }
     }
 
+    /// An RTP sink's SDP file is written beside its path and renamed over it: a client's may only be
+    /// in the output folder, and replaces an existing file only as a file sink would.
+    @Test func clientSDPFilesAreConfinedAndReplaceOnlyWhatOverwritingAllows() throws {
+        var files = FileOutputPolicy()
+        files.directory = dir.path
+        let real = URL(fileURLWithPath: dir.path).resolvingSymlinksInPath().path
+        #expect(try files.confineReplacing("new.sdp", uri: "") == real + "/new.sdp")
+        try "v=0".write(toFile: dir.path + "/old.sdp", atomically: false, encoding: .utf8)
+        #expect(throws: SinkError.cannotOpen("u", "\(real)/old.sdp already exists; choose a new name, or allow overwriting (files.overwrite, --overwrite-files)")) {
+            try files.confineReplacing("old.sdp", uri: "u")
+        }
+        try FileManager.default.createDirectory(atPath: dir.path + "/folder.sdp", withIntermediateDirectories: true)
+        symlink("/etc/passwd", dir.path + "/link.sdp")
+        files.overwrite = true
+        #expect(try files.confineReplacing("old.sdp", uri: "") == real + "/old.sdp")
+        #expect(throws: SinkError.self) { try files.confineReplacing("folder.sdp", uri: "") }
+        #expect(throws: SinkError.self) { try files.confineReplacing("link.sdp", uri: "") }
+        #expect(throws: SinkError.self) { try files.confineReplacing("/etc/passwd", uri: "") }
+    }
+
     @Test func pinsKeepContextsOnANamedSink() throws {
         let configuration = try apply(#"{"sinks": ["file:c.opus?name=Cabin"], "pins": {"navigation": "Cabin", "systemSound": "Cabin"}}"#)
         #expect(configuration.pins == [.navigation: "Cabin", .systemSound: "Cabin"])
