@@ -5,6 +5,9 @@ import DeckBase
 /// otherwise, and allow nothing else, so a field added without its schema fails the tests.
 public enum Schema {
     public static let string: JSONValue = ["type": "string"]
+    public static let integer: JSONValue = ["type": "integer"]
+    public static let number: JSONValue = ["type": "number"]
+    public static let boolean: JSONValue = ["type": "boolean"]
 
     /// The bound of paths, URIs and item keys: Linux's PATH_MAX.
     public static let pathMax = 4096
@@ -12,9 +15,6 @@ public enum Schema {
     /// A string of at most `maxLength` characters (Unicode scalars, as JSON Schema counts them):
     /// what `rpc.discover` advertises and the dispatcher holds a call to before the method runs.
     public static func string(maxLength: Int) -> JSONValue { ["type": "string", "maxLength": .int(Int64(maxLength))] }
-    public static let integer: JSONValue = ["type": "integer"]
-    public static let number: JSONValue = ["type": "number"]
-    public static let boolean: JSONValue = ["type": "boolean"]
 
     /// A whole number from `range`: what `rpc.discover` advertises and `RPCCall.integer` holds a call to.
     public static func integer(in range: ClosedRange<Int64>) -> JSONValue {

@@ -1,5 +1,3 @@
-import DeckBase
-
 /// A plugin's log message, read no further than its bound: invalid UTF-8 replaced, the rest
 /// counted. `PluginHost.log` escapes its control characters.
 struct PluginLogLine {
