@@ -15,7 +15,7 @@ public struct FileOutputPolicy: Sendable, Equatable {
     /// no link leading out of it); the final name is opened without following links.
     public func confine(_ path: String, uri: String) throws(SinkError) -> String {
         guard let directory else {
-            throw .cannotOpen(uri, "clients may add file sinks only inside an output folder; the integrator sets files.directory (or --output-dir)")
+            throw .cannotOpen(uri, "clients may write files (file sinks, SDP files) only inside an output folder; the integrator sets files.directory (or --output-dir)")
         }
         let full = path.hasPrefix("/") ? path : directory + "/" + path
         let outside = SinkError.cannotOpen(uri, "\(path) is outside the output folder \(directory)")

@@ -119,7 +119,7 @@ import Testing
         let closed = try DeckdProcess(["--plugins", firstParty])
         #expect(closed.waitForLog("ready"))
         let noFolder = try ctl(closed, ["call", "sinks.add", #"{"uri":"file:\#(dir.path)/rpc.opus"}"#])
-        #expect(noFolder.output.contains("clients may add file sinks only inside an output folder"))
+        #expect(noFolder.output.contains("clients may write files (file sinks, SDP files) only inside an output folder"))
         #expect(closed.stop() == 0)
         let output = dir.path + "/recordings"
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)

@@ -114,7 +114,7 @@ import Testing
 
     @Test func clientFileSinksAreConfinedToTheOutputFolder() throws {
         var files = FileOutputPolicy()
-        #expect(throws: SinkError.cannotOpen("file:x.opus", "clients may add file sinks only inside an output folder; "
+        #expect(throws: SinkError.cannotOpen("file:x.opus", "clients may write files (file sinks, SDP files) only inside an output folder; "
                                              + "the integrator sets files.directory (or --output-dir)")) {
             try files.confine("x.opus", uri: "file:x.opus")
         }
