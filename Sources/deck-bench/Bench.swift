@@ -94,11 +94,7 @@ extension Bench {
 
 extension Bench {
     /// sdk/include, found from the working directory (make runs benches from the repository root).
-    static func sdkInclude() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let cwd = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "."
-        return cwd + "/sdk/include"
-    }
+    static func sdkInclude() -> String { AbsolutePath.resolve("sdk/include") }
 }
 
 /// Writes one message line to standard error.
