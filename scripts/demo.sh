@@ -259,11 +259,12 @@ print("  %d notifications in %.2f s, %d lost; ui.changed to screen drawn %.1f ms
 ' .build/demo-simulator || { echo "  the simulator step failed:"; tail -n 5 "$work/simulator.log"; }
 kill -TERM "$simulator"; wait "$simulator" || true
 
-step "Numbers and strings from outside are checked where they enter: refused with their range or bound, and deckd plays on"
+step "Numbers, strings and addresses from outside are checked where they enter: refused with their range or bound, and deckd plays on"
 "$bin/deckctl" --socket "$work/stations.sock" volume media +9223372036854775807 2>&1 | sed 's/^/  /' || true
 "$bin/deckctl" --socket "$work/stations.sock" call player.seek '{"position": 1e19}' 2>&1 | sed 's/^/  /' || true
 "$bin/deckctl" --socket "$work/stations.sock" launch org.example.stations "$(printf 'x%.0s' $(seq 5000))" 2>&1 | sed 's/^/  /' || true
 "$bin/deckctl" --socket "$work/stations.sock" call sinks.add '{"uri": "rtp://127.0.0.1:5004?pt=96&sdp=/etc/passwd"}' 2>&1 | sed 's/^/  /' || true
+"$bin/deckctl" --socket "$work/stations.sock" call sinks.add '{"uri": "http://0.0.0.0:0/open.opus"}' 2>&1 | sed 's/^/  /' || true
 echo "  still playing: $("$bin/deckctl" --socket "$work/stations.sock" now-playing --format '{{title}} {{status}}')"
 echo '{"version":1,"lastSource":{"plugin":"org.example.stations","position":1e19}}' > "$work/bad-state.json"
 kill -TERM "$stations"; wait "$stations" || true

@@ -102,7 +102,8 @@ public final class Output {
     // MARK: Sinks
 
     /// Opens a sink; `name=` and `kind=` in the URI label it. One a client adds (`fromClient`)
-    /// may write files (a recording, an RTP sink's SDP file) only inside `files.directory`.
+    /// may write files (a recording, an RTP sink's SDP file) only inside `files.directory`, and
+    /// listen for HTTP only on loopback unless `http.allowRemoteListeners`.
     @discardableResult
     public func addSink(_ text: String, fromClient: Bool = false, zone: Int? = nil) throws(SinkError) -> SinkInfo {
         guard sinks.count < maxSinks else { throw .tooMany(maxSinks) }
@@ -115,6 +116,11 @@ public final class Output {
             case .file(let path, let pipe): parsed = .file(path: try files.confine(path, uri: text), pipe: pipe)
             case .rtp(let host, let port, let payloadType, let sdp?):
                 parsed = .rtp(host: host, port: port, payloadType: payloadType, sdpPath: try files.confineReplacing(sdp, uri: text))
+            case .http(let host, _, _) where !sinkContext.http.allowRemoteListeners:
+                guard (try? SocketAddress(host: host, port: 0))?.isLoopback ?? false else {
+                    throw .cannotOpen(text, "clients may open HTTP sinks on loopback addresses only (127.0.0.1, ::1), not \(host), "
+                                      + "which would serve the car's audio to the network; the integrator sets http.allowRemoteListeners")
+                }
             default: break
             }
         }

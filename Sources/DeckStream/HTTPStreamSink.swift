@@ -16,6 +16,9 @@ public final class HTTPStreamSink: Sink {
         /// File descriptors kept free for the rest of the runtime (the control socket above all):
         /// a listener that would eat into them is answered 503.
         public var reservedDescriptors = 32
+        /// Whether a client's sink (`sinks.add`) may listen beyond loopback, which serves the car's
+        /// audio to anyone on the network; the integrator's own sinks may always.
+        public var allowRemoteListeners = false
 
         public init() {}
     }

@@ -148,4 +148,25 @@ extension HostileClientTests {
         if maxClients == nil { #expect(sinks.contains(#""clients":32"#)) }
         #expect(daemon.stop() == 0)
     }
+
+    /// A client's HTTP sink on 0.0.0.0 would serve the car's audio to anyone on the network; as
+    /// `--tcp` needs `--tcp-allow-remote`, it needs `http.allowRemoteListeners`.
+    @Test func aClientCannotPutTheCarsAudioOnTheNetworkUnlessAllowed() throws {
+        let dir = TemporaryDirectory()
+        let daemon = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone:sine-440"])
+        #expect(daemon.waitForLog("deckd: ready"))
+        let client = LineClient(path: daemon.socket)
+        let refused = try #require(client.call("sinks.add", #"{"uri":"http://0.0.0.0:0/open.opus"}"#))
+        #expect(refused.contains("clients may open HTTP sinks on loopback addresses only (127.0.0.1, ::1), not 0.0.0.0"), "\(refused)")
+        #expect(client.call("sinks.list")?.contains("0.0.0.0") == false)
+        #expect(client.call("sinks.add", #"{"uri":"http://127.0.0.1:0/local.opus"}"#)?.contains(#""result""#) == true)
+        #expect(daemon.stop() == 0)
+
+        try #"{"http": {"allowRemoteListeners": true}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let allowing = try DeckdProcess(["--plugins", firstParty, "--config", dir.path + "/deck.json"])
+        #expect(allowing.waitForLog("deckd: ready"))
+        let added = LineClient(path: allowing.socket).call("sinks.add", #"{"uri":"http://0.0.0.0:0/open.opus"}"#)
+        #expect(added?.contains(#""uri":"http://0.0.0.0:"#) == true, "\(added ?? "")")
+        #expect(allowing.stop() == 0)
+    }
 }

@@ -46,6 +46,7 @@ extension RuntimeConfiguration {
         .integer("maxHeadBytes", \.httpLimits.maxHeadBytes, 256...65_536, unit: "bytes"),
         .integer("headTimeoutMs", 100...60_000, unit: "ms") { $0.httpLimits.headTimeoutMilliseconds = UInt64($1) },
         .integer("maxClients", \.httpLimits.maxClients, 1...1_024),
+        .flag("allowRemoteListeners", \.httpLimits.allowRemoteListeners),
     ])
 
     static let filesSection = ConfigSection("files", [

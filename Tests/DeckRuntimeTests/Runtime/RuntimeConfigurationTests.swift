@@ -20,7 +20,7 @@ import Testing
              "sinks": ["file:out.opus", "http://127.0.0.1:9000/s.opus"],
              "encoder": {"bitrate": 96000, "complexity": 7, "frameMs": 40, "application": "voip", "fec": true,
                          "packetLoss": 10, "dtx": true},
-             "http": {"maxQueuedBytes": 40960, "maxHeadBytes": 1024, "headTimeoutMs": 250, "maxClients": 3},
+             "http": {"maxQueuedBytes": 40960, "maxHeadBytes": 1024, "headTimeoutMs": 250, "maxClients": 3, "allowRemoteListeners": true},
              "files": {"directory": "recordings", "overwrite": true},
              "control": {"maxBatch": 10, "maxUnauthenticated": 2, "idleTimeoutMs": 60000},
              "session": {"duckDb": -20, "idleTimeoutMs": 2000, "ducking": {"navigation": ["music"], "music": ["notification"]}},
@@ -38,6 +38,7 @@ import Testing
         #expect(configuration.audio.frameSize.samples == 1920)
         #expect(configuration.httpLimits.maxQueuedBytes == 40960)
         #expect(configuration.httpLimits.maxClients == 3)
+        #expect(configuration.httpLimits.allowRemoteListeners)
         #expect(configuration.files == { var files = FileOutputPolicy(); files.directory = dir.path + "/recordings"; files.overwrite = true; return files }())
         #expect((configuration.control.maxBatch, configuration.control.maxUnauthenticated, configuration.control.idleTimeoutMs) == (10, 2, 60_000))
         #expect(configuration.session.duckDecibels == -20)

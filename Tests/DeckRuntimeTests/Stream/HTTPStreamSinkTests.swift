@@ -101,6 +101,28 @@ import Testing
         #expect(harness.log.contains(.warning, "answered 404 Not Found: GET /other.opus"))
     }
 
+    /// A listener beyond loopback serves the car's audio to the whole network, unauthenticated: a
+    /// client may open one only when the integrator allows it; the integrator's own sinks may.
+    @Test(arguments: [false, true]) func aClientListensOnLoopbackUnlessTheIntegratorAllowsMore(allowed: Bool) throws {
+        let harness = try StreamingHarness(freewheel: true) { $0.httpLimits.allowRemoteListeners = allowed }
+        let output = harness.runtime.output
+        if allowed {
+            #expect(try output.addSink("http://0.0.0.0:0/a.opus", fromClient: true).uri.hasPrefix("http://0.0.0.0:"))
+        } else {
+            for (uri, host) in [("http://0.0.0.0:0/a.opus", "0.0.0.0"), ("http://[::]:0/b.opus", "::"), ("http://10.0.0.2:0/c.opus", "10.0.0.2")] {
+                #expect(throws: SinkError.cannotOpen(uri, "clients may open HTTP sinks on loopback addresses only (127.0.0.1, ::1), not \(host), "
+                                                     + "which would serve the car's audio to the network; the integrator sets http.allowRemoteListeners")) {
+                    try output.addSink(uri, fromClient: true)
+                }
+            }
+        }
+        #expect(throws: Never.self) { try output.addSink("http://127.0.0.1:0/d.opus", fromClient: true) }
+        #expect(throws: Never.self) { try output.addSink("http://localhost:0/e.opus", fromClient: true) }
+        #expect(throws: Never.self) { try output.addSink("http://0.0.0.0:0/f.opus") }  // the integrator's own
+        #expect(harness.runtime.sinks.list.count == (allowed ? 4 : 3))
+        #expect(harness.shutDown())
+    }
+
     @Test func listenersBeyondTheCapAreAnswered503() throws {
         let harness = try StreamingHarness(freewheel: false, sinks: ["http://127.0.0.1:0/stream.opus"]) {
             $0.httpLimits.maxClients = 2
