@@ -82,7 +82,7 @@ public struct EntitlementPolicy: Sendable, Equatable {
         var result = Set<Name>()
         for element in list {
             guard let text = element.stringValue, let name = Name(rawValue: text) else {
-                throw .invalid("\"\(path)\" lists \(element.encoded()), which is not a known \(kind)")
+                throw .invalid("\"\(path)\" lists \(PrintableText.excerpt(element.encoded())), which is not a known \(kind)")
             }
             result.insert(name)
         }

@@ -29,7 +29,7 @@ public struct IsolationPolicy: Sendable, Equatable {
     init(json: JSONValue) throws(PolicyError) {
         func mode(_ value: JSONValue, at path: String) throws(PolicyError) -> Mode {
             guard let name = value.stringValue, let mode = Mode(rawValue: name) else {
-                throw .invalid("\"\(path)\" must be \"process\" or \"inline\", got \(value.encoded())")
+                throw .invalid("\"\(path)\" must be \"process\" or \"inline\", got \(PrintableText.excerpt(value.encoded()))")
             }
             return mode
         }

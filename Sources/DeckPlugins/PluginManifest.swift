@@ -93,6 +93,7 @@ public struct PluginManifest: Sendable, Equatable {
         if name.contains("/") { return "it contains a '/'; it must name a file directly inside the bundle" }
         if name == "." || name == ".." { return "it names a directory" }
         if name.utf8.contains(0) { return "it contains a NUL byte" }
+        if name.utf8.count > 255 { return "it has \(name.utf8.count) bytes; a file name has at most 255 (NAME_MAX)" }
         return nil
     }
 }
@@ -114,6 +115,7 @@ public enum ManifestError: Error, Equatable, Sendable, CustomStringConvertible {
     case duplicatePermission(String)
     case invalidLibrary(String, reason: String)
 
+    /// Quotes what the bundle says by its start: the reason is shown to every client (`apps.list`).
     public var description: String {
         switch self {
         case .unreadable(let reason): "cannot read manifest.json: \(reason)"
@@ -122,17 +124,17 @@ public enum ManifestError: Error, Equatable, Sendable, CustomStringConvertible {
         case .missingKey(let key): "manifest.json is missing the required key \"\(key)\""
         case .wrongType(let key, let expected, let got): "manifest key \"\(key)\" must be \(expected), got \(got)"
         case .invalidID(let id):
-            "manifest id \"\(id)\" is not reverse-DNS (two or more dot-separated labels of letters, digits and '-', e.g. \"org.example.radio\")"
-        case .invalidName(let name): "manifest name \"\(name)\" must be 1 to \(PluginManifest.maxNameLength) characters"
-        case .invalidVersion(let version): "manifest version \"\(version)\" is not a semantic version (MAJOR.MINOR.PATCH, e.g. \"1.2.0\")"
+            "manifest id \"\(PrintableText.excerpt(id))\" is not reverse-DNS (two or more dot-separated labels of letters, digits and '-', e.g. \"org.example.radio\")"
+        case .invalidName(let name): "manifest name \"\(PrintableText.excerpt(name))\" must be 1 to \(PluginManifest.maxNameLength) characters"
+        case .invalidVersion(let version): "manifest version \"\(PrintableText.excerpt(version))\" is not a semantic version (MAJOR.MINOR.PATCH, e.g. \"1.2.0\")"
         case .invalidABI(let abi): "manifest abi \(abi) is not a valid ABI major version (an integer from 1)"
         case .unknownEntitlement(let name):
-            "unknown entitlement \"\(name)\"; known: \(Entitlement.allCases.map(\.rawValue).joined(separator: ", "))"
-        case .duplicateEntitlement(let name): "entitlement \"\(name)\" is listed twice"
+            "unknown entitlement \"\(PrintableText.excerpt(name))\"; known: \(Entitlement.allCases.map(\.rawValue).joined(separator: ", "))"
+        case .duplicateEntitlement(let name): "entitlement \"\(PrintableText.excerpt(name))\" is listed twice"
         case .unknownPermission(let name):
-            "unknown permission \"\(name)\"; known: \(Permission.allCases.map(\.rawValue).joined(separator: ", "))"
-        case .duplicatePermission(let name): "permission \"\(name)\" is listed twice"
-        case .invalidLibrary(let library, let reason): "manifest library \"\(library)\" is refused: \(reason)"
+            "unknown permission \"\(PrintableText.excerpt(name))\"; known: \(Permission.allCases.map(\.rawValue).joined(separator: ", "))"
+        case .duplicatePermission(let name): "permission \"\(PrintableText.excerpt(name))\" is listed twice"
+        case .invalidLibrary(let library, let reason): "manifest library \"\(PrintableText.excerpt(library))\" is refused: \(reason)"
         }
     }
 }

@@ -56,7 +56,7 @@ public struct DuckingTable: Sendable, Equatable {
             var contexts = Set<AudioContext>()
             for item in items {
                 guard let itemName = item.stringValue, let ducked = AudioContext(rawValue: itemName) else {
-                    throw .unknownContext(item.stringValue ?? item.encoded())
+                    throw .unknownContext(PrintableText.excerpt(item.stringValue ?? item.encoded()))
                 }
                 contexts.insert(ducked)
             }

@@ -53,7 +53,7 @@ public struct VolumeGroups: Sendable, Equatable {
             guard let contextList = fields["contexts"]?.arrayValue else { throw .invalid("\(at).contexts must be an array of contexts") }
             var contexts: [AudioContext] = []
             for value in contextList {
-                guard let context = value.stringValue.flatMap(AudioContext.init(rawValue:)) else { throw .unknownContext(value.stringValue ?? value.encoded()) }
+                guard let context = value.stringValue.flatMap(AudioContext.init(rawValue:)) else { throw .unknownContext(PrintableText.excerpt(value.stringValue ?? value.encoded())) }
                 guard !groups.contains(where: { $0.contexts.contains(context) }), !contexts.contains(context) else {
                     throw .invalid("\(at): \(context.rawValue) is in more than one volume group")
                 }

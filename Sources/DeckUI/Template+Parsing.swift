@@ -41,7 +41,7 @@ private struct TemplateReader {
         guard case .object(let members) = json else { throw .invalid("\(path()) must be an object, not \(json.typeName)") }
         guard let typeName = members["type"]?.stringValue else { throw .invalid("\(path()) needs a \"type\"") }
         guard let kind = TemplateKind(rawValue: typeName) else {
-            throw .invalid("\(path()): unknown type \"\(typeName)\" (known: \(TemplateKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw .invalid("\(path()): unknown type \"\(PrintableText.excerpt(typeName))\" (known: \(TemplateKind.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         try kind.check(rules.entitlements)
         if asTab, kind == .tabBar || kind.isModal { throw .limit("\(path()): \(kind.withArticle) cannot be a tab") }
@@ -55,7 +55,7 @@ private struct TemplateReader {
         known.formUnion(spec.fields)
         for (key, value) in members {
             guard known.contains(key) else {
-                throw .invalid("\(path()): unknown key \"\(key)\" for a \(kind.rawValue) (known: \(known.sorted().joined(separator: ", ")))")
+                throw .invalid("\(path()): unknown key \"\(PrintableText.excerpt(key))\" for a \(kind.rawValue) (known: \(known.sorted().joined(separator: ", ")))")
             }
             switch key {
             case "type": break
@@ -79,7 +79,7 @@ private struct TemplateReader {
                     func at() -> String { "\(path()).sections[\(index)]" }
                     guard case .object(let fields) = section else { throw .invalid("\(at()) must be an object") }
                     if let extra = fields.first(where: { $0.key != "header" && $0.key != "items" }) {
-                        throw .invalid("\(at()): unknown key \"\(extra.key)\" (known: header, items)")
+                        throw .invalid("\(at()): unknown key \"\(PrintableText.excerpt(extra.key))\" (known: header, items)")
                     }
                     template.sections.append(TemplateSection(header: try fields["header"].map { v throws(UIError) in try string(v, "\(at()).header") },
                                                              items: try items(fields["items"] ?? [], "\(at()).items")))
@@ -108,7 +108,7 @@ private struct TemplateReader {
         var fields: [JSONObject.Member] = []
         for (key, value) in members {
             guard let member = TemplateSpec.ItemMember.named[key] else {
-                throw .invalid("\(path()): unknown key \"\(key)\" (known: key, text, \(TemplateSpec.ItemMember.fieldNames))")
+                throw .invalid("\(path()): unknown key \"\(PrintableText.excerpt(key))\" (known: key, text, \(TemplateSpec.ItemMember.fieldNames))")
             }
             switch member {
             case .text, .title: continue
@@ -117,7 +117,7 @@ private struct TemplateReader {
                 continue
             case .image:
                 guard let id = value.intValue, id > 0, rules.imageExists(UInt64(id)) else {
-                    throw .invalid("\(path()).image: \(value.encoded()) is not an image id from add_image")
+                    throw .invalid("\(path()).image: \(PrintableText.excerpt(value.encoded())) is not an image id from add_image")
                 }
             case .images:
                 guard let ids = value.arrayValue, ids.allSatisfy({ $0.intValue.map { $0 > 0 && rules.imageExists(UInt64($0)) } ?? false }) else {

@@ -55,6 +55,21 @@ import Testing
         }
     }
 
+    /// The error is the plugin's `last_error`, shown to every client in `apps.list`: what the
+    /// plugin wrote is quoted by its start, not whole.
+    @Test func aTemplatesLongValuesAreQuotedByTheirStart() {
+        let long = String(repeating: "x", count: 100_000)
+        for json in [#"{"type": "\#(long)"}"#, #"{"type": "list", "\#(long)": 1}"#,
+                     #"{"type": "list", "items": [{"key": "a", "text": "A", "\#(long)": 1}]}"#,
+                     #"{"type": "list", "sections": [{"items": [], "\#(long)": 1}]}"#,
+                     #"{"type": "list", "items": [{"key": "a", "text": "A", "image": "\#(long)"}]}"#] {
+            do { _ = try app().setRoot(json, limits: parked); Issue.record("accepted") } catch {
+                guard case .invalid(let message) = error else { Issue.record("\(error) is not .invalid"); continue }
+                #expect(message.utf8.count < 400 && message.contains("xxx… (1000"), "\(message.prefix(400))")
+            }
+        }
+    }
+
     @Test(arguments: [
         ("information", [Entitlement.audio], "an information template needs one of the communication, maps, charging, parking, quick-ordering, fueling, driving-task entitlements (the plugin has: audio)"),
         ("map", [.communication], "a map template needs the maps entitlement (the plugin has: communication)"),

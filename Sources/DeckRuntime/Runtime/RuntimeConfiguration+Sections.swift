@@ -32,7 +32,7 @@ extension RuntimeConfiguration {
         },
         ConfigSection.Key(name: "application") { configuration, value, context throws(ConfigurationError) in
             guard let name = value.stringValue, let application = EncoderSettings.Application(rawValue: name) else {
-                throw .invalid(context.file, "\(context.key): " + AudioConfigurationError.application(value.stringValue ?? value.encoded()).description)
+                throw .invalid(context.file, "\(context.key): " + AudioConfigurationError.application(PrintableText.excerpt(value.stringValue ?? value.encoded())).description)
             }
             configuration.audio.encoder.application = application
         },

@@ -72,7 +72,7 @@ extension ZoneSettings {
                 guard let list = value.arrayValue else { throw .invalid(path, "\(key).sharedContexts must be an array of contexts") }
                 for item in list {
                     guard let text = item.stringValue, let context = AudioContext(rawValue: text) else {
-                        throw .invalid(path, "\(key).sharedContexts: unknown context \(item.encoded()) "
+                        throw .invalid(path, "\(key).sharedContexts: unknown context \(PrintableText.excerpt(item.encoded())) "
                                        + "(known: \(AudioContext.allCases.map(\.rawValue).joined(separator: ", ")))")
                     }
                     sharedContexts.insert(context)

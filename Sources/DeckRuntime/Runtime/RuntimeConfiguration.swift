@@ -207,7 +207,7 @@ struct Setting {
     /// The value as a whole number inside the range, or an error naming the key, the range and the unit.
     func integer() throws(ConfigurationError) -> Int {
         let bounds = "\(range.lowerBound) to \(range.upperBound)" + (unit.isEmpty ? "" : " \(unit)")
-        guard let number = value.intValue else { throw .invalid(path, "\(key) must be a whole number from \(bounds), not \(value.encoded())") }
+        guard let number = value.intValue else { throw .invalid(path, "\(key) must be a whole number from \(bounds), not \(PrintableText.excerpt(value.encoded()))") }
         guard range.contains(Int(clamping: number)) else { throw .invalid(path, "\(key) is \(number), out of range (\(bounds))") }
         return Int(number)
     }

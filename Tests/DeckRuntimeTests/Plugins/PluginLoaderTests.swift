@@ -64,6 +64,18 @@ import DeckTestSupport
         #expect(try refusal(bundle) == .manifest(.unknownEntitlement("teleport")))
     }
 
+    /// The reason is listed to every client (`apps.list`'s `refused`): what the bundle wrote is
+    /// quoted by its start, however long the manifest's 64 KiB allow it to be.
+    @Test(arguments: ["id", "name", "version", "library", "entitlements", "permissions"])
+    func aLongValueIsQuotedByItsStart(key: String) throws {
+        let long = String(repeating: "x", count: 60_000)
+        let value: Any = ["entitlements", "permissions"].contains(key) ? [long] : long
+        let bundle = try Fixture.bundle(in: dir.path, manifest: [key: value])
+        let reason = try #require(try refusal(bundle))
+        let text = PluginLoadError(bundle: bundle, reason: reason).reasonText
+        #expect(text.utf8.count < 400 && text.contains("xxx… (60000 bytes)"), "\(text.prefix(400))")
+    }
+
     @Test(arguments: ["radio", "org..radio", "-org.radio", "org.ra dio", "1org.radio", "org.radio-"])
     func idsMustBeReverseDNS(id: String) throws {
         let bundle = try Fixture.bundle(in: dir.path, manifest: ["id": id])
