@@ -17,11 +17,45 @@ public enum Playlist {
         for line in text.split(whereSeparator: \.isNewline).map({ String($0).trimmingSpaces }) {
             if line.hasPrefix("#") || line.isEmpty || line.hasPrefix("[") { continue }
             if line.lowercased().hasPrefix("file"), let equals = line.firstIndex(of: "=") {
-                return String(line[line.index(after: equals)...]).trimmingSpaces
+                return try entry(String(line[line.index(after: equals)...]).trimmingSpaces, of: url)
             }
-            if !line.contains("=") { return line }
+            if !line.contains("=") { return try entry(line, of: url) }
         }
         throw .open(url, "the playlist lists no stream")
     }
 
+    /// What `entry` of the playlist at `playlist` names. A playlist from the network is the
+    /// server's word, so it names network streams only (as mpv's safe playlists): a relative entry
+    /// is resolved against the playlist's URL; a file, a pipe or another FFmpeg protocol is refused.
+    static func entry(_ entry: String, of playlist: String) throws(MediaError) -> String {
+        guard let base = origin(of: playlist) else { return entry }  // a local playlist: the integrator's file
+        if origin(of: entry) != nil { return entry }
+        guard !entry.contains(":") else {
+            throw .refused(playlist, "it lists \(entry.prefix(100)); a playlist from the network may name only http:// and https:// streams")
+        }
+        let playlistPath = playlist.dropFirst(base.count).prefix { $0 != "?" && $0 != "#" }
+        let folder = playlistPath.lastIndex(of: "/").map { playlistPath[...$0] } ?? "/"
+        return base + withoutDotSegments(entry.hasPrefix("/") ? entry : folder + entry)
+    }
+
+    /// `path` with its `.` and `..` segments applied (RFC 3986, 5.2.4): `/lists/../a` is `/a`.
+    static func withoutDotSegments(_ path: String) -> String {
+        var kept: [Substring] = []
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            switch segment {
+            case ".": continue
+            case "..": if kept.count > 1 { kept.removeLast() }
+            default: kept.append(segment)
+            }
+        }
+        return kept.joined(separator: "/")
+    }
+
+    /// `http://host:port` for an http(s) URL, else nil.
+    static func origin(of url: String) -> String? {
+        let lower = url.lowercased()
+        guard let scheme = ["http://", "https://"].first(where: lower.hasPrefix) else { return nil }
+        let rest = url.dropFirst(scheme.count)
+        return String(url.prefix(scheme.count)) + rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Radio's misbehaving servers, on a free loopback port it prints first:
 /redirect -> 302 to the URL given as argv[1]; /station.pls and /station.m3u list it;
-/missing -> 404; /garbage -> 200 audio/mpeg streaming text; /slow -> argv[2]'s bytes at a quarter of
+/lists/relative.m3u lists it as ../redirect, /lists/rooted.pls as /redirect; /hostile.pls and
+/hostile.m3u list a local file and a pipe; /missing -> 404; /garbage -> 200 audio/mpeg streaming text; /slow -> argv[2]'s bytes at a quarter of
 their rate, as an overloaded server."""
 import http.server, socketserver, sys, time
 
@@ -28,6 +29,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.send(200, "audio/x-scpls", f"[playlist]\nNumberOfEntries=1\nFile1={TARGET}\nTitle1=Deck\n".encode())
             elif self.path == "/station.m3u":
                 self.send(200, "audio/x-mpegurl", f"#EXTM3U\n#EXTINF:-1,Deck\n{TARGET}\n".encode())
+            elif self.path == "/lists/relative.m3u":
+                self.send(200, "audio/x-mpegurl", b"#EXTM3U\n../redirect\n")
+            elif self.path == "/lists/rooted.pls":
+                self.send(200, "audio/x-scpls", b"[playlist]\nFile1=/redirect\n")
+            elif self.path == "/hostile.pls":
+                self.send(200, "audio/x-scpls", b"[playlist]\nFile1=file:///etc/passwd\n")
+            elif self.path == "/hostile.m3u":
+                self.send(200, "audio/x-mpegurl", b"pipe:0\n")
             elif self.path == "/garbage":
                 self.send_response(200)
                 self.send_header("Content-Type", "audio/mpeg")

@@ -129,13 +129,28 @@ import Testing
         try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
         let odd = try OddServer(target: icecast.url("/live.mp3"))
         let car = try Car(stations: [("Moved", odd.url("/redirect"), "Test"), ("Listed", odd.url("/station.pls"), "Test"),
-                                     ("Also listed", odd.url("/station.m3u"), "Test")])
-        for name in ["Moved", "Listed", "Also listed"] {
+                                     ("Also listed", odd.url("/station.m3u"), "Test"), ("Relative", odd.url("/lists/relative.m3u"), "Test"),
+                                     ("Rooted", odd.url("/lists/rooted.pls"), "Test")])
+        for name in ["Moved", "Listed", "Also listed", "Relative", "Rooted"] {
             _ = try car.deckctl(["launch", "org.deck.radio", name])
             let deadline = Date().addingTimeInterval(10)
             while Date() < deadline, !(try car.deckctl(["ui", "org.deck.radio"]).contains("\(name) · Live")) { usleep(100_000) }
             #expect(try car.deckctl(["ui", "org.deck.radio"]).contains("\(name) · Live"), "\(name): \(car.deckd.log)")
         }
+        #expect(car.deckd.stop() == 0)
+    }
+
+    /// A playlist from the network is the server's word: it may send the radio to other streams,
+    /// never to the car's files or a pipe (FFmpeg would open `file:` and `pipe:` as readily).
+    @Test func aPlaylistFromTheNetworkNamesNoLocalFileNorPipe() throws {
+        let odd = try OddServer(target: "http://127.0.0.1:1/none")
+        let car = try Car(stations: [("File", odd.url("/hostile.pls"), "Test"), ("Pipe", odd.url("/hostile.m3u"), "Test")])
+        for (name, entry, playlist) in [("File", "file:///etc/passwd", "/hostile.pls"), ("Pipe", "pipe:0", "/hostile.m3u")] {
+            _ = try car.deckctl(["launch", "org.deck.radio", name])
+            #expect(car.deckd.waitForLog("\(name) cannot play: cannot open \(odd.url(playlist)): it lists \(entry); "
+                                         + "a playlist from the network may name only http:// and https:// streams"), "\(car.deckd.log)")
+        }
+        #expect(!car.deckd.log.contains("reconnecting"), "neither is tried again")
         #expect(car.deckd.stop() == 0)
     }
 

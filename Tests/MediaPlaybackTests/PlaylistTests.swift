@@ -1,0 +1,26 @@
+import Testing
+@testable import MediaPlayback
+
+/// What a station's playlist may send the radio to.
+@Suite struct PlaylistTests {
+    @Test(arguments: [
+        ("http://radio.example/lists/a.m3u?x=1", "https://cdn.example/live.mp3", "https://cdn.example/live.mp3"),
+        ("http://radio.example/lists/a.m3u?x=1", "live.mp3", "http://radio.example/lists/live.mp3"),
+        ("http://radio.example/lists/a.m3u", "../live.mp3", "http://radio.example/live.mp3"),
+        ("http://radio.example:8000/lists/a.pls", "/mount/live", "http://radio.example:8000/mount/live"),
+        ("https://radio.example", "live.mp3", "https://radio.example/live.mp3"),
+        ("HTTP://radio.example/a.m3u", "./b/../live.mp3", "HTTP://radio.example/live.mp3"),
+        ("/srv/stations/a.m3u", "file:///srv/stations/live.mp3", "file:///srv/stations/live.mp3"),  // the integrator's own file
+    ])
+    func entriesResolveAgainstTheirPlaylist(playlist: String, entry: String, expected: String) throws {
+        #expect(try Playlist.entry(entry, of: playlist) == expected)
+    }
+
+    @Test(arguments: ["file:///etc/passwd", "pipe:0", "unix:/run/deck.sock", "concat:/a|/b", "subfile,,start,0,end,10,,:/etc/shadow", "tcp://127.0.0.1:7700"])
+    func aNetworkPlaylistNamesNetworkStreamsOnly(entry: String) {
+        #expect(throws: MediaError.refused("http://radio.example/a.pls",
+                                           "it lists \(entry); a playlist from the network may name only http:// and https:// streams")) {
+            try Playlist.entry(entry, of: "http://radio.example/a.pls")
+        }
+    }
+}
