@@ -172,7 +172,7 @@ typedef void (*deck_runtime_reply_fn)(void *user, const char *response_json);
  * under a flood; beyond 65536 calls waiting, DECK_RUNTIME_E_BUSY (API 1.2). */
 DECK_RUNTIME_EXPORT int deck_runtime_call(deck_runtime_t *rt, const char *request_json, deck_runtime_reply_fn reply, void *user);
 
-/* The same, waiting for the answer (at most `timeout_ms`; 0: 10 s). *response
+/* The same, waiting for the answer (at most `timeout_ms`; 0 or less: 10 s). *response
  * gets the answer, to free with deck_runtime_free; on an error status it gets
  * the reason instead, also to free. The runtime must run: after
  * deck_runtime_start (then from any thread but the runtime's own), or once
