@@ -93,6 +93,9 @@ public final class Output {
         reroute()
     }
 
+    /// Which listeners on this machine the HTTP sinks turn away (the runtime sets it).
+    public var listenerGate: ListenerGate { sinkContext.listeners }
+
     /// The zone sink `id` is in (0 when it is not open).
     public func zone(ofSink id: Int) -> Int { sinkZones[id] ?? 0 }
 

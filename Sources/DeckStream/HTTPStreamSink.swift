@@ -144,6 +144,10 @@ public final class HTTPStreamSink: Sink {
         guard request.target == path else {
             return reject(client, status: "404 Not Found", reason: "\(request.method) \(request.target)")
         }
+        if let local = client.connection.localAddress, let remote = client.connection.peerAddress, remote.isLoopback || remote.host == local.host,
+           let reason = context.listeners.refusal?(local, remote) {
+            return reject(client, status: "403 Forbidden", reason: reason)
+        }
         client.timer?.close()
         let head = "HTTP/1.1 200 OK\r\nContent-Type: audio/ogg\r\nCache-Control: no-cache, no-store\r\n"
             + "Connection: close\r\nServer: Deck/\(DeckVersion.string)\r\n\r\n"

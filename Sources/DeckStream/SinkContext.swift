@@ -9,6 +9,8 @@ public struct SinkContext {
     public var frameSize: FrameSize
     public var encoder: EncoderSettings
     public var http = HTTPStreamSink.Limits()
+    /// Shared by every sink of the output, so a gate set after they opened holds for them too.
+    public var listeners = ListenerGate()
     /// Whether a file sink may replace an existing regular file (never a link, FIFO or device).
     public var overwriteFiles = false
 

@@ -11,12 +11,12 @@ extension ControlServer {
         }
         guard let peer = stream.peerCredentials else { return nil }
         if let pluginUIDs, pluginUIDs.contains(peer.uid) {
-            return "process \(peer.pid) runs as uid \(peer.uid), a plugin's; plugins reach the runtime only through their host"
+            return "process \(peer.pid) runs as uid \(peer.uid), a plugin's" + ControlServer.throughTheHost
         }
         var pid = peer.pid
         for _ in 0..<64 {
             guard let parent = ControlServer.parent(of: pid), parent > 1 else { return nil }
-            if parent == getpid() { return "process \(peer.pid) descends from deckd: a plugin's; plugins reach the runtime only through their host" }
+            if parent == getpid() { return "process \(peer.pid) descends from deckd: a plugin's" + ControlServer.throughTheHost }
             pid = parent
         }
         return nil
@@ -24,8 +24,11 @@ extension ControlServer {
 
     /// The same for a TCP client on this machine.
     func pluginPeer(local: SocketAddress, remote: SocketAddress) -> String? {
-        LoopbackPeer.pluginOwner(local: local, remote: remote, pluginUIDs: pluginUIDs)
+        LoopbackPeer.pluginOwner(local: local, remote: remote, pluginUIDs: pluginUIDs).map { $0 + ControlServer.throughTheHost }
     }
+
+    /// What a refused plugin's reason ends with.
+    static let throughTheHost = "; plugins reach the runtime only through their host"
 
     /// A process's parent, from /proc/PID/stat (the field after the command, which may hold spaces).
     private static func parent(of pid: pid_t) -> pid_t? {

@@ -30,6 +30,7 @@
  *   FIXTURE_SANDBOX_PROBE        on activate, tries what a hostile plugin would and logs each outcome ("sandbox: …"):
  *                                FIXTURE_SOCKET the control socket, FIXTURE_VICTIM another bundle's manifest,
  *                                FIXTURE_TOKEN the TCP token file, FIXTURE_TCP_PORT deckd's TCP port (0: none),
+ *                                FIXTURE_HTTP_PORT the port of deckd's HTTP sink at /stream.opus (0: none),
  *                                FIXTURE_MEDIA a file in a media folder, FIXTURE_OWN_MANIFEST its own manifest;
  *                                a setsid grandchild that outlives its host writes its pid to "pid" in its data folder
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
@@ -77,6 +78,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #endif
@@ -221,6 +223,26 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
         }
         close(tcp);
         probe_say(plugin, "tcp", outcome);
+    }
+    /* Record the car's audio from its HTTP sink. */
+    if (FIXTURE_HTTP_PORT > 0) {
+        int http = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in loopback = { .sin_family = AF_INET, .sin_port = htons(FIXTURE_HTTP_PORT) };
+        loopback.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        struct timeval patience = { .tv_sec = 5 };
+        setsockopt(http, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+        if (connect(http, (struct sockaddr *)&loopback, sizeof loopback) != 0) {
+            snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
+        } else {
+            static const char request[] = "GET /stream.opus HTTP/1.1\r\nHost: localhost\r\n\r\n";
+            char answer[512] = "";
+            ssize_t got = write(http, request, sizeof request - 1) > 0 ? read(http, answer, sizeof answer - 1) : -1;
+            answer[got > 0 ? got : 0] = 0;
+            for (char *c = answer; *c; c++) if (*c == '\r' || *c == '\n') *c = ' ';
+            snprintf(outcome, sizeof outcome, strstr(answer, " 403 ") ? "refused (%.150s)" : "HEARD (%.150s)", answer);
+        }
+        close(http);
+        probe_say(plugin, "http", outcome);
     }
     /* Signal deckd. */
     if (kill(getppid(), 0) == 0) snprintf(outcome, sizeof outcome, "ALLOWED");

@@ -42,11 +42,13 @@ import Testing
             #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
             let portLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") }, "\(deckd.log)")
             let port = try #require(Int(portLine.split(separator: ":").last?.split(separator: " ").first ?? ""))
+            let sinkLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("http://127.0.0.1:") }, "\(deckd.log)")
+            let httpPort = try #require(Int(sinkLine.split(separator: ":").last?.prefix { $0.isNumber } ?? ""))
             hostile = extra + "/Hostile.deckplugin"
             try Fixture.bundle(in: extra, name: "Hostile",
                                defines: ["FIXTURE_ID=\"org.deck.test.hostile\"", "FIXTURE_SANDBOX_PROBE", "FIXTURE_SOCKET=\"\(socket)\"",
                                          "FIXTURE_VICTIM=\"\(victim)/manifest.json\"", "FIXTURE_TOKEN=\"\(token)\"",
-                                         "FIXTURE_TCP_PORT=\(port)", "FIXTURE_MEDIA=\"\(dir.path)/media/song.opus\"", "FIXTURE_OWN_MANIFEST=\"\(hostile)/manifest.json\""],
+                                         "FIXTURE_TCP_PORT=\(port)", "FIXTURE_HTTP_PORT=\(httpPort)", "FIXTURE_MEDIA=\"\(dir.path)/media/song.opus\"", "FIXTURE_OWN_MANIFEST=\"\(hostile)/manifest.json\""],
                                manifest: ["id": "org.deck.test.hostile", "entitlements": ["audio"], "permissions": permissions])
             owner = LineClient(path: socket)
             let loaded = owner.call("apps.load", #"{"path":"\#(hostile)"}"#)
@@ -62,7 +64,7 @@ import Testing
         /// Each attempt the sandbox must stop, whatever the uid: its files, signals, output.
         func expectContained() throws {
             #expect(deckd.waitForLog("sandbox: done: all tried"), "\(deckd.log)")
-            for attempt in ["environ", "token", "victim", "own bundle", "signal", "tcp"] {
+            for attempt in ["environ", "token", "victim", "own bundle", "signal", "tcp", "http"] {
                 #expect(outcome(attempt).hasPrefix("refused"), "\(attempt): \(outcome(attempt))")
             }
             #expect(outcome("env") == "clean")
@@ -128,11 +130,31 @@ import Testing
         #expect(scene.outcome("control").contains(#"{"error":{"code":-32005"#), "\(scene.outcome("control"))")
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         #expect(scene.deckd.log.contains("descends from deckd"))
+        // With the network it reaches the HTTP sink's port, but may not record the car's audio.
+        #expect(scene.outcome("http").hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(scene.outcome("http"))")
+        #expect(scene.deckd.log.contains("a plugin's host or one it started; the car's audio is not a plugin's to record"), "\(scene.deckd.log)")
         #expect(scene.outcome("media") == "readable")
         #expect(scene.outcome("settings") == #"{"mediaFolders":["\#(scene.dir.path)/media"]}"#, "the folders it may read: \(scene.outcome("settings"))")
         let apps = scene.owner.call("apps.list", id: 4) ?? ""
         #expect(apps.contains(#""permissions":["media","network"]"#), "\(apps)")
         try scene.expectNothingOutlivesTheApp(ownUID: false)
+        #expect(scene.deckd.stop() == 0)
+    }
+
+    /// deckd as root with the network granted: the host's own uid is what marks its connections.
+    @Test func withTheNetworkAPluginStillCannotSteerTheRuntimeNorRecordTheCar() throws {
+        let scene = try Scene(permissions: ["network"])
+        try scene.expectContained()
+        #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
+        #expect(scene.outcome("http").hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(scene.outcome("http"))")
+        #expect(scene.deckd.log.contains(", a plugin's; the car's audio is not a plugin's to record"), "\(scene.deckd.log)")
+        // Anyone else on this machine still listens.
+        let port = try #require(scene.deckd.log.split(separator: "\n").first { $0.contains("http://127.0.0.1:") }
+            .flatMap { Int($0.split(separator: ":").last?.prefix { $0.isNumber } ?? "") })
+        let listener = LoopbackClient.connect(port: port)
+        defer { close(listener) }
+        LoopbackClient.send(listener, "GET /stream.opus HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(String(decoding: LoopbackClient.readAll(listener, limit: 64, seconds: 5), as: UTF8.self).hasPrefix("HTTP/1.1 200 OK"))
         #expect(scene.deckd.stop() == 0)
     }
 

@@ -164,6 +164,14 @@ public final class Runtime {
         output.onHung = { [unowned supervisor] in supervisor.hung($0) }
         plugins.onOverspent = { [unowned supervisor] in supervisor.overspent($0, $1) }
         codeLoader.onEnd = { [unowned supervisor] in supervisor.ended(instance: $0, story: $1) }
+        let hostUIDs = configuration.isolation.hostUIDs
+        // A host uid marks every process of a plugin; on the runtime's own uid, its hosts' processes are looked for.
+        output.listenerGate.refusal = { [weak plugins] local, remote in
+            let hosts = hostUIDs == nil ? plugins?.compactMap(\.processID) ?? [] : []
+            guard hostUIDs != nil || !hosts.isEmpty else { return nil }  // every plugin inline: they are the runtime
+            return LoopbackPeer.pluginOwner(local: local, remote: remote, pluginUIDs: hostUIDs, hosts: hosts)
+                .map { $0 + "; the car's audio is not a plugin's to record" }
+        }
         supervisor.onAppsChanged = { [unowned publisher] in publisher.appsChanged() }
         interface.onChange = { [unowned publisher] in publisher.interfaceChanged() }
         for zone in zones.list {

@@ -129,7 +129,7 @@ final class SimulatorServer {
     private func refusal(_ stream: StreamConnection) -> String? {
         guard let local = stream.localAddress, let remote = stream.peerAddress else { return "not a TCP connection" }
         guard let socket = LoopbackPeer.socket(local: local, peer: remote) else { return "\(remote) is not on this machine" }
-        if let reason = LoopbackPeer.pluginOwner(local: local, remote: remote, pluginUIDs: pluginUIDs) { return reason }
+        if let owner = LoopbackPeer.pluginOwner(local: local, remote: remote, pluginUIDs: pluginUIDs) { return owner + ControlServer.throughTheHost }
         guard socket.uid == geteuid() else { return "\(remote) belongs to uid \(socket.uid); the simulator serves uid \(geteuid()) only" }
         return nil
     }

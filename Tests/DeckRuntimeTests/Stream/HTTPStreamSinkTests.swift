@@ -123,6 +123,29 @@ import Testing
         #expect(harness.shutDown())
     }
 
+    /// A listener the runtime says is a plugin's gets 403 once its request is read; the gate is
+    /// asked with both ends of the connection and is shared by sinks opened before it was set.
+    @Test func aListenerTheGateRefusesIsAnswered403() throws {
+        let harness = try StreamingHarness(freewheel: false, sinks: ["http://127.0.0.1:0/stream.opus"])
+        let asked = Mutex<[String]>([])
+        harness.runtime.output.listenerGate.refusal = { local, remote in
+            asked.withLock { $0.append("\(local.port) \(remote.host)") }
+            return "\(remote) is the test's plugin"
+        }
+        try harness.start()
+        let port = try port(harness)
+        let answer = exchange(harness) {
+            let fd = LoopbackClient.connect(port: port)
+            defer { close(fd) }
+            LoopbackClient.send(fd, "GET /stream.opus HTTP/1.1\r\nHost: x\r\n\r\n")
+            return LoopbackClient.readAll(fd)
+        }
+        #expect(answer.hasPrefix("HTTP/1.1 403 Forbidden\r\n"), "\(answer)")
+        #expect(asked.withLock { $0 } == ["\(port) 127.0.0.1"])
+        #expect(harness.log.contains(.warning, "answered 403 Forbidden: 127.0.0.1:"))
+        #expect(harness.sink("http://")?.status.clients == 0)
+    }
+
     @Test func listenersBeyondTheCapAreAnswered503() throws {
         let harness = try StreamingHarness(freewheel: false, sinks: ["http://127.0.0.1:0/stream.opus"]) {
             $0.httpLimits.maxClients = 2

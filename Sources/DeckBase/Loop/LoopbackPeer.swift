@@ -1,12 +1,11 @@
-import DeckRuntime
 import Glibc
 
 /// Who holds the other end of a TCP connection made on this machine: the kernel's socket table
 /// (/proc/net/tcp, tcp6) names its uid and socket inode, and a process whose descriptors hold
 /// that inode is its owner.
-enum LoopbackPeer {
+public enum LoopbackPeer {
     /// The uid and inode of the socket whose local end is `peer` and remote end `local` (our end).
-    static func socket(local: SocketAddress, peer: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
+    public static func socket(local: SocketAddress, peer: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
         let table = peer.isIPv6 ? "/proc/net/tcp6" : "/proc/net/tcp"
         guard let text = SystemFile.read(table) else { return nil }
         let (wantLocal, wantRemote) = (peer.kernelTableKey, local.kernelTableKey)
@@ -20,16 +19,17 @@ enum LoopbackPeer {
         return nil
     }
 
-    /// Why the TCP peer `remote` of our end `local` is a plugin's: its socket belongs to a plugin
-    /// host's uid, or to a process descending from deckd (deckd starts no other processes). Nil
-    /// for anyone else, or when the kernel's table does not name it.
-    static func pluginOwner(local: SocketAddress, remote: SocketAddress, pluginUIDs: ClosedRange<UInt32>?) -> String? {
+    /// Whose the TCP peer `remote` of our end `local` is when it is a plugin's: its socket belongs
+    /// to a plugin host's uid, or to one of `hosts` or a process descending from one (nil: any
+    /// process descending from this one, for deckd, which starts no other processes). Nil for
+    /// anyone else, or when the kernel's table does not name it.
+    public static func pluginOwner(local: SocketAddress, remote: SocketAddress, pluginUIDs: ClosedRange<UInt32>?,
+                                   hosts: [pid_t]? = nil) -> String? {
         guard let socket = socket(local: local, peer: remote) else { return nil }
-        if let pluginUIDs, pluginUIDs.contains(socket.uid) {
-            return "\(remote) belongs to uid \(socket.uid), a plugin's; plugins reach the runtime only through their host"
-        }
-        guard let holder = descendants(of: getpid()).first(where: { holds($0, socket: socket.inode) }) else { return nil }
-        return "\(remote) belongs to process \(holder), which descends from deckd: a plugin's; plugins reach the runtime only through their host"
+        if let pluginUIDs, pluginUIDs.contains(socket.uid) { return "\(remote) belongs to uid \(socket.uid), a plugin's" }
+        let candidates = hosts.map { $0 + $0.flatMap(descendants(of:)) } ?? descendants(of: getpid())
+        guard let holder = candidates.first(where: { holds($0, socket: socket.inode) }) else { return nil }
+        return "\(remote) belongs to process \(holder), " + (hosts == nil ? "which descends from deckd: a plugin's" : "a plugin's host or one it started")
     }
 
     /// The processes that descend from `root`, through /proc/PID/task/TID/children.
