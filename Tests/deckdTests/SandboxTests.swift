@@ -16,6 +16,8 @@ import Testing
         let victim: String
         let victimManifest: String
         let hostile: String
+        /// The port of deckd's HTTP sink (`/stream.opus`).
+        let httpPort: Int
         var data: String { dir.path + "/data/org.deck.test.hostile" }
 
         init(config: String = "{}", permissions: [String] = [], launcher: [String] = []) throws {
@@ -43,7 +45,7 @@ import Testing
             let portLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") }, "\(deckd.log)")
             let port = try #require(Int(portLine.split(separator: ":").last?.split(separator: " ").first ?? ""))
             let sinkLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("http://127.0.0.1:") }, "\(deckd.log)")
-            let httpPort = try #require(Int(sinkLine.split(separator: ":").last?.prefix { $0.isNumber } ?? ""))
+            httpPort = try #require(Int(sinkLine.split(separator: ":").last?.prefix { $0.isNumber } ?? ""))
             hostile = extra + "/Hostile.deckplugin"
             try Fixture.bundle(in: extra, name: "Hostile",
                                defines: ["FIXTURE_ID=\"org.deck.test.hostile\"", "FIXTURE_SANDBOX_PROBE", "FIXTURE_SOCKET=\"\(socket)\"",
@@ -149,9 +151,7 @@ import Testing
         #expect(scene.outcome("http").hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(scene.outcome("http"))")
         #expect(scene.deckd.log.contains(", a plugin's; the car's audio is not a plugin's to record"), "\(scene.deckd.log)")
         // Anyone else on this machine still listens.
-        let port = try #require(scene.deckd.log.split(separator: "\n").first { $0.contains("http://127.0.0.1:") }
-            .flatMap { Int($0.split(separator: ":").last?.prefix { $0.isNumber } ?? "") })
-        let listener = LoopbackClient.connect(port: port)
+        let listener = LoopbackClient.connect(port: scene.httpPort)
         defer { close(listener) }
         LoopbackClient.send(listener, "GET /stream.opus HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(String(decoding: LoopbackClient.readAll(listener, limit: 64, seconds: 5), as: UTF8.self).hasPrefix("HTTP/1.1 200 OK"))
