@@ -99,6 +99,8 @@ public final class HTTPStreamSink: Sink {
         let key = ObjectIdentifier(client)
         clients[key] = client
         if let reason = refusal(connection) { return reject(client, status: "503 Service Unavailable", reason: reason, now: true) }
+        // At once, so a plugin cannot hold the listeners' places until its head times out.
+        if let reason = pluginRefusal(connection) { return reject(client, status: "403 Forbidden", reason: reason, now: true) }
         client.timer = try? LoopTimer(loop: context.loop)
         let timeout = context.http.headTimeoutMilliseconds
         client.timer?.start(after: timeout) { [weak self, unowned client] in
@@ -123,6 +125,14 @@ public final class HTTPStreamSink: Sink {
         return nil
     }
 
+    /// Why the runtime turns this listener on this machine away (a plugin's), or nil.
+    private func pluginRefusal(_ connection: StreamConnection) -> String? {
+        guard let local = connection.localAddress, let remote = connection.peerAddress, remote.isLoopback || remote.host == local.host else {
+            return nil
+        }
+        return context.listeners.refusal?(local, remote)
+    }
+
     private func received(_ bytes: [UInt8], from client: HTTPClient) {
         guard !client.isStreaming, !client.isClosing else { return }  // streaming clients have nothing more to say
         client.head += bytes
@@ -143,10 +153,6 @@ public final class HTTPStreamSink: Sink {
         }
         guard request.target == path else {
             return reject(client, status: "404 Not Found", reason: "\(request.method) \(request.target)")
-        }
-        if let local = client.connection.localAddress, let remote = client.connection.peerAddress, remote.isLoopback || remote.host == local.host,
-           let reason = context.listeners.refusal?(local, remote) {
-            return reject(client, status: "403 Forbidden", reason: reason)
         }
         client.timer?.close()
         let head = "HTTP/1.1 200 OK\r\nContent-Type: audio/ogg\r\nCache-Control: no-cache, no-store\r\n"
