@@ -17,7 +17,7 @@ final class HostCgroups {
     private var leftovers: [String] = []
 
     init() {
-        guard let base = HostCgroups.ownGroup() else {
+        guard let base = Cgroup.folder() else {
             parent = nil
             unavailable = "no cgroup v2 hierarchy is mounted"
             return
@@ -65,7 +65,7 @@ final class HostCgroups {
     static func kill(_ group: String) {
         if write("1", to: "\(group)/cgroup.kill") { return }
         for _ in 0..<10 {
-            let pids = members(group)
+            let pids = Cgroup.members(group)
             if pids.isEmpty { return }
             for pid in pids { Glibc.kill(pid, SIGKILL) }
         }
@@ -74,36 +74,6 @@ final class HostCgroups {
     /// Whether a process (this group's or a descendant group's) is still in `group`.
     private static func isPopulated(_ group: String) -> Bool {
         SystemFile.read("\(group)/cgroup.events")?.split(separator: "\n").contains("populated 1") ?? false
-    }
-
-    /// The processes in `group` now that this process can see: one in another pid namespace reads
-    /// as 0, and `kill(0, …)` would signal our own process group.
-    static func members(_ group: String) -> [pid_t] {
-        listed(group).filter { $0 > 0 }
-    }
-
-    private static func listed(_ group: String) -> [pid_t] {
-        (SystemFile.read("\(group)/cgroup.procs") ?? "").split(separator: "\n").compactMap { pid_t($0) }
-    }
-
-    /// The runtime's own cgroup v2 folder (the `0::` line of /proc/self/cgroup under the cgroup2 mount).
-    static func ownGroup() -> String? {
-        guard let mount = cgroup2Mount(), let membership = SystemFile.read("/proc/self/cgroup") else { return nil }
-        for line in membership.split(separator: "\n") where line.hasPrefix("0::") {
-            let path = line.dropFirst(3)
-            return path == "/" ? mount : mount + path
-        }
-        return nil
-    }
-
-    private static func cgroup2Mount() -> String? {
-        guard let mounts = SystemFile.read("/proc/self/mountinfo") else { return nil }
-        for line in mounts.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count, fields[dash + 1] == "cgroup2", fields.count > 4 else { continue }
-            return String(fields[4])
-        }
-        return nil
     }
 
     /// Runtimes in this process that made a group (libdeck may run several).
@@ -132,7 +102,7 @@ final class HostCgroups {
                 continue
             }
             guard Glibc.kill(pid, 0) != 0 && errno == ESRCH else { continue }
-            guard !([group] + hosts(of: group)).contains(where: { listed($0).contains(0) }) else { continue }
+            guard !([group] + hosts(of: group)).contains(where: { Cgroup.listed($0).contains(0) }) else { continue }
             removeTree(group)
         }
     }

@@ -227,6 +227,9 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         return groups
     }
 
+    /// The folder of the hosts' cgroups, once the first host made it; nil until then or without cgroups.
+    package var cgroupFolder: String? { cgroupsIfMade?.parent }
+
     /// Removes the hosts' cgroups (after every plugin was unloaded), killing what is left in them.
     package func removeCgroups() {
         zygote = nil

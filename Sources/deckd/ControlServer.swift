@@ -71,14 +71,14 @@ final class ControlServer {
         var delayMilliseconds: UInt64 { count == 0 ? 0 : min(10_000, 100 << UInt64(min(count - 1, 7))) }
     }
 
-    /// The uids plugins' host processes run as: never a client.
-    /// The uids plugins' hosts run as; a peer of one of them is refused.
-    let pluginUIDs: ClosedRange<UInt32>?
+    /// What marks a plugin's process, as the runtime knows now; such a peer is refused.
+    let pluginProcesses: () -> PluginProcesses
 
     init(path: String, tcp: TCPListener? = nil, loop: EventLoop, dispatcher: RPCDispatcher, events: EventHub, logger: Logger,
-         limits: ControlLimits = ControlLimits(), pluginUIDs: ClosedRange<UInt32>? = nil) throws(ControlServerError) {
+         limits: ControlLimits = ControlLimits(),
+         pluginProcesses: @escaping () -> PluginProcesses = { PluginProcesses(uids: nil, cgroups: nil) }) throws(ControlServerError) {
         self.path = path
-        self.pluginUIDs = pluginUIDs
+        self.pluginProcesses = pluginProcesses
         self.loop = loop
         self.dispatcher = dispatcher
         self.events = events

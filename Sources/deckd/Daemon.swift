@@ -170,7 +170,7 @@ enum Daemon {
         do {
             control = try ControlServer(path: socket, tcp: tcp, loop: runtime.loop, dispatcher: runtime.makeDispatcher(),
                                         events: runtime.events, logger: logger, limits: configuration.control,
-                                        pluginUIDs: configuration.isolation.hostUIDs)
+                                        pluginProcesses: pluginProcesses(configuration, runtime))
         } catch {
             throw .control(error)
         }
@@ -277,9 +277,16 @@ enum Daemon {
         let page = try SimulatorPage(candidates: SimulatorPage.defaultCandidates(executableFolder: executableFolder()))
         let server = try SimulatorServer(address: address, page: page, loop: runtime.loop, dispatcher: dispatcher, events: runtime.events,
                                          logger: logger, maxBodyBytes: configuration.control.maxMessageBytes,
-                                         pluginUIDs: configuration.isolation.hostUIDs)
+                                         pluginProcesses: pluginProcesses(configuration, runtime))
         logger.info("simulator", "head unit simulator on \(server.url) (page from \(page.folder))")
         return server
+    }
+
+    /// What marks a plugin's process for deckd's servers: a host's uid, deckd's ancestry (it starts
+    /// no other processes), or the hosts' cgroups once the first host made them.
+    private static func pluginProcesses(_ configuration: RuntimeConfiguration, _ runtime: Runtime) -> () -> PluginProcesses {
+        let uids = configuration.isolation.hostUIDs
+        return { [weak runtime] in PluginProcesses(uids: uids, cgroups: runtime?.codeLoader.cgroupFolder) }
     }
 
     /// The first-party bundles installed next to the executable: `<dir of deckd>/plugins`.

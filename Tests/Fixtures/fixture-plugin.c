@@ -32,7 +32,9 @@
  *                                FIXTURE_TOKEN the TCP token file, FIXTURE_TCP_PORT deckd's TCP port (0: none),
  *                                FIXTURE_HTTP_PORT the port of deckd's HTTP sink at /stream.opus (0: none),
  *                                FIXTURE_MEDIA a file in a media folder, FIXTURE_OWN_MANIFEST its own manifest;
- *                                a setsid grandchild that outlives its host writes its pid to "pid" in its data folder
+ *                                a setsid grandchild that outlives its host, once init adopted it, tries the control
+ *                                socket, TCP port and HTTP sink again and writes what each did to "orphan" in its data
+ *                                folder ("control: …" a line each), then its pid to "pid"
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -171,25 +173,90 @@ static void probe_say(const deck_plugin_t *plugin, const char *what, const char 
     say(plugin, line);
 }
 
-/* Each attempt of a hostile plugin; what it logs is what the sandbox let it do. */
-static void sandbox_probe(const deck_plugin_t *plugin) {
-    char outcome[200];
-    /* Steer the runtime through its control socket. */
+/* Steer the runtime through its control socket. */
+static void try_control(char *outcome, size_t size) {
     int sock = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un address = { .sun_family = AF_UNIX };
     snprintf(address.sun_path, sizeof address.sun_path, "%s", FIXTURE_SOCKET);
     if (connect(sock, (struct sockaddr *)&address, sizeof address) != 0) {
-        snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
+        snprintf(outcome, size, "refused (%s)", strerror(errno));
     } else {
         static const char request[] = "{\"jsonrpc\":\"2.0\",\"method\":\"apps.unload\",\"params\":{\"id\":\"org.deck.test.victim\"},\"id\":1}\n";
         char answer[512] = "";
         if (write(sock, request, sizeof request - 1) < 0) {}
         ssize_t got = read(sock, answer, sizeof answer - 1);
         answer[got > 0 ? got : 0] = 0;
-        if (strstr(answer, "\"result\"")) snprintf(outcome, sizeof outcome, "ANSWERED %.150s", answer);
-        else snprintf(outcome, sizeof outcome, "refused (%.150s)", answer);
+        if (strstr(answer, "\"result\"")) snprintf(outcome, size, "ANSWERED %.150s", answer);
+        else snprintf(outcome, size, "refused (%.150s)", answer);
     }
     close(sock);
+}
+
+/* Steer the runtime through its TCP port. */
+static void try_tcp(char *outcome, size_t size) {
+    int tcp = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in loopback = { .sin_family = AF_INET, .sin_port = htons(FIXTURE_TCP_PORT) };
+    loopback.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(tcp, (struct sockaddr *)&loopback, sizeof loopback) != 0) {
+        snprintf(outcome, size, "refused (%s)", strerror(errno));
+    } else {
+        char answer[512] = "";
+        ssize_t got = read(tcp, answer, sizeof answer - 1);
+        answer[got > 0 ? got : 0] = 0;
+        snprintf(outcome, size, strstr(answer, "-32005") ? "refused (%.150s)" : "CONNECTED (%.150s)", answer);
+    }
+    close(tcp);
+}
+
+/* Record the car's audio from its HTTP sink. */
+static void try_http(char *outcome, size_t size) {
+    int http = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in loopback = { .sin_family = AF_INET, .sin_port = htons(FIXTURE_HTTP_PORT) };
+    loopback.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval patience = { .tv_sec = 2 };
+    setsockopt(http, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+    if (connect(http, (struct sockaddr *)&loopback, sizeof loopback) != 0) {
+        snprintf(outcome, size, "refused (%s)", strerror(errno));
+    } else {
+        /* Silent first: a connection the sink keeps open holds one of its listeners' places. */
+        char answer[512] = "";
+        ssize_t got = read(http, answer, sizeof answer - 1);
+        int held = got <= 0;
+        if (held) {
+            static const char request[] = "GET /stream.opus HTTP/1.1\r\nHost: localhost\r\n\r\n";
+            got = write(http, request, sizeof request - 1) > 0 ? read(http, answer, sizeof answer - 1) : -1;
+        }
+        answer[got > 0 ? got : 0] = 0;
+        for (char *c = answer; *c; c++) if (*c == '\r' || *c == '\n') *c = ' ';
+        snprintf(outcome, size, !strstr(answer, " 403 ") ? "HEARD (%.150s)" : held ? "HELD A PLACE, then refused (%.150s)"
+                                                                                     : "refused (%.150s)", answer);
+    }
+    close(http);
+}
+
+/* A setsid grandchild once init adopted it: what it reached, a line per attempt, into `path`. */
+static void orphan_attempts(pid_t parent, const char *path) {
+    for (int i = 0; i < 500 && getppid() == parent; i++) usleep(10000);
+    char report[2048], outcome[200];
+    int length = 0;
+    try_control(outcome, sizeof outcome);
+    length += snprintf(report + length, sizeof report - (size_t)length, "control: %s\n", outcome);
+    if (FIXTURE_TCP_PORT > 0) {
+        try_tcp(outcome, sizeof outcome);
+        length += snprintf(report + length, sizeof report - (size_t)length, "tcp: %s\n", outcome);
+    }
+    if (FIXTURE_HTTP_PORT > 0) {
+        try_http(outcome, sizeof outcome);
+        length += snprintf(report + length, sizeof report - (size_t)length, "http: %s\n", outcome);
+    }
+    int written = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (written >= 0) { if (write(written, report, (size_t)length) < 0) {} close(written); }
+}
+
+/* Each attempt of a hostile plugin; what it logs is what the sandbox let it do. */
+static void sandbox_probe(const deck_plugin_t *plugin) {
+    char outcome[200];
+    try_control(outcome, sizeof outcome);
     probe_say(plugin, "control", outcome);
     /* Read deckd's environment and its secrets. */
     char path[64];
@@ -208,46 +275,12 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     else snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
     if (token >= 0) close(token);
     probe_say(plugin, "token", outcome);
-    /* Steer the runtime through its TCP port. */
     if (FIXTURE_TCP_PORT > 0) {
-        int tcp = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in loopback = { .sin_family = AF_INET, .sin_port = htons(FIXTURE_TCP_PORT) };
-        loopback.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (connect(tcp, (struct sockaddr *)&loopback, sizeof loopback) != 0) {
-            snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
-        } else {
-            char answer[512] = "";
-            ssize_t got = read(tcp, answer, sizeof answer - 1);
-            answer[got > 0 ? got : 0] = 0;
-            snprintf(outcome, sizeof outcome, strstr(answer, "-32005") ? "refused (%.150s)" : "CONNECTED (%.150s)", answer);
-        }
-        close(tcp);
+        try_tcp(outcome, sizeof outcome);
         probe_say(plugin, "tcp", outcome);
     }
-    /* Record the car's audio from its HTTP sink. */
     if (FIXTURE_HTTP_PORT > 0) {
-        int http = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in loopback = { .sin_family = AF_INET, .sin_port = htons(FIXTURE_HTTP_PORT) };
-        loopback.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        struct timeval patience = { .tv_sec = 2 };
-        setsockopt(http, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
-        if (connect(http, (struct sockaddr *)&loopback, sizeof loopback) != 0) {
-            snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
-        } else {
-            /* Silent first: a connection the sink keeps open holds one of its listeners' places. */
-            char answer[512] = "";
-            ssize_t got = read(http, answer, sizeof answer - 1);
-            int held = got <= 0;
-            if (held) {
-                static const char request[] = "GET /stream.opus HTTP/1.1\r\nHost: localhost\r\n\r\n";
-                got = write(http, request, sizeof request - 1) > 0 ? read(http, answer, sizeof answer - 1) : -1;
-            }
-            answer[got > 0 ? got : 0] = 0;
-            for (char *c = answer; *c; c++) if (*c == '\r' || *c == '\n') *c = ' ';
-            snprintf(outcome, sizeof outcome, !strstr(answer, " 403 ") ? "HEARD (%.150s)" : held ? "HELD A PLACE, then refused (%.150s)"
-                                                                                                  : "refused (%.150s)", answer);
-        }
-        close(http);
+        try_http(outcome, sizeof outcome);
         probe_say(plugin, "http", outcome);
     }
     /* Signal deckd. */
@@ -290,10 +323,14 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     static const char forged[] = "2026-01-01T00:00:00.000Z error deckd: FORGED\n";
     if (write(1, forged, sizeof forged - 1) < 0 || write(2, forged, sizeof forged - 1) < 0) {}
     /* Outlive the app: a grandchild in a session of its own. */
+    char orphan[512] = "";
+    if (data) snprintf(orphan, sizeof orphan, "%s/orphan", data);
     pid_t child = fork();
     if (child == 0) {
         setsid();
+        pid_t parent = getpid();
         if (fork() == 0) {
+            if (data) orphan_attempts(parent, orphan);
             int written = open(pidfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
             char text[32];
             int length = snprintf(text, sizeof text, "%d", (int)getpid());

@@ -76,15 +76,23 @@ import Testing
             #expect(owner.call("runtime.info", id: 3)?.contains(#""result""#) == true)  // the owner still steers it
         }
 
-        /// The pid the hostile app's setsid grandchild wrote into its data folder.
+        /// The pid the hostile app's setsid grandchild wrote into its data folder (once it tried
+        /// what it tries when init adopted it: up to 5 s to be adopted, 2 s for a silent sink).
         func grandchild() throws -> pid_t {
             var grandchild: pid_t = 0
-            for _ in 0..<200 where grandchild == 0 {
+            for _ in 0..<1_500 where grandchild == 0 {
                 grandchild = pid_t((try? String(contentsOfFile: data + "/pid", encoding: .utf8)) ?? "") ?? 0
                 if grandchild == 0 { usleep(10_000) }
             }
             try #require(grandchild > 0)
             return grandchild
+        }
+
+        /// What the setsid grandchild, once init adopted it, did at `attempt` (control, tcp, http).
+        func orphanOutcome(_ attempt: String) throws -> String {
+            _ = try grandchild()
+            let report = (try? String(contentsOfFile: data + "/orphan", encoding: .utf8)) ?? ""
+            return report.split(separator: "\n").first { $0.hasPrefix("\(attempt): ") }.map { String($0.dropFirst(attempt.count + 2)) } ?? "(not logged)"
         }
 
         /// Whether deckd could give each host a cgroup here (its log says which, with the first host).
@@ -113,7 +121,7 @@ import Testing
     @Test func aHostilePluginCannotSteerTheRuntimeReadItsSecretsWriteOtherAppsOrOutliveItsApp() throws {
         let scene = try Scene(config: #"{"appSettings": {"org.deck.test.hostile": {"station": "FM 4", "mediaFolders": ["/etc"]}}}"#)
         try scene.expectContained()
-        #expect(scene.outcome("control").hasPrefix("refused ("))
+        #expect(scene.outcome("control").hasPrefix("refused ("), "\(scene.outcome("control"))")
         #expect(scene.outcome("media").hasPrefix("refused"), "without the media permission")
         #expect(scene.outcome("settings") == #"{"station":"FM 4"}"#, "its own settings, no media folders without media")
         var info = stat()
@@ -139,6 +147,15 @@ import Testing
         #expect(scene.outcome("settings") == #"{"mediaFolders":["\#(scene.dir.path)/media"]}"#, "the folders it may read: \(scene.outcome("settings"))")
         let apps = scene.owner.call("apps.list", id: 4) ?? ""
         #expect(apps.contains(#""permissions":["media","network"]"#), "\(apps)")
+        // A setsid orphan that init adopted no longer descends from deckd: its cgroup marks it, where there is one.
+        let orphan = try ["control", "tcp", "http"].map(scene.orphanOutcome)
+        #expect(orphan[0].hasPrefix("refused ("), "\(orphan)")
+        if scene.hasCgroups {
+            #expect(orphan[1].contains("-32005") && orphan[1].contains("in a plugin's cgroup"), "\(orphan)")
+            #expect(orphan[2].hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(orphan)")
+        } else {
+            #expect(orphan[2].hasPrefix("HEARD"), "without cgroups the orphan is not recognised, as the guide says: \(orphan)")
+        }
         try scene.expectNothingOutlivesTheApp(ownUID: false)
         #expect(scene.deckd.stop() == 0)
     }
@@ -150,11 +167,30 @@ import Testing
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         #expect(scene.outcome("http").hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(scene.outcome("http"))")
         #expect(scene.deckd.log.contains(", a plugin's; the car's audio is not a plugin's to record"), "\(scene.deckd.log)")
+        let orphan = try ["tcp", "http"].map(scene.orphanOutcome)
+        #expect(orphan[0].contains("-32005") && orphan[1].hasPrefix("refused (HTTP/1.1 403"), "its orphans run as its uid too: \(orphan)")
         // Anyone else on this machine still listens.
         let listener = LoopbackClient.connect(port: scene.httpPort)
         defer { close(listener) }
         LoopbackClient.send(listener, "GET /stream.opus HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(String(decoding: LoopbackClient.readAll(listener, limit: 64, seconds: 5), as: UTF8.self).hasPrefix("HTTP/1.1 200 OK"))
+        #expect(scene.deckd.stop() == 0)
+    }
+
+    /// Without Landlock on deckd's own uid the control socket is in reach: deckd's checks alone
+    /// refuse the host (its ancestry) and, where there are cgroups, an orphan init adopted (its group).
+    @Test func withoutLandlockOnTheRuntimesOwnUidTheControlSocketStillRefusesPlugins() throws {
+        let scene = try Scene(config: #"{"isolation": {"uidBase": 0, "sandbox": false}}"#, permissions: ["network"])
+        #expect(scene.deckd.waitForLog("sandbox: done: all tried"), "\(scene.deckd.log)")
+        #expect(scene.outcome("control").contains(#"{"error":{"code":-32005"#), "\(scene.outcome("control"))")
+        let orphan = try scene.orphanOutcome("control")
+        if scene.hasCgroups {
+            #expect(orphan.contains(#"{"error":{"code":-32005"#) && orphan.contains("is in a plugin's cgroup"), "\(orphan)")
+        } else {
+            #expect(orphan.hasPrefix("ANSWERED"), "without cgroups the orphan is not recognised, as the guide says")
+        }
+        #expect(scene.owner.call("apps.list", id: 3)?.contains("org.deck.test.victim") == true, "the victim is still loaded")
+        try scene.expectNothingOutlivesTheApp(ownUID: false)
         #expect(scene.deckd.stop() == 0)
     }
 

@@ -19,19 +19,6 @@ public enum LoopbackPeer {
         return nil
     }
 
-    /// Whose the TCP peer `remote` of our end `local` is when it is a plugin's: its socket belongs
-    /// to a plugin host's uid, or to one of `hosts` or a process descending from one (nil: any
-    /// process descending from this one, for deckd, which starts no other processes). Nil for
-    /// anyone else, or when the kernel's table does not name it.
-    public static func pluginOwner(local: SocketAddress, remote: SocketAddress, pluginUIDs: ClosedRange<UInt32>?,
-                                   hosts: [pid_t]? = nil) -> String? {
-        guard let socket = socket(local: local, peer: remote) else { return nil }
-        if let pluginUIDs, pluginUIDs.contains(socket.uid) { return "\(remote) belongs to uid \(socket.uid), a plugin's" }
-        let candidates = hosts.map { $0 + $0.flatMap(descendants(of:)) } ?? descendants(of: getpid())
-        guard let holder = candidates.first(where: { holds($0, socket: socket.inode) }) else { return nil }
-        return "\(remote) belongs to process \(holder), " + (hosts == nil ? "which descends from deckd: a plugin's" : "a plugin's host or one it started")
-    }
-
     /// The processes that descend from `root`, through /proc/PID/task/TID/children.
     static func descendants(of root: pid_t) -> [pid_t] {
         var found: [pid_t] = [], queue = [root]

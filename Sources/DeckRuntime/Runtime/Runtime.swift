@@ -165,11 +165,11 @@ public final class Runtime {
         plugins.onOverspent = { [unowned supervisor] in supervisor.overspent($0, $1) }
         codeLoader.onEnd = { [unowned supervisor] in supervisor.ended(instance: $0, story: $1) }
         let hostUIDs = configuration.isolation.hostUIDs
-        // A host uid marks every process of a plugin; on the runtime's own uid, its hosts' processes are looked for.
-        output.listenerGate.refusal = { [weak plugins] local, remote in
+        // A host uid marks every process of a plugin; on the runtime's own uid, its hosts' processes and cgroups are looked for.
+        output.listenerGate.refusal = { [weak plugins, weak codeLoader] local, remote in
             let hosts = hostUIDs == nil ? plugins?.compactMap(\.processID) ?? [] : []
             guard hostUIDs != nil || !hosts.isEmpty else { return nil }  // every plugin inline: they are the runtime
-            return LoopbackPeer.pluginOwner(local: local, remote: remote, pluginUIDs: hostUIDs, hosts: hosts)
+            return PluginProcesses(uids: hostUIDs, hosts: hosts, cgroups: codeLoader?.cgroupFolder).owner(local: local, remote: remote)
                 .map { $0 + "; the car's audio is not a plugin's to record" }
         }
         supervisor.onAppsChanged = { [unowned publisher] in publisher.appsChanged() }

@@ -29,7 +29,7 @@ final class SimulatorServer {
     private let logger: Logger
     private let limits: Limits
     private let maxBodyBytes: Int
-    private let pluginUIDs: ClosedRange<UInt32>?
+    private let pluginProcesses: () -> PluginProcesses
     private var connections: [ObjectIdentifier: Connection] = [:]
     private var refusals = LogThrottle()
     private let keepAlive: LoopTimer
@@ -57,7 +57,7 @@ final class SimulatorServer {
     }
 
     init(address requested: SocketAddress, page: SimulatorPage, loop: EventLoop, dispatcher: RPCDispatcher, events: EventHub,
-         logger: Logger, maxBodyBytes: Int, pluginUIDs: ClosedRange<UInt32>?, limits: Limits = Limits()) throws(SimulatorError) {
+         logger: Logger, maxBodyBytes: Int, pluginProcesses: @escaping () -> PluginProcesses, limits: Limits = Limits()) throws(SimulatorError) {
         guard requested.isLoopback else { throw .notLoopback(requested.description) }
         self.loop = loop
         self.page = page
@@ -66,7 +66,7 @@ final class SimulatorServer {
         self.logger = logger
         self.limits = limits
         self.maxBodyBytes = maxBodyBytes
-        self.pluginUIDs = pluginUIDs
+        self.pluginProcesses = pluginProcesses
         do {
             keepAlive = try LoopTimer(loop: loop)
             server = try StreamServer(loop: loop, address: .tcp(requested))
@@ -129,7 +129,7 @@ final class SimulatorServer {
     private func refusal(_ stream: StreamConnection) -> String? {
         guard let local = stream.localAddress, let remote = stream.peerAddress else { return "not a TCP connection" }
         guard let socket = LoopbackPeer.socket(local: local, peer: remote) else { return "\(remote) is not on this machine" }
-        if let owner = LoopbackPeer.pluginOwner(local: local, remote: remote, pluginUIDs: pluginUIDs) { return owner + ControlServer.throughTheHost }
+        if let owner = pluginProcesses().owner(local: local, remote: remote) { return owner + ControlServer.throughTheHost }
         guard socket.uid == geteuid() else { return "\(remote) belongs to uid \(socket.uid); the simulator serves uid \(geteuid()) only" }
         return nil
     }
