@@ -57,7 +57,7 @@ package struct PluginLoader {
     package func check(bundle bundlePath: String, loadedBundle: (String) -> String?) throws(PluginLoadError) -> CheckedBundle {
         func refuse(_ reason: PluginLoadError.Reason) -> PluginLoadError { PluginLoadError(bundle: bundlePath, reason: reason) }
 
-        guard let realBundle = PluginLoader.realPath(bundlePath), PluginLoader.isDirectory(realBundle) else {
+        guard let realBundle = AbsolutePath.real(bundlePath), PluginLoader.isDirectory(realBundle) else {
             throw refuse(.notADirectory("not a bundle directory"))
         }
         if !allowInsecure {
@@ -87,7 +87,7 @@ package struct PluginLoader {
         guard manifest.abi == Int(PluginABI.major) else { throw refuse(.abiMajorMismatch(declared: manifest.abi)) }
 
         let libraryPath = "\(realBundle)/\(manifest.library)"
-        guard let realLibrary = PluginLoader.realPath(libraryPath) else {
+        guard let realLibrary = AbsolutePath.real(libraryPath) else {
             throw refuse(.libraryUnusable("library \(manifest.library) not found in the bundle: \(String(cString: strerror(errno)))"))
         }
         guard realLibrary.hasPrefix(realBundle + "/") else { throw refuse(.libraryEscapesBundle(resolved: realLibrary)) }
@@ -155,12 +155,6 @@ package struct PluginLoader {
             throw refuse(.pluginInitFailed(status: error.status, message: error.message))
         }
         return loaded
-    }
-
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     /// The first folder above `path` that another user could use to swap the bundle: one owned by

@@ -20,11 +20,11 @@ public struct FileOutputPolicy: Sendable, Equatable {
         let full = path.hasPrefix("/") ? path : directory + "/" + path
         let outside = SinkError.cannotOpen(uri, "\(path) is outside the output folder \(directory)")
         guard !full.split(separator: "/").contains("..") else { throw outside }
-        let folder = String(full[..<full.lastIndex(of: "/")!])
-        guard let realFolder = FileOutputPolicy.realPath(folder), let realDirectory = FileOutputPolicy.realPath(directory) else {
+        let folder = full.lastIndex(of: "/") == full.startIndex ? "/" : String(full[..<full.lastIndex(of: "/")!])
+        guard let realFolder = AbsolutePath.real(folder), let realDirectory = AbsolutePath.real(directory) else {
             throw .cannotOpen(uri, "the folder \(folder) does not exist")
         }
-        guard realFolder == realDirectory || realFolder.hasPrefix(realDirectory + "/") else { throw outside }
+        guard AbsolutePath.path(realFolder, isWithin: realDirectory) else { throw outside }
         return realFolder + full[full.lastIndex(of: "/")!...]
     }
 
@@ -41,11 +41,5 @@ public struct FileOutputPolicy: Sendable, Equatable {
         default: throw .cannotOpen(uri, "\(confined) is not a regular file (a folder, FIFO, socket or device)")
         }
         return confined
-    }
-
-    private static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path.isEmpty ? "/" : path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 }

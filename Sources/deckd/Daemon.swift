@@ -92,6 +92,7 @@ enum Daemon {
         if configuration.dataDirectory == nil, let state = configuration.state.path, let slash = state.lastIndex(of: "/") {
             configuration.dataDirectory = String(state[..<slash]) + "/apps"
         }
+        if let conflict = configuration.mediaFolderConflict() { throw .invalid(options.configFile ?? "the configuration", conflict) }
         return configuration
     }
 

@@ -177,13 +177,15 @@ static void probe_say(const deck_plugin_t *plugin, const char *what, const char 
 static void try_control(char *outcome, size_t size) {
     int sock = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un address = { .sun_family = AF_UNIX };
+    struct timeval patience = { .tv_sec = 5 };
+    setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
     snprintf(address.sun_path, sizeof address.sun_path, "%s", FIXTURE_SOCKET);
     if (connect(sock, (struct sockaddr *)&address, sizeof address) != 0) {
         snprintf(outcome, size, "refused (%s)", strerror(errno));
     } else {
         static const char request[] = "{\"jsonrpc\":\"2.0\",\"method\":\"apps.unload\",\"params\":{\"id\":\"org.deck.test.victim\"},\"id\":1}\n";
         char answer[512] = "";
-        if (write(sock, request, sizeof request - 1) < 0) {}
+        if (send(sock, request, sizeof request - 1, MSG_NOSIGNAL) < 0) {}  /* deckd may have closed it: no SIGPIPE */
         ssize_t got = read(sock, answer, sizeof answer - 1);
         answer[got > 0 ? got : 0] = 0;
         if (strstr(answer, "\"result\"")) snprintf(outcome, size, "ANSWERED %.150s", answer);
@@ -197,6 +199,8 @@ static void try_tcp(char *outcome, size_t size) {
     int tcp = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in loopback = { .sin_family = AF_INET, .sin_port = htons(FIXTURE_TCP_PORT) };
     loopback.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval patience = { .tv_sec = 5 };  /* a client deckd takes for one waits for its token */
+    setsockopt(tcp, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
     if (connect(tcp, (struct sockaddr *)&loopback, sizeof loopback) != 0) {
         snprintf(outcome, size, "refused (%s)", strerror(errno));
     } else {
@@ -224,7 +228,7 @@ static void try_http(char *outcome, size_t size) {
         int held = got <= 0;
         if (held) {
             static const char request[] = "GET /stream.opus HTTP/1.1\r\nHost: localhost\r\n\r\n";
-            got = write(http, request, sizeof request - 1) > 0 ? read(http, answer, sizeof answer - 1) : -1;
+            got = send(http, request, sizeof request - 1, MSG_NOSIGNAL) > 0 ? read(http, answer, sizeof answer - 1) : -1;
         }
         answer[got > 0 ? got : 0] = 0;
         for (char *c = answer; *c; c++) if (*c == '\r' || *c == '\n') *c = ' ';

@@ -97,6 +97,15 @@ import Testing
         #expect(daemon.log.contains("loaded org.deck.tone 0.3.0 from \(Paths.binDir)/plugins/Tone.deckplugin"))
     }
 
+    @Test func aMediaFolderHoldingTheRuntimesFilesIsAConfigError() throws {
+        let dir = TemporaryDirectory()
+        try #"{"isolation": {"mediaFolders": ["\#(dir.path)"]}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let result = try runProgram(deckd, ["--config", dir.path + "/deck.json", "--state", dir.path + "/state.json"])
+        #expect(result.status == 2)
+        #expect(result.output.hasPrefix("deckd: \(dir.path)/deck.json: the media folder \(dir.path) holds dataDirectory (\(dir.path)/apps): "
+                                        + "every plugin granted media could read other apps' data folders"), "\(result.output)")
+    }
+
     @Test func aConfigFileSetsDirectoriesPolicyAndLevelWithRelativePaths() throws {
         let dir = TemporaryDirectory()
         try FileManager.default.createSymbolicLink(atPath: dir.path + "/plugins", withDestinationPath: examples)

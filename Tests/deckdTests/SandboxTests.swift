@@ -77,14 +77,15 @@ import Testing
         }
 
         /// The pid the hostile app's setsid grandchild wrote into its data folder (once it tried
-        /// what it tries when init adopted it: up to 5 s to be adopted, 2 s for a silent sink).
+        /// what it tries when init adopted it: up to 5 s to be adopted, 5 s for each answer, 2 s
+        /// for a silent sink).
         func grandchild() throws -> pid_t {
             var grandchild: pid_t = 0
-            for _ in 0..<1_500 where grandchild == 0 {
+            for _ in 0..<3_000 where grandchild == 0 {
                 grandchild = pid_t((try? String(contentsOfFile: data + "/pid", encoding: .utf8)) ?? "") ?? 0
                 if grandchild == 0 { usleep(10_000) }
             }
-            try #require(grandchild > 0)
+            try #require(grandchild > 0, "\(deckd.log)")
             return grandchild
         }
 

@@ -13,4 +13,16 @@ public enum AbsolutePath {
         if relative.isEmpty { return directory }
         return (directory == "/" ? "" : directory) + "/" + relative
     }
+
+    /// `path` with every link, `.` and `..` resolved (realpath); nil when it does not exist.
+    public static func real(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Whether the absolute path `path` is `folder` or lies below it (by name: resolve links first).
+    public static func path(_ path: String, isWithin folder: String) -> Bool {
+        folder == "/" || path == folder || path.hasPrefix(folder + "/")
+    }
 }

@@ -14,11 +14,6 @@ public enum Cgroup {
         return nil
     }
 
-    /// Whether the group `folder` is `group` or lies below it.
-    public static func folder(_ folder: String, isWithin group: String) -> Bool {
-        folder == group || folder.hasPrefix(group + "/")
-    }
-
     /// The processes in `group` that this process can see: one in another pid namespace is listed
     /// as 0, and `kill(0, …)` would signal our own process group.
     public static func members(_ group: String) -> [pid_t] {

@@ -48,7 +48,7 @@ public struct PluginProcesses: Sendable {
 
     /// The hosts' group `pid` is in, or nil.
     private func inGroup(_ pid: pid_t) -> String? {
-        guard let cgroups, let folder = Cgroup.folder(of: pid), Cgroup.folder(folder, isWithin: cgroups) else { return nil }
+        guard let cgroups, let folder = Cgroup.folder(of: pid), AbsolutePath.path(folder, isWithin: cgroups) else { return nil }
         return folder
     }
 

@@ -46,6 +46,7 @@ public final class Runtime {
 
     public init(configuration: RuntimeConfiguration, logger: Logger, loop given: EventLoop? = nil,
                 scheduler givenScheduler: (any Scheduler)? = nil) throws(RuntimeError) {
+        if let conflict = configuration.mediaFolderConflict() { throw .mediaFolders(conflict) }
         self.configuration = configuration
         self.logger = logger
         let loop: EventLoop
@@ -324,6 +325,8 @@ public enum RuntimeError: Error, Equatable, Sendable, CustomStringConvertible {
     case state(StateFileError)
     /// The zones cannot be run as given.
     case zones(String)
+    /// A media folder holds the runtime's own files.
+    case mediaFolders(String)
 
     public var description: String {
         switch self {
@@ -332,6 +335,7 @@ public enum RuntimeError: Error, Equatable, Sendable, CustomStringConvertible {
         case .audio(let error): error.description
         case .noOutput(let reason): "the output has nowhere to go: \(reason)"
         case .zones(let reason): "the audio zones cannot run: \(reason)"
+        case .mediaFolders(let reason): reason
         }
     }
 }

@@ -100,7 +100,7 @@ import DeckTestSupport
         let outside = try Fixture.bundle(in: dir.path, name: "Outside")
         let bundle = try Fixture.bundle(in: dir.path, manifest: ["library": "liblink.so"])
         try FileManager.default.createSymbolicLink(atPath: "\(bundle)/liblink.so", withDestinationPath: "\(outside)/libfixture.so")
-        let resolved = try #require(PluginLoader.realPath("\(outside)/libfixture.so"))
+        let resolved = try #require(AbsolutePath.real("\(outside)/libfixture.so"))
         #expect(try refusal(bundle) == .libraryEscapesBundle(resolved: resolved))
     }
 

@@ -133,6 +133,32 @@ import Testing
         }
     }
 
+    /// Every plugin granted `media` reads the media folders: none may hold clients' recordings, apps'
+    /// data folders or the state file, however a link spells it. The runtime does not start with one.
+    @Test func aMediaFolderMayNotHoldTheRuntimesOwnFiles() throws {
+        let root = dir.path
+        for folder in ["music", "out", "apps"] { try FileManager.default.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true) }
+        symlink(root, root + "/music/all")
+        var configuration = RuntimeConfiguration()
+        (configuration.files.directory, configuration.dataDirectory, configuration.state.path) = (root + "/out", root + "/apps", root + "/state.json")
+        configuration.isolation.mediaFolders = [root + "/music"]
+        #expect(configuration.mediaFolderConflict() == nil, "apart")
+        configuration.isolation.mediaFolders = [root + "/music", root + "/music/all"]
+        #expect(configuration.mediaFolderConflict() == "the media folder \(root)/music/all holds files.directory (\(root)/out): every plugin "
+                + "granted media could read clients' recordings; keep isolation.mediaFolders apart from the runtime's own files")
+        configuration.files.directory = nil
+        #expect(configuration.mediaFolderConflict()?.hasPrefix("the media folder \(root)/music/all holds dataDirectory (\(root)/apps)") == true)
+        configuration.dataDirectory = nil
+        #expect(configuration.mediaFolderConflict()?.hasPrefix("the media folder \(root)/music/all holds the state file (\(root)/state.json)") == true,
+                "a state file not written yet")
+        configuration.isolation.mediaFolders = [root + "/out"]
+        (configuration.files.directory, configuration.state.path) = (root + "/out-other", nil)
+        #expect(configuration.mediaFolderConflict() == nil, "a folder whose name merely starts the same is another")
+        configuration.files.directory = root + "/out/"
+        #expect(configuration.mediaFolderConflict() != nil, "the same folder, spelt with a slash")
+        #expect(throws: RuntimeError.self) { try Runtime(configuration: configuration, logger: Logger(level: .error)) }
+    }
+
     /// An RTP sink's SDP file is written beside its path and renamed over it: a client's may only be
     /// in the output folder, and replaces an existing file only as a file sink would.
     @Test func clientSDPFilesAreConfinedAndReplaceOnlyWhatOverwritingAllows() throws {
