@@ -277,8 +277,10 @@ step "Files are never clobbered: rendering again over tone.opus is refused (exit
   --sink "file:$work/tone.opus" --socket "$work/again.sock" 2>&1 | grep -E "error" || true
 echo "tone.opus still plays $(ffprobe -v error -show_entries format=duration -of csv=p=0 "$work/tone.opus") s"
 
-step "Usage errors exit 2 with a hint"
+step "Usage errors exit 2 with a hint; a media folder that would show plugins the clients' recordings is one"
 "$bin/deckd" --sink ftp://example 2>&1 || echo "exit status: $?"
+printf '{"isolation": {"mediaFolders": ["%s"]}, "files": {"directory": "%s/recordings"}}' "$work" "$work" > "$work/media.json"
+"$bin/deckd" --config "$work/media.json" --state none 2>&1 || echo "exit status: $?"
 
 step "Embedding: an HMI hosts the runtime in its own libuv loop through libdeck (examples/embed-c: a client handle, reply tags, the message queue)"
 chmod o+rx "$work"  # the plugins' host processes run as uids of their own: the installed bundles must be readable to them
