@@ -20,12 +20,13 @@ public struct FileOutputPolicy: Sendable, Equatable {
         let full = path.hasPrefix("/") ? path : directory + "/" + path
         let outside = SinkError.cannotOpen(uri, "\(path) is outside the output folder \(directory)")
         guard !full.split(separator: "/").contains("..") else { throw outside }
-        let folder = full.lastIndex(of: "/") == full.startIndex ? "/" : String(full[..<full.lastIndex(of: "/")!])
+        let slash = full.lastIndex(of: "/")!
+        let folder = slash == full.startIndex ? "/" : String(full[..<slash])
         guard let realFolder = AbsolutePath.real(folder), let realDirectory = AbsolutePath.real(directory) else {
             throw .cannotOpen(uri, "the folder \(folder) does not exist")
         }
         guard AbsolutePath.path(realFolder, isWithin: realDirectory) else { throw outside }
-        return realFolder + full[full.lastIndex(of: "/")!...]
+        return (realFolder == "/" ? "" : realFolder) + full[slash...]
     }
 
     /// The path a client's SDP file may take (it is written beside and renamed over the path):
