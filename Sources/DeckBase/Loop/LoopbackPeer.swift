@@ -1,11 +1,27 @@
+import CProcess
 import Glibc
 
-/// Who holds the other end of a TCP connection made on this machine: the kernel's socket table
-/// (/proc/net/tcp, tcp6) names its uid and socket inode, and a process whose descriptors hold
-/// that inode is its owner.
+/// Who holds the other end of a TCP connection made on this machine: the kernel (sock_diag, else
+/// /proc/net/tcp) names its uid and socket inode, and a process whose descriptors hold that inode
+/// is its owner.
 public enum LoopbackPeer {
-    /// The uid and inode of the socket whose local end is `peer` and remote end `local` (our end).
+    /// The uid and inode of the socket whose local end is `peer` and remote end `local` (our end):
+    /// one sock_diag lookup, or where the kernel offers none, its whole table read.
     public static func socket(local: SocketAddress, peer: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
+        let asked = lookup(local: local, peer: peer)
+        return asked.answered ? asked.socket : tableEntry(local: local, peer: peer)
+    }
+
+    /// What sock_diag says: the socket, or nil when there is none; not `answered` when the kernel
+    /// offers no sock_diag (no `inet_diag`).
+    static func lookup(local: SocketAddress, peer: SocketAddress) -> (answered: Bool, socket: (uid: uid_t, inode: UInt64)?) {
+        var uid: uid_t = 0, inode: UInt64 = 0
+        let status = peer.withSockaddr { source in local.withSockaddr { deck_tcp_socket_owner(source, $0, &uid, &inode) } }
+        return status == 0 ? (true, (uid, inode)) : (errno == ENOENT, nil)
+    }
+
+    /// The same from /proc/net/tcp (tcp6): every socket of the machine, printed and parsed.
+    static func tableEntry(local: SocketAddress, peer: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
         let table = peer.isIPv6 ? "/proc/net/tcp6" : "/proc/net/tcp"
         guard let text = SystemFile.read(table) else { return nil }
         let (wantLocal, wantRemote) = (peer.kernelTableKey, local.kernelTableKey)

@@ -3,7 +3,8 @@ import Glibc
 /// What marks a process on this machine as a plugin's, so that it is refused what only the
 /// integrator's clients may have: the control socket, the car's audio.
 public struct PluginProcesses: Sendable {
-    /// The uids hosts run as (the runtime as root); nil when they run on the runtime's own.
+    /// The uids hosts run as (the runtime as root); nil when they run on the runtime's own. Every
+    /// process of a plugin runs as its host's uid: when set, it alone decides.
     public var uids: ClosedRange<UInt32>?
     /// The hosts' processes; nil for every process descending from this one (deckd, which starts
     /// no other processes).
@@ -20,7 +21,7 @@ public struct PluginProcesses: Sendable {
 
     /// Why process `pid`, running as `uid`, is a plugin's; nil when it is not.
     public func owner(of pid: pid_t, uid: uid_t) -> String? {
-        if let uids, uids.contains(uid) { return "process \(pid) runs as uid \(uid), a plugin's" }
+        if let uids { return uids.contains(uid) ? "process \(pid) runs as uid \(uid), a plugin's" : nil }
         var ancestor = pid
         for _ in 0..<64 {
             if let hosts, hosts.contains(ancestor) { return "process \(pid) is a plugin's host or one it started" }
@@ -36,7 +37,7 @@ public struct PluginProcesses: Sendable {
     /// not name it.
     public func owner(local: SocketAddress, remote: SocketAddress) -> String? {
         guard let socket = LoopbackPeer.socket(local: local, peer: remote) else { return nil }
-        if let uids, uids.contains(socket.uid) { return "\(remote) belongs to uid \(socket.uid), a plugin's" }
+        if let uids { return uids.contains(socket.uid) ? "\(remote) belongs to uid \(socket.uid), a plugin's" : nil }
         let related = hosts.map { $0 + $0.flatMap(LoopbackPeer.descendants(of:)) } ?? LoopbackPeer.descendants(of: getpid())
         if let holder = related.first(where: { LoopbackPeer.holds($0, socket: socket.inode) }) {
             return "\(remote) belongs to process \(holder), " + (hosts == nil ? "which descends from deckd: a plugin's" : "a plugin's host or one it started")
