@@ -12,11 +12,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <string.h>
-#include <netinet/in.h>
-#include <linux/netlink.h>
-#include <linux/sock_diag.h>
-#include <linux/inet_diag.h>
 
 /* A descriptor that becomes readable when process `pid` ends; -1 with errno when unsupported. */
 static inline int deck_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
@@ -175,58 +170,62 @@ static inline int deck_pin_thread(int cpu) {
     return (int)syscall(SYS_sched_setaffinity, 0, sizeof mask, mask);
 }
 
+/* sock_diag's messages (linux/netlink.h, linux/inet_diag.h), spelt here: those headers, included
+   in this module, would take glibc's socket declarations from the Glibc module. */
+struct deck_netlink_header { unsigned int length; unsigned short type, flags; unsigned int sequence, port; };
+struct deck_diag_socket { unsigned short source_port, destination_port; unsigned int source[4], destination[4], interface, cookie[2]; };
+struct deck_diag_request { unsigned char family, protocol, extensions, pad; unsigned int states; struct deck_diag_socket id; };
+struct deck_diag_answer {
+    unsigned char family, state, timer, retransmits;
+    struct deck_diag_socket id;
+    unsigned int expires, receive_queue, send_queue, uid, inode;
+};
+struct deck_netlink_address { unsigned short family, pad; unsigned int port, groups; };
+
 /* The uid and inode of the TCP socket whose own end is `source` and other end `destination`
    (both IPv4 or both IPv6), asked of the kernel by sock_diag: one lookup where /proc/net/tcp
    prints every socket of the machine. 0, or -1 with errno (ENOENT: no such socket). */
 static inline int deck_tcp_socket_owner(const struct sockaddr *source, const struct sockaddr *destination,
                                         uid_t *uid, unsigned long long *inode) {
-    struct { struct nlmsghdr header; struct inet_diag_req_v2 request; } message;
-    memset(&message, 0, sizeof message);
-    message.header.nlmsg_len = sizeof message;
-    message.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-    message.header.nlmsg_flags = NLM_F_REQUEST;
-    message.request.sdiag_family = (unsigned char)source->sa_family;
-    message.request.sdiag_protocol = IPPROTO_TCP;
-    message.request.idiag_states = ~0U;
-    message.request.id.idiag_cookie[0] = message.request.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
-    if (source->sa_family == AF_INET && destination->sa_family == AF_INET) {
-        const struct sockaddr_in *from = (const void *)source, *to = (const void *)destination;
-        message.request.id.idiag_sport = from->sin_port;
-        message.request.id.idiag_dport = to->sin_port;
-        memcpy(message.request.id.idiag_src, &from->sin_addr, 4);
-        memcpy(message.request.id.idiag_dst, &to->sin_addr, 4);
-    } else if (source->sa_family == AF_INET6 && destination->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *from = (const void *)source, *to = (const void *)destination;
-        message.request.id.idiag_sport = from->sin6_port;
-        message.request.id.idiag_dport = to->sin6_port;
-        memcpy(message.request.id.idiag_src, &from->sin6_addr, 16);
-        memcpy(message.request.id.idiag_dst, &to->sin6_addr, 16);
-    } else {
-        errno = EAFNOSUPPORT;
-        return -1;
-    }
-    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    struct { struct deck_netlink_header header; struct deck_diag_request request; } message;
+    __builtin_memset(&message, 0, sizeof message);
+    message.header.length = sizeof message;
+    message.header.type = 20;    /* SOCK_DIAG_BY_FAMILY */
+    message.header.flags = 1;    /* NLM_F_REQUEST: one socket, no dump */
+    message.request.family = (unsigned char)source->sa_family;
+    message.request.protocol = 6;  /* IPPROTO_TCP */
+    message.request.states = ~0U;
+    message.request.id.cookie[0] = message.request.id.cookie[1] = ~0U;  /* INET_DIAG_NOCOOKIE */
+    /* sockaddr_in: family, port, address at 4; sockaddr_in6: family, port, flow, address at 8. */
+    size_t offset, length;
+    if (source->sa_family == AF_INET && destination->sa_family == AF_INET) { offset = 4; length = 4; }
+    else if (source->sa_family == AF_INET6 && destination->sa_family == AF_INET6) { offset = 8; length = 16; }
+    else { errno = EAFNOSUPPORT; return -1; }
+    __builtin_memcpy(&message.request.id.source_port, (const char *)source + 2, 2);
+    __builtin_memcpy(&message.request.id.destination_port, (const char *)destination + 2, 2);
+    __builtin_memcpy(message.request.id.source, (const char *)source + offset, length);
+    __builtin_memcpy(message.request.id.destination, (const char *)destination + offset, length);
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, 4 /* NETLINK_SOCK_DIAG */);
     if (fd < 0) return -1;
-    struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-    union { struct nlmsghdr header; char bytes[4096]; } answer;
-    ssize_t got = sendto(fd, &message, sizeof message, 0, (struct sockaddr *)&kernel, sizeof kernel) < 0 ? -1
+    struct deck_netlink_address kernel = { .family = AF_NETLINK };
+    union { struct deck_netlink_header header; char bytes[4096]; } answer;
+    ssize_t got = sendto(fd, &message, sizeof message, 0, (const struct sockaddr *)&kernel, sizeof kernel) < 0 ? -1
                 : recv(fd, &answer, sizeof answer, 0);
     int saved = errno;
     close(fd);
     errno = saved;
     if (got < 0) return -1;
-    if (!NLMSG_OK(&answer.header, (size_t)got)) { errno = EIO; return -1; }
-    if (answer.header.nlmsg_type == NLMSG_ERROR) {
-        const struct nlmsgerr *error = NLMSG_DATA(&answer.header);
-        errno = answer.header.nlmsg_len >= NLMSG_LENGTH(sizeof *error) && error->error < 0 ? -error->error : EIO;
+    if ((size_t)got < sizeof answer.header || answer.header.length > (size_t)got) { errno = EIO; return -1; }
+    if (answer.header.type == 2 /* NLMSG_ERROR */) {
+        int error = 0;
+        if (answer.header.length >= sizeof answer.header + sizeof error) __builtin_memcpy(&error, answer.bytes + sizeof answer.header, sizeof error);
+        errno = error < 0 ? -error : EIO;
         return -1;
     }
-    if (answer.header.nlmsg_type != SOCK_DIAG_BY_FAMILY || answer.header.nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
-        errno = EIO;
-        return -1;
-    }
-    const struct inet_diag_msg *found = NLMSG_DATA(&answer.header);
-    *uid = found->idiag_uid;
-    *inode = found->idiag_inode;
+    if (answer.header.type != 20 || answer.header.length < sizeof answer.header + sizeof(struct deck_diag_answer)) { errno = EIO; return -1; }
+    struct deck_diag_answer found;
+    __builtin_memcpy(&found, answer.bytes + sizeof answer.header, sizeof found);
+    *uid = found.uid;
+    *inode = found.inode;
     return 0;
 }
