@@ -4,8 +4,9 @@ import Glibc
 /// What process isolation costs, against inline in the same run: CPU per stream (Tone rendered in
 /// freewheel, runtime and host process counted together), the latency the ring adds (frames
 /// queued when the mix takes one, in real time), underruns under heavy mixed load, start-up and
-/// memory of 100 isolated plugins (with and without the sandbox and the zygote), and the time from
-/// a crash until the restarted plugin's audio flows again.
+/// memory of 100 isolated plugins (with and without the sandbox and the zygote), the time from
+/// a crash until the restarted plugin's audio flows again, and what a local listener of an HTTP
+/// sink waits while the sink asks whether it is a plugin's.
 struct IsolationBench {
     var options: BenchOptions
 
@@ -48,6 +49,7 @@ struct IsolationBench {
         try underLoad(tone, seconds: options.realtimeSeconds)
         try startup(work.path)
         try restart(tone)
+        try listeners(work.path)
     }
 
     /// Tone in real time for `seconds`, inline then isolated, while `scripts/mixed-load.sh` keeps

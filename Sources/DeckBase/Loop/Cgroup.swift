@@ -26,7 +26,7 @@ public enum Cgroup {
         while let folder = queue.popLast(), visited < 10_000 {
             visited += 1
             found += members(folder)
-            queue += (FolderEntries.names(in: folder) ?? []).map { "\(folder)/\($0)" }.filter(isFolder)
+            queue += (FolderEntries.subfolders(in: folder) ?? []).map { "\(folder)/\($0)" }
         }
         return found
     }
@@ -46,9 +46,4 @@ public enum Cgroup {
         }
         return nil
     }()
-
-    private static func isFolder(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-    }
 }

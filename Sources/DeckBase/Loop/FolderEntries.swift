@@ -5,13 +5,27 @@ public enum FolderEntries {
     /// The names in `folder` (without `.` and `..`), in the order the file system gives them; nil
     /// when it cannot be read.
     public static func names(in folder: String) -> [String]? {
+        entries(in: folder)?.map(\.name)
+    }
+
+    /// The names of the folders in `folder` (not links to one), by the type the directory entry
+    /// gives, asked of `lstat` only where it gives none; nil when it cannot be read.
+    public static func subfolders(in folder: String) -> [String]? {
+        entries(in: folder)?.filter { entry in
+            guard entry.type == UInt8(DT_UNKNOWN) else { return entry.type == UInt8(DT_DIR) }
+            var info = stat()
+            return lstat("\(folder)/\(entry.name)", &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+        }.map(\.name)
+    }
+
+    private static func entries(in folder: String) -> [(name: String, type: UInt8)]? {
         guard let directory = opendir(folder) else { return nil }
         defer { closedir(directory) }
-        var names: [String] = []
+        var entries: [(name: String, type: UInt8)] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
+            if name != "." && name != ".." { entries.append((name, entry.pointee.d_type)) }
         }
-        return names
+        return entries
     }
 }
