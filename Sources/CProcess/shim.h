@@ -100,6 +100,8 @@ static inline int deck_unshare_network(int with_user_namespace) {
 }
 
 static inline int deck_set_dumpable(int dumpable) { return prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0); }
+/* Orphans among this process's descendants become its children instead of init's. */
+static inline int deck_set_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
 /* ─── The hosts' zygote ─── */
 
@@ -170,8 +172,8 @@ static inline int deck_pin_thread(int cpu) {
     return (int)syscall(SYS_sched_setaffinity, 0, sizeof mask, mask);
 }
 
-/* sock_diag's messages (linux/netlink.h, linux/inet_diag.h), spelt here: those headers, included
-   in this module, would take glibc's socket declarations from the Glibc module. */
+/* sock_diag's messages (linux/netlink.h, linux/inet_diag.h), spelt here to keep this module to
+   glibc's headers; their layout is the kernel's ABI. */
 struct deck_netlink_header { unsigned int length; unsigned short type, flags; unsigned int sequence, port; };
 struct deck_diag_socket { unsigned short source_port, destination_port; unsigned int source[4], destination[4], interface, cookie[2]; };
 struct deck_diag_request { unsigned char family, protocol, extensions, pad; unsigned int states; struct deck_diag_socket id; };
@@ -205,7 +207,8 @@ static inline int deck_tcp_socket_owner(const struct sockaddr *source, const str
     __builtin_memcpy(&message.request.id.destination_port, (const char *)destination + 2, 2);
     __builtin_memcpy(message.request.id.source, (const char *)source + offset, length);
     __builtin_memcpy(message.request.id.destination, (const char *)destination + offset, length);
-    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, 4 /* NETLINK_SOCK_DIAG */);
+    /* SOCK_DGRAM | SOCK_CLOEXEC, spelt out: naming them here hid them from Swift files importing only Glibc. */
+    int fd = socket(AF_NETLINK, 2 | 02000000, 4 /* NETLINK_SOCK_DIAG */);
     if (fd < 0) return -1;
     struct deck_netlink_address kernel = { .family = AF_NETLINK };
     union { struct deck_netlink_header header; char bytes[4096]; } answer;

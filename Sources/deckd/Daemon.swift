@@ -161,6 +161,10 @@ enum Daemon {
         ShutdownGuard.blockSignals()
         let runtime: Runtime
         do { runtime = try Runtime(configuration: configuration, logger: logger) } catch { throw .runtime(error) }
+        // Before any host starts: a plugin's orphans become deckd's children, and so stay known as plugins'.
+        if !AdoptedOrphans.adopt() { logger.warning("isolation", "cannot adopt plugins' orphans (PR_SET_CHILD_SUBREAPER): \(String(cString: strerror(errno)))") }
+        let plugins = pluginProcesses(configuration, runtime)
+        runtime.listenerPlugins = { plugins() }
         var stopRequested: (() -> Void)?
         let stopDoorbell: AsyncDoorbell
         do { stopDoorbell = try AsyncDoorbell(loop: runtime.loop) { stopRequested?() } } catch { throw .runtime(.loop(error)) }
@@ -171,7 +175,7 @@ enum Daemon {
         do {
             control = try ControlServer(path: socket, tcp: tcp, loop: runtime.loop, dispatcher: runtime.makeDispatcher(),
                                         events: runtime.events, logger: logger, limits: configuration.control,
-                                        pluginProcesses: pluginProcesses(configuration, runtime))
+                                        pluginProcesses: plugins)
         } catch {
             throw .control(error)
         }
@@ -179,7 +183,7 @@ enum Daemon {
         logger.info("control", "JSON-RPC on \(socket)" + (control.tcpAddress.map { " and tcp \($0) (token required)" } ?? ""))
         let simulator: SimulatorServer?
         do {
-            simulator = try makeSimulator(configuration, runtime: runtime, dispatcher: control.dispatcher, logger: logger)
+            simulator = try makeSimulator(configuration, runtime: runtime, dispatcher: control.dispatcher, plugins: plugins, logger: logger)
         } catch {
             control.close()
             runtime.shutdown()
@@ -224,8 +228,12 @@ enum Daemon {
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         var watchers: [SignalWatcher] = []
         let notifier = ServiceNotifier(runtime: runtime)
+        let reaper: LoopTimer
+        do { reaper = try LoopTimer(loop: runtime.loop) } catch { throw .runtime(.loop(error)) }
+        reaper.start(after: 1_000, repeat: 1_000) { AdoptedOrphans.reap() }
         let stop = {
             notifier.stopping()
+            reaper.close()
             simulator?.close()
             control.close()
             runtime.shutdown()
@@ -271,20 +279,21 @@ enum Daemon {
 
     /// The simulator asked for (`--simulator`, `simulator`), serving on the loop beside the control socket.
     private static func makeSimulator(_ configuration: RuntimeConfiguration, runtime: Runtime, dispatcher: RPCDispatcher,
-                                      logger: Logger) throws(SimulatorError) -> SimulatorServer? {
+                                      plugins: @escaping () -> PluginProcesses, logger: Logger) throws(SimulatorError) -> SimulatorServer? {
         guard let text = configuration.simulator else { return nil }
         let address: SocketAddress
         do { address = try SocketAddress(hostPort: text) } catch { throw .cannotListen(text, error.description) }
         let page = try SimulatorPage(candidates: SimulatorPage.defaultCandidates(executableFolder: executableFolder()))
         let server = try SimulatorServer(address: address, page: page, loop: runtime.loop, dispatcher: dispatcher, events: runtime.events,
                                          logger: logger, maxBodyBytes: configuration.control.maxMessageBytes,
-                                         pluginProcesses: pluginProcesses(configuration, runtime))
+                                         pluginProcesses: plugins)
         logger.info("simulator", "head unit simulator on \(server.url) (page from \(page.folder))")
         return server
     }
 
-    /// What marks a plugin's process for deckd's servers: a host's uid, deckd's ancestry (it starts
-    /// no other processes), or the hosts' cgroups once the first host made them.
+    /// What marks a plugin's process for deckd's servers and sinks: a host's uid, deckd's ancestry
+    /// (it starts no other processes, and adopts plugins' orphans), or the hosts' cgroups once the
+    /// first host made them.
     private static func pluginProcesses(_ configuration: RuntimeConfiguration, _ runtime: Runtime) -> () -> PluginProcesses {
         let uids = configuration.isolation.hostUIDs
         return { [weak runtime] in PluginProcesses(uids: uids, cgroups: runtime?.codeLoader.cgroupFolder) }

@@ -1,5 +1,6 @@
 import CProcess
 import Glibc
+import Synchronization
 
 /// A child process started with `posix_spawn` and watched on the loop through its pidfd (or, on
 /// kernels without one, polled), so the runtime never installs a SIGCHLD handler: an embedder's
@@ -49,6 +50,7 @@ public final class ChildProcess {
     /// CLONE_PARENT); it is killed and reaped if it cannot be watched.
     public init(loop: EventLoop, child pid: pid_t, pidfd usePidfd: Bool = true) throws(LoopError) {
         self.pid = pid
+        ChildProcess.watched.withLock { _ = $0.insert(pid) }
         pidfd = usePidfd ? deck_pidfd_open(pid) : -1
         do {
             if pidfd >= 0 {
@@ -63,6 +65,7 @@ public final class ChildProcess {
         } catch {
             Glibc.kill(pid, SIGKILL)
             waitpid(pid, nil, 0)
+            ChildProcess.watched.withLock { _ = $0.remove(pid) }
             if pidfd >= 0 { Glibc.close(pidfd) }
             throw error
         }
@@ -200,6 +203,7 @@ public final class ChildProcess {
         case 1: ending = code == CLD_EXITED ? .exited(status) : .killed(signal: status)
         default: ending = .unknown
         }
+        ChildProcess.watched.withLock { _ = $0.remove(pid) }
         watcher?.close()
         watcher = nil
         if let ending, let onExit {
@@ -207,6 +211,12 @@ public final class ChildProcess {
             onExit(ending)
         }
     }
+
+    /// The children some ChildProcess watches until it reaps them, in every loop of this process.
+    private static let watched = Mutex<Set<pid_t>>([])
+
+    /// Whether a ChildProcess watches `pid`, so that it, and nothing else, reaps it.
+    public static func isWatched(_ pid: pid_t) -> Bool { watched.withLock { $0.contains(pid) } }
 
     /// "SIGSEGV" for 11.
     public static func signalName(_ signal: Int32) -> String {

@@ -38,6 +38,9 @@ public final class Runtime {
     package let state: StateKeeper
     /// Starts isolated plugins' hosts; owns their cgroups and the zygote.
     package let codeLoader: IsolatingCodeLoader
+    /// What marks a plugin's process for the HTTP sinks (nil: none runs); deckd, which starts no
+    /// other processes, widens it to every process descending from it.
+    package var listenerPlugins: () -> PluginProcesses? = { nil }
     /// Now playing on the D-Bus session bus, with `mpris`: one player per zone, in zone order.
     public private(set) var mprisPlayers: [MPRISBridge] = []
     /// The primary zone's MPRIS player.
@@ -167,11 +170,13 @@ public final class Runtime {
         codeLoader.onEnd = { [unowned supervisor] in supervisor.ended(instance: $0, story: $1) }
         let hostUIDs = configuration.isolation.hostUIDs
         // A host uid marks every process of a plugin; on the runtime's own uid, its hosts' processes and cgroups are looked for.
-        output.listenerGate.refusal = { [weak plugins, weak codeLoader] local, remote in
+        listenerPlugins = { [weak plugins, weak codeLoader] in
             let hosts = hostUIDs == nil ? plugins?.compactMap(\.processID) ?? [] : []
             guard hostUIDs != nil || !hosts.isEmpty else { return nil }  // every plugin inline: they are the runtime
-            return PluginProcesses(uids: hostUIDs, hosts: hosts, cgroups: codeLoader?.cgroupFolder).owner(local: local, remote: remote)
-                .map { $0 + "; the car's audio is not a plugin's to record" }
+            return PluginProcesses(uids: hostUIDs, hosts: hosts, cgroups: codeLoader?.cgroupFolder)
+        }
+        output.listenerGate.refusal = { [weak self] local, remote in
+            self?.listenerPlugins()?.owner(local: local, remote: remote).map { $0 + "; the car's audio is not a plugin's to record" }
         }
         supervisor.onAppsChanged = { [unowned publisher] in publisher.appsChanged() }
         interface.onChange = { [unowned publisher] in publisher.interfaceChanged() }

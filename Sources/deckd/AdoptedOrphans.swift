@@ -1,0 +1,29 @@
+import CProcess
+import DeckBase
+import Glibc
+
+/// deckd is its descendants' subreaper: a plugin's process whose parent ended, a `setsid` orphan
+/// included, becomes deckd's child instead of init's, so that it still descends from deckd and
+/// is refused as a plugin's. Those children are reaped here once they end.
+enum AdoptedOrphans {
+    /// Makes deckd the subreaper; false where the kernel refuses.
+    static func adopt() -> Bool { deck_set_child_subreaper() == 0 }
+
+    /// Reaps each ended child that no ChildProcess watches and that is outside deckd's process
+    /// group (an inline plugin's own children stay in it, for the plugin to wait for); how many.
+    @discardableResult
+    static func reap() -> Int {
+        let ownGroup = getpgrp(), me = getpid()
+        var reaped = 0
+        let children = (FolderEntries.names(in: "/proc/\(me)/task") ?? []).flatMap { task in
+            (SystemFile.read("/proc/\(me)/task/\(task)/children") ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t($0) }
+        }
+        for pid in children where !ChildProcess.isWatched(pid) {
+            guard let stat = SystemFile.read("/proc/\(pid)/stat", limit: 1024), let command = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: command)...].split(separator: " ")  // state, parent, process group, …
+            guard fields.count > 2, fields[0] == "Z", pid_t(fields[2]) != ownGroup else { continue }
+            if waitpid(pid, nil, WNOHANG) == pid { reaped += 1 }
+        }
+        return reaped
+    }
+}
