@@ -13,15 +13,10 @@ enum AdoptedOrphans {
     /// group (an inline plugin's own children stay in it, for the plugin to wait for); how many.
     @discardableResult
     static func reap() -> Int {
-        let ownGroup = getpgrp(), me = getpid()
+        let ownGroup = getpgrp()
         var reaped = 0
-        let children = (FolderEntries.names(in: "/proc/\(me)/task") ?? []).flatMap { task in
-            (SystemFile.read("/proc/\(me)/task/\(task)/children") ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t($0) }
-        }
-        for pid in children where !ChildProcess.isWatched(pid) {
-            guard let stat = SystemFile.read("/proc/\(pid)/stat", limit: 1024), let command = stat.lastIndex(of: ")") else { continue }
-            let fields = stat[stat.index(after: command)...].split(separator: " ")  // state, parent, process group, …
-            guard fields.count > 2, fields[0] == "Z", pid_t(fields[2]) != ownGroup else { continue }
+        for pid in ProcessEntry.children(of: getpid()) where !ChildProcess.isWatched(pid) {
+            guard let child = ProcessEntry(pid), child.state == "Z", child.processGroup != ownGroup else { continue }
             if waitpid(pid, nil, WNOHANG) == pid { reaped += 1 }
         }
         return reaped

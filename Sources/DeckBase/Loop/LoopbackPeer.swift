@@ -39,9 +39,7 @@ public enum LoopbackPeer {
     static func descendants(of root: pid_t) -> [pid_t] {
         var found: [pid_t] = [], queue = [root]
         while let pid = queue.popLast(), found.count < 100_000 {
-            let children = (FolderEntries.names(in: "/proc/\(pid)/task") ?? []).flatMap { tid in
-                (SystemFile.read("/proc/\(pid)/task/\(tid)/children") ?? "").split(separator: " ").compactMap { pid_t($0.filter { $0 != "\n" }) }
-            }
+            let children = ProcessEntry.children(of: pid)
             found += children
             queue += children
         }

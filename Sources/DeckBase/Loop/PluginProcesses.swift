@@ -25,7 +25,7 @@ public struct PluginProcesses: Sendable {
         var ancestor = pid
         for _ in 0..<64 {
             if let hosts, hosts.contains(ancestor) { return "process \(pid) is a plugin's host or one it started" }
-            guard let parent = PluginProcesses.parent(of: ancestor), parent > 1 else { break }
+            guard let parent = ProcessEntry(ancestor)?.parent, parent > 1 else { break }
             if hosts == nil && parent == getpid() { return "process \(pid) descends from deckd: a plugin's" }
             ancestor = parent
         }
@@ -51,12 +51,5 @@ public struct PluginProcesses: Sendable {
     private func inGroup(_ pid: pid_t) -> String? {
         guard let cgroups, let folder = Cgroup.folder(of: pid), AbsolutePath.path(folder, isWithin: cgroups) else { return nil }
         return folder
-    }
-
-    /// A process's parent, from /proc/PID/stat (the field after the command, which may hold spaces).
-    private static func parent(of pid: pid_t) -> pid_t? {
-        guard let stat = SystemFile.read("/proc/\(pid)/stat", limit: 1024), let command = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: command)...].split(separator: " ")
-        return fields.count > 1 ? pid_t(fields[1]) : nil
     }
 }
