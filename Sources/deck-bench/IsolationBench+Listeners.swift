@@ -20,10 +20,10 @@ extension IsolationBench {
         print("### A listener on this machine joins an HTTP sink (\(rounds) × \(count) connections each, interleaved; the 4 first-party apps loaded)\n")
         print("| plugins | connect → response head, p50 (µs) | p99 (µs) | p50 vs inline |")
         print("|---|---|---|---|")
-        let reference = percentile(times[0], 0.5)
+        let reference = percentile(times[0], 50)
         for (variant, samples) in zip(variants, times) {
-            print("| \(variant.name) | \(String(format1: percentile(samples, 0.5))) | \(String(format1: percentile(samples, 0.99))) | "
-                  + "\(String(format2: percentile(samples, 0.5) / reference))× |")
+            print("| \(variant.name) | \(String(format1: percentile(samples, 50))) | \(String(format1: percentile(samples, 99))) | "
+                  + "\(String(format2: percentile(samples, 50) / reference))× |")
         }
         print("")
     }
@@ -56,8 +56,8 @@ extension IsolationBench {
         return samples
     }
 
-    private func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    private func percentile(_ values: [Double], _ percent: Int) -> Double {
         let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+        return sorted[min(sorted.count - 1, sorted.count * percent / 100)]
     }
 }

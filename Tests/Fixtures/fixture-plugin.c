@@ -32,7 +32,7 @@
  *                                FIXTURE_TOKEN the TCP token file, FIXTURE_TCP_PORT deckd's TCP port (0: none),
  *                                FIXTURE_HTTP_PORT the port of deckd's HTTP sink at /stream.opus (0: none),
  *                                FIXTURE_MEDIA a file in a media folder, FIXTURE_OWN_MANIFEST its own manifest;
- *                                a setsid grandchild that outlives its host, once init adopted it, tries the control
+ *                                a setsid grandchild, once its parent ended and deckd adopted it, tries the control
  *                                socket, TCP port and HTTP sink again and writes what each did to "orphan" in its data
  *                                folder ("control: …" a line each), then its pid to "pid"
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
@@ -194,32 +194,38 @@ static void try_control(char *outcome, size_t size) {
     close(sock);
 }
 
-/* Steer the runtime through its TCP port. */
-static void try_tcp(char *outcome, size_t size) {
-    int tcp = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in loopback = { .sin_family = AF_INET, .sin_port = htons(FIXTURE_TCP_PORT) };
+/* A TCP connection to 127.0.0.1:port whose reads wait at most `seconds`; -1 with errno. */
+static int connect_loopback(int port, int seconds) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in loopback = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
     loopback.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct timeval patience = { .tv_sec = 5 };  /* a client deckd takes for one waits for its token */
-    setsockopt(tcp, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
-    if (connect(tcp, (struct sockaddr *)&loopback, sizeof loopback) != 0) {
+    struct timeval patience = { .tv_sec = seconds };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+    if (connect(fd, (struct sockaddr *)&loopback, sizeof loopback) == 0) return fd;
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}
+
+/* Steer the runtime through its TCP port (a client deckd takes for one waits for its token). */
+static void try_tcp(char *outcome, size_t size) {
+    int tcp = connect_loopback(FIXTURE_TCP_PORT, 5);
+    if (tcp < 0) {
         snprintf(outcome, size, "refused (%s)", strerror(errno));
     } else {
         char answer[512] = "";
         ssize_t got = read(tcp, answer, sizeof answer - 1);
         answer[got > 0 ? got : 0] = 0;
         snprintf(outcome, size, strstr(answer, "-32005") ? "refused (%.150s)" : "CONNECTED (%.150s)", answer);
+        close(tcp);
     }
-    close(tcp);
 }
 
 /* Record the car's audio from its HTTP sink. */
 static void try_http(char *outcome, size_t size) {
-    int http = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in loopback = { .sin_family = AF_INET, .sin_port = htons(FIXTURE_HTTP_PORT) };
-    loopback.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct timeval patience = { .tv_sec = 2 };
-    setsockopt(http, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
-    if (connect(http, (struct sockaddr *)&loopback, sizeof loopback) != 0) {
+    int http = connect_loopback(FIXTURE_HTTP_PORT, 2);
+    if (http < 0) {
         snprintf(outcome, size, "refused (%s)", strerror(errno));
     } else {
         /* Silent first: a connection the sink keeps open holds one of its listeners' places. */
@@ -234,11 +240,11 @@ static void try_http(char *outcome, size_t size) {
         for (char *c = answer; *c; c++) if (*c == '\r' || *c == '\n') *c = ' ';
         snprintf(outcome, size, !strstr(answer, " 403 ") ? "HEARD (%.150s)" : held ? "HELD A PLACE, then refused (%.150s)"
                                                                                      : "refused (%.150s)", answer);
+        close(http);
     }
-    close(http);
 }
 
-/* A setsid grandchild once init adopted it: what it reached, a line per attempt, into `path`. */
+/* A setsid grandchild once its parent ended and it was adopted: what it reached, a line per attempt, into `path`. */
 static void orphan_attempts(pid_t parent, const char *path) {
     for (int i = 0; i < 500 && getppid() == parent; i++) usleep(10000);
     char report[2048], outcome[200];
