@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "DeckNowPlayingTests", dependencies: ["DeckNowPlaying", "CDeckPlugin"]),
         .testTarget(name: "DeckMPRISTests", dependencies: ["DeckMPRIS", "DeckNowPlaying", "CDeckPlugin"]),
         .testTarget(name: "DeckPluginsTests", dependencies: ["DeckPlugins", "DeckTestSupport", "CDeckPlugin"]),
-        .testTarget(name: "DeckIsolationTests", dependencies: ["DeckIsolation", "CDeckPlugin"]),
+        .testTarget(name: "DeckIsolationTests", dependencies: ["DeckIsolation", "DeckTestSupport", "CDeckPlugin"]),
         .testTarget(name: "DeckStateTests", dependencies: ["DeckState", "DeckTestSupport", "CDeckPlugin"]),
         .testTarget(name: "DeckEmbedTests", dependencies: ["DeckEmbed", "DeckRuntime", "DeckTestSupport", "CDeckPlugin"]),
         .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckBase", "DeckMedia", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",

@@ -92,6 +92,7 @@ final class IsolatedPluginCode: PluginCode {
     func destroy() {
         if endReason == nil && !channelClosed && process.isRunning { _ = call(.destroy) }
         isDestroyed = true
+        remains.endDescendants(of: process)
         stopWatching()
         remains.end()
     }
@@ -272,6 +273,7 @@ final class IsolatedPluginCode: PluginCode {
     private func end(because reason: String) {
         guard endReason == nil, !isDestroyed else { return }
         endReason = reason
+        remains.endDescendants(of: process)
         process.kill(SIGKILL)
     }
 

@@ -51,6 +51,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         let process = started.process, channel = started.channel, remains = started.remains
         /// Lets the process end (or kills it) and closes the socket; how it ended, if it did by itself.
         func abandon() -> ChildProcess.Ending? {
+            remains.endDescendants(of: process)
             let ending = process.waitForEnd(milliseconds: 500)
             process.close()
             channel.close()
@@ -64,7 +65,10 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         do throws(WireError) {
             answer = try IsolatingCodeLoader.hello(channel, host: host, timeout: Int32(settings.startTimeoutMilliseconds))
         } catch {
-            if case .timedOut = error { process.kill(SIGKILL) }
+            if case .timedOut = error {
+                remains.endDescendants(of: process)
+                process.kill(SIGKILL)
+            }
             throw fail("loading \(plan.manifest.id): \(error)")
         }
         let isSwift: Bool
@@ -99,6 +103,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     /// Ends the hosts started for loads that did not come (their bundle failed a later check).
     package func discardPrepared() {
         for started in prepared.values {
+            started.remains.endDescendants(of: started.process)
             started.process.close()
             started.channel.close()
             started.remains.end()
@@ -210,7 +215,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
                                            environment: IsolationSettings.hostEnvironment(), inheritEnvironment: false, isolated: true)
             }
             return StartedHost(plan: plan, process: process, channel: WireChannel(descriptor: pair[0], maxMessageBytes: settings.maxMessageBytes),
-                               ring: ring, remains: HostRemains(uid: arguments.uid, processGroup: process.pid, cgroup: cgroup, cgroups: groups))
+                               ring: ring, remains: HostRemains(uid: arguments.uid, processGroup: process.pid, cgroup: cgroup.map { ($0, groups) }))
         } catch {
             close(pair[0])
             if let cgroup { groups.end(cgroup) }

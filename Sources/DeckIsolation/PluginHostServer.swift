@@ -37,6 +37,8 @@ package final class PluginHostServer {
         if !arguments.cgroup.isEmpty && !HostCgroups.join(arguments.cgroup) {
             problems.append("joining \(arguments.cgroup): \(String(cString: strerror(errno)))")
         }
+        // The plugin's orphans, `setsid` ones included, stay this host's descendants, ended with it.
+        if !AdoptedOrphans.adopt() { problems.append("PR_SET_CHILD_SUBREAPER: \(String(cString: strerror(errno)))") }
         // While the process has one thread: a user namespace cannot be entered later.
         if arguments.sandbox && !arguments.permissions.contains(.network) && !PluginHostServer.inEmptyNetwork { problems += leaveNetwork() }
         do {
@@ -202,6 +204,7 @@ package final class PluginHostServer {
             renderer.pause()
             host.phase.store(PluginHost.Phase.destroyed.rawValue, ordering: .releasing)
             code.destroy()
+            AdoptedOrphans.endChildren()  // the processes the plugin left end with it, orphans included
             try channel.send(reply)
             _exit(0)  // threads the plugin left running end with the process
         case .onCallback:

@@ -163,6 +163,11 @@ enum Daemon {
         do { runtime = try Runtime(configuration: configuration, logger: logger) } catch { throw .runtime(error) }
         // Before any host starts: a plugin's orphans become deckd's children, and so stay known as plugins'.
         if !AdoptedOrphans.adopt() { logger.warning("isolation", "cannot adopt plugins' orphans (PR_SET_CHILD_SUBREAPER): \(String(cString: strerror(errno)))") }
+        // Every host was ended by then; what plugins left (a crashed host's orphans, an inline plugin's setsid children) ends with deckd.
+        defer {
+            let ended = AdoptedOrphans.endAll()
+            if ended > 0 { logger.info("isolation", "ended \(ended) process(es) that plugins left behind") }
+        }
         let plugins = pluginProcesses(configuration, runtime)
         runtime.listenerPlugins = { plugins() }
         var stopRequested: (() -> Void)?

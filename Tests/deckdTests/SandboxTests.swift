@@ -99,26 +99,38 @@ import Testing
         /// Whether deckd could give each host a cgroup here (its log says which, with the first host).
         var hasCgroups: Bool { deckd.log.contains("a cgroup each under") }
 
+        /// The setsid grandchild, once adopted, is refused as a plugin's on the control socket, the
+        /// TCP port and the HTTP sink (the network granted).
+        func expectOrphanRefused() throws {
+            let orphan = try ["control", "tcp", "http"].map(orphanOutcome)
+            #expect(orphan[0].hasPrefix("refused ("), "\(orphan)")
+            #expect(orphan[1].contains("-32005") && orphan[1].contains("which descends from deckd"), "\(orphan)")
+            #expect(orphan[2].hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(orphan)")
+        }
+
+        /// The pid of the hostile app's host, from `apps.list`.
+        func hostPID() throws -> pid_t {
+            let answer = try #require(owner.call("apps.list", id: 9))
+            let result = try #require((try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])?["result"] as? [String: Any])
+            let app = try #require((result["apps"] as? [[String: Any]])?.first { $0["id"] as? String == "org.deck.test.hostile" }, "\(answer)")
+            return try #require((app["pid"] as? Int).map { pid_t($0) }, "\(answer)")
+        }
+
         /// The setsid grandchild lives while its app does and is gone when `apps.unload` returns —
-        /// through its cgroup, or its uid when it has one of its own. With neither, the guide says
-        /// it escapes: that is checked too, so the table stays true.
-        func expectNothingOutlivesTheApp(ownUID: Bool) throws {
+        /// through its cgroup, its uid when it has one of its own, or else as its host's descendant
+        /// (the host is its subreaper) — and is reaped by deckd, not left a zombie.
+        func expectNothingOutlivesTheApp() throws {
             let grandchild = try grandchild()
             #expect(SandboxTests.isRunning(grandchild))
             #expect(owner.call("apps.unload", #"{"id":"org.deck.test.hostile"}"#, id: 2)?.contains(#""result":true"#) == true)
             // Killed at once; on two loaded cores the kernel may take a while to let it die.
             let deadline = Date().addingTimeInterval(5)
             while SandboxTests.isRunning(grandchild) && Date() < deadline { usleep(10_000) }
-            if hasCgroups || ownUID {
-                #expect(!SandboxTests.isRunning(grandchild), "the setsid grandchild \(grandchild) outlived apps.unload")
-                // Dead, deckd's adopted child is reaped by deckd (a sweep a second), not left a zombie.
-                let reaped = Date().addingTimeInterval(5)
-                while access("/proc/\(grandchild)", F_OK) == 0 && Date() < reaped { usleep(20_000) }
-                #expect(access("/proc/\(grandchild)", F_OK) != 0, "the grandchild \(grandchild) was never reaped")
-            } else {
-                #expect(SandboxTests.isRunning(grandchild), "without cgroups a setsid child escapes its process group, as the guide says")
-                kill(grandchild, SIGKILL)
-            }
+            #expect(!SandboxTests.isRunning(grandchild), "the setsid grandchild \(grandchild) outlived apps.unload")
+            // Dead, it is reaped by its host, or by deckd once the host is gone (a sweep a second).
+            let reaped = Date().addingTimeInterval(5)
+            while access("/proc/\(grandchild)", F_OK) == 0 && Date() < reaped { usleep(20_000) }
+            #expect(access("/proc/\(grandchild)", F_OK) != 0, "the grandchild \(grandchild) was never reaped")
         }
     }
 
@@ -133,7 +145,7 @@ import Testing
         #expect(stat(scene.data, &info) == 0)
         #expect((61_000...70_999).contains(info.st_uid), "the data folder belongs to the host's uid, not \(info.st_uid)")
         #expect(info.st_mode & 0o777 == 0o700)
-        try scene.expectNothingOutlivesTheApp(ownUID: true)
+        try scene.expectNothingOutlivesTheApp()
         #expect(scene.deckd.stop() == 0)
     }
 
@@ -152,13 +164,10 @@ import Testing
         #expect(scene.outcome("settings") == #"{"mediaFolders":["\#(scene.dir.path)/media"]}"#, "the folders it may read: \(scene.outcome("settings"))")
         let apps = scene.owner.call("apps.list", id: 4) ?? ""
         #expect(apps.contains(#""permissions":["media","network"]"#), "\(apps)")
-        // A setsid orphan is deckd's child, not init's (deckd adopts its descendants' orphans): still a plugin's.
-        let orphan = try ["control", "tcp", "http"].map(scene.orphanOutcome)
-        #expect(orphan[0].hasPrefix("refused ("), "\(orphan)")
-        #expect(orphan[1].contains("-32005") && orphan[1].contains("which descends from deckd"), "\(orphan)")
-        #expect(orphan[2].hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(orphan)")
-        #expect(SandboxTests.parent(of: try scene.grandchild()) == scene.deckd.process.processIdentifier)
-        try scene.expectNothingOutlivesTheApp(ownUID: false)
+        // A setsid orphan is its host's child, not init's (the host adopts its plugin's orphans): still a plugin's.
+        try scene.expectOrphanRefused()
+        #expect(SandboxTests.parent(of: try scene.grandchild()) == (try scene.hostPID()))
+        try scene.expectNothingOutlivesTheApp()
         #expect(scene.deckd.stop() == 0)
     }
 
@@ -188,9 +197,39 @@ import Testing
         let orphan = try scene.orphanOutcome("control")
         #expect(orphan.contains(#"{"error":{"code":-32005"#) && orphan.contains("descends from deckd"), "\(orphan)")
         #expect(scene.owner.call("apps.list", id: 3)?.contains("org.deck.test.victim") == true, "the victim is still loaded")
-        try scene.expectNothingOutlivesTheApp(ownUID: false)
+        try scene.expectNothingOutlivesTheApp()
         #expect(scene.deckd.stop() == 0)
     }
+
+    /// Without cgroups, on deckd's own uid, only ancestry marks a plugin's processes: the host is
+    /// its plugin's subreaper, so a `setsid` orphan stays its descendant, refused as a plugin's
+    /// and ended with its app. A crashed host's orphans are deckd's, ended when deckd stops.
+    @Test func withoutCgroupsAHostKeepsItsPluginsOrphansAndDeckdEndsACrashedOnes() throws {
+        let scene = try Scene(config: #"{"isolation": {"uidBase": 0}}"#, permissions: ["network"], launcher: SandboxTests.withoutCgroups)
+        #expect(!scene.hasCgroups && scene.deckd.log.contains("no cgroup v2 hierarchy is mounted"), "\(scene.deckd.log)")
+        try scene.expectContained()
+        try scene.expectOrphanRefused()
+        let host = try scene.hostPID(), first = try scene.grandchild()
+        #expect(SandboxTests.parent(of: first) == host)
+        // The host crashes: its orphan becomes deckd's, which cannot tell whose it was.
+        for file in ["pid", "orphan"] { unlink(scene.data + "/" + file) }
+        kill(host, SIGSEGV)
+        #expect(scene.deckd.waitForLog("org.deck.test.hostile restarted"), "\(scene.deckd.log)")
+        let adopted = Date().addingTimeInterval(5)
+        while SandboxTests.parent(of: first) != scene.deckd.process.processIdentifier && Date() < adopted { usleep(10_000) }
+        #expect(SandboxTests.parent(of: first) == scene.deckd.process.processIdentifier)
+        // The restarted host's orphan ends with the app; the crashed one's lives on until deckd stops.
+        try scene.expectNothingOutlivesTheApp()
+        #expect(SandboxTests.isRunning(first))
+        #expect(scene.deckd.stop() == 0)
+        #expect(access("/proc/\(first)", F_OK) != 0, "the crashed host's orphan \(first) outlived deckd")
+        #expect(scene.deckd.log.contains("ended 1 process(es) that plugins left behind"), "\(scene.deckd.log)")
+    }
+
+    /// Starts deckd in a mount namespace of its own without the cgroup v2 hierarchy, as on a
+    /// machine without one (or where the runtime's group is not delegated to it).
+    static let withoutCgroups = ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                                 #"for m in $(findmnt -rn -t cgroup2 -o TARGET); do umount -l "$m" || exit 1; done; exec "$@""#, "sh"]
 
     /// A process's parent, from /proc/PID/stat; nil when it is gone.
     static func parent(of pid: pid_t) -> pid_t? {

@@ -19,9 +19,24 @@ public struct ProcessEntry: Sendable {
     }
 
     /// The children of process `pid`, those of each of its threads.
-    public static func children(of pid: pid_t) -> [pid_t] {
-        (FolderEntries.names(in: "/proc/\(pid)/task") ?? []).flatMap { task in
-            (SystemFile.read("/proc/\(pid)/task/\(task)/children") ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t($0) }
+    public static func children(of pid: pid_t) -> [pid_t] { children(in: "/proc/\(pid)") }
+
+    /// This process's children, read through /proc/self (all a sandboxed host may read of /proc).
+    public static func ownChildren() -> [pid_t] { children(in: "/proc/self") }
+
+    private static func children(in folder: String) -> [pid_t] {
+        (FolderEntries.names(in: "\(folder)/task") ?? []).flatMap { task in
+            (SystemFile.read("\(folder)/task/\(task)/children") ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t($0) }
         }
+    }
+
+    /// Every descendant of process `pid`, parents before their children; at most `limit`.
+    public static func descendants(of pid: pid_t, limit: Int = 4_096) -> [pid_t] {
+        var found = children(of: pid), next = 0
+        while next < found.count && found.count < limit {
+            found += children(of: found[next])
+            next += 1
+        }
+        return Array(found.prefix(limit))
     }
 }

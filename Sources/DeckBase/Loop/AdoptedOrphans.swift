@@ -1,0 +1,55 @@
+import CProcess
+import Glibc
+
+/// A subreaper's adopted children. deckd and each plugin's host are subreapers: a process whose
+/// parent ended, a `setsid` orphan included, becomes the nearest one's child instead of init's,
+/// so a plugin's orphan stays in its host's tree while the host lives, and in deckd's after.
+public enum AdoptedOrphans {
+    /// Makes this process a subreaper; false where the kernel refuses.
+    public static func adopt() -> Bool { deck_set_child_subreaper() == 0 }
+
+    /// Reaps each ended child that no ChildProcess watches and that is outside this process's
+    /// group (an inline plugin's own children stay in it, for the plugin to wait for); how many.
+    @discardableResult
+    public static func reap() -> Int {
+        orphans().filter { $0.state == "Z" && waitpid($0.pid, nil, WNOHANG) == $0.pid }.count
+    }
+
+    /// Kills and reaps the orphans adopted and still running (a host that crashed left its
+    /// plugin's to deckd), and theirs, adopted in turn; for deckd's end, after every host was
+    /// ended. How many were killed.
+    @discardableResult
+    public static func endAll() -> Int {
+        reap()
+        return end { orphans().filter { $0.state != "Z" }.map(\.pid) }
+    }
+
+    /// Kills and reaps every child of this process, and theirs, adopted in turn: for a host's
+    /// end, whose plugin's processes end with it. Reads only /proc/self (the host's sandbox).
+    @discardableResult
+    public static func endChildren() -> Int { end(ProcessEntry.ownChildren) }
+
+    /// Kills `children()` and reaps them, round after round while a round finds some (at most 8,
+    /// each waiting up to a second for its dead); how many were signalled.
+    private static func end(_ children: () -> [pid_t]) -> Int {
+        var signalled = 0
+        for _ in 0..<8 {
+            var pending = Set(children())
+            guard !pending.isEmpty else { break }
+            pending.forEach { kill($0, SIGKILL) }
+            signalled += pending.count
+            for _ in 0..<100 where !pending.isEmpty {
+                pending = pending.filter { waitpid($0, nil, WNOHANG) == 0 }
+                if !pending.isEmpty { usleep(10_000) }
+            }
+        }
+        return signalled
+    }
+
+    /// This process's children that are not a ChildProcess's nor in its own group.
+    private static func orphans() -> [ProcessEntry] {
+        let ownGroup = getpgrp()
+        return ProcessEntry.children(of: getpid()).filter { !ChildProcess.isWatched($0) }
+            .compactMap(ProcessEntry.init).filter { $0.processGroup != ownGroup }
+    }
+}
