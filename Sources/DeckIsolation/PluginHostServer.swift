@@ -204,7 +204,9 @@ package final class PluginHostServer {
             renderer.pause()
             host.phase.store(PluginHost.Phase.destroyed.rawValue, ordering: .releasing)
             code.destroy()
-            AdoptedOrphans.endChildren()  // the processes the plugin left end with it, orphans included
+            // The processes the plugin left end with it, orphans included.
+            let ended = AdoptedOrphans.endChildren()
+            if ended > 0 { send(.log(.warning, "destroy left \(ended) process(es) running (a setsid one or an orphan counts); ended them")) }
             try channel.send(reply)
             _exit(0)  // threads the plugin left running end with the process
         case .onCallback:

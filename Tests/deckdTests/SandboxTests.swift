@@ -218,8 +218,9 @@ import Testing
         let adopted = Date().addingTimeInterval(5)
         while SandboxTests.parent(of: first) != scene.deckd.process.processIdentifier && Date() < adopted { usleep(10_000) }
         #expect(SandboxTests.parent(of: first) == scene.deckd.process.processIdentifier)
-        // The restarted host's orphan ends with the app; the crashed one's lives on until deckd stops.
+        // The restarted host's orphan ends with the app, ended by the host; the crashed one's lives on until deckd stops.
         try scene.expectNothingOutlivesTheApp()
+        #expect(scene.deckd.log.contains("org.deck.test.hostile: destroy left 1 process(es) running"), "\(scene.deckd.log)")
         #expect(SandboxTests.isRunning(first))
         #expect(scene.deckd.stop() == 0)
         #expect(access("/proc/\(first)", F_OK) != 0, "the crashed host's orphan \(first) outlived deckd")
