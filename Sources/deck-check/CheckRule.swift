@@ -56,7 +56,7 @@ struct CheckRule: Sendable, Equatable {
                   summary: "loaded, played and unloaded three times in one process (inline, its library kept loaded), it works each time",
                   doc: "plugin-guide.md#the-abi-c"),
         CheckRule(id: "lifecycle.leftovers", severity: .warning, stage: .dynamic,
-                  summary: "after destroy no thread it started still runs, no descriptor it opened stays open, and memory does not grow cycle after cycle (checked inline)",
+                  summary: "after destroy no process it started is left for its host to end, and (checked inline) no thread it started still runs, no descriptor it opened stays open, memory does not grow cycle after cycle",
                   doc: "plugin-guide.md#the-abi-c"),
         CheckRule(id: "render.invalid", severity: .error, stage: .dynamic, summary: "render writes no NaN or infinity",
                   doc: "plugin-guide.md#audio-deckaudio"),

@@ -62,6 +62,11 @@ struct DynamicRun {
                 if seen.insert(text.filter { !$0.isNumber }).inserted { report("threads.host-calls", text) }
                 continue
             }
+            // Its host's own word, on the plugin's lines: processes destroy left running.
+            if words.count == 4, words[2] == "\(id):", words[3].hasPrefix("destroy left ") {
+                if seen.insert(String(words[3])).inserted { report("lifecycle.leftovers", String(words[3])) }
+                continue
+            }
             guard words.count == 4, words[1] == "warning" || words[1] == "error", words[2] != "\(id):" else { continue }
             let text = "\(words[1]) \(words[2]) \(words[3])"
             guard seen.insert(String(text.filter { !$0.isNumber })).inserted else { continue }
@@ -128,7 +133,7 @@ struct DynamicRun {
         if wants("ui.limits") { judgeScreens(runtime) }
         if offers.contains("ui"), wants("ui.handlers") { judgeHandlers(runtime) }
         if offers.contains("content"), wants("content.loads") { judgeContent(runtime) }
-        if wants("lifecycle.restart") { judgeRestart(runtime, played: playing) }
+        if wants("lifecycle.restart") || wants("lifecycle.leftovers") { judgeRestart(runtime, played: playing) }
         if let app = self.app(runtime), ["crashed", "disabled", "hung"].contains(app["state"]?.stringValue ?? "") {
             report("lifecycle.survives", "it ended the run \(app["state"]?.stringValue ?? "")")
         }
@@ -261,7 +266,7 @@ struct DynamicRun {
         }
     }
 
-    /// Unloaded (deactivate, destroy) and loaded again, it plays again.
+    /// Unloaded (deactivate, destroy: its host says what it left running) and loaded again, it plays again.
     private mutating func judgeRestart(_ runtime: RuntimeConnection, played: Bool) {
         do {
             _ = try runtime.call("apps.unload", ["id": .string(id)])

@@ -18,6 +18,7 @@
  *   FIXTURE_INIT_FAULT           plugin->init segfaults
  *   FIXTURE_CALLBACK_BLOCKS      on_callback never returns
  *   FIXTURE_LINGER               destroy leaves a thread running in the library
+ *   FIXTURE_HELPER               activate starts a helper process (setsid, sleeps) that destroy leaves running
  *   FIXTURE_LEAK                 each instance opens a pipe, starts a thread blocked reading it and fills 8 MiB, all left after destroy
  *   FIXTURE_ONCE                 the library pins itself loaded (RTLD_NODELETE) and its second create fails
  *   FIXTURE_STOPS_ON_TRANSIENT / FIXTURE_STOPS_ON_DUCK   stops (closes its stream, abandons focus) on that focus change
@@ -387,6 +388,12 @@ static deck_status_t fixture_activate(const deck_plugin_t *plugin) {
     for (int i = 0; i < 1000; i++) say(plugin, "flood");
 #endif
     f->thread_started = pthread_create(&f->thread, NULL, request_thread, f) == 0;
+#ifdef FIXTURE_HELPER
+    if (fork() == 0) {
+        setsid();
+        for (;;) pause();
+    }
+#endif
 #ifdef FIXTURE_SANDBOX_PROBE
     pthread_t prober;  /* off the loop thread: deckd must be free to answer (or refuse) the socket */
     if (pthread_create(&prober, NULL, sandbox_thread, (void *)plugin) == 0) pthread_detach(prober);

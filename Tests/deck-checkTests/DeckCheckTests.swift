@@ -102,12 +102,13 @@ import Testing
         }
     }
 
-    /// Stopping on a transient loss or a duck, a thread and a pipe left after destroy, a second
+    /// Stopping on a transient loss or a duck, a thread and a pipe or a process left after destroy, a second
     /// instance that fails in the same process, a thread running library code after destroy (the
     /// inline runtime crashes), a loop-thread call made from a thread of its own: each caught by its
     /// rule; the plain fixture passes them all.
     @Test(arguments: [("FIXTURE_STOPS_ON_TRANSIENT", "focus.transient"), ("FIXTURE_STOPS_ON_DUCK", "focus.duck"),
-                      ("FIXTURE_LEAK", "lifecycle.leftovers"), ("FIXTURE_ONCE", "lifecycle.repeat"), ("FIXTURE_LINGER", "lifecycle.repeat"),
+                      ("FIXTURE_LEAK", "lifecycle.leftovers"), ("FIXTURE_HELPER", "lifecycle.leftovers"), ("FIXTURE_ONCE", "lifecycle.repeat"),
+                      ("FIXTURE_LINGER", "lifecycle.repeat"),
                       ("FIXTURE_WRONG_THREAD", "threads.host-calls"), ("", "")])
     func focusReactionsAndRepeatedLifecyclesAreJudged(define: String, rule: String) throws {
         let dir = TemporaryDirectory()
@@ -121,6 +122,9 @@ import Testing
             #expect(reasons.contains { $0.contains("2 thread(s) still run after destroy") }
                     && reasons.contains { $0.contains("4 descriptor(s) stay open after destroy") && $0.contains("pipe:") }
                     && reasons.contains { $0.contains("resident memory grew 16 MiB") || $0.contains("resident memory grew 15 MiB") }, "\(result.raw)")
+        }
+        if define == "FIXTURE_HELPER" {
+            #expect(result.findings.map(\.reason) == ["destroy left 1 process(es) running (a setsid one or an orphan counts); ended them"], "\(result.raw)")
         }
         if define == "FIXTURE_LINGER" { #expect(result.findings.first?.reason.contains("the runtime process ended") == true, "\(result.raw)") }
     }
