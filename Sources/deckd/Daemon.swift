@@ -163,7 +163,8 @@ enum Daemon {
         do { runtime = try Runtime(configuration: configuration, logger: logger) } catch { throw .runtime(error) }
         // Before any host starts: a plugin's orphans become deckd's children, and so stay known as plugins'.
         if !AdoptedOrphans.adopt() { logger.warning("isolation", "cannot adopt plugins' orphans (PR_SET_CHILD_SUBREAPER): \(String(cString: strerror(errno)))") }
-        // Every host was ended by then; what plugins left (a crashed host's orphans, an inline plugin's setsid children) ends with deckd.
+        // Every host was ended by then; what plugins left (an inline plugin's setsid children, and
+        // while one was loaded, a crashed host's orphans) ends with deckd.
         defer {
             let ended = AdoptedOrphans.endAll()
             if ended > 0 { logger.info("isolation", "ended \(ended) process(es) that plugins left behind") }
@@ -235,7 +236,13 @@ enum Daemon {
         let notifier = ServiceNotifier(runtime: runtime)
         let reaper: LoopTimer
         do { reaper = try LoopTimer(loop: runtime.loop) } catch { throw .runtime(.loop(error)) }
-        reaper.start(after: 1_000, repeat: 1_000) { AdoptedOrphans.reap() }
+        reaper.start(after: 1_000, repeat: 1_000) {
+            AdoptedOrphans.reap()
+            // An inline plugin's own children are deckd's too; with none loaded, none is a plugin's to keep.
+            guard runtime.plugins.allSatisfy({ $0.processID != nil }) else { return }
+            let ended = AdoptedOrphans.killRunning()
+            if ended > 0 { logger.info("isolation", "ended \(ended) process(es) that plugins' ended hosts left behind") }
+        }
         let stop = {
             notifier.stopping()
             reaper.close()

@@ -20,7 +20,8 @@ import Testing
         let httpPort: Int
         var data: String { dir.path + "/data/org.deck.test.hostile" }
 
-        init(config: String = "{}", permissions: [String] = [], launcher: [String] = []) throws {
+        /// `policy`, when given, is the entitlement policy's text (`--policy`).
+        init(config: String = "{}", permissions: [String] = [], policy: String? = nil, launcher: [String] = []) throws {
             let plugins = dir.path + "/plugins", extra = dir.path + "/extra", socket = dir.path + "/deck.sock", token = dir.path + "/token"
             for folder in [plugins, extra] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
             chmod(dir.path, 0o755)
@@ -38,8 +39,13 @@ import Testing
             isolation["mediaFolders"] = [dir.path + "/media"]
             settings["isolation"] = isolation
             try JSONSerialization.data(withJSONObject: settings).write(to: URL(fileURLWithPath: dir.path + "/deck.json"))
+            var policyArguments: [String] = []
+            if let policy {
+                try policy.write(toFile: dir.path + "/policy.json", atomically: true, encoding: .utf8)
+                policyArguments = ["--policy", dir.path + "/policy.json"]
+            }
             deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", plugins, "--socket", socket, "--state", "none",
-                                      "--isolation", "process", "--tcp", "localhost:0", "--token-file", token],
+                                      "--isolation", "process", "--tcp", "localhost:0", "--token-file", token] + policyArguments,
                                      launcher: launcher, environment: ["DECK_SECRET": "s3cret"])
             #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
             let portLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") }, "\(deckd.log)")
@@ -203,28 +209,49 @@ import Testing
 
     /// Without cgroups, on deckd's own uid, only ancestry marks a plugin's processes: the host is
     /// its plugin's subreaper, so a `setsid` orphan stays its descendant, refused as a plugin's
-    /// and ended with its app. A crashed host's orphans are deckd's, ended when deckd stops.
+    /// and ended with its app. A crashed host's orphans are deckd's, ended within a sweep or two.
     @Test func withoutCgroupsAHostKeepsItsPluginsOrphansAndDeckdEndsACrashedOnes() throws {
         let scene = try Scene(config: #"{"isolation": {"uidBase": 0}}"#, permissions: ["network"], launcher: SandboxTests.withoutCgroups)
         #expect(!scene.hasCgroups && scene.deckd.log.contains("no cgroup v2 hierarchy is mounted"), "\(scene.deckd.log)")
         try scene.expectContained()
         try scene.expectOrphanRefused()
-        let host = try scene.hostPID(), first = try scene.grandchild()
-        #expect(SandboxTests.parent(of: first) == host)
-        // The host crashes: its orphan becomes deckd's, which cannot tell whose it was.
-        for file in ["pid", "orphan"] { unlink(scene.data + "/" + file) }
-        kill(host, SIGSEGV)
-        #expect(scene.deckd.waitForLog("org.deck.test.hostile restarted"), "\(scene.deckd.log)")
-        let adopted = Date().addingTimeInterval(5)
-        while SandboxTests.parent(of: first) != scene.deckd.process.processIdentifier && Date() < adopted { usleep(10_000) }
-        #expect(SandboxTests.parent(of: first) == scene.deckd.process.processIdentifier)
-        // The restarted host's orphan ends with the app, ended by the host; the crashed one's lives on until deckd stops.
+        let first = try SandboxTests.crashTheHost(of: scene)
+        // Every plugin runs in a host: an orphan deckd adopts is no live app's, and is ended.
+        let ended = Date().addingTimeInterval(5)
+        while access("/proc/\(first)", F_OK) == 0 && Date() < ended { usleep(20_000) }
+        #expect(access("/proc/\(first)", F_OK) != 0, "the crashed host's orphan \(first) lives on")
+        #expect(scene.deckd.log.contains("ended 1 process(es) that plugins' ended hosts left behind"), "\(scene.deckd.log)")
+        // The restarted host's orphan ends with the app, ended by the host.
         try scene.expectNothingOutlivesTheApp()
         #expect(scene.deckd.log.contains("org.deck.test.hostile: destroy left 1 process(es) running"), "\(scene.deckd.log)")
+        #expect(scene.deckd.stop() == 0)
+    }
+
+    /// With a plugin inline, whose own children are deckd's too, a crashed host's orphan lives
+    /// until deckd stops, and is ended then.
+    @Test func withAnInlinePluginACrashedHostsOrphanEndsWithDeckd() throws {
+        let policy = #"{"default": ["audio"], "permissions": {"default": ["network"]}, "isolation": {"default": "process", "plugins": {"org.deck.test.victim": "inline"}}}"#
+        let scene = try Scene(config: #"{"isolation": {"uidBase": 0}}"#, permissions: ["network"], policy: policy, launcher: SandboxTests.withoutCgroups)
+        #expect(scene.owner.call("apps.list", id: 3)?.contains(#""isolation":"inline""#) == true, "the victim runs inline")
+        #expect(scene.deckd.waitForLog("sandbox: done: all tried"), "\(scene.deckd.log)")
+        let first = try SandboxTests.crashTheHost(of: scene)
+        usleep(2_500_000)  // two sweeps
         #expect(SandboxTests.isRunning(first))
+        try scene.expectNothingOutlivesTheApp()
         #expect(scene.deckd.stop() == 0)
         #expect(access("/proc/\(first)", F_OK) != 0, "the crashed host's orphan \(first) outlived deckd")
         #expect(scene.deckd.log.contains("ended 1 process(es) that plugins left behind"), "\(scene.deckd.log)")
+    }
+
+    /// Kills the hostile app's host with SIGSEGV once its orphan is the host's child; the orphan,
+    /// now deckd's (the next orphan, the restarted app's, writes the pid file anew).
+    static func crashTheHost(of scene: Scene) throws -> pid_t {
+        let host = try scene.hostPID(), first = try scene.grandchild()
+        #expect(SandboxTests.parent(of: first) == host)
+        for file in ["pid", "orphan"] { unlink(scene.data + "/" + file) }
+        kill(host, SIGSEGV)
+        #expect(scene.deckd.waitForLog("org.deck.test.hostile restarted"), "\(scene.deckd.log)")
+        return first
     }
 
     /// Starts deckd in a mount namespace of its own without the cgroup v2 hierarchy, as on a

@@ -15,6 +15,14 @@ public enum AdoptedOrphans {
         orphans().filter { $0.state == "Z" && waitpid($0.pid, nil, WNOHANG) == $0.pid }.count
     }
 
+    /// Kills the adopted children still running, without waiting (a later `reap` takes them);
+    /// how many. For deckd's sweep while no plugin runs inline: each is then the orphan of a host
+    /// that ended, or of a plugin that cleared its host's subreaper flag.
+    @discardableResult
+    public static func killRunning() -> Int {
+        orphans().filter { $0.state != "Z" && kill($0.pid, SIGKILL) == 0 }.count
+    }
+
     /// Kills and reaps the orphans adopted and still running (a host that crashed left its
     /// plugin's to deckd), and theirs, adopted in turn; for deckd's end, after every host was
     /// ended. How many were killed.
