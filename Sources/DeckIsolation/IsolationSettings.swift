@@ -71,7 +71,7 @@ public struct IsolationSettings: Sendable, Equatable {
         } else {
             parts.append("NO Landlock or network namespace (isolation.sandbox is false)")
         }
-        parts.append(cgroups.parent.map { "a cgroup each under \($0)" } ?? "NO cgroups (\(cgroups.unavailable ?? "")): " + (hostUIDs == nil ? "its host's descendants are ended instead (not a crashed host's orphans)" : "its uid's processes are ended instead"))
+        parts.append(cgroups.parent.map { "a cgroup each under \($0)" } ?? "NO cgroups (\(cgroups.unavailable ?? "")): " + (hostUIDs == nil ? "its host's descendants are ended instead (in libdeck, not a crashed host's orphans)" : "its uid's processes are ended instead"))
         return parts.joined(separator: "; ")
     }
 
