@@ -3,6 +3,8 @@
 public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         case syntax, tooLarge, tooDeep
+        /// Valid JSON with a number Deck cannot hold: an integer beyond 64 bits, a real beyond Double.
+        case numberOutOfRange
         /// A top-level array with this many elements, over `maxTopLevelElements`.
         case tooManyElements(Int)
     }
@@ -12,6 +14,6 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
     public var message: String
 
     public var description: String {
-        kind == .syntax ? "line \(line), column \(column): \(message)" : message
+        kind == .syntax || kind == .numberOutOfRange ? "line \(line), column \(column): \(message)" : message
     }
 }

@@ -6,6 +6,8 @@ import Glibc
 struct JSONParser: ~Copyable {
     private let text: UnsafeRawBufferPointer
     private let maxDepth: Int
+    /// Whether a number out of range is read as NaN (`JSONValue.parseMarkingOutOfRange`) rather than refused.
+    private let marksOutOfRange: Bool
     private var at = 0
     private var depth = 0
     /// Elements and members of the containers being read, reused so each container is allocated once, at its size.
@@ -17,9 +19,10 @@ struct JSONParser: ~Copyable {
     /// Where the last string read stands in the text, when it had no escapes (so keys compare as bytes).
     private var lastRaw: Range<Int>?
 
-    init(_ text: UnsafeRawBufferPointer, maxDepth: Int) {
+    init(_ text: UnsafeRawBufferPointer, maxDepth: Int, marksOutOfRange: Bool = false) {
         self.text = text
         self.maxDepth = maxDepth
+        self.marksOutOfRange = marksOutOfRange
     }
 
     /// The document: one value and nothing but whitespace after it.
@@ -362,14 +365,14 @@ struct JSONParser: ~Copyable {
             for index in digitsStart..<at {
                 let (times10, over1) = magnitude.multipliedReportingOverflow(by: 10)
                 let (sum, over2) = times10.addingReportingOverflow(UInt64(text[index] - UInt8(ascii: "0")))
-                guard !over1 && !over2 else { throw failure("integer out of range", at: start) }
+                guard !over1 && !over2 else { return try outOfRange("integer out of range", at: start) }
                 magnitude = sum
             }
             if negative {
-                guard magnitude <= UInt64(Int64.max) + 1 else { throw failure("integer out of range", at: start) }
+                guard magnitude <= UInt64(Int64.max) + 1 else { return try outOfRange("integer out of range", at: start) }
                 return .int(magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude))
             }
-            guard magnitude <= UInt64(Int64.max) else { throw failure("integer out of range", at: start) }
+            guard magnitude <= UInt64(Int64.max) else { return try outOfRange("integer out of range", at: start) }
             return .int(Int64(magnitude))
         }
         let digits = UnsafeRawBufferPointer(rebasing: text[digitsStart..<digitsEnd])
@@ -379,8 +382,18 @@ struct JSONParser: ~Copyable {
             buffer[at - start] = 0
             return strtod(buffer.baseAddress!, nil)
         }
-        guard value.isFinite else { throw failure("real number overflow", at: start) }
+        guard value.isFinite else { return try outOfRange("real number overflow", at: start) }
         return .double(value)
+    }
+
+    /// The mark for a number out of range (its digits read), or the error refusing it.
+    private func outOfRange(_ message: String, at offset: Int) throws(JSONParseError) -> JSONValue {
+        guard marksOutOfRange else {
+            var error = failure(message, at: offset)
+            error.kind = .numberOutOfRange
+            throw error
+        }
+        return .double(.nan)
     }
 
     /// The real `digits` × 10^`scale` (its digits with the point left in) without strtod, when that

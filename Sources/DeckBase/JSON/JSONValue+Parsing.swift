@@ -1,9 +1,30 @@
 extension JSONValue {
     /// Parses one JSON value (any type at the top level); duplicate object keys are refused.
     public static func parse(_ bytes: [UInt8], limits: JSONLimits = JSONLimits()) throws(JSONParseError) -> JSONValue {
+        try parse(bytes, limits: limits, marksOutOfRange: false)
+    }
+
+    /// Parses as `parse` does, but reads a number out of range (an integer beyond 64 bits, a real
+    /// beyond Double) as NaN, which no JSON text otherwise gives, instead of refusing the text: so
+    /// a JSON-RPC server still finds each request's id and refuses only what holds one.
+    public static func parseMarkingOutOfRange(_ bytes: [UInt8], limits: JSONLimits = JSONLimits()) throws(JSONParseError) -> JSONValue {
+        try parse(bytes, limits: limits, marksOutOfRange: true)
+    }
+
+    /// Whether this value holds a number `parseMarkingOutOfRange` read as out of range.
+    public var holdsOutOfRangeNumber: Bool {
+        switch self {
+        case .double(let value): value.isNaN
+        case .array(let elements): elements.contains { $0.holdsOutOfRangeNumber }
+        case .object(let members): members.contains { $0.value.holdsOutOfRangeNumber }
+        case .null, .bool, .int, .string: false
+        }
+    }
+
+    private static func parse(_ bytes: [UInt8], limits: JSONLimits, marksOutOfRange: Bool) throws(JSONParseError) -> JSONValue {
         try checkSize(bytes, limits: limits)
         let result = bytes.withUnsafeBytes { text -> Result<JSONValue, JSONParseError> in
-            var parser = JSONParser(text, maxDepth: limits.maxDepth)
+            var parser = JSONParser(text, maxDepth: limits.maxDepth, marksOutOfRange: marksOutOfRange)
             do throws(JSONParseError) { return .success(try parser.document()) } catch { return .failure(error) }
         }
         return try result.get()

@@ -27,6 +27,23 @@ import Testing
         }
     }
 
+    /// A number out of range is refused as such, with its place; marking reads it as NaN instead,
+    /// and everything around it as usual.
+    @Test func aNumberOutOfRangeIsRefusedOrMarked() throws {
+        for text in ["[9223372036854775808]", "[-9223372036854775809]", "[1e309]", "[-1e400]", "[123456789012345678901234567890]"] {
+            let error = try #require(throws: JSONParseError.self) { try JSONValue.parse(text) }
+            #expect(error.kind == .numberOutOfRange && error.line == 1 && error.column == 2)
+            #expect(error.message.hasPrefix(text.contains("e") ? "real number overflow" : "integer out of range"))
+        }
+        let marked = try JSONValue.parseMarkingOutOfRange(Array(#"{"a": [1, 1e999, "x"], "b": 18446744073709551616, "c": 2.5}"#.utf8))
+        let a = try #require(marked["a"]?.arrayValue)
+        #expect(a[1].doubleValue?.isNaN == true && marked["b"]?.doubleValue?.isNaN == true)
+        #expect(a[0] == 1 && a[2] == "x" && marked["c"] == 2.5)
+        #expect(marked.holdsOutOfRangeNumber && marked["a"]?.holdsOutOfRangeNumber == true && marked["c"]?.holdsOutOfRangeNumber == false)
+        #expect(try JSONValue.parseMarkingOutOfRange(Array("[9223372036854775807, 1e308]".utf8)) == [.int(.max), 1e308])
+        #expect(throws: JSONParseError.self) { try JSONValue.parseMarkingOutOfRange(Array("[1e999,]".utf8)) }
+    }
+
     /// Bytes no valid UTF-8 has (overlong forms, surrogates, beyond U+10FFFF, stray continuations) are refused in strings.
     @Test(arguments: [[0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80],
                       [0x80], [0xC3], [0xE2, 0x82], [0xFF]] as [[UInt8]])
