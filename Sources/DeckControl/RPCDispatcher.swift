@@ -38,7 +38,7 @@ public final class RPCDispatcher {
     public func handle(_ bytes: [UInt8], connection: RPCConnection, reply: @escaping (String) -> Void) {
         switch read(bytes) {
         case .refused(let line): reply(line)
-        case .message(let message, let marked): handle(message: message, marked: marked, connection: connection, reply: reply)
+        case .message(let message, let unheld): handle(message: message, unheld: unheld, connection: connection, reply: reply)
         }
     }
 
@@ -47,23 +47,23 @@ public final class RPCDispatcher {
     /// Handles one message and appends its answer and a newline to `answers` (nothing for a
     /// notification): a request answered at once is written straight there, with no text in between.
     public func handle(_ bytes: [UInt8], connection: RPCConnection, appendingTo answers: inout [UInt8]) {
-        let message: JSONValue, marked: Bool
+        let message: JSONValue, unheld: String?
         switch read(bytes) {
         case .refused(let line):
             answers += line.utf8
             answers.append(10)
             return
-        case .message(let read, let holdsMarks): (message, marked) = (read, holdsMarks)
+        case .message(let read, let reason): (message, unheld) = (read, reason)
         }
         guard case .object = message else {
             // A batch, or not a request at all: answered as text.
-            if let text = answerNow(on: connection, { handle(message: message, marked: marked, connection: connection, reply: $0) }) {
+            if let text = answerNow(on: connection, { handle(message: message, unheld: unheld, connection: connection, reply: $0) }) {
                 answers += text.utf8
                 answers.append(10)
             }
             return
         }
-        switch handle(single: message, marked: marked, connection: connection) {
+        switch handle(single: message, unheld: unheld, connection: connection) {
         case .now(nil): break
         case .now(let response?):
             response.encode(appendingTo: &answers)
@@ -75,53 +75,56 @@ public final class RPCDispatcher {
         }
     }
 
-    /// A message's bytes read, or the error answer for bytes that are not one. `marked`: it holds
-    /// numbers out of range, read as marks (`parseMarkingOutOfRange`), which refuse what holds them.
+    /// A message's bytes read, or the error answer for bytes that are not one. `unheld`: why the
+    /// requests holding values Deck cannot hold, read as marks (`parseMarkingUnrepresentable`), are refused.
     private enum Reading {
-        case message(JSONValue, marked: Bool)
+        case message(JSONValue, unheld: String?)
         case refused(String)
     }
 
     private func read(_ bytes: [UInt8]) -> Reading {
         do {
-            return .message(try JSONValue.parse(bytes, limits: limits.json), marked: false)
-        } catch let error where error.kind == .numberOutOfRange {
-            // Valid JSON, so not a parse error: each request holding such a number is refused with its id.
+            return .message(try JSONValue.parse(bytes, limits: limits.json), unheld: nil)
+        } catch let error where error.kind == .unrepresentable {
+            // Valid JSON, so not a parse error: each request holding such a value is refused with its id.
             do {
-                return .message(try JSONValue.parseMarkingOutOfRange(bytes, limits: limits.json), marked: true)
+                let marked = try JSONValue.parseMarkingUnrepresentable(bytes, limits: limits.json)
+                let reason = if case .array = marked { RPCDispatcher.unrepresentable } else { "\(error.description) (\(RPCDispatcher.unrepresentable))" }
+                return .message(marked, unheld: reason)
             } catch {
-                return refused(error)  // a syntax error after the number
+                return refused(error)  // a syntax error after it
             }
         } catch {
             return refused(error)
         }
     }
 
+    private static let unrepresentable = "Deck holds integers in 64 bits, reals in a double, and strings without \\u0000 or lone surrogates"
+
     private func refused(_ error: JSONParseError) -> Reading {
         let rpcError: RPCError = switch error.kind {
-        case .syntax, .numberOutOfRange: .parseError(error.description)
+        case .syntax, .unrepresentable: .parseError(error.description)
         case .tooLarge, .tooDeep: .limit(error.message)
         case .tooManyElements(let count): RPCDispatcher.batchTooLong(count, limit: limits.maxBatch)
         }
         return .refused(RPCDispatcher.response(id: .null, error: rpcError).encoded())
     }
 
-    /// The answer to a request holding a number out of range, which is not run; nil when it holds none.
-    private static func outOfRangeRefusal(_ request: JSONObject) -> Answer? {
-        guard JSONValue.object(request).holdsOutOfRangeNumber else { return nil }
-        let detail = "a number out of range (integers must fit in 64 bits, reals in a double)"
+    /// The answer to a request holding a value Deck cannot hold, which is not run; nil when it holds none.
+    private static func unheldRefusal(_ request: JSONObject, reason: String) -> Answer? {
+        guard JSONValue.object(request).holdsUnrepresentable else { return nil }
         guard let id = request["id"] else { return .now(nil) }  // a notification is never answered
-        if id.holdsOutOfRangeNumber { return .now(response(id: .null, error: .invalidRequest("the id is \(detail)"))) }
-        if request["params"]?.holdsOutOfRangeNumber == true { return .now(response(id: id, error: .invalidParams(detail))) }
-        return .now(response(id: id, error: .invalidRequest(detail)))
+        if id.holdsUnrepresentable { return .now(response(id: .null, error: .invalidRequest("the id: \(reason)"))) }
+        if request["params"]?.holdsUnrepresentable == true { return .now(response(id: id, error: .invalidParams(reason))) }
+        return .now(response(id: id, error: .invalidRequest(reason)))
     }
 
-    private func handle(message: JSONValue, marked: Bool, connection: RPCConnection, reply: @escaping (String) -> Void) {
+    private func handle(message: JSONValue, unheld: String?, connection: RPCConnection, reply: @escaping (String) -> Void) {
         if case .array(let batch) = message {
             guard !batch.isEmpty else { return reply(RPCDispatcher.response(id: .null, error: .invalidRequest("empty batch")).encoded()) }
-            return handle(batch: batch, marked: marked, connection: connection, reply: reply)
+            return handle(batch: batch, unheld: unheld, connection: connection, reply: reply)
         }
-        switch handle(single: message, marked: marked, connection: connection) {
+        switch handle(single: message, unheld: unheld, connection: connection) {
         case .now(let response): if let response { reply(response.encoded()) }
         case .later(let pending): pending.then { reply($0.encoded()) }
         }
@@ -150,7 +153,7 @@ public final class RPCDispatcher {
     /// with the request's id, or with a null id for a batch or unreadable text; nil for a
     /// notification, which gets no answer.
     public func refusal(of request: String, _ error: RPCError) -> String? {
-        guard let message = try? JSONValue.parseMarkingOutOfRange(Array(request.utf8), limits: limits.json) else {
+        guard let message = try? JSONValue.parseMarkingUnrepresentable(Array(request.utf8), limits: limits.json) else {
             return RPCDispatcher.errorLine(error)
         }
         guard case .object(let members) = message else { return RPCDispatcher.errorLine(error) }
@@ -174,7 +177,7 @@ public final class RPCDispatcher {
     /// Answers each member in order while the answer stays within `maxResponseBytes`; members past
     /// that are not run and are answered with a limit error, so one message cannot grow memory unbounded.
     /// A batch with a member answered later is replied whole once all are in.
-    private func handle(batch: [JSONValue], marked: Bool, connection: RPCConnection, reply: @escaping (String) -> Void) {
+    private func handle(batch: [JSONValue], unheld: String?, connection: RPCConnection, reply: @escaping (String) -> Void) {
         let answers = BatchAnswers()
         var size = 2
         for message in batch {
@@ -184,7 +187,7 @@ public final class RPCDispatcher {
                 answers.parts.append(RPCDispatcher.response(id: id, error: error).encoded())
                 continue
             }
-            switch handle(single: message, marked: marked, connection: connection) {
+            switch handle(single: message, unheld: unheld, connection: connection) {
             case .now(nil): continue
             case .now(let response?):
                 let text = response.encoded()
@@ -211,9 +214,9 @@ public final class RPCDispatcher {
         case later(MappedAnswer)
     }
 
-    private func handle(single message: JSONValue, marked: Bool, connection: RPCConnection) -> Answer {
+    private func handle(single message: JSONValue, unheld: String?, connection: RPCConnection) -> Answer {
         guard case .object(let request) = message else { return .now(RPCDispatcher.response(id: .null, error: .invalidRequest("not an object"))) }
-        if marked, let refusal = RPCDispatcher.outOfRangeRefusal(request) { return refusal }
+        if let unheld, let refusal = RPCDispatcher.unheldRefusal(request, reason: unheld) { return refusal }
         let id = request["id"]
         if let id, !RPCDispatcher.isValidID(id) {
             return .now(RPCDispatcher.response(id: .null, error: .invalidRequest("id must be a string, a number or null")))
@@ -286,7 +289,7 @@ public final class RPCDispatcher {
     private static func isValidID(_ id: JSONValue) -> Bool {
         switch id {
         case .string, .int, .null: true
-        case .double(let value): !value.isNaN  // NaN: a number out of range, marked
+        case .double(let value): !value.isNaN  // NaN: a value Deck cannot hold, marked
         default: false
         }
     }

@@ -111,10 +111,11 @@ import Testing
                      #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}"#)
     }
 
-    /// A number beyond 64 bits or a double is valid JSON that Deck cannot hold: not a parse error
-    /// with a null id (a client waiting for its id would wait for ever), but its request refused
-    /// with its id, unrun, while the rest of a batch runs.
-    @Test func aNumberOutOfRangeRefusesItsRequestWithItsIdAndNothingElse() throws {
+    /// A number beyond 64 bits or a double, or a string with an escaped NUL or lone surrogate, is
+    /// valid JSON that Deck cannot hold: not a parse error with a null id (a client waiting for
+    /// its id would wait for ever), but its request refused with its id, unrun, while the rest of
+    /// a batch runs.
+    @Test func aValueDeckCannotHoldRefusesItsRequestWithItsIdAndNothingElse() throws {
         try exchange(#"{"jsonrpc": "2.0", "method": "subtract", "params": [9223372036854775808, 1], "id": 1}"#,
                      #"{"jsonrpc": "2.0", "error": {"code": -32602, "message": "Invalid params"}, "id": 1}"#)
         try exchange(#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": -1e400, "subtrahend": 1}, "id": "a"}"#,
@@ -123,17 +124,24 @@ import Testing
                      #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}"#)
         try exchange(#"{"jsonrpc": "2.0", "method": "get_data", "extra": [1e999], "id": 2}"#,
                      #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": 2}"#)
+        try exchange(#"{"jsonrpc": "2.0", "method": "get_data", "params": {"\ud800": 1}, "id": 5}"#,
+                     #"{"jsonrpc": "2.0", "error": {"code": -32602, "message": "Invalid params"}, "id": 5}"#)
+        try exchange(#"{"jsonrpc": "2.0", "method": "get_data", "id": "\udfff"}"#,
+                     #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}"#)
         try exchange(#"{"jsonrpc": "2.0", "method": "notify_hello", "params": [1e999]}"#, nil)
-        try exchange(#"[{"jsonrpc": "2.0", "method": "sum", "params": [1, 2], "id": 1}, {"jsonrpc": "2.0", "method": "sum", "params": [1e999], "id": 2}]"#, """
+        try exchange(#"[{"jsonrpc": "2.0", "method": "sum", "params": [1, 2], "id": 1}, {"jsonrpc": "2.0", "method": "sum", "params": [1e999], "id": 2},"#
+                     + #" {"jsonrpc": "2.0", "method": "get_data", "params": ["a\u0000"], "id": 3}]"#, """
             [{"jsonrpc": "2.0", "result": 3, "id": 1},
-             {"jsonrpc": "2.0", "error": {"code": -32602, "message": "Invalid params"}, "id": 2}]
+             {"jsonrpc": "2.0", "error": {"code": -32602, "message": "Invalid params"}, "id": 2},
+             {"jsonrpc": "2.0", "error": {"code": -32602, "message": "Invalid params"}, "id": 3}]
             """)
         // A syntax error after such a number is still a parse error.
         try exchange(#"{"jsonrpc": "2.0", "method": "sum", "params": [1e999], "id": 3"#,
                      #"{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}"#)
         let connection = RPCConnection { _ in }
         let answer = try JSONValue.parse(try #require(specDispatcher().handle(#"{"jsonrpc":"2.0","method":"sum","params":[99999999999999999999],"id":4}"#, connection: connection)))
-        #expect(answer["error"]?["message"]?.stringValue == "Invalid params: a number out of range (integers must fit in 64 bits, reals in a double)")
+        #expect(answer["error"]?["message"]?.stringValue
+            == "Invalid params: line 1, column 43: integer out of range near '9' (Deck holds integers in 64 bits, reals in a double, and strings without \\u0000 or lone surrogates)")
     }
 
     @Test func oversizedAndTooDeepMessagesAreRefusedAsLimits() throws {

@@ -3,8 +3,9 @@
 public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         case syntax, tooLarge, tooDeep
-        /// Valid JSON with a number Deck cannot hold: an integer beyond 64 bits, a real beyond Double.
-        case numberOutOfRange
+        /// Valid JSON with a value Deck cannot hold: an integer beyond 64 bits, a real beyond a
+        /// double, a string with `\u0000` or a lone surrogate escape.
+        case unrepresentable
         /// A top-level array with this many elements, over `maxTopLevelElements`.
         case tooManyElements(Int)
     }
@@ -14,6 +15,6 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
     public var message: String
 
     public var description: String {
-        kind == .syntax || kind == .numberOutOfRange ? "line \(line), column \(column): \(message)" : message
+        kind == .syntax || kind == .unrepresentable ? "line \(line), column \(column): \(message)" : message
     }
 }

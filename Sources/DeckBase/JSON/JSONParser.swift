@@ -2,12 +2,15 @@ import Glibc
 
 /// RFC 8259 text straight into a `JSONValue`, in one pass: strict as jansson is with
 /// JSON_DECODE_ANY | JSON_REJECT_DUPLICATES (valid UTF-8, no NUL, no lone surrogates, integers in
-/// 64 bits, finite reals), which a test holds it to on the fuzz corpora.
+/// 64 bits, finite reals), which a test holds it to on the fuzz corpora; or, marking, reading the
+/// values it cannot hold as NaN.
 struct JSONParser: ~Copyable {
     private let text: UnsafeRawBufferPointer
     private let maxDepth: Int
-    /// Whether a number out of range is read as NaN (`JSONValue.parseMarkingOutOfRange`) rather than refused.
-    private let marksOutOfRange: Bool
+    /// Whether a value Deck cannot hold is read as NaN (`JSONValue.parseMarkingUnrepresentable`) rather than refused.
+    private let marksUnrepresentable: Bool
+    /// Set when the string just read held an escape Deck cannot hold (marking only), read as U+FFFD.
+    private var unrepresentableString = false
     private var at = 0
     private var depth = 0
     /// Elements and members of the containers being read, reused so each container is allocated once, at its size.
@@ -19,10 +22,10 @@ struct JSONParser: ~Copyable {
     /// Where the last string read stands in the text, when it had no escapes (so keys compare as bytes).
     private var lastRaw: Range<Int>?
 
-    init(_ text: UnsafeRawBufferPointer, maxDepth: Int, marksOutOfRange: Bool = false) {
+    init(_ text: UnsafeRawBufferPointer, maxDepth: Int, marksUnrepresentable: Bool = false) {
         self.text = text
         self.maxDepth = maxDepth
-        self.marksOutOfRange = marksOutOfRange
+        self.marksUnrepresentable = marksUnrepresentable
     }
 
     /// The document: one value and nothing but whitespace after it.
@@ -39,7 +42,11 @@ struct JSONParser: ~Copyable {
         switch text[at] {
         case UInt8(ascii: "{"): return try object()
         case UInt8(ascii: "["): return try array()
-        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "\""):
+            let string = try string()
+            guard unrepresentableString else { return .string(string) }
+            unrepresentableString = false
+            return .double(.nan)
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
@@ -101,7 +108,10 @@ struct JSONParser: ~Copyable {
             guard at < text.count, text[at] == UInt8(ascii: ":") else { throw failure("':' expected after an object key", at: at) }
             at += 1
             skipWhitespace()
-            members.push(JSONObject.Member(key, try value()))
+            let keyMarked = unrepresentableString
+            unrepresentableString = false
+            let value = try value()
+            members.push(JSONObject.Member(key, keyMarked ? .double(.nan) : value))  // a key Deck cannot hold marks its member
         } while try next(closing: UInt8(ascii: "}"))
         if !ordered { try sort(members.region(from: start), keys: keys.region(from: keyStart)) }
         return .object(JSONObject(ordered: members.pop(from: start)))
@@ -253,20 +263,30 @@ struct JSONParser: ~Copyable {
         case UInt8(ascii: "t"): unescaped.append(9)
         case UInt8(ascii: "u"):
             var scalar = try hexQuad(escapeAt)
-            if scalar == 0 { throw failure("\\u0000 is not allowed in a string", at: escapeAt) }
-            if (0xDC00...0xDFFF).contains(scalar) { throw failure("lone low surrogate in \\u escape", at: escapeAt) }
+            if scalar == 0 { return try unrepresentableEscape("\\u0000 is not allowed in a string", at: escapeAt) }
+            if (0xDC00...0xDFFF).contains(scalar) { return try unrepresentableEscape("lone low surrogate in \\u escape", at: escapeAt) }
             if (0xD800...0xDBFF).contains(scalar) {
                 guard at + 1 < text.count, text[at] == UInt8(ascii: "\\"), text[at + 1] == UInt8(ascii: "u") else {
-                    throw failure("high surrogate not followed by a low one in \\u escape", at: escapeAt)
+                    return try unrepresentableEscape("high surrogate not followed by a low one in \\u escape", at: escapeAt)
                 }
                 at += 2
                 let low = try hexQuad(escapeAt)
-                guard (0xDC00...0xDFFF).contains(low) else { throw failure("high surrogate not followed by a low one in \\u escape", at: escapeAt) }
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    at -= 6  // the escape after it is read on its own
+                    return try unrepresentableEscape("high surrogate not followed by a low one in \\u escape", at: escapeAt)
+                }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             }
             unescaped.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
         default: throw failure("invalid escape", at: escapeAt)
         }
+    }
+
+    /// Refuses an escape Deck cannot hold, or, marking, reads it as U+FFFD and flags its string.
+    private mutating func unrepresentableEscape(_ message: String, at offset: Int) throws(JSONParseError) {
+        _ = try unrepresentable(message, at: offset)
+        unrepresentableString = true
+        unescaped.append(contentsOf: [0xEF, 0xBF, 0xBD])
     }
 
     private mutating func hexQuad(_ escapeAt: Int) throws(JSONParseError) -> UInt32 {
@@ -365,14 +385,14 @@ struct JSONParser: ~Copyable {
             for index in digitsStart..<at {
                 let (times10, over1) = magnitude.multipliedReportingOverflow(by: 10)
                 let (sum, over2) = times10.addingReportingOverflow(UInt64(text[index] - UInt8(ascii: "0")))
-                guard !over1 && !over2 else { return try outOfRange("integer out of range", at: start) }
+                guard !over1 && !over2 else { return try unrepresentable("integer out of range", at: start) }
                 magnitude = sum
             }
             if negative {
-                guard magnitude <= UInt64(Int64.max) + 1 else { return try outOfRange("integer out of range", at: start) }
+                guard magnitude <= UInt64(Int64.max) + 1 else { return try unrepresentable("integer out of range", at: start) }
                 return .int(magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude))
             }
-            guard magnitude <= UInt64(Int64.max) else { return try outOfRange("integer out of range", at: start) }
+            guard magnitude <= UInt64(Int64.max) else { return try unrepresentable("integer out of range", at: start) }
             return .int(Int64(magnitude))
         }
         let digits = UnsafeRawBufferPointer(rebasing: text[digitsStart..<digitsEnd])
@@ -382,18 +402,18 @@ struct JSONParser: ~Copyable {
             buffer[at - start] = 0
             return strtod(buffer.baseAddress!, nil)
         }
-        guard value.isFinite else { return try outOfRange("real number overflow", at: start) }
+        guard value.isFinite else { return try unrepresentable("real number overflow", at: start) }
         return .double(value)
     }
 
-    /// The mark for a number out of range (its digits read), or the error refusing it.
-    private func outOfRange(_ message: String, at offset: Int) throws(JSONParseError) -> JSONValue {
-        guard marksOutOfRange else {
+    /// The mark for a value Deck cannot hold (its text read), or the error refusing it.
+    private func unrepresentable(_ message: String, at offset: Int) throws(JSONParseError) -> JSONValue {
+        guard marksUnrepresentable else {
             var error = failure(message, at: offset)
-            error.kind = .numberOutOfRange
+            error.kind = .unrepresentable
             throw error
         }
-        return .double(.nan)
+        return .double(.nan)  // which no JSON text gives otherwise
     }
 
     /// The real `digits` × 10^`scale` (its digits with the point left in) without strtod, when that

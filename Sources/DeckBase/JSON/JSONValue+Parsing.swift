@@ -1,30 +1,31 @@
 extension JSONValue {
     /// Parses one JSON value (any type at the top level); duplicate object keys are refused.
     public static func parse(_ bytes: [UInt8], limits: JSONLimits = JSONLimits()) throws(JSONParseError) -> JSONValue {
-        try parse(bytes, limits: limits, marksOutOfRange: false)
+        try parse(bytes, limits: limits, marksUnrepresentable: false)
     }
 
-    /// Parses as `parse` does, but reads a number out of range (an integer beyond 64 bits, a real
-    /// beyond Double) as NaN, which no JSON text otherwise gives, instead of refusing the text: so
-    /// a JSON-RPC server still finds each request's id and refuses only what holds one.
-    public static func parseMarkingOutOfRange(_ bytes: [UInt8], limits: JSONLimits = JSONLimits()) throws(JSONParseError) -> JSONValue {
-        try parse(bytes, limits: limits, marksOutOfRange: true)
+    /// Parses as `parse` does, but reads a value Deck cannot hold (`JSONParseError.Kind.unrepresentable`)
+    /// as NaN, which no JSON text otherwise gives, instead of refusing the text; a member whose key
+    /// is such a string has NaN for its value. So a JSON-RPC server still finds each request's id
+    /// and refuses only what holds one.
+    public static func parseMarkingUnrepresentable(_ bytes: [UInt8], limits: JSONLimits = JSONLimits()) throws(JSONParseError) -> JSONValue {
+        try parse(bytes, limits: limits, marksUnrepresentable: true)
     }
 
-    /// Whether this value holds a number `parseMarkingOutOfRange` read as out of range.
-    public var holdsOutOfRangeNumber: Bool {
+    /// Whether this value holds a mark of `parseMarkingUnrepresentable`.
+    public var holdsUnrepresentable: Bool {
         switch self {
         case .double(let value): value.isNaN
-        case .array(let elements): elements.contains { $0.holdsOutOfRangeNumber }
-        case .object(let members): members.contains { $0.value.holdsOutOfRangeNumber }
+        case .array(let elements): elements.contains { $0.holdsUnrepresentable }
+        case .object(let members): members.contains { $0.value.holdsUnrepresentable }
         case .null, .bool, .int, .string: false
         }
     }
 
-    private static func parse(_ bytes: [UInt8], limits: JSONLimits, marksOutOfRange: Bool) throws(JSONParseError) -> JSONValue {
+    private static func parse(_ bytes: [UInt8], limits: JSONLimits, marksUnrepresentable: Bool) throws(JSONParseError) -> JSONValue {
         try checkSize(bytes, limits: limits)
         let result = bytes.withUnsafeBytes { text -> Result<JSONValue, JSONParseError> in
-            var parser = JSONParser(text, maxDepth: limits.maxDepth, marksOutOfRange: marksOutOfRange)
+            var parser = JSONParser(text, maxDepth: limits.maxDepth, marksUnrepresentable: marksUnrepresentable)
             do throws(JSONParseError) { return .success(try parser.document()) } catch { return .failure(error) }
         }
         return try result.get()

@@ -27,21 +27,26 @@ import Testing
         }
     }
 
-    /// A number out of range is refused as such, with its place; marking reads it as NaN instead,
-    /// and everything around it as usual.
-    @Test func aNumberOutOfRangeIsRefusedOrMarked() throws {
-        for text in ["[9223372036854775808]", "[-9223372036854775809]", "[1e309]", "[-1e400]", "[123456789012345678901234567890]"] {
+    /// Valid JSON that Deck cannot hold (a number out of range, an escaped NUL or lone surrogate) is
+    /// refused as such, with its place; marking reads it as NaN instead, and the rest as usual.
+    @Test func aValueDeckCannotHoldIsRefusedOrMarked() throws {
+        let refused = ["[9223372036854775808]": "integer out of range", "[-9223372036854775809]": "integer out of range",
+                       "[1e309]": "real number overflow", "[-1e400]": "real number overflow", #"["a\u0000"]"#: "\\u0000 is not allowed",
+                       #"["\udc00"]"#: "lone low surrogate", #"["\ud800x"]"#: "high surrogate", #"["\ud800\u0041"]"#: "high surrogate"]
+        for (text, message) in refused {
             let error = try #require(throws: JSONParseError.self) { try JSONValue.parse(text) }
-            #expect(error.kind == .numberOutOfRange && error.line == 1 && error.column == 2)
-            #expect(error.message.hasPrefix(text.contains("e") ? "real number overflow" : "integer out of range"))
+            #expect(error.kind == .unrepresentable && error.line == 1, "\(text)")
+            #expect(error.message.hasPrefix(message), "\(text): \(error.message)")
         }
-        let marked = try JSONValue.parseMarkingOutOfRange(Array(#"{"a": [1, 1e999, "x"], "b": 18446744073709551616, "c": 2.5}"#.utf8))
+        let text = #"{"a": [1, 1e999, "x", "\ud800\ud83d\ude97"], "b": 18446744073709551616, "c": 2.5, "d\u0000": "y", "e": "\ud83d\ude97"}"#
+        let marked = try JSONValue.parseMarkingUnrepresentable(Array(text.utf8))
         let a = try #require(marked["a"]?.arrayValue)
-        #expect(a[1].doubleValue?.isNaN == true && marked["b"]?.doubleValue?.isNaN == true)
-        #expect(a[0] == 1 && a[2] == "x" && marked["c"] == 2.5)
-        #expect(marked.holdsOutOfRangeNumber && marked["a"]?.holdsOutOfRangeNumber == true && marked["c"]?.holdsOutOfRangeNumber == false)
-        #expect(try JSONValue.parseMarkingOutOfRange(Array("[9223372036854775807, 1e308]".utf8)) == [.int(.max), 1e308])
-        #expect(throws: JSONParseError.self) { try JSONValue.parseMarkingOutOfRange(Array("[1e999,]".utf8)) }
+        #expect(a[1].doubleValue?.isNaN == true && a[3].doubleValue?.isNaN == true && marked["b"]?.doubleValue?.isNaN == true)
+        #expect(marked["d\u{FFFD}"]?.doubleValue?.isNaN == true, "a key Deck cannot hold marks its member")
+        #expect(a[0] == 1 && a[2] == "x" && marked["c"] == 2.5 && marked["e"] == "🚗")
+        #expect(marked.holdsUnrepresentable && marked["a"]?.holdsUnrepresentable == true && marked["c"]?.holdsUnrepresentable == false)
+        #expect(try JSONValue.parseMarkingUnrepresentable(Array("[9223372036854775807, 1e308]".utf8)) == [.int(.max), 1e308])
+        #expect(throws: JSONParseError.self) { try JSONValue.parseMarkingUnrepresentable(Array("[1e999,]".utf8)) }
     }
 
     /// Bytes no valid UTF-8 has (overlong forms, surrogates, beyond U+10FFFF, stray continuations) are refused in strings.
