@@ -5,6 +5,8 @@
 #   make bench  run deck-bench and print the figures recorded in BENCHMARKS.md
 #   make request-cost   instructions deckd runs per control request (callgrind; the same on every run)
 #   make fuzz   run each libFuzzer target for FUZZ_SECONDS (default 60) with AddressSanitizer
+#   make chaos  deckd and its first-party apps under random calls, hang-ups, reloads and killed hosts
+#               for CHAOS_SECONDS (default 600; CHAOS_SEED replays a run)
 #   make install PREFIX=/usr/local [DESTDIR=…]   libdeck.so, headers, pkg-config files, deckd, deckctl, deck-check, plugins, the simulator's page,
 #                                                 man pages, completions, the systemd unit and a config
 #   make deb    Debian packages (deckd, deckctl, libdeck0, libdeck-dev, deck-swift-runtime) in .build/deb, checked by lintian
@@ -31,10 +33,12 @@ ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-complet
 VERSION      := 0.1.0
 
 FUZZ_SECONDS ?= 60
+CHAOS_SECONDS ?= 600
+CHAOS_SEED   ?=
 FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head json
 FUZZ_BUILD   := .build/fuzz
 
-.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c plugin-swift demo run test bench request-cost fuzz clean install install-files install-sdk man deb
+.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c plugin-swift demo run test bench request-cost fuzz chaos clean install install-files install-sdk man deb
 
 all: build
 
@@ -171,6 +175,12 @@ fuzz: deps
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$target- || exit 1; \
 	done
+
+# ChaosTests for longer than `make test` gives it (15 s): the seed it prints in a failure replays it.
+chaos: build-debug plugin-c plugin-swift
+	$(SWIFT) build -c debug --build-tests $(SWIFT_FLAGS)
+	DECK_CHAOS_SECONDS=$(CHAOS_SECONDS) $(if $(CHAOS_SEED),DECK_CHAOS_SEED=$(CHAOS_SEED)) \
+	  "$(DEBUG_BIN)/DeckPackageTests.xctest" --testing-library swift-testing --filter ChaosTests
 
 clean:
 	$(SWIFT) package clean

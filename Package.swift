@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckBase", "DeckMedia", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
                                                             "DeckControl", "DeckState", "DeckUI", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
         .testTarget(name: "MediaPlaybackTests", dependencies: ["MediaPlayback", "CEbur128", "DeckTestSupport"]),
-        .testTarget(name: "deckdTests", dependencies: ["DeckTestSupport"]),
+        .testTarget(name: "deckdTests", dependencies: ["DeckTestSupport", "DeckFuzz"]),
         // deck-check as its users run it: the binary on bundles.
         .testTarget(name: "deck-checkTests", dependencies: ["DeckTestSupport"]),
     ]

@@ -98,6 +98,31 @@ public struct SchemaFuzzer {
         return SchemaFuzzer.line(method.name, .object(params), id: 1)
     }
 
+    /// Valid JSON that Deck cannot hold, as text (no `JSONValue` carries it): a client may send it.
+    public static let unrepresentable = ["18446744073709551616", "-9223372036854775809", "1e400", #""\ud800""#, #""a\u0000b""#]
+
+    /// One call drawn by `random`: a method, each required parameter and about half the optional
+    /// ones, each a candidate for its schema or one of `strings` (what earlier answers named), and
+    /// now and then one as text Deck cannot hold. Named parameters, or by position one time in ten.
+    public func randomCall(id: Int, strings: [String], using random: inout some RandomNumberGenerator) -> (method: String, line: String) {
+        let method = methods.randomElement(using: &random)!
+        let byPosition = Int.random(in: 0..<10, using: &random) == 0
+        var texts: [(name: String, text: String)] = []
+        for param in method.params where byPosition || param.required || Bool.random(using: &random) {
+            let text: String
+            switch Int.random(in: 0..<20, using: &random) {
+            case 0: text = SchemaFuzzer.unrepresentable.randomElement(using: &random)!
+            case 1...5 where !strings.isEmpty: text = JSONValue.string(strings.randomElement(using: &random)!).encoded()
+            default: text = SchemaFuzzer.values(for: param.schema).randomElement(using: &random)!.encoded()
+            }
+            texts.append((param.name, text))
+        }
+        let params = byPosition
+            ? "[" + texts.map(\.text).joined(separator: ",") + "]"
+            : "{" + texts.map { JSONValue.string($0.name).encoded() + ":" + $0.text }.joined(separator: ",") + "}"
+        return (method.name, #"{"jsonrpc":"2.0","method":"# + JSONValue.string(method.name).encoded() + #","params":"# + params + #","id":\#(id)}"#)
+    }
+
     /// A request line (a double JSON cannot carry, NaN or an infinity, goes as null).
     static func line(_ method: String, _ params: JSONValue, id: Int) -> String {
         #"{"jsonrpc":"2.0","method":"# + JSONValue.string(method).encoded() + #","params":"# + params.encoded() + #","id":\#(id)}"#
