@@ -51,7 +51,11 @@ final class Session {
         let id = nextID
         nextID += 1
         let request = "{\"jsonrpc\":\"2.0\",\"id\":\(id),\"method\":\(JSONDocument.quote(method))" + (params.map { ",\"params\":\($0)" } ?? "") + "}\n"
-        if let params, JSONDocument(params) == nil { throw .usage("params are not valid JSON: \(params)") }
+        if let params {
+            do throws(JSONParseError) { _ = try JSONValue.parse(params, limits: JSONDocument.limits) } catch {
+                throw .usage(error.kind == .unrepresentable ? "params hold a value Deck cannot hold: \(error)" : "params are not valid JSON (\(error)): \(params)")
+            }
+        }
         let sent = request.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
         guard sent == request.utf8.count else { throw .runtime("the connection to deckd broke: \(String(cString: strerror(errno)))") }
         while let line = try readLine() {

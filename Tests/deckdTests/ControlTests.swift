@@ -126,6 +126,11 @@ import Testing
         #expect(try ctl(deckd, ["launch"]).status == 2)
         let missing = try ctl(deckd, ["launch", "org.example.absent"])
         #expect(missing == (1, "deckctl: -32003 No such app: org.example.absent\n"))
+        let broken = try ctl(deckd, ["call", "player.seek", #"{"seconds": 1"#])
+        #expect(broken.status == 2 && broken.output.hasPrefix("deckctl: params are not valid JSON (line 1, column 14: "), "\(broken.output)")
+        let unheld = try ctl(deckd, ["call", "player.seek", #"{"seconds": 1e400}"#])
+        #expect(unheld.status == 2 && unheld.output.hasPrefix("deckctl: params hold a value Deck cannot hold: line 1, column 13: real number overflow"),
+                "\(unheld.output)")
         let help = try ctl(deckd, ["sinks", "--help"])
         #expect(help.status == 0 && help.output.hasPrefix("usage: deckctl [--socket PATH] [--json] sinks"))
         let noDaemon = try runProgram(deckctl, ["--socket", "/nonexistent/deck.sock", "status"])
