@@ -125,6 +125,11 @@ import Testing
         // Malformed or oversized requests get their precise answer, and the server goes on.
         #expect(try status(url + "rpc", ["-X", "POST"] + json + ["--data", #"{"jsonrpc":"2.0","method":"volume.get"}"#]) == "HTTP/1.1 400 Bad Request")
         #expect(try status(url + "rpc", ["-X", "PUT"] + json + ["--data", call]) == "HTTP/1.1 405 Method Not Allowed")
+        // Valid JSON holding a number Deck cannot hold is the request's own error, with its id.
+        let unheld = try runProgram("/usr/bin/curl", ["-s", "--max-time", "5", "-X", "POST"] + json
+            + ["--data", #"{"jsonrpc":"2.0","id":7,"method":"volume.set","params":{"group":"media","index":18446744073709551616}}"#, url + "rpc"])
+        #expect(unheld.output.hasPrefix(#"{"error":{"code":-32602,"message":"Invalid params: line 1, column 81: integer out of range"#)
+                && unheld.output.hasSuffix(#""id":7,"jsonrpc":"2.0"}"#), "\(unheld.output)")
         #expect(try status(url + "../etc/passwd", ["--path-as-is"]) == "HTTP/1.1 404 Not Found")
         #expect(try status(url, ["-H", "X-Big: " + String(repeating: "a", count: 9_000)]) == "HTTP/1.1 431 Request Header Fields Too Large")
         let big = dir.path + "/big.json"

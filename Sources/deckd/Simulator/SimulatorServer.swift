@@ -182,7 +182,7 @@ final class SimulatorServer {
     /// Runs one JSON-RPC request (with an id: its answer is the response) through the dispatcher.
     private func call(_ body: [UInt8], on connection: Connection) {
         connection.timer?.stop()
-        guard case .object(let members)? = try? JSONValue.parse(body, limits: dispatcher.limits.json), members["id"] != nil else {
+        guard case .object(let members)? = try? JSONValue.parseMarkingUnrepresentable(body, limits: dispatcher.limits.json), members["id"] != nil else {
             return answer(connection, status: "400 Bad Request", text: "POST one JSON-RPC request object with an id")
         }
         // Focus requested through it ends with it, as for a socket client that hangs up.
