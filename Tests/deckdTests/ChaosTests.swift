@@ -78,20 +78,23 @@ import Testing
                 kill(pid_t(pid), [SIGKILL, SIGSEGV, SIGSTOP].randomElement(using: &random)!)
                 counts.signals += 1
             default:
-                let id = nextID
-                nextID += 1
-                let (method, line) = fuzzer.randomCall(id: id, strings: Array(strings), using: &random)
+                // One request, or one time in twenty a batch of two to four: each gets its own answer.
+                let size = Int.random(in: 0..<20, using: &random) == 0 ? Int.random(in: 2...4, using: &random) : 1
+                let ids = (nextID..<(nextID + size)).map { Int64($0) }
+                nextID += size
+                let requests = ids.map { fuzzer.randomCall(id: Int($0), strings: Array(strings), using: &random) }
+                let line = size == 1 ? requests[0].line : "[" + requests.map(\.line).joined(separator: ",") + "]"
+                let what = "\(requests.map(\.method)): \(line.prefix(600)) (\(context))"
                 clients[slot].send(line: line)
-                // Notifications (a subscribe through `strings` is not made, but the runtime may still send some) are skipped.
                 var answer: JSONValue?
                 while answer == nil, let text = clients[slot].readLine() {
                     let reply = try JSONValue.parse(text)
-                    if reply["method"] == nil { answer = reply }
+                    if reply["method"] == nil { answer = reply }  // not a notification
                 }
-                let reply = try #require(answer, "no answer to \(method): \(line.prefix(300)) (\(context))")
-                #expect(reply["id"] == .int(Int64(id)), "\(method): \(line.prefix(300)) → \(reply.encoded().prefix(300)) (\(context))")
-                if let result = reply["result"] { ChaosTests.harvest(result, into: &strings) }
-                counts.answered += 1
+                let replies = try #require(size == 1 ? answer.map { [$0] } : answer?.arrayValue, "no answer to \(what)")
+                #expect(replies.map { $0["id"] } == ids.map { .int($0) }, "\(what) → \(answer?.encoded().prefix(600) ?? "")")
+                for result in replies.compactMap({ $0["result"] }) { ChaosTests.harvest(result, into: &strings) }
+                counts.answered += size
             }
             calls += 1
             if calls % 200 == 0 {
