@@ -265,6 +265,11 @@ step "Numbers, strings and addresses from outside are checked where they enter: 
 "$bin/deckctl" --socket "$work/stations.sock" launch org.example.stations "$(printf 'x%.0s' $(seq 5000))" 2>&1 | sed 's/^/  /' || true
 "$bin/deckctl" --socket "$work/stations.sock" call sinks.add '{"uri": "rtp://127.0.0.1:5004?pt=96&sdp=/etc/passwd"}' 2>&1 | sed 's/^/  /' || true
 "$bin/deckctl" --socket "$work/stations.sock" call sinks.add '{"uri": "http://0.0.0.0:0/open.opus"}' 2>&1 | sed 's/^/  /' || true
+# Valid JSON that no 64-bit integer holds: the request's own error, with its id, as a raw client sends it.
+python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+s.sendall(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"volume.set\",\"params\":{\"group\":\"media\",\"index\":18446744073709551616}}\n")
+print("  raw client: " + s.recv(4096).decode().strip())' "$work/stations.sock" || true
 echo "  still playing: $("$bin/deckctl" --socket "$work/stations.sock" now-playing --format '{{title}} {{status}}')"
 echo '{"version":1,"lastSource":{"plugin":"org.example.stations","position":1e19}}' > "$work/bad-state.json"
 kill -TERM "$stations"; wait "$stations" || true
