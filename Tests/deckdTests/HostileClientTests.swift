@@ -117,6 +117,21 @@ extension HostileClientTests {
         #expect(lines.allSatisfy { $0.utf8.count < 5_000 })
     }
 
+    /// A client retrying a refused `sinks.add` in a loop hears each reason, and the log says so
+    /// once per burst with the count held back, not once a call.
+    @Test func aClientRetryingARefusedSinkInALoopDoesNotFloodTheLog() throws {
+        let daemon = try DeckdProcess(["--plugins", firstParty])
+        #expect(daemon.waitForLog("deckd: ready"))
+        let client = LineClient(path: daemon.socket)
+        for attempt in 0..<50 {
+            let answer = client.call("sinks.add", #"{"uri":"nowhere:\#(attempt)"}"#, id: attempt) ?? ""
+            #expect(answer.contains("-32004") && answer.contains("invalid sink nowhere:\(attempt)"), "\(answer)")
+        }
+        #expect(daemon.stop() == 0)
+        let lines = daemon.log.split(separator: "\n").filter { $0.contains("a client's sinks.add was refused") }
+        #expect(lines.count == 1 && lines.first?.contains("invalid sink nowhere:0") == true, "\(lines)")
+    }
+
     /// With the default cap, listeners past 32 are turned away; with the cap lifted, the descriptor
     /// reserve still keeps the last 32 for the rest of the runtime.
     @Test(arguments: [(nil, "32 listeners already (http.maxClients)"), (1_024, "is within 32 of the limit of 128 (ulimit -n)")])

@@ -15,8 +15,15 @@ struct SinksMethods {
     let state: StateKeeper
     let logger: Logger
 
+    /// Clients' refused `sinks.add` calls, logged once per burst: a client retrying in a loop
+    /// hears each reason in its answer but does not flood the log. Loop-thread-confined.
+    private final class Refusals {
+        var throttle = LogThrottle()
+    }
+
     var methods: [RPCMethod] {
         let (output, zones, pins, events, state, logger) = (output, zones, pins, events, state, logger)
+        let refusals = Refusals()
         return [
             RPCMethod("sinks.list", "Every sink with its zone and counters; with a zone, that zone's sinks only.",
                       params: [.init("zone", zones.idSchema, required: false, "a zone id from zones.list: only its sinks")],
@@ -38,7 +45,8 @@ struct SinksMethods {
                 do throws(SinkError) {
                     info = try output.addSink(uri, fromClient: true, zone: zone)
                 } catch {
-                    logger.warning("sinks", "a client's sinks.add was refused: \(error)")
+                    let (log, held) = refusals.throttle.admit(now: UInt64(MonotonicClock.milliseconds))
+                    if log { logger.warning("sinks", "a client's sinks.add was refused: \(error)\(LogThrottle.suffix(held))") }
                     if case .tooMany = error { throw .limit(error.description) }
                     throw .commandFailed(error.description)
                 }
