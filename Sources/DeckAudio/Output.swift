@@ -275,6 +275,11 @@ public final class Output {
         engine.stop()
     }
 
+    /// Finishes and closes every sink (the last pages written, listeners let go).
+    public func closeSinks() {
+        sinks.closeAll()
+    }
+
     /// Closes the sinks and releases the engine's loop handles.
     public func close() {
         isClosed = true

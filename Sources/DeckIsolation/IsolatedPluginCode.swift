@@ -39,12 +39,15 @@ final class IsolatedPluginCode: PluginCode {
     private let onEnd: (String) -> Void
     /// Every process of the plugin, which ends with it.
     private let remains: HostRemains
+    /// When the runtime's shutdown must be done by, bounding each call's wait.
+    private let deadline: CallDeadline
 
     init(process: ChildProcess, channel: WireChannel, ring: AudioRing, isSwift: Bool, host: PluginHost, settings: IsolationSettings,
-         remains: HostRemains, frameMilliseconds: Int, loop: EventLoop, scheduler: any Scheduler,
+         remains: HostRemains, deadline: CallDeadline, frameMilliseconds: Int, loop: EventLoop, scheduler: any Scheduler,
          onEnd: @escaping (String) -> Void) throws(LoopError) {
         self.process = process
         self.remains = remains
+        self.deadline = deadline
         self.channel = channel
         renderer = RingRenderer(ring: ring, deadlineMilliseconds: settings.renderDeadlineMilliseconds)
         self.isSwift = isSwift
@@ -154,10 +157,14 @@ final class IsolatedPluginCode: PluginCode {
     /// Sends `call` and returns its answer, or nil when the host is gone or was just ended.
     private func call(_ call: PluginCall) -> WireReader? {
         guard endReason == nil, !channelClosed, !isDestroyed else { return nil }
+        guard let timeout = deadline.timeout(within: settings.callTimeoutMilliseconds) else {
+            end(because: "was not asked to \(call.name): the shutdown's time for plugins had run out")
+            return nil
+        }
         var request = WireWriter(.call)
         request.write(call)
         do throws(WireError) {
-            let reply = try channel.exchange(request, answer: .reply, timeoutMs: Int32(settings.callTimeoutMilliseconds)) {
+            let reply = try channel.exchange(request, answer: .reply, timeoutMs: Int32(timeout)) {
                 message throws(WireError) in try serve(&message, nested: true)
             }
             heard()

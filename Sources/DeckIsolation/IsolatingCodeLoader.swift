@@ -26,6 +26,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     package var onEnd: ((Int, String) -> Void)?
     /// A cgroup per host where the runtime may make them; made with the first host.
     private var cgroupsIfMade: HostCgroups?
+    private let deadline = CallDeadline()
 
     package init(policy: IsolationPolicy, settings: IsolationSettings, frames: Int, freewheel: Bool, loop: EventLoop,
                  scheduler: (any Scheduler)? = nil) {
@@ -80,7 +81,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         }
         do {
             let code = try IsolatedPluginCode(process: process, channel: channel, ring: started.ring, isSwift: isSwift, host: host,
-                                              settings: settings, remains: remains, frameMilliseconds: frameMilliseconds,
+                                              settings: settings, remains: remains, deadline: deadline, frameMilliseconds: frameMilliseconds,
                                               loop: loop, scheduler: scheduler) { [weak self, instance = host.instance] story in
                 self?.onEnd?(instance, story)
             }
@@ -230,6 +231,12 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         logger.info("isolation", "sandbox: " + settings.sandboxSummary(cgroups: groups))
         cgroupsIfMade = groups
         return groups
+    }
+
+    /// From now on, calls into hosts wait at most until `milliseconds` from now: a host that has
+    /// not answered by then is ended, and one asked after it is ended without being asked.
+    package func answerWithin(milliseconds: Int) {
+        deadline.milliseconds = MonotonicClock.milliseconds + milliseconds
     }
 
     /// The folder of the hosts' cgroups, once the first host made it; nil until then or without cgroups.

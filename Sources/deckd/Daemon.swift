@@ -248,7 +248,7 @@ enum Daemon {
             reaper.close()
             simulator?.close()
             control.close()
-            runtime.shutdown()
+            runtime.shutdown(pluginsWithinMilliseconds: ShutdownGuard.pluginMilliseconds)
             watchers.forEach { $0.close() }
             stopDoorbell.close()
         }

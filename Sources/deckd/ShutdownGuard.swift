@@ -22,8 +22,11 @@ final class ShutdownGuard: @unchecked Sendable {  // `thread` and the descriptor
     private var signals: Int32 = -1, bell: Int32 = -1
 
     static let signals = [SIGTERM, SIGINT]
+    static let graceMilliseconds = 2_000
+    /// What the plugins' teardown may take of the grace time: the rest is the sinks' and the exit's.
+    static let pluginMilliseconds = 1_500
 
-    init(watch: LoopCallWatch, logger: Logger, requestStop: AsyncDoorbell.Ringer, graceMilliseconds: Int = 2_000) {
+    init(watch: LoopCallWatch, logger: Logger, requestStop: AsyncDoorbell.Ringer, graceMilliseconds: Int = ShutdownGuard.graceMilliseconds) {
         self.watch = watch
         self.logger = logger
         self.requestStop = requestStop

@@ -1,3 +1,4 @@
+import DeckBase
 import DeckTestSupport
 import Foundation
 import Testing
@@ -49,5 +50,25 @@ import Testing
         #expect(deckd.stop(signal: SIGTERM, seconds: 10) == 0)
         #expect(Date().timeIntervalSince(started) < 3)
         #expect(!deckd.log.contains("gave up on hung plugin"))
+    }
+
+    /// Hosts that cannot answer when deckd is told to stop (here, stopped with SIGSTOP) hold the
+    /// shutdown no longer than the plugins' share of its grace: the file is finished first, each
+    /// host is waited for only while that share lasts, and deckd exits 0 with the file whole.
+    @Test func stoppedHostsAtSigtermAreEndedWithinTheGraceAndTheFileIsWhole() throws {
+        let dir = TemporaryDirectory()
+        let output = dir.path + "/out.opus"
+        let deckd = try DeckdProcess.firstParty(["--sink", "file:" + output, "--state", "none", "--play", "org.deck.tone", "--isolation", "process"])
+        try deckd.waitForFrames(25)
+        let apps = try JSONValue.parse(try #require(LineClient(path: deckd.socket).call("apps.list")))["result"]?["apps"]?.arrayValue ?? []
+        let hosts = apps.compactMap { $0["pid"]?.intValue }
+        #expect(hosts.count == 2, "\(apps)")
+        hosts.forEach { kill(pid_t($0), SIGSTOP) }
+        let started = Date()
+        #expect(deckd.stop(signal: SIGTERM, seconds: 10) == 0, "\(deckd.log)")
+        #expect(Date().timeIntervalSince(started) < 2, "the guard's grace is 2 s")
+        let info = try AudioAnalysis.opusinfo(output)
+        #expect(info.status == 0 && info.warnings.isEmpty && info.output.contains("Logical stream 1 ended"), "\(info.output)")
+        hosts.forEach { kill(pid_t($0), SIGKILL) }  // none should be left; a failure above must not leave them stopped
     }
 }

@@ -299,13 +299,21 @@ public final class Runtime {
         }
     }
 
-    /// Ends the output cleanly (EOS on every sink), destroys every plugin last loaded first, closes
-    /// the sinks, and releases the loop's handles.
-    public func shutdown() {
+    /// Ends the output cleanly (EOS on every sink) and closes the sinks, destroys every plugin last
+    /// loaded first, and releases the loop's handles.
+    public func shutdown() { shutdown(budget: nil) }
+
+    /// `shutdown()`, but a plugin's host that has not answered within `budget` ms from now is
+    /// ended rather than waited for (`isolation.callTimeoutMs` each otherwise).
+    public func shutdown(pluginsWithinMilliseconds budget: Int) { shutdown(budget: budget) }
+
+    private func shutdown(budget: Int?) {
         guard !isShutDown else { return }
         isShutDown = true
+        if let budget { codeLoader.answerWithin(milliseconds: budget) }
         state.save()
         output.stop()
+        output.closeSinks()  // finished before the plugins' teardown, which may run out of time
         watcher?.close()
         supervisor.close()
         plugins.unloadAll()
