@@ -91,6 +91,49 @@ static inline int deck_landlock_allow_beneath(int ruleset, int parent, unsigned 
 /* Enforces the ruleset on this thread and what it starts later (needs no_new_privs); 0, or -1. */
 static inline int deck_landlock_enforce(int ruleset) { return (int)syscall(SYS_landlock_restrict_self, ruleset, 0U); }
 
+/* ─── A seccomp filter (classic BPF; the kernel's ABI, declared here with its numbers) ─── */
+
+/* Makes prctl(`option`, …) fail with EPERM on every thread of this process and in everything it
+   starts, whichever syscall ABI asks (the native one, x32, or the 32-bit compat one): a seccomp
+   filter synchronised to all threads (SECCOMP_FILTER_FLAG_TSYNC, which also sets no_new_privs on
+   them); the caller must have no_new_privs. 0, or -1 with errno (ENOSYS on another CPU). */
+static inline int deck_refuse_prctl_option(unsigned option) {
+#if defined(__x86_64__)
+    const unsigned native_arch = 0xC000003E /* AUDIT_ARCH_X86_64 */, native_prctl = 157, x32_prctl = 0x40000000 | 157;
+    const unsigned compat_arch = 0x40000003 /* AUDIT_ARCH_I386 */, compat_prctl = 172;
+#elif defined(__aarch64__)
+    const unsigned native_arch = 0xC00000B7 /* AUDIT_ARCH_AARCH64 */, native_prctl = 167, x32_prctl = 167;
+    const unsigned compat_arch = 0x40000028 /* AUDIT_ARCH_ARM */, compat_prctl = 172;
+#else
+    (void)option;
+    errno = ENOSYS;
+    return -1;
+#endif
+#if defined(__x86_64__) || defined(__aarch64__)
+    /* struct seccomp_data: nr at 0, arch at 4, args[0] at 16 (its low half: option is an int). */
+    struct { unsigned short code; unsigned char jt, jf; unsigned k; } program[] = {
+        { 0x20 /* ld [arch] */, 0, 0, 4 },
+        { 0x15 /* jeq */, 0, 4, native_arch },      /* else to 6 */
+        { 0x20 /* ld [nr] */, 0, 0, 0 },
+        { 0x15, 6, 0, native_prctl },                /* to 10 */
+        { 0x15, 5, 0, x32_prctl },                   /* to 10 */
+        { 0x06 /* ret */, 0, 0, 0x7fff0000U /* SECCOMP_RET_ALLOW */ },
+        { 0x15, 0, 2, compat_arch },                 /* else to 9 */
+        { 0x20, 0, 0, 0 },
+        { 0x15, 1, 0, compat_prctl },                /* to 10 */
+        { 0x06, 0, 0, 0x7fff0000U },
+        { 0x20 /* ld [args[0]] */, 0, 0, 16 },
+        { 0x15, 0, 1, option },
+        { 0x06, 0, 0, 0x00050000U /* SECCOMP_RET_ERRNO */ | EPERM },
+        { 0x06, 0, 0, 0x7fff0000U },
+    };
+    struct { unsigned short length; void *filter; } fprog = { sizeof program / sizeof program[0], program };
+    long done = syscall(SYS_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 1U /* SECCOMP_FILTER_FLAG_TSYNC */, &fprog);
+    if (done > 0) { errno = EBUSY; return -1; }  /* the id of a thread that could not take it */
+    return (int)done;
+#endif
+}
+
 /* ─── Namespaces, memory, dumpability ─── */
 
 /* unshare(2), which the Glibc module leaves out. */

@@ -21,6 +21,12 @@ final class HostRenderer: @unchecked Sendable {  // `source` is written once bef
     /// The thread's kernel id, once it runs: what its scheduling is read by (glibc's
     /// `pthread_getschedparam` answers what it last set, not what the kernel changed since).
     private let kernelThread = Atomic<Int32>(0)
+    /// Whether the thread was started.
+    private var isStarted = false
+    /// A job `onRenderThread` hands the thread before it renders, and the job's answer.
+    private let job = Mutex<(@Sendable () -> Int32)?>(nil)
+    private let jobAnswer = Atomic<Int32>(HostRenderer.noAnswer)
+    private static let noAnswer = Int32.min
 
     /// Starts the thread at once, while the host still has the privileges it drops later, so it
     /// can take the output thread's SCHED_FIFO `realtimePriority` (0: normal scheduling). It
@@ -38,6 +44,7 @@ final class HostRenderer: @unchecked Sendable {  // `source` is written once bef
             problems.append("render thread: \(String(cString: strerror(status)))")
             return
         }
+        isStarted = true
         if realtimePriority > 0 {
             var parameters = sched_param(sched_priority: realtimePriority)
             let refused = pthread_setschedparam(handle, SCHED_FIFO, &parameters)
@@ -87,6 +94,23 @@ final class HostRenderer: @unchecked Sendable {  // `source` is written once bef
         _ = mlock(UnsafeRawPointer(bitPattern: top - 65_536), 65_536 + Int(page))
     }
 
+    /// Runs `job` on the render thread, before it renders anything, and waits for it (up to 2 s):
+    /// what a process puts on itself thread by thread (Landlock) must hold on this thread too.
+    /// The job's answer (0 or an errno); 0 when the thread did not start, ETIMEDOUT when it
+    /// did not answer. For the loop thread, before the plugin's code loads.
+    func onRenderThread(_ job: @escaping @Sendable () -> Int32) -> Int32 {
+        guard isStarted else { return 0 }
+        jobAnswer.store(HostRenderer.noAnswer, ordering: .releasing)
+        self.job.withLock { $0 = job }
+        AudioRing.ring(ring.space)
+        for _ in 0..<20_000 {
+            let answer = jobAnswer.load(ordering: .acquiring)
+            if answer != HostRenderer.noAnswer { return answer }
+            usleep(100)
+        }
+        return ETIMEDOUT
+    }
+
     /// Hands the thread what it pulls.
     func start(_ source: RenderSource) {
         self.source = source
@@ -112,7 +136,13 @@ final class HostRenderer: @unchecked Sendable {  // `source` is written once bef
         thread.claim()
         kernelThread.store(deck_thread_id(), ordering: .releasing)
         HostRenderer.lockStack()
-        while !hasSource.load(ordering: .acquiring) { AudioRing.wait(ring.space, milliseconds: 1_000) }  // `start` rings it
+        while !hasSource.load(ordering: .acquiring) {  // `start` and `onRenderThread` ring it
+            if let job = job.withLock({ job in defer { job = nil }; return job }) {
+                jobAnswer.store(job(), ordering: .releasing)
+            } else {
+                AudioRing.wait(ring.space, milliseconds: 1_000)
+            }
+        }
         guard let source else { return }
         while true {
             if rendering.load(ordering: .sequentiallyConsistent) && ring.hasRoom {

@@ -39,15 +39,18 @@ struct HostSandbox {
                               "/proc/meminfo", "/sys/devices/system/cpu"]
     static let devices = ["/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"]
 
-    /// What held, for the log ("Landlock ABI 7: files, TCP, scopes"), or why nothing did.
+    /// What held, for the log ("Landlock ABI 7: files, TCP, scopes"), why nothing did, or which
+    /// thread it could not hold on (the calling thread is then restricted, the process is not).
     enum Outcome: Equatable {
         case applied(abi: Int, covers: [String])
         case unavailable(String)
+        case incomplete(String)
     }
 
-    /// Restricts this process (every thread started after, and the plugin's children); needs
-    /// `no_new_privs` set before.
-    func apply() -> Outcome {
+    /// Restricts the calling thread and, through `otherThread` (which runs the enforcement it is
+    /// given on the process's one other thread and answers 0 or an errno), that one: Landlock
+    /// holds per thread, and on every thread and process started after. Needs `no_new_privs`.
+    func apply(otherThread: (_ enforce: @escaping @Sendable () -> Int32) -> Int32) -> Outcome {
         let abi = Int(deck_landlock_abi())
         guard abi >= 1 else { return .unavailable("Landlock: \(String(cString: strerror(errno)))") }
         let filesystem = Access.filesystem(abi: abi)
@@ -63,6 +66,8 @@ struct HostSandbox {
         for path in HostSandbox.devices { HostSandbox.allow(path, device, in: ruleset) }
         if let dataFolder { HostSandbox.allow(dataFolder, filesystem, in: ruleset) }
         guard deck_landlock_enforce(ruleset) == 0 else { return .unavailable("Landlock enforce: \(String(cString: strerror(errno)))") }
+        let refused = otherThread { deck_no_new_privs() == 0 && deck_landlock_enforce(ruleset) == 0 ? 0 : errno }
+        guard refused == 0 else { return .incomplete("Landlock on the render thread: \(String(cString: strerror(refused)))") }
         var covers = ["files"]
         covers.append(tcp != 0 ? "TCP" : network ? "TCP (network granted)" : "no TCP rules (ABI < 4)")
         covers.append(scopes != 0 ? "signals and abstract sockets" : "no scopes (ABI < 6)")
@@ -100,7 +105,7 @@ extension HostSandbox.Outcome: CustomStringConvertible {
     var description: String {
         switch self {
         case .applied(let abi, let covers): "Landlock ABI \(abi): \(covers.joined(separator: ", "))"
-        case .unavailable(let reason): reason
+        case .unavailable(let reason), .incomplete(let reason): reason
         }
     }
 }

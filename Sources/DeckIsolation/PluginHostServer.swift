@@ -52,8 +52,14 @@ package final class PluginHostServer {
                 sandbox.dataFolder = arguments.dataFolder.isEmpty ? nil : arguments.dataFolder
                 sandbox.mediaFolders = arguments.mediaFolders
                 sandbox.network = arguments.permissions.contains(.network)
-                let outcome = sandbox.apply()
-                if case .unavailable = outcome { problems.append("\(outcome)") } else { server.send(.log(.debug, "sandbox: \(outcome)")) }
+                let outcome = sandbox.apply(otherThread: server.renderer.onRenderThread)
+                switch outcome {
+                case .applied: server.send(.log(.debug, "sandbox: \(outcome)"))
+                case .unavailable: problems.append("\(outcome)")
+                case .incomplete:  // the plugin's render would run outside the sandbox
+                    complain("\(outcome)")
+                    _exit(2)
+                }
             }
             for problem in problems { server.send(.log(.debug, "least privilege not applied: \(problem)")) }
             server.run()
@@ -103,6 +109,7 @@ package final class PluginHostServer {
         if deck_parent_death_signal(SIGKILL) != 0 { problems.append("PR_SET_PDEATHSIG: \(String(cString: strerror(errno)))") }
         if getppid() == 1 { _exit(0) }  // the runtime already went away
         if deck_no_new_privs() != 0 { problems.append("PR_SET_NO_NEW_PRIVS: \(String(cString: strerror(errno)))") }
+        else if !AdoptedOrphans.keep() { problems.append("a seccomp filter keeping PR_SET_CHILD_SUBREAPER: \(String(cString: strerror(errno)))") }
         if memoryMegabytes > 0 {
             var limit = rlimit(rlim_cur: rlim_t(memoryMegabytes) << 20, rlim_max: rlim_t(memoryMegabytes) << 20)
             if setrlimit(Int32(RLIMIT_AS.rawValue), &limit) != 0 { problems.append("RLIMIT_AS: \(String(cString: strerror(errno)))") }

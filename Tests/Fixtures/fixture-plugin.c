@@ -35,7 +35,9 @@
  *                                FIXTURE_MEDIA a file in a media folder, FIXTURE_OWN_MANIFEST its own manifest;
  *                                a setsid grandchild, once its parent ended and deckd adopted it, tries the control
  *                                socket, TCP port and HTTP sink again and writes what each did to "orphan" in its data
- *                                folder ("control: …" a line each), then its pid to "pid"
+ *                                folder ("control: …" a line each), then its pid to "pid"; its first render tries
+ *                                the token, deckd's environ, the victim, a signal and clearing the host's subreaper
+ *                                flag from the render thread ("sandbox: render …")
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -80,6 +82,8 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -354,6 +358,40 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     probe_say(plugin, "done", "all tried");
 }
 
+/* The same file and signal attempts from the render thread (the host's second thread, started
+   before it restricted itself), logged once, at the first render ("sandbox: render …"). */
+static void render_probe(const deck_plugin_t *plugin) {
+    char outcome[200], path[64];
+    int token = open(FIXTURE_TOKEN, O_RDONLY);
+    snprintf(outcome, sizeof outcome, token >= 0 ? "READABLE" : "refused (%s)", strerror(errno));
+    if (token >= 0) close(token);
+    probe_say(plugin, "render token", outcome);
+    snprintf(path, sizeof path, "/proc/%d/environ", (int)getppid());
+    int environ_fd = open(path, O_RDONLY);
+    snprintf(outcome, sizeof outcome, environ_fd >= 0 ? "READABLE" : "refused (%s)", strerror(errno));
+    if (environ_fd >= 0) close(environ_fd);
+    probe_say(plugin, "render environ", outcome);
+    int victim = open(FIXTURE_VICTIM, O_WRONLY | O_APPEND);
+    snprintf(outcome, sizeof outcome, victim >= 0 ? "WRITABLE" : "refused (%s)", strerror(errno));
+    if (victim >= 0) close(victim);
+    probe_say(plugin, "render victim", outcome);
+    snprintf(outcome, sizeof outcome, kill(getppid(), 0) == 0 ? "ALLOWED" : "refused (%s)", strerror(errno));
+    probe_say(plugin, "render signal", outcome);
+    snprintf(outcome, sizeof outcome, prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) == 0 ? "CLEARED" : "refused (%s)", strerror(errno));
+    probe_say(plugin, "render subreaper", outcome);
+#if defined(__x86_64__)
+    /* The same through the x32 and the 32-bit ABIs ("absent" where the kernel has not got that ABI). */
+    long x32 = syscall(0x40000000 | SYS_prctl, PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+    snprintf(outcome, sizeof outcome, x32 == 0 ? "CLEARED" : errno == ENOSYS ? "absent" : "refused (%s)", strerror(errno));
+    probe_say(plugin, "render subreaper x32", outcome);
+    long compat = 172 /* prctl */;
+    __asm__ volatile("int $0x80" : "+a"(compat) : "b"(PR_SET_CHILD_SUBREAPER), "c"(0), "d"(0), "S"(0), "D"(0) : "r8", "r9", "r10", "r11", "memory");
+    snprintf(outcome, sizeof outcome, compat == 0 ? "CLEARED" : compat == -ENOSYS ? "absent" : "refused (%s)", strerror((int)-compat));
+    probe_say(plugin, "render subreaper i386", outcome);
+#endif
+    probe_say(plugin, "render done", "all tried");
+}
+
 static void *sandbox_thread(void *plugin) {
     sandbox_probe(plugin);
     return NULL;
@@ -599,6 +637,9 @@ static uint32_t fixture_audio_render(const deck_plugin_t *plugin, uint32_t frame
     if (f->mode == AUDIO_SPIN && f->frames_rendered >= 10) for (volatile unsigned long n = 0;; n++) {}
     if (f->mode == AUDIO_SEGV && f->frames_rendered >= 10) *(volatile int *)8 = 1;
     if (f->mode == AUDIO_EXIT && f->frames_rendered >= 10) exit(0);
+#ifdef FIXTURE_SANDBOX_PROBE
+    if (f->frames_rendered == 0) render_probe(plugin);
+#endif
     uint32_t produced = f->mode == AUDIO_UNDERRUN ? frames / 2 : frames;
     for (uint32_t i = 0; i < produced; i++) {
         float sample = f->mode == AUDIO_DC ? 0.5f

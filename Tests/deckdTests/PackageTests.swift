@@ -36,6 +36,30 @@ import Testing
         for key in ["id", "name", "version", "abi", "library", "entitlements", "permissions"] { #expect(plugin.contains("\n       \(key)\n")) }
     }
 
+    /// The unit's system call filter, expanded by this machine's systemd, lets deckd and its hosts
+    /// make every call their sandbox is built of: a call it refused would turn that part off.
+    @Test func theUnitsSystemCallFilterAllowsEveryCallOfTheSandbox() throws {
+        let unit = try String(contentsOfFile: Paths.repoRoot + "/dist/systemd/deckd.service.in", encoding: .utf8)
+        let named = unit.split(separator: "\n").filter { $0.hasPrefix("SystemCallFilter=") }
+            .flatMap { $0.dropFirst("SystemCallFilter=".count).split(separator: " ").map(String.init) }
+        #expect(named.contains("@system-service") && !named.contains { $0.hasPrefix("~") }, "an allow-list: \(named)")
+        var allowed = Set(named.filter { !$0.hasPrefix("@") }), groups = named.filter { $0.hasPrefix("@") }, expanded = Set<String>()
+        while let group = groups.popLast() {
+            guard expanded.insert(group).inserted else { continue }
+            let listed = try runProgram("/usr/bin/systemd-analyze", ["syscall-filter", group])
+            #expect(listed.status == 0, "\(listed.output)")
+            for line in listed.output.split(separator: "\n").dropFirst() {
+                let name = line.trimmingCharacters(in: .whitespaces)
+                if name.hasPrefix("@") { groups.append(name) } else if !name.isEmpty && !name.hasPrefix("#") { allowed.insert(name) }
+            }
+        }
+        #expect(allowed.count > 300, "\(expanded)")
+        let sandbox = ["landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self", "seccomp", "prctl", "unshare", "setns",
+                       "setgroups", "setgid", "setuid", "setrlimit", "sched_setscheduler", "mlock", "memfd_create", "pidfd_open", "close_range"]
+        let refused = sandbox.filter { !allowed.contains($0) }
+        #expect(refused.isEmpty, "the unit refuses \(refused)")
+    }
+
     @Test func packagesPassLintianInstallAndRunAsTheUnitDoes() throws {
         let dir = TemporaryDirectory()
         // The same packages, only compressed faster than a release's (dpkg-deb reads these).

@@ -80,6 +80,24 @@ import Testing
             #expect(!deckd.log.contains("FORGED"))
             #expect(try String(contentsOfFile: victim + "/manifest.json", encoding: .utf8) == victimManifest)
             #expect(owner.call("runtime.info", id: 3)?.contains(#""result""#) == true)  // the owner still steers it
+            try expectRenderContained()
+        }
+
+        /// The host's render thread, which starts before the host restricts itself, is held as
+        /// its loop thread is: the plugin's first render tries the same files and signal, and to
+        /// clear its host's subreaper flag.
+        func expectRenderContained() throws {
+            #expect(owner.call("apps.launch", #"{"id":"org.deck.test.hostile","item":"sine-440"}"#, id: 5)?.contains(#""result""#) == true)
+            #expect(deckd.waitForLog("sandbox: render done: all tried"), "\(deckd.log)")
+            for attempt in ["render token", "render environ", "render victim", "render signal", "render subreaper"] {
+                #expect(outcome(attempt).hasPrefix("refused"), "\(attempt): \(outcome(attempt))")
+            }
+            #if arch(x86_64)
+            for attempt in ["render subreaper x32", "render subreaper i386"] {  // where the kernel has that ABI
+                #expect(outcome(attempt).hasPrefix("refused") || outcome(attempt) == "absent", "\(attempt): \(outcome(attempt))")
+            }
+            #endif
+            #expect(try String(contentsOfFile: victim + "/manifest.json", encoding: .utf8) == victimManifest)
         }
 
         /// The pid the hostile app's setsid grandchild wrote into its data folder (once it tried
