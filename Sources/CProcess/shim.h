@@ -93,45 +93,67 @@ static inline int deck_landlock_enforce(int ruleset) { return (int)syscall(SYS_l
 
 /* ─── A seccomp filter (classic BPF; the kernel's ABI, declared here with its numbers) ─── */
 
-/* Makes prctl(`option`, …) fail with EPERM on every thread of this process and in everything it
-   starts, whichever syscall ABI asks (the native one, x32, or the 32-bit compat one): a seccomp
-   filter synchronised to all threads (SECCOMP_FILTER_FLAG_TSYNC, which also sets no_new_privs on
-   them); the caller must have no_new_privs. 0, or -1 with errno (ENOSYS on another CPU). */
-static inline int deck_refuse_prctl_option(unsigned option) {
+/* Refuses with EPERM, on every thread of this process and in everything it starts (a seccomp
+   filter synchronised to all threads, SECCOMP_FILTER_FLAG_TSYNC, which also sets no_new_privs on
+   them; the caller must have set it): prctl(`option`, …); every call of another ABI (x32 and
+   i386 on x86-64, AArch32 on AArch64), as systemd's SystemCallArchitectures=native does; and,
+   with `file_metadata`, what Landlock does not govern for a process on a uid that owns files
+   beyond its own: changing a file's mode, owner or extended attributes (io_uring included, which
+   can set them unfiltered) and the uid's kernel keyrings. 0, or -1 with errno (ENOSYS on another
+   CPU). */
+static inline int deck_seccomp_refuse(unsigned option, int file_metadata) {
 #if defined(__x86_64__)
-    const unsigned native_arch = 0xC000003E /* AUDIT_ARCH_X86_64 */, native_prctl = 157, x32_prctl = 0x40000000 | 157;
-    const unsigned compat_arch = 0x40000003 /* AUDIT_ARCH_I386 */, compat_prctl = 172;
+    const unsigned arch = 0xC000003E /* AUDIT_ARCH_X86_64 */, prctl_call = 157;
+    static const unsigned metadata[] = { 90, 91, 92, 93, 94 /* chmod fchmod chown fchown lchown */,
+        188, 189, 190, 197, 198, 199 /* setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr */,
+        248, 249, 250 /* add_key request_key keyctl */, 260, 268 /* fchownat fchmodat */,
+        425, 426, 427 /* io_uring_setup _enter _register */, 452 /* fchmodat2 */, 463, 466 /* setxattrat removexattrat */ };
 #elif defined(__aarch64__)
-    const unsigned native_arch = 0xC00000B7 /* AUDIT_ARCH_AARCH64 */, native_prctl = 167, x32_prctl = 167;
-    const unsigned compat_arch = 0x40000028 /* AUDIT_ARCH_ARM */, compat_prctl = 172;
+    const unsigned arch = 0xC00000B7 /* AUDIT_ARCH_AARCH64 */, prctl_call = 167;
+    static const unsigned metadata[] = { 5, 6, 7, 14, 15, 16 /* setxattr … fremovexattr */, 52, 53, 54, 55 /* fchmod fchmodat fchownat fchown */,
+        217, 218, 219 /* add_key request_key keyctl */, 425, 426, 427, 452, 463, 466 };
 #else
-    (void)option;
+    (void)option; (void)file_metadata;
     errno = ENOSYS;
     return -1;
 #endif
 #if defined(__x86_64__) || defined(__aarch64__)
     /* struct seccomp_data: nr at 0, arch at 4, args[0] at 16 (its low half: option is an int). */
-    struct { unsigned short code; unsigned char jt, jf; unsigned k; } program[] = {
-        { 0x20 /* ld [arch] */, 0, 0, 4 },
-        { 0x15 /* jeq */, 0, 4, native_arch },      /* else to 6 */
-        { 0x20 /* ld [nr] */, 0, 0, 0 },
-        { 0x15, 6, 0, native_prctl },                /* to 10 */
-        { 0x15, 5, 0, x32_prctl },                   /* to 10 */
-        { 0x06 /* ret */, 0, 0, 0x7fff0000U /* SECCOMP_RET_ALLOW */ },
-        { 0x15, 0, 2, compat_arch },                 /* else to 9 */
-        { 0x20, 0, 0, 0 },
-        { 0x15, 1, 0, compat_prctl },                /* to 10 */
-        { 0x06, 0, 0, 0x7fff0000U },
-        { 0x20 /* ld [args[0]] */, 0, 0, 16 },
-        { 0x15, 0, 1, option },
-        { 0x06, 0, 0, 0x00050000U /* SECCOMP_RET_ERRNO */ | EPERM },
-        { 0x06, 0, 0, 0x7fff0000U },
-    };
-    struct { unsigned short length; void *filter; } fprog = { sizeof program / sizeof program[0], program };
+    enum { load = 0x20, jeq = 0x15, jge = 0x35, ret = 0x06 };
+    const unsigned allow = 0x7fff0000U /* SECCOMP_RET_ALLOW */, refuse = 0x00050000U /* SECCOMP_RET_ERRNO */ | EPERM;
+    const unsigned count = file_metadata ? sizeof metadata / sizeof metadata[0] : 0;
+    struct { unsigned short code; unsigned char jt, jf; unsigned k; } program[11 + sizeof metadata / sizeof metadata[0]];
+    unsigned n = 0;
+    #define DECK_BPF(c, t, f, value) program[n].code = (c), program[n].jt = (unsigned char)(t), program[n].jf = (unsigned char)(f), program[n++].k = (value)
+    DECK_BPF(load, 0, 0, 4);                        /* 0: the ABI */
+    DECK_BPF(jeq, 1, 0, arch);                      /* 1 */
+    DECK_BPF(ret, 0, 0, refuse);                    /* 2: another ABI */
+    DECK_BPF(load, 0, 0, 0);                        /* 3: the call */
+    DECK_BPF(jge, 4 + count, 0, 0x40000000U);       /* 4: x32's calls, to the refusal */
+    DECK_BPF(jeq, 1 + count, 0, prctl_call);        /* 5: to the option's check */
+    for (unsigned i = 0; i < count; i++) DECK_BPF(jeq, 2 + count - i, 0, metadata[i]);  /* to the refusal */
+    DECK_BPF(ret, 0, 0, allow);                     /* 6 + count */
+    DECK_BPF(load, 0, 0, 16);                       /* 7 + count: prctl's option */
+    DECK_BPF(jeq, 0, 1, option);
+    DECK_BPF(ret, 0, 0, refuse);                    /* 9 + count */
+    DECK_BPF(ret, 0, 0, allow);
+    #undef DECK_BPF
+    struct { unsigned short length; void *filter; } fprog = { (unsigned short)n, program };
     long done = syscall(SYS_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 1U /* SECCOMP_FILTER_FLAG_TSYNC */, &fprog);
     if (done > 0) { errno = EBUSY; return -1; }  /* the id of a thread that could not take it */
     return (int)done;
 #endif
+}
+
+/* Gives up every capability on the calling thread (capabilities are a thread's): effective,
+   permitted, inheritable and ambient, and the bounding set where it may (CAP_SETPCAP). For a
+   host that keeps uid 0. 0, or -1 with errno. */
+static inline int deck_drop_capabilities(void) {
+    (void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    for (int capability = 0; capability < 64; capability++) (void)prctl(PR_CAPBSET_DROP, capability, 0, 0, 0);
+    struct { unsigned version; int pid; } header = { 0x20080522 /* _LINUX_CAPABILITY_VERSION_3 */, 0 };
+    struct { unsigned effective, permitted, inheritable; } none[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+    return (int)syscall(SYS_capset, &header, none);
 }
 
 /* ─── Namespaces, memory, dumpability ─── */

@@ -46,7 +46,11 @@ package final class PluginHostServer {
             let server = try PluginHostServer(arguments)
             problems += server.renderer.problems + server.lockMemory()
             if server.renderer.isRealtime { problems += HostRenderer.limitRealtime() }
-            problems += restrict(memoryMegabytes: arguments.memoryMegabytes, uid: arguments.uid)
+            problems += restrict(memoryMegabytes: arguments.memoryMegabytes, uid: arguments.uid,
+                                 refusingFileMetadata: arguments.uid == 0 && arguments.sandbox)
+            // Capabilities are a thread's: the render thread, started while they were needed, gives them up too.
+            let kept = server.renderer.onRenderThread { deck_drop_capabilities() == 0 ? 0 : errno }
+            if kept != 0 { problems.append("the render thread's capabilities: \(String(cString: strerror(kept)))") }
             if arguments.sandbox {
                 var sandbox = HostSandbox(bundle: arguments.bundle)
                 sandbox.dataFolder = arguments.dataFolder.isEmpty ? nil : arguments.dataFolder
@@ -94,10 +98,11 @@ package final class PluginHostServer {
     }
 
     /// Least privilege where the kernel allows: a uid of its own when given one (no supplementary
-    /// groups), dies with the runtime, gains no privileges on exec, and has a memory limit
-    /// (descriptors beyond its own were closed before). Returns what could not be applied; a uid
-    /// that cannot be taken ends the host, since the runtime counts on it.
-    static func restrict(memoryMegabytes: Int, uid: UInt32) -> [String] {
+    /// groups), dies with the runtime, gains no privileges on exec, holds no capability (on this
+    /// thread; a host that keeps uid 0 is root no more), has a memory limit and the system call
+    /// filter (descriptors beyond its own were closed before). Returns what could not be applied;
+    /// a uid that cannot be taken ends the host, since the runtime counts on it.
+    static func restrict(memoryMegabytes: Int, uid: UInt32, refusingFileMetadata: Bool) -> [String] {
         var problems: [String] = []
         if uid != 0 {
             guard setgroups(0, nil) == 0, setgid(uid) == 0, setuid(uid) == 0 else {
@@ -109,11 +114,12 @@ package final class PluginHostServer {
         if deck_parent_death_signal(SIGKILL) != 0 { problems.append("PR_SET_PDEATHSIG: \(String(cString: strerror(errno)))") }
         if getppid() == 1 { _exit(0) }  // the runtime already went away
         if deck_no_new_privs() != 0 { problems.append("PR_SET_NO_NEW_PRIVS: \(String(cString: strerror(errno)))") }
-        else if !AdoptedOrphans.keep() { problems.append("a seccomp filter keeping PR_SET_CHILD_SUBREAPER: \(String(cString: strerror(errno)))") }
         if memoryMegabytes > 0 {
             var limit = rlimit(rlim_cur: rlim_t(memoryMegabytes) << 20, rlim_max: rlim_t(memoryMegabytes) << 20)
             if setrlimit(Int32(RLIMIT_AS.rawValue), &limit) != 0 { problems.append("RLIMIT_AS: \(String(cString: strerror(errno)))") }
         }
+        if deck_drop_capabilities() != 0 { problems.append("dropping capabilities: \(String(cString: strerror(errno)))") }
+        if let problem = HostSyscallFilter.apply(refusingFileMetadata: refusingFileMetadata) { problems.append(problem) }
         return problems
     }
 

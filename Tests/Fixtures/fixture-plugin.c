@@ -37,7 +37,9 @@
  *                                socket, TCP port and HTTP sink again and writes what each did to "orphan" in its data
  *                                folder ("control: …" a line each), then its pid to "pid"; its first render tries
  *                                the token, deckd's environ, the victim, a signal and clearing the host's subreaper
- *                                flag from the render thread ("sandbox: render …")
+ *                                flag from the render thread ("sandbox: render …"); both threads log their capabilities
+ *                                ("caps: none"); it also tries to chmod the token, set an extended attribute on the
+ *                                victim's manifest and reach its uid's kernel keyring
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -88,6 +90,7 @@
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #endif
 
 #ifndef FIXTURE_ID
@@ -268,6 +271,19 @@ static void orphan_attempts(pid_t parent, const char *path) {
     if (written >= 0) { if (write(written, report, (size_t)length) < 0) {} close(written); }
 }
 
+/* The calling thread's effective capabilities: "none", or "HELD <mask>". */
+static void capabilities(char *outcome, size_t size) {
+    char status[4096] = "";
+    int fd = open("/proc/thread-self/status", O_RDONLY);
+    ssize_t got = fd >= 0 ? read(fd, status, sizeof status - 1) : -1;
+    if (fd >= 0) close(fd);
+    status[got > 0 ? got : 0] = 0;
+    const char *line = strstr(status, "CapEff:\t");
+    if (!line) snprintf(outcome, size, "UNREADABLE (%s)", strerror(errno));
+    else if (strncmp(line + 8, "0000000000000000", 16) == 0) snprintf(outcome, size, "none");
+    else snprintf(outcome, size, "HELD %.16s", line + 8);
+}
+
 /* Each attempt of a hostile plugin; what it logs is what the sandbox let it do. */
 static void sandbox_probe(const deck_plugin_t *plugin) {
     char outcome[200];
@@ -290,6 +306,16 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     else snprintf(outcome, sizeof outcome, "refused (%s)", strerror(errno));
     if (token >= 0) close(token);
     probe_say(plugin, "token", outcome);
+    /* Open the token to everyone, and mark another app's file: Landlock does not govern either. */
+    snprintf(outcome, sizeof outcome, chmod(FIXTURE_TOKEN, 0644) == 0 ? "CHANGED" : "refused (%s)", strerror(errno));
+    probe_say(plugin, "chmod token", outcome);
+    snprintf(outcome, sizeof outcome, setxattr(FIXTURE_VICTIM, "user.deck", "1", 1, 0) == 0 ? "SET" : "refused (%s)", strerror(errno));
+    probe_say(plugin, "xattr victim", outcome);
+    /* The uid's kernel keyring (the runtime's, on its uid). */
+    snprintf(outcome, sizeof outcome, syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -4 /* KEY_SPEC_USER_KEYRING */, 1) >= 0 ? "REACHED" : "refused (%s)", strerror(errno));
+    probe_say(plugin, "keyring", outcome);
+    capabilities(outcome, sizeof outcome);
+    probe_say(plugin, "caps", outcome);
     if (FIXTURE_TCP_PORT > 0) {
         try_tcp(outcome, sizeof outcome);
         probe_say(plugin, "tcp", outcome);
@@ -389,6 +415,8 @@ static void render_probe(const deck_plugin_t *plugin) {
     snprintf(outcome, sizeof outcome, compat == 0 ? "CLEARED" : compat == -ENOSYS ? "absent" : "refused (%s)", strerror((int)-compat));
     probe_say(plugin, "render subreaper i386", outcome);
 #endif
+    capabilities(outcome, sizeof outcome);
+    probe_say(plugin, "render caps", outcome);
     probe_say(plugin, "render done", "all tried");
 }
 

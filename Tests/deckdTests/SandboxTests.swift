@@ -72,10 +72,13 @@ import Testing
         /// Each attempt the sandbox must stop, whatever the uid: its files, signals, output.
         func expectContained() throws {
             #expect(deckd.waitForLog("sandbox: done: all tried"), "\(deckd.log)")
-            for attempt in ["environ", "token", "victim", "own bundle", "signal", "tcp", "http"] {
+            for attempt in ["environ", "token", "chmod token", "xattr victim", "victim", "own bundle", "signal", "tcp", "http"] {
                 #expect(outcome(attempt).hasPrefix("refused"), "\(attempt): \(outcome(attempt))")
             }
             #expect(outcome("env") == "clean")
+            #expect(outcome("caps") == "none", "a host holds no capability, even as root")
+            var token = stat()
+            #expect(stat(dir.path + "/token", &token) == 0 && token.st_mode & 0o777 == 0o600)
             #expect(outcome("data") == "writable")
             #expect(!deckd.log.contains("FORGED"))
             #expect(try String(contentsOfFile: victim + "/manifest.json", encoding: .utf8) == victimManifest)
@@ -92,6 +95,7 @@ import Testing
             for attempt in ["render token", "render environ", "render victim", "render signal", "render subreaper"] {
                 #expect(outcome(attempt).hasPrefix("refused"), "\(attempt): \(outcome(attempt))")
             }
+            #expect(outcome("render caps") == "none")
             #if arch(x86_64)
             for attempt in ["render subreaper x32", "render subreaper i386"] {  // where the kernel has that ABI
                 #expect(outcome(attempt).hasPrefix("refused") || outcome(attempt) == "absent", "\(attempt): \(outcome(attempt))")
@@ -178,6 +182,7 @@ import Testing
     @Test func onTheRuntimesOwnUidLandlockAndPeerChecksStillHold() throws {
         let scene = try Scene(config: #"{"isolation": {"uidBase": 0}}"#, permissions: ["network", "media"])
         try scene.expectContained()
+        #expect(scene.outcome("keyring").hasPrefix("refused"), "the runtime's uid's keyring: \(scene.outcome("keyring"))")
         #expect(scene.outcome("control").contains(#"{"error":{"code":-32005"#), "\(scene.outcome("control"))")
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         #expect(scene.deckd.log.contains("descends from deckd"))

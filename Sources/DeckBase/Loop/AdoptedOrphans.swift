@@ -8,11 +8,6 @@ public enum AdoptedOrphans {
     /// Makes this process a subreaper; false where the kernel refuses.
     public static func adopt() -> Bool { deck_set_child_subreaper() == 0 }
 
-    /// Keeps the flag `adopt` set: from now on `prctl(PR_SET_CHILD_SUBREAPER)` fails with EPERM
-    /// on every thread and in every process started after (a seccomp filter). For a host, whose
-    /// plugin's code could otherwise clear it. Needs no_new_privs; false, with errno, if refused.
-    public static func keep() -> Bool { deck_refuse_prctl_option(UInt32(PR_SET_CHILD_SUBREAPER)) == 0 }
-
     /// Reaps each ended child that no ChildProcess watches and that is outside this process's
     /// group (an inline plugin's own children stay in it, for the plugin to wait for); how many.
     @discardableResult
