@@ -145,6 +145,13 @@ static inline int deck_seccomp_refuse(unsigned option, int file_metadata) {
 #endif
 }
 
+/* Whether this process may install a seccomp filter that answers with an errno (a unit's own
+   filter can refuse the seccomp call itself): 1, or 0 with errno. */
+static inline int deck_seccomp_available(void) {
+    unsigned action = 0x00050000U /* SECCOMP_RET_ERRNO */;
+    return syscall(SYS_seccomp, 2 /* SECCOMP_GET_ACTION_AVAIL */, 0U, &action) == 0;
+}
+
 /* Gives up every capability on the calling thread (capabilities are a thread's): effective,
    permitted, inheritable and ambient, and the bounding set where it may (CAP_SETPCAP). For a
    host that keeps uid 0. 0, or -1 with errno. */

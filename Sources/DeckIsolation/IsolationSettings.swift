@@ -63,6 +63,10 @@ public struct IsolationSettings: Sendable, Equatable {
     func sandboxSummary(cgroups: HostCgroups) -> String {
         var parts: [String] = []
         parts.append(hostUIDs.map { "a uid of its own (\($0.lowerBound)…\($0.upperBound))" } ?? "the runtime's uid (not root, or uidBase 0)")
+        parts.append("no capabilities")
+        parts.append(deck_seccomp_available() != 0
+                     ? "a seccomp filter (its subreaper flag, other ABIs" + (hostUIDs == nil && sandbox ? ", files' modes, owners and attributes, io_uring, keyrings)" : ")")
+                     : "NO seccomp filter (\(String(cString: strerror(errno)))): a plugin could clear its host's subreaper flag" + (hostUIDs == nil ? " and change the modes of deckd's files" : ""))
         if sandbox {
             let abi = deck_landlock_abi()
             parts.append(abi >= 1 ? "Landlock ABI \(abi)" + (abi < 4 ? " (no TCP rules before ABI 4)" : "") + (abi < 6 ? " (no signal or abstract-socket scopes before ABI 6)" : "")
