@@ -96,47 +96,61 @@ static inline int deck_landlock_enforce(int ruleset) { return (int)syscall(SYS_l
 /* Refuses with EPERM, on every thread of this process and in everything it starts (a seccomp
    filter synchronised to all threads, SECCOMP_FILTER_FLAG_TSYNC, which also sets no_new_privs on
    them; the caller must have set it): prctl(`option`, …); every call of another ABI (x32 and
-   i386 on x86-64, AArch32 on AArch64), as systemd's SystemCallArchitectures=native does; and,
-   with `file_metadata`, what Landlock does not govern for a process on a uid that owns files
-   beyond its own: changing a file's mode, owner or extended attributes (io_uring included, which
-   can set them unfiltered) and the uid's kernel keyrings. 0, or -1 with errno (ENOSYS on another
-   CPU). */
-static inline int deck_seccomp_refuse(unsigned option, int file_metadata) {
+   i386 on x86-64, AArch32 on AArch64), as systemd's SystemCallArchitectures=native does; with
+   `file_metadata`, what Landlock does not govern for a process on a uid that owns files beyond
+   its own: changing a file's mode, owner or extended attributes (io_uring included, which can set
+   them unfiltered) and the uid's kernel keyrings; with `unix_sockets`, making an AF_UNIX socket
+   (local services trust a peer by its uid, and Landlock does not govern connecting by path).
+   0, or -1 with errno (ENOSYS on another CPU). */
+static inline int deck_seccomp_refuse(unsigned option, int file_metadata, int unix_sockets) {
+    struct rule { unsigned call, checks_argument, argument; };
 #if defined(__x86_64__)
-    const unsigned arch = 0xC000003E /* AUDIT_ARCH_X86_64 */, prctl_call = 157;
+    const unsigned arch = 0xC000003E /* AUDIT_ARCH_X86_64 */, prctl_call = 157, socket_call = 41;
     static const unsigned metadata[] = { 90, 91, 92, 93, 94 /* chmod fchmod chown fchown lchown */,
         188, 189, 190, 197, 198, 199 /* setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr */,
         248, 249, 250 /* add_key request_key keyctl */, 260, 268 /* fchownat fchmodat */,
         425, 426, 427 /* io_uring_setup _enter _register */, 452 /* fchmodat2 */, 463, 466 /* setxattrat removexattrat */ };
 #elif defined(__aarch64__)
-    const unsigned arch = 0xC00000B7 /* AUDIT_ARCH_AARCH64 */, prctl_call = 167;
+    const unsigned arch = 0xC00000B7 /* AUDIT_ARCH_AARCH64 */, prctl_call = 167, socket_call = 198;
     static const unsigned metadata[] = { 5, 6, 7, 14, 15, 16 /* setxattr … fremovexattr */, 52, 53, 54, 55 /* fchmod fchmodat fchownat fchown */,
         217, 218, 219 /* add_key request_key keyctl */, 425, 426, 427, 452, 463, 466 };
 #else
-    (void)option; (void)file_metadata;
+    (void)option; (void)file_metadata; (void)unix_sockets;
     errno = ENOSYS;
     return -1;
 #endif
 #if defined(__x86_64__) || defined(__aarch64__)
-    /* struct seccomp_data: nr at 0, arch at 4, args[0] at 16 (its low half: option is an int). */
+    enum { most = sizeof metadata / sizeof metadata[0] + 2 };
+    struct rule rules[most];
+    unsigned count = 0, checked = 0;
+    rules[count++] = (struct rule){ prctl_call, 1, option };
+    if (unix_sockets) rules[count++] = (struct rule){ socket_call, 1, 1 /* AF_UNIX */ };
+    for (unsigned i = 0; file_metadata && i < sizeof metadata / sizeof metadata[0]; i++) rules[count++] = (struct rule){ metadata[i], 0, 0 };
+    for (unsigned i = 0; i < count; i++) checked += rules[i].checks_argument;
+    /* struct seccomp_data: nr at 0, arch at 4, args[0] at 16 (its low half: each argument checked is an int). */
     enum { load = 0x20, jeq = 0x15, jge = 0x35, ret = 0x06 };
     const unsigned allow = 0x7fff0000U /* SECCOMP_RET_ALLOW */, refuse = 0x00050000U /* SECCOMP_RET_ERRNO */ | EPERM;
-    const unsigned count = file_metadata ? sizeof metadata / sizeof metadata[0] : 0;
-    struct { unsigned short code; unsigned char jt, jf; unsigned k; } program[11 + sizeof metadata / sizeof metadata[0]];
+    const unsigned checks = 6 + count, refusal = checks + 3 * checked;  /* where each part starts */
+    struct { unsigned short code; unsigned char jt, jf; unsigned k; } program[7 + 4 * most];
     unsigned n = 0;
-    #define DECK_BPF(c, t, f, value) program[n].code = (c), program[n].jt = (unsigned char)(t), program[n].jf = (unsigned char)(f), program[n++].k = (value)
-    DECK_BPF(load, 0, 0, 4);                        /* 0: the ABI */
-    DECK_BPF(jeq, 1, 0, arch);                      /* 1 */
-    DECK_BPF(ret, 0, 0, refuse);                    /* 2: another ABI */
-    DECK_BPF(load, 0, 0, 0);                        /* 3: the call */
-    DECK_BPF(jge, 4 + count, 0, 0x40000000U);       /* 4: x32's calls, to the refusal */
-    DECK_BPF(jeq, 1 + count, 0, prctl_call);        /* 5: to the option's check */
-    for (unsigned i = 0; i < count; i++) DECK_BPF(jeq, 2 + count - i, 0, metadata[i]);  /* to the refusal */
-    DECK_BPF(ret, 0, 0, allow);                     /* 6 + count */
-    DECK_BPF(load, 0, 0, 16);                       /* 7 + count: prctl's option */
-    DECK_BPF(jeq, 0, 1, option);
-    DECK_BPF(ret, 0, 0, refuse);                    /* 9 + count */
+    #define DECK_BPF(c, t, f, value) program[n].code = (c), program[n].jt = (unsigned char)(t), program[n].jf = (unsigned char)(f), program[n].k = (value), n++
+    DECK_BPF(load, 0, 0, 4);                            /* the ABI */
+    DECK_BPF(jeq, 1, 0, arch);
+    DECK_BPF(ret, 0, 0, refuse);                        /* another ABI */
+    DECK_BPF(load, 0, 0, 0);                            /* the call */
+    DECK_BPF(jge, refusal - n - 1, 0, 0x40000000U);     /* x32's calls */
+    for (unsigned i = 0, check = checks; i < count; i++) {
+        DECK_BPF(jeq, (rules[i].checks_argument ? check : refusal) - n - 1, 0, rules[i].call);
+        check += rules[i].checks_argument ? 3 : 0;
+    }
     DECK_BPF(ret, 0, 0, allow);
+    for (unsigned i = 0; i < count; i++) {
+        if (!rules[i].checks_argument) continue;
+        DECK_BPF(load, 0, 0, 16);                       /* the first argument */
+        DECK_BPF(jeq, refusal - n - 1, 0, rules[i].argument);
+        DECK_BPF(ret, 0, 0, allow);
+    }
+    DECK_BPF(ret, 0, 0, refuse);
     #undef DECK_BPF
     struct { unsigned short length; void *filter; } fprog = { (unsigned short)n, program };
     long done = syscall(SYS_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 1U /* SECCOMP_FILTER_FLAG_TSYNC */, &fprog);

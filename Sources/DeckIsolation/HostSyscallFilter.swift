@@ -2,13 +2,14 @@ import CProcess
 import Glibc
 
 /// The system calls a host refuses its plugin, in a seccomp filter on every thread and in every
-/// process it starts: clearing the host's subreaper flag, any call of another ABI, and, on the
+/// process it starts: clearing the host's subreaper flag and any call of another ABI; on the
 /// runtime's uid under the sandbox, what Landlock leaves open there: changing files' modes,
-/// owners and extended attributes (io_uring included), and the uid's kernel keyrings.
+/// owners and extended attributes (io_uring included) and the uid's kernel keyrings; and, on
+/// root's uid, Unix sockets, since local services trust a peer of uid 0 whatever it holds.
 enum HostSyscallFilter {
     /// Installs the filter (no_new_privs must be set); nil, or why it could not be.
-    static func apply(refusingFileMetadata: Bool) -> String? {
-        guard deck_seccomp_refuse(UInt32(PR_SET_CHILD_SUBREAPER), refusingFileMetadata ? 1 : 0) != 0 else { return nil }
+    static func apply(refusingFileMetadata: Bool, refusingUnixSockets: Bool) -> String? {
+        guard deck_seccomp_refuse(UInt32(PR_SET_CHILD_SUBREAPER), refusingFileMetadata ? 1 : 0, refusingUnixSockets ? 1 : 0) != 0 else { return nil }
         return "a seccomp filter: \(String(cString: strerror(errno)))"
     }
 }

@@ -62,10 +62,13 @@ public struct IsolationSettings: Sendable, Equatable {
     /// What holds for hosts on this kernel and with this privilege, logged with the first host.
     func sandboxSummary(cgroups: HostCgroups) -> String {
         var parts: [String] = []
-        parts.append(hostUIDs.map { "a uid of its own (\($0.lowerBound)…\($0.upperBound))" } ?? "the runtime's uid (not root, or uidBase 0)")
+        let root = hostUIDs == nil && geteuid() == 0
+        parts.append(hostUIDs.map { "a uid of its own (\($0.lowerBound)…\($0.upperBound))" }
+                     ?? (root ? "root's uid (uidBase 0): root's files and its standing with local services" : "the runtime's uid (not root, or uidBase 0)"))
         parts.append("no capabilities")
+        let runtimeUIDRules = hostUIDs == nil && sandbox ? ", files' modes, owners and attributes, io_uring, keyrings" + (root ? ", Unix sockets" : "") : ""
         parts.append(deck_seccomp_available() != 0
-                     ? "a seccomp filter (its subreaper flag, other ABIs" + (hostUIDs == nil && sandbox ? ", files' modes, owners and attributes, io_uring, keyrings)" : ")")
+                     ? "a seccomp filter (its subreaper flag, other ABIs\(runtimeUIDRules))"
                      : "NO seccomp filter (\(String(cString: strerror(errno)))): a plugin could clear its host's subreaper flag" + (hostUIDs == nil ? " and change the modes of deckd's files" : ""))
         if sandbox {
             let abi = deck_landlock_abi()

@@ -46,8 +46,7 @@ package final class PluginHostServer {
             let server = try PluginHostServer(arguments)
             problems += server.renderer.problems + server.lockMemory()
             if server.renderer.isRealtime { problems += HostRenderer.limitRealtime() }
-            problems += restrict(memoryMegabytes: arguments.memoryMegabytes, uid: arguments.uid,
-                                 refusingFileMetadata: arguments.uid == 0 && arguments.sandbox)
+            problems += restrict(memoryMegabytes: arguments.memoryMegabytes, uid: arguments.uid, sandbox: arguments.sandbox)
             // Capabilities are a thread's: the render thread, started while they were needed, gives them up too.
             let kept = server.renderer.onRenderThread { deck_drop_capabilities() == 0 ? 0 : errno }
             if kept != 0 { problems.append("the render thread's capabilities: \(String(cString: strerror(kept)))") }
@@ -99,10 +98,11 @@ package final class PluginHostServer {
 
     /// Least privilege where the kernel allows: a uid of its own when given one (no supplementary
     /// groups), dies with the runtime, gains no privileges on exec, holds no capability (on this
-    /// thread; a host that keeps uid 0 is root no more), has a memory limit and the system call
-    /// filter (descriptors beyond its own were closed before). Returns what could not be applied;
-    /// a uid that cannot be taken ends the host, since the runtime counts on it.
-    static func restrict(memoryMegabytes: Int, uid: UInt32, refusingFileMetadata: Bool) -> [String] {
+    /// thread; a host that keeps uid 0 holds none either), has a memory limit and the system call
+    /// filter, whose rules for the runtime's uid come with the `sandbox` (descriptors beyond its
+    /// own were closed before). Returns what could not be applied; a uid that cannot be taken
+    /// ends the host, since the runtime counts on it.
+    static func restrict(memoryMegabytes: Int, uid: UInt32, sandbox: Bool) -> [String] {
         var problems: [String] = []
         if uid != 0 {
             guard setgroups(0, nil) == 0, setgid(uid) == 0, setuid(uid) == 0 else {
@@ -119,7 +119,10 @@ package final class PluginHostServer {
             if setrlimit(Int32(RLIMIT_AS.rawValue), &limit) != 0 { problems.append("RLIMIT_AS: \(String(cString: strerror(errno)))") }
         }
         if deck_drop_capabilities() != 0 { problems.append("dropping capabilities: \(String(cString: strerror(errno)))") }
-        if let problem = HostSyscallFilter.apply(refusingFileMetadata: refusingFileMetadata) { problems.append(problem) }
+        let onRuntimeUID = uid == 0 && sandbox
+        if let problem = HostSyscallFilter.apply(refusingFileMetadata: onRuntimeUID, refusingUnixSockets: onRuntimeUID && geteuid() == 0) {
+            problems.append(problem)
+        }
         return problems
     }
 

@@ -39,7 +39,7 @@
  *                                the token, deckd's environ, the victim, a signal and clearing the host's subreaper
  *                                flag from the render thread ("sandbox: render …"); both threads log their capabilities
  *                                ("caps: none"); it also tries to chmod the token, set an extended attribute on the
- *                                victim's manifest and reach its uid's kernel keyring
+ *                                victim's manifest, make a Unix socket and reach its uid's kernel keyring
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -311,6 +311,11 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     probe_say(plugin, "chmod token", outcome);
     snprintf(outcome, sizeof outcome, setxattr(FIXTURE_VICTIM, "user.deck", "1", 1, 0) == 0 ? "SET" : "refused (%s)", strerror(errno));
     probe_say(plugin, "xattr victim", outcome);
+    /* A Unix socket, which local services (D-Bus, systemd) trust by its uid. */
+    int unix_socket = socket(AF_UNIX, SOCK_STREAM, 0);
+    snprintf(outcome, sizeof outcome, unix_socket >= 0 ? "made" : "refused (%s)", strerror(errno));
+    if (unix_socket >= 0) close(unix_socket);
+    probe_say(plugin, "unix socket", outcome);
     /* The uid's kernel keyring (the runtime's, on its uid). */
     snprintf(outcome, sizeof outcome, syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -4 /* KEY_SPEC_USER_KEYRING */, 1) >= 0 ? "REACHED" : "refused (%s)", strerror(errno));
     probe_say(plugin, "keyring", outcome);

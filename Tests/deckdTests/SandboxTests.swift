@@ -170,6 +170,7 @@ import Testing
         #expect(scene.outcome("media").hasPrefix("refused"), "without the media permission")
         #expect(scene.outcome("settings") == #"{"station":"FM 4"}"#, "its own settings, no media folders without media")
         #expect(scene.deckd.log.contains("a uid of its own (61000…70999); no capabilities; a seccomp filter (its subreaper flag, other ABIs); Landlock"), "\(scene.deckd.log)")
+        #expect(scene.outcome("unix socket") == "made", "on a uid of its own a plugin may make Unix sockets")
         var info = stat()
         #expect(stat(scene.data, &info) == 0)
         #expect((61_000...70_999).contains(info.st_uid), "the data folder belongs to the host's uid, not \(info.st_uid)")
@@ -178,14 +179,16 @@ import Testing
         #expect(scene.deckd.stop() == 0)
     }
 
-    /// On deckd's own uid (deckd not root, or `uidBase` 0) Landlock keeps files and signals out of
-    /// reach; with the network granted, deckd still knows its descendants on the TCP port.
+    /// On deckd's own uid (here root's, `uidBase` 0) Landlock keeps files and signals out of
+    /// reach, the seccomp filter what Landlock does not govern and, on root's uid, Unix sockets;
+    /// with the network granted, deckd still knows its descendants on the TCP port.
     @Test func onTheRuntimesOwnUidLandlockAndPeerChecksStillHold() throws {
         let scene = try Scene(config: #"{"isolation": {"uidBase": 0}}"#, permissions: ["network", "media"])
         try scene.expectContained()
         #expect(scene.outcome("keyring").hasPrefix("refused"), "the runtime's uid's keyring: \(scene.outcome("keyring"))")
-        #expect(scene.deckd.log.contains("no capabilities; a seccomp filter (its subreaper flag, other ABIs, files' modes, owners and attributes, io_uring, keyrings)"), "\(scene.deckd.log)")
-        #expect(scene.outcome("control").contains(#"{"error":{"code":-32005"#), "\(scene.outcome("control"))")
+        #expect(scene.deckd.log.contains("root's uid (uidBase 0): root's files and its standing with local services; no capabilities; a seccomp filter (its subreaper flag, other ABIs, files' modes, owners and attributes, io_uring, keyrings, Unix sockets)"), "\(scene.deckd.log)")
+        #expect(scene.outcome("unix socket").hasPrefix("refused"), "\(scene.outcome("unix socket"))")
+        #expect(scene.outcome("control").hasPrefix("refused ("), "\(scene.outcome("control"))")
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         #expect(scene.deckd.log.contains("descends from deckd"))
         // With the network it reaches the HTTP sink's port, but may not record the car's audio.
