@@ -307,9 +307,11 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     if (token >= 0) close(token);
     probe_say(plugin, "token", outcome);
     /* Open the token to everyone, and mark another app's file: Landlock does not govern either. */
-    snprintf(outcome, sizeof outcome, chmod(FIXTURE_TOKEN, 0644) == 0 ? "CHANGED" : "refused (%s)", strerror(errno));
+    int changed = chmod(FIXTURE_TOKEN, 0644) == 0;
+    snprintf(outcome, sizeof outcome, changed ? "CHANGED" : "refused (%s)", strerror(errno));
     probe_say(plugin, "chmod token", outcome);
-    snprintf(outcome, sizeof outcome, setxattr(FIXTURE_VICTIM, "user.deck", "1", 1, 0) == 0 ? "SET" : "refused (%s)", strerror(errno));
+    int set = setxattr(FIXTURE_VICTIM, "user.deck", "1", 1, 0) == 0;
+    snprintf(outcome, sizeof outcome, set ? "SET" : "refused (%s)", strerror(errno));
     probe_say(plugin, "xattr victim", outcome);
     /* A Unix socket, which local services (D-Bus, systemd) trust by its uid. */
     int unix_socket = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -317,7 +319,8 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     if (unix_socket >= 0) close(unix_socket);
     probe_say(plugin, "unix socket", outcome);
     /* The uid's kernel keyring (the runtime's, on its uid). */
-    snprintf(outcome, sizeof outcome, syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -4 /* KEY_SPEC_USER_KEYRING */, 1) >= 0 ? "REACHED" : "refused (%s)", strerror(errno));
+    int reached = syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -4 /* KEY_SPEC_USER_KEYRING */, 1) >= 0;
+    snprintf(outcome, sizeof outcome, reached ? "REACHED" : "refused (%s)", strerror(errno));
     probe_say(plugin, "keyring", outcome);
     capabilities(outcome, sizeof outcome);
     probe_say(plugin, "caps", outcome);
@@ -406,9 +409,11 @@ static void render_probe(const deck_plugin_t *plugin) {
     snprintf(outcome, sizeof outcome, victim >= 0 ? "WRITABLE" : "refused (%s)", strerror(errno));
     if (victim >= 0) close(victim);
     probe_say(plugin, "render victim", outcome);
-    snprintf(outcome, sizeof outcome, kill(getppid(), 0) == 0 ? "ALLOWED" : "refused (%s)", strerror(errno));
+    int signalled = kill(getppid(), 0) == 0;
+    snprintf(outcome, sizeof outcome, signalled ? "ALLOWED" : "refused (%s)", strerror(errno));
     probe_say(plugin, "render signal", outcome);
-    snprintf(outcome, sizeof outcome, prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) == 0 ? "CLEARED" : "refused (%s)", strerror(errno));
+    int cleared = prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) == 0;
+    snprintf(outcome, sizeof outcome, cleared ? "CLEARED" : "refused (%s)", strerror(errno));
     probe_say(plugin, "render subreaper", outcome);
 #if defined(__x86_64__)
     /* The same through the x32 and the 32-bit ABIs ("absent" where the kernel has not got that ABI). */

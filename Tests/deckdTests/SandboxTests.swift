@@ -20,8 +20,9 @@ import Testing
         let httpPort: Int
         var data: String { dir.path + "/data/org.deck.test.hostile" }
 
-        /// `policy`, when given, is the entitlement policy's text (`--policy`).
-        init(config: String = "{}", permissions: [String] = [], policy: String? = nil, launcher: [String] = []) throws {
+        /// `policy`, when given, is the entitlement policy's text (`--policy`); with `user`, deckd
+        /// runs as that uid (and not root), as the unit's `User=deck` runs it.
+        init(config: String = "{}", permissions: [String] = [], policy: String? = nil, launcher: [String] = [], user: uid_t? = nil) throws {
             let plugins = dir.path + "/plugins", extra = dir.path + "/extra", socket = dir.path + "/deck.sock", token = dir.path + "/token"
             for folder in [plugins, extra] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
             chmod(dir.path, 0o755)
@@ -43,6 +44,14 @@ import Testing
             if let policy {
                 try policy.write(toFile: dir.path + "/policy.json", atomically: true, encoding: .utf8)
                 policyArguments = ["--policy", dir.path + "/policy.json"]
+            }
+            var launcher = launcher
+            if let user {
+                // Its own folder and token become the user's; deckd and its host are copied where the user can run them.
+                for path in [dir.path, token] { chown(path, user, user) }
+                try FileManager.default.createDirectory(atPath: dir.path + "/bin", withIntermediateDirectories: true)
+                launcher = ["/bin/sh", "-c", #"cp "$1" "$(dirname "$1")/deck-plugin-host" "$0" && shift && exec /usr/bin/setpriv --reuid=\#(user) --regid=\#(user) --clear-groups "$0/deckd" "$@""#,
+                            dir.path + "/bin"]
             }
             deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", plugins, "--socket", socket, "--state", "none",
                                       "--isolation", "process", "--tcp", "localhost:0", "--token-file", token] + policyArguments,
@@ -201,6 +210,24 @@ import Testing
         // A setsid orphan is its host's child, not init's (the host adopts its plugin's orphans): still a plugin's.
         try scene.expectOrphanRefused()
         #expect(SandboxTests.parent(of: try scene.grandchild()) == (try scene.hostPID()))
+        try scene.expectNothingOutlivesTheApp()
+        #expect(scene.deckd.stop() == 0)
+    }
+
+    /// deckd as an ordinary user, as the unit runs it (`User=deck`): its hosts share its uid, and
+    /// Landlock, the seccomp filter and deckd's peer checks hold what that uid would give them.
+    @Test func asAnOrdinaryUserDeckdsHostsShareItsUidAndAreStillHeld() throws {
+        let nobody: uid_t = 65_534
+        let scene = try Scene(permissions: ["network"], user: nobody)
+        try scene.expectContained()
+        #expect(scene.deckd.log.contains("sandbox: the runtime's uid (not root, or uidBase 0); no capabilities; a seccomp filter (its subreaper flag, other ABIs, files' modes, owners and attributes, io_uring, keyrings); Landlock"), "\(scene.deckd.log)")
+        var info = stat()
+        #expect(stat(scene.data, &info) == 0 && info.st_uid == nobody, "deckd ran as \(nobody) and made the data folder")
+        #expect(scene.outcome("keyring").hasPrefix("refused"), "\(scene.outcome("keyring"))")
+        #expect(scene.outcome("unix socket") == "made", "Unix sockets stay a non-root plugin's")
+        #expect(scene.outcome("control").contains(#"{"error":{"code":-32005"#), "deckd refuses its descendants: \(scene.outcome("control"))")
+        #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
+        try scene.expectOrphanRefused()
         try scene.expectNothingOutlivesTheApp()
         #expect(scene.deckd.stop() == 0)
     }
