@@ -36,6 +36,11 @@ public final class AudioEngine {
     var tapBus = -1
     /// Runs on the loop when the packet tap's function has not returned for the render timeout.
     public var onStuckPacketTap: (() -> Void)?
+    /// Runs on the loop when the audio thread took its real-time scheduling back: how many times so far.
+    public var onRealtimeRetaken: ((Int) -> Void)?
+    private var realtimeRetakenReported = 0
+    /// Whether the audio thread was given real-time scheduling: a thread that replaces it gets it too.
+    private var isRealtime = false
     /// How long packets may wait to be handed to the loop together, in ms, as the sinks allow
     /// (`Sink.batchMilliseconds`): paced, the loop then wakes once per batch, not once per frame.
     public var batchMilliseconds = 0 {
@@ -108,6 +113,7 @@ public final class AudioEngine {
             throw .thread(String(cString: strerror(status)))
         }
         thread = handle
+        if isRealtime { requestRealtimePriority() }
         armWatchdog()
     }
 
@@ -206,7 +212,9 @@ public final class AudioEngine {
     public func requestRealtimePriority() -> Bool {
         guard let thread else { return false }
         var parameters = sched_param(sched_priority: AudioEngine.realtimePriority)
-        return pthread_setschedparam(thread, SCHED_FIFO, &parameters) == 0
+        isRealtime = pthread_setschedparam(thread, SCHED_FIFO, &parameters) == 0
+        worker.realtime.store(isRealtime, ordering: .relaxed)
+        return isRealtime
     }
 
     /// Ends the output: the thread flushes the encoder, the last packet is delivered, then `onFinished` runs.
@@ -224,7 +232,14 @@ public final class AudioEngine {
         drainPackets()
     }
 
-    func drainPackets() { delivery.drain(worker, stats: stats) }
+    func drainPackets() {
+        delivery.drain(worker, stats: stats)
+        let retaken = stats.realtimeRetaken.load(ordering: .relaxed)
+        if retaken != realtimeRetakenReported {
+            realtimeRetakenReported = retaken
+            onRealtimeRetaken?(retaken)
+        }
+    }
 }
 
 /// Why the audio engine could not start or take a stream.

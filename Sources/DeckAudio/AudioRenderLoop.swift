@@ -28,6 +28,8 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     let batchFrames = Atomic<Int>(1)
     /// CLOCK_MONOTONIC nanoseconds when the last frame began (when the thread started, before its first).
     let lastFrameBegan = Atomic<Int>(0)
+    /// Set once the thread was given real-time scheduling: it then keeps it (`keepRealtime`).
+    let realtime = Atomic<Bool>(false)
     private let doorbell: AsyncDoorbell.Ringer
     /// The watchdog's deadline, pushed one render timeout ahead at least every quarter of it.
     private let deadline: LoopDeadline
@@ -139,6 +141,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
                 }
                 sleep(until: deadline)
                 stats.lateness.record(MonotonicClock.nanoseconds - deadline)
+                if packetIndex % Self.realtimeCheckFrames == 0 { keepRealtime() }
             }
         }
         finish()
@@ -254,6 +257,19 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
         guard now - lastPush >= timeout / 4 else { return }
         lastPush = now
         deadline.push(nanoseconds: timeout)
+    }
+
+    /// How often, in frames, the paced thread looks at its own scheduling (once a second at 20 ms).
+    static let realtimeCheckFrames: Int64 = 50
+
+    /// Takes real-time scheduling back when something changed it: any process of the runtime's
+    /// uid may (a plugin's host on it too), and Landlock has no rule for it.
+    private func keepRealtime() {
+        guard realtime.load(ordering: .relaxed), sched_getscheduler(0) != SCHED_FIFO else { return }
+        var parameters = sched_param(sched_priority: AudioEngine.realtimePriority)
+        guard pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0 else { return }
+        stats.realtimeRetaken.add(1, ordering: .relaxed)
+        doorbell.ring()
     }
 
     private func sleep(until deadline: Int) {

@@ -13,6 +13,8 @@ public final class AudioStats: Sendable {
     public let limitedSamples = Atomic<Int>(0)
     /// Encoder failures (the frame is lost, the stream goes on).
     public let encoderErrors = Atomic<Int>(0)
+    /// Times the thread found its real-time scheduling taken (by another process of the uid) and took it back.
+    public let realtimeRetaken = Atomic<Int>(0)
     /// The frame (counted like `frames`) before which the latest command was applied: how soon a
     /// gain ramp or a stream change reaches the mix.
     public let lastCommandFrame = Atomic<Int>(-1)

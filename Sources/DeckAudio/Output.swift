@@ -66,6 +66,10 @@ public final class Output {
                          + "(audio.renderTimeoutMs): its stream is dropped and the output goes on in a fresh audio thread")
             onHung?(owner)
         }
+        engine.onRealtimeRetaken = { count in
+            logger.warning("audio", "the audio thread's real-time scheduling had been taken by another process of this uid; "
+                           + "taken back (\(count) time(s) so far)")
+        }
         engine.onStuckPacketTap = {
             logger.error("audio", "the embedder's audio-thread packet callback has not returned for \(configuration.renderTimeoutMilliseconds) ms "
                          + "(audio.renderTimeoutMs): the output waits for it")

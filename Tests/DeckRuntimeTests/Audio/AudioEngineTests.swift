@@ -90,6 +90,24 @@ private let recordFaults: PacketTap.Function = { user, _, _, _, _, _, _ in
         #expect(abs(Double(frames) - expected) <= 3)
     }
 
+    /// Any process of the runtime's uid may take the paced audio thread's real-time scheduling
+    /// (a plugin's host on it too): the thread takes it back within a second, and the log says so.
+    @Test func pacedOutputTakesBackItsRealTimeSchedulingWhenItIsTaken() throws {
+        let harness = try StreamingHarness(freewheel: false)
+        try harness.start()
+        harness.run(for: 0.1)
+        try #require(harness.log.all.contains { $0.message.contains("paced, real-time priority") }, "real-time scheduling needs root or RLIMIT_RTPRIO")
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        let audio = try #require(tasks.first { (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) == "deck-audio\n" }.flatMap { pid_t($0) })
+        #expect(sched_getscheduler(audio) == SCHED_FIFO)
+        var normal = sched_param(sched_priority: 0)
+        #expect(sched_setscheduler(audio, SCHED_OTHER, &normal) == 0)
+        harness.run(for: 1.5)
+        #expect(sched_getscheduler(audio) == SCHED_FIFO)
+        #expect(harness.runtime.audio.stats.realtimeRetaken.load(ordering: .relaxed) == 1)
+        #expect(harness.log.all.filter { $0.message.contains("real-time scheduling had been taken by another process of this uid; taken back (1 time(s) so far)") }.count == 1)
+    }
+
     @Test func aStalledLoopDropsPacketsCountedAndLoggedOncePerBurst() throws {
         let harness = try StreamingHarness(freewheel: false) { $0.audio.packetBufferMilliseconds = 100 }
         var packets: [EncodedPacket] = []
