@@ -30,6 +30,8 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     let lastFrameBegan = Atomic<Int>(0)
     /// Set once the thread was given real-time scheduling: it then keeps it (`keepRealtime`).
     let realtime = Atomic<Bool>(false)
+    /// The thread's kernel id, once it runs.
+    let kernelThread = Atomic<Int32>(0)
     private let doorbell: AsyncDoorbell.Ringer
     /// The watchdog's deadline, pushed one render timeout ahead at least every quarter of it.
     private let deadline: LoopDeadline
@@ -87,6 +89,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
 
     func run() {
         identity.claim()
+        kernelThread.store(KernelThread.id, ordering: .releasing)
         ThreadName.set("deck-audio")  // top -H and profilers tell it from the loop
         // Threads the runtime owns never take SIGPIPE, without touching the host process's disposition.
         var pipe = sigset_t()

@@ -74,6 +74,7 @@ import Testing
         try harness.start()
         try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
         harness.run(for: 0.5)
+        let first = harness.runtime.audio.worker.kernelThread.load(ordering: .acquiring)
         try harness.runtime.focus.play(pluginID: maps.id, item: "hang@navigation/3")
         #expect(turnLoop(harness.runtime.loop, seconds: 5) { maps.state == .hung })
         #expect(harness.log.contains(.error, "org.example.maps's render has not returned for 200 ms (audio.renderTimeoutMs)"))
@@ -84,6 +85,11 @@ import Testing
         harness.run(for: 1)
         #expect(harness.runtime.audio.stats.frames.load(ordering: .relaxed) > frames + 40)  // the output goes on
         #expect(harness.runtime.info["output"]?["running"] == true)
+        // The fresh thread is real-time as the first was (which still hangs in the render).
+        try #require(harness.log.all.contains { $0.message.contains("paced, real-time priority") }, "real-time scheduling needs root or RLIMIT_RTPRIO")
+        let fresh = harness.runtime.audio.worker.kernelThread.load(ordering: .acquiring)
+        #expect(fresh > 0 && fresh != first && sched_getscheduler(first) == SCHED_FIFO && sched_getscheduler(fresh) == SCHED_FIFO,
+                "\(first): \(sched_getscheduler(first)), \(fresh): \(sched_getscheduler(fresh))")
         #expect(throws: PluginCallError.self) { try harness.runtime.focus.play(pluginID: maps.id, item: "sine-880") }
         #expect(harness.shutDown(), "the file's writer did not finish")
 
