@@ -98,7 +98,8 @@ package final class PluginHostServer {
 
     /// Least privilege where the kernel allows: a uid of its own when given one (no supplementary
     /// groups), dies with the runtime, gains no privileges on exec, holds no capability (on this
-    /// thread; a host that keeps uid 0 holds none either), has a memory limit and the system call
+    /// thread; a host that keeps uid 0 holds none either), makes no more real-time threads
+    /// (RLIMIT_RTPRIO 0, once the render thread has its priority), has a memory limit and the system call
     /// filter, whose rules for the runtime's uid come with the `sandbox` (descriptors beyond its
     /// own were closed before). Returns what could not be applied; a uid that cannot be taken
     /// ends the host, since the runtime counts on it.
@@ -119,6 +120,9 @@ package final class PluginHostServer {
             if setrlimit(Int32(RLIMIT_AS.rawValue), &limit) != 0 { problems.append("RLIMIT_AS: \(String(cString: strerror(errno)))") }
         }
         if deck_drop_capabilities() != 0 { problems.append("dropping capabilities: \(String(cString: strerror(errno)))") }
+        // The render thread took its real-time priority already; the plugin's own threads may not (they would outrank deckd's audio).
+        var noRealtime = rlimit(rlim_cur: 0, rlim_max: 0)
+        if setrlimit(Int32(__RLIMIT_RTPRIO.rawValue), &noRealtime) != 0 { problems.append("RLIMIT_RTPRIO: \(String(cString: strerror(errno)))") }
         let onRuntimeUID = uid == 0 && sandbox
         if let problem = HostSyscallFilter.apply(refusingFileMetadata: onRuntimeUID, refusingUnixSockets: onRuntimeUID && geteuid() == 0) {
             problems.append(problem)

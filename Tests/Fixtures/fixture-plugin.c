@@ -39,7 +39,8 @@
  *                                the token, deckd's environ, the victim, a signal and clearing the host's subreaper
  *                                flag from the render thread ("sandbox: render …"); both threads log their capabilities
  *                                ("caps: none"); it also tries to chmod the token, set an extended attribute on the
- *                                victim's manifest, make a Unix socket and reach its uid's kernel keyring
+ *                                victim's manifest, make a Unix socket, reach its uid's kernel keyring and make its
+ *                                thread real-time
  * It logs every lifecycle call ("lifecycle: init", …) so tests can check the order,
  * and on activate it asks for callbacks from a second thread.
  *
@@ -324,6 +325,12 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     probe_say(plugin, "keyring", outcome);
     capabilities(outcome, sizeof outcome);
     probe_say(plugin, "caps", outcome);
+    /* A real-time thread of its own, which would outrank the runtime's audio. */
+    struct sched_param realtime = { .sched_priority = 1 }, normal = { .sched_priority = 0 };
+    int refused_realtime = pthread_setschedparam(pthread_self(), SCHED_FIFO, &realtime);
+    snprintf(outcome, sizeof outcome, refused_realtime == 0 ? "REAL-TIME" : "refused (%s)", strerror(refused_realtime));
+    if (refused_realtime == 0) pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
+    probe_say(plugin, "realtime thread", outcome);
     if (FIXTURE_TCP_PORT > 0) {
         try_tcp(outcome, sizeof outcome);
         probe_say(plugin, "tcp", outcome);

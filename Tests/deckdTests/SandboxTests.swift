@@ -81,7 +81,7 @@ import Testing
         /// Each attempt the sandbox must stop, whatever the uid: its files, signals, output.
         func expectContained() throws {
             #expect(deckd.waitForLog("sandbox: done: all tried"), "\(deckd.log)")
-            for attempt in ["environ", "token", "chmod token", "xattr victim", "victim", "own bundle", "signal", "tcp", "http"] {
+            for attempt in ["environ", "token", "chmod token", "xattr victim", "victim", "own bundle", "signal", "realtime thread", "tcp", "http"] {
                 #expect(outcome(attempt).hasPrefix("refused"), "\(attempt): \(outcome(attempt))")
             }
             #expect(outcome("env") == "clean")
