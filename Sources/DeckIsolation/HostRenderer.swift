@@ -7,7 +7,7 @@ import Synchronization
 /// The host process's audio thread: renders the plugin ahead into the shared ring while its
 /// stream is open, woken by the runtime each time it takes a frame. It asks for the output
 /// thread's real-time scheduling, so isolation costs no audio when the machine is busy.
-final class HostRenderer: @unchecked Sendable {  // `source` is written once before `hasSource` is set; the flags are atomic; `isRealtime` is the loop thread's.
+final class HostRenderer: @unchecked Sendable {  // `source` is written once before `hasSource` is set; the flags are atomic, `job` is locked; `isRealtime` and `isStarted` are the loop thread's.
     let thread = ThreadIdentity()
     let ring: AudioRing
     private var source: RenderSource?
@@ -134,7 +134,7 @@ final class HostRenderer: @unchecked Sendable {  // `source` is written once bef
 
     private func run() {
         thread.claim()
-        kernelThread.store(deck_thread_id(), ordering: .releasing)
+        kernelThread.store(KernelThread.id, ordering: .releasing)
         HostRenderer.lockStack()
         while !hasSource.load(ordering: .acquiring) {  // `start` and `onRenderThread` ring it
             if let job = job.withLock({ job in defer { job = nil }; return job }) {
