@@ -96,22 +96,35 @@ static inline int deck_landlock_enforce(int ruleset) { return (int)syscall(SYS_l
 /* Refuses with EPERM, on every thread of this process and in everything it starts (a seccomp
    filter synchronised to all threads, SECCOMP_FILTER_FLAG_TSYNC, which also sets no_new_privs on
    them; the caller must have set it): prctl(`option`, …); every call of another ABI (x32 and
-   i386 on x86-64, AArch32 on AArch64), as systemd's SystemCallArchitectures=native does; with
-   `file_metadata`, what Landlock does not govern for a process on a uid that owns files beyond
-   its own: changing a file's mode, owner or extended attributes (io_uring included, which can set
-   them unfiltered) and the uid's kernel keyrings; with `unix_sockets`, making an AF_UNIX socket
-   (local services trust a peer by its uid, and Landlock does not govern connecting by path).
-   0, or -1 with errno (ENOSYS on another CPU). */
+   i386 on x86-64, AArch32 on AArch64), as systemd's SystemCallArchitectures=native does; setting
+   the nice value, I/O priority, scheduling, CPUs or resource limits of anything but the calling
+   thread (setpriority and ioprio_set for another process, thread or the whole uid; sched_set*
+   and prlimit64 for another pid), which a process of the same uid may otherwise do to the
+   runtime; with `file_metadata`, what Landlock does not govern for a process on a uid that owns
+   files beyond its own: changing a file's mode, owner or extended attributes (io_uring
+   included, which can set them unfiltered) and the uid's kernel keyrings; with `unix_sockets`,
+   making an AF_UNIX socket (local services trust a peer by its uid, and Landlock does not govern
+   connecting by path). 0, or -1 with errno (ENOSYS on another CPU). */
 static inline int deck_seccomp_refuse(unsigned option, int file_metadata, int unix_sockets) {
-    struct rule { unsigned call, checks_argument, argument; };
+    /* What a rule refuses: the call; the call when its first argument is `value`; the call
+       unless its first argument is 0 (the caller); the call unless its first argument is
+       `value` and its second 0 (setpriority's and ioprio_set's which and who). */
+    enum kind { always, when_first, unless_self, unless_first_and_self };
+    struct rule { unsigned call; enum kind kind; unsigned value; };
 #if defined(__x86_64__)
     const unsigned arch = 0xC000003E /* AUDIT_ARCH_X86_64 */, prctl_call = 157, socket_call = 41;
+    static const struct rule scheduling[] = { { 141 /* setpriority */, unless_first_and_self, 0 /* PRIO_PROCESS */ },
+        { 251 /* ioprio_set */, unless_first_and_self, 1 /* IOPRIO_WHO_PROCESS */ }, { 142 /* sched_setparam */, unless_self, 0 },
+        { 144 /* sched_setscheduler */, unless_self, 0 }, { 203 /* sched_setaffinity */, unless_self, 0 },
+        { 314 /* sched_setattr */, unless_self, 0 }, { 302 /* prlimit64 */, unless_self, 0 } };
     static const unsigned metadata[] = { 90, 91, 92, 93, 94 /* chmod fchmod chown fchown lchown */,
         188, 189, 190, 197, 198, 199 /* setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr */,
         248, 249, 250 /* add_key request_key keyctl */, 260, 268 /* fchownat fchmodat */,
         425, 426, 427 /* io_uring_setup _enter _register */, 452 /* fchmodat2 */, 463, 466 /* setxattrat removexattrat */ };
 #elif defined(__aarch64__)
     const unsigned arch = 0xC00000B7 /* AUDIT_ARCH_AARCH64 */, prctl_call = 167, socket_call = 198;
+    static const struct rule scheduling[] = { { 140, unless_first_and_self, 0 }, { 30, unless_first_and_self, 1 },
+        { 118, unless_self, 0 }, { 119, unless_self, 0 }, { 122, unless_self, 0 }, { 274, unless_self, 0 }, { 261, unless_self, 0 } };
     static const unsigned metadata[] = { 5, 6, 7, 14, 15, 16 /* setxattr … fremovexattr */, 52, 53, 54, 55 /* fchmod fchmodat fchownat fchown */,
         217, 218, 219 /* add_key request_key keyctl */, 425, 426, 427, 452, 463, 466 };
 #else
@@ -120,18 +133,21 @@ static inline int deck_seccomp_refuse(unsigned option, int file_metadata, int un
     return -1;
 #endif
 #if defined(__x86_64__) || defined(__aarch64__)
-    enum { most = sizeof metadata / sizeof metadata[0] + 2 };
+    enum { schedulings = sizeof scheduling / sizeof scheduling[0], metadatas = sizeof metadata / sizeof metadata[0], most = 2 + schedulings + metadatas };
+    static const unsigned block[] = { [always] = 0, [when_first] = 3, [unless_self] = 3, [unless_first_and_self] = 5 };
     struct rule rules[most];
-    unsigned count = 0, checked = 0;
-    rules[count++] = (struct rule){ prctl_call, 1, option };
-    if (unix_sockets) rules[count++] = (struct rule){ socket_call, 1, 1 /* AF_UNIX */ };
-    for (unsigned i = 0; file_metadata && i < sizeof metadata / sizeof metadata[0]; i++) rules[count++] = (struct rule){ metadata[i], 0, 0 };
-    for (unsigned i = 0; i < count; i++) checked += rules[i].checks_argument;
-    /* struct seccomp_data: nr at 0, arch at 4, args[0] at 16 (its low half: each argument checked is an int). */
+    unsigned count = 0, blocks = 0;
+    rules[count++] = (struct rule){ prctl_call, when_first, option };
+    if (unix_sockets) rules[count++] = (struct rule){ socket_call, when_first, 1 /* AF_UNIX */ };
+    for (unsigned i = 0; i < schedulings; i++) rules[count++] = scheduling[i];
+    for (unsigned i = 0; file_metadata && i < metadatas; i++) rules[count++] = (struct rule){ metadata[i], always, 0 };
+    for (unsigned i = 0; i < count; i++) blocks += block[rules[i].kind];
+    /* struct seccomp_data: nr at 0, arch at 4, args[0] at 16 and args[1] at 24 (their low halves:
+       each argument checked is an int). */
     enum { load = 0x20, jeq = 0x15, jge = 0x35, ret = 0x06 };
     const unsigned allow = 0x7fff0000U /* SECCOMP_RET_ALLOW */, refuse = 0x00050000U /* SECCOMP_RET_ERRNO */ | EPERM;
-    const unsigned checks = 6 + count, refusal = checks + 3 * checked;  /* where each part starts */
-    struct { unsigned short code; unsigned char jt, jf; unsigned k; } program[7 + 4 * most];
+    const unsigned checks = 5, refusal = checks + count + 1 + blocks;  /* where each part starts */
+    struct { unsigned short code; unsigned char jt, jf; unsigned k; } program[checks + most + 1 + 5 * most + 1];
     unsigned n = 0;
     #define DECK_BPF(c, t, f, value) program[n].code = (c), program[n].jt = (unsigned char)(t), program[n].jf = (unsigned char)(f), program[n].k = (value), n++
     DECK_BPF(load, 0, 0, 4);                            /* the ABI */
@@ -139,16 +155,32 @@ static inline int deck_seccomp_refuse(unsigned option, int file_metadata, int un
     DECK_BPF(ret, 0, 0, refuse);                        /* another ABI */
     DECK_BPF(load, 0, 0, 0);                            /* the call */
     DECK_BPF(jge, refusal - n - 1, 0, 0x40000000U);     /* x32's calls */
-    for (unsigned i = 0, check = checks; i < count; i++) {
-        DECK_BPF(jeq, (rules[i].checks_argument ? check : refusal) - n - 1, 0, rules[i].call);
-        check += rules[i].checks_argument ? 3 : 0;
+    for (unsigned i = 0, start = checks + count + 1; i < count; i++) {
+        DECK_BPF(jeq, (rules[i].kind == always ? refusal : start) - n - 1, 0, rules[i].call);
+        start += block[rules[i].kind];
     }
     DECK_BPF(ret, 0, 0, allow);
     for (unsigned i = 0; i < count; i++) {
-        if (!rules[i].checks_argument) continue;
-        DECK_BPF(load, 0, 0, 16);                       /* the first argument */
-        DECK_BPF(jeq, refusal - n - 1, 0, rules[i].argument);
-        DECK_BPF(ret, 0, 0, allow);
+        switch (rules[i].kind) {
+        case always: break;
+        case when_first:
+            DECK_BPF(load, 0, 0, 16);
+            DECK_BPF(jeq, refusal - n - 1, 0, rules[i].value);
+            DECK_BPF(ret, 0, 0, allow);
+            break;
+        case unless_self:
+            DECK_BPF(load, 0, 0, 16);
+            DECK_BPF(jeq, 0, refusal - n - 1, 0);
+            DECK_BPF(ret, 0, 0, allow);
+            break;
+        case unless_first_and_self:
+            DECK_BPF(load, 0, 0, 16);
+            DECK_BPF(jeq, 0, refusal - n - 1, rules[i].value);
+            DECK_BPF(load, 0, 0, 24);
+            DECK_BPF(jeq, 0, refusal - n - 1, 0);
+            DECK_BPF(ret, 0, 0, allow);
+            break;
+        }
     }
     DECK_BPF(ret, 0, 0, refuse);
     #undef DECK_BPF

@@ -266,7 +266,7 @@ final class AudioRenderLoop: @unchecked Sendable {  // The loop touches the mixe
     static let realtimeCheckFrames: Int64 = 50
 
     /// Takes real-time scheduling back when something changed it: any process of the runtime's
-    /// uid may (a plugin's host on it too), and Landlock has no rule for it.
+    /// uid may (not a plugin's host, whose seccomp filter refuses it, but an embedder's own).
     private func keepRealtime() {
         guard realtime.load(ordering: .relaxed), sched_getscheduler(0) != SCHED_FIFO else { return }
         var parameters = sched_param(sched_priority: AudioEngine.realtimePriority)

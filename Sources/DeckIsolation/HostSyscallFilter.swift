@@ -2,7 +2,8 @@ import CProcess
 import Glibc
 
 /// The system calls a host refuses its plugin, in a seccomp filter on every thread and in every
-/// process it starts: clearing the host's subreaper flag and any call of another ABI; on the
+/// process it starts: clearing the host's subreaper flag, any call of another ABI, and setting
+/// the scheduling, priority or limits of anything but the calling thread; on the
 /// runtime's uid under the sandbox, what Landlock leaves open there: changing files' modes,
 /// owners and extended attributes (io_uring included) and the uid's kernel keyrings; and, on
 /// root's uid, Unix sockets, since local services trust a peer of uid 0 whatever it holds.

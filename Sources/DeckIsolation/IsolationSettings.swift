@@ -68,8 +68,8 @@ public struct IsolationSettings: Sendable, Equatable {
         parts.append("no capabilities")
         let runtimeUIDRules = hostUIDs == nil && sandbox ? ", files' modes, owners and attributes, io_uring, keyrings" + (root ? ", Unix sockets" : "") : ""
         parts.append(deck_seccomp_available() != 0
-                     ? "a seccomp filter (its subreaper flag, other ABIs\(runtimeUIDRules))"
-                     : "NO seccomp filter (\(String(cString: strerror(errno)))): a plugin could clear its host's subreaper flag" + (hostUIDs == nil ? " and change the modes of deckd's files" : ""))
+                     ? "a seccomp filter (its subreaper flag, other ABIs, others' scheduling and limits\(runtimeUIDRules))"
+                     : "NO seccomp filter (\(String(cString: strerror(errno)))): a plugin could clear its host's subreaper flag" + (hostUIDs == nil ? " and change the modes of deckd's files, its scheduling and its limits" : ""))
         if sandbox {
             let abi = deck_landlock_abi()
             parts.append(abi >= 1 ? "Landlock ABI \(abi)" + (abi < 4 ? " (no TCP rules before ABI 4)" : "") + (abi < 6 ? " (no signal or abstract-socket scopes before ABI 6)" : "")

@@ -37,7 +37,9 @@
  *                                socket, TCP port and HTTP sink again and writes what each did to "orphan" in its data
  *                                folder ("control: …" a line each), then its pid to "pid"; its first render tries
  *                                the token, deckd's environ, the victim, a signal and clearing the host's subreaper
- *                                flag from the render thread ("sandbox: render …"); both threads log their capabilities
+ *                                flag from the render thread ("sandbox: render …"); both threads log their capabilities;
+ *                                it sets deckd's nice value, limits, CPUs, scheduling and I/O priority to what they are,
+ *                                and its uid's nice value (an unused uid, so nothing changes), and its own thread's
  *                                ("caps: none"); it also tries to chmod the token, set an extended attribute on the
  *                                victim's manifest, make a Unix socket, reach its uid's kernel keyring and make its
  *                                thread real-time
@@ -85,7 +87,9 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -285,6 +289,54 @@ static void capabilities(char *outcome, size_t size) {
     else snprintf(outcome, size, "HELD %.16s", line + 8);
 }
 
+/* Sets deckd's (the host's parent's) nice value, resource limits, CPUs, scheduling policy and
+   I/O priority each to what it is, so nothing changes where the kernel lets it; then the nice value
+   of every process of an unused uid (none, so ESRCH where the call is let through). */
+static void try_scheduling(const deck_plugin_t *plugin) {
+    char outcome[200];
+    pid_t deckd = getppid();
+    errno = 0;
+    int nice_value = getpriority(PRIO_PROCESS, (id_t)deckd);
+    int reniced = errno == 0 && setpriority(PRIO_PROCESS, (id_t)deckd, nice_value) == 0;
+    snprintf(outcome, sizeof outcome, reniced ? "CHANGED" : "refused (%s)", strerror(errno));
+    probe_say(plugin, "renice deckd", outcome);
+    struct rlimit limit;
+    int limited = prlimit(deckd, RLIMIT_NOFILE, NULL, &limit) == 0 && prlimit(deckd, RLIMIT_NOFILE, &limit, NULL) == 0;
+    snprintf(outcome, sizeof outcome, limited ? "CHANGED" : "refused (%s)", strerror(errno));
+    probe_say(plugin, "limit deckd", outcome);
+    cpu_set_t cpus;
+    int pinned = sched_getaffinity(deckd, sizeof cpus, &cpus) == 0 && sched_setaffinity(deckd, sizeof cpus, &cpus) == 0;
+    snprintf(outcome, sizeof outcome, pinned ? "CHANGED" : "refused (%s)", strerror(errno));
+    probe_say(plugin, "pin deckd", outcome);
+    struct sched_param parameters = { .sched_priority = 0 };
+    int policy = sched_getscheduler(deckd);  /* deckd's loop thread: normal scheduling, so setting it again changes nothing */
+    if (policy != SCHED_OTHER && policy >= 0) {
+        snprintf(outcome, sizeof outcome, "not tried (policy %d)", policy);
+    } else {
+        int scheduled = policy == SCHED_OTHER && sched_setscheduler(deckd, SCHED_OTHER, &parameters) == 0;
+        snprintf(outcome, sizeof outcome, scheduled ? "CHANGED" : "refused (%s)", strerror(errno));
+    }
+    probe_say(plugin, "schedule deckd", outcome);
+    long io = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, deckd);
+    int prioritised = io >= 0 && syscall(SYS_ioprio_set, 1, deckd, io) == 0;
+    snprintf(outcome, sizeof outcome, prioritised ? "CHANGED" : "refused (%s)", strerror(errno));
+    probe_say(plugin, "io priority deckd", outcome);
+    /* The calling thread's own, named as 0, stays the plugin's to set. */
+    const char *own = "allowed";
+    int own_nice = getpriority(PRIO_PROCESS, 0);
+    struct rlimit own_limit;
+    long own_io = syscall(SYS_ioprio_get, 1, 0);
+    if (setpriority(PRIO_PROCESS, 0, own_nice) != 0) own = "REFUSED setpriority";
+    else if (getrlimit(RLIMIT_NOFILE, &own_limit) != 0 || setrlimit(RLIMIT_NOFILE, &own_limit) != 0) own = "REFUSED setrlimit";
+    else if (sched_getaffinity(0, sizeof cpus, &cpus) != 0 || sched_setaffinity(0, sizeof cpus, &cpus) != 0) own = "REFUSED sched_setaffinity";
+    else if (sched_setscheduler(0, SCHED_OTHER, &parameters) != 0) own = "REFUSED sched_setscheduler";
+    else if (own_io < 0 || syscall(SYS_ioprio_set, 1, 0, own_io) != 0) own = "REFUSED ioprio_set";
+    probe_say(plugin, "own scheduling", own);
+    int everyone = setpriority(PRIO_USER, 2147483600U, 0) == 0;
+    snprintf(outcome, sizeof outcome, everyone ? "CHANGED" : errno == EPERM ? "refused (%s)" : "LET THROUGH (%s)", strerror(errno));
+    probe_say(plugin, "renice uid", outcome);
+}
+
 /* Each attempt of a hostile plugin; what it logs is what the sandbox let it do. */
 static void sandbox_probe(const deck_plugin_t *plugin) {
     char outcome[200];
@@ -331,6 +383,7 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     snprintf(outcome, sizeof outcome, refused_realtime == 0 ? "REAL-TIME" : "refused (%s)", strerror(refused_realtime));
     if (refused_realtime == 0) pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
     probe_say(plugin, "realtime thread", outcome);
+    try_scheduling(plugin);
     if (FIXTURE_TCP_PORT > 0) {
         try_tcp(outcome, sizeof outcome);
         probe_say(plugin, "tcp", outcome);

@@ -78,13 +78,16 @@ import Testing
                 .map { String($0[$0.range(of: "sandbox: \(attempt): ")!.upperBound...]) } ?? "(not logged)"
         }
 
-        /// Each attempt the sandbox must stop, whatever the uid: its files, signals, output.
+        /// Each attempt the sandbox must stop, whatever the uid: its files, signals, output, and
+        /// deckd's scheduling and limits.
         func expectContained() throws {
             #expect(deckd.waitForLog("sandbox: done: all tried"), "\(deckd.log)")
-            for attempt in ["environ", "token", "chmod token", "xattr victim", "victim", "own bundle", "signal", "realtime thread", "tcp", "http"] {
+            for attempt in ["environ", "token", "chmod token", "xattr victim", "victim", "own bundle", "signal", "realtime thread", "tcp", "http",
+                            "renice deckd", "limit deckd", "pin deckd", "schedule deckd", "io priority deckd", "renice uid"] {
                 #expect(outcome(attempt).hasPrefix("refused"), "\(attempt): \(outcome(attempt))")
             }
             #expect(outcome("env") == "clean")
+            #expect(outcome("own scheduling") == "allowed", "a thread sets its own nice value, limits, CPUs, policy and I/O priority")
             #expect(outcome("caps") == "none", "a host holds no capability, even as root")
             var token = stat()
             #expect(stat(dir.path + "/token", &token) == 0 && token.st_mode & 0o777 == 0o600)
@@ -178,7 +181,7 @@ import Testing
         #expect(scene.outcome("control").hasPrefix("refused ("), "\(scene.outcome("control"))")
         #expect(scene.outcome("media").hasPrefix("refused"), "without the media permission")
         #expect(scene.outcome("settings") == #"{"station":"FM 4"}"#, "its own settings, no media folders without media")
-        #expect(scene.deckd.log.contains("a uid of its own (61000…70999); no capabilities; a seccomp filter (its subreaper flag, other ABIs); Landlock"), "\(scene.deckd.log)")
+        #expect(scene.deckd.log.contains("a uid of its own (61000…70999); no capabilities; a seccomp filter (its subreaper flag, other ABIs, others' scheduling and limits); Landlock"), "\(scene.deckd.log)")
         #expect(scene.outcome("unix socket") == "made", "on a uid of its own a plugin may make Unix sockets")
         var info = stat()
         #expect(stat(scene.data, &info) == 0)
@@ -195,7 +198,7 @@ import Testing
         let scene = try Scene(config: #"{"isolation": {"uidBase": 0}}"#, permissions: ["network", "media"])
         try scene.expectContained()
         #expect(scene.outcome("keyring").hasPrefix("refused"), "the runtime's uid's keyring: \(scene.outcome("keyring"))")
-        #expect(scene.deckd.log.contains("root's uid (uidBase 0): root's files and its standing with local services; no capabilities; a seccomp filter (its subreaper flag, other ABIs, files' modes, owners and attributes, io_uring, keyrings, Unix sockets)"), "\(scene.deckd.log)")
+        #expect(scene.deckd.log.contains("root's uid (uidBase 0): root's files and its standing with local services; no capabilities; a seccomp filter (its subreaper flag, other ABIs, others' scheduling and limits, files' modes, owners and attributes, io_uring, keyrings, Unix sockets)"), "\(scene.deckd.log)")
         #expect(scene.outcome("unix socket").hasPrefix("refused"), "\(scene.outcome("unix socket"))")
         #expect(scene.outcome("control").hasPrefix("refused ("), "\(scene.outcome("control"))")
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
@@ -220,7 +223,7 @@ import Testing
         let nobody: uid_t = 65_534
         let scene = try Scene(permissions: ["network"], user: nobody)
         try scene.expectContained()
-        #expect(scene.deckd.log.contains("sandbox: the runtime's uid (not root, or uidBase 0); no capabilities; a seccomp filter (its subreaper flag, other ABIs, files' modes, owners and attributes, io_uring, keyrings); Landlock"), "\(scene.deckd.log)")
+        #expect(scene.deckd.log.contains("sandbox: the runtime's uid (not root, or uidBase 0); no capabilities; a seccomp filter (its subreaper flag, other ABIs, others' scheduling and limits, files' modes, owners and attributes, io_uring, keyrings); Landlock"), "\(scene.deckd.log)")
         var info = stat()
         #expect(stat(scene.data, &info) == 0 && info.st_uid == nobody, "deckd ran as \(nobody) and made the data folder")
         #expect(scene.outcome("keyring").hasPrefix("refused"), "\(scene.outcome("keyring"))")

@@ -91,7 +91,7 @@ private let recordFaults: PacketTap.Function = { user, _, _, _, _, _, _ in
     }
 
     /// Any process of the runtime's uid may take the paced audio thread's real-time scheduling
-    /// (a plugin's host on it too): the thread takes it back within a second, and the log says so.
+    /// (not a plugin's host, whose filter refuses it): the thread takes it back within a second, and the log says so.
     @Test func pacedOutputTakesBackItsRealTimeSchedulingWhenItIsTaken() throws {
         let harness = try StreamingHarness(freewheel: false)
         try harness.start()
