@@ -302,18 +302,20 @@ struct deck_diag_answer {
 };
 struct deck_netlink_address { unsigned short family, pad; unsigned int port, groups; };
 
-/* The uid and inode of the TCP socket whose own end is `source` and other end `destination`
-   (both IPv4 or both IPv6), asked of the kernel by sock_diag: one lookup where /proc/net/tcp
-   prints every socket of the machine. 0, or -1 with errno (ENOENT: no such socket). */
-static inline int deck_tcp_socket_owner(const struct sockaddr *source, const struct sockaddr *destination,
-                                        uid_t *uid, unsigned long long *inode) {
+/* The uid and inode of a socket of this machine, asked of the kernel by sock_diag (one lookup
+   where /proc/net/tcp and /proc/net/udp print every socket of the machine): for `protocol` 6
+   (TCP), the one whose own end is `source` and other end `destination`; for 17 (UDP), the one a
+   datagram from `source` to `destination` would reach. Both IPv4 or both IPv6. 0, or -1 with
+   errno (ENOENT: no such socket). */
+static inline int deck_socket_owner(int protocol, const struct sockaddr *source, const struct sockaddr *destination,
+                                    uid_t *uid, unsigned long long *inode) {
     struct { struct deck_netlink_header header; struct deck_diag_request request; } message;
     __builtin_memset(&message, 0, sizeof message);
     message.header.length = sizeof message;
     message.header.type = 20;    /* SOCK_DIAG_BY_FAMILY */
     message.header.flags = 1;    /* NLM_F_REQUEST: one socket, no dump */
     message.request.family = (unsigned char)source->sa_family;
-    message.request.protocol = 6;  /* IPPROTO_TCP */
+    message.request.protocol = (unsigned char)protocol;
     message.request.states = ~0U;
     message.request.id.cookie[0] = message.request.id.cookie[1] = ~0U;  /* INET_DIAG_NOCOOKIE */
     /* sockaddr_in: family, port, address at 4; sockaddr_in6: family, port, flow, address at 8. */

@@ -3,7 +3,8 @@ import Glibc
 
 /// `rtp://HOST:PORT?pt=96&sdp=PATH`: one Opus packet per RTP datagram (RFC 7587), 48 kHz timestamps,
 /// a random SSRC and sequence base (new for each run of the output), the marker bit on the first
-/// packet after a gap, and an SDP file a player can open. Loop-thread-confined.
+/// packet after a gap, and an SDP file a player can open. To an address of this machine, a
+/// packet goes only while the socket that would receive it is not a plugin's. Loop-thread-confined.
 public final class RTPSink: Sink {
     public let uri: String
     public private(set) var status = SinkStatus()
@@ -13,6 +14,11 @@ public final class RTPSink: Sink {
     private let payloadType: UInt8
     private let dtx: Bool
     private let logger: Logger
+    private let listeners: ListenerGate
+    /// Our end as the receiver sees it, when the target is on this machine (nil elsewhere).
+    private let sender: SocketAddress?
+    /// The receiving socket last looked at on this machine, and why it is refused (nil: allowed).
+    private var receiver: (inode: UInt64, refusal: String?)?
     private var sequence = UInt16.random(in: 0...UInt16.max)
     private var timestampBase = UInt32.random(in: 0...UInt32.max)
     private var expectedSampleIndex: Int64?
@@ -22,10 +28,18 @@ public final class RTPSink: Sink {
         self.payloadType = UInt8(payloadType)
         dtx = context.encoder.dtx
         logger = context.logger
+        listeners = context.listeners
         do {
             target = try SocketAddress(host: host, port: port)
             socket = try UDPSocket(loop: context.loop)
         } catch {
+            throw .cannotOpen(uri, error.description)
+        }
+        do {
+            // Bound now, so its port is known before the first packet.
+            sender = target.isOnThisMachine ? try RTPSink.bind(socket, toward: target) : nil
+        } catch {
+            socket.close()
             throw .cannotOpen(uri, error.description)
         }
         if let sdpPath {
@@ -41,6 +55,10 @@ public final class RTPSink: Sink {
         // DTX frames (1–2 bytes) are not sent; the receiver conceals the gap (RFC 7587 §3.1.3).
         status.finished = false
         if dtx && packet.bytes.count <= 2 { return }
+        if let refusal = refusal() {
+            _ = status.count(error: "not sent: \(refusal)")
+            return
+        }
         let marker = expectedSampleIndex != packet.sampleIndex
         expectedSampleIndex = packet.sampleIndex + Int64(packet.samples)
         let timestamp = timestampBase &+ UInt32(truncatingIfNeeded: packet.sampleIndex)
@@ -68,6 +86,28 @@ public final class RTPSink: Sink {
     }
 
     public func close() { socket.close() }
+
+    /// Why the socket on this machine that would receive the next packet may not (a plugin's),
+    /// asked of the kernel at each packet and of the runtime when that socket is a new one
+    /// (logged when it changes the verdict).
+    private func refusal() -> String? {
+        guard let sender, let gate = listeners.receiverRefusal else { return nil }
+        guard let found = LoopbackPeer.datagramReceiver(sender: sender, target: target) else { return nil }
+        if let receiver, receiver.inode == found.inode { return receiver.refusal }
+        let refusal = gate(found, "the socket receiving \(target)"), wasRefused = receiver?.refusal != nil
+        receiver = (found.inode, refusal)
+        if let refusal { logger.warning("sinks", event: .sinkFailed, "\(uri): not sending: \(refusal)") }
+        else if wasRefused { logger.info("sinks", "\(uri): sending again: the socket receiving \(target) is not a plugin's") }
+        return refusal
+    }
+
+    /// Binds `socket` to a port of its own on every address, and returns its end as a receiver
+    /// at `target` sees it.
+    private static func bind(_ socket: UDPSocket, toward target: SocketAddress) throws(LoopError) -> SocketAddress {
+        try socket.bind(try SocketAddress(host: target.isIPv6 ? "::" : "0.0.0.0", port: 0))
+        guard let bound = socket.localAddress else { throw LoopError("getsockname", code: -EBADF) }
+        return try SocketAddress(host: target.host, port: bound.port)
+    }
 
     /// An SDP a receiver (ffmpeg, VLC, GStreamer) opens to listen for this stream.
     static func sessionDescription(target: SocketAddress, payloadType: Int, context: SinkContext) -> String {

@@ -56,7 +56,7 @@ extension IsolationBench {
         return samples
     }
 
-    private func percentile(_ values: [Double], _ percent: Int) -> Double {
+    func percentile(_ values: [Double], _ percent: Int) -> Double {
         let sorted = values.sorted()
         return sorted[min(sorted.count - 1, sorted.count * percent / 100)]
     }

@@ -50,6 +50,7 @@ struct IsolationBench {
         try startup(work.path)
         try restart(tone)
         try listeners(work.path)
+        try receivers()
     }
 
     /// Tone in real time for `seconds`, inline then isolated, while `scripts/mixed-load.sh` keeps

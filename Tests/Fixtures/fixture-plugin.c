@@ -39,7 +39,8 @@
  *                                the token, deckd's environ, the victim, a signal and clearing the host's subreaper
  *                                flag from the render thread ("sandbox: render …"); both threads log their capabilities;
  *                                it sets deckd's nice value, limits, CPUs, scheduling and I/O priority to what they are,
- *                                and its uid's nice value (an unused uid, so nothing changes), and its own thread's
+ *                                and its uid's nice value (an unused uid, so nothing changes), and its own thread's;
+ *                                with FIXTURE_TCP_PORT, it binds a UDP socket on loopback and logs its port ("udp receiver")
  *                                ("caps: none"); it also tries to chmod the token, set an extended attribute on the
  *                                victim's manifest, make a Unix socket, reach its uid's kernel keyring and make its
  *                                thread real-time
@@ -387,6 +388,16 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     if (FIXTURE_TCP_PORT > 0) {
         try_tcp(outcome, sizeof outcome);
         probe_say(plugin, "tcp", outcome);
+        /* A UDP socket on loopback, kept open, where the test points an RTP sink of the car's audio. */
+        static int receiver = -1;
+        struct sockaddr_in bound = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t length = sizeof bound;
+        receiver = socket(AF_INET, SOCK_DGRAM, 0);
+        if (receiver >= 0 && bind(receiver, (struct sockaddr *)&bound, sizeof bound) == 0 && getsockname(receiver, (struct sockaddr *)&bound, &length) == 0)
+            snprintf(outcome, sizeof outcome, "%d", (int)ntohs(bound.sin_port));
+        else
+            snprintf(outcome, sizeof outcome, "none (%s)", strerror(errno));
+        probe_say(plugin, "udp receiver", outcome);
     }
     if (FIXTURE_HTTP_PORT > 0) {
         try_http(outcome, sizeof outcome);

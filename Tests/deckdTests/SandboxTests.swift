@@ -116,6 +116,22 @@ import Testing
             #expect(try String(contentsOfFile: victim + "/manifest.json", encoding: .utf8) == victimManifest)
         }
 
+        /// An RTP sink of the car's audio pointed at the hostile plugin's UDP socket on loopback
+        /// (its network granted) sends it nothing, and says why (once its app plays).
+        func expectRTPRefused(because reason: String) throws {
+            let port = try #require(Int(outcome("udp receiver")), "\(outcome("udp receiver"))")
+            let added = owner.call("sinks.add", #"{"uri":"rtp://127.0.0.1:\#(port)"}"#, id: 11)
+            #expect(added?.contains(#""result""#) == true, "\(added ?? "no answer")")
+            #expect(deckd.waitForLog("not sending: the socket receiving 127.0.0.1:\(port) belongs to "), "\(deckd.log)")
+            #expect(deckd.log.contains(reason + "; the car's audio is not a plugin's to record"), "\(deckd.log)")
+            let sinks = owner.call("sinks.list", id: 12) ?? ""
+            let sink = try #require((try JSONSerialization.jsonObject(with: Data(sinks.utf8)) as? [String: Any])
+                .flatMap { $0["result"] as? [[String: Any]] }?
+                .first { ($0["uri"] as? String)?.hasPrefix("rtp://127.0.0.1:\(port)") == true }, "\(sinks)")
+            #expect(sink["packets"] as? Int == 0, "\(sink)")
+            #expect((sink["errors"] as? Int ?? 0) > 0, "\(sink)")
+        }
+
         /// The pid the hostile app's setsid grandchild wrote into its data folder (once it tried
         /// what it tries once adopted: up to 5 s to be adopted, 5 s for each answer, 2 s
         /// for a silent sink).
@@ -207,6 +223,7 @@ import Testing
         #expect(scene.outcome("http").hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(scene.outcome("http"))")
         #expect(scene.deckd.log.contains("which descends from deckd: a plugin's; the car's audio is not a plugin's to record"), "\(scene.deckd.log)")
         #expect(scene.outcome("media") == "readable")
+        try scene.expectRTPRefused(because: "which descends from deckd: a plugin's")
         #expect(scene.outcome("settings") == #"{"mediaFolders":["\#(scene.dir.path)/media"]}"#, "the folders it may read: \(scene.outcome("settings"))")
         let apps = scene.owner.call("apps.list", id: 4) ?? ""
         #expect(apps.contains(#""permissions":["media","network"]"#), "\(apps)")
@@ -242,6 +259,7 @@ import Testing
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         #expect(scene.outcome("http").hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(scene.outcome("http"))")
         #expect(scene.deckd.log.contains(", a plugin's; the car's audio is not a plugin's to record"), "\(scene.deckd.log)")
+        try scene.expectRTPRefused(because: "a plugin's")
         let orphan = try ["tcp", "http"].map(scene.orphanOutcome)
         #expect(orphan[0].contains("-32005") && orphan[1].hasPrefix("refused (HTTP/1.1 403"), "its orphans run as its uid too: \(orphan)")
         // Anyone else on this machine still listens.

@@ -1,35 +1,55 @@
 import CProcess
 import Glibc
 
-/// Who holds the other end of a TCP connection made on this machine: the kernel (sock_diag, else
-/// /proc/net/tcp) names its uid and socket inode, and a process whose descriptors hold that inode
-/// is its owner.
+/// Who holds the other end of a TCP connection made on this machine, or the socket a datagram
+/// sent to this machine reaches: the kernel (sock_diag, else /proc/net/tcp or udp) names its uid
+/// and socket inode, and a process whose descriptors hold that inode is its owner.
 public enum LoopbackPeer {
     /// The uid and inode of the socket whose local end is `peer` and remote end `local` (our end):
     /// one sock_diag lookup, or where the kernel offers none, its whole table read.
     public static func socket(local: SocketAddress, peer: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
-        let asked = lookup(local: local, peer: peer)
-        return asked.answered ? asked.socket : tableEntry(local: local, peer: peer)
+        let asked = lookup(transport: Int32(IPPROTO_TCP), source: peer, destination: local)
+        return asked.answered ? asked.socket : tcpTableEntry(local: local, peer: peer)
+    }
+
+    /// The uid and inode of the socket on this machine that a datagram from `sender` to `target`
+    /// reaches (one bound to `target`, else to its port on every address), or nil for none.
+    public static func datagramReceiver(sender: SocketAddress, target: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
+        let asked = lookup(transport: Int32(IPPROTO_UDP), source: sender, destination: target)
+        return asked.answered ? asked.socket : udpTableEntry(target: target)
     }
 
     /// What sock_diag says: the socket, or nil when there is none; not `answered` when the kernel
-    /// offers no sock_diag (no `inet_diag`).
-    static func lookup(local: SocketAddress, peer: SocketAddress) -> (answered: Bool, socket: (uid: uid_t, inode: UInt64)?) {
+    /// offers no sock_diag for the transport (no `inet_diag`, `udp_diag`).
+    static func lookup(transport: Int32, source: SocketAddress, destination: SocketAddress) -> (answered: Bool, socket: (uid: uid_t, inode: UInt64)?) {
         var uid: uid_t = 0, inode: UInt64 = 0
-        let status = peer.withSockaddr { source in local.withSockaddr { deck_tcp_socket_owner(source, $0, &uid, &inode) } }
+        let status = source.withSockaddr { source in destination.withSockaddr { deck_socket_owner(transport, source, $0, &uid, &inode) } }
         return status == 0 ? (true, (uid, inode)) : (errno == ENOENT, nil)
     }
 
-    /// The same from /proc/net/tcp (tcp6): every socket of the machine, printed and parsed.
-    static func tableEntry(local: SocketAddress, peer: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
-        let table = peer.isIPv6 ? "/proc/net/tcp6" : "/proc/net/tcp"
-        guard let text = SystemFile.read(table) else { return nil }
+    /// The connection from /proc/net/tcp (tcp6).
+    static func tcpTableEntry(local: SocketAddress, peer: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
         let (wantLocal, wantRemote) = (peer.kernelTableKey, local.kernelTableKey)
+        return tableEntry(peer.isIPv6 ? "/proc/net/tcp6" : "/proc/net/tcp") { $0 == wantLocal && $1 == wantRemote }
+    }
+
+    /// The receiver from /proc/net/udp (udp6): the socket bound to `target`, else to its port on
+    /// every address.
+    static func udpTableEntry(target: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
+        let table = target.isIPv6 ? "/proc/net/udp6" : "/proc/net/udp"
+        let exact = target.kernelTableKey
+        let everyAddress = String(repeating: "0", count: target.isIPv6 ? 32 : 8) + exact.drop { $0 != ":" }
+        return tableEntry(table) { local, _ in local == exact } ?? tableEntry(table) { local, _ in local == everyAddress }
+    }
+
+    /// The first socket of a /proc/net table (tcp, tcp6, udp, udp6: every socket of the machine,
+    /// printed and parsed) whose local and remote ends `matches` accepts.
+    static func tableEntry(_ table: String, matching matches: (Substring, Substring) -> Bool) -> (uid: uid_t, inode: UInt64)? {
+        guard let text = SystemFile.read(table) else { return nil }
         for line in text.split(separator: "\n").dropFirst() {
             // sl local rem st tx:rx tr:when retrnsmt uid timeout inode …
             let fields = line.split(separator: " ")
-            guard fields.count > 9, fields[1] == wantLocal, fields[2] == wantRemote,
-                  let uid = uid_t(fields[7]), let inode = UInt64(fields[9]) else { continue }
+            guard fields.count > 9, matches(fields[1], fields[2]), let uid = uid_t(fields[7]), let inode = UInt64(fields[9]) else { continue }
             return (uid, inode)
         }
         return nil

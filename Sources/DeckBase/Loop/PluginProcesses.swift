@@ -36,15 +36,20 @@ public struct PluginProcesses: Sendable {
     /// uid, or a plugin's process holds it. Nil for anyone else, or when the kernel's table does
     /// not name it.
     public func owner(local: SocketAddress, remote: SocketAddress) -> String? {
-        guard let socket = LoopbackPeer.socket(local: local, peer: remote) else { return nil }
-        if let uids { return uids.contains(socket.uid) ? "\(remote) belongs to uid \(socket.uid), a plugin's" : nil }
+        LoopbackPeer.socket(local: local, peer: remote).flatMap { owner(of: $0, named: "\(remote)") }
+    }
+
+    /// Why `socket` (`name`, its uid and inode as the kernel names them) is a plugin's: it belongs
+    /// to a host's uid, or a plugin's process holds it. Nil for anyone else.
+    public func owner(of socket: (uid: uid_t, inode: UInt64), named name: String) -> String? {
+        if let uids { return uids.contains(socket.uid) ? "\(name) belongs to uid \(socket.uid), a plugin's" : nil }
         let related = hosts.map { $0 + $0.flatMap(LoopbackPeer.descendants(of:)) } ?? LoopbackPeer.descendants(of: getpid())
         if let holder = related.first(where: { LoopbackPeer.holds($0, socket: socket.inode) }) {
-            return "\(remote) belongs to process \(holder), " + (hosts == nil ? "which descends from deckd: a plugin's" : "a plugin's host or one it started")
+            return "\(name) belongs to process \(holder), " + (hosts == nil ? "which descends from deckd: a plugin's" : "a plugin's host or one it started")
         }
         guard let cgroups else { return nil }
         let grouped = Cgroup.members(within: cgroups).filter { !related.contains($0) }
-        return grouped.first { LoopbackPeer.holds($0, socket: socket.inode) }.map { "\(remote) belongs to process \($0), in a plugin's cgroup" }
+        return grouped.first { LoopbackPeer.holds($0, socket: socket.inode) }.map { "\(name) belongs to process \($0), in a plugin's cgroup" }
     }
 
     /// The hosts' group `pid` is in, or nil.

@@ -80,6 +80,22 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     /// Whether this is 127.0.0.0/8 or ::1.
     public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
 
+    /// Whether this is one of this machine's addresses: loopback, or an interface's now.
+    public var isOnThisMachine: Bool {
+        if isLoopback { return true }
+        var interfaces: UnsafeMutablePointer<uv_interface_address_t>?
+        var count: Int32 = 0
+        guard uv_interface_addresses(&interfaces, &count) == 0, let interfaces else { return false }
+        defer { uv_free_interface_addresses(interfaces, count) }
+        return UnsafeBufferPointer(start: interfaces, count: Int(count)).contains { interface in
+            var storage = sockaddr_storage()
+            withUnsafeBytes(of: interface.address) { address in
+                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: address.prefix($0.count))) }
+            }
+            return SocketAddress(storage: storage).host == host
+        }
+    }
+
     func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>) -> R) -> R {
         withUnsafeBytes(of: storage) { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self)) }
     }

@@ -178,6 +178,9 @@ public final class Runtime {
         output.listenerGate.refusal = { [weak self] local, remote in
             self?.listenerPlugins()?.owner(local: local, remote: remote).map { $0 + "; the car's audio is not a plugin's to record" }
         }
+        output.listenerGate.receiverRefusal = { [weak self] socket, name in
+            self?.listenerPlugins()?.owner(of: socket, named: name).map { $0 + "; the car's audio is not a plugin's to record" }
+        }
         supervisor.onAppsChanged = { [unowned publisher] in publisher.appsChanged() }
         interface.onChange = { [unowned publisher] in publisher.interfaceChanged() }
         for zone in zones.list {

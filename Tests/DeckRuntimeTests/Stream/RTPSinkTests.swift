@@ -43,6 +43,47 @@ import Testing
         #expect(try AudioAnalysis.sineSNR(decoded.right, frequency: 1000, start: decoded.frames - 30_000, count: 24_000) > 25)
     }
 
+    /// To this machine, a packet goes only while the socket that would receive it is not a
+    /// plugin's, as the runtime's gate says (asked once per socket): a refused receiver gets
+    /// nothing, and one that takes the port after it gets the stream.
+    @Test func aReceiverTheGateRefusesGetsNothingAndTheNextOneGetsTheStream() throws {
+        let receiverLoop = try EventLoop()
+        let refused = try UDPSocket(loop: receiverLoop)
+        try refused.bind(SocketAddress(host: "127.0.0.1", port: 0))
+        var stolen = 0, heard = 0
+        try refused.startReceiving { _ in stolen += 1 }
+        let target = try SocketAddress(host: "127.0.0.1", port: try #require(refused.localAddress?.port))
+        let refusedInode = try #require(LoopbackPeer.datagramReceiver(sender: try SocketAddress(host: "127.0.0.1", port: 1), target: target)).inode
+        let harness = try StreamingHarness(freewheel: false, sinks: ["rtp://\(target)"])
+        var asked: [UInt64] = []
+        harness.runtime.output.listenerGate.receiverRefusal = { socket, name in
+            asked.append(socket.inode)
+            return socket.inode == refusedInode ? "\(name) is the test's plugin" : nil
+        }
+        try harness.load(Paths.toneBundle)
+        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "sine-440")
+        try harness.start()
+        harness.run(for: 1)
+        #expect(!turnLoop(receiverLoop, seconds: 0.3) { stolen > 0 }, "the refused socket got \(stolen) datagrams")
+        let sink = try #require(harness.sink("rtp://"))
+        #expect(sink.status.packets == 0 && sink.status.errors >= 40, "\(sink.status)")
+        #expect(sink.status.lastError == "not sent: the socket receiving \(target) is the test's plugin")
+        #expect(harness.log.contains(.warning, "rtp://\(target)?pt=96: not sending: the socket receiving \(target) is the test's plugin"))
+        #expect(asked == [refusedInode], "asked once for that socket")
+
+        refused.close()
+        let next = try UDPSocket(loop: receiverLoop)
+        defer { next.close() }
+        try next.bind(target)
+        try next.startReceiving { _ in heard += 1 }
+        harness.run(for: 1)
+        #expect(turnLoop(receiverLoop, seconds: 2) { heard >= 40 }, "the next receiver heard \(heard)")
+        #expect(try #require(harness.sink("rtp://")).status.packets >= 40)
+        #expect(harness.log.contains(.info, "rtp://\(target)?pt=96: sending again: the socket receiving \(target) is not a plugin's"))
+        #expect(asked.count == 2)
+        #expect(harness.shutDown())
+    }
+
     @Test func datagramsCarryRFC7587Headers() throws {
         let receiverLoop = try EventLoop()
         let receiver = try UDPSocket(loop: receiverLoop)
