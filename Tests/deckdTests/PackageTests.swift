@@ -60,6 +60,16 @@ import Testing
         #expect(refused.isEmpty, "the unit refuses \(refused)")
     }
 
+    /// The unit lets deckd make every kind of socket it uses: Unix (the control socket), IPv4 and
+    /// IPv6 (the TCP port, HTTP and RTP sinks) and netlink (sock_diag, which names a local
+    /// client's or RTP receiver's socket; without it each lookup reads the machine's whole table).
+    @Test func theUnitsAddressFamiliesAreTheOnesDeckdUses() throws {
+        let unit = try String(contentsOfFile: Paths.repoRoot + "/dist/systemd/deckd.service.in", encoding: .utf8)
+        let families = unit.split(separator: "\n").filter { $0.hasPrefix("RestrictAddressFamilies=") }
+            .flatMap { $0.dropFirst("RestrictAddressFamilies=".count).split(separator: " ").map(String.init) }
+        #expect(Set(families) == ["AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"], "\(families)")
+    }
+
     @Test func packagesPassLintianInstallAndRunAsTheUnitDoes() throws {
         let dir = TemporaryDirectory()
         // The same packages, only compressed faster than a release's (dpkg-deb reads these).
