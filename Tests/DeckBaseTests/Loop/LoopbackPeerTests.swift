@@ -34,14 +34,14 @@ import Testing
 
     /// A datagram sent to this machine reaches the socket bound to its address, else the one bound
     /// to its port on every address; sock_diag and /proc/net/udp name the same one.
-    @Test(arguments: ["127.0.0.1", "0.0.0.0"])
-    func theSocketADatagramReachesIsFoundInOneLookupAsInTheTable(bound: String) throws {
+    @Test(arguments: [("127.0.0.1", "127.0.0.1"), ("0.0.0.0", "127.0.0.1"), ("::1", "::1"), ("::", "::1")])
+    func theSocketADatagramReachesIsFoundInOneLookupAsInTheTable(bound: String, loopback: String) throws {
         let loop = try EventLoop()
         let receiver = try UDPSocket(loop: loop)
         defer { receiver.close() }
         try receiver.bind(try SocketAddress(host: bound, port: 0))
         let port = try #require(receiver.localAddress).port
-        let target = try SocketAddress(host: "127.0.0.1", port: port), sender = try SocketAddress(host: "127.0.0.1", port: 40_000)
+        let target = try SocketAddress(host: loopback, port: port), sender = try SocketAddress(host: loopback, port: 40_000)
         let asked = LoopbackPeer.lookup(transport: Int32(IPPROTO_UDP), source: sender, destination: target)
         #expect(asked.answered, "the kernel offers sock_diag for UDP")
         let found = try #require(asked.socket)
@@ -49,7 +49,7 @@ import Testing
         #expect(LoopbackPeer.holds(getpid(), socket: found.inode), "this process holds the receiver")
         #expect(try #require(LoopbackPeer.udpTableEntry(target: target)) == found)
         #expect(LoopbackPeer.datagramReceiver(sender: sender, target: target)?.inode == found.inode)
-        let nobody = try SocketAddress(host: "127.0.0.1", port: port == 1 ? 2 : 1)
+        let nobody = try SocketAddress(host: loopback, port: port == 1 ? 2 : 1)
         #expect(LoopbackPeer.datagramReceiver(sender: sender, target: nobody) == nil, "nothing bound there")
         #expect(LoopbackPeer.udpTableEntry(target: nobody) == nil)
     }
