@@ -6,6 +6,8 @@ struct HostArguments {
     var entitlements: Set<Entitlement> = []
     var frames = 960, slots = 2
     var memoryMegabytes = 0
+    /// RLIMIT_NPROC on a uid of its own; 0: none.
+    var processLimit = 0
     var heartbeatMilliseconds = 250
     var maxMessageBytes = 32 << 20
     var logLevel = LogLevel.info
@@ -53,6 +55,7 @@ struct HostArguments {
         frames = try number("frames", 1...48_000)
         slots = try number("slots", 1...64)
         memoryMegabytes = try number("memory-mb", 0...1 << 20)
+        processLimit = try number("process-limit", 0...1 << 20)
         heartbeatMilliseconds = try number("heartbeat-ms", 10...60_000)
         maxMessageBytes = try number("max-message-bytes", 1 << 16...1 << 30)
         guard let level = LogLevel(name: try text("log-level")) else { throw .malformed("log-level") }
@@ -75,7 +78,7 @@ struct HostArguments {
     var commandLine: [String] {
         ["--library", library, "--bundle", bundle, "--id", id,
          "--entitlements", entitlements.map(\.rawValue).sorted().joined(separator: ","),
-         "--frames", "\(frames)", "--slots", "\(slots)", "--memory-mb", "\(memoryMegabytes)",
+         "--frames", "\(frames)", "--slots", "\(slots)", "--memory-mb", "\(memoryMegabytes)", "--process-limit", "\(processLimit)",
          "--heartbeat-ms", "\(heartbeatMilliseconds)", "--max-message-bytes", "\(maxMessageBytes)", "--log-level", logLevel.name,
          "--uid", "\(uid)", "--rt-priority", "\(realtimePriority)",
          "--permissions", permissions.map(\.rawValue).sorted().joined(separator: ","), "--data", dataFolder,

@@ -170,6 +170,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         arguments.frames = frames
         arguments.slots = slots
         arguments.memoryMegabytes = settings.memoryLimitMegabytes
+        arguments.processLimit = settings.processLimit
         arguments.heartbeatMilliseconds = max(10, settings.heartbeatTimeoutMilliseconds / 8)
         arguments.maxMessageBytes = settings.maxMessageBytes
         arguments.logLevel = logger.level

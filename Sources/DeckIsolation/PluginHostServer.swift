@@ -46,7 +46,7 @@ package final class PluginHostServer {
             let server = try PluginHostServer(arguments)
             problems += server.renderer.problems + server.lockMemory()
             if server.renderer.isRealtime { problems += HostRenderer.limitRealtime() }
-            problems += restrict(memoryMegabytes: arguments.memoryMegabytes, uid: arguments.uid, sandbox: arguments.sandbox)
+            problems += restrict(memoryMegabytes: arguments.memoryMegabytes, processLimit: arguments.processLimit, uid: arguments.uid, sandbox: arguments.sandbox)
             // Capabilities are a thread's: the render thread, started while they were needed, gives them up too.
             let kept = server.renderer.onRenderThread { deck_drop_capabilities() == 0 ? 0 : errno }
             if kept != 0 { problems.append("the render thread's capabilities: \(String(cString: strerror(kept)))") }
@@ -99,11 +99,13 @@ package final class PluginHostServer {
     /// Least privilege where the kernel allows: a uid of its own when given one (no supplementary
     /// groups), dies with the runtime, gains no privileges on exec, holds no capability (on this
     /// thread; a host that keeps uid 0 holds none either), makes no more real-time threads
-    /// (RLIMIT_RTPRIO 0, once the render thread has its priority), has a memory limit and the system call
-    /// filter, whose rules for the runtime's uid come with the `sandbox` (descriptors beyond its
-    /// own were closed before). Returns what could not be applied; a uid that cannot be taken
-    /// ends the host, since the runtime counts on it.
-    static func restrict(memoryMegabytes: Int, uid: UInt32, sandbox: Bool) -> [String] {
+    /// (RLIMIT_RTPRIO 0, once the render thread has its priority), has a memory limit, on a uid
+    /// of its own a process limit (RLIMIT_NPROC counts the uid's every process and thread, so on
+    /// the runtime's it would count deckd's), and the system call filter, whose rules for the
+    /// runtime's uid come with the `sandbox` (descriptors beyond its own were closed before).
+    /// Returns what could not be applied; a uid that cannot be taken ends the host, since the
+    /// runtime counts on it.
+    static func restrict(memoryMegabytes: Int, processLimit: Int, uid: UInt32, sandbox: Bool) -> [String] {
         var problems: [String] = []
         if uid != 0 {
             guard setgroups(0, nil) == 0, setgid(uid) == 0, setuid(uid) == 0 else {
@@ -118,6 +120,10 @@ package final class PluginHostServer {
         if memoryMegabytes > 0 {
             var limit = rlimit(rlim_cur: rlim_t(memoryMegabytes) << 20, rlim_max: rlim_t(memoryMegabytes) << 20)
             if setrlimit(Int32(RLIMIT_AS.rawValue), &limit) != 0 { problems.append("RLIMIT_AS: \(String(cString: strerror(errno)))") }
+        }
+        if uid != 0 && processLimit > 0 {
+            var limit = rlimit(rlim_cur: rlim_t(processLimit), rlim_max: rlim_t(processLimit))
+            if setrlimit(Int32(__RLIMIT_NPROC.rawValue), &limit) != 0 { problems.append("RLIMIT_NPROC: \(String(cString: strerror(errno)))") }
         }
         if deck_drop_capabilities() != 0 { problems.append("dropping capabilities: \(String(cString: strerror(errno)))") }
         // The render thread took its real-time priority already; the plugin's own threads may not (they would outrank deckd's audio).

@@ -40,7 +40,8 @@
  *                                flag from the render thread ("sandbox: render …"); both threads log their capabilities;
  *                                it sets deckd's nice value, limits, CPUs, scheduling and I/O priority to what they are,
  *                                and its uid's nice value (an unused uid, so nothing changes), and its own thread's;
- *                                with FIXTURE_TCP_PORT, it binds a UDP socket on loopback and logs its port ("udp receiver")
+ *                                with FIXTURE_TCP_PORT, it binds a UDP socket on loopback and logs its port ("udp receiver");
+ *                                with FIXTURE_PROCESSES=N, it forks up to N children and logs how many it made ("processes")
  *                                ("caps: none"); it also tries to chmod the token, set an extended attribute on the
  *                                victim's manifest, make a Unix socket, reach its uid's kernel keyring and make its
  *                                thread real-time
@@ -385,6 +386,20 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     if (refused_realtime == 0) pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
     probe_say(plugin, "realtime thread", outcome);
     try_scheduling(plugin);
+#ifdef FIXTURE_PROCESSES
+    /* Fork without end (up to FIXTURE_PROCESSES children that wait), then end them all. */
+    static pid_t forked[FIXTURE_PROCESSES];
+    int made = 0, refusal = 0;
+    for (; made < FIXTURE_PROCESSES; made++) {
+        pid_t child = fork();
+        if (child == 0) { for (;;) pause(); }
+        if (child < 0) { refusal = errno; break; }
+        forked[made] = child;
+    }
+    for (int i = 0; i < made; i++) { kill(forked[i], SIGKILL); waitpid(forked[i], NULL, 0); }
+    snprintf(outcome, sizeof outcome, "made %d of %d (%s)", made, FIXTURE_PROCESSES, refusal ? strerror(refusal) : "none refused");
+    probe_say(plugin, "processes", outcome);
+#endif
     if (FIXTURE_TCP_PORT > 0) {
         try_tcp(outcome, sizeof outcome);
         probe_say(plugin, "tcp", outcome);

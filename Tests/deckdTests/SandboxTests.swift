@@ -21,8 +21,10 @@ import Testing
         var data: String { dir.path + "/data/org.deck.test.hostile" }
 
         /// `policy`, when given, is the entitlement policy's text (`--policy`); with `user`, deckd
-        /// runs as that uid (and not root), as the unit's `User=deck` runs it.
-        init(config: String = "{}", permissions: [String] = [], policy: String? = nil, launcher: [String] = [], user: uid_t? = nil) throws {
+        /// runs as that uid (and not root), as the unit's `User=deck` runs it; with `forks`, the
+        /// hostile plugin forks up to that many children.
+        init(config: String = "{}", permissions: [String] = [], policy: String? = nil, launcher: [String] = [], user: uid_t? = nil,
+             forks: Int? = nil) throws {
             let plugins = dir.path + "/plugins", extra = dir.path + "/extra", socket = dir.path + "/deck.sock", token = dir.path + "/token"
             for folder in [plugins, extra] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
             chmod(dir.path, 0o755)
@@ -65,7 +67,7 @@ import Testing
             try Fixture.bundle(in: extra, name: "Hostile",
                                defines: ["FIXTURE_ID=\"org.deck.test.hostile\"", "FIXTURE_SANDBOX_PROBE", "FIXTURE_SOCKET=\"\(socket)\"",
                                          "FIXTURE_VICTIM=\"\(victim)/manifest.json\"", "FIXTURE_TOKEN=\"\(token)\"",
-                                         "FIXTURE_TCP_PORT=\(port)", "FIXTURE_HTTP_PORT=\(httpPort)", "FIXTURE_MEDIA=\"\(dir.path)/media/song.opus\"", "FIXTURE_OWN_MANIFEST=\"\(hostile)/manifest.json\""],
+                                         "FIXTURE_TCP_PORT=\(port)", "FIXTURE_HTTP_PORT=\(httpPort)", "FIXTURE_MEDIA=\"\(dir.path)/media/song.opus\"", "FIXTURE_OWN_MANIFEST=\"\(hostile)/manifest.json\""] + (forks.map { ["FIXTURE_PROCESSES=\($0)"] } ?? []),
                                manifest: ["id": "org.deck.test.hostile", "entitlements": ["audio"], "permissions": permissions])
             owner = LineClient(path: socket)
             let loaded = owner.call("apps.load", #"{"path":"\#(hostile)"}"#)
@@ -190,10 +192,16 @@ import Testing
         }
     }
 
-    /// deckd as root: the host runs as a uid of its own in a network namespace, under Landlock.
+    /// deckd as root: the host runs as a uid of its own in a network namespace, under Landlock,
+    /// with at most `processLimit` processes and threads.
     @Test func aHostilePluginCannotSteerTheRuntimeReadItsSecretsWriteOtherAppsOrOutliveItsApp() throws {
-        let scene = try Scene(config: #"{"appSettings": {"org.deck.test.hostile": {"station": "FM 4", "mediaFolders": ["/etc"]}}}"#)
+        let scene = try Scene(config: #"{"appSettings": {"org.deck.test.hostile": {"station": "FM 4", "mediaFolders": ["/etc"]}}, "isolation": {"processLimit": 64}}"#,
+                              forks: 100)
         try scene.expectContained()
+        let forked = scene.outcome("processes")
+        let made = try #require(Int(forked.split(separator: " ").dropFirst().first ?? ""), "\(forked)")
+        #expect(made > 0 && made < 64 && forked.hasSuffix("of 100 (Resource temporarily unavailable)"), "the uid's limit stops a fork bomb: \(forked)")
+        #expect(scene.deckd.log.contains("at most 64 processes and threads a uid"), "\(scene.deckd.log)")
         #expect(scene.outcome("control").hasPrefix("refused ("), "\(scene.outcome("control"))")
         #expect(scene.outcome("media").hasPrefix("refused"), "without the media permission")
         #expect(scene.outcome("settings") == #"{"station":"FM 4"}"#, "its own settings, no media folders without media")

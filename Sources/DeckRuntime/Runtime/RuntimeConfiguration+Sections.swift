@@ -102,6 +102,11 @@ extension RuntimeConfiguration {
         .integer("renderDeadlineMs", \.isolation.renderDeadlineMilliseconds, 0...100, unit: "ms"),
         .integer("aheadFrames", \.isolation.aheadFrames, 1...16, unit: "frames"),
         .integer("memoryLimitMb", \.isolation.memoryLimitMegabytes, 0...1 << 20, unit: "MiB"),
+        ConfigSection.Key(name: "processLimit") { configuration, value, context throws(ConfigurationError) in
+            let limit = try Setting(value, context.key, 0...1 << 20, context.file, unit: "processes").integer()
+            guard limit == 0 || limit >= 32 else { throw context.invalid("is \(limit): 0 (no limit) or at least 32, since the host's own threads count") }
+            configuration.isolation.processLimit = limit
+        },
         .integer("maxMessageBytes", \.isolation.maxMessageBytes, 1 << 20...1 << 30, unit: "bytes"),
         .integer("restartDelayMs", \.isolation.restartDelayMilliseconds, 0...60_000, unit: "ms"),
         .integer("restartLimit", \.isolation.restartLimit, 1...100),

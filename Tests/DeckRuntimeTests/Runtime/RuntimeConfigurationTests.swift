@@ -24,7 +24,7 @@ import Testing
              "files": {"directory": "recordings", "overwrite": true},
              "control": {"maxBatch": 10, "maxUnauthenticated": 2, "idleTimeoutMs": 60000},
              "session": {"duckDb": -20, "idleTimeoutMs": 2000, "ducking": {"navigation": ["music"], "music": ["notification"]}},
-             "audio": {"lateBoundMs": 80}}
+             "audio": {"lateBoundMs": 80}, "isolation": {"processLimit": 64}}
             """)
         #expect(configuration.pluginDirectories == [dir.path + "/plugins", "/abs"])
         #expect(configuration.policyPath == dir.path + "/policy.json")
@@ -49,6 +49,8 @@ import Testing
         #expect(configuration.httpLimits.maxHeadBytes == 1024)
         #expect(configuration.httpLimits.headTimeoutMilliseconds == 250)
         #expect(configuration.audio.lateBoundNanoseconds == 80_000_000)
+        #expect(configuration.isolation.processLimit == 64)
+        #expect(try apply(#"{"isolation": {"processLimit": 0}}"#).isolation.processLimit == 0, "0: no limit")
     }
 
     @Test(arguments: [
@@ -76,7 +78,9 @@ import Testing
         (#"{"files": {"overwrite": 1}}"#, "files.overwrite must be true or false"),
         (#"{"isolation": {"callTimeoutMs": 10}}"#, "isolation.callTimeoutMs is 10, out of range (50 to 60000 ms)"),
         (#"{"isolation": {"aheadFrames": 0}}"#, "isolation.aheadFrames is 0, out of range (1 to 16 frames)"),
-        (#"{"isolation": {"seccomp": true}}"#, #"unknown key "isolation.seccomp" (known: mode, hostPath, callTimeoutMs, startTimeoutMs, heartbeatTimeoutMs, renderDeadlineMs, aheadFrames, memoryLimitMb, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase, sandbox, zygote, mediaFolders)"#),
+        (#"{"isolation": {"processLimit": 8}}"#, "isolation.processLimit is 8: 0 (no limit) or at least 32, since the host's own threads count"),
+        (#"{"isolation": {"processLimit": 2000000}}"#, "isolation.processLimit is 2000000, out of range (0 to 1048576 processes)"),
+        (#"{"isolation": {"seccomp": true}}"#, #"unknown key "isolation.seccomp" (known: mode, hostPath, callTimeoutMs, startTimeoutMs, heartbeatTimeoutMs, renderDeadlineMs, aheadFrames, memoryLimitMb, processLimit, maxMessageBytes, restartDelayMs, restartLimit, restartWindowS, uidBase, sandbox, zygote, mediaFolders)"#),
         (#"{"session": {"idleTimeoutMs": 0.5}}"#, "session.idleTimeoutMs must be a whole number of milliseconds, not 0.5"),
         (#"{"session": {"matrix": {"call": {"navigation": "maybe"}}}}"#, "session.matrix.call.navigation must be reject, exclusive or concurrent"),
         (#"{"session": {"ducking": {"navigation": "music"}}}"#, "session.ducking.navigation must be an array of contexts"),
