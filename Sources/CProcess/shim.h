@@ -302,12 +302,18 @@ struct deck_diag_answer {
 };
 struct deck_netlink_address { unsigned short family, pad; unsigned int port, groups; };
 
+/* A netlink socket for sock_diag (closed on exec), for a caller that asks often and keeps it;
+   -1 with errno. SOCK_DGRAM | SOCK_CLOEXEC, spelt out: naming them here hid them from Swift
+   files importing only Glibc. */
+static inline int deck_sock_diag_open(void) { return socket(AF_NETLINK, 2 | 02000000, 4 /* NETLINK_SOCK_DIAG */); }
+
 /* The uid and inode of a socket of this machine, asked of the kernel by sock_diag (one lookup
    where /proc/net/tcp and /proc/net/udp print every socket of the machine): for `protocol` 6
    (TCP), the one whose own end is `source` and other end `destination`; for 17 (UDP), the one a
-   datagram from `source` to `destination` would reach. Both IPv4 or both IPv6. 0, or -1 with
+   datagram from `source` to `destination` would reach. Both IPv4 or both IPv6. Asked through
+   `netlink` (from deck_sock_diag_open), or -1 for a socket of this lookup's own. 0, or -1 with
    errno (ENOENT: no such socket). */
-static inline int deck_socket_owner(int protocol, const struct sockaddr *source, const struct sockaddr *destination,
+static inline int deck_socket_owner(int netlink, int protocol, const struct sockaddr *source, const struct sockaddr *destination,
                                     uid_t *uid, unsigned long long *inode) {
     struct { struct deck_netlink_header header; struct deck_diag_request request; } message;
     __builtin_memset(&message, 0, sizeof message);
@@ -327,15 +333,17 @@ static inline int deck_socket_owner(int protocol, const struct sockaddr *source,
     __builtin_memcpy(&message.request.id.destination_port, (const char *)destination + 2, 2);
     __builtin_memcpy(message.request.id.source, (const char *)source + offset, length);
     __builtin_memcpy(message.request.id.destination, (const char *)destination + offset, length);
-    /* SOCK_DGRAM | SOCK_CLOEXEC, spelt out: naming them here hid them from Swift files importing only Glibc. */
-    int fd = socket(AF_NETLINK, 2 | 02000000, 4 /* NETLINK_SOCK_DIAG */);
+    int fd = netlink >= 0 ? netlink : deck_sock_diag_open();
     if (fd < 0) return -1;
     struct deck_netlink_address kernel = { .family = AF_NETLINK };
     union { struct deck_netlink_header header; char bytes[4096]; } answer;
+    /* The kernel answers within sendto: on a kept socket, an answer still queued is one an
+       earlier lookup never read. */
+    while (netlink >= 0 && recv(fd, &answer, sizeof answer, 0x40 /* MSG_DONTWAIT */) > 0) {}
     ssize_t got = sendto(fd, &message, sizeof message, 0, (const struct sockaddr *)&kernel, sizeof kernel) < 0 ? -1
                 : recv(fd, &answer, sizeof answer, 0);
     int saved = errno;
-    close(fd);
+    if (netlink < 0) close(fd);
     errno = saved;
     if (got < 0) return -1;
     if ((size_t)got < sizeof answer.header || answer.header.length > (size_t)got) { errno = EIO; return -1; }

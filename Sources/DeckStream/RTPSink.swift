@@ -15,8 +15,10 @@ public final class RTPSink: Sink {
     private let dtx: Bool
     private let logger: Logger
     private let listeners: ListenerGate
-    /// Our end as the receiver sees it, when the target is on this machine (nil elsewhere).
+    /// Our end as the receiver sees it, when the target is on this machine (nil elsewhere), and
+    /// the netlink socket its receiver is asked through.
     private let sender: SocketAddress?
+    private let diagnostics: SocketDiagnostics?
     /// The receiving socket last looked at on this machine, and why it is refused (nil: allowed).
     private var receiver: (inode: UInt64, refusal: String?)?
     private var sequence = UInt16.random(in: 0...UInt16.max)
@@ -38,6 +40,7 @@ public final class RTPSink: Sink {
         do {
             // Bound now, so its port is known before the first packet.
             sender = target.isOnThisMachine ? try RTPSink.bind(socket, toward: target) : nil
+            diagnostics = sender == nil ? nil : SocketDiagnostics()
         } catch {
             socket.close()
             throw .cannotOpen(uri, error.description)
@@ -92,7 +95,7 @@ public final class RTPSink: Sink {
     /// (logged when it changes the verdict).
     private func refusal() -> String? {
         guard let sender, let gate = listeners.receiverRefusal else { return nil }
-        guard let found = LoopbackPeer.datagramReceiver(sender: sender, target: target) else { return nil }
+        guard let found = LoopbackPeer.datagramReceiver(sender: sender, target: target, through: diagnostics) else { return nil }
         if let receiver, receiver.inode == found.inode { return receiver.refusal }
         let refusal = gate(found, "the socket receiving \(target)"), wasRefused = receiver?.refusal != nil
         receiver = (found.inode, refusal)

@@ -14,16 +14,20 @@ public enum LoopbackPeer {
 
     /// The uid and inode of the socket on this machine that a datagram from `sender` to `target`
     /// reaches (one bound to `target`, else to its port on every address), or nil for none.
-    public static func datagramReceiver(sender: SocketAddress, target: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
-        let asked = lookup(transport: Int32(IPPROTO_UDP), source: sender, destination: target)
+    /// Asked through `diagnostics` when given (one that asks at every packet keeps one).
+    public static func datagramReceiver(sender: SocketAddress, target: SocketAddress,
+                                        through diagnostics: SocketDiagnostics? = nil) -> (uid: uid_t, inode: UInt64)? {
+        let asked = lookup(transport: Int32(IPPROTO_UDP), source: sender, destination: target, through: diagnostics)
         return asked.answered ? asked.socket : udpTableEntry(target: target)
     }
 
     /// What sock_diag says: the socket, or nil when there is none; not `answered` when the kernel
     /// offers no sock_diag for the transport (no `inet_diag`, `udp_diag`).
-    static func lookup(transport: Int32, source: SocketAddress, destination: SocketAddress) -> (answered: Bool, socket: (uid: uid_t, inode: UInt64)?) {
+    static func lookup(transport: Int32, source: SocketAddress, destination: SocketAddress,
+                       through diagnostics: SocketDiagnostics? = nil) -> (answered: Bool, socket: (uid: uid_t, inode: UInt64)?) {
         var uid: uid_t = 0, inode: UInt64 = 0
-        let status = source.withSockaddr { source in destination.withSockaddr { deck_socket_owner(transport, source, $0, &uid, &inode) } }
+        let netlink = diagnostics?.descriptor ?? -1
+        let status = source.withSockaddr { source in destination.withSockaddr { deck_socket_owner(netlink, transport, source, $0, &uid, &inode) } }
         return status == 0 ? (true, (uid, inode)) : (errno == ENOENT, nil)
     }
 

@@ -49,7 +49,12 @@ import Testing
         #expect(LoopbackPeer.holds(getpid(), socket: found.inode), "this process holds the receiver")
         #expect(try #require(LoopbackPeer.udpTableEntry(target: target)) == found)
         #expect(LoopbackPeer.datagramReceiver(sender: sender, target: target)?.inode == found.inode)
+        let kept = try #require(SocketDiagnostics())
         let nobody = try SocketAddress(host: loopback, port: port == 1 ? 2 : 1)
+        for _ in 0..<2 {  // one netlink socket, asked again and again
+            #expect(LoopbackPeer.datagramReceiver(sender: sender, target: target, through: kept)?.inode == found.inode)
+            #expect(LoopbackPeer.datagramReceiver(sender: sender, target: nobody, through: kept) == nil)
+        }
         #expect(LoopbackPeer.datagramReceiver(sender: sender, target: nobody) == nil, "nothing bound there")
         #expect(LoopbackPeer.udpTableEntry(target: nobody) == nil)
     }
