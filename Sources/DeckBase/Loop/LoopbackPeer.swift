@@ -34,7 +34,7 @@ public enum LoopbackPeer {
     /// The connection from /proc/net/tcp (tcp6).
     static func tcpTableEntry(local: SocketAddress, peer: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
         let (wantLocal, wantRemote) = (peer.kernelTableKey, local.kernelTableKey)
-        return tableEntry(peer.isIPv6 ? "/proc/net/tcp6" : "/proc/net/tcp") { $0 == wantLocal && $1 == wantRemote }
+        return tableEntry(peer.isIPv6 ? "/proc/net/tcp6" : "/proc/net/tcp") { $0 == wantLocal && $1 == wantRemote ? 0 : nil }
     }
 
     /// The receiver from /proc/net/udp (udp6): the socket bound to `target`, else to its port on
@@ -43,20 +43,23 @@ public enum LoopbackPeer {
         let table = target.isIPv6 ? "/proc/net/udp6" : "/proc/net/udp"
         let exact = target.kernelTableKey
         let everyAddress = String(repeating: "0", count: target.isIPv6 ? 32 : 8) + exact.drop { $0 != ":" }
-        return tableEntry(table) { local, _ in local == exact } ?? tableEntry(table) { local, _ in local == everyAddress }
+        return tableEntry(table) { local, _ in local == exact ? 0 : local == everyAddress ? 1 : nil }
     }
 
-    /// The first socket of a /proc/net table (tcp, tcp6, udp, udp6: every socket of the machine,
-    /// printed and parsed) whose local and remote ends `matches` accepts.
-    static func tableEntry(_ table: String, matching matches: (Substring, Substring) -> Bool) -> (uid: uid_t, inode: UInt64)? {
+    /// The socket of a /proc/net table (tcp, tcp6, udp, udp6: every socket of the machine, printed
+    /// and parsed, once) whose local and remote ends `rank` ranks best (0 first; nil: not at all).
+    static func tableEntry(_ table: String, ranking rank: (Substring, Substring) -> Int?) -> (uid: uid_t, inode: UInt64)? {
         guard let text = SystemFile.read(table) else { return nil }
+        var best: (rank: Int, socket: (uid: uid_t, inode: UInt64))?
         for line in text.split(separator: "\n").dropFirst() {
             // sl local rem st tx:rx tr:when retrnsmt uid timeout inode …
             let fields = line.split(separator: " ")
-            guard fields.count > 9, matches(fields[1], fields[2]), let uid = uid_t(fields[7]), let inode = UInt64(fields[9]) else { continue }
-            return (uid, inode)
+            guard fields.count > 9, let found = rank(fields[1], fields[2]), found < best?.rank ?? .max,
+                  let uid = uid_t(fields[7]), let inode = UInt64(fields[9]) else { continue }
+            best = (found, (uid, inode))
+            if found == 0 { break }
         }
-        return nil
+        return best?.socket
     }
 
     /// The processes that descend from `root`, through /proc/PID/task/TID/children.
