@@ -260,13 +260,20 @@ final class IsolatedPluginCode: PluginCode {
         lastHeard = scheduler.now
     }
 
-    /// Ends a host whose loop went quiet, or whose render stopped delivering while it is pulled.
+    /// Ends a host whose loop went quiet, whose render stopped delivering while it is pulled, or
+    /// whose cgroup on the runtime's uid holds more than `processLimit` threads (on a uid of its
+    /// own RLIMIT_NPROC holds it there; on the runtime's it would count deckd's too).
     private func checkHealth() {
         readIncoming()
         guard endReason == nil, !channelClosed, !isDestroyed else { return }
         let quiet = scheduler.now - min(lastHeard, scheduler.now)
         if quiet > settings.heartbeatTimeoutMilliseconds {
             end(because: "missed its heartbeat (nothing for \(quiet) ms, over \(settings.heartbeatTimeoutMilliseconds) ms)")
+            return
+        }
+        if remains.uid == 0, settings.processLimit > 0, let group = remains.cgroup?.path,
+           let tasks = Cgroup.threadCount(group), tasks > settings.processLimit {
+            end(because: "ran \(tasks) processes and threads, over isolation.processLimit (\(settings.processLimit))")
             return
         }
         let missed = renderer.missedFrames.load(ordering: .relaxed)

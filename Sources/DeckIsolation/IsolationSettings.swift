@@ -17,8 +17,8 @@ public struct IsolationSettings: Sendable, Equatable {
     public var aheadFrames = 1
     /// The host's address-space limit (RLIMIT_AS); 0: none.
     public var memoryLimitMegabytes = 1_024
-    /// On a uid of its own, the most processes and threads that uid may have (RLIMIT_NPROC): a
-    /// plugin that forks without end stops there; 0: none.
+    /// The most processes and threads a host may run: RLIMIT_NPROC on a uid of its own, else its
+    /// cgroup counted at each health check; 0: none.
     public var processLimit = 256
     /// The largest message a host may send (an image or artwork rides in one).
     public var maxMessageBytes = 24 << 20
@@ -81,7 +81,9 @@ public struct IsolationSettings: Sendable, Equatable {
         } else {
             parts.append("NO Landlock or network namespace (isolation.sandbox is false)")
         }
-        if hostUIDs != nil && processLimit > 0 { parts.append("at most \(processLimit) processes and threads a uid") }
+        if processLimit > 0 && (hostUIDs != nil || cgroups.parent != nil) {
+            parts.append("at most \(processLimit) processes and threads " + (hostUIDs != nil ? "a uid" : "a host (its cgroup, counted)"))
+        }
         parts.append(cgroups.parent.map { "a cgroup each under \($0)" } ?? "NO cgroups (\(cgroups.unavailable ?? "")): " + (hostUIDs == nil ? "its host's descendants are ended instead (in libdeck, not a crashed host's orphans)" : "its uid's processes are ended instead"))
         return parts.joined(separator: "; ")
     }

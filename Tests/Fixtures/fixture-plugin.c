@@ -41,7 +41,8 @@
  *                                it sets deckd's nice value, limits, CPUs, scheduling and I/O priority to what they are,
  *                                and its uid's nice value (an unused uid, so nothing changes), and its own thread's;
  *                                with FIXTURE_TCP_PORT, it binds a UDP socket on loopback and logs its port ("udp receiver");
- *                                with FIXTURE_PROCESSES=N, it forks up to N children and logs how many it made ("processes")
+ *                                with FIXTURE_PROCESSES=N, it forks up to N children and logs how many it made ("processes"),
+ *                                holding them FIXTURE_PROCESSES_HOLD_MS first when that is given
  *                                ("caps: none"); it also tries to chmod the token, set an extended attribute on the
  *                                victim's manifest, make a Unix socket, reach its uid's kernel keyring and make its
  *                                thread real-time
@@ -396,6 +397,9 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
         if (child < 0) { refusal = errno; break; }
         forked[made] = child;
     }
+#ifdef FIXTURE_PROCESSES_HOLD_MS
+    usleep(FIXTURE_PROCESSES_HOLD_MS * 1000);
+#endif
     for (int i = 0; i < made; i++) { kill(forked[i], SIGKILL); waitpid(forked[i], NULL, 0); }
     snprintf(outcome, sizeof outcome, "made %d of %d (%s)", made, FIXTURE_PROCESSES, refusal ? strerror(refusal) : "none refused");
     probe_say(plugin, "processes", outcome);

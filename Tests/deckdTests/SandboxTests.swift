@@ -22,9 +22,9 @@ import Testing
 
         /// `policy`, when given, is the entitlement policy's text (`--policy`); with `user`, deckd
         /// runs as that uid (and not root), as the unit's `User=deck` runs it; with `forks`, the
-        /// hostile plugin forks up to that many children.
+        /// hostile plugin forks up to that many children (and holds them that long).
         init(config: String = "{}", permissions: [String] = [], policy: String? = nil, launcher: [String] = [], user: uid_t? = nil,
-             forks: Int? = nil) throws {
+             forks: Int? = nil, holdingForksMilliseconds: Int? = nil) throws {
             let plugins = dir.path + "/plugins", extra = dir.path + "/extra", socket = dir.path + "/deck.sock", token = dir.path + "/token"
             for folder in [plugins, extra] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
             chmod(dir.path, 0o755)
@@ -67,7 +67,8 @@ import Testing
             try Fixture.bundle(in: extra, name: "Hostile",
                                defines: ["FIXTURE_ID=\"org.deck.test.hostile\"", "FIXTURE_SANDBOX_PROBE", "FIXTURE_SOCKET=\"\(socket)\"",
                                          "FIXTURE_VICTIM=\"\(victim)/manifest.json\"", "FIXTURE_TOKEN=\"\(token)\"",
-                                         "FIXTURE_TCP_PORT=\(port)", "FIXTURE_HTTP_PORT=\(httpPort)", "FIXTURE_MEDIA=\"\(dir.path)/media/song.opus\"", "FIXTURE_OWN_MANIFEST=\"\(hostile)/manifest.json\""] + (forks.map { ["FIXTURE_PROCESSES=\($0)"] } ?? []),
+                                         "FIXTURE_TCP_PORT=\(port)", "FIXTURE_HTTP_PORT=\(httpPort)", "FIXTURE_MEDIA=\"\(dir.path)/media/song.opus\"", "FIXTURE_OWN_MANIFEST=\"\(hostile)/manifest.json\""] + (forks.map { ["FIXTURE_PROCESSES=\($0)"] } ?? [])
+                                         + (holdingForksMilliseconds.map { ["FIXTURE_PROCESSES_HOLD_MS=\($0)"] } ?? []),
                                manifest: ["id": "org.deck.test.hostile", "entitlements": ["audio"], "permissions": permissions])
             owner = LineClient(path: socket)
             let loaded = owner.call("apps.load", #"{"path":"\#(hostile)"}"#)
@@ -239,6 +240,22 @@ import Testing
         try scene.expectOrphanRefused()
         #expect(SandboxTests.parent(of: try scene.grandchild()) == (try scene.hostPID()))
         try scene.expectNothingOutlivesTheApp()
+        #expect(scene.deckd.stop() == 0)
+    }
+
+    /// On deckd's own uid RLIMIT_NPROC would count deckd's threads too: deckd counts the host's
+    /// cgroup instead, and ends a host whose plugin runs more than `processLimit` processes and
+    /// threads, with everything in its group.
+    @Test func onTheRuntimesOwnUidAForkBombEndsItsHost() throws {
+        let scene = try Scene(config: #"{"isolation": {"uidBase": 0, "processLimit": 64}}"#, forks: 100, holdingForksMilliseconds: 5_000)
+        try #require(scene.hasCgroups, "deckd gives hosts cgroups here: \(scene.deckd.log)")
+        #expect(scene.deckd.log.contains("at most 64 processes and threads a host (its cgroup, counted)"), "\(scene.deckd.log)")
+        #expect(scene.deckd.waitForLog(", over isolation.processLimit (64)"), "\(scene.deckd.log)")
+        let line = scene.deckd.log.split(separator: "\n").first { $0.contains("over isolation.processLimit") }.map(String.init) ?? ""
+        let ran = Int(line.components(separatedBy: " ran ").last?.split(separator: " ").first ?? "") ?? 0
+        #expect(ran > 64, "\(line)")
+        #expect(!scene.deckd.log.contains("sandbox: processes: made"), "the host was ended while its children waited")
+        #expect(scene.owner.call("runtime.info", id: 3)?.contains(#""result""#) == true, "deckd answers on")
         #expect(scene.deckd.stop() == 0)
     }
 

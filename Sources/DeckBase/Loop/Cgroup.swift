@@ -31,6 +31,12 @@ public enum Cgroup {
         return found
     }
 
+    /// How many threads, of all its processes, `group` holds (its `cgroup.threads`); nil when it
+    /// cannot be read.
+    public static func threadCount(_ group: String) -> Int? {
+        SystemFile.read("\(group)/cgroup.threads", limit: 1 << 20).map { $0.utf8.count { $0 == UInt8(ascii: "\n") } }
+    }
+
     /// `cgroup.procs` as written, pids of other pid namespaces as 0.
     public static func listed(_ group: String) -> [pid_t] {
         (SystemFile.read("\(group)/cgroup.procs") ?? "").split(separator: "\n").compactMap { pid_t($0) }
