@@ -175,11 +175,12 @@ public final class Runtime {
             guard hostUIDs != nil || !hosts.isEmpty else { return nil }  // every plugin inline: they are the runtime
             return PluginProcesses(uids: hostUIDs, hosts: hosts, cgroups: codeLoader?.cgroupFolder)
         }
+        let notToRecord = "; the car's audio is not a plugin's to record"
         output.listenerGate.refusal = { [weak self] local, remote in
-            self?.listenerPlugins()?.owner(local: local, remote: remote).map { $0 + "; the car's audio is not a plugin's to record" }
+            self?.listenerPlugins()?.owner(local: local, remote: remote).map { $0 + notToRecord }
         }
         output.listenerGate.receiverRefusal = { [weak self] socket, name in
-            self?.listenerPlugins()?.owner(of: socket, named: name).map { $0 + "; the car's audio is not a plugin's to record" }
+            self?.listenerPlugins()?.owner(of: socket, named: name).map { $0 + notToRecord }
         }
         supervisor.onAppsChanged = { [unowned publisher] in publisher.appsChanged() }
         interface.onChange = { [unowned publisher] in publisher.interfaceChanged() }
