@@ -5,6 +5,9 @@ public enum Permission: String, Sendable, CaseIterable, Comparable {
     case network
     /// Reading the integrator's media folders (`isolation.mediaFolders`; a library app's files).
     case media
+    /// Unix sockets: this machine's local services (D-Bus, BlueZ, Avahi), which know a peer by its
+    /// uid, on the runtime's uid the runtime's own.
+    case services
 
     public static func < (a: Permission, b: Permission) -> Bool { a.rawValue < b.rawValue }
 

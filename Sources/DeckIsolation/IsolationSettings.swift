@@ -69,9 +69,10 @@ public struct IsolationSettings: Sendable, Equatable {
         parts.append(hostUIDs.map { "a uid of its own (\($0.lowerBound)…\($0.upperBound))" }
                      ?? (root ? "root's uid (uidBase 0): root's files and its standing with local services" : "the runtime's uid (not root, or uidBase 0)"))
         parts.append("no capabilities")
-        let runtimeUIDRules = hostUIDs == nil && sandbox ? ", files' modes, owners and attributes, io_uring, keyrings" + (root ? ", Unix sockets" : "") : ""
+        let runtimeUIDRules = hostUIDs == nil && sandbox ? ", files' modes, owners and attributes, io_uring, keyrings" : ""
+        let sandboxRules = sandbox ? ", Unix sockets unless granted services" : ""
         parts.append(deck_seccomp_available() != 0
-                     ? "a seccomp filter (its subreaper flag, other ABIs, others' scheduling and limits\(runtimeUIDRules))"
+                     ? "a seccomp filter (its subreaper flag, other ABIs, others' scheduling and limits\(runtimeUIDRules)\(sandboxRules))"
                      : "NO seccomp filter (\(String(cString: strerror(errno)))): a plugin could clear its host's subreaper flag" + (hostUIDs == nil ? " and change the modes of deckd's files, its scheduling and its limits" : ""))
         if sandbox {
             let abi = deck_landlock_abi()

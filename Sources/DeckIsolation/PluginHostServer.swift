@@ -46,7 +46,8 @@ package final class PluginHostServer {
             let server = try PluginHostServer(arguments)
             problems += server.renderer.problems + server.lockMemory()
             if server.renderer.isRealtime { problems += HostRenderer.limitRealtime() }
-            problems += restrict(memoryMegabytes: arguments.memoryMegabytes, processLimit: arguments.processLimit, uid: arguments.uid, sandbox: arguments.sandbox)
+            problems += restrict(memoryMegabytes: arguments.memoryMegabytes, processLimit: arguments.processLimit, uid: arguments.uid,
+                                 sandbox: arguments.sandbox, services: arguments.permissions.contains(.services))
             // Capabilities are a thread's: the render thread, started while they were needed, gives them up too.
             let kept = server.renderer.onRenderThread { deck_drop_capabilities() == 0 ? 0 : errno }
             if kept != 0 { problems.append("the render thread's capabilities: \(String(cString: strerror(kept)))") }
@@ -102,10 +103,10 @@ package final class PluginHostServer {
     /// (RLIMIT_RTPRIO 0, once the render thread has its priority), has a memory limit, on a uid
     /// of its own a process limit (RLIMIT_NPROC counts the uid's every process and thread, so on
     /// the runtime's it would count deckd's), and the system call filter, whose rules for the
-    /// runtime's uid come with the `sandbox` (descriptors beyond its own were closed before).
-    /// Returns what could not be applied; a uid that cannot be taken ends the host, since the
-    /// runtime counts on it.
-    static func restrict(memoryMegabytes: Int, processLimit: Int, uid: UInt32, sandbox: Bool) -> [String] {
+    /// runtime's uid, and Unix sockets unless the plugin holds `services`, come with the `sandbox`
+    /// (descriptors beyond its own were closed before). Returns what could not be applied; a uid
+    /// that cannot be taken ends the host, since the runtime counts on it.
+    static func restrict(memoryMegabytes: Int, processLimit: Int, uid: UInt32, sandbox: Bool, services: Bool) -> [String] {
         var problems: [String] = []
         if uid != 0 {
             guard setgroups(0, nil) == 0, setgid(uid) == 0, setuid(uid) == 0 else {
@@ -130,7 +131,7 @@ package final class PluginHostServer {
         var noRealtime = rlimit(rlim_cur: 0, rlim_max: 0)
         if setrlimit(Int32(__RLIMIT_RTPRIO.rawValue), &noRealtime) != 0 { problems.append("RLIMIT_RTPRIO: \(String(cString: strerror(errno)))") }
         let onRuntimeUID = uid == 0 && sandbox
-        if let problem = HostSyscallFilter.apply(refusingFileMetadata: onRuntimeUID, refusingUnixSockets: onRuntimeUID && geteuid() == 0) {
+        if let problem = HostSyscallFilter.apply(refusingFileMetadata: onRuntimeUID, refusingUnixSockets: sandbox && !services) {
             problems.append(problem)
         }
         return problems

@@ -29,7 +29,7 @@ public struct DeckHost: @unchecked Sendable {  // Wraps the host's pointer; the 
         raw.pointee.has_entitlement(raw, category)
     }
 
-    /// Whether the plugin holds sandbox permission `name` ("network", "media"): declared in its
+    /// Whether the plugin holds sandbox permission `name` ("network", "media", "services"): declared in its
     /// manifest and granted by the integrator. False on runtimes before ABI 1.3. [any-thread]
     public func hasPermission(_ name: String) -> Bool {
         guard raw.pointee.abi.minor >= 3, let call = raw.pointee.has_permission else { return false }

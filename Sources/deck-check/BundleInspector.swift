@@ -125,5 +125,11 @@ struct BundleInspector {
             report("permissions.network", "it uses \(Set(used).sorted().joined(separator: ", ")) but does not declare the network "
                    + "permission: in a host process its sandbox refuses sockets", at: bundle + "/manifest.json")
         }
+        let clients = ["libdbus-1", "libsystemd", "libgio-2.0", "libavahi-client", "libpulse", "libpipewire-0.3"]
+        let speaks = image.needed.filter { library in clients.contains { library.hasPrefix($0 + ".so") } }
+        if !speaks.isEmpty, !manifest.permissions.contains(.services) {
+            report("permissions.services", "it links \(speaks.sorted().joined(separator: ", ")), which reach local services over Unix sockets, "
+                   + "but does not declare the services permission: in a host process its sandbox refuses Unix sockets", at: bundle + "/manifest.json")
+        }
     }
 }

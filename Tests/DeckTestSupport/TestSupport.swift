@@ -94,14 +94,14 @@ public enum Fixture {
     }()
 
     /// The library built from `source` with `defines`, compiled now unless built before.
-    private static func compiled(_ source: String, defines: [String]) throws -> String {
+    private static func compiled(_ source: String, defines: [String], libraries: [String]) throws -> String {
         let text = try String(contentsOfFile: source, encoding: .utf8)
-        let key = ([source, text] + defines).joined(separator: "\u{0}")
+        let key = ([source, text] + defines + libraries).joined(separator: "\u{0}")
         if let path = built.withLock({ $0[key] }) { return path }
         let path = "\(cacheFolder)/\(UUID().uuidString).so"
         let (status, output) = try runProgram("/usr/bin/cc", ["-std=c11", "-Wall", "-Wextra", "-shared", "-fPIC",
                                                              "-I", Paths.sdkInclude] + defines.map { "-D\($0)" }
-                                              + ["-o", path, source, "-lpthread", "-lm"])
+                                              + ["-o", path, source, "-lpthread", "-lm"] + libraries.map { "-l\($0)" })
         guard status == 0 else { throw CommandFailure(description: "cc failed: \(output)") }
         built.withLock { $0[key] = path }
         return path
@@ -119,16 +119,16 @@ public enum Fixture {
         try bundle(in: dir, name: name, defines: ["FIXTURE_ID=\"\(id)\""] + defines, manifest: ["id": id, "entitlements": entitlements])
     }
 
-    /// Compiles the fixture with `defines` into `<dir>/<name>.deckplugin` next to a manifest.
+    /// Compiles the fixture with `defines`, linked with `libraries`, into `<dir>/<name>.deckplugin` next to a manifest.
     /// `manifest` replaces keys of the default manifest (NSNull removes one); `manifestText` replaces it whole.
     @discardableResult
     public static func bundle(in dir: String, name: String = "Fixture", defines: [String] = [],
                        manifest: [String: Any] = [:], manifestText: String? = nil,
-                       library: String = "libfixture.so", source: String = Paths.fixtureSource) throws -> String {
+                       library: String = "libfixture.so", source: String = Paths.fixtureSource, libraries: [String] = []) throws -> String {
         let bundle = "\(dir)/\(name).deckplugin"
         try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
         chmod(bundle, 0o755)
-        try FileManager.default.copyItem(atPath: try compiled(source, defines: defines), toPath: "\(bundle)/\(library)")
+        try FileManager.default.copyItem(atPath: try compiled(source, defines: defines, libraries: libraries), toPath: "\(bundle)/\(library)")
         var fields = defaultManifest
         for (key, value) in manifest { fields[key] = value is NSNull ? nil : value }
         let text = try manifestText ?? String(decoding: JSONSerialization.data(withJSONObject: fields), as: UTF8.self)

@@ -196,7 +196,10 @@ static void try_control(char *outcome, size_t size) {
     struct timeval patience = { .tv_sec = 5 };
     setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
     snprintf(address.sun_path, sizeof address.sun_path, "%s", FIXTURE_SOCKET);
-    if (connect(sock, (struct sockaddr *)&address, sizeof address) != 0) {
+    if (sock < 0) {
+        snprintf(outcome, size, "refused (no Unix socket: %s)", strerror(errno));
+        return;
+    } else if (connect(sock, (struct sockaddr *)&address, sizeof address) != 0) {
         snprintf(outcome, size, "refused (%s)", strerror(errno));
     } else {
         static const char request[] = "{\"jsonrpc\":\"2.0\",\"method\":\"apps.unload\",\"params\":{\"id\":\"org.deck.test.victim\"},\"id\":1}\n";

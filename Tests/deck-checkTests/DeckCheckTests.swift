@@ -64,6 +64,19 @@ import Testing
         #expect(skipped.status == 0 && skipped.findings.isEmpty, "\(skipped.raw)")
     }
 
+    @Test func aLibraryLinkingALocalServicesClientDeclaresServices() throws {
+        let dir = TemporaryDirectory()
+        let source = dir.path + "/journal.c"
+        try "#include \"\(Paths.fixtureSource)\"\n#include <systemd/sd-journal.h>\nint fixture_log(void) { return sd_journal_print(6, \"hi\"); }\n"
+            .write(toFile: source, atomically: true, encoding: .utf8)
+        let undeclared = try Fixture.bundle(in: dir.path, name: "Undeclared", source: source, libraries: ["systemd"])
+        let declared = try Fixture.bundle(in: dir.path, name: "Declared", manifest: ["permissions": ["services"]], source: source, libraries: ["systemd"])
+        let warned = try check(["--static", "--only", "permissions.services", undeclared])
+        #expect(warned.findings.count == 1 && warned.findings[0].severity == "warning" && warned.findings[0].reason.contains("libsystemd.so.0"), "\(warned.raw)")
+        let clean = try check(["--static", "--only", "permissions.services", declared])
+        #expect(clean.status == 0 && clean.findings.isEmpty, "\(clean.raw)")
+    }
+
     @Test(arguments: [("nan", "render.invalid"), ("loud", "render.clipping"), ("silence", "render.silent"), ("underrun", "render.underrun"),
                       ("denormal", "render.denormal"), ("stall", "render.deadline"), ("segv", "lifecycle.survives"), ("sine-440", "focus.loss")])
     func aMisbehavingRenderIsCaughtInTheRun(item: String, rule: String) throws {

@@ -206,8 +206,8 @@ import Testing
         #expect(scene.outcome("control").hasPrefix("refused ("), "\(scene.outcome("control"))")
         #expect(scene.outcome("media").hasPrefix("refused"), "without the media permission")
         #expect(scene.outcome("settings") == #"{"station":"FM 4"}"#, "its own settings, no media folders without media")
-        #expect(scene.deckd.log.contains("a uid of its own (61000…70999); no capabilities; a seccomp filter (its subreaper flag, other ABIs, others' scheduling and limits); Landlock"), "\(scene.deckd.log)")
-        #expect(scene.outcome("unix socket") == "made", "on a uid of its own a plugin may make Unix sockets")
+        #expect(scene.deckd.log.contains("a uid of its own (61000…70999); no capabilities; a seccomp filter (its subreaper flag, other ABIs, others' scheduling and limits, Unix sockets unless granted services); Landlock"), "\(scene.deckd.log)")
+        #expect(scene.outcome("unix socket").hasPrefix("refused (Operation not permitted"), "local services are the services permission's, on every uid: \(scene.outcome("unix socket"))")
         var info = stat()
         #expect(stat(scene.data, &info) == 0)
         #expect((61_000...70_999).contains(info.st_uid), "the data folder belongs to the host's uid, not \(info.st_uid)")
@@ -217,14 +217,14 @@ import Testing
     }
 
     /// On deckd's own uid (here root's, `uidBase` 0) Landlock keeps files and signals out of
-    /// reach, the seccomp filter what Landlock does not govern and, on root's uid, Unix sockets;
-    /// with the network granted, deckd still knows its descendants on the TCP port.
+    /// reach, the seccomp filter what Landlock does not govern and, without `services`, Unix
+    /// sockets; with the network granted, deckd still knows its descendants on the TCP port.
     @Test func onTheRuntimesOwnUidLandlockAndPeerChecksStillHold() throws {
         let scene = try Scene(config: #"{"isolation": {"uidBase": 0}}"#, permissions: ["network", "media"])
         try scene.expectContained()
         #expect(scene.outcome("keyring").hasPrefix("refused"), "the runtime's uid's keyring: \(scene.outcome("keyring"))")
-        #expect(scene.deckd.log.contains("root's uid (uidBase 0): root's files and its standing with local services; no capabilities; a seccomp filter (its subreaper flag, other ABIs, others' scheduling and limits, files' modes, owners and attributes, io_uring, keyrings, Unix sockets)"), "\(scene.deckd.log)")
-        #expect(scene.outcome("unix socket").hasPrefix("refused"), "\(scene.outcome("unix socket"))")
+        #expect(scene.deckd.log.contains("root's uid (uidBase 0): root's files and its standing with local services; no capabilities; a seccomp filter (its subreaper flag, other ABIs, others' scheduling and limits, files' modes, owners and attributes, io_uring, keyrings, Unix sockets unless granted services)"), "\(scene.deckd.log)")
+        #expect(scene.outcome("unix socket").hasPrefix("refused (Operation not permitted"), "\(scene.outcome("unix socket"))")
         #expect(scene.outcome("control").hasPrefix("refused ("), "\(scene.outcome("control"))")
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         #expect(scene.deckd.log.contains("descends from deckd"))
@@ -261,15 +261,16 @@ import Testing
 
     /// deckd as an ordinary user, as the unit runs it (`User=deck`): its hosts share its uid, and
     /// Landlock, the seccomp filter and deckd's peer checks hold what that uid would give them.
+    /// Granted `services`, the plugin makes Unix sockets, and deckd's peer checks refuse it.
     @Test func asAnOrdinaryUserDeckdsHostsShareItsUidAndAreStillHeld() throws {
         let nobody: uid_t = 65_534
-        let scene = try Scene(permissions: ["network"], user: nobody)
+        let scene = try Scene(permissions: ["network", "services"], user: nobody)
         try scene.expectContained()
-        #expect(scene.deckd.log.contains("sandbox: the runtime's uid (not root, or uidBase 0); no capabilities; a seccomp filter (its subreaper flag, other ABIs, others' scheduling and limits, files' modes, owners and attributes, io_uring, keyrings); Landlock"), "\(scene.deckd.log)")
+        #expect(scene.deckd.log.contains("sandbox: the runtime's uid (not root, or uidBase 0); no capabilities; a seccomp filter (its subreaper flag, other ABIs, others' scheduling and limits, files' modes, owners and attributes, io_uring, keyrings, Unix sockets unless granted services); Landlock"), "\(scene.deckd.log)")
         var info = stat()
         #expect(stat(scene.data, &info) == 0 && info.st_uid == nobody, "deckd ran as \(nobody) and made the data folder")
         #expect(scene.outcome("keyring").hasPrefix("refused"), "\(scene.outcome("keyring"))")
-        #expect(scene.outcome("unix socket") == "made", "Unix sockets stay a non-root plugin's")
+        #expect(scene.outcome("unix socket") == "made", "the services permission lets it make Unix sockets")
         #expect(scene.outcome("control").contains(#"{"error":{"code":-32005"#), "deckd refuses its descendants: \(scene.outcome("control"))")
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         try scene.expectOrphanRefused()
