@@ -4,7 +4,8 @@ import Glibc
 /// `rtp://HOST:PORT?pt=96&sdp=PATH`: one Opus packet per RTP datagram (RFC 7587), 48 kHz timestamps,
 /// a random SSRC and sequence base (new for each run of the output), the marker bit on the first
 /// packet after a gap, and an SDP file a player can open. To an address of this machine, a
-/// packet goes only while the socket that would receive it is not a plugin's. Loop-thread-confined.
+/// packet goes only while the socket that would receive it is not a plugin's; to a multicast
+/// group, not to this machine's sockets at all (a plugin's could join it). Loop-thread-confined.
 public final class RTPSink: Sink {
     public let uri: String
     public private(set) var status = SinkStatus()
@@ -41,6 +42,10 @@ public final class RTPSink: Sink {
             // Bound now, so its port is known before the first packet.
             sender = target.isOnThisMachine ? try RTPSink.bind(socket, toward: target) : nil
             diagnostics = sender == nil ? nil : SocketDiagnostics()
+            if target.isMulticast {
+                _ = try RTPSink.bind(socket, toward: target)
+                try socket.loopMulticast(false)
+            }
         } catch {
             socket.close()
             throw .cannotOpen(uri, error.description)
@@ -114,13 +119,15 @@ public final class RTPSink: Sink {
 
     /// An SDP a receiver (ffmpeg, VLC, GStreamer) opens to listen for this stream.
     static func sessionDescription(target: SocketAddress, payloadType: Int, context: SinkContext) -> String {
-        let family = target.host.contains(":") ? "IP6" : "IP4"
+        let family = target.isIPv6 ? "IP6" : "IP4"
+        // An IPv4 group's TTL (RFC 4566 §5.7): the kernel's default, 1, as the sink leaves it.
+        let connection = target.isMulticast && !target.isIPv6 ? "\(target.host)/1" : target.host
         let ptime = context.frameSize.milliseconds
         return """
             v=0\r
             o=- \(UInt32.random(in: 1...UInt32.max)) 1 IN \(family) \(target.host)\r
             s=Deck\r
-            c=IN \(family) \(target.host)\r
+            c=IN \(family) \(connection)\r
             t=0 0\r
             m=audio \(target.port) RTP/AVP \(payloadType)\r
             a=rtpmap:\(payloadType) opus/48000/2\r

@@ -80,6 +80,12 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     /// Whether this is 127.0.0.0/8 or ::1.
     public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
 
+    /// Whether this is a multicast group (224.0.0.0/4, ff00::/8).
+    public var isMulticast: Bool {
+        let isIPv6 = isIPv6
+        return withUnsafeBytes(of: storage) { isIPv6 ? $0[8] == 0xff : $0[4] & 0xf0 == 0xe0 }  // sin6_addr, sin_addr
+    }
+
     /// Whether this is one of this machine's addresses: loopback, or an interface's now.
     public var isOnThisMachine: Bool {
         if isLoopback { return true }

@@ -34,6 +34,12 @@ public final class UDPSocket: LoopHandle {
         try LoopError.check(status, "sending to \(address)")
     }
 
+    /// Whether the multicast datagrams it sends reach this machine's own sockets too (the
+    /// kernel's default); needs a bound socket.
+    public func loopMulticast(_ loop: Bool) throws(LoopError) {
+        try LoopError.check(uv_udp_set_multicast_loop(udp, loop ? 1 : 0), "setting multicast loopback")
+    }
+
     public func startReceiving(_ onDatagram: @escaping ([UInt8]) -> Void) throws(LoopError) {
         self.onDatagram = onDatagram
         if readBuffer == nil { readBuffer = .allocate(byteCount: 64 * 1024, alignment: 1) }

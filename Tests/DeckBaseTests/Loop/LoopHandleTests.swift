@@ -211,6 +211,12 @@ import DeckTestSupport
         server.close()
     }
 
+    @Test(arguments: [("239.255.0.1", true), ("224.0.0.251", true), ("ff02::fb", true), ("ff15::1", true),
+                      ("223.255.255.255", false), ("240.0.0.1", false), ("127.0.0.1", false), ("fe80::1", false), ("::1", false)])
+    func multicastGroupsAreTold(host: String, isMulticast: Bool) throws {
+        #expect(try SocketAddress(host: host, port: 5004).isMulticast == isMulticast)
+    }
+
     @Test func bindingAnAddressInUseFailsWithLibuvsMessage() throws {
         let loop = try EventLoop()
         let first = try StreamServer(loop: loop, address: .tcp(SocketAddress(host: "127.0.0.1", port: 0)))

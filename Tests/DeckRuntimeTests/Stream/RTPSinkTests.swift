@@ -84,6 +84,54 @@ import Testing
         #expect(harness.shutDown())
     }
 
+    /// To a multicast group the sink sends with loopback off: a socket on this machine that joined
+    /// the group (a plugin's could) hears none of it, where an ordinary sender's datagram reaches it.
+    @Test func aMulticastGroupIsNotLoopedBackToThisMachine() throws {
+        let group = "239.255.77.\(Int.random(in: 1...254))"
+        let receiver = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(receiver) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(receiver, $0, length) == 0 && getsockname(receiver, $0, &length) == 0 } }
+        try #require(bound, "\(String(cString: strerror(errno)))")
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        var membership = ip_mreq(imr_multiaddr: in_addr(s_addr: inet_addr(group)), imr_interface: in_addr(s_addr: 0))
+        try #require(setsockopt(receiver, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &membership, socklen_t(MemoryLayout<ip_mreq>.size)) == 0,
+                     "joining \(group): \(String(cString: strerror(errno)))")
+        var patience = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(receiver, SOL_SOCKET, SO_RCVTIMEO, &patience, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 2048)
+
+        // An ordinary sender's datagram to the group reaches the member on this machine.
+        let ordinary = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(ordinary) }
+        var destination = sockaddr_in()
+        destination.sin_family = sa_family_t(AF_INET)
+        destination.sin_port = UInt16(port).bigEndian
+        destination.sin_addr.s_addr = inet_addr(group)
+        let sent = withUnsafePointer(to: &destination) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            sendto(ordinary, "ping", 4, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        try #require(sent == 4, "sending to \(group): \(String(cString: strerror(errno)))")
+        try #require(recv(receiver, &buffer, buffer.count, 0) == 4, "this machine loops multicast back to its own members")
+
+        let dir = TemporaryDirectory()
+        let harness = try StreamingHarness(freewheel: false, sinks: ["rtp://\(group):\(port)?sdp=\(dir.path)/group.sdp"])
+        try harness.load(Paths.toneBundle)
+        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "sine-440")
+        try harness.start()
+        harness.run(for: 1)
+        let sink = try #require(harness.sink("rtp://"))
+        #expect(sink.status.packets >= 40 && sink.status.errors == 0, "\(sink.status)")
+        var heard = 0
+        while recv(receiver, &buffer, buffer.count, 0x40 /* MSG_DONTWAIT */) > 0 { heard += 1 }
+        #expect(heard == 0, "a member of the group on this machine heard \(heard) of the sink's datagrams")
+        // RFC 4566 §5.7: an IPv4 group carries its TTL.
+        #expect(try String(contentsOfFile: dir.path + "/group.sdp", encoding: .utf8).contains("c=IN IP4 \(group)/1\r\n"))
+        #expect(harness.shutDown())
+    }
+
     @Test func datagramsCarryRFC7587Headers() throws {
         let receiverLoop = try EventLoop()
         let receiver = try UDPSocket(loop: receiverLoop)
