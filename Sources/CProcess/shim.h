@@ -50,6 +50,13 @@ static inline int deck_reap_child(int pidfd, pid_t pid, int *code, int *status) 
     return 1;
 }
 
+/* Whether the child `pid` has ended, left a zombie for a later wait (WNOWAIT): 1, 0 while it runs
+   or is not this process's child. */
+static inline int deck_child_ended(pid_t pid) {
+    siginfo_t info = {0};
+    return waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
 /* glibc's, declared here because its header hides them without _GNU_SOURCE (which would make this
    module's system headers differ from every other module's). */
 extern const char *sigabbrev_np(int sig);

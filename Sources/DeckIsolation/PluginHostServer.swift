@@ -10,6 +10,8 @@ import Glibc
 package final class PluginHostServer {
     /// The descriptors the runtime hands over: socket, ring memory, ring `space`, ring `filled`.
     package static let descriptors: (socket: Int32, memory: Int32, space: Int32, filled: Int32) = (3, 4, 5, 6)
+    /// How often the host reaps children that ended and that its plugin did not wait for.
+    static let sweepMilliseconds = 5_000
 
     private let arguments: HostArguments
     private let loop: EventLoop
@@ -186,8 +188,16 @@ package final class PluginHostServer {
                 _exit(error == .closed ? 0 : 3)
             }
         }
+        let beatsPerSweep = max(1, PluginHostServer.sweepMilliseconds / max(1, arguments.heartbeatMilliseconds))
+        var beats = 0, lingering = Set<pid_t>()
         heartbeat?.start(after: 0, repeat: UInt64(arguments.heartbeatMilliseconds)) { [unowned self] in
             send(.heartbeat)
+            beats += 1
+            if beats % beatsPerSweep == 0 {
+                let swept = AdoptedOrphans.reapLingering(foundBefore: lingering)
+                lingering = swept.ended
+                if swept.reaped > 0 { send(.log(.debug, "reaped \(swept.reaped) ended process(es) its plugin did not wait for")) }
+            }
             if renderer.realtimeWasTakenBack() {
                 send(.log(.warning, "its render ran \(HostRenderer.realtimeBudgetMicroseconds / 1_000) ms at real-time priority without waiting; "
                           + "it renders at normal priority from now on"))

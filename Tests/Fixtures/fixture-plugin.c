@@ -35,7 +35,8 @@
  *                                FIXTURE_MEDIA a file in a media folder, FIXTURE_OWN_MANIFEST its own manifest;
  *                                a setsid grandchild, once its parent ended and deckd adopted it, tries the control
  *                                socket, TCP port and HTTP sink again and writes what each did to "orphan" in its data
- *                                folder ("control: …" a line each), then its pid to "pid"; its first render tries
+ *                                folder ("control: …" a line each), then its pid to "pid"; a helper it leaves to end
+ *                                on its own writes its pid to "ended" first; its first render tries
  *                                the token, deckd's environ, the victim, a signal and clearing the host's subreaper
  *                                flag from the render thread ("sandbox: render …"); both threads log their capabilities;
  *                                it sets deckd's nice value, limits, CPUs, scheduling and I/O priority to what they are,
@@ -482,6 +483,23 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
         _exit(0);
     }
     if (child > 0) waitpid(child, NULL, 0);
+    /* A helper left to end on its own, as `sh -c 'helper &'` leaves one: adopted by the host, in
+       its process group, nobody waits for it. Its pid goes to "ended" before it ends. */
+    pid_t starter = fork();
+    if (starter == 0) {
+        if (fork() == 0) {
+            char ended[512];
+            snprintf(ended, sizeof ended, "%s/ended", data ? data : "/nonexistent");
+            usleep(100000);  /* adopted by then */
+            int written = open(ended, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            char text[32];
+            int length = snprintf(text, sizeof text, "%d", (int)getpid());
+            if (written >= 0) { if (write(written, text, (size_t)length) < 0) {} close(written); }
+            _exit(0);
+        }
+        _exit(0);
+    }
+    if (starter > 0) waitpid(starter, NULL, 0);
     probe_say(plugin, "done", "all tried");
 }
 

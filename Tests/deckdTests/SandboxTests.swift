@@ -155,6 +155,22 @@ import Testing
             return report.split(separator: "\n").first { $0.hasPrefix("\(attempt): ") }.map { String($0.dropFirst(attempt.count + 2)) } ?? "(not logged)"
         }
 
+        /// The helper the hostile app left to end on its own, adopted by its host, is reaped
+        /// by the host within two sweeps (5 s each), not left a zombie while the app runs.
+        func expectEndedHelperReaped() throws {
+            var helper: pid_t = 0
+            for _ in 0..<500 where helper == 0 {
+                helper = pid_t((try? String(contentsOfFile: data + "/ended", encoding: .utf8)) ?? "") ?? 0
+                if helper == 0 { usleep(10_000) }
+            }
+            try #require(helper > 0, "\(deckd.log)")
+            let host = try hostPID()
+            let deadline = Date().addingTimeInterval(15)
+            while access("/proc/\(helper)", F_OK) == 0 && Date() < deadline { usleep(50_000) }
+            #expect(access("/proc/\(helper)", F_OK) != 0, "the ended helper \(helper) is still a zombie of host \(host)")
+            #expect(try hostPID() == host && SandboxTests.isRunning(host), "reaped by the running host, not at its end")
+        }
+
         /// Whether deckd could give each host a cgroup here (its log says which, with the first host).
         var hasCgroups: Bool { deckd.log.contains("a cgroup each under") }
 
@@ -212,6 +228,7 @@ import Testing
         #expect(stat(scene.data, &info) == 0)
         #expect((61_000...70_999).contains(info.st_uid), "the data folder belongs to the host's uid, not \(info.st_uid)")
         #expect(info.st_mode & 0o777 == 0o700)
+        try scene.expectEndedHelperReaped()
         try scene.expectNothingOutlivesTheApp()
         #expect(scene.deckd.stop() == 0)
     }
@@ -271,6 +288,7 @@ import Testing
         #expect(stat(scene.data, &info) == 0 && info.st_uid == nobody, "deckd ran as \(nobody) and made the data folder")
         #expect(scene.outcome("keyring").hasPrefix("refused"), "\(scene.outcome("keyring"))")
         #expect(scene.outcome("unix socket") == "made", "the services permission lets it make Unix sockets")
+        try scene.expectEndedHelperReaped()
         #expect(scene.outcome("control").contains(#"{"error":{"code":-32005"#), "deckd refuses its descendants: \(scene.outcome("control"))")
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         try scene.expectOrphanRefused()

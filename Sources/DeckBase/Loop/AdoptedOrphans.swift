@@ -15,6 +15,19 @@ public enum AdoptedOrphans {
         orphans().filter { $0.state == "Z" && waitpid($0.pid, nil, WNOHANG) == $0.pid }.count
     }
 
+    /// A host's sweep: its children that have ended, found through /proc/self and `waitid` (a
+    /// sandboxed host cannot read their /proc files), are reaped when `foundBefore`, the previous
+    /// sweep's answer, holds them too: a plugin waiting for a child of its own reaps it first, and
+    /// what it left to the host (an orphan adopted, a helper nobody waits for) is not kept a
+    /// zombie. Returns the children found ended and not reaped, and how many were reaped.
+    public static func reapLingering(foundBefore: Set<pid_t>) -> (ended: Set<pid_t>, reaped: Int) {
+        var ended = Set<pid_t>(), reaped = 0
+        for child in ProcessEntry.ownChildren() where deck_child_ended(child) == 1 {
+            if foundBefore.contains(child) && waitpid(child, nil, WNOHANG) == child { reaped += 1 } else { ended.insert(child) }
+        }
+        return (ended, reaped)
+    }
+
     /// Kills the adopted children still running, without waiting (a later `reap` takes them);
     /// how many. For deckd's sweep while no plugin runs inline: each is then the orphan of a host
     /// that ended, or of a plugin that cleared its host's subreaper flag.
@@ -34,8 +47,11 @@ public enum AdoptedOrphans {
 
     /// Kills and reaps every child of this process, and theirs, adopted in turn: for a host's
     /// end, whose plugin's processes end with it. Reads only /proc/self (the host's sandbox).
+    /// Children that had ended already are reaped, not counted.
     @discardableResult
-    public static func endChildren() -> Int { end(ProcessEntry.ownChildren) }
+    public static func endChildren() -> Int {
+        end { ProcessEntry.ownChildren().filter { !(deck_child_ended($0) == 1 && waitpid($0, nil, WNOHANG) == $0) } }
+    }
 
     /// Kills `children()` and reaps them, round after round while a round finds some (at most 8,
     /// each waiting up to a second for its dead); how many were signalled.
