@@ -31,7 +31,8 @@
  *   FIXTURE_SANDBOX_PROBE        on activate, tries what a hostile plugin would and logs each outcome ("sandbox: …"):
  *                                FIXTURE_SOCKET the control socket, FIXTURE_VICTIM another bundle's manifest,
  *                                FIXTURE_TOKEN the TCP token file, FIXTURE_TCP_PORT deckd's TCP port (0: none),
- *                                FIXTURE_HTTP_PORT the port of deckd's HTTP sink at /stream.opus (0: none),
+ *                                FIXTURE_HTTP_PORT the port of deckd's HTTP sink at /stream.opus (0: none), both
+ *                                again from an interface's address of this machine ("tcp from interface", "http from interface"),
  *                                FIXTURE_MEDIA a file in a media folder, FIXTURE_OWN_MANIFEST its own manifest;
  *                                a setsid grandchild, once its parent ended and deckd adopted it, tries the control
  *                                socket, TCP port and HTTP sink again and writes what each did to "orphan" in its data
@@ -89,6 +90,8 @@
 #ifdef FIXTURE_SANDBOX_PROBE
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sched.h>
@@ -214,23 +217,40 @@ static void try_control(char *outcome, size_t size) {
     close(sock);
 }
 
-/* A TCP connection to 127.0.0.1:port whose reads wait at most `seconds`; -1 with errno. */
-static int connect_loopback(int port, int seconds) {
+/* The IPv4 address of an interface of this machine that is up, not loopback (network order); 0 if none. */
+static in_addr_t interface_address(void) {
+    struct ifaddrs *all = NULL;
+    in_addr_t found = 0;
+    if (getifaddrs(&all) != 0) return 0;
+    for (struct ifaddrs *one = all; one && !found; one = one->ifa_next) {
+        if (one->ifa_addr && one->ifa_addr->sa_family == AF_INET && (one->ifa_flags & IFF_UP) && !(one->ifa_flags & IFF_LOOPBACK))
+            found = ((struct sockaddr_in *)one->ifa_addr)->sin_addr.s_addr;
+    }
+    freeifaddrs(all);
+    return found;
+}
+
+/* A TCP connection to 127.0.0.1:port, from address `from` when it is not 0 (network order),
+   whose reads wait at most `seconds`; -1 with errno. */
+static int connect_loopback(int port, int seconds, in_addr_t from) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in loopback = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
     loopback.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     struct timeval patience = { .tv_sec = seconds };
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
-    if (connect(fd, (struct sockaddr *)&loopback, sizeof loopback) == 0) return fd;
+    struct sockaddr_in source = { .sin_family = AF_INET, .sin_addr.s_addr = from };
+    if ((from == 0 || bind(fd, (struct sockaddr *)&source, sizeof source) == 0)
+        && connect(fd, (struct sockaddr *)&loopback, sizeof loopback) == 0) return fd;
     int saved = errno;
     close(fd);
     errno = saved;
     return -1;
 }
 
-/* Steer the runtime through its TCP port (a client deckd takes for one waits for its token). */
-static void try_tcp(char *outcome, size_t size) {
-    int tcp = connect_loopback(FIXTURE_TCP_PORT, 5);
+/* Steer the runtime through its TCP port (a client deckd takes for one waits for its token),
+   from `from` when it is not 0. */
+static void try_tcp(char *outcome, size_t size, in_addr_t from) {
+    int tcp = connect_loopback(FIXTURE_TCP_PORT, 5, from);
     if (tcp < 0) {
         snprintf(outcome, size, "refused (%s)", strerror(errno));
     } else {
@@ -242,9 +262,9 @@ static void try_tcp(char *outcome, size_t size) {
     }
 }
 
-/* Record the car's audio from its HTTP sink. */
-static void try_http(char *outcome, size_t size) {
-    int http = connect_loopback(FIXTURE_HTTP_PORT, 2);
+/* Record the car's audio from its HTTP sink, from `from` when it is not 0. */
+static void try_http(char *outcome, size_t size, in_addr_t from) {
+    int http = connect_loopback(FIXTURE_HTTP_PORT, 2, from);
     if (http < 0) {
         snprintf(outcome, size, "refused (%s)", strerror(errno));
     } else {
@@ -272,11 +292,11 @@ static void orphan_attempts(pid_t parent, const char *path) {
     try_control(outcome, sizeof outcome);
     length += snprintf(report + length, sizeof report - (size_t)length, "control: %s\n", outcome);
     if (FIXTURE_TCP_PORT > 0) {
-        try_tcp(outcome, sizeof outcome);
+        try_tcp(outcome, sizeof outcome, 0);
         length += snprintf(report + length, sizeof report - (size_t)length, "tcp: %s\n", outcome);
     }
     if (FIXTURE_HTTP_PORT > 0) {
-        try_http(outcome, sizeof outcome);
+        try_http(outcome, sizeof outcome, 0);
         length += snprintf(report + length, sizeof report - (size_t)length, "http: %s\n", outcome);
     }
     int written = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -409,7 +429,7 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     probe_say(plugin, "processes", outcome);
 #endif
     if (FIXTURE_TCP_PORT > 0) {
-        try_tcp(outcome, sizeof outcome);
+        try_tcp(outcome, sizeof outcome, 0);
         probe_say(plugin, "tcp", outcome);
         /* A UDP socket on loopback, kept open, where the test points an RTP sink of the car's audio. */
         static int receiver = -1;
@@ -423,8 +443,19 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
         probe_say(plugin, "udp receiver", outcome);
     }
     if (FIXTURE_HTTP_PORT > 0) {
-        try_http(outcome, sizeof outcome);
+        try_http(outcome, sizeof outcome, 0);
         probe_say(plugin, "http", outcome);
+    }
+    /* The same, from an interface's address of this machine to loopback (the peer is then not loopback). */
+    in_addr_t from = interface_address();
+    static const char no_interface[] = "refused (no address of this machine but loopback here)";
+    if (FIXTURE_TCP_PORT > 0) {
+        if (from) try_tcp(outcome, sizeof outcome, from); else snprintf(outcome, sizeof outcome, "%s", no_interface);
+        probe_say(plugin, "tcp from interface", outcome);
+    }
+    if (FIXTURE_HTTP_PORT > 0) {
+        if (from) try_http(outcome, sizeof outcome, from); else snprintf(outcome, sizeof outcome, "%s", no_interface);
+        probe_say(plugin, "http from interface", outcome);
     }
     /* Signal deckd. */
     if (kill(getppid(), 0) == 0) snprintf(outcome, sizeof outcome, "ALLOWED");

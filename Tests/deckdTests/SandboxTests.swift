@@ -86,6 +86,7 @@ import Testing
         func expectContained() throws {
             #expect(deckd.waitForLog("sandbox: done: all tried"), "\(deckd.log)")
             for attempt in ["environ", "token", "chmod token", "xattr victim", "victim", "own bundle", "signal", "realtime thread", "tcp", "http",
+                            "tcp from interface", "http from interface",
                             "renice deckd", "limit deckd", "pin deckd", "schedule deckd", "io priority deckd", "renice uid"] {
                 #expect(outcome(attempt).hasPrefix("refused"), "\(attempt): \(outcome(attempt))")
             }
@@ -245,6 +246,9 @@ import Testing
         #expect(scene.outcome("control").hasPrefix("refused ("), "\(scene.outcome("control"))")
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         #expect(scene.deckd.log.contains("descends from deckd"))
+        // From an interface's address to loopback, the peer is not loopback: still this machine's.
+        #expect(scene.outcome("tcp from interface").contains("-32005"), "\(scene.outcome("tcp from interface"))")
+        #expect(scene.outcome("http from interface").hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(scene.outcome("http from interface"))")
         // With the network it reaches the HTTP sink's port, but may not record the car's audio.
         #expect(scene.outcome("http").hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(scene.outcome("http"))")
         #expect(scene.deckd.log.contains("which descends from deckd: a plugin's; the car's audio is not a plugin's to record"), "\(scene.deckd.log)")
@@ -302,6 +306,8 @@ import Testing
         try scene.expectContained()
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         #expect(scene.outcome("http").hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(scene.outcome("http"))")
+        #expect(scene.outcome("tcp from interface").contains("-32005"), "\(scene.outcome("tcp from interface"))")
+        #expect(scene.outcome("http from interface").hasPrefix("refused (HTTP/1.1 403 Forbidden"), "\(scene.outcome("http from interface"))")
         #expect(scene.deckd.log.contains(", a plugin's; the car's audio is not a plugin's to record"), "\(scene.deckd.log)")
         try scene.expectRTPRefused(because: "a plugin's")
         let orphan = try ["tcp", "http"].map(scene.orphanOutcome)
