@@ -73,19 +73,35 @@ public final class StreamingHarness {
 
 /// A blocking TCP client on loopback for talking to the HTTP sink from a helper thread.
 public enum LoopbackClient {
-    /// Connects to 127.0.0.1:`port`; returns the socket or -1.
-    public static func connect(port: Int, receiveBuffer: Int32? = nil) -> Int32 {
+    /// Connects to 127.0.0.1:`port`, from the IPv4 address `from` when given; returns the socket or -1.
+    public static func connect(port: Int, receiveBuffer: Int32? = nil, from: String? = nil) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        func withAddress(_ host: String, port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr(host)
+            return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         }
-        if status != 0 { close(fd); return -1 }
+        let bound = from.map { withAddress($0, port: 0) { bind(fd, $0, $1) } } ?? 0
+        if bound != 0 || withAddress("127.0.0.1", port: port, { Glibc.connect(fd, $0, $1) }) != 0 { close(fd); return -1 }
         return fd
+    }
+
+    /// The IPv4 address of an interface of this machine that is up and not loopback, if any.
+    public static func interfaceAddress() -> String? {
+        var all: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&all) == 0 else { return nil }
+        defer { freeifaddrs(all) }
+        var next = all
+        while let one = next?.pointee {
+            next = one.ifa_next
+            guard let address = one.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
+                  one.ifa_flags & UInt32(IFF_UP) != 0, one.ifa_flags & UInt32(IFF_LOOPBACK) == 0 else { continue }
+            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { String(cString: inet_ntoa($0.pointee.sin_addr)) }
+        }
+        return nil
     }
 
     public static func send(_ fd: Int32, _ text: String) {

@@ -77,8 +77,12 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
 
     public var isIPv6: Bool { withUnsafeBytes(of: storage) { $0.load(as: sockaddr.self).sa_family == sa_family_t(AF_INET6) } }
 
-    /// Whether this is 127.0.0.0/8 or ::1.
-    public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
+    /// The IPv4 address an IPv4-mapped one stands for (`::ffff:127.0.0.1`, as a dual-stack socket
+    /// names its IPv4 peers); the host otherwise.
+    var unmappedHost: String { host.hasPrefix("::ffff:") && host.contains(".") ? String(host.dropFirst(7)) : host }
+
+    /// Whether this is 127.0.0.0/8 or ::1 (IPv4-mapped or not).
+    public var isLoopback: Bool { unmappedHost.hasPrefix("127.") || host == "::1" }
 
     /// Whether this is a multicast group (224.0.0.0/4, ff00::/8).
     public var isMulticast: Bool {
@@ -86,9 +90,11 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         return withUnsafeBytes(of: storage) { isIPv6 ? $0[8] == 0xff : $0[4] & 0xf0 == 0xe0 }  // sin6_addr, sin_addr
     }
 
-    /// Whether this is one of this machine's addresses: loopback, or an interface's now.
+    /// Whether this is one of this machine's addresses (IPv4-mapped or not): loopback, or an
+    /// interface's now.
     public var isOnThisMachine: Bool {
         if isLoopback { return true }
+        let host = unmappedHost
         var interfaces: UnsafeMutablePointer<uv_interface_address_t>?
         var count: Int32 = 0
         guard uv_interface_addresses(&interfaces, &count) == 0, let interfaces else { return false }

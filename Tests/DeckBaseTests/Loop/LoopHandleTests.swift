@@ -217,6 +217,14 @@ import DeckTestSupport
         #expect(try SocketAddress(host: host, port: 5004).isMulticast == isMulticast)
     }
 
+    /// A dual-stack socket names its IPv4 peers mapped (`::ffff:127.0.0.1`): still loopback.
+    @Test func mappedIPv4AddressesAreWhatTheyMap() throws {
+        #expect(try SocketAddress(host: "::ffff:127.0.0.1", port: 1).isLoopback)
+        #expect(try SocketAddress(host: "::ffff:127.0.0.1", port: 1).isOnThisMachine)
+        #expect(try !SocketAddress(host: "::ffff:192.0.2.200", port: 1).isLoopback)
+        #expect(try !SocketAddress(host: "::ffff:198.51.100.7", port: 1).isOnThisMachine)
+    }
+
     @Test func bindingAnAddressInUseFailsWithLibuvsMessage() throws {
         let loop = try EventLoop()
         let first = try StreamServer(loop: loop, address: .tcp(SocketAddress(host: "127.0.0.1", port: 0)))

@@ -146,6 +146,29 @@ import Testing
         #expect(harness.sink("http://")?.status.clients == 0)
     }
 
+    /// A listener on this machine is asked about whichever of its addresses it connects from:
+    /// from an interface's to loopback, and to a dual-stack sink, which names IPv4 peers mapped.
+    @Test(arguments: ["http://127.0.0.1:0/stream.opus", "http://[::]:0/stream.opus"])
+    func aListenerFromAnInterfacesAddressIsAskedAbout(uri: String) throws {
+        let interface = try #require(LoopbackClient.interfaceAddress(), "an interface of this machine with an IPv4 address")
+        let harness = try StreamingHarness(freewheel: false, sinks: [uri])
+        let asked = Mutex<[String]>([])
+        harness.runtime.output.listenerGate.refusal = { local, remote in
+            asked.withLock { $0.append(remote.host) }
+            return "\(remote) is the test's plugin"
+        }
+        try harness.start()
+        let port = try port(harness)
+        let answer = exchange(harness) {
+            let fd = LoopbackClient.connect(port: port, from: interface)
+            defer { close(fd) }
+            return LoopbackClient.readAll(fd)
+        }
+        #expect(answer.hasPrefix("HTTP/1.1 403 Forbidden\r\n"), "\(answer)")
+        #expect(asked.withLock { $0 } == [uri.contains("[::]") ? "::ffff:\(interface)" : interface])
+        #expect(harness.shutDown())
+    }
+
     @Test func listenersBeyondTheCapAreAnswered503() throws {
         let harness = try StreamingHarness(freewheel: false, sinks: ["http://127.0.0.1:0/stream.opus"]) {
             $0.httpLimits.maxClients = 2
