@@ -31,8 +31,10 @@ public enum LoopbackPeer {
         return status == 0 ? (true, (uid, inode)) : (errno == ENOENT, nil)
     }
 
-    /// The connection from /proc/net/tcp (tcp6).
+    /// The connection from /proc/net/tcp (tcp6). A dual-stack listener's IPv4 peer (both ends
+    /// IPv4-mapped) holds an IPv4 socket, listed in /proc/net/tcp.
     static func tcpTableEntry(local: SocketAddress, peer: SocketAddress) -> (uid: uid_t, inode: UInt64)? {
+        if let local = local.unmapped, let peer = peer.unmapped { return tcpTableEntry(local: local, peer: peer) }
         let (wantLocal, wantRemote) = (peer.kernelTableKey, local.kernelTableKey)
         return tableEntry(peer.isIPv6 ? "/proc/net/tcp6" : "/proc/net/tcp") { $0 == wantLocal && $1 == wantRemote ? 0 : nil }
     }

@@ -7,12 +7,16 @@ import Testing
 /// and of the socket a datagram to this machine reaches: sock_diag in one lookup, and
 /// /proc/net/tcp and udp, its fallback, the same.
 @Suite struct LoopbackPeerTests {
-    @Test func theOtherEndsUidAndInodeAreFoundInOneLookupAsInTheTable() throws {
+    /// On loopback, or dual-stack (its IPv4 peers mapped), from loopback or an interface's address.
+    @Test(arguments: [("127.0.0.1", false), ("127.0.0.1", true), ("::", false), ("::", true)])
+    func theOtherEndsUidAndInodeAreFoundInOneLookupAsInTheTable(listening: String, fromInterface: Bool) throws {
         let loop = try EventLoop()
-        let server = try StreamServer(loop: loop, address: .tcp(try SocketAddress(host: "127.0.0.1", port: 0)))
+        let server = try StreamServer(loop: loop, address: .tcp(try SocketAddress(host: listening, port: 0)))
         var accepted: StreamConnection?
         try server.listen { accepted = $0 }
-        let client = LoopbackClient.connect(port: try #require(server.localAddress).port)
+        let interface: String = try #require(LoopbackClient.interfaceAddress(), "an interface with an IPv4 address")
+        let from = fromInterface ? interface : nil
+        let client = LoopbackClient.connect(port: try #require(server.localAddress).port, from: from)
         defer { close(client) }
         #expect(turnLoop(loop) { accepted != nil })
         let ours = try #require(accepted?.localAddress), theirs = try #require(accepted?.peerAddress)
@@ -24,7 +28,7 @@ import Testing
         let listed = try #require(LoopbackPeer.tcpTableEntry(local: ours, peer: theirs))
         #expect(listed == found)
         #expect(LoopbackPeer.socket(local: ours, peer: theirs)?.inode == found.inode)
-        let elsewhere = try SocketAddress(host: "127.0.0.1", port: 1)
+        let elsewhere = try SocketAddress(host: listening == "::" ? "::ffff:127.0.0.1" : "127.0.0.1", port: 1)
         let absent = LoopbackPeer.lookup(transport: Int32(IPPROTO_TCP), source: elsewhere, destination: ours)
         #expect(absent.answered && absent.socket == nil, "no such connection")
         #expect(LoopbackPeer.tcpTableEntry(local: ours, peer: elsewhere) == nil)
