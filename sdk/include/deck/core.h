@@ -182,7 +182,7 @@ struct deck_host {
     const char *(*data_path)(const deck_host_t *host);
 
     /* Returns true when the plugin's manifest declares `permission` (e.g.
-     * "network", "media") and the integrator's policy grants it; the sandbox
+     * "network", "media", "services") and the integrator's policy grants it; the sandbox
      * of a host process lets it reach only what it holds. Added in ABI 1.3.
      * [any-thread] */
     bool (*has_permission)(const deck_host_t *host, const char *permission);
