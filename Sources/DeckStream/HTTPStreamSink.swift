@@ -125,10 +125,9 @@ public final class HTTPStreamSink: Sink {
         return nil
     }
 
-    /// Why the runtime turns this listener on this machine away (a plugin's), or nil. Any address
-    /// of this machine counts: a plugin may connect to loopback from an interface's address.
+    /// Why the runtime turns this listener on this machine away (a plugin's), or nil.
     private func pluginRefusal(_ connection: StreamConnection) -> String? {
-        guard let local = connection.localAddress, let remote = connection.peerAddress, remote.host == local.host || remote.isOnThisMachine else {
+        guard let local = connection.localAddress, let remote = connection.peerAddress, remote.isOnThisMachine(connectedTo: local) else {
             return nil
         }
         return context.listeners.refusal?(local, remote)

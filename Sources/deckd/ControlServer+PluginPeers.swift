@@ -7,14 +7,13 @@ extension ControlServer {
     /// their host ABI. Nil for anyone else.
     func pluginPeer(_ stream: StreamConnection) -> String? {
         if let local = stream.localAddress, let remote = stream.peerAddress {
-            return remote.host == local.host || remote.isOnThisMachine ? pluginPeer(local: local, remote: remote) : nil
+            return remote.isOnThisMachine(connectedTo: local) ? pluginPeer(local: local, remote: remote) : nil
         }
         guard let peer = stream.peerCredentials else { return nil }
         return pluginProcesses().owner(of: peer.pid, uid: peer.uid).map { $0 + ControlServer.throughTheHost }
     }
 
-    /// The same for a TCP client on this machine (from any of its addresses: a plugin may
-    /// connect to loopback from an interface's).
+    /// The same for a TCP client on this machine.
     func pluginPeer(local: SocketAddress, remote: SocketAddress) -> String? {
         pluginProcesses().owner(local: local, remote: remote).map { $0 + ControlServer.throughTheHost }
     }

@@ -111,6 +111,11 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether a peer at this address, connected to `local`, runs on this machine: it shares the
+    /// listener's address, or is one of this machine's (a plugin may connect to loopback from an
+    /// interface's address).
+    public func isOnThisMachine(connectedTo local: SocketAddress) -> Bool { host == local.host || isOnThisMachine }
+
     func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>) -> R) -> R {
         withUnsafeBytes(of: storage) { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self)) }
     }
