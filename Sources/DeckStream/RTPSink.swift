@@ -33,7 +33,9 @@ public final class RTPSink: Sink {
         logger = context.logger
         listeners = context.listeners
         do {
-            target = try SocketAddress(host: host, port: port)
+            // Datagrams to 0.0.0.0 or :: reach this machine's loopback: sent there, and checked as such.
+            let named = try SocketAddress(host: host, port: port)
+            target = named.isUnspecified ? try SocketAddress(host: named.isIPv6 ? "::1" : "127.0.0.1", port: port) : named
             socket = try UDPSocket(loop: context.loop)
         } catch {
             throw .cannotOpen(uri, error.description)

@@ -87,6 +87,10 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     /// Whether this is 127.0.0.0/8 or ::1 (IPv4-mapped or not).
     public var isLoopback: Bool { unmappedHost.hasPrefix("127.") || host == "::1" }
 
+    /// Whether this is the unspecified address (0.0.0.0, ::), which as a destination the kernel
+    /// delivers to this machine's loopback.
+    public var isUnspecified: Bool { host == "0.0.0.0" || host == "::" }
+
     /// Whether this is a multicast group (224.0.0.0/4, ff00::/8).
     public var isMulticast: Bool {
         let isIPv6 = isIPv6

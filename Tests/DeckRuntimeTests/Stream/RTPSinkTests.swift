@@ -84,6 +84,29 @@ import Testing
         #expect(harness.shutDown())
     }
 
+    /// A datagram to 0.0.0.0 or :: is the kernel's to loopback: such a target is checked as loopback.
+    @Test(arguments: [("0.0.0.0", "127.0.0.1"), ("::", "::1")])
+    func theUnspecifiedAddressIsCheckedAsLoopback(unspecified: String, loopback: String) throws {
+        let receiverLoop = try EventLoop()
+        let refused = try UDPSocket(loop: receiverLoop)
+        defer { refused.close() }
+        try refused.bind(SocketAddress(host: loopback, port: 0))
+        var stolen = 0
+        try refused.startReceiving { _ in stolen += 1 }
+        let port = try #require(refused.localAddress?.port)
+        let harness = try StreamingHarness(freewheel: false, sinks: ["rtp://\(unspecified.contains(":") ? "[\(unspecified)]" : unspecified):\(port)"])
+        harness.runtime.output.listenerGate.receiverRefusal = { _, name in "\(name) is the test's plugin" }
+        try harness.load(Paths.toneBundle)
+        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "sine-440")
+        try harness.start()
+        harness.run(for: 1)
+        #expect(!turnLoop(receiverLoop, seconds: 0.3) { stolen > 0 }, "the refused socket got \(stolen) datagrams")
+        let sink = try #require(harness.sink("rtp://"))
+        #expect(sink.status.packets == 0 && sink.status.errors >= 40, "\(sink.status)")
+        #expect(sink.status.lastError == "not sent: the socket receiving \(try SocketAddress(host: loopback, port: port)) is the test's plugin")
+        #expect(harness.shutDown())
+    }
+
     /// To a multicast group the sink sends with loopback off: a socket on this machine that joined
     /// the group (a plugin's could) hears none of it, where an ordinary sender's datagram reaches it.
     @Test func aMulticastGroupIsNotLoopedBackToThisMachine() throws {
