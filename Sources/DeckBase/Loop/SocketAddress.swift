@@ -82,7 +82,7 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     var unmappedHost: String { host.hasPrefix("::ffff:") && host.contains(".") ? String(host.dropFirst(7)) : host }
 
     /// The IPv4 address and port an IPv4-mapped one stands for; nil for any other.
-    var unmapped: SocketAddress? { unmappedHost == host ? nil : try? SocketAddress(host: unmappedHost, port: port) }
+    public var unmapped: SocketAddress? { unmappedHost == host ? nil : try? SocketAddress(host: unmappedHost, port: port) }
 
     /// Whether this is 127.0.0.0/8 or ::1 (IPv4-mapped or not).
     public var isLoopback: Bool { unmappedHost.hasPrefix("127.") || host == "::1" }

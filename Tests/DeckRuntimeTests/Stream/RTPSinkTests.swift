@@ -84,9 +84,10 @@ import Testing
         #expect(harness.shutDown())
     }
 
-    /// A datagram to 0.0.0.0 or :: is the kernel's to loopback: such a target is checked as loopback.
-    @Test(arguments: [("0.0.0.0", "127.0.0.1"), ("::", "::1")])
-    func theUnspecifiedAddressIsCheckedAsLoopback(unspecified: String, loopback: String) throws {
+    /// A datagram to 0.0.0.0 or :: is the kernel's to loopback, and one to ::ffff:127.0.0.1 IPv4's:
+    /// such a target is checked as the loopback address it reaches.
+    @Test(arguments: [("0.0.0.0", "127.0.0.1"), ("::", "::1"), ("::ffff:127.0.0.1", "127.0.0.1")])
+    func anAddressTheKernelTakesToLoopbackIsCheckedAsLoopback(unspecified: String, loopback: String) throws {
         let receiverLoop = try EventLoop()
         let refused = try UDPSocket(loop: receiverLoop)
         defer { refused.close() }
