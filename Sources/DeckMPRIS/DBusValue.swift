@@ -97,6 +97,30 @@ struct DBusReader {
         return sd_bus_message_read_basic(message, DBusWriter.type("x"), &value) > 0 ? value : nil
     }
 
+    /// The `ProcessID` and `UnixUserID` of the bus's `GetConnectionCredentials` answer (a{sv});
+    /// nil when either is missing or out of range.
+    func credentials() -> (pid: pid_t, uid: uid_t)? {
+        guard sd_bus_message_enter_container(message, DBusWriter.type("a"), "{sv}") > 0 else { return nil }
+        var found: [String: UInt32] = [:]
+        while sd_bus_message_enter_container(message, DBusWriter.type("e"), "sv") > 0 {
+            var type: CChar = 0
+            var contents: UnsafePointer<CChar>?
+            if let key = string(), key == "ProcessID" || key == "UnixUserID",
+               sd_bus_message_peek_type(message, &type, &contents) > 0, let contents, String(cString: contents) == "u",
+               sd_bus_message_enter_container(message, DBusWriter.type("v"), "u") > 0 {
+                var value: UInt32 = 0
+                if sd_bus_message_read_basic(message, DBusWriter.type("u"), &value) > 0 { found[key] = value }
+                sd_bus_message_exit_container(message)
+            } else {
+                sd_bus_message_skip(message, "v")
+            }
+            sd_bus_message_exit_container(message)
+        }
+        sd_bus_message_exit_container(message)
+        guard let pid = found["ProcessID"], let uid = found["UnixUserID"], pid > 0, pid <= UInt32(Int32.max) else { return nil }
+        return (pid_t(pid), uid)
+    }
+
     /// A variant's value, for the basic types `Set` takes (s, b, d).
     func variant() -> DBusValue? {
         var type: CChar = 0

@@ -38,6 +38,16 @@ public final class MPRISBridge {
     private var isProcessing = false
     /// Commands each bus peer has waiting on the owner's answer.
     private var inFlight: [String: Int] = [:]
+    /// Why a bus peer may not use the player, by its process and uid (a plugin's: plugins reach
+    /// the runtime only through their host); nil lets every peer of the session bus.
+    public var peerRefusal: ((pid_t, uid_t) -> String?)?
+    /// Each peer's verdict, by its unique name (never reused on a bus), once the bus said who it is.
+    private var verdicts: [String: String?] = [:]
+    /// Calls held while the bus is asked who their peer is, by peer; and the asking calls' cookies.
+    private var held: [String: [OpaquePointer]] = [:]
+    private var asking: [UInt64: String] = [:]
+    /// At most this many peers' verdicts are kept; past it they are asked again.
+    static let verdictsKept = 4_096
     /// At most this many messages are dispatched in one loop turn; the rest wait for the next.
     static let messagesPerTurn = 16
     /// At most this many commands from one peer wait on the owner; more are refused (LimitsExceeded).
@@ -113,6 +123,9 @@ public final class MPRISBridge {
     public func close() {
         watcher.close()
         timer.close()
+        held.values.joined().forEach { sd_bus_message_unref($0) }
+        held = [:]
+        asking = [:]
         if let objectSlot { sd_bus_slot_unref(objectSlot) }
         objectSlot = nil
         if let bus { sd_bus_flush_close_unref(bus) }
@@ -154,9 +167,76 @@ public final class MPRISBridge {
 
     // MARK: Calls
 
+    /// A call to the player: answered at once for a peer the bus has named, held for one it is
+    /// being asked about, refused for a plugin's.
     private func handle(_ message: OpaquePointer) -> Int32 {
-        guard sd_bus_message_is_method_call(message, nil, nil) > 0,
-              let interface = sd_bus_message_get_interface(message).map({ String(cString: $0) }),
+        guard sd_bus_message_is_method_call(message, nil, nil) > 0 else { return 0 }
+        guard peerRefusal != nil, let sender = sd_bus_message_get_sender(message).map({ String(cString: $0) }) else { return dispatch(message) }
+        if let verdict = verdicts[sender] {
+            return verdict.map { fail(message, "org.freedesktop.DBus.Error.AccessDenied", $0) } ?? dispatch(message)
+        }
+        if held[sender] == nil {
+            guard ask(about: sender) else {
+                return fail(message, "org.freedesktop.DBus.Error.Failed", "the bus could not be asked who \(sender) is")
+            }
+            held[sender] = []
+        }
+        guard held[sender, default: []].count < MPRISBridge.commandsPerPeer else {
+            return fail(message, "org.freedesktop.DBus.Error.LimitsExceeded",
+                        "\(MPRISBridge.commandsPerPeer) calls from \(sender) are waiting; try again when they are answered")
+        }
+        sd_bus_message_ref(message)
+        held[sender, default: []].append(message)
+        return 1
+    }
+
+    /// Asks the bus for `sender`'s process and uid (GetConnectionCredentials); false when the
+    /// call could not be sent.
+    private func ask(about sender: String) -> Bool {
+        guard let bus else { return false }
+        var call: OpaquePointer?
+        guard sd_bus_message_new_method_call(bus, &call, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                             "GetConnectionCredentials") >= 0, let call else { return false }
+        defer { sd_bus_message_unref(call) }
+        var writer = DBusWriter(call)
+        writer.append(.string(sender))
+        var cookie: UInt64 = 0
+        guard writer.status >= 0,
+              sd_bus_call_async(bus, nil, call, { reply, context, _ in
+                  guard let reply, let context else { return 0 }
+                  Unmanaged<MPRISBridge>.fromOpaque(context).takeUnretainedValue().answered(reply)
+                  return 1
+              }, Unmanaged.passUnretained(self).toOpaque(), 0) >= 0,
+              sd_bus_message_get_cookie(call, &cookie) >= 0 else { return false }
+        asking[cookie] = sender
+        return true
+    }
+
+    /// The bus said who a peer is: its verdict is kept, and its held calls answered by it.
+    private func answered(_ reply: OpaquePointer) {
+        var cookie: UInt64 = 0
+        guard sd_bus_message_get_reply_cookie(reply, &cookie) >= 0, let sender = asking.removeValue(forKey: cookie) else { return }
+        let verdict: String?
+        if sd_bus_message_is_method_error(reply, nil) == 0, let peer = DBusReader(message: reply).credentials() {
+            verdict = peerRefusal?(peer.pid, peer.uid)
+        } else {
+            verdict = "the bus did not say which process \(sender) is"
+        }
+        if verdicts.count >= MPRISBridge.verdictsKept { verdicts.removeAll() }
+        verdicts[sender] = verdict
+        if let verdict { logger.warning("mpris", "refused \(sender): \(verdict)") }
+        for message in held.removeValue(forKey: sender) ?? [] {
+            if let verdict {
+                _ = fail(message, "org.freedesktop.DBus.Error.AccessDenied", verdict)
+            } else if dispatch(message) == 0 {
+                _ = fail(message, "org.freedesktop.DBus.Error.UnknownMethod", "no such method")
+            }
+            sd_bus_message_unref(message)
+        }
+    }
+
+    private func dispatch(_ message: OpaquePointer) -> Int32 {
+        guard let interface = sd_bus_message_get_interface(message).map({ String(cString: $0) }),
               let member = sd_bus_message_get_member(message).map({ String(cString: $0) }) else { return 0 }
         let reader = DBusReader(message: message)
         switch (interface, member) {

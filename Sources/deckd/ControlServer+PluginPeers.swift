@@ -10,14 +10,11 @@ extension ControlServer {
             return remote.isOnThisMachine(connectedTo: local) ? pluginPeer(local: local, remote: remote) : nil
         }
         guard let peer = stream.peerCredentials else { return nil }
-        return pluginProcesses().owner(of: peer.pid, uid: peer.uid).map { $0 + ControlServer.throughTheHost }
+        return pluginProcesses().owner(of: peer.pid, uid: peer.uid).map { $0 + PluginProcesses.throughTheHost }
     }
 
     /// The same for a TCP client on this machine.
     func pluginPeer(local: SocketAddress, remote: SocketAddress) -> String? {
-        pluginProcesses().owner(local: local, remote: remote).map { $0 + ControlServer.throughTheHost }
+        pluginProcesses().owner(local: local, remote: remote).map { $0 + PluginProcesses.throughTheHost }
     }
-
-    /// What a refused plugin's reason ends with.
-    static let throughTheHost = "; plugins reach the runtime only through their host"
 }

@@ -33,7 +33,8 @@
  *                                FIXTURE_TOKEN the TCP token file, FIXTURE_TCP_PORT deckd's TCP port (0: none),
  *                                FIXTURE_HTTP_PORT the port of deckd's HTTP sink at /stream.opus (0: none), both
  *                                again from an interface's address of this machine ("tcp from interface", "http from interface"),
- *                                FIXTURE_MEDIA a file in a media folder, FIXTURE_OWN_MANIFEST its own manifest;
+ *                                FIXTURE_MEDIA a file in a media folder, FIXTURE_OWN_MANIFEST its own manifest,
+ *                                FIXTURE_BUS a session bus where deckd is the MPRIS player (it calls PlayPause: "mpris");
  *                                a setsid grandchild, once its parent ended and deckd adopted it, tries the control
  *                                socket, TCP port and HTTP sink again and writes what each did to "orphan" in its data
  *                                folder ("control: …" a line each), then its pid to "pid"; a helper it leaves to end
@@ -230,6 +231,34 @@ static in_addr_t interface_address(void) {
     return found;
 }
 
+#ifdef FIXTURE_BUS
+/* Steer the runtime's MPRIS player on its session bus FIXTURE_BUS, through dbus-send (a Unix
+   socket: it needs the services permission). */
+static void try_mpris(char *outcome, size_t size) {
+    int out[2];
+    if (pipe(out) != 0) { snprintf(outcome, size, "refused (pipe: %s)", strerror(errno)); return; }
+    pid_t child = fork();
+    if (child == 0) {
+        dup2(out[1], 1);
+        dup2(out[1], 2);
+        close(out[0]);
+        execl("/usr/bin/dbus-send", "dbus-send", "--bus=" FIXTURE_BUS, "--print-reply", "--reply-timeout=5000",
+              "--dest=org.mpris.MediaPlayer2.deck", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player.PlayPause", (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    char answer[512] = "";
+    size_t got = 0;
+    ssize_t n;
+    while (got < sizeof answer - 1 && (n = read(out[0], answer + got, sizeof answer - 1 - got)) > 0) got += (size_t)n;
+    answer[got] = 0;
+    close(out[0]);
+    if (child > 0) waitpid(child, NULL, 0);
+    for (char *c = answer; *c; c++) if (*c == '\n') *c = ' ';
+    snprintf(outcome, size, strstr(answer, "AccessDenied") ? "refused (%.200s)" : "ANSWERED (%.200s)", answer);
+}
+#endif
+
 /* A TCP connection to 127.0.0.1:port, from address `from` when it is not 0 (network order),
    whose reads wait at most `seconds`; -1 with errno. */
 static int connect_loopback(int port, int seconds, in_addr_t from) {
@@ -398,6 +427,10 @@ static void sandbox_probe(const deck_plugin_t *plugin) {
     snprintf(outcome, sizeof outcome, unix_socket >= 0 ? "made" : "refused (%s)", strerror(errno));
     if (unix_socket >= 0) close(unix_socket);
     probe_say(plugin, "unix socket", outcome);
+#ifdef FIXTURE_BUS
+    try_mpris(outcome, sizeof outcome);
+    probe_say(plugin, "mpris", outcome);
+#endif
     /* The uid's kernel keyring (the runtime's, on its uid). */
     int reached = syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -4 /* KEY_SPEC_USER_KEYRING */, 1) >= 0;
     snprintf(outcome, sizeof outcome, reached ? "REACHED" : "refused (%s)", strerror(errno));

@@ -24,7 +24,7 @@ import Testing
         /// runs as that uid (and not root), as the unit's `User=deck` runs it; with `forks`, the
         /// hostile plugin forks up to that many children (and holds them that long).
         init(config: String = "{}", permissions: [String] = [], policy: String? = nil, launcher: [String] = [], user: uid_t? = nil,
-             forks: Int? = nil, holdingForksMilliseconds: Int? = nil) throws {
+             forks: Int? = nil, holdingForksMilliseconds: Int? = nil, bus: String? = nil) throws {
             let plugins = dir.path + "/plugins", extra = dir.path + "/extra", socket = dir.path + "/deck.sock", token = dir.path + "/token"
             for folder in [plugins, extra] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
             chmod(dir.path, 0o755)
@@ -56,8 +56,8 @@ import Testing
                             dir.path + "/bin"]
             }
             deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", plugins, "--socket", socket, "--state", "none",
-                                      "--isolation", "process", "--tcp", "localhost:0", "--token-file", token] + policyArguments,
-                                     launcher: launcher, environment: ["DECK_SECRET": "s3cret"])
+                                      "--isolation", "process", "--tcp", "localhost:0", "--token-file", token] + policyArguments + (bus == nil ? [] : ["--mpris"]),
+                                     launcher: launcher, environment: ["DECK_SECRET": "s3cret"].merging(bus.map { ["DBUS_SESSION_BUS_ADDRESS": $0] } ?? [:]) { $1 })
             #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
             let portLine = try #require(deckd.log.split(separator: "\n").first { $0.contains("and tcp 127.0.0.1:") }, "\(deckd.log)")
             let port = try #require(Int(portLine.split(separator: ":").last?.split(separator: " ").first ?? ""))
@@ -68,7 +68,8 @@ import Testing
                                defines: ["FIXTURE_ID=\"org.deck.test.hostile\"", "FIXTURE_SANDBOX_PROBE", "FIXTURE_SOCKET=\"\(socket)\"",
                                          "FIXTURE_VICTIM=\"\(victim)/manifest.json\"", "FIXTURE_TOKEN=\"\(token)\"",
                                          "FIXTURE_TCP_PORT=\(port)", "FIXTURE_HTTP_PORT=\(httpPort)", "FIXTURE_MEDIA=\"\(dir.path)/media/song.opus\"", "FIXTURE_OWN_MANIFEST=\"\(hostile)/manifest.json\""] + (forks.map { ["FIXTURE_PROCESSES=\($0)"] } ?? [])
-                                         + (holdingForksMilliseconds.map { ["FIXTURE_PROCESSES_HOLD_MS=\($0)"] } ?? []),
+                                         + (holdingForksMilliseconds.map { ["FIXTURE_PROCESSES_HOLD_MS=\($0)"] } ?? [])
+                                         + (bus.map { ["FIXTURE_BUS=\"\($0)\""] } ?? []),
                                manifest: ["id": "org.deck.test.hostile", "entitlements": ["audio"], "permissions": permissions])
             owner = LineClient(path: socket)
             let loaded = owner.call("apps.load", #"{"path":"\#(hostile)"}"#)
@@ -297,6 +298,27 @@ import Testing
         #expect(scene.outcome("tcp").contains("-32005"), "\(scene.outcome("tcp"))")
         try scene.expectOrphanRefused()
         try scene.expectNothingOutlivesTheApp()
+        #expect(scene.deckd.stop() == 0)
+    }
+
+    /// On deckd's own uid a plugin granted `services` reaches deckd's session bus as deckd's uid:
+    /// the MPRIS player asks the bus who calls and refuses a plugin's process, and answers others.
+    @Test func aPluginGrantedServicesCannotSteerTheRuntimesMPRISPlayer() throws {
+        let busFolder = TemporaryDirectory()
+        let bus = try MPRISTests.SessionBus(in: busFolder)
+        let scene = try Scene(config: #"{"isolation": {"uidBase": 0}}"#, permissions: ["services"], bus: bus.address)
+        #expect(scene.deckd.waitForLog("sandbox: done: all tried"), "\(scene.deckd.log)")
+        #expect(scene.outcome("unix socket") == "made")
+        #expect(scene.outcome("mpris").hasPrefix("refused (") && scene.outcome("mpris").contains("org.freedesktop.DBus.Error.AccessDenied"),
+                "\(scene.outcome("mpris"))")
+        #expect(scene.outcome("mpris").contains("descends from deckd: a plugin's; plugins reach the runtime only through their host"),
+                "\(scene.outcome("mpris"))")
+        #expect(scene.deckd.log.contains("warning mpris: refused :"), "\(scene.deckd.log)")
+        // Anyone else on the bus is answered.
+        let other = try runProgram("/usr/bin/dbus-send", ["--bus=\(bus.address)", "--print-reply", "--dest=org.mpris.MediaPlayer2.deck",
+                                                          "/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Properties.Get",
+                                                          "string:org.mpris.MediaPlayer2", "string:Identity"], timeout: 20)
+        #expect(other.status == 0 && other.output.contains("string \"Deck\""), "\(other.output)")
         #expect(scene.deckd.stop() == 0)
     }
 

@@ -19,6 +19,9 @@ public struct PluginProcesses: Sendable {
         self.cgroups = cgroups
     }
 
+    /// What the reason ends with where a plugin is refused a way into the runtime.
+    public static let throughTheHost = "; plugins reach the runtime only through their host"
+
     /// Why process `pid`, running as `uid`, is a plugin's; nil when it is not.
     public func owner(of pid: pid_t, uid: uid_t) -> String? {
         if let uids { return uids.contains(uid) ? "process \(pid) runs as uid \(uid), a plugin's" : nil }

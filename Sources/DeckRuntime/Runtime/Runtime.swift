@@ -287,14 +287,19 @@ public final class Runtime {
                 let (name, identity) = configuration.zones.isEmpty ? (MPRISBridge.busName, "Deck")
                     : ("\(MPRISBridge.busName).\(zone.id)", "Deck (\(zone.settings.name))")
                 let player = zone.player
-                mprisPlayers.append(try MPRISBridge(center: player.center, name: name, identity: identity, loop: loop, logger: logger) { command, reply in
+                let bridge = try MPRISBridge(center: player.center, name: name, identity: identity, loop: loop, logger: logger) { command, reply in
                     player.send(command) { outcome in
                         switch PlayerMethods.answer(outcome, command) {
                         case .success: reply(.success(()))
                         case .failure(let error): reply(.failure(.command(error.message)))
                         }
                     }
-                })
+                }
+                // A plugin granted `services` reaches the session bus as the runtime's uid: it is refused there too.
+                bridge.peerRefusal = { [weak self] pid, uid in
+                    self?.listenerPlugins()?.owner(of: pid, uid: uid).map { $0 + PluginProcesses.throughTheHost }
+                }
+                mprisPlayers.append(bridge)
             }
         } catch {
             logger.error("mpris", "\(error); running without MPRIS")

@@ -129,7 +129,7 @@ final class SimulatorServer {
     private func refusal(_ stream: StreamConnection) -> String? {
         guard let local = stream.localAddress, let remote = stream.peerAddress else { return "not a TCP connection" }
         guard let socket = LoopbackPeer.socket(local: local, peer: remote) else { return "\(remote) is not on this machine" }
-        if let owner = pluginProcesses().owner(local: local, remote: remote) { return owner + ControlServer.throughTheHost }
+        if let owner = pluginProcesses().owner(local: local, remote: remote) { return owner + PluginProcesses.throughTheHost }
         guard socket.uid == geteuid() else { return "\(remote) belongs to uid \(socket.uid); the simulator serves uid \(geteuid()) only" }
         return nil
     }
