@@ -46,6 +46,8 @@ public final class MPRISBridge {
     /// Calls held while the bus is asked who their peer is, by peer; and the asking calls' cookies.
     private var held: [String: [OpaquePointer]] = [:]
     private var asking: [UInt64: String] = [:]
+    /// Refusals are logged at most once in 10 s (a plugin may reconnect again and again).
+    private var refusals = LogThrottle()
     /// At most this many peers' verdicts are kept; past it they are asked again.
     static let verdictsKept = 4_096
     /// At most this many messages are dispatched in one loop turn; the rest wait for the next.
@@ -224,7 +226,9 @@ public final class MPRISBridge {
         }
         if verdicts.count >= MPRISBridge.verdictsKept { verdicts.removeAll() }
         verdicts[sender] = verdict
-        if let verdict { logger.warning("mpris", "refused \(sender): \(verdict)") }
+        if let verdict, case let (log, held) = refusals.admit(now: loop.now), log {
+            logger.warning("mpris", "refused \(sender): \(verdict)\(LogThrottle.suffix(held))")
+        }
         for message in held.removeValue(forKey: sender) ?? [] {
             if let verdict {
                 _ = fail(message, "org.freedesktop.DBus.Error.AccessDenied", verdict)
