@@ -35,8 +35,8 @@ public final class RTPSink: Sink {
         do {
             // Datagrams to 0.0.0.0 or :: reach this machine's loopback, and to an IPv4-mapped address
             // IPv4's sockets: sent there, and checked as such.
-            let named = try SocketAddress(host: host, port: port)
-            target = named.isUnspecified ? try SocketAddress(host: named.isIPv6 ? "::1" : "127.0.0.1", port: port) : named.unmapped ?? named
+            let named = try SocketAddress(host: host, port: port), plain = named.unmapped ?? named
+            target = plain.isUnspecified ? try SocketAddress(host: plain.isIPv6 ? "::1" : "127.0.0.1", port: port) : plain
             socket = try UDPSocket(loop: context.loop)
         } catch {
             throw .cannotOpen(uri, error.description)

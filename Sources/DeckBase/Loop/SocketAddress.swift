@@ -77,31 +77,46 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
 
     public var isIPv6: Bool { withUnsafeBytes(of: storage) { $0.load(as: sockaddr.self).sa_family == sa_family_t(AF_INET6) } }
 
-    /// The IPv4 address an IPv4-mapped one stands for (`::ffff:127.0.0.1`, as a dual-stack socket
-    /// names its IPv4 peers); the host otherwise.
-    var unmappedHost: String { host.hasPrefix("::ffff:") && host.contains(".") ? String(host.dropFirst(7)) : host }
+    /// The address's own bytes, without port or scope: 4 for IPv4 and for an IPv4-mapped IPv6
+    /// address (`::ffff:127.0.0.1`, as a dual-stack socket names its IPv4 peers), else 16. Compared
+    /// as bytes, since one address has many spellings (`::1`, `0:0:0:0:0:0:0:1`, `::ffff:7f00:1`).
+    var addressBytes: [UInt8] {
+        let isIPv6 = isIPv6
+        return withUnsafeBytes(of: storage) { raw in
+            guard isIPv6 else { return Array(raw[4..<8]) }  // sin_addr
+            let bytes = Array(raw[8..<24])  // sin6_addr
+            return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff ? Array(bytes[12...]) : bytes
+        }
+    }
 
     /// The IPv4 address and port an IPv4-mapped one stands for; nil for any other.
-    public var unmapped: SocketAddress? { unmappedHost == host ? nil : try? SocketAddress(host: unmappedHost, port: port) }
+    public var unmapped: SocketAddress? {
+        let bytes = addressBytes
+        guard isIPv6, bytes.count == 4 else { return nil }
+        return try? SocketAddress(host: bytes.map(String.init).joined(separator: "."), port: port)
+    }
 
     /// Whether this is 127.0.0.0/8 or ::1 (IPv4-mapped or not).
-    public var isLoopback: Bool { unmappedHost.hasPrefix("127.") || host == "::1" }
+    public var isLoopback: Bool {
+        let bytes = addressBytes
+        return bytes.count == 4 ? bytes[0] == 127 : bytes == Array(repeating: 0, count: 15) + [1]
+    }
 
     /// Whether this is the unspecified address (0.0.0.0, ::), which as a destination the kernel
     /// delivers to this machine's loopback.
-    public var isUnspecified: Bool { host == "0.0.0.0" || host == "::" }
+    public var isUnspecified: Bool { addressBytes.allSatisfy { $0 == 0 } }
 
     /// Whether this is a multicast group (224.0.0.0/4, ff00::/8).
     public var isMulticast: Bool {
-        let isIPv6 = isIPv6
-        return withUnsafeBytes(of: storage) { isIPv6 ? $0[8] == 0xff : $0[4] & 0xf0 == 0xe0 }  // sin6_addr, sin_addr
+        let bytes = addressBytes
+        return bytes.count == 4 ? bytes[0] & 0xf0 == 0xe0 : bytes[0] == 0xff
     }
 
     /// Whether this is one of this machine's addresses (IPv4-mapped or not): loopback, or an
     /// interface's now.
     public var isOnThisMachine: Bool {
         if isLoopback { return true }
-        let host = unmappedHost
+        let bytes = addressBytes
         var interfaces: UnsafeMutablePointer<uv_interface_address_t>?
         var count: Int32 = 0
         guard uv_interface_addresses(&interfaces, &count) == 0, let interfaces else { return false }
@@ -111,14 +126,14 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
             withUnsafeBytes(of: interface.address) { address in
                 withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: address.prefix($0.count))) }
             }
-            return SocketAddress(storage: storage).host == host
+            return SocketAddress(storage: storage).addressBytes == bytes
         }
     }
 
     /// Whether a peer at this address, connected to `local`, runs on this machine: it shares the
     /// listener's address, or is one of this machine's (a plugin may connect to loopback from an
     /// interface's address).
-    public func isOnThisMachine(connectedTo local: SocketAddress) -> Bool { host == local.host || isOnThisMachine }
+    public func isOnThisMachine(connectedTo local: SocketAddress) -> Bool { addressBytes == local.addressBytes || isOnThisMachine }
 
     func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>) -> R) -> R {
         withUnsafeBytes(of: storage) { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self)) }

@@ -217,12 +217,22 @@ import DeckTestSupport
         #expect(try SocketAddress(host: host, port: 5004).isMulticast == isMulticast)
     }
 
-    /// A dual-stack socket names its IPv4 peers mapped (`::ffff:127.0.0.1`): still loopback.
-    @Test func mappedIPv4AddressesAreWhatTheyMap() throws {
-        #expect(try SocketAddress(host: "::ffff:127.0.0.1", port: 1).isLoopback)
-        #expect(try SocketAddress(host: "::ffff:127.0.0.1", port: 1).isOnThisMachine)
+    /// A dual-stack socket names its IPv4 peers mapped (`::ffff:127.0.0.1`), and one address has
+    /// many spellings: each is what its bytes are.
+    @Test(arguments: ["127.0.0.1", "127.3.2.1", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "::FFFF:127.0.0.1", "::ffff:7f00:1"])
+    func everySpellingOfLoopbackIsLoopback(host: String) throws {
+        let address = try SocketAddress(host: host, port: 1)
+        #expect(address.isLoopback && address.isOnThisMachine && !address.isUnspecified && !address.isMulticast)
+    }
+
+    @Test func mappedAndUnspecifiedAddressesAreWhatTheirBytesSay() throws {
+        #expect(try SocketAddress(host: "::ffff:7f00:1", port: 9).unmapped?.description == "127.0.0.1:9")
+        #expect(try SocketAddress(host: "::ffff:192.0.2.200", port: 9).unmapped?.description == "192.0.2.200:9")
+        #expect(try SocketAddress(host: "::1", port: 9).unmapped == nil && SocketAddress(host: "127.0.0.1", port: 9).unmapped == nil)
+        for host in ["0.0.0.0", "::", "0:0:0:0:0:0:0:0", "::ffff:0.0.0.0"] { #expect(try SocketAddress(host: host, port: 1).isUnspecified, "\(host)") }
         #expect(try !SocketAddress(host: "::ffff:192.0.2.200", port: 1).isLoopback)
         #expect(try !SocketAddress(host: "::ffff:198.51.100.7", port: 1).isOnThisMachine)
+        #expect(try SocketAddress(host: "::ffff:239.1.2.3", port: 1).isMulticast)
     }
 
     @Test func bindingAnAddressInUseFailsWithLibuvsMessage() throws {

@@ -86,7 +86,8 @@ import Testing
 
     /// A datagram to 0.0.0.0 or :: is the kernel's to loopback, and one to ::ffff:127.0.0.1 IPv4's:
     /// such a target is checked as the loopback address it reaches.
-    @Test(arguments: [("0.0.0.0", "127.0.0.1"), ("::", "::1"), ("::ffff:127.0.0.1", "127.0.0.1")])
+    @Test(arguments: [("0.0.0.0", "127.0.0.1"), ("::", "::1"), ("::ffff:127.0.0.1", "127.0.0.1"), ("0:0:0:0:0:0:0:1", "::1"),
+                      ("::ffff:0.0.0.0", "127.0.0.1")])
     func anAddressTheKernelTakesToLoopbackIsCheckedAsLoopback(unspecified: String, loopback: String) throws {
         let receiverLoop = try EventLoop()
         let refused = try UDPSocket(loop: receiverLoop)
@@ -104,7 +105,8 @@ import Testing
         #expect(!turnLoop(receiverLoop, seconds: 0.3) { stolen > 0 }, "the refused socket got \(stolen) datagrams")
         let sink = try #require(harness.sink("rtp://"))
         #expect(sink.status.packets == 0 && sink.status.errors >= 40, "\(sink.status)")
-        #expect(sink.status.lastError == "not sent: the socket receiving \(try SocketAddress(host: loopback, port: port)) is the test's plugin")
+        let error = sink.status.lastError ?? ""
+        #expect(error.hasPrefix("not sent: the socket receiving ") && error.hasSuffix(":\(port) is the test's plugin"), "\(error)")
         #expect(harness.shutDown())
     }
 
