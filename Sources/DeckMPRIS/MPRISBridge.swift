@@ -41,6 +41,10 @@ public final class MPRISBridge {
     /// Why a bus peer may not use the player, by its process and uid (a plugin's: plugins reach
     /// the runtime only through their host); nil lets every peer of the session bus.
     public var peerRefusal: ((pid_t, uid_t) -> String?)?
+    /// Whether a plugin may be on this bus now (its host shares the runtime's uid and may make Unix
+    /// sockets); only then is each new peer asked about, since a caller that does not wait for its
+    /// answer may be gone before the bus says who it was, and is then refused.
+    public var pluginsMayCall: () -> Bool = { true }
     /// Each peer's verdict, by its unique name (never reused on a bus), once the bus said who it is.
     private var verdicts: [String: String?] = [:]
     /// Calls held while the bus is asked who their peer is, by peer; and the asking calls' cookies.
@@ -173,7 +177,9 @@ public final class MPRISBridge {
     /// being asked about, refused for a plugin's.
     private func handle(_ message: OpaquePointer) -> Int32 {
         guard sd_bus_message_is_method_call(message, nil, nil) > 0 else { return 0 }
-        guard peerRefusal != nil, let sender = sd_bus_message_get_sender(message).map({ String(cString: $0) }) else { return dispatch(message) }
+        guard peerRefusal != nil, pluginsMayCall(), let sender = sd_bus_message_get_sender(message).map({ String(cString: $0) }) else {
+            return dispatch(message)
+        }
         if let verdict = verdicts[sender] {
             return verdict.map { fail(message, "org.freedesktop.DBus.Error.AccessDenied", $0) } ?? dispatch(message)
         }
@@ -222,7 +228,7 @@ public final class MPRISBridge {
         if sd_bus_message_is_method_error(reply, nil) == 0, let peer = DBusReader(message: reply).credentials() {
             verdict = peerRefusal?(peer.pid, peer.uid)
         } else {
-            verdict = "the bus did not say which process \(sender) is"
+            verdict = "the bus did not say which process \(sender) is (gone already? a caller that waits for the answer is always asked about in time)"
         }
         if verdicts.count >= MPRISBridge.verdictsKept { verdicts.removeAll() }
         verdicts[sender] = verdict

@@ -86,6 +86,26 @@ import Testing
         return (bus, deckd)
     }
 
+    /// A caller that does not wait for its answer (`dbus-send` without `--print-reply`, gone at
+    /// once) is served: with no plugin able to reach the bus, nobody is asked about.
+    @Test func aCallerThatDoesNotWaitForItsAnswerIsServed() throws {
+        let (bus, deckd) = try toneOnTheBus()
+        for expected in ["paused", "playing", "paused", "playing", "paused"] {
+            let sent = try runProgram("/usr/bin/dbus-send", ["--bus=\(bus.address)", "--type=method_call", "--dest=org.mpris.MediaPlayer2.deck",
+                                                             "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player.PlayPause"], timeout: 20)
+            #expect(sent.status == 0)
+            let deadline = Date().addingTimeInterval(5)
+            var status = ""
+            repeat {
+                status = try deckd.deckctl(["now-playing", "--format", "{{status}}"]).output
+                if status != expected + "\n" { usleep(20_000) }
+            } while status != expected + "\n" && Date() < deadline
+            #expect(status == expected + "\n")
+        }
+        #expect(!deckd.log.contains("mpris: refused"), "\(deckd.log)")
+        #expect(deckd.stop() == 0)
+    }
+
     /// Any process on the session bus can call Seek and SetPosition: offsets and positions beyond
     /// MediaTime's range are refused with InvalidArgs, and the player carries on.
     @Test func seekAndSetPositionBeyondAnyMediaAreRefusedWithInvalidArgs() throws {

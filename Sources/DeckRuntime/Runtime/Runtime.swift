@@ -279,6 +279,13 @@ public final class Runtime {
         }
     }
 
+    /// Whether a plugin's host may reach this machine's local services as the runtime's uid: hosts
+    /// share that uid, and one may make Unix sockets (it holds `services`, or there is no sandbox).
+    var pluginsReachLocalServices: Bool {
+        guard configuration.isolation.hostUIDs == nil else { return false }
+        return plugins.contains { $0.processID != nil && (!configuration.isolation.sandbox || $0.permissions.contains(.services)) }
+    }
+
     /// Serves now playing on the session bus, one player per zone when zones are configured
     /// (`…deck.<zone>`); a bus that cannot be reached is logged, never fatal.
     private func startMPRIS() {
@@ -299,6 +306,7 @@ public final class Runtime {
                 bridge.peerRefusal = { [weak self] pid, uid in
                     self?.listenerPlugins()?.owner(of: pid, uid: uid).map { $0 + PluginProcesses.throughTheHost }
                 }
+                bridge.pluginsMayCall = { [weak self] in self?.pluginsReachLocalServices ?? false }
                 mprisPlayers.append(bridge)
             }
         } catch {
