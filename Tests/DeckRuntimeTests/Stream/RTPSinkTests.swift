@@ -14,6 +14,14 @@ import Testing
         return try #require(probe.localAddress?.port)
     }
 
+    /// Tone's sine playing for a second into `harness`'s sinks.
+    func playTone(_ harness: StreamingHarness) throws {
+        try harness.load(Paths.toneBundle)
+        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "sine-440")
+        try harness.start()
+        harness.run(for: 1)
+    }
+
     @Test func ffmpegReceivesTheStreamFromTheSDPAndHearsTheTone() throws {
         let dir = TemporaryDirectory()
         let sdp = dir.path + "/stream.sdp"
@@ -60,10 +68,7 @@ import Testing
             asked.append(socket.inode)
             return socket.inode == refusedInode ? "\(name) is the test's plugin" : nil
         }
-        try harness.load(Paths.toneBundle)
-        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "sine-440")
-        try harness.start()
-        harness.run(for: 1)
+        try playTone(harness)
         #expect(!turnLoop(receiverLoop, seconds: 0.3) { stolen > 0 }, "the refused socket got \(stolen) datagrams")
         let sink = try #require(harness.sink("rtp://"))
         #expect(sink.status.packets == 0 && sink.status.errors >= 40, "\(sink.status)")
@@ -98,10 +103,7 @@ import Testing
         let port = try #require(refused.localAddress?.port)
         let harness = try StreamingHarness(freewheel: false, sinks: ["rtp://\(unspecified.contains(":") ? "[\(unspecified)]" : unspecified):\(port)"])
         harness.runtime.output.listenerGate.receiverRefusal = { _, name in "\(name) is the test's plugin" }
-        try harness.load(Paths.toneBundle)
-        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "sine-440")
-        try harness.start()
-        harness.run(for: 1)
+        try playTone(harness)
         #expect(!turnLoop(receiverLoop, seconds: 0.3) { stolen > 0 }, "the refused socket got \(stolen) datagrams")
         let sink = try #require(harness.sink("rtp://"))
         #expect(sink.status.packets == 0 && sink.status.errors >= 40, "\(sink.status)")
@@ -144,10 +146,7 @@ import Testing
 
         let dir = TemporaryDirectory()
         let harness = try StreamingHarness(freewheel: false, sinks: ["rtp://\(group):\(port)?sdp=\(dir.path)/group.sdp"])
-        try harness.load(Paths.toneBundle)
-        try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "sine-440")
-        try harness.start()
-        harness.run(for: 1)
+        try playTone(harness)
         let sink = try #require(harness.sink("rtp://"))
         #expect(sink.status.packets >= 40 && sink.status.errors == 0, "\(sink.status)")
         var heard = 0
