@@ -170,7 +170,7 @@ enum Daemon {
             if ended > 0 { logger.info("isolation", "ended \(ended) process(es) that plugins left behind") }
         }
         let plugins = pluginProcesses(configuration, runtime)
-        runtime.listenerPlugins = { plugins() }
+        runtime.pluginProcesses = { plugins() }
         var stopRequested: (() -> Void)?
         let stopDoorbell: AsyncDoorbell
         do { stopDoorbell = try AsyncDoorbell(loop: runtime.loop) { stopRequested?() } } catch { throw .runtime(.loop(error)) }

@@ -38,9 +38,10 @@ public final class Runtime {
     package let state: StateKeeper
     /// Starts isolated plugins' hosts; owns their cgroups and the zygote.
     package let codeLoader: IsolatingCodeLoader
-    /// What marks a plugin's process for the HTTP sinks (nil: none runs); deckd, which starts no
-    /// other processes, widens it to every process descending from it.
-    package var listenerPlugins: () -> PluginProcesses? = { nil }
+    /// What marks a plugin's process for the sinks' listeners and receivers and the MPRIS player's
+    /// callers (nil: none runs); deckd, which starts no other processes, widens it to every process
+    /// descending from it.
+    package var pluginProcesses: () -> PluginProcesses? = { nil }
     /// Now playing on the D-Bus session bus, with `mpris`: one player per zone, in zone order.
     public private(set) var mprisPlayers: [MPRISBridge] = []
     /// The primary zone's MPRIS player.
@@ -170,17 +171,17 @@ public final class Runtime {
         codeLoader.onEnd = { [unowned supervisor] in supervisor.ended(instance: $0, story: $1) }
         let hostUIDs = configuration.isolation.hostUIDs
         // A host uid marks every process of a plugin; on the runtime's own uid, its hosts' processes and cgroups are looked for.
-        listenerPlugins = { [weak plugins, weak codeLoader] in
+        pluginProcesses = { [weak plugins, weak codeLoader] in
             let hosts = hostUIDs == nil ? plugins?.compactMap(\.processID) ?? [] : []
             guard hostUIDs != nil || !hosts.isEmpty else { return nil }  // every plugin inline: they are the runtime
             return PluginProcesses(uids: hostUIDs, hosts: hosts, cgroups: codeLoader?.cgroupFolder)
         }
         let notToRecord = "; the car's audio is not a plugin's to record"
         output.listenerGate.refusal = { [weak self] local, remote in
-            self?.listenerPlugins()?.owner(local: local, remote: remote).map { $0 + notToRecord }
+            self?.pluginProcesses()?.owner(local: local, remote: remote).map { $0 + notToRecord }
         }
         output.listenerGate.receiverRefusal = { [weak self] socket, name in
-            self?.listenerPlugins()?.owner(of: socket, named: name).map { $0 + notToRecord }
+            self?.pluginProcesses()?.owner(of: socket, named: name).map { $0 + notToRecord }
         }
         supervisor.onAppsChanged = { [unowned publisher] in publisher.appsChanged() }
         interface.onChange = { [unowned publisher] in publisher.interfaceChanged() }
@@ -304,7 +305,7 @@ public final class Runtime {
                 }
                 // A plugin granted `services` reaches the session bus as the runtime's uid: it is refused there too.
                 bridge.peerRefusal = { [weak self] pid, uid in
-                    self?.listenerPlugins()?.owner(of: pid, uid: uid).map { $0 + PluginProcesses.throughTheHost }
+                    self?.pluginProcesses()?.owner(of: pid, uid: uid).map { $0 + PluginProcesses.throughTheHost }
                 }
                 bridge.pluginsMayCall = { [weak self] in self?.pluginsReachLocalServices ?? false }
                 mprisPlayers.append(bridge)
