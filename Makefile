@@ -17,7 +17,7 @@ APT_PACKAGES := gcc g++ make pkg-config libuv1-dev libjansson-dev libopus-dev li
                 dbus-daemon dbus-bin playerctl systemd man-db scdoc zsh fish \
                 dpkg-dev debhelper fakeroot lintian patchelf libespeak-ng-dev espeak-ng-data \
                 libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libebur128-dev icecast2 curl \
-                chromium chromium-driver python3-selenium valgrind
+                chromium chromium-driver python3-selenium valgrind iproute2
 PIP_PACKAGES := openrpc jsonschema
 
 RELEASE_BIN  = $(shell $(SWIFT) build -c release --show-bin-path)

@@ -367,3 +367,32 @@ static inline int deck_socket_owner(int netlink, int protocol, const struct sock
     *inode = found.inode;
     return 0;
 }
+
+/* A netlink route socket told of every IPv4 and IPv6 address this machine gains or loses (closed
+   on exec, read without waiting); -1 with errno. SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK and the
+   groups RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR, spelt out as above. */
+static inline int deck_address_changes_open(void) {
+    int fd = socket(AF_NETLINK, 3 | 02000000 | 04000, 0 /* NETLINK_ROUTE */);
+    if (fd < 0) return -1;
+    struct deck_netlink_address local = { .family = AF_NETLINK, .groups = 0x10 | 0x100 };
+    if (bind(fd, (const struct sockaddr *)&local, sizeof local) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+/* Reads every message waiting on `fd` (from deck_address_changes_open): 1 when there was one or
+   the kernel dropped some (ENOBUFS), 0 when there was none, -1 with errno. */
+static inline int deck_address_changes_drain(int fd) {
+    char scratch[16];
+    int any = 0;
+    for (;;) {
+        if (recv(fd, scratch, sizeof scratch, 0x40 /* MSG_DONTWAIT */ | 0x20 /* MSG_TRUNC */) >= 0) { any = 1; continue; }
+        if (errno == EINTR) continue;
+        if (errno == ENOBUFS) { any = 1; continue; }
+        return errno == EAGAIN ? any : -1;
+    }
+}

@@ -3,9 +3,10 @@ import Glibc
 
 /// `rtp://HOST:PORT?pt=96&sdp=PATH`: one Opus packet per RTP datagram (RFC 7587), 48 kHz timestamps,
 /// a random SSRC and sequence base (new for each run of the output), the marker bit on the first
-/// packet after a gap, and an SDP file a player can open. To an address of this machine, a
-/// packet goes only while the socket that would receive it is not a plugin's; to a multicast
-/// group, not to this machine's sockets at all (a plugin's could join it). Loop-thread-confined.
+/// packet after a gap, and an SDP file a player can open. To an address of this machine (one it
+/// has now, not only when the sink opened), a packet goes only while the socket that would
+/// receive it is not a plugin's; to a multicast group, not to this machine's sockets at all (a
+/// plugin's could join it). Loop-thread-confined.
 public final class RTPSink: Sink {
     public let uri: String
     public private(set) var status = SinkStatus()
@@ -16,10 +17,15 @@ public final class RTPSink: Sink {
     private let dtx: Bool
     private let logger: Logger
     private let listeners: ListenerGate
-    /// Our end as the receiver sees it, when the target is on this machine (nil elsewhere), and
-    /// the netlink socket its receiver is asked through.
-    private let sender: SocketAddress?
-    private let diagnostics: SocketDiagnostics?
+    /// The port the socket is bound to.
+    private let boundPort: Int
+    /// Told when this machine gains or loses an address, for a target that is neither loopback
+    /// nor a group (an interface's address may come or go while the sink plays).
+    private let addressChanges: AddressChanges?
+    /// Our end as the receiver sees it while the target is this machine's (nil while it is
+    /// not), and the netlink socket its receiver is asked through.
+    private var sender: SocketAddress?
+    private var diagnostics: SocketDiagnostics?
     /// The receiving socket last looked at on this machine, and why it is refused (nil: allowed).
     private var receiver: (inode: UInt64, refusal: String?)?
     private var sequence = UInt16.random(in: 0...UInt16.max)
@@ -41,14 +47,13 @@ public final class RTPSink: Sink {
         } catch {
             throw .cannotOpen(uri, error.description)
         }
+        addressChanges = target.isLoopback || target.isMulticast ? nil : AddressChanges()
         do {
             // Bound now, so its port is known before the first packet.
-            sender = target.isOnThisMachine ? try RTPSink.bind(socket, toward: target) : nil
+            boundPort = try RTPSink.bind(socket, toward: target)
+            if target.isMulticast { try socket.loopMulticast(false) }
+            sender = target.isOnThisMachine ? try SocketAddress(host: target.host, port: boundPort) : nil
             diagnostics = sender == nil ? nil : SocketDiagnostics()
-            if target.isMulticast {
-                _ = try RTPSink.bind(socket, toward: target)
-                try socket.loopMulticast(false)
-            }
         } catch {
             socket.close()
             throw .cannotOpen(uri, error.description)
@@ -102,7 +107,9 @@ public final class RTPSink: Sink {
     /// asked of the kernel at each packet and of the runtime when that socket is a new one
     /// (logged when it changes the verdict).
     private func refusal() -> String? {
-        guard let sender, let gate = listeners.receiverRefusal else { return nil }
+        guard let gate = listeners.receiverRefusal else { return nil }
+        if let addressChanges, addressChanges.happened() { lookAgainWhetherTheTargetIsThisMachines() }
+        guard let sender else { return nil }
         guard let found = LoopbackPeer.datagramReceiver(sender: sender, target: target, through: diagnostics) else { return nil }
         if let receiver, receiver.inode == found.inode { return receiver.refusal }
         let refusal = gate(found, "the socket receiving \(target)"), wasRefused = receiver?.refusal != nil
@@ -112,12 +119,23 @@ public final class RTPSink: Sink {
         return refusal
     }
 
-    /// Binds `socket` to a port of its own on every address, and returns its end as a receiver
-    /// at `target` sees it.
-    private static func bind(_ socket: UDPSocket, toward target: SocketAddress) throws(LoopError) -> SocketAddress {
+    /// After this machine's addresses changed: whether the target is one of them now.
+    private func lookAgainWhetherTheTargetIsThisMachines() {
+        let local = target.isOnThisMachine
+        guard local != (sender != nil) else { return }
+        sender = local ? try? SocketAddress(host: target.host, port: boundPort) : nil
+        receiver = nil
+        if local && diagnostics == nil { diagnostics = SocketDiagnostics() }
+        logger.info("sinks", local
+            ? "\(uri): \(target.host) is now an address of this machine: the socket receiving there is checked at each packet"
+            : "\(uri): \(target.host) is no longer an address of this machine")
+    }
+
+    /// Binds `socket` to a port of its own on every address; the port.
+    private static func bind(_ socket: UDPSocket, toward target: SocketAddress) throws(LoopError) -> Int {
         try socket.bind(try SocketAddress(host: target.isIPv6 ? "::" : "0.0.0.0", port: 0))
         guard let bound = socket.localAddress else { throw LoopError("getsockname", code: -EBADF) }
-        return try SocketAddress(host: target.host, port: bound.port)
+        return bound.port
     }
 
     /// An SDP a receiver (ffmpeg, VLC, GStreamer) opens to listen for this stream.

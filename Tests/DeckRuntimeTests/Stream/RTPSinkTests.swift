@@ -112,6 +112,43 @@ import Testing
         #expect(harness.shutDown())
     }
 
+    /// An address this machine gains while the sink plays (as DHCP may give one) is checked as
+    /// this machine's from the next packet: a plugin's socket bound to every address hears none of
+    /// the stream; once the address is gone, packets go out again.
+    @Test func anAddressThisMachineGainsWhileTheSinkPlaysIsCheckedFromThen() throws {
+        let address = "198.51.100.\(Int.random(in: 2...254))"  // RFC 5737's, no machine's
+        let receiverLoop = try EventLoop()
+        let plugin = try UDPSocket(loop: receiverLoop)
+        defer { plugin.close() }
+        try plugin.bind(SocketAddress(host: "0.0.0.0", port: 0))
+        var stolen = 0
+        try plugin.startReceiving { _ in stolen += 1 }
+        let port = try #require(plugin.localAddress?.port)
+        let uri = "rtp://\(address):\(port)"
+        let harness = try StreamingHarness(freewheel: false, sinks: [uri])
+        harness.runtime.output.listenerGate.receiverRefusal = { _, name in "\(name) is the test's plugin" }
+        try playTone(harness)
+        let status = { harness.sink("rtp://")?.status ?? SinkStatus() }
+        #expect(status().packets >= 40 && status().errors == 0, "sent off this machine first: \(status())")
+
+        try #require(try runProgram("/sbin/ip", ["address", "add", "\(address)/32", "dev", "lo"]).status == 0)
+        var added = true
+        defer { if added { _ = try? runProgram("/sbin/ip", ["address", "del", "\(address)/32", "dev", "lo"]) } }
+        harness.run(for: 1)
+        #expect(!turnLoop(receiverLoop, seconds: 0.3) { stolen > 0 }, "the plugin's socket got \(stolen) datagrams")
+        #expect(status().errors >= 40, "\(status())")
+        #expect(status().lastError == "not sent: the socket receiving \(address):\(port) is the test's plugin")
+        #expect(harness.log.contains(.info, "\(uri)?pt=96: \(address) is now an address of this machine"))
+
+        try #require(try runProgram("/sbin/ip", ["address", "del", "\(address)/32", "dev", "lo"]).status == 0)
+        added = false
+        let sent = status().packets
+        harness.run(for: 1)
+        #expect(status().packets >= sent + 40, "sent off this machine again: \(status())")
+        #expect(harness.log.contains(.info, "\(uri)?pt=96: \(address) is no longer an address of this machine"))
+        #expect(harness.shutDown())
+    }
+
     /// To a multicast group the sink sends with loopback off: a socket on this machine that joined
     /// the group (a plugin's could) hears none of it, where an ordinary sender's datagram reaches it.
     @Test func aMulticastGroupIsNotLoopedBackToThisMachine() throws {

@@ -1,0 +1,27 @@
+import DeckTestSupport
+import Foundation
+import Testing
+@testable import DeckBase
+
+/// The kernel tells of each address this machine gains or loses, and the question asked after it
+/// sees it, without waiting for the loop to turn.
+@Suite struct AddressChangesTests {
+    @Test func anAddressAddedOrRemovedIsToldToTheNextQuestionAndQuietIsToldAsQuiet() throws {
+        let changes = AddressChanges()
+        // Quiet once what came before is read (other tests may change addresses meanwhile: a few tries).
+        var quiet = !changes.happened()
+        for _ in 0..<50 where !quiet {
+            usleep(100_000)
+            quiet = !changes.happened()
+        }
+        #expect(quiet, "never quiet")
+        let address = "198.51.100.\(Int.random(in: 2...254))/32"  // RFC 5737's, no machine's
+        try #require(try runProgram("/sbin/ip", ["address", "add", address, "dev", "lo"]).status == 0)
+        var added = true
+        defer { if added { _ = try? runProgram("/sbin/ip", ["address", "del", address, "dev", "lo"]) } }
+        #expect(changes.happened(), "the address added")
+        try #require(try runProgram("/sbin/ip", ["address", "del", address, "dev", "lo"]).status == 0)
+        added = false
+        #expect(changes.happened(), "the address removed")
+    }
+}
