@@ -230,19 +230,28 @@ enum Daemon {
         let handled = [SIGHUP, SIGUSR1]
         var unblocked = sigset_t()
         sigemptyset(&unblocked)
-        handled.forEach { sigaddset(&unblocked, $0) }
+        (handled + [SIGCHLD]).forEach { sigaddset(&unblocked, $0) }
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         var watchers: [SignalWatcher] = []
         let notifier = ServiceNotifier(runtime: runtime)
-        let reaper: LoopTimer
-        do { reaper = try LoopTimer(loop: runtime.loop) } catch { throw .runtime(.loop(error)) }
-        reaper.start(after: 1_000, repeat: 1_000) {
+        // A process becomes deckd's child only when its parent ends (a host, an orphan adopted
+        // before) or when a plugin's host starts it as a sibling: swept when a child of deckd
+        // ends, and at the latest when that plugin's host does, so an idle deckd wakes for nothing.
+        let sweep = {
             AdoptedOrphans.reap()
             // An inline plugin's own children are deckd's too; with none loaded, none is a plugin's to keep.
             guard runtime.plugins.allSatisfy({ $0.processID != nil }) else { return }
             let ended = AdoptedOrphans.killRunning()
             if ended > 0 { logger.info("isolation", "ended \(ended) process(es) that plugins' ended hosts left behind") }
         }
+        let reaper: SignalWatcher
+        do {
+            reaper = try SignalWatcher(loop: runtime.loop)
+            try reaper.start(signal: SIGCHLD) { _ in sweep() }
+        } catch {
+            throw .runtime(.loop(error))
+        }
+        sweep()
         let stop = {
             notifier.stopping()
             reaper.close()

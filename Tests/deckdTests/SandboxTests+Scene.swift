@@ -201,7 +201,7 @@ extension SandboxTests {
             let deadline = Date().addingTimeInterval(5)
             while SandboxTests.isRunning(grandchild) && Date() < deadline { usleep(10_000) }
             #expect(!SandboxTests.isRunning(grandchild), "the setsid grandchild \(grandchild) outlived apps.unload")
-            // Dead, it is reaped by its host, or by deckd once the host is gone (a sweep a second).
+            // Dead, it is reaped by its host, or by deckd once the host is gone (a sweep as each child of deckd ends).
             let reaped = Date().addingTimeInterval(5)
             while access("/proc/\(grandchild)", F_OK) == 0 && Date() < reaped { usleep(20_000) }
             #expect(access("/proc/\(grandchild)", F_OK) != 0, "the grandchild \(grandchild) was never reaped")

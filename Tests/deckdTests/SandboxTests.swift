@@ -153,7 +153,7 @@ import Testing
 
     /// Without cgroups, on deckd's own uid, only ancestry marks a plugin's processes: the host is
     /// its plugin's subreaper, so a `setsid` orphan stays its descendant, refused as a plugin's
-    /// and ended with its app. A crashed host's orphans are deckd's, ended within a sweep or two.
+    /// and ended with its app. A crashed host's orphans are deckd's, ended as the host's end is heard.
     @Test func withoutCgroupsAHostKeepsItsPluginsOrphansAndDeckdEndsACrashedOnes() throws {
         let scene = try Scene(config: #"{"isolation": {"uidBase": 0}}"#, permissions: ["network"], launcher: SandboxTests.withoutCgroups)
         #expect(!scene.hasCgroups && scene.deckd.log.contains("no cgroup v2 hierarchy is mounted"), "\(scene.deckd.log)")
@@ -164,10 +164,11 @@ import Testing
         let ended = Date().addingTimeInterval(5)
         while access("/proc/\(first)", F_OK) == 0 && Date() < ended { usleep(20_000) }
         #expect(access("/proc/\(first)", F_OK) != 0, "the crashed host's orphan \(first) lives on")
-        #expect(scene.deckd.log.contains("ended 1 process(es) that plugins' ended hosts left behind"), "\(scene.deckd.log)")
+        // (With it, the app's helper, when it had not ended yet: counts vary with timing.)
+        #expect(scene.deckd.log.contains("process(es) that plugins' ended hosts left behind"), "\(scene.deckd.log)")
         // The restarted host's orphan ends with the app, ended by the host.
         try scene.expectNothingOutlivesTheApp()
-        #expect(scene.deckd.log.contains("org.deck.test.hostile: destroy left 1 process(es) running"), "\(scene.deckd.log)")
+        #expect(scene.deckd.log.contains(#/org\.deck\.test\.hostile: destroy left [12] process\(es\) running/#), "\(scene.deckd.log)")
         #expect(scene.deckd.stop() == 0)
     }
 
