@@ -127,7 +127,7 @@ package final class AudioRing: @unchecked Sendable {  // One writer (the host's 
         _ = Glibc.write(descriptor, &one, 8)
     }
 
-    /// Waits up to `milliseconds` for `descriptor` to be rung, then clears it; false on timeout.
+    /// Waits up to `milliseconds` (-1: without end) for `descriptor` to be rung, then clears it; false on timeout.
     @discardableResult
     package static func wait(_ descriptor: Int32, milliseconds: Int32) -> Bool {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)

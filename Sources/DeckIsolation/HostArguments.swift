@@ -8,7 +8,7 @@ struct HostArguments {
     var memoryMegabytes = 0
     /// RLIMIT_NPROC on a uid of its own; 0: none.
     var processLimit = 0
-    var heartbeatMilliseconds = 250
+    var heartbeatMilliseconds = 500
     var maxMessageBytes = 32 << 20
     var logLevel = LogLevel.info
     /// The uid and gid the host takes before the plugin's code loads; 0: keep the runtime's.

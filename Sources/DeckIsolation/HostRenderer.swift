@@ -152,7 +152,9 @@ final class HostRenderer: @unchecked Sendable {  // `source` is written once bef
                 }
                 inRender.store(false, ordering: .sequentiallyConsistent)
             } else {
-                AudioRing.wait(ring.space, milliseconds: 100)
+                // Every change that gives it work rings `space` (resume, a frame taken), so while the
+                // stream is closed it sleeps until one does: an idle host's audio thread never wakes.
+                AudioRing.wait(ring.space, milliseconds: rendering.load(ordering: .sequentiallyConsistent) ? 100 : -1)
             }
         }
     }

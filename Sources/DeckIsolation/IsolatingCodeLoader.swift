@@ -171,7 +171,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         arguments.slots = slots
         arguments.memoryMegabytes = settings.memoryLimitMegabytes
         arguments.processLimit = settings.processLimit
-        arguments.heartbeatMilliseconds = max(10, settings.heartbeatTimeoutMilliseconds / 8)
+        arguments.heartbeatMilliseconds = max(10, settings.heartbeatTimeoutMilliseconds / 4)
         arguments.maxMessageBytes = settings.maxMessageBytes
         arguments.logLevel = logger.level
         arguments.realtimePriority = RenderSource.realtimePriority

@@ -51,8 +51,17 @@ final class Subprocess {
     }
 
     /// Times any of its threads has gone to sleep and woken since it started (voluntary context switches).
-    func sleepsEnded() -> Int {
-        let tasks = "/proc/\(pid)/task"
+    func sleepsEnded(withChildren: Bool = false) -> Int {
+        let tasks = "/proc/\(pid)/task", list = (try? TemporaryFolder.list(tasks)) ?? []
+        let children = !withChildren ? [] : list.flatMap { task in
+            ((try? MachineInfo.readText("\(tasks)/\(task)/children")) ?? "").split(separator: " ").compactMap { pid_t($0) }
+        }
+        return children.reduce(Subprocess.sleepsEnded(of: pid)) { $0 + Subprocess.sleepsEnded(of: $1) }
+    }
+
+    /// The voluntary context switches of every thread of `process`.
+    private static func sleepsEnded(of process: pid_t) -> Int {
+        let tasks = "/proc/\(process)/task"
         return ((try? TemporaryFolder.list(tasks)) ?? []).reduce(0) { total, task in
             let status = (try? MachineInfo.readText("\(tasks)/\(task)/status")) ?? ""
             let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") } ?? ""
