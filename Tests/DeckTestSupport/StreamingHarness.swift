@@ -91,17 +91,7 @@ public enum LoopbackClient {
 
     /// The IPv4 address of an interface of this machine that is up and not loopback, if any.
     public static func interfaceAddress() -> String? {
-        var all: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&all) == 0 else { return nil }
-        defer { freeifaddrs(all) }
-        var next = all
-        while let one = next?.pointee {
-            next = one.ifa_next
-            guard let address = one.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
-                  one.ifa_flags & UInt32(IFF_UP) != 0, one.ifa_flags & UInt32(IFF_LOOPBACK) == 0 else { continue }
-            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { String(cString: inet_ntoa($0.pointee.sin_addr)) }
-        }
-        return nil
+        SocketAddress.interfaceAddresses().first { !$0.isIPv6 && !$0.isLoopback }?.host
     }
 
     public static func send(_ fd: Int32, _ text: String) {

@@ -117,16 +117,21 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     public var isOnThisMachine: Bool {
         if isLoopback { return true }
         let bytes = addressBytes
+        return SocketAddress.interfaceAddresses().contains { $0.addressBytes == bytes }
+    }
+
+    /// The addresses of this machine's interfaces that are up now (port 0), loopback's included.
+    public static func interfaceAddresses() -> [SocketAddress] {
         var interfaces: UnsafeMutablePointer<uv_interface_address_t>?
         var count: Int32 = 0
-        guard uv_interface_addresses(&interfaces, &count) == 0, let interfaces else { return false }
+        guard uv_interface_addresses(&interfaces, &count) == 0, let interfaces else { return [] }
         defer { uv_free_interface_addresses(interfaces, count) }
-        return UnsafeBufferPointer(start: interfaces, count: Int(count)).contains { interface in
+        return UnsafeBufferPointer(start: interfaces, count: Int(count)).map { interface in
             var storage = sockaddr_storage()
             withUnsafeBytes(of: interface.address) { address in
                 withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: address.prefix($0.count))) }
             }
-            return SocketAddress(storage: storage).addressBytes == bytes
+            return SocketAddress(storage: storage)
         }
     }
 
