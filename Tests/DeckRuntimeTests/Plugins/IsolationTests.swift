@@ -281,6 +281,26 @@ import Testing
         #expect(!harness.log.all.contains { $0.message.contains("crashed") })
     }
 
+    /// A host with nothing to play sleeps: its render thread waits for a stream without a
+    /// timeout, and its loop wakes for its heartbeat alone (every heartbeatTimeoutMs/4).
+    @Test func anIdleHostWakesOnlyForItsHeartbeat() throws {
+        let harness = try harness(dir.path + "/idle.opus")
+        let pid = try #require(try maps(harness).processID)
+        let wakeUps = {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").reduce(into: [String: Int]()) { woken, task in
+                let status = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8).split(separator: "\n")
+                woken[task] = status.first { $0.hasPrefix("voluntary_ctxt_switches:") }.flatMap { Int($0.split(separator: "\t").last ?? "") } ?? 0
+            }
+        }
+        harness.run(for: 0.3)  // what its load set off has run
+        let before = try wakeUps()
+        harness.run(for: 2)  // four heartbeats of 500 ms (heartbeatTimeoutMs 2000)
+        let woken = try wakeUps().map { ($0.key, $0.value - (before[$0.key] ?? 0)) }.filter { $0.1 > 0 }
+        #expect(woken.filter { $0.0 != "\(pid)" }.isEmpty, "threads other than its loop woke: \(woken)")
+        #expect(woken.reduce(0) { $0 + $1.1 } <= 6, "its loop woke more than for its heartbeats: \(woken)")
+        #expect(!harness.log.all.contains { $0.message.contains("missed its heartbeat") })
+    }
+
     @Test func theHostProcessHasLeastPrivilege() throws {
         let marker = dir.path + "/inherited"
         let leaked = open(marker, O_CREAT | O_WRONLY, 0o600)  // no O_CLOEXEC: a descriptor a careless runtime would pass on
