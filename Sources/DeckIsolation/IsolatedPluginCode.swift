@@ -61,8 +61,7 @@ final class IsolatedPluginCode: PluginCode {
         watcher = try FileWatcher(loop: loop, fileDescriptor: channel.descriptor)
         health = try scheduler.makeTimer()
         watcher?.start(writable: false) { [unowned self] in readIncoming() }
-        let period = UInt64(max(10, settings.heartbeatTimeoutMilliseconds / 4))
-        health?.start(after: period, repeat: period) { [unowned self] in checkHealth() }
+        health?.start(after: UInt64(settings.heartbeatTimeoutMilliseconds) + 1) { [unowned self] in checkQuiet() }
         process.onExit = { [unowned self] ending in ended(ending) }
     }
 
@@ -217,6 +216,7 @@ final class IsolatedPluginCode: PluginCode {
             switch event {
             case .log(let level, let text): host.log(level, text: text)
             case .callback: host.requestCallback()
+            case .heartbeat where !nested: checkLimits()
             case .heartbeat: break
             }
         case .hostCall where nested:
@@ -260,17 +260,25 @@ final class IsolatedPluginCode: PluginCode {
         lastHeard = scheduler.now
     }
 
-    /// Ends a host whose loop went quiet, whose render stopped delivering while it is pulled, or
-    /// whose cgroup on the runtime's uid holds more than `processLimit` threads (on a uid of its
-    /// own RLIMIT_NPROC holds it there; on the runtime's it would count deckd's too).
-    private func checkHealth() {
+    /// Ends a host whose loop went quiet; else looks again when it would have been quiet too long.
+    /// Only a host gone quiet wakes the runtime for it: a healthy one is looked at once a timeout.
+    private func checkQuiet() {
         readIncoming()
         guard endReason == nil, !channelClosed, !isDestroyed else { return }
-        let quiet = scheduler.now - min(lastHeard, scheduler.now)
-        if quiet > settings.heartbeatTimeoutMilliseconds {
-            end(because: "missed its heartbeat (nothing for \(quiet) ms, over \(settings.heartbeatTimeoutMilliseconds) ms)")
+        let quiet = scheduler.now - min(lastHeard, scheduler.now), timeout = UInt64(settings.heartbeatTimeoutMilliseconds)
+        guard quiet <= timeout else {
+            end(because: "missed its heartbeat (nothing for \(quiet) ms, over \(timeout) ms)")
             return
         }
+        health?.start(after: timeout - quiet + 1) { [unowned self] in checkQuiet() }
+    }
+
+    /// At each heartbeat (every `heartbeatTimeoutMs`/4): ends a host whose render stopped
+    /// delivering while it is pulled, or whose cgroup on the runtime's uid holds more than
+    /// `processLimit` threads (on a uid of its own RLIMIT_NPROC holds it there; on the runtime's it
+    /// would count deckd's too).
+    private func checkLimits() {
+        guard endReason == nil, !isDestroyed else { return }
         if remains.uid == 0, settings.processLimit > 0, let group = remains.cgroup?.path,
            let tasks = Cgroup.threadCount(group), tasks > settings.processLimit {
             end(because: "ran \(tasks) processes and threads, over isolation.processLimit (\(settings.processLimit))")
