@@ -18,7 +18,7 @@ public struct IsolationSettings: Sendable, Equatable {
     /// The host's address-space limit (RLIMIT_AS); 0: none.
     public var memoryLimitMegabytes = 1_024
     /// The most processes and threads a host may run: RLIMIT_NPROC on a uid of its own, else its
-    /// cgroup counted at each health check; 0: none.
+    /// cgroup counted at each of its heartbeats; 0: none.
     public var processLimit = 256
     /// The largest message a host may send (an image or artwork rides in one).
     public var maxMessageBytes = 24 << 20
