@@ -52,12 +52,11 @@ public final class RTPSink: Sink {
             // Bound now, so its port is known before the first packet.
             boundPort = try RTPSink.bind(socket, toward: target)
             if target.isMulticast { try socket.loopMulticast(false) }
-            sender = target.isOnThisMachine ? try SocketAddress(host: target.host, port: boundPort) : nil
-            diagnostics = sender == nil ? nil : SocketDiagnostics()
         } catch {
             socket.close()
             throw .cannotOpen(uri, error.description)
         }
+        followTarget()
         if let sdpPath {
             let sdp = RTPSink.sessionDescription(target: target, payloadType: payloadType, context: context)
             if let problem = AtomicFile.write(Array(sdp.utf8), to: sdpPath, mode: 0o644) {
@@ -108,7 +107,11 @@ public final class RTPSink: Sink {
     /// (logged when it changes the verdict).
     private func refusal() -> String? {
         guard let gate = listeners.receiverRefusal else { return nil }
-        if let addressChanges, addressChanges.happened() { lookAgainWhetherTheTargetIsThisMachines() }
+        if let addressChanges, addressChanges.happened(), followTarget() {
+            logger.info("sinks", sender != nil
+                ? "\(uri): \(target.host) is now an address of this machine: the socket receiving there is checked at each packet"
+                : "\(uri): \(target.host) is no longer an address of this machine")
+        }
         guard let sender else { return nil }
         guard let found = LoopbackPeer.datagramReceiver(sender: sender, target: target, through: diagnostics) else { return nil }
         if let receiver, receiver.inode == found.inode { return receiver.refusal }
@@ -119,16 +122,16 @@ public final class RTPSink: Sink {
         return refusal
     }
 
-    /// After this machine's addresses changed: whether the target is one of them now.
-    private func lookAgainWhetherTheTargetIsThisMachines() {
+    /// Sets `sender` (and the netlink socket to ask through) while the target is one of this
+    /// machine's addresses, clears it while it is not; whether that changed.
+    @discardableResult
+    private func followTarget() -> Bool {
         let local = target.isOnThisMachine
-        guard local != (sender != nil) else { return }
+        guard local != (sender != nil) else { return false }
         sender = local ? try? SocketAddress(host: target.host, port: boundPort) : nil
         receiver = nil
         if local && diagnostics == nil { diagnostics = SocketDiagnostics() }
-        logger.info("sinks", local
-            ? "\(uri): \(target.host) is now an address of this machine: the socket receiving there is checked at each packet"
-            : "\(uri): \(target.host) is no longer an address of this machine")
+        return true
     }
 
     /// Binds `socket` to a port of its own on every address; the port.

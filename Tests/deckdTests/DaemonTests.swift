@@ -68,21 +68,12 @@ import Testing
     @Test func anIdleDeckdWakesNoThreadUntilASignal() throws {
         let daemon = try DeckdProcess(["--plugins", TemporaryDirectory().path])
         #expect(daemon.waitForLog("ready"))
-        let tasks = "/proc/\(daemon.process.processIdentifier)/task/"
-        let wakeUps = {
-            try FileManager.default.contentsOfDirectory(atPath: tasks).reduce(into: [String: Int]()) { woken, task in
-                let status = try String(contentsOfFile: tasks + task + "/status", encoding: .utf8).split(separator: "\n")
-                let name = try String(contentsOfFile: tasks + task + "/comm", encoding: .utf8).trimmingCharacters(in: .newlines)
-                woken[name, default: 0] += status.first { $0.hasPrefix("voluntary_ctxt_switches:") }
-                    .flatMap { Int($0.split(separator: "\t").last ?? "") } ?? 0
-            }
-        }
+        let pid = daemon.process.processIdentifier
         usleep(200_000)  // what ready set off has run
-        let before = try wakeUps()
-        #expect(before["deck-guard"] != nil, "the guard thread: \(before)")
+        let before = try ProcessThreads.wakeUps(of: pid)
+        #expect(before.keys.contains { $0.hasPrefix("deck-guard ") }, "the guard thread: \(before)")
         usleep(2_500_000)
-        let after = try wakeUps()
-        let woken = after.filter { $0.value != before[$0.key] }.map { "\($0.key) \($0.value - (before[$0.key] ?? 0))" }
+        let woken = ProcessThreads.woken(from: before, to: try ProcessThreads.wakeUps(of: pid))
         #expect(woken.isEmpty, "woke in 2.5 s: \(woken)")
         #expect(daemon.stop(signal: SIGTERM) == 0)
         #expect(daemon.log.contains("SIGTERM received, shutting down"))

@@ -15,13 +15,10 @@ import Testing
             quiet = !changes.happened()
         }
         #expect(quiet, "never quiet")
-        let address = "198.51.100.\(Int.random(in: 2...254))/32"  // RFC 5737's, no machine's
-        try #require(try runProgram("/sbin/ip", ["address", "add", address, "dev", "lo"]).status == 0)
-        var added = true
-        defer { if added { _ = try? runProgram("/sbin/ip", ["address", "del", address, "dev", "lo"]) } }
+        let lo = LoopbackAddressForTest()
+        try lo.add()
         #expect(changes.happened(), "the address added")
-        try #require(try runProgram("/sbin/ip", ["address", "del", address, "dev", "lo"]).status == 0)
-        added = false
+        try lo.remove()
         #expect(changes.happened(), "the address removed")
     }
 }

@@ -288,18 +288,12 @@ import Testing
     @Test func anIdleHostWakesOnlyForItsHeartbeat() throws {
         let harness = try harness(dir.path + "/idle.opus")
         let pid = try #require(try maps(harness).processID)
-        let wakeUps = {
-            try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").reduce(into: [String: Int]()) { woken, task in
-                let status = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8).split(separator: "\n")
-                woken[task] = status.first { $0.hasPrefix("voluntary_ctxt_switches:") }.flatMap { Int($0.split(separator: "\t").last ?? "") } ?? 0
-            }
-        }
         harness.run(for: 0.3)  // what its load set off has run
-        let before = try wakeUps()
+        let before = try ProcessThreads.wakeUps(of: pid)
         harness.run(for: 2)  // four heartbeats of 500 ms (heartbeatTimeoutMs 2000)
-        let woken = try wakeUps().map { ($0.key, $0.value - (before[$0.key] ?? 0)) }.filter { $0.1 > 0 }
-        #expect(woken.filter { $0.0 != "\(pid)" }.isEmpty, "threads other than its loop woke: \(woken)")
-        #expect(woken.reduce(0) { $0 + $1.1 } <= 6, "its loop woke more than for its heartbeats: \(woken)")
+        let woken = ProcessThreads.woken(from: before, to: try ProcessThreads.wakeUps(of: pid))
+        #expect(woken.keys.allSatisfy { $0.hasSuffix(" (\(pid))") }, "threads other than its loop woke: \(woken)")
+        #expect(woken.values.reduce(0, +) <= 6, "its loop woke more than for its heartbeats: \(woken)")
         #expect(!harness.log.all.contains { $0.message.contains("missed its heartbeat") })
     }
 

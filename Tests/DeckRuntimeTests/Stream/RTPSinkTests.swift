@@ -116,7 +116,7 @@ import Testing
     /// this machine's from the next packet: a plugin's socket bound to every address hears none of
     /// the stream; once the address is gone, packets go out again.
     @Test func anAddressThisMachineGainsWhileTheSinkPlaysIsCheckedFromThen() throws {
-        let address = "198.51.100.\(Int.random(in: 2...254))"  // RFC 5737's, no machine's
+        let lo = LoopbackAddressForTest(), address = lo.address
         let receiverLoop = try EventLoop()
         let plugin = try UDPSocket(loop: receiverLoop)
         defer { plugin.close() }
@@ -131,17 +131,14 @@ import Testing
         let status = { harness.sink("rtp://")?.status ?? SinkStatus() }
         #expect(status().packets >= 40 && status().errors == 0, "sent off this machine first: \(status())")
 
-        try #require(try runProgram("/sbin/ip", ["address", "add", "\(address)/32", "dev", "lo"]).status == 0)
-        var added = true
-        defer { if added { _ = try? runProgram("/sbin/ip", ["address", "del", "\(address)/32", "dev", "lo"]) } }
+        try lo.add()
         harness.run(for: 1)
         #expect(!turnLoop(receiverLoop, seconds: 0.3) { stolen > 0 }, "the plugin's socket got \(stolen) datagrams")
         #expect(status().errors >= 40, "\(status())")
         #expect(status().lastError == "not sent: the socket receiving \(address):\(port) is the test's plugin")
         #expect(harness.log.contains(.info, "\(uri)?pt=96: \(address) is now an address of this machine"))
 
-        try #require(try runProgram("/sbin/ip", ["address", "del", "\(address)/32", "dev", "lo"]).status == 0)
-        added = false
+        try lo.remove()
         let sent = status().packets
         harness.run(for: 1)
         #expect(status().packets >= sent + 40, "sent off this machine again: \(status())")

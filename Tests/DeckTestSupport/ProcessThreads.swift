@@ -1,0 +1,23 @@
+import Foundation
+
+/// The threads of a process as /proc shows them, for tests of what an idle process does.
+public enum ProcessThreads {
+    /// Each thread's voluntary context switches (each sleep it ended), keyed by "name (tid)".
+    public static func wakeUps(of pid: pid_t) throws -> [String: Int] {
+        let tasks = "/proc/\(pid)/task/"
+        return try FileManager.default.contentsOfDirectory(atPath: tasks).reduce(into: [:]) { woken, task in
+            let status = try String(contentsOfFile: tasks + task + "/status", encoding: .utf8).split(separator: "\n")
+            let name = try String(contentsOfFile: tasks + task + "/comm", encoding: .utf8).trimmingCharacters(in: .newlines)
+            woken["\(name) (\(task))"] = status.first { $0.hasPrefix("voluntary_ctxt_switches:") }
+                .flatMap { Int($0.split(separator: "\t").last ?? "") } ?? 0
+        }
+    }
+
+    /// The threads that woke between two `wakeUps` readings, and how often.
+    public static func woken(from before: [String: Int], to after: [String: Int]) -> [String: Int] {
+        after.reduce(into: [:]) { woken, thread in
+            let count = thread.value - (before[thread.key] ?? 0)
+            if count > 0 { woken[thread.key] = count }
+        }
+    }
+}
