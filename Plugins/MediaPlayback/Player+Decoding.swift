@@ -7,7 +7,7 @@ extension Player {
         var served = 0  // a request's serial is never 0
         while true {
             guard let request = nextRequest(after: served) else {
-                waitForWork(milliseconds: 1000)
+                waitForWork()
                 continue
             }
             served = request.serial

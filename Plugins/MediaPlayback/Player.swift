@@ -263,7 +263,10 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
 
     func finish(_ generation: Int) { doneGeneration.store(generation, ordering: .releasing) }
 
-    func waitForWork(milliseconds: Int) { wake.wait(milliseconds: milliseconds) }
+    /// Waits for a new request (each is signalled), or at most `milliseconds` when given.
+    func waitForWork(milliseconds: Int? = nil) {
+        if let milliseconds { wake.wait(milliseconds: milliseconds) } else { wake.wait() }
+    }
 
     var loudnessTarget: Double { target }
 }

@@ -36,7 +36,7 @@ public final class WorkerThread: @unchecked Sendable {  // `thread` is set once 
     }
 }
 
-/// A counting semaphore a thread waits on for work, with a timeout.
+/// A counting semaphore a thread waits on for work.
 public final class WakeSignal: @unchecked Sendable {  // sem_t is made for use across threads.
     private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
 
@@ -48,6 +48,9 @@ public final class WakeSignal: @unchecked Sendable {  // sem_t is made for use a
     }
 
     public func signal() { sem_post(semaphore) }
+
+    /// Waits until signalled.
+    public func wait() { while sem_wait(semaphore) != 0, errno == EINTR {} }
 
     /// Waits until signalled or `milliseconds` passed.
     public func wait(milliseconds: Int) {

@@ -4,8 +4,8 @@ import MediaPlayback
 import Synchronization
 
 /// Reads the station list and its pictures off the loop, and again whenever the file changes or a
-/// preferred one appears (checked every half second); each result reaches the loop through `take()`.
-final class StationWatcher: @unchecked Sendable {  // `thread` is set and joined on the loop thread only; the rest is immutable, atomic or locked.
+/// preferred one appears (as inotify tells); each result reaches the loop through `take()`.
+final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are set and cleared on the loop thread only, around the thread's life; the rest is immutable, atomic or locked.
     enum Update: Sendable {
         case loaded(StationList, [String: [UInt8]], from: String)
         case failed(String)
@@ -18,7 +18,7 @@ final class StationWatcher: @unchecked Sendable {  // `thread` is set and joined
     private let host: DeckHost
     private let latest = Mutex<Update?>(nil)
     private let running = Atomic<Bool>(true)
-    private let wake = WakeSignal()
+    private var changes: FileChangeWatch?
     private var thread: WorkerThread?
 
     init(candidates: [String], host: DeckHost) {
@@ -32,16 +32,19 @@ final class StationWatcher: @unchecked Sendable {  // `thread` is set and joined
         guard thread == nil else { return }
         running.store(true, ordering: .releasing)
         latest.withLock { $0 = read(remotePictures: false) }
-        thread = WorkerThread.start { [self] in watch() }
+        guard let changes = FileChangeWatch(paths: candidates) else { return host.log(.error, "no pipe to watch \(path) with") }
+        self.changes = changes
+        thread = WorkerThread.start { [self] in watch(changes) }
         if thread == nil { host.log(.error, "no thread to watch \(path)") }
     }
 
     /// Stops watching and waits for the thread (which uses the host).
     func shutDown() {
         running.store(false, ordering: .releasing)
-        wake.signal()
+        changes?.wake()
         thread?.join()
         thread = nil
+        changes = nil
     }
 
     /// The newest list or failure since the last call (loop thread).
@@ -50,7 +53,7 @@ final class StationWatcher: @unchecked Sendable {  // `thread` is set and joined
     /// The list's file now: the first candidate that exists, else the last.
     var path: String { candidates.first { FileBytes.signature($0) != nil } ?? candidates.last ?? "stations.json" }
 
-    private func watch() {
+    private func watch(_ changes: FileChangeWatch) {
         var seen: (path: String, signature: [Int]?)?
         while running.load(ordering: .acquiring) {
             let path = path, signature = FileBytes.signature(path)
@@ -60,7 +63,7 @@ final class StationWatcher: @unchecked Sendable {  // `thread` is set and joined
                 latest.withLock { $0 = update }
                 try? host.requestCallback()
             }
-            wake.wait(milliseconds: 500)
+            changes.wait()
         }
     }
 

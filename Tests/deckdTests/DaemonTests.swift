@@ -1,3 +1,4 @@
+import DeckBase
 import DeckTestSupport
 import Foundation
 import Testing
@@ -77,6 +78,29 @@ import Testing
         #expect(woken.isEmpty, "woke in 2.5 s: \(woken)")
         #expect(daemon.stop(signal: SIGTERM) == 0)
         #expect(daemon.log.contains("SIGTERM received, shutting down"))
+    }
+
+    /// With the first-party apps loaded and nothing playing, each host's loop wakes for its
+    /// heartbeat alone: the players' decode threads wait for a request without a timeout and the
+    /// Radio's station list is watched through inotify, not read again every half second.
+    @Test func idleFirstPartyAppsWakeOnlyTheirHostsLoops() throws {
+        let daemon = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--isolation", "process", "--state", "none"])
+        #expect(daemon.waitForLog("deckd: ready"))
+        let apps = try JSONValue.parse(try #require(LineClient(path: daemon.socket).call("apps.list")))["result"]?["apps"]?.arrayValue ?? []
+        let hosts: [(id: String, pid: pid_t)] = apps.compactMap { app in
+            guard let id = app["id"]?.stringValue, let pid = app["pid"]?.intValue else { return nil }
+            return (id, pid_t(pid))
+        }
+        #expect(Set(hosts.map { $0.id }).isSuperset(of: ["org.deck.radio", "org.deck.library"]), "\(apps)")
+        usleep(1_000_000)  // what loading set off (the scan, the station list) has run
+        let before = try hosts.map { try ProcessThreads.wakeUps(of: $0.pid) }
+        usleep(2_500_000)
+        for (host, threads) in zip(hosts, before) {
+            let woken = ProcessThreads.woken(from: threads, to: try ProcessThreads.wakeUps(of: host.pid))
+            #expect(woken.keys.allSatisfy { $0.hasSuffix(" (\(host.pid))") }, "threads of \(host.id) other than its loop woke: \(woken)")
+            #expect(woken.values.reduce(0, +) <= 8, "\(host.id)'s loop woke more than for its heartbeats: \(woken)")
+        }
+        #expect(daemon.stop() == 0)
     }
 
     @Test func sigintStopsItCleanlyToo() throws {

@@ -35,11 +35,23 @@ import Testing
         }
     }
 
-    static func write(_ stations: [(name: String, url: String, genre: String)], to path: String) throws {
+    /// Writes the list to a new file renamed over `path`, or with `inPlace` into `path` itself, in
+    /// two halves 20 ms apart (as a slow editor would).
+    static func write(_ stations: [(name: String, url: String, genre: String)], to path: String, inPlace: Bool = false) throws {
         let list = ["station": stations.map { ["name": $0.name, "streamURL": $0.url, "desc": "\($0.name) on loopback", "genre": $0.genre,
                                                "longDesc": "A test station", "imageURL": ""] }]
-        try JSONSerialization.data(withJSONObject: list).write(to: URL(fileURLWithPath: path + ".new"))
-        rename(path + ".new", path)
+        let bytes = try JSONSerialization.data(withJSONObject: list)
+        guard inPlace else {
+            try bytes.write(to: URL(fileURLWithPath: path + ".new"))
+            rename(path + ".new", path)
+            return
+        }
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try file.truncate(atOffset: 0)
+        try file.write(contentsOf: bytes.prefix(bytes.count / 2))
+        usleep(20_000)
+        try file.write(contentsOf: bytes.dropFirst(bytes.count / 2))
+        try file.close()
     }
 
     /// The dominant frequency of each second of the rendered file.
@@ -210,6 +222,11 @@ import Testing
         let favourites = try car.deckctl(["ui", "org.deck.radio"])
         #expect(favourites.contains("Favourites") && favourites.components(separatedBy: "] Two — Two on loopback").count == 3, "\(favourites)")
         #expect(try car.deckctl(["select", "/2"]).contains("[/2/0] Two"), "the favourite is in its tab")
+        // Written in place rather than renamed over: read once it is closed, whole.
+        let three = [("One", icecast.url("/live.mp3"), "Pop"), ("Two", icecast.url("/live.mp3?two"), "Jazz"), ("Three", icecast.url("/live.mp3?3"), "Pop")]
+        try RadioTests.write(three, to: car.stationsPath, inPlace: true)
+        #expect(car.deckd.waitForLog("3 stations from"), "\(car.deckd.log)")
+        #expect(!car.deckd.log.contains("station list kept as it was"), "\(car.deckd.log)")
         #expect(car.deckd.stop() == 0)
         let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: car.dir.path + "/data/org.deck.radio/radio.json")))
         #expect((saved as? [String: Any])?["favourites"] as? [String] == [icecast.url("/live.mp3?two")], "kept in the data folder: \(saved)")
