@@ -61,7 +61,7 @@ final class IsolatedPluginCode: PluginCode {
         watcher = try FileWatcher(loop: loop, fileDescriptor: channel.descriptor)
         health = try scheduler.makeTimer()
         watcher?.start(writable: false) { [unowned self] in readIncoming() }
-        health?.start(after: UInt64(settings.heartbeatTimeoutMilliseconds) + 1) { [unowned self] in checkQuiet() }
+        watchSilence(for: UInt64(settings.heartbeatTimeoutMilliseconds))
         process.onExit = { [unowned self] ending in ended(ending) }
     }
 
@@ -216,8 +216,9 @@ final class IsolatedPluginCode: PluginCode {
             switch event {
             case .log(let level, let text): host.log(level, text: text)
             case .callback: host.requestCallback()
-            case .heartbeat where !nested: checkLimits()
-            case .heartbeat: break
+            case .heartbeat:
+                watchSilence(for: UInt64(settings.heartbeatTimeoutMilliseconds))
+                if !nested { checkLimits() }
             }
         case .hostCall where nested:
             let call: HostCall = try message.read()
@@ -260,8 +261,13 @@ final class IsolatedPluginCode: PluginCode {
         lastHeard = scheduler.now
     }
 
+    /// Looks at the host's silence once `milliseconds` more pass; each heartbeat moves it on, so a
+    /// healthy host never wakes the runtime for it.
+    private func watchSilence(for milliseconds: UInt64) {
+        health?.start(after: milliseconds + 1) { [unowned self] in checkQuiet() }
+    }
+
     /// Ends a host whose loop went quiet; else looks again when it would have been quiet too long.
-    /// Only a host gone quiet wakes the runtime for it: a healthy one is looked at once a timeout.
     private func checkQuiet() {
         readIncoming()
         guard endReason == nil, !channelClosed, !isDestroyed else { return }
@@ -270,7 +276,7 @@ final class IsolatedPluginCode: PluginCode {
             end(because: "missed its heartbeat (nothing for \(quiet) ms, over \(timeout) ms)")
             return
         }
-        health?.start(after: timeout - quiet + 1) { [unowned self] in checkQuiet() }
+        watchSilence(for: timeout - quiet)
     }
 
     /// At each heartbeat (every `heartbeatTimeoutMs`/4): ends a host whose render stopped

@@ -81,8 +81,9 @@ import Testing
     }
 
     /// With the first-party apps loaded and nothing playing, each host's loop wakes for its
-    /// heartbeat alone: the players' decode threads wait for a request without a timeout and the
-    /// Radio's station list is watched through inotify, not read again every half second.
+    /// heartbeat alone, and deckd for the heartbeats it hears: the players' decode threads wait for
+    /// a request without a timeout, the Radio's station list is watched through inotify, not read
+    /// again every half second, and each heartbeat moves on deckd's look at that host's silence.
     @Test func idleFirstPartyAppsWakeOnlyTheirHostsLoops() throws {
         let daemon = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--isolation", "process", "--state", "none"])
         #expect(daemon.waitForLog("deckd: ready"))
@@ -93,8 +94,11 @@ import Testing
         }
         #expect(Set(hosts.map { $0.id }).isSuperset(of: ["org.deck.radio", "org.deck.library"]), "\(apps)")
         usleep(1_000_000)  // what loading set off (the scan, the station list) has run
-        let before = try hosts.map { try ProcessThreads.wakeUps(of: $0.pid) }
+        let before = try hosts.map { try ProcessThreads.wakeUps(of: $0.pid) }, deckdBefore = try ProcessThreads.wakeUps(of: daemon.process.processIdentifier)
         usleep(2_500_000)
+        // deckd wakes for each host's heartbeat (5 in 2.5 s) and for nothing else while they beat.
+        let deckdWoken = ProcessThreads.woken(from: deckdBefore, to: try ProcessThreads.wakeUps(of: daemon.process.processIdentifier))
+        #expect(deckdWoken.values.reduce(0, +) <= 5 * hosts.count + 1, "deckd woke more than for \(hosts.count) hosts' heartbeats: \(deckdWoken)")
         for (host, threads) in zip(hosts, before) {
             let woken = ProcessThreads.woken(from: threads, to: try ProcessThreads.wakeUps(of: host.pid))
             #expect(woken.keys.allSatisfy { $0.hasSuffix(" (\(host.pid))") }, "threads of \(host.id) other than its loop woke: \(woken)")
