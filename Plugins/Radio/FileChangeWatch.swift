@@ -11,6 +11,8 @@ final class FileChangeWatch: @unchecked Sendable {  // the descriptors are fixed
     private let changes: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
+    /// Whether every folder was watched at the last look (the waiting thread's alone).
+    private var allWatched = false
 
     /// nil when the system gave no pipe.
     init?(paths: [String], fallbackMilliseconds: Int32 = 500) {
@@ -28,9 +30,6 @@ final class FileChangeWatch: @unchecked Sendable {  // the descriptors are fixed
         arm()
     }
 
-    /// Whether every folder was watched at the last look (the waiting thread's alone).
-    private var allWatched = false
-
     deinit {
         if changes >= 0 { close(changes) }
         close(wakeRead)
@@ -39,14 +38,18 @@ final class FileChangeWatch: @unchecked Sendable {  // the descriptors are fixed
 
     /// Sleeps until a watched file or folder changes or `wake()` is called; with a folder
     /// unwatched, at most `fallbackMilliseconds`. After a change it waits for `settleMilliseconds`
-    /// without one (a file being written is read once it is whole), and it watches again before
-    /// it returns, so a change made while the caller then looks at the files ends the next wait.
+    /// without one, for a second at most (a file being written is read once it is whole), and it
+    /// watches again before it returns, so a change made while the caller then looks at the files
+    /// ends the next wait.
     func wait() {
         var ready = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0), pollfd(fd: changes, events: Int16(POLLIN), revents: 0)]
         while poll(&ready, changes >= 0 ? 2 : 1, allWatched ? -1 : fallbackMilliseconds) < 0, errno == EINTR {}
         if ready[0].revents == 0, ready[1].revents != 0 {
-            var more = [pollfd(fd: changes, events: Int16(POLLIN), revents: 0), ready[0]]
-            repeat { drain(changes) } while poll(&more, 2, settleMilliseconds) > 0 && more[1].revents == 0
+            var more = [pollfd(fd: changes, events: Int16(POLLIN), revents: 0), ready[0]], settled: Int32 = 0
+            repeat {
+                drain(changes)
+                settled += settleMilliseconds
+            } while settled < 1_000 && poll(&more, 2, settleMilliseconds) > 0 && more[1].revents == 0
         }
         drain(wakeRead)
         if changes >= 0 { drain(changes) }
