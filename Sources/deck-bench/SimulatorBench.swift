@@ -36,8 +36,11 @@ struct SimulatorBench {
         var posts: [Double] = []
         for _ in 0..<20 {
             let started = Subprocess.now()
-            _ = try post(port: port, #"{"jsonrpc":"2.0","id":1,"method":"ui.select","params":{"id":\#(row)}}"#)
+            let answer = try post(port: port, #"{"jsonrpc":"2.0","id":1,"method":"ui.select","params":{"id":\#(row)}}"#)
             posts.append(Double(Subprocess.now() - started) / 1e6)
+            guard answer.hasPrefix("HTTP/1.1 200 "), answer.contains(#""result":"#) else {
+                throw BenchError("the reference POST of ui.select \(row) was not answered with a result:\n\(answer.prefix(600))")
+            }
         }
 
         let drive = try Subprocess("/usr/bin/env", ["DECK_SIM_BURST=\(SimulatorBench.burst)", "/usr/bin/python3", SimulatorBench.driver, "tour", url,
