@@ -17,7 +17,7 @@ extension Library: DeckUIPlugin, DeckContentPlugin {
               decoded.contentItems != limit else { return }
         limit = decoded.contentItems
         scanner.limit.store(limit, ordering: .relaxed)
-        tree = LibraryTree(tracks: tracks, folders: settings.folders, limit: limit)
+        tree = LibraryTree(tracks: listedTracks, folders: settings.folders, limit: limit)
         try? host.reloadContent()
     }
 
@@ -27,9 +27,9 @@ extension Library: DeckUIPlugin, DeckContentPlugin {
     }
 
     var statusText: String {
-        if scanning { return "Scanning… \(tracks.count) tracks so far" }
-        if measuring { return "\(tracks.count) tracks · measuring loudness" }
-        return "\(tracks.count) tracks" + (problems.isEmpty ? "" : " · \(problems.count) skipped")
+        if scanning { return "Scanning… \(listedTrackCount) tracks so far" }
+        if measuring { return "\(listedTrackCount) tracks · measuring loudness" }
+        return "\(listedTrackCount) tracks" + (problems.isEmpty ? "" : " · \(problems.count) skipped")
     }
 
     var screen: DeckTemplate {

@@ -14,7 +14,11 @@ final class Library: DeckAudioPlugin {
     let player: Player
     let scanner: LibraryScanner
     let settings: LibrarySettings
+    /// The tracks the last scan found, then those of the queue it no longer found.
     var tracks: [Track] = []
+    var listedTrackCount = 0
+    /// The tracks the last scan found: what the tree and the counts show.
+    var listedTracks: [Track] { Array(tracks.prefix(listedTrackCount)) }
     var tree: LibraryTree
     var scanning = true
     var measuring = false
@@ -52,6 +56,7 @@ final class Library: DeckAudioPlugin {
         saved = statePath.flatMap(LibraryState.load) ?? LibraryState()
         scanner = LibraryScanner(folders: settings.folders, indexPath: indexPath, host: host)
         tracks = LibraryScanner.savedIndex(indexPath)
+        listedTrackCount = tracks.count
         tree = LibraryTree(tracks: tracks, folders: settings.folders, limit: limit)
     }
 
@@ -92,8 +97,9 @@ final class Library: DeckAudioPlugin {
     }
 
     private func resolve(_ item: String?) throws -> ([Int], Int, Double) {
-        guard !tracks.isEmpty else { throw DeckError(.state, scanning ? "the library is being scanned; nothing found yet" : "the library is empty") }
-        let byPath = Dictionary(tracks.indices.map { (tracks[$0].path, $0) }, uniquingKeysWith: { first, _ in first })
+        guard listedTrackCount > 0 else { throw DeckError(.state, scanning ? "the library is being scanned; nothing found yet" : "the library is empty") }
+        let listed = tracks.indices.prefix(listedTrackCount)
+        let byPath = Dictionary(listed.map { (tracks[$0].path, $0) }, uniquingKeysWith: { first, _ in first })
         guard let item else {
             let order = saved.queue.compactMap { byPath[$0] }
             if !order.isEmpty, let index = byPath[saved.queue[min(saved.index, saved.queue.count - 1)]].flatMap(order.firstIndex) {
@@ -106,7 +112,7 @@ final class Library: DeckAudioPlugin {
             return (node.trackIndexes, 0, 0)
         }
         guard let index = byPath[item] else { throw DeckError(.invalid, "no track \(item) in the library") }
-        let album = tracks.indices.filter { tracks[$0].albumKey == tracks[index].albumKey }
+        let album = listed.filter { tracks[$0].albumKey == tracks[index].albumKey }
         let order = find("album:\(tracks[index].albumKey)", in: tree.tabs)?.trackIndexes ?? album
         return (order, order.firstIndex(of: index) ?? 0, 0)
     }
@@ -213,14 +219,20 @@ final class Library: DeckAudioPlugin {
         saveState(elapsed: now.elapsed)
     }
 
-    /// A scan step arrived: the tree (and the browsers showing it) follow.
+    /// A scan step arrived: the tree (and the browsers showing it) follow. The queue keeps what
+    /// the driver chose: a queued track the scan no longer found (its stick pulled out) stays
+    /// after the listed ones, and is skipped when the player cannot open it.
     private func apply(_ progress: LibraryScanner.Progress) {
+        let listed = Set(progress.tracks.map(\.path))
+        var gone: [String: Track] = [:]
+        for index in queue + unshuffled where !listed.contains(tracks[index].path) { gone[tracks[index].path] = tracks[index] }
         let playing = queue.map { tracks[$0].path }, before = unshuffled.map { tracks[$0].path }
-        tracks = progress.tracks
+        tracks = progress.tracks + gone.values.sorted { $0.path < $1.path }
+        listedTrackCount = progress.tracks.count
         scanning = progress.scanning
         measuring = progress.measuring
         problems = progress.problems
-        tree = progress.tree ?? LibraryTree(tracks: tracks, folders: settings.folders, limit: limit)
+        tree = progress.tree ?? LibraryTree(tracks: listedTracks, folders: settings.folders, limit: limit)
         let byPath = Dictionary(tracks.indices.map { (tracks[$0].path, $0) }, uniquingKeysWith: { first, _ in first })
         queue = playing.compactMap { byPath[$0] }
         unshuffled = before.compactMap { byPath[$0] }

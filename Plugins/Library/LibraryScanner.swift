@@ -7,8 +7,10 @@ import Synchronization
 
 /// Scans the media folders off the loop, reading only files that changed since the saved index,
 /// then measures the loudness of what has no ReplayGain tags, album by album. Each step's result
-/// reaches the loop through `take()`, so the library is browsable while it scans.
-final class LibraryScanner: @unchecked Sendable {  // `thread` is set and joined on the loop thread only, `lastPublished` used on the scan thread only; the rest is immutable or locked.
+/// reaches the loop through `take()`, so the library is browsable while it scans. It then watches
+/// the folders and the mount table, and scans again when they change (a file copied in, a USB
+/// stick mounted).
+final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are set and cleared on the loop thread only, around the thread's life, `lastPublished` used on the scan thread only; the rest is immutable or locked.
     struct Progress: Sendable {
         var tracks: [Track]
         var scanning: Bool
@@ -29,6 +31,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` is set and joined
     let limit = Atomic<Int>(100)
     private var cancellation = Cancellation()
     private var thread: WorkerThread?
+    private var changes: FileChangeWatch?
     private var lastPublished = 0.0
 
     init(folders: [String], indexPath: String?, host: DeckHost) {
@@ -46,15 +49,20 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` is set and joined
     func start(known: [Track]) {
         guard thread == nil else { return }
         cancellation = Cancellation()
-        thread = WorkerThread.start { [self] in run(known: known) }
+        let changes = FileChangeWatch()
+        if changes == nil { host.log(.warning, "no pipe to watch the media folders with: changes show at the next start") }
+        self.changes = changes
+        thread = WorkerThread.start { [self] in run(known: known, changes: changes) }
         if thread == nil { host.log(.error, "no thread to scan the library") }
     }
 
     /// Stops the scan and waits for its thread (which uses the host).
     func shutDown() {
         cancellation.cancel()
+        changes?.wake()
         thread?.join()
         thread = nil
+        changes = nil
     }
 
     /// The newest progress since the last call (loop thread).
@@ -72,7 +80,39 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` is set and joined
         try? host.requestCallback()
     }
 
-    private func run(known: [Track]) {
+    /// Scans, then scans again at each change while it is not cancelled; the loop hears of a
+    /// scan again only when it found something else.
+    private func run(known: [Track], changes: FileChangeWatch?) {
+        var known = known, problems: [String] = [], first = true, unwatched = false
+        while !cancellation.isCancelled {
+            // Watched before they are read: the folders that hold the media folders, so one
+            // created later is seen, and the mounts, so a stick mounted there is.
+            if let changes {
+                let watched = folders.map { changes.add(folder: FileBytes.folder(of: $0)) }
+                if !unwatched, !changes.addMounts() || (!folders.isEmpty && !watched.contains(true)) {
+                    host.log(.warning, "cannot watch the media folders (inotify, /proc/self/mountinfo): what changes there shows at the next start")
+                    unwatched = true
+                }
+            }
+            guard var progress = scan(known: known, first: first, changes: changes) else { return }
+            if first || progress.tracks != known || progress.problems != problems {
+                progress.scanning = false
+                progress.measuring = progress.tracks.contains { $0.loudness == nil }
+                publish(progress)
+                save(progress.tracks)
+                measure(&progress)
+            }
+            known = progress.tracks
+            problems = progress.problems
+            first = false
+            guard let changes else { return }
+            changes.wait()
+        }
+    }
+
+    /// Reads the folders, each file that changed since `known` and reusing the rest; the first
+    /// scan hands its first files over at once and the rest once a second. nil when cancelled.
+    private func scan(known: [Track], first: Bool, changes: FileChangeWatch?) -> Progress? {
         let started = MonotonicSeconds.now
         let previous = Dictionary(known.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         var progress = Progress(tracks: [], scanning: true, measuring: false, problems: [])
@@ -81,6 +121,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` is set and joined
         var visited = Set<[Int]>()
         func visit(_ folder: String, depth: Int) {
             guard !cancellation.isCancelled, depth <= LibraryScanner.maxDepth else { return }
+            changes?.add(folder: folder)
             guard let directory = opendir(folder) else {
                 let problem = "cannot read the folder \(folder): \(String(cString: strerror(errno)))"
                 progress.problems.append(problem)
@@ -115,19 +156,18 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` is set and joined
                         host.log(.warning, "skipped \(path): \(error)")
                     }
                 }
-                // The first files at once, so the driver has something to choose from.
-                publish(progress, force: read + reused == LibraryScanner.firstBatch)
+                // The first files at once, so the driver has something to choose from; a scan
+                // again shows nothing until it is whole.
+                if first { publish(progress, force: read + reused == LibraryScanner.firstBatch) }
             }
         }
         for folder in folders { visit(folder, depth: 0) }
-        guard !cancellation.isCancelled else { return }
-        progress.scanning = false
-        progress.measuring = progress.tracks.contains { $0.loudness == nil }
-        publish(progress)
-        save(progress.tracks)
-        host.log(.info, "library: \(progress.tracks.count) tracks (\(read) read, \(reused) unchanged) in "
-                 + "\(Int((MonotonicSeconds.now - started) * 1000)) ms; \(progress.problems.count) problems")
-        measure(&progress)
+        guard !cancellation.isCancelled else { return nil }
+        if first || read > 0 || progress.tracks.count != known.count {
+            host.log(.info, "library: \(progress.tracks.count) tracks (\(read) read, \(reused) unchanged) in "
+                     + "\(Int((MonotonicSeconds.now - started) * 1000)) ms; \(progress.problems.count) problems")
+        }
+        return progress
     }
 
     /// Measures, album by album, the tracks that carry no loudness yet.

@@ -20,7 +20,7 @@ struct Track: Codable, Equatable, Sendable {
     var signature: [Int]
 
     /// The folder it is in.
-    var folder: String { path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "." }
+    var folder: String { FileBytes.folder(of: path) }
 
     /// The album's identity: an album is its title under its album artist.
     var albumKey: String { "\(albumArtist) – \(album)" }

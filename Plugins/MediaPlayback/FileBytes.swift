@@ -32,6 +32,11 @@ public enum FileBytes {
         return rename(temporary, path) == 0
     }
 
+    /// The folder `path` is in ("." for a bare name).
+    public static func folder(of path: String) -> String {
+        path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    }
+
     /// The file's modification time and size, to notice a change; nil when it is not there.
     public static func signature(_ path: String) -> [Int]? {
         var info = stat()

@@ -32,7 +32,7 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
         guard thread == nil else { return }
         running.store(true, ordering: .releasing)
         latest.withLock { $0 = read(remotePictures: false) }
-        guard let changes = FileChangeWatch(paths: candidates) else { return host.log(.error, "no pipe to watch \(path) with") }
+        guard let changes = FileChangeWatch() else { return host.log(.error, "no pipe to watch \(path) with") }
         self.changes = changes
         thread = WorkerThread.start { [self] in watch(changes) }
         if thread == nil { host.log(.error, "no thread to watch \(path)") }
@@ -56,6 +56,10 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
     private func watch(_ changes: FileChangeWatch) {
         var seen: (path: String, signature: [Int]?)?
         while running.load(ordering: .acquiring) {
+            // Watched before it looks, so a change made meanwhile ends the wait; a folder not there
+            // yet is looked for twice a second.
+            let folders = candidates.map { changes.add(folder: FileBytes.folder(of: $0)) }
+            candidates.forEach(changes.add(file:))
             let path = path, signature = FileBytes.signature(path)
             if seen == nil || seen!.path != path || seen!.signature != signature {
                 seen = (path, signature)
@@ -63,7 +67,7 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
                 latest.withLock { $0 = update }
                 try? host.requestCallback()
             }
-            changes.wait()
+            changes.wait(atMost: folders.allSatisfy { $0 } ? nil : 500)
         }
     }
 

@@ -48,13 +48,14 @@ public final class DeckdProcess {
 
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// Waits until the log contains `fragment` (or the process exits, or `seconds` pass).
+    /// Waits until the log contains `fragment`, `times` times (or the process exits, or `seconds` pass).
     @discardableResult
-    public func waitForLog(_ fragment: String, seconds: Double = 10) -> Bool {
+    public func waitForLog(_ fragment: String, times: Int = 1, seconds: Double = 10) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
+        func found() -> Bool { log.components(separatedBy: fragment).count > times }
         while Date() < deadline {
-            if log.contains(fragment) { return true }
-            if !process.isRunning { return log.contains(fragment) }
+            if found() { return true }
+            if !process.isRunning { return found() }
             usleep(10_000)
         }
         return false

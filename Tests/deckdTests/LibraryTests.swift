@@ -34,7 +34,7 @@ import Testing
 
         func deckctl(_ arguments: [String]) throws -> String { try deckd.deckctl(arguments).output }
 
-        /// Gives Radio one station, `name` at `url`, in its data folder (read within half a second).
+        /// Gives Radio one station, `name` at `url`, in its data folder (Radio reads it as it appears).
         func addStation(_ name: String, url: String) throws {
             try FileManager.default.createDirectory(atPath: dir.path + "/data/org.deck.radio", withIntermediateDirectories: true)
             try RadioTests.write([(name, url, "Test")], to: dir.path + "/data/org.deck.radio/stations.json")
@@ -145,6 +145,43 @@ import Testing
         #expect(car.deckd.waitForLog("cannot read the folder /nonexistent/music: No such file or directory"), "\(car.deckd.log)")
         #expect(car.deckd.waitForLog("library: 15 tracks"))
         #expect(try car.deckd.deckctl(["status"]).status == 0)
+        #expect(car.deckd.stop() == 0)
+    }
+
+    /// The Library follows its folders while it runs, reading only what changed: an album copied
+    /// in shows without a restart, one removed goes, and a filesystem mounted in a media folder (a
+    /// USB stick; here a bind mount) is scanned when it comes and dropped when it goes.
+    @Test func albumsCopiedInRemovedOrMountedWhileItRunsAreScannedAgain() throws {
+        let media = TemporaryDirectory(), stick = TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: LibraryTests.music + "/Quiet Band", toPath: media.path + "/Quiet Band")
+        try FileManager.default.copyItem(atPath: LibraryTests.music + "/Dynamics", toPath: stick.path + "/Dynamics")
+        try FileManager.default.createDirectory(atPath: media.path + "/stick", withIntermediateDirectories: false)
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path, stick.path])
+        let car = try Car(folders: [media.path])
+        #expect(car.deckd.waitForLog("library: 6 tracks (6 read, 0 unchanged)"), "\(car.deckd.log)")
+
+        _ = try runProgram("/bin/cp", ["-r", LibraryTests.music + "/Loud Band", media.path + "/"])
+        #expect(car.deckd.waitForLog("library: 12 tracks (6 read, 6 unchanged)"), "\(car.deckd.log)")
+        #expect(try car.deckctl(["ui", "org.deck.library"]).contains("Loud Band — 1 album"))
+        try FileManager.default.removeItem(atPath: media.path + "/Quiet Band")
+        #expect(car.deckd.waitForLog("library: 6 tracks (0 read, 6 unchanged)"), "\(car.deckd.log)")
+        #expect(!(try car.deckctl(["ui", "org.deck.library"]).contains("Quiet Band")))
+        #expect(!car.deckd.log.contains("skipped"), "no file was read before it was whole: \(car.deckd.log)")
+
+        guard geteuid() == 0 else { return #expect(car.deckd.stop() == 0) }  // mounting takes root
+        #expect(try runProgram("/bin/mount", ["--bind", stick.path, media.path + "/stick"]).status == 0)
+        defer { _ = try? runProgram("/bin/umount", ["--lazy", media.path + "/stick"]) }
+        #expect(car.deckd.waitForLog("library: 7 tracks (1 read, 6 unchanged)"), "\(car.deckd.log)")
+        #expect(try car.deckctl(["launch", "org.deck.library", "\(media.path)/stick/Dynamics/loud then quiet.flac"]).contains("active"))
+        #expect(try car.waitFor("Loud then quiet — Dynamics", in: ["now-playing"]))
+        // Lazily, as a stick pulled out while one of its files plays would be.
+        #expect(try runProgram("/bin/umount", ["--lazy", media.path + "/stick"]).status == 0)
+        #expect(car.deckd.waitForLog("library: 6 tracks (0 read, 6 unchanged)", times: 2), "\(car.deckd.log)")
+        // Gone from the library, still where the driver left it in the queue.
+        let albums = try car.deckctl(["select", "/1"])
+        #expect(albums.contains("[/1/0] Loud Album") && !albums.contains("[/1/1]"), "\(albums)")
+        #expect(try car.deckctl(["queue"]).contains("Loud then quiet"))
+        #expect(try car.deckctl(["ui", "org.deck.library"]).contains("6 tracks"))
         #expect(car.deckd.stop() == 0)
     }
 
