@@ -10,7 +10,7 @@ import Synchronization
 /// reaches the loop through `take()`, so the library is browsable while it scans. It then watches
 /// the folders and the mount table, and scans again when they change (a file copied in, a USB
 /// stick mounted).
-final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are set and cleared on the loop thread only, around the thread's life, `lastPublished` used on the scan thread only; the rest is immutable or locked.
+final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are set and cleared on the loop thread only, around the thread's life, `lastPublished` and `warnedUnwatched` used on the scan thread only; the rest is immutable or locked.
     struct Progress: Sendable {
         var tracks: [Track]
         var scanning: Bool
@@ -33,6 +33,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are
     private var thread: WorkerThread?
     private var changes: FileChangeWatch?
     private var lastPublished = 0.0
+    private var warnedUnwatched = false
 
     init(folders: [String], indexPath: String?, host: DeckHost) {
         self.folders = folders
@@ -83,16 +84,13 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are
     /// Scans, then scans again at each change while it is not cancelled; the loop hears of a
     /// scan again only when it found something else.
     private func run(known: [Track], changes: FileChangeWatch?) {
-        var known = known, problems: [String] = [], first = true, unwatched = false
+        var known = known, problems: [String] = [], first = true
         while !cancellation.isCancelled {
             // Watched before they are read: the folders that hold the media folders, so one
             // created later is seen, and the mounts, so a stick mounted there is.
             if let changes {
                 let watched = folders.map { changes.add(folder: FileBytes.folder(of: $0)) }
-                if !unwatched, !changes.addMounts() || (!folders.isEmpty && !watched.contains(true)) {
-                    host.log(.warning, "cannot watch the media folders (inotify, /proc/self/mountinfo): what changes there shows at the next start")
-                    unwatched = true
-                }
+                if !changes.addMounts() || (!folders.isEmpty && !watched.contains(true)) { warnUnwatched("the media folders (inotify, /proc/self/mountinfo)") }
             }
             guard var progress = scan(known: known, first: first, changes: changes) else { return }
             if first || progress.tracks != known || progress.problems != problems {
@@ -118,16 +116,17 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are
         var progress = Progress(tracks: [], scanning: true, measuring: false, problems: [])
         var read = 0, reused = 0
         lastPublished = MonotonicSeconds.now
-        var visited = Set<[Int]>()
+        var visited = Set<[Int]>(), unwatched = 0
         func visit(_ folder: String, depth: Int) {
             guard !cancellation.isCancelled, depth <= LibraryScanner.maxDepth else { return }
-            changes?.add(folder: folder)
+            let watched = changes?.add(folder: folder) ?? true
             guard let directory = opendir(folder) else {
                 let problem = "cannot read the folder \(folder): \(String(cString: strerror(errno)))"
                 progress.problems.append(problem)
                 host.log(.warning, problem)
                 return
             }
+            if !watched { unwatched += 1 }
             var names: [String] = []
             while let entry = readdir(directory) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
@@ -163,11 +162,19 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are
         }
         for folder in folders { visit(folder, depth: 0) }
         guard !cancellation.isCancelled else { return nil }
+        if unwatched > 0 { warnUnwatched("\(unwatched) folders (fs.inotify.max_user_watches)") }
         if first || read > 0 || progress.tracks.count != known.count {
             host.log(.info, "library: \(progress.tracks.count) tracks (\(read) read, \(reused) unchanged) in "
                      + "\(Int((MonotonicSeconds.now - started) * 1000)) ms; \(progress.problems.count) problems")
         }
         return progress
+    }
+
+    /// Says once that changes in `what` show only at the next start.
+    private func warnUnwatched(_ what: String) {
+        guard !warnedUnwatched else { return }
+        warnedUnwatched = true
+        host.log(.warning, "cannot watch \(what): what changes there shows at the next start")
     }
 
     /// Measures, album by album, the tracks that carry no loudness yet.
