@@ -314,7 +314,7 @@ for window in "0.2:0.9" "1.3:2.5" "4.5:5.0"; do
   echo "  the tone's level from ${window/:/ s to } s: ${level:-silence}"
 done
 
-step "Radio and Library: a station from a local Icecast server, an album from a library ffmpeg makes, a prompt ducking it, each source's loudness"
+step "Radio and Library: a station from a local Icecast server, an album from a library ffmpeg makes (and one copied in while it plays), a prompt ducking it, each source's loudness"
 chmod o+rx "$work"
 mkdir -p "$work/apps/org.deck.radio" "$work/media"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -362,6 +362,10 @@ artwork=$("$bin/deckctl" --socket "$work/apps.sock" --json ui org.deck.library |
 ui = json.load(sys.stdin); row = ui["stack"][0]["sections"][0]["items"][0]; print(row.get("image", ""))')
 [ -n "$artwork" ] && echo "  the cover, as ui.image: $("$bin/deckctl" --socket "$work/apps.sock" call ui.image "{\"app\":\"org.deck.library\",\"id\":$artwork}" \
   | python3 -c 'import json,sys; r = json.load(sys.stdin); print(r["mimeType"], len(r["data"]), "base64 characters")')"
+# An album copied into the media folder while deckd runs: scanned again at once, only the new file read.
+cp -r "$work/media/music/Dynamics" "$work/media/music/Copied in"
+for _ in $(seq 100); do grep -q "library: 16 tracks" "$work/apps.log" && break; sleep 0.05; done
+echo "  copied in while it plays: $(grep -o 'library: 16 tracks[^;]*' "$work/apps.log" | head -1)"
 "$bin/deckctl" --socket "$work/apps.sock" launch org.deck.prompts "In three hundred metres, turn right." | sed 's/^/  /'
 "$bin/deckctl" --socket "$work/apps.sock" session | sed 's/^/  /'
 sleep 3
