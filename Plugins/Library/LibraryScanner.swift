@@ -10,7 +10,7 @@ import Synchronization
 /// reaches the loop through `take()`, so the library is browsable while it scans. It then watches
 /// the folders and the mount table, and scans again when they change (a file copied in, a USB
 /// stick mounted).
-final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are set and cleared on the loop thread only, around the thread's life, `lastPublished` and `warnedUnwatched` used on the scan thread only; the rest is immutable or locked.
+final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are set and cleared on the loop thread only, around the thread's life, `lastPublished`, `warnedUnwatched` and `failures` used on the scan thread only; the rest is immutable or locked.
     struct Progress: Sendable {
         var tracks: [Track]
         var scanning: Bool
@@ -34,6 +34,8 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are
     private var changes: FileChangeWatch?
     private var lastPublished = 0.0
     private var warnedUnwatched = false
+    /// The files the last scan could not read, with their signatures then and why.
+    private var failures: [String: (signature: [Int], problem: String)] = [:]
 
     init(folders: [String], indexPath: String?, host: DeckHost) {
         self.folders = folders
@@ -116,7 +118,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are
         var progress = Progress(tracks: [], scanning: true, measuring: false, problems: [])
         var read = 0, reused = 0
         lastPublished = MonotonicSeconds.now
-        var visited = Set<[Int]>(), unwatched = 0
+        var visited = Set<[Int]>(), unwatched = 0, failed: [String: (signature: [Int], problem: String)] = [:]
         func visit(_ folder: String, depth: Int) {
             guard !cancellation.isCancelled, depth <= LibraryScanner.maxDepth else { return }
             let watched = changes?.add(folder: folder) ?? true
@@ -146,13 +148,18 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are
                 if let old = previous[path], old.signature == signature {
                     progress.tracks.append(old)
                     reused += 1
+                } else if let failure = failures[path], failure.signature == signature {
+                    progress.problems.append(failure.problem)  // unchanged since it failed: not tried again nor logged again
+                    failed[path] = failure
                 } else {
                     do {
                         progress.tracks.append(try Track(path: path, signature: signature))
                         read += 1
                     } catch {
-                        progress.problems.append("skipped \(path): \(error)")
-                        host.log(.warning, "skipped \(path): \(error)")
+                        let problem = "skipped \(path): \(error)"
+                        progress.problems.append(problem)
+                        host.log(.warning, problem)
+                        failed[path] = (signature, problem)
                     }
                 }
                 // The first files at once, so the driver has something to choose from; a scan
@@ -162,6 +169,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are
         }
         for folder in folders { visit(folder, depth: 0) }
         guard !cancellation.isCancelled else { return nil }
+        failures = failed
         if unwatched > 0 { warnUnwatched("\(unwatched) folders (fs.inotify.max_user_watches)") }
         if first || read > 0 || progress.tracks.count != known.count {
             host.log(.info, "library: \(progress.tracks.count) tracks (\(read) read, \(reused) unchanged) in "

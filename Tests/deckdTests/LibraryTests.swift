@@ -148,13 +148,15 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
-    /// The Library follows its folders while it runs, reading only what changed: an album copied
-    /// in shows without a restart, one removed goes, and a filesystem mounted in a media folder (a
-    /// USB stick; here a bind mount) is scanned when it comes and dropped when it goes.
+    /// The Library follows its folders while it runs, reading only what changed (a broken file
+    /// is skipped once, not at every scan): an album copied in shows without a restart, one
+    /// removed goes, and a filesystem mounted in a media folder (a USB stick; here a bind mount)
+    /// is scanned when it comes and dropped when it goes.
     @Test func albumsCopiedInRemovedOrMountedWhileItRunsAreScannedAgain() throws {
         let media = TemporaryDirectory(), stick = TemporaryDirectory()
         try FileManager.default.copyItem(atPath: LibraryTests.music + "/Quiet Band", toPath: media.path + "/Quiet Band")
         try FileManager.default.copyItem(atPath: LibraryTests.music + "/Dynamics", toPath: stick.path + "/Dynamics")
+        try FileManager.default.copyItem(atPath: LibraryTests.music + "/Broken/not audio.mp3", toPath: media.path + "/not audio.mp3")
         try FileManager.default.createDirectory(atPath: media.path + "/stick", withIntermediateDirectories: false)
         _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path, stick.path])
         let car = try Car(folders: [media.path])
@@ -166,7 +168,8 @@ import Testing
         try FileManager.default.removeItem(atPath: media.path + "/Quiet Band")
         #expect(car.deckd.waitForLog("library: 6 tracks (0 read, 6 unchanged)"), "\(car.deckd.log)")
         #expect(!(try car.deckctl(["ui", "org.deck.library"]).contains("Quiet Band")))
-        #expect(!car.deckd.log.contains("skipped"), "no file was read before it was whole: \(car.deckd.log)")
+        // Skipped once: no file was read before it was whole, and the broken one, unchanged, was not tried again.
+        #expect(car.deckd.log.components(separatedBy: "skipped").count == 2, "\(car.deckd.log)")
 
         guard geteuid() == 0 else { return #expect(car.deckd.stop() == 0) }  // mounting takes root
         #expect(try runProgram("/bin/mount", ["--bind", stick.path, media.path + "/stick"]).status == 0)
