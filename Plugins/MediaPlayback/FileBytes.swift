@@ -37,6 +37,11 @@ public enum FileBytes {
         path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
     }
 
+    /// The last part of `path`: its name in its folder.
+    public static func name(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+    }
+
     /// The file's modification time and size, to notice a change; nil when it is not there.
     public static func signature(_ path: String) -> [Int]? {
         var info = stat()

@@ -1,18 +1,21 @@
 import Glibc
 
 /// Puts a thread to sleep until files may have changed: inotify watches on files (a write in
-/// place) and folders (a file written, renamed, created or removed there), optionally the mount
-/// table (a USB stick mounted), and a pipe to wake it. Used by one thread, but for `wake()`.
+/// place) and folders (a file written, renamed, created or removed there, or only the entries
+/// named), optionally the mount table (a USB stick mounted), and a pipe to wake it. Used by one
+/// thread, but for `wake()`.
 public final class FileChangeWatch: @unchecked Sendable {  // the descriptors are fixed; `wake()` only writes to the pipe, the rest is the waiting thread's.
     /// After a change, the quiet that ends a wait (a file being written is read once it is whole),
     /// and the longest it waits for that quiet.
-    public static let settleMilliseconds: Int32 = 250
-    public static let maxSettleMilliseconds: Int32 = 5_000
+    public static let settleMilliseconds = 250
+    public static let maxSettleMilliseconds = 5_000
 
     private let changes: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private var mounts: Int32 = -1
+    /// Per watch, the entries whose events count (nil: every entry).
+    private var names: [Int32: Set<String>?] = [:]
 
     /// nil when the system gave no pipe; without inotify, waits end only at their timeout.
     public init?() {
@@ -33,17 +36,19 @@ public final class FileChangeWatch: @unchecked Sendable {  // the descriptors ar
         close(wakeWrite)
     }
 
-    /// Watches `folder` for files written, created, renamed or removed in it; false when it cannot
+    /// Watches `folder` for files written, created, renamed or removed in it, or with `only` for
+    /// those entries coming and going (`add(file:)` watches a file's writes); false when it cannot
     /// (not there, inotify refused). Watch before reading it, so a change made meanwhile is seen.
     @discardableResult
-    public func add(folder: String) -> Bool {
-        let events = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_ONLYDIR
-        return changes >= 0 && inotify_add_watch(changes, folder, UInt32(events)) >= 0
+    public func add(folder: String, only: Set<String>? = nil) -> Bool {
+        let entries = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR
+        // Named entries add to what a watch of the whole folder asks for, never narrow it.
+        return watch(folder, events: UInt32(only == nil ? entries | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB : entries | IN_MASK_ADD), only: only)
     }
 
     /// Watches the file `path` is now (a link followed) for writes in place.
     public func add(file path: String) {
-        if changes >= 0 { _ = inotify_add_watch(changes, path, UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB)) }
+        _ = watch(path, events: UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB), only: nil)
     }
 
     /// Also ends waits when a filesystem is mounted or unmounted; false when the mount table
@@ -58,13 +63,38 @@ public final class FileChangeWatch: @unchecked Sendable {  // the descriptors ar
     }
 
     /// Sleeps until something watched changes, `wake()` is called, or `milliseconds` pass (nil:
-    /// no limit). After a change it waits for `settleMilliseconds` without one.
-    public func wait(atMost milliseconds: Int32? = nil) {
-        var ready = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0), pollfd(fd: changes, events: Int16(POLLIN), revents: 0),
-                     pollfd(fd: mounts, events: Int16(POLLPRI), revents: 0)]
-        while poll(&ready, nfds_t(ready.count), milliseconds ?? -1) < 0, errno == EINTR {}
-        if ready[0].revents == 0, ready[1].revents != 0 || ready[2].revents != 0 { settle() }
-        drain(wakeRead)
+    /// no limit). After a change it waits for `settleMilliseconds` without one, at most
+    /// `maxSettleMilliseconds`.
+    public func wait(atMost milliseconds: Int? = nil) {
+        let deadline = milliseconds.map { FileChangeWatch.now + $0 }
+        var firstChange: Int?, lastChange = 0
+        while true {
+            let now = FileChangeWatch.now
+            var timeout = deadline.map { max(0, $0 - now) } ?? -1
+            if let firstChange {
+                let end = min(lastChange + FileChangeWatch.settleMilliseconds, firstChange + FileChangeWatch.maxSettleMilliseconds)
+                guard now < end else { return }
+                timeout = end - now
+            }
+            var ready = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0), pollfd(fd: changes, events: Int16(POLLIN), revents: 0),
+                         pollfd(fd: mounts, events: Int16(POLLPRI), revents: 0)]
+            let count = poll(&ready, nfds_t(ready.count), Int32(clamping: timeout))
+            if count < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if ready[0].revents != 0 {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                while read(wakeRead, &bytes, bytes.count) > 0 {}
+                return
+            }
+            if ready[2].revents != 0 || (ready[1].revents != 0 && readChanges()) {
+                lastChange = FileChangeWatch.now
+                if firstChange == nil { firstChange = lastChange }
+            } else if count == 0 && firstChange == nil {
+                return  // `milliseconds` passed
+            }
+        }
     }
 
     /// Ends the current or next `wait` (any thread).
@@ -73,26 +103,45 @@ public final class FileChangeWatch: @unchecked Sendable {  // the descriptors ar
         _ = write(wakeWrite, &byte, 1)
     }
 
-    /// Reads what changed until `settleMilliseconds` pass without a change, a `wake()` comes, or
-    /// `maxSettleMilliseconds` passed.
-    private func settle() {
-        var more = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0), pollfd(fd: changes, events: Int16(POLLIN), revents: 0),
-                    pollfd(fd: mounts, events: Int16(POLLPRI), revents: 0)]
-        let started = FileChangeWatch.milliseconds
-        repeat {
-            if changes >= 0 { drain(changes) }
-        } while FileChangeWatch.milliseconds - started < Int(FileChangeWatch.maxSettleMilliseconds)
-            && poll(&more, nfds_t(more.count), FileChangeWatch.settleMilliseconds) > 0 && more[0].revents == 0
+    private func watch(_ path: String, events: UInt32, only: Set<String>?) -> Bool {
+        guard changes >= 0 else { return false }
+        let descriptor = inotify_add_watch(changes, path, events)
+        guard descriptor >= 0 else { return false }
+        // A watch asked for whole and for some names (a folder both read and holding another) counts whole.
+        var merged = only
+        if let known = names[descriptor] {
+            if let known, let only { merged = known.union(only) } else { merged = nil }
+        }
+        names[descriptor] = .some(merged)
+        return true
     }
 
-    private static var milliseconds: Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return now.tv_sec * 1_000 + now.tv_nsec / 1_000_000
+    /// Reads the events waiting; true when one concerns what is watched (or some were lost).
+    private func readChanges() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 8192), changed = false
+        while case let count = read(changes, &buffer, buffer.count), count > 0 {
+            buffer.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset + 16 <= count {
+                    let descriptor = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    let name = String(decoding: bytes[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }, as: UTF8.self)
+                    offset += 16 + length
+                    if mask & UInt32(IN_IGNORED) != 0 { names[descriptor] = nil; continue }
+                    if mask & UInt32(IN_Q_OVERFLOW) != 0 { changed = true; continue }
+                    guard let only = names[descriptor] else { continue }
+                    if only.map({ $0.contains(name) }) ?? true { changed = true }
+                }
+            }
+        }
+        return changed
     }
 
-    private func drain(_ fd: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while read(fd, &buffer, buffer.count) > 0 {}
+    /// Milliseconds on the monotonic clock.
+    private static var now: Int {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return time.tv_sec * 1_000 + time.tv_nsec / 1_000_000
     }
 }

@@ -115,7 +115,7 @@ extension Player {
         while done < frames {
             guard isCurrent(request.serial) else { return false }
             done += chunk.withUnsafeBufferPointer { ring.write($0.baseAddress! + done * 2, frames: frames - done) }
-            if done < frames { waitForWork(milliseconds: 10) }
+            if done < frames { waitForRoom() }
         }
         return true
     }

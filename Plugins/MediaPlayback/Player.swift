@@ -65,6 +65,10 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     private var lastFrame: (Float, Float) = (0, 0)
     /// Whether the render thread waits for a live stream's prebuffer (set by the decode thread).
     private let liveWaiting = Atomic<Bool>(false)
+    /// Set by the decode thread while it sleeps on a full ring; the render thread wakes it once
+    /// `refillFrames` of room are free, so a file is decoded in bursts, not a chunk at a time.
+    private let wantsRoom = Atomic<Bool>(false)
+    static let refillFrames = MediaSource.sampleRate
     /// What the decode thread does at an item's end: `RepeatMode.code` (off: the next item).
     private let repetition = Atomic<Int32>(RepeatMode.off.code)
 
@@ -186,6 +190,11 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
         var count = 0
         if !readerWaiting {
             count = ring.read(into: samples, frames: frames)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)  // the read moves on before wantsRoom is looked at (see waitForRoom)
+            if wantsRoom.load(ordering: .relaxed), ring.capacity - ring.available >= Player.refillFrames,
+               wantsRoom.exchange(false, ordering: .relaxed) {
+                wake.signal()
+            }
             for frame in 0..<count where fade < Player.fadeFrames {
                 let level = Float(fade) / Float(Player.fadeFrames)
                 samples[frame * 2] *= level
@@ -262,6 +271,14 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     }
 
     func finish(_ generation: Int) { doneGeneration.store(generation, ordering: .releasing) }
+
+    /// Decode thread: sleeps until the render thread freed `refillFrames` of room, or a request came.
+    func waitForRoom() {
+        wantsRoom.store(true, ordering: .relaxed)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)  // wantsRoom is set before the room is looked at (see render)
+        guard ring.space < Player.refillFrames else { return wantsRoom.store(false, ordering: .relaxed) }
+        wake.wait()
+    }
 
     /// Waits for a new request (each is signalled), or at most `milliseconds` when given.
     func waitForWork(milliseconds: Int? = nil) {

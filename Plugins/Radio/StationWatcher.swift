@@ -58,7 +58,7 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
         while running.load(ordering: .acquiring) {
             // Watched before it looks, so a change made meanwhile ends the wait; a folder not there
             // yet is looked for twice a second.
-            let folders = candidates.map { changes.add(folder: FileBytes.folder(of: $0)) }
+            let folders = candidates.map { changes.add(folder: FileBytes.folder(of: $0), only: [FileBytes.name(of: $0)]) }
             candidates.forEach(changes.add(file:))
             let path = path, signature = FileBytes.signature(path)
             if seen == nil || seen!.path != path || seen!.signature != signature {
