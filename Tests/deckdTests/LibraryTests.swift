@@ -1,3 +1,4 @@
+import DeckBase
 import DeckTestSupport
 import Foundation
 import Synchronization
@@ -106,6 +107,36 @@ import Testing
         #expect(AudioAnalysis.longestGapMilliseconds(left, threshold: 0.005, start: start + 48_000 * 5, end: start + 48_000 * 7) <= 2, "gapless")
         #expect(abs(try AudioAnalysis.dominantFrequency(Array(left[(start + 48_000)..<(start + 96_000)]), start: 0) - 550) < 5)
         #expect(abs(try AudioAnalysis.dominantFrequency(Array(left[(start + 48_000 * 6 + 4_800)..<(start + 48_000 * 7)]), start: 0) - 440) < 5)
+    }
+
+    /// Playing, the host's threads wake for frames and heartbeats; the decode thread, which keeps a
+    /// 4 s ring full, refills it a second at a time when the render thread says there is room, so
+    /// it wakes about once a second, and never while paused.
+    @Test func aPlayingFileWakesItsDecodeThreadAboutOnceASecondAndAPausedOneNever() throws {
+        let car = try Car()
+        #expect(car.deckd.waitForLog("loudness measured", seconds: 30), "the scan thread is done and sleeps")
+        #expect(try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"]).contains("active"))
+        #expect(try car.waitFor("Loud Album 1 — Loud Band", in: ["now-playing"]))
+        let apps = try JSONValue.parse(try #require(LineClient(path: car.deckd.socket).call("apps.list")))["result"]?["apps"]?.arrayValue ?? []
+        let host = try #require(apps.first { $0["id"]?.stringValue == "org.deck.library" }?["pid"]?.intValue.map { pid_t($0) }, "\(apps)")
+        usleep(1_000_000)  // the ring is full
+        /// Wake-ups in 2 s of the threads other than the loop, the busiest (the render thread) apart.
+        func othersWoken() throws -> (busiest: Int, rest: [String: Int]) {
+            let before = try ProcessThreads.wakeUps(of: host)
+            usleep(2_000_000)
+            var woken = ProcessThreads.woken(from: before, to: try ProcessThreads.wakeUps(of: host)).filter { !$0.key.hasSuffix(" (\(host))") }
+            let busiest = woken.max { $0.value < $1.value }
+            if let busiest { woken[busiest.key] = nil }
+            return (busiest?.value ?? 0, woken)
+        }
+        let playing = try othersWoken()
+        #expect(playing.busiest >= 80, "the render thread, once a 20 ms frame: \(playing)")
+        #expect(playing.rest.values.reduce(0, +) <= 5, "\(playing)")
+        _ = try car.deckctl(["pause"])
+        usleep(500_000)
+        let paused = try othersWoken()
+        #expect(paused.busiest + paused.rest.values.reduce(0, +) <= 1, "\(paused)")
+        #expect(car.deckd.stop() == 0)
     }
 
     @Test func theDriverResumesWhereTheyWereAndOnlyChangedFilesAreReadAgain() throws {
