@@ -1,3 +1,4 @@
+import DeckBase
 import DeckRuntime
 import Foundation
 
@@ -103,6 +104,12 @@ extension DeckdProcess {
         let daemon = try DeckdProcess(["--plugins", Paths.corePlugins] + extra, environment: environment)
         guard daemon.waitForLog("deckd: ready") else { throw CommandFailure(description: "deckd did not get ready:\n\(daemon.log)") }
         return daemon
+    }
+
+    /// Its apps as `apps.list` answers them ("id", "pid", "state"…).
+    public func apps() throws -> [JSONValue] {
+        guard let answer = LineClient(path: socket).call("apps.list") else { throw CommandFailure(description: "apps.list went unanswered") }
+        return try JSONValue.parse(answer)["result"]?["apps"]?.arrayValue ?? []
     }
 
     /// Runs deckctl against this daemon's socket.

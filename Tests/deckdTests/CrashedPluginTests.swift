@@ -60,7 +60,7 @@ import Testing
         let output = dir.path + "/out.opus"
         let deckd = try DeckdProcess.firstParty(["--sink", "file:" + output, "--state", "none", "--play", "org.deck.tone", "--isolation", "process"])
         try deckd.waitForFrames(25)
-        let apps = try JSONValue.parse(try #require(LineClient(path: deckd.socket).call("apps.list")))["result"]?["apps"]?.arrayValue ?? []
+        let apps = try deckd.apps()
         let hosts = apps.compactMap { $0["pid"]?.intValue }
         #expect(hosts.count == 2, "\(apps)")
         hosts.forEach { kill(pid_t($0), SIGSTOP) }

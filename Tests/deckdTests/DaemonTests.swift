@@ -87,7 +87,7 @@ import Testing
     @Test func idleFirstPartyAppsWakeOnlyTheirHostsLoops() throws {
         let daemon = try DeckdProcess(["--plugins", Paths.binDir + "/plugins", "--isolation", "process", "--state", "none"])
         #expect(daemon.waitForLog("deckd: ready"))
-        let apps = try JSONValue.parse(try #require(LineClient(path: daemon.socket).call("apps.list")))["result"]?["apps"]?.arrayValue ?? []
+        let apps = try daemon.apps()
         let hosts: [(id: String, pid: pid_t)] = apps.compactMap { app in
             guard let id = app["id"]?.stringValue, let pid = app["pid"]?.intValue else { return nil }
             return (id, pid_t(pid))

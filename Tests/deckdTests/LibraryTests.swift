@@ -117,7 +117,7 @@ import Testing
         #expect(car.deckd.waitForLog("loudness measured", seconds: 30), "the scan thread is done and sleeps")
         #expect(try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"]).contains("active"))
         #expect(try car.waitFor("Loud Album 1 — Loud Band", in: ["now-playing"]))
-        let apps = try JSONValue.parse(try #require(LineClient(path: car.deckd.socket).call("apps.list")))["result"]?["apps"]?.arrayValue ?? []
+        let apps = try car.deckd.apps()
         let host = try #require(apps.first { $0["id"]?.stringValue == "org.deck.library" }?["pid"]?.intValue.map { pid_t($0) }, "\(apps)")
         usleep(1_000_000)  // the ring is full
         /// Wake-ups in 2 s of the threads other than the loop, the busiest (the render thread) apart.
