@@ -92,7 +92,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are
             // created later is seen, and the mounts, so a stick mounted there is.
             if let changes {
                 let watched = folders.map { changes.add(folder: FileBytes.folder(of: $0), only: [FileBytes.name(of: $0)]) }
-                if !changes.addMounts() || (!folders.isEmpty && !watched.contains(true)) { warnUnwatched("the media folders (inotify, /proc/self/mountinfo)") }
+                if !changes.addMounts(around: folders) || (!folders.isEmpty && !watched.contains(true)) { warnUnwatched("the media folders (inotify, /proc/self/mountinfo)") }
             }
             guard var progress = scan(known: known, first: first, changes: changes) else { return }
             if first || progress.tracks != known || progress.problems != problems {

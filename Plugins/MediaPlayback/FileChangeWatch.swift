@@ -2,18 +2,23 @@ import Glibc
 
 /// Puts a thread to sleep until files may have changed: inotify watches on files (a write in
 /// place) and folders (a file written, renamed, created or removed there, or only the entries
-/// named), optionally the mount table (a USB stick mounted), and a pipe to wake it. Used by one
-/// thread, but for `wake()`.
+/// named), optionally the mounts around some folders (a USB stick mounted), and a pipe to wake it.
+/// Used by one thread, but for `wake()`.
 public final class FileChangeWatch: @unchecked Sendable {  // the descriptors are fixed; `wake()` only writes to the pipe, the rest is the waiting thread's.
     /// After a change, the quiet that ends a wait (a file being written is read once it is whole),
     /// and the longest it waits for that quiet.
-    public static let settleMilliseconds = 250
-    public static let maxSettleMilliseconds = 5_000
+    static let settleMilliseconds = 250
+    static let maxSettleMilliseconds = 5_000
+    /// The most of the mount table it reads; a larger table counts every change.
+    static let maxMountTableBytes = 4 << 20
 
     private let changes: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private var mounts: Int32 = -1
+    /// The mount table's lines as last read (nil: unreadable), and the folders whose mounts count.
+    private var mountLines: Set<String>?
+    private var mountFolders: [String] = []
     /// Per watch, the entries whose events count (nil: every entry).
     private var names: [Int32: Set<String>?] = [:]
 
@@ -51,14 +56,17 @@ public final class FileChangeWatch: @unchecked Sendable {  // the descriptors ar
         _ = watch(path, events: UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB), only: nil)
     }
 
-    /// Also ends waits when a filesystem is mounted or unmounted; false when the mount table
-    /// cannot be watched.
+    /// Also ends waits when a filesystem is mounted or unmounted in, under or above one of
+    /// `folders` (links resolved); a mount elsewhere (a container starting) does not. False when
+    /// the mount table cannot be watched.
     @discardableResult
-    public func addMounts() -> Bool {
+    public func addMounts(around folders: [String]) -> Bool {
         if mounts < 0 { mounts = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) }
         guard mounts >= 0 else { return false }
         var table = pollfd(fd: mounts, events: Int16(POLLPRI), revents: 0)
         _ = poll(&table, 1, 0)  // takes the table as it is now: only later changes end a wait
+        mountLines = readMountTable()
+        mountFolders = folders.map(FileChangeWatch.resolved)
         return true
     }
 
@@ -88,7 +96,7 @@ public final class FileChangeWatch: @unchecked Sendable {  // the descriptors ar
                 while read(wakeRead, &bytes, bytes.count) > 0 {}
                 return
             }
-            if ready[2].revents != 0 || (ready[1].revents != 0 && readChanges()) {
+            if (ready[2].revents != 0 && mountsChanged()) || (ready[1].revents != 0 && readChanges()) {
                 lastChange = FileChangeWatch.now
                 if firstChange == nil { firstChange = lastChange }
             } else if count == 0 && firstChange == nil {
@@ -136,6 +144,64 @@ public final class FileChangeWatch: @unchecked Sendable {  // the descriptors ar
             }
         }
         return changed
+    }
+
+    /// Reads the mount table again; true when a mount around the folders came, went or changed.
+    private func mountsChanged() -> Bool {
+        let lines = readMountTable()
+        defer { mountLines = lines }
+        guard let lines, let known = mountLines else { return true }
+        return lines.symmetricDifference(known).contains { line in
+            let point = FileChangeWatch.mountPoint(of: line)
+            return mountFolders.contains { folder in
+                point == folder || point.hasPrefix(folder + "/") || folder.hasPrefix(point == "/" ? "/" : point + "/")
+            }
+        }
+    }
+
+    /// The lines of /proc/self/mountinfo, nil when it cannot be read whole.
+    private func readMountTable() -> Set<String>? {
+        guard lseek(mounts, 0, SEEK_SET) == 0 else { return nil }
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65536)
+        while bytes.count <= FileChangeWatch.maxMountTableBytes {
+            let count = read(mounts, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { return Set(bytes.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }) }
+            bytes += chunk[..<count]
+        }
+        return nil
+    }
+
+    /// A mountinfo line's mount point (its fifth field), its octal escapes (`\040`) decoded.
+    static func mountPoint(of line: String) -> String {
+        let field = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: false).dropFirst(4).first ?? ""
+        var bytes: [UInt8] = [], rest = Array(field.utf8)[...]
+        while let byte = rest.popFirst() {
+            if byte == UInt8(ascii: "\\"), rest.count >= 3, let code = UInt8(String(decoding: rest.prefix(3), as: UTF8.self), radix: 8) {
+                bytes.append(code)
+                rest = rest.dropFirst(3)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `path` with its links resolved, as the mount table names it; a part not there yet (a
+    /// folder the stick brings) is kept as written.
+    static func resolved(_ path: String) -> String {
+        var head = path, tail = ""
+        while head != "/" && head != "." {
+            if let real = realpath(head, nil) {
+                defer { free(real) }
+                let resolved = String(cString: real)
+                return tail.isEmpty ? resolved : (resolved == "/" ? "" : resolved) + tail
+            }
+            tail = "/" + FileBytes.name(of: head) + tail
+            head = FileBytes.folder(of: head)
+        }
+        return path
     }
 
     /// Milliseconds on the monotonic clock.

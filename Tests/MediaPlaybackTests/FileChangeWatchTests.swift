@@ -1,10 +1,10 @@
 import DeckTestSupport
 import Foundation
-import MediaPlayback
+@testable import MediaPlayback
 import Testing
 
 /// What ends a `FileChangeWatch`'s wait: a change to what it watches (once 250 ms pass without
-/// another), `wake()`, or its time limit; never a change to an entry it was not asked about.
+/// another), `wake()`, or its time limit; never a change to an entry or a mount it was not asked about.
 @Suite struct FileChangeWatchTests {
     let dir = TemporaryDirectory()
 
@@ -68,5 +68,39 @@ import Testing
         #expect(timedWait(watch) >= 1_000)
         watch.wake()
         #expect(timedWait(watch) < 100)
+    }
+
+    @Test func aMountInUnderOrAboveTheFoldersEndsTheWaitAndOneElsewhereDoesNot() throws {
+        try #require(geteuid() == 0, "mounting takes root")
+        let music = dir.path + "/media/music", elsewhere = dir.path + "/containers/one"
+        for folder in [music + "/stick", elsewhere] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        let watch = try #require(FileChangeWatch())
+        #expect(watch.addMounts(around: [dir.path + "/media/./music"]))
+        /// Milliseconds a wait took with a tmpfs mounted at `point`; unmounted when it returns.
+        func mounted(at point: String) throws -> Int {
+            #expect(try runProgram("/bin/mount", ["-t", "tmpfs", "deck-test", point]).status == 0)
+            defer { _ = try? runProgram("/bin/umount", ["--lazy", point]) }
+            return timedWait(watch)
+        }
+        #expect(try mounted(at: elsewhere) >= 1_000, "a mount beside the folders is not a change")
+        #expect(timedWait(watch) >= 1_000, "nor is its unmount")
+        #expect(try mounted(at: music + "/stick") < 900, "a stick mounted in a media folder")
+        #expect(timedWait(watch) < 900, "and taken out")
+        #expect(try mounted(at: dir.path + "/media") < 900, "a folder above a media folder mounted over")
+        #expect(timedWait(watch) < 900)
+    }
+
+    @Test func aMountPointIsReadFromItsMountinfoLineWithItsEscapes() {
+        let line = #"36 35 98:0 /mnt1 /media/My\040Stick\134x rw,noatime master:1 - vfat /dev/sdb1 rw"#
+        #expect(FileChangeWatch.mountPoint(of: line) == #"/media/My Stick\x"#)
+        #expect(FileChangeWatch.mountPoint(of: "garbage") == "")
+    }
+
+    @Test func aFolderIsResolvedAsFarAsItExists() throws {
+        try FileManager.default.createDirectory(atPath: dir.path + "/real", withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/link", withDestinationPath: dir.path + "/real")
+        let real = FileChangeWatch.resolved(dir.path + "/real")
+        #expect(FileChangeWatch.resolved(dir.path + "/link/stick/music") == real + "/stick/music")
+        #expect(FileChangeWatch.resolved(dir.path + "/link") == real)
     }
 }
