@@ -151,14 +151,16 @@ extension MediaSource {
         guard capacity > 0 else { return 0 }
         let start = pending.count
         pending.append(contentsOf: repeatElement(0, count: capacity * 2))
-        let converted = pending.withUnsafeMutableBufferPointer { buffer -> Int32 in
+        let kept = pending.withUnsafeMutableBufferPointer { buffer -> Int in
             var out: UnsafeMutablePointer<UInt8>? = UnsafeMutableRawPointer(buffer.baseAddress! + start).assumingMemoryBound(to: UInt8.self)
-            guard let input else { return swr_convert(resampler, &out, Int32(capacity), nil, 0) }
-            return input.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 64) { planes in
-                swr_convert(resampler, &out, Int32(capacity), planes, count)
-            }
+            let converted = input.map { input in
+                input.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 64) { planes in swr_convert(resampler, &out, Int32(capacity), planes, count) }
+            } ?? swr_convert(resampler, &out, Int32(capacity), nil, 0)
+            let kept = max(0, min(Int(converted), capacity))
+            // A damaged or float file may decode to NaN or infinity: silence, not garbage for the runtime to refuse.
+            for index in start..<(start + kept * 2) where !buffer[index].isFinite { buffer[index] = 0 }
+            return kept
         }
-        let kept = max(0, min(Int(converted), capacity))
         pending.removeLast((capacity - kept) * 2)
         return kept
     }

@@ -1,0 +1,33 @@
+import DeckTestSupport
+import Foundation
+import MediaPlayback
+import Testing
+
+/// What a file decodes to, whatever it holds.
+@Suite struct MediaSourceTests {
+    let dir = TemporaryDirectory()
+
+    /// A 32-bit float WAV (48 kHz stereo) of `samples`, interleaved.
+    private func floatWAV(_ samples: [Float]) throws -> String {
+        func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+        let data = samples.flatMap { le($0.bitPattern) }
+        let header = Array("RIFF".utf8) + le(UInt32(36 + data.count)) + Array("WAVEfmt ".utf8) + le(UInt32(16)) + le(UInt16(3)) + le(UInt16(2))
+            + le(UInt32(48_000)) + le(UInt32(48_000 * 8)) + le(UInt16(8)) + le(UInt16(32)) + Array("data".utf8) + le(UInt32(data.count))
+        let path = dir.path + "/damaged.wav"
+        try Data(header + data).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func samplesThatAreNotNumbersDecodeAsSilenceAndTheRestUnchanged() throws {
+        var samples = (0..<48_000).map { Float(0.5 * sin(Double($0 / 2) * 2 * .pi * 440 / 48_000)) }
+        let damaged = [1_000: Float.nan, 1_001: .infinity, 20_000: -.infinity, 30_001: .signalingNaN]
+        for (index, value) in damaged { samples[index] = value }
+        let source = try MediaSource(url: try floatWAV(samples))
+        var decoded = [Float](repeating: 1, count: 48_000)
+        let frames = try decoded.withUnsafeMutableBufferPointer { try source.read(into: $0.baseAddress!, frames: 24_000) }
+        #expect(frames == 24_000)
+        #expect(decoded.allSatisfy { $0.isFinite })
+        #expect(damaged.keys.allSatisfy { decoded[$0] == 0 })
+        #expect(decoded.indices.filter { damaged[$0] == nil && decoded[$0] != samples[$0] }.isEmpty, "the rest is as the file has it")
+    }
+}
