@@ -35,7 +35,7 @@ VERSION      := 0.1.0
 FUZZ_SECONDS ?= 60
 CHAOS_SECONDS ?= 600
 CHAOS_SEED   ?=
-FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head json
+FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head json media
 FUZZ_BUILD   := .build/fuzz
 
 .PHONY: all deps build build-debug bundles-release bundles-debug plugin-c plugin-swift demo run test bench request-cost fuzz chaos clean install install-files install-sdk man deb
@@ -172,7 +172,7 @@ fuzz: deps
 	@for target in $(FUZZ_TARGETS); do \
 	  echo "== fuzzing $$target for $(FUZZ_SECONDS) s"; mkdir -p $(FUZZ_BUILD)/corpus/$$target; \
 	  DECK_FUZZ_TARGET=$$target $(FUZZ_BUILD)/debug/deck-fuzz $(FUZZ_BUILD)/corpus/$$target Tests/Fuzz/corpus/$$target \
-	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=$$([ $$target = media ] && echo 16384 || echo 4096) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$target- || exit 1; \
 	done
 

@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(name: "deckctl", dependencies: ["DeckBase"]),
         .executableTarget(name: "deck-check", dependencies: ["DeckBase", "DeckPlugins", "COgg", "COpus"]),
         .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "DeckEmbed", "COpus", "CDeckPlugin", "CFFmpeg", "CJansson", "CProcess"]),
-        .target(name: "DeckFuzz", dependencies: ["DeckRuntime", "DeckIsolation"]),
+        .target(name: "DeckFuzz", dependencies: ["DeckRuntime", "DeckIsolation", "MediaPlayback", "CFFmpeg"]),
         .executableTarget(name: "deck-fuzz", dependencies: ["DeckFuzz", "CFuzzer"]),
 
         .target(name: "Tone", dependencies: ["DeckSDK"], path: "Plugins/Tone",

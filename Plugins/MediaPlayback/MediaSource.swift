@@ -72,22 +72,9 @@ public final class MediaSource {
         guard probed >= 0 else { throw fail(cancellation.isCancelled ? .cancelled : MediaError.opening(url, probed)) }
         let best = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard best >= 0, let stream = context.pointee.streams[Int(best)] else { throw fail(.noAudio(url)) }
-        streamIndex = best
-
-        var picture: [UInt8]?
-        for index in 0..<Int(context.pointee.nb_streams) {
-            guard let candidate = context.pointee.streams[index], candidate.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 else { continue }
-            let size = Int(candidate.pointee.attached_pic.size)
-            if let data = candidate.pointee.attached_pic.data, (1...4 << 20).contains(size) {
-                picture = Array(UnsafeBufferPointer(start: data, count: size))
-                break
-            }
-        }
-        cover = picture
-        let length = context.pointee.duration
-        duration = length > 0 && length != Int64.min ? min(Double(length) / Double(AV_TIME_BASE), MediaSource.positions.upperBound) : nil
-        let codecName = avcodec_get_name(stream.pointee.codecpar.pointee.codec_id).map { String(cString: $0) } ?? "?"
-
+        let parameters = stream.pointee.codecpar.pointee
+        let codecName = parameters.codec_id == AV_CODEC_ID_NONE ? "an unknown audio format (tag 0x\(String(parameters.codec_tag, radix: 16)))"
+            : avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "?"
         if decode {
             guard let decoder = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
                 throw fail(.decoder("FFmpeg has no decoder for \(codecName)"))
@@ -100,6 +87,22 @@ public final class MediaSource {
             }
             codec = created
         }
+
+        // Nothing throws from here: once the constants below are set, a throw would run `deinit`,
+        // which would close again what `fail` closed.
+        streamIndex = best
+        var picture: [UInt8]?
+        for index in 0..<Int(context.pointee.nb_streams) {
+            guard let candidate = context.pointee.streams[index], candidate.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 else { continue }
+            let size = Int(candidate.pointee.attached_pic.size)
+            if let data = candidate.pointee.attached_pic.data, (1...4 << 20).contains(size) {
+                picture = Array(UnsafeBufferPointer(start: data, count: size))
+                break
+            }
+        }
+        cover = picture
+        let length = context.pointee.duration
+        duration = length > 0 && length != Int64.min ? min(Double(length) / Double(AV_TIME_BASE), MediaSource.positions.upperBound) : nil
         tags = readTags()
     }
 

@@ -26,6 +26,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case hostWire = "host-wire"
     /// Deck's JSON parser against jansson's on the same bytes: both refuse, or both read the same value.
     case json
+    /// A music file's bytes through FFmpeg as the first-party apps read, decode, seek and measure it.
+    case media
 
     public func run(_ bytes: [UInt8]) {
         switch self {
@@ -57,6 +59,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             FuzzTarget.mpris(bytes)
         case .json:
             if let disagreement = FuzzTarget.parsersDisagree(on: bytes) { fatalError(disagreement) }
+        case .media:
+            FuzzTarget.media(bytes)
         case .hostWire:
             guard var reader = try? WireReader(body: bytes) else { return }
             switch reader.kind {

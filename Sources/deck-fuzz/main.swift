@@ -4,9 +4,9 @@ import CFuzzer
 #endif
 import Glibc
 
-/// `deck-fuzz`: libFuzzer's driver over the target named by DECK_FUZZ_TARGET (rpc, rpc-schema,
-/// manifest, config, state, template, mpris, host-wire, http-head), in a -sanitize=fuzzer build (`make fuzz`). The test suite runs the saved
-/// corpus through the same targets without it.
+/// `deck-fuzz`: libFuzzer's driver over the `FuzzTarget` named by DECK_FUZZ_TARGET, in a
+/// -sanitize=fuzzer build (`make fuzz`). The test suite runs the saved corpus through the same
+/// targets without it.
 nonisolated(unsafe) var selected = FuzzTarget.rpc
 
 /// libFuzzer's entry point: one input through the selected target.

@@ -7,13 +7,14 @@ import Testing
 @Suite struct MediaSourceTests {
     let dir = TemporaryDirectory()
 
-    /// A 32-bit float WAV (48 kHz stereo) of `samples`, interleaved.
-    private func floatWAV(_ samples: [Float]) throws -> String {
+    /// A WAV (48 kHz stereo) of `samples`, interleaved, as 32-bit floats (format 3) or marked with
+    /// another `format`.
+    private func floatWAV(_ samples: [Float], format: UInt16 = 3) throws -> String {
         func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
         let data = samples.flatMap { le($0.bitPattern) }
-        let header = Array("RIFF".utf8) + le(UInt32(36 + data.count)) + Array("WAVEfmt ".utf8) + le(UInt32(16)) + le(UInt16(3)) + le(UInt16(2))
+        let header = Array("RIFF".utf8) + le(UInt32(36 + data.count)) + Array("WAVEfmt ".utf8) + le(UInt32(16)) + le(format) + le(UInt16(2))
             + le(UInt32(48_000)) + le(UInt32(48_000 * 8)) + le(UInt16(8)) + le(UInt16(32)) + Array("data".utf8) + le(UInt32(data.count))
-        let path = dir.path + "/damaged.wav"
+        let path = dir.path + "/\(format).wav"
         try Data(header + data).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -29,5 +30,11 @@ import Testing
         #expect(decoded.allSatisfy { $0.isFinite })
         #expect(damaged.keys.allSatisfy { decoded[$0] == 0 })
         #expect(decoded.indices.filter { damaged[$0] == nil && decoded[$0] != samples[$0] }.isEmpty, "the rest is as the file has it")
+    }
+
+    @Test func aFileInACodecWithoutDecoderIsRefusedWithItsNameAndItsTagsStillRead() throws {
+        let path = try floatWAV([Float](repeating: 0, count: 960), format: 0x7777)
+        #expect(throws: MediaError.decoder("FFmpeg has no decoder for an unknown audio format (tag 0x7777)")) { try MediaSource(url: path) }
+        #expect(try MediaSource(url: path, decode: false).duration != nil, "indexing does not decode")
     }
 }
