@@ -9,6 +9,10 @@ public final class MediaSource {
     public static let sampleRate = 48_000
     /// Where a position may lie, in seconds (a file's numbers are checked against it).
     static let positions = 0.0...1e9
+    /// FFmpeg's demuxers for the music files Deck plays from a path (FLAC, Ogg, MP3, MP4/M4A, AAC,
+    /// WAV, WavPack, APE, Matroska, AIFF): never one that opens other files or waits for a live
+    /// playlist (HLS, concat), which a file on a stick could otherwise ask for.
+    static let fileFormats = "flac,ogg,mp3,mov,aac,loas,wav,w64,wv,ape,matroska,aiff"
 
     public let url: String
     /// What the container and the audio stream say about themselves (lower-case keys).
@@ -50,6 +54,8 @@ public final class MediaSource {
         av_dict_set(&options, "rw_timeout", "\(max(1, min(timeoutSeconds, 600)) * 1_000_000)", 0)
         av_dict_set(&options, "user_agent", "Deck/0.1", 0)
         av_dict_set(&options, "icy", "1", 0)
+        let isFile = !url.contains("://") || url.lowercased().hasPrefix("file:")
+        if isFile { av_dict_set(&options, "format_whitelist", MediaSource.fileFormats, 0) }
         if live {
             av_dict_set(&options, "formatprobesize", "32768", 0)
             av_dict_set(&options, "probesize", "32768", 0)
@@ -59,6 +65,9 @@ public final class MediaSource {
         av_dict_free(&options)
         guard opened >= 0, let context else {
             av_packet_free_(packet); av_frame_free_(frame)
+            if isFile && opened == -EINVAL {  // what the whitelist answers
+                throw .refused(url, "not a music file (Deck plays FLAC, Ogg, MP3, MP4/M4A, AAC, WAV, WavPack, APE, Matroska and AIFF files)")
+            }
             throw cancellation.isCancelled ? .cancelled : MediaError.opening(url, opened)
         }
         format = context

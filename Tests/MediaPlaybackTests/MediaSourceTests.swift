@@ -37,4 +37,17 @@ import Testing
         #expect(throws: MediaError.decoder("FFmpeg has no decoder for an unknown audio format (tag 0x7777)")) { try MediaSource(url: path) }
         #expect(try MediaSource(url: path, decode: false).duration != nil, "indexing does not decode")
     }
+
+    @Test func aFileThatIsALivePlaylistIsRefusedAtOnceNotWaitedFor() throws {
+        let path = dir.path + "/song.mp3"
+        try "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nsegment.ts\n".write(toFile: path, atomically: false, encoding: .utf8)
+        try Data(count: 4096).write(to: URL(fileURLWithPath: dir.path + "/segment.ts"))
+        let cancellation = Cancellation(), started = Date()
+        let watchdog = Thread { Thread.sleep(forTimeInterval: 5); cancellation.cancel() }
+        watchdog.start()
+        #expect(throws: MediaError.refused(path, "not a music file (Deck plays FLAC, Ogg, MP3, MP4/M4A, AAC, WAV, WavPack, APE, Matroska and AIFF files)")) {
+            try MediaSource(url: path, decode: false, cancellation: cancellation)
+        }
+        #expect(Date().timeIntervalSince(started) < 1)
+    }
 }
