@@ -22,7 +22,7 @@ extension FuzzTarget {
         defer { unlink(path) }
         _ = try? MediaSource(url: path, decode: false)
         if let source = try? MediaSource(url: path) {
-            var samples = [Float](repeating: 0, count: mediaFrames.0 * 2)
+            var samples = [Float](repeating: 0, count: 4_800 * 2)
             func decode(_ frames: Int) {
                 var total = 0
                 while total < frames, let count = try? samples.withUnsafeMutableBufferPointer({ buffer throws(MediaError) in
