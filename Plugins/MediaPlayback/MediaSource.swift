@@ -65,8 +65,8 @@ public final class MediaSource {
         av_dict_free(&options)
         guard opened >= 0, let context else {
             av_packet_free_(packet); av_frame_free_(frame)
-            if isFile && opened == -EINVAL {  // what the whitelist answers
-                throw .refused(url, "not a music file (Deck plays FLAC, Ogg, MP3, MP4/M4A, AAC, WAV, WavPack, APE, Matroska and AIFF files)")
+            if isFile && opened == -EINVAL {  // what the whitelist answers, or a listed demuxer that cannot make sense of it
+                throw .refused(url, "not a FLAC, Ogg, MP3, MP4/M4A, AAC, WAV, WavPack, APE, Matroska or AIFF file that FFmpeg can read")
             }
             throw cancellation.isCancelled ? .cancelled : MediaError.opening(url, opened)
         }

@@ -44,6 +44,8 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     private let host: DeckHost
     private let target: Double
     private var decoder: WorkerThread?
+    /// While it runs, FFmpeg's errors go to its app's log.
+    private var logToken: Int?
     private let ring = SampleRing(capacity: MediaSource.sampleRate * 4)
     private let wake = WakeSignal()
     /// The newest request: a list to play from an index and position; bumped to restart.
@@ -97,6 +99,7 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     public func start() {
         guard decoder == nil else { return }
         request.withLock { $0 = nil }
+        logToken = logToken ?? FFmpegLog.start(host)
         decoder = WorkerThread.start { [self] in decodeLoop() }
         if decoder == nil { host.log(.error, "no thread to decode on: nothing will play") }
     }
@@ -111,6 +114,8 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
         wake.signal()
         decoder?.join()
         decoder = nil
+        logToken.map(FFmpegLog.stop)
+        logToken = nil
     }
 
     /// Plays `items` from `index`, `position` seconds in; what was queued is dropped.

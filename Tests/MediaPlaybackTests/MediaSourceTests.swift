@@ -45,7 +45,7 @@ import Testing
         let cancellation = Cancellation(), started = Date()
         let watchdog = Thread { Thread.sleep(forTimeInterval: 5); cancellation.cancel() }
         watchdog.start()
-        #expect(throws: MediaError.refused(path, "not a music file (Deck plays FLAC, Ogg, MP3, MP4/M4A, AAC, WAV, WavPack, APE, Matroska and AIFF files)")) {
+        #expect(throws: MediaError.refused(path, "not a FLAC, Ogg, MP3, MP4/M4A, AAC, WAV, WavPack, APE, Matroska or AIFF file that FFmpeg can read")) {
             try MediaSource(url: path, decode: false, cancellation: cancellation)
         }
         #expect(Date().timeIntervalSince(started) < 1)

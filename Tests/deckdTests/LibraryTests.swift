@@ -219,6 +219,29 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
+    /// FFmpeg's errors reach the log as the Library's (its host's stderr is /dev/null), at most 20
+    /// a minute: a damaged MP3, 40 stretches of noise, decoded as its loudness is measured.
+    @Test func ffmpegsErrorsOnADamagedFileAreLoggedAsTheLibrarysTwentyAMinute() throws {
+        let media = TemporaryDirectory()
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: LibraryTests.music + "/Loud Band/Loud Album/02 Track 2.mp3")))
+        var noise: UInt32 = 7
+        for stretch in 0..<40 {
+            let start = 2_000 + stretch * (bytes.count - 4_000) / 40
+            for index in start..<(start + 500) {
+                noise = noise &* 1_103_515_245 &+ 12_345
+                bytes[index] = UInt8(truncatingIfNeeded: noise >> 16)
+            }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: media.path + "/damaged.mp3"))
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
+        let car = try Car(folders: [media.path])
+        #expect(car.deckd.waitForLog("org.deck.library: FFmpeg: 20 errors this minute; the rest of the minute's are not shown"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("org.deck.library: FFmpeg mp3float: Header missing"), "\(car.deckd.log)")
+        #expect(car.deckd.log.components(separatedBy: "org.deck.library: FFmpeg ").count - 1 == 20, "\(car.deckd.log)")
+        #expect(!car.deckd.log.contains(" @ 0x"), "no line of FFmpeg's own")
+        #expect(car.deckd.stop() == 0)
+    }
+
     @Test func anUnreadableFolderIsReportedAndTheRestPlays() throws {
         let extra = TemporaryDirectory()
         try FileManager.default.copyItem(atPath: LibraryTests.music + "/Dynamics", toPath: extra.path + "/Open")
