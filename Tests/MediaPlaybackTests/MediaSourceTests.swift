@@ -50,4 +50,20 @@ import Testing
         }
         #expect(Date().timeIntervalSince(started) < 1)
     }
+
+    /// Each kind of file the Library lists (but APE, which ffmpeg cannot write), as ffmpeg writes
+    /// it: the demuxers a file may be read with leave none out.
+    @Test(arguments: [("flac", ["-c:a", "flac"]), ("ogg", ["-c:a", "libvorbis"]), ("oga", ["-c:a", "flac", "-f", "ogg"]),
+                      ("opus", ["-c:a", "libopus"]), ("mp3", ["-c:a", "libmp3lame"]), ("m4a", ["-c:a", "alac"]), ("aac", ["-c:a", "aac"]),
+                      ("mp4", ["-c:a", "aac"]), ("wav", ["-c:a", "pcm_f32le", "-rf64", "always"]), ("wv", ["-c:a", "wavpack"]),
+                      ("mka", ["-c:a", "libvorbis"]), ("aiff", ["-c:a", "pcm_s16be"]), ("aif", ["-c:a", "pcm_s16be", "-f", "aiff"])])
+    func everyKindOfMusicFileOpensAndDecodes(name: String, codec: [String]) throws {
+        let path = dir.path + "/tone." + name
+        let made = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:d=0.5"] + codec + [path])
+        try #require(made.status == 0, "\(made.output)")
+        let source = try MediaSource(url: path)
+        var samples = [Float](repeating: 0, count: 9_600)
+        let frames = try samples.withUnsafeMutableBufferPointer { try source.read(into: $0.baseAddress!, frames: 4_800) }
+        #expect(frames == 4_800 && samples.contains { abs($0) > 0.01 })
+    }
 }
