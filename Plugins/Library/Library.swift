@@ -41,6 +41,8 @@ final class Library: DeckAudioPlugin {
     var rootID: UInt64?
     var limit = 100
     private var waiting: (queue: [Int], index: Int, at: Double)?
+    /// The item of a start the first scan has not found yet (`.some(nil)`: resume), tried again at each step.
+    private var pendingStart: String??
 
     init(host: DeckHost) throws {
         guard host.hasEntitlement("audio") else { throw DeckError(.notEntitled, "Library needs the audio entitlement") }
@@ -82,9 +84,31 @@ final class Library: DeckAudioPlugin {
     var currentTrack: Track? { queue.indices.contains(position) ? tracks[queue[position]] : nil }
 
     /// `item`: a track's path (its album is the queue), `album:<key>`, `folder:<path>`; nil resumes
-    /// where the driver stopped, else plays the first album.
+    /// where the driver stopped, else plays the first album. What the first scan has not found yet
+    /// plays when it does (`deckd --play` at the first start).
     func start(item: String?) throws {
-        let (order, index, at) = try resolve(item)
+        let order: [Int], index: Int, at: Double
+        do {
+            (order, index, at) = try resolve(item)
+        } catch {
+            guard scanning else { throw error }
+            if pendingStart == nil {
+                host.log(.info, "waits for the scan to find \(item ?? "something to play")")
+                // The session and the stream are held meanwhile, silent.
+                switch try host.requestFocus(context: "music", acceptsDelayed: true) {
+                case .granted where !streamOpen:
+                    try host.openStream()
+                    streamOpen = true
+                case .granted, .delayed:
+                    break
+                case .rejected(let reason):
+                    throw DeckError(.state, reason)
+                }
+            }
+            pendingStart = .some(item)
+            return
+        }
+        pendingStart = nil
         switch try host.requestFocus(context: "music", acceptsDelayed: true) {
         case .granted:
             try play(order, from: index, at: at)
@@ -163,6 +187,7 @@ final class Library: DeckAudioPlugin {
         paused = false
         try? host.abandonFocus()
         waiting = nil
+        pendingStart = nil
         publishState(.stopped, elapsed: 0)
     }
 
@@ -238,6 +263,14 @@ final class Library: DeckAudioPlugin {
         unshuffled = before.compactMap { byPath[$0] }
         try? host.reloadContent()
         refreshScreen()
+        if let item = pendingStart {
+            do {
+                try start(item: item)
+            } catch {
+                stop()  // lets go of the focus and the stream it held while it waited
+                host.log(.warning, "cannot play \(item ?? "the library"): \((error as? DeckError)?.message ?? "\(error)")")
+            }
+        }
     }
 
     func focusChanged(_ change: FocusChange) {

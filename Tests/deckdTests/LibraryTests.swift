@@ -23,13 +23,14 @@ import Testing
         let dir: TemporaryDirectory
         let deckd: DeckdProcess
 
-        init(dir: TemporaryDirectory = TemporaryDirectory(), folders: [String] = [LibraryTests.music], output: String = "out.opus") throws {
+        init(dir: TemporaryDirectory = TemporaryDirectory(), folders: [String] = [LibraryTests.music], output: String = "out.opus",
+             options: [String] = []) throws {
             self.dir = dir
             let folderList = folders.map { "\"\($0)\"" }.joined(separator: ", ")
             try #"{"dataDirectory": "data", "isolation": {"mediaFolders": [\#(folderList)]}}"#
                 .write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
             deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", Paths.binDir + "/plugins", "--state", "none",
-                                      "--sink", "file:\(dir.path)/\(output)"])
+                                      "--sink", "file:\(dir.path)/\(output)"] + options)
             guard deckd.waitForLog("deckd: ready") else { throw CommandFailure(description: "deckd did not get ready:\n\(deckd.log)") }
         }
 
@@ -217,6 +218,23 @@ import Testing
         #expect(try car.deckctl(["queue"]).contains("Loud then quiet"))
         #expect(try car.deckctl(["ui", "org.deck.library"]).contains("6 tracks"))
         #expect(car.deckd.stop() == 0)
+    }
+
+    /// `deckd --play` on a first start: the track plays once the first scan finds it, and one it
+    /// never finds is reported, the focus and the stream it held given back.
+    @Test func aTrackAskedForBeforeTheFirstScanFindsItPlaysWhenItDoes() throws {
+        let track = LibraryTests.music + "/Loud Band/Loud Album/01 Track 1.flac"
+        let car = try Car(options: ["--play", "org.deck.library:" + track])
+        #expect(car.deckd.log.contains("org.deck.library: waits for the scan to find \(track)"), "\(car.deckd.log)")
+        #expect(try car.waitFor("Loud Album 1 — Loud Band", in: ["now-playing"]))
+        #expect(try car.deckctl(["session"]).contains("org.deck.library  music  gain  playing"))
+        #expect(car.deckd.stop() == 0)
+
+        let missing = LibraryTests.music + "/Loud Band/Loud Album/99 Not There.flac"
+        let other = try Car(options: ["--play", "org.deck.library:" + missing])
+        #expect(other.deckd.waitForLog("org.deck.library: cannot play \(missing): no track \(missing) in the library"), "\(other.deckd.log)")
+        #expect(other.deckd.waitForLog("session: org.deck.library abandoned focus"), "\(other.deckd.log)")
+        #expect(other.deckd.stop() == 0)
     }
 
     /// FFmpeg's errors reach the log as the Library's (its host's stderr is /dev/null), at most 20
