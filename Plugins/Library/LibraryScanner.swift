@@ -10,7 +10,7 @@ import Synchronization
 /// reaches the loop through `take()`, so the library is browsable while it scans. It then watches
 /// the folders and the mount table, and scans again when they change (a file copied in, a USB
 /// stick mounted).
-final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are set and cleared on the loop thread only, around the thread's life, `lastPublished`, `warnedUnwatched` and `failures` used on the scan thread only; the rest is immutable or locked.
+final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `logToken` are set and cleared on the loop thread only, around the thread's life, `lastPublished`, `warnedUnwatched` and `failures` used on the scan thread only; the rest is immutable or locked.
     struct Progress: Sendable {
         var tracks: [Track]
         var scanning: Bool
@@ -32,6 +32,8 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are
     private var cancellation = Cancellation()
     private var thread: WorkerThread?
     private var changes: FileChangeWatch?
+    /// While it runs, what FFmpeg says on its thread goes to the Library's log.
+    private var logToken: Int?
     private var lastPublished = 0.0
     private var warnedUnwatched = false
     /// The files the last scan could not read, with their signatures then and why.
@@ -55,7 +57,12 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are
         let changes = FileChangeWatch()
         if changes == nil { host.log(.warning, "no pipe to watch the media folders with: changes show at the next start") }
         self.changes = changes
-        thread = WorkerThread.start { [self] in run(known: known, changes: changes) }
+        let token = FFmpegLog.start(host)
+        logToken = token
+        thread = WorkerThread.start { [self] in
+            FFmpegLog.attribute(to: token)
+            run(known: known, changes: changes)
+        }
         if thread == nil { host.log(.error, "no thread to scan the library") }
     }
 
@@ -66,6 +73,8 @@ final class LibraryScanner: @unchecked Sendable {  // `thread` and `changes` are
         thread?.join()
         thread = nil
         changes = nil
+        logToken.map(FFmpegLog.stop)
+        logToken = nil
     }
 
     /// The newest progress since the last call (loop thread).

@@ -3,37 +3,54 @@ import DeckSDK
 import Glibc
 import Synchronization
 
-/// Sends FFmpeg's errors to the playing app's log ("FFmpeg mp3float: Header missing"), at most
-/// `burst` a minute, instead of stderr: /dev/null in a host process, anonymous lines in deckd's
-/// output inline. Each `Player` registers while it runs; the last registered hears them.
-enum FFmpegLog {
+/// Sends FFmpeg's errors to the app's log ("FFmpeg mp3float: Header missing"), at most `burst` a
+/// minute for each registration, instead of stderr: /dev/null in a host process, anonymous lines
+/// in deckd's output inline. A `Player` or a scan registers while it runs and marks its thread
+/// with the token; a message from an unmarked thread goes to the last registered.
+public enum FFmpegLog {
     static let burst = 20
     static let windowSeconds = 60
 
-    private struct State {
-        var hosts: [(token: Int, host: DeckHost)] = []
-        var nextToken = 0
+    private struct Registration {
+        let token: Int
+        let host: DeckHost
         var windowStart: Int?
         var shown = 0
     }
 
+    private struct State {
+        var registrations: [Registration] = []
+        var nextToken = 0
+    }
+
     private static let state = Mutex(State())
+    /// The token of the thread's registration, as a pointer's bits (0: none).
+    private static let threadToken: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
 
     /// Routes FFmpeg's errors to `host` until `stop(_:)` with the token returned.
-    static func start(_ host: DeckHost) -> Int {
+    public static func start(_ host: DeckHost) -> Int {
         state.withLock { state in
-            if state.hosts.isEmpty { av_log_set_callback { context, level, format, arguments in FFmpegLog.receive(context, level, format, arguments) } }
+            if state.registrations.isEmpty { av_log_set_callback { context, level, format, arguments in FFmpegLog.receive(context, level, format, arguments) } }
             state.nextToken += 1
-            state.hosts.append((state.nextToken, host))
+            state.registrations.append(Registration(token: state.nextToken, host: host))
             return state.nextToken
         }
     }
 
+    /// What FFmpeg says on the calling thread from now on goes to the host registered with `token`.
+    public static func attribute(to token: Int) {
+        pthread_setspecific(threadToken, UnsafeRawPointer(bitPattern: token))
+    }
+
     /// Stops routing to the host registered with `token`; its host is not used once this returns.
-    static func stop(_ token: Int) {
+    public static func stop(_ token: Int) {
         state.withLock { state in
-            state.hosts.removeAll { $0.token == token }
-            if state.hosts.isEmpty {
+            state.registrations.removeAll { $0.token == token }
+            if state.registrations.isEmpty {
                 av_log_set_callback { context, level, format, arguments in arguments.map { av_log_default_callback(context, level, format, $0) } }
             }
         }
@@ -49,16 +66,19 @@ enum FFmpegLog {
         let component = context.flatMap { pointer in
             pointer.assumingMemoryBound(to: UnsafePointer<AVClass>?.self).pointee?.pointee.item_name.flatMap { $0(pointer) }.map { String(cString: $0) }
         }
+        let token = Int(bitPattern: pthread_getspecific(threadToken))
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         state.withLock { state in
-            guard let host = state.hosts.last?.host else { return }
-            if state.windowStart.map({ time.tv_sec - $0 >= windowSeconds }) ?? true { (state.windowStart, state.shown) = (time.tv_sec, 0) }
-            state.shown += 1
-            if state.shown <= burst {
-                host.log(.warning, "FFmpeg \(component ?? "?"): \(text)")
-            } else if state.shown == burst + 1 {
-                host.log(.warning, "FFmpeg: \(burst) errors this minute; the rest of the minute's are not shown")
+            guard let index = state.registrations.firstIndex(where: { $0.token == token }) ?? state.registrations.indices.last else { return }
+            var registration = state.registrations[index]
+            defer { state.registrations[index] = registration }
+            if registration.windowStart.map({ time.tv_sec - $0 >= windowSeconds }) ?? true { (registration.windowStart, registration.shown) = (time.tv_sec, 0) }
+            registration.shown += 1
+            if registration.shown <= burst {
+                registration.host.log(.warning, "FFmpeg\(component.map { " \($0)" } ?? ""): \(text)")
+            } else if registration.shown == burst + 1 {
+                registration.host.log(.warning, "FFmpeg: \(burst) errors this minute; the rest of the minute's are not shown")
             }
         }
     }

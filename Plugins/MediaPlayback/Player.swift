@@ -99,8 +99,12 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     public func start() {
         guard decoder == nil else { return }
         request.withLock { $0 = nil }
-        logToken = logToken ?? FFmpegLog.start(host)
-        decoder = WorkerThread.start { [self] in decodeLoop() }
+        let token = logToken ?? FFmpegLog.start(host)
+        logToken = token
+        decoder = WorkerThread.start { [self] in
+            FFmpegLog.attribute(to: token)
+            decodeLoop()
+        }
         if decoder == nil { host.log(.error, "no thread to decode on: nothing will play") }
     }
 

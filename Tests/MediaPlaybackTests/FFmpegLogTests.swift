@@ -1,0 +1,52 @@
+import CDeckPlugin
+import CFFmpeg
+@testable import DeckSDK
+import Foundation
+import MediaPlayback
+import Synchronization
+import Testing
+
+/// Where FFmpeg's messages go while apps are registered: errors to the host the thread was marked
+/// with (else the last registered), 20 a minute each, then one line saying the rest are not shown.
+@Suite struct FFmpegLogTests {
+    /// A host whose log lines are kept here.
+    final class RecordingHost: Sendable {
+        let lines = Mutex<[String]>([])
+        private nonisolated(unsafe) let raw = UnsafeMutablePointer<deck_host_t>.allocate(capacity: 1)
+
+        init() {
+            raw.initialize(to: deck_host_t())
+            raw.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
+            raw.pointee.log = { host, _, message in
+                guard let data = host?.pointee.host_data, let message else { return }
+                Unmanaged<RecordingHost>.fromOpaque(data).takeUnretainedValue().lines.withLock { $0.append(String(cString: message)) }
+            }
+        }
+
+        deinit { raw.deallocate() }
+
+        var host: DeckHost { DeckHost(raw: raw) }
+        var logged: [String] { lines.withLock { $0 } }
+    }
+
+    private static func say(_ text: String, level: Int32 = AV_LOG_ERROR) {
+        withVaList([]) { av_vlog(nil, level, text + "\n", $0) }
+    }
+
+    @Test func aMarkedThreadsErrorsGoToItsHostTwentyAMinuteAndTheRestToTheLastRegistered() {
+        let marked = RecordingHost(), last = RecordingHost()
+        let markedToken = FFmpegLog.start(marked.host), lastToken = FFmpegLog.start(last.host)
+        defer { FFmpegLog.stop(markedToken); FFmpegLog.stop(lastToken) }
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            FFmpegLog.attribute(to: markedToken)
+            FFmpegLogTests.say("only a warning", level: AV_LOG_WARNING)
+            for number in 0..<25 { FFmpegLogTests.say("error \(number)") }
+            done.signal()
+        }.start()
+        done.wait()
+        FFmpegLogTests.say("from a thread nobody marked")
+        #expect(marked.logged == (0..<20).map { "FFmpeg: error \($0)" } + ["FFmpeg: 20 errors this minute; the rest of the minute's are not shown"])
+        #expect(last.logged.contains("FFmpeg: from a thread nobody marked"), "its own budget, not the other's")
+    }
+}
