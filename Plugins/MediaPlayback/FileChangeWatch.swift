@@ -74,7 +74,7 @@ public final class FileChangeWatch: @unchecked Sendable {  // the descriptors ar
     /// no limit). After a change it waits for `settleMilliseconds` without one, at most
     /// `maxSettleMilliseconds`.
     public func wait(atMost milliseconds: Int? = nil) {
-        let deadline = milliseconds.map { FileChangeWatch.now + $0 }
+        let deadline = milliseconds.map { FileChangeWatch.now + $0 + 1 }  // `now` is rounded down: never a millisecond early
         var firstChange: Int?, lastChange = 0
         while true {
             let now = FileChangeWatch.now
