@@ -366,6 +366,11 @@ ui = json.load(sys.stdin); row = ui["stack"][0]["sections"][0]["items"][0]; prin
 cp -r "$work/media/music/Dynamics" "$work/media/music/Copied in"
 for _ in $(seq 100); do grep -q "library: 16 tracks" "$work/apps.log" && break; sleep 0.05; done
 echo "  copied in while it plays: $(grep -o 'library: 16 tracks[^;]*' "$work/apps.log" | head -1)"
+# A file on the stick that is really a live HLS playlist, named like a song: FFmpeg would wait for it
+# to grow for ever; it is refused at once and the scan goes on.
+printf '#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nsegment.ts\n' > "$work/media/music/Copied in/disguised.mp3"
+for _ in $(seq 100); do grep -q "skipped .*disguised.mp3" "$work/apps.log" && break; sleep 0.05; done
+echo "  a live playlist named like a song: $(grep -o 'disguised.mp3: cannot open .*' "$work/apps.log" | head -1 | sed 's/.*disguised.mp3: //')"
 "$bin/deckctl" --socket "$work/apps.sock" launch org.deck.prompts "In three hundred metres, turn right." | sed 's/^/  /'
 "$bin/deckctl" --socket "$work/apps.sock" session | sed 's/^/  /'
 sleep 3
