@@ -38,10 +38,23 @@ public struct IsolationSettings: Sendable, Equatable {
     /// Folders a plugin granted the `media` permission may read.
     public var mediaFolders: [String] = []
 
-    /// The uids hosts run as, or nil when they keep the runtime's (not root, or `uidBase` 0).
+    /// The uids hosts run as, or nil when they keep the runtime's (not root, `uidBase` 0, or the
+    /// range not mapped in the user namespace the runtime runs in, as in a rootless container).
     public var hostUIDs: ClosedRange<UInt32>? {
         guard uidBase > 0, geteuid() == 0 else { return nil }
-        return UInt32(uidBase)...UInt32(uidBase + 9_999)
+        let range = UInt32(uidBase)...UInt32(uidBase + 9_999)
+        return IsolationSettings.mappedIDs.allSatisfy { map in map.contains { $0.contains(range.lowerBound) && $0.contains(range.upperBound) } } ? range : nil
+    }
+
+    /// The ids this process's user namespace maps (/proc/self/uid_map and gid_map, which a host's
+    /// setuid and setgid need), each map as its ranges; set once, when the namespace is made.
+    static let mappedIDs: [[ClosedRange<UInt32>]] = ["uid_map", "gid_map"].map { file in
+        guard let text = SystemFile.read("/proc/self/\(file)", limit: 64 << 10) else { return [0...UInt32.max] }  // no user namespaces: every id
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ").compactMap { UInt64($0) }
+            guard fields.count == 3, fields[2] > 0, fields[0] + fields[2] - 1 <= UInt64(UInt32.max) else { return nil }
+            return UInt32(fields[0])...UInt32(fields[0] + fields[2] - 1)
+        }
     }
 
     /// A uid from `hostUIDs` for a new host that `busy` (the uids processes use now, and those
@@ -66,8 +79,9 @@ public struct IsolationSettings: Sendable, Equatable {
     func sandboxSummary(cgroups: HostCgroups) -> String {
         var parts: [String] = []
         let root = hostUIDs == nil && geteuid() == 0
+        let why = uidBase > 0 ? "the uids from uidBase are not mapped in this user namespace" : "uidBase 0"
         parts.append(hostUIDs.map { "a uid of its own (\($0.lowerBound)…\($0.upperBound))" }
-                     ?? (root ? "root's uid (uidBase 0): root's files and its standing with local services" : "the runtime's uid (not root, or uidBase 0)"))
+                     ?? (root ? "root's uid (\(why)): root's files and its standing with local services" : "the runtime's uid (not root, or uidBase 0)"))
         parts.append("no capabilities")
         let runtimeUIDRules = hostUIDs == nil && sandbox ? ", files' modes, owners and attributes, io_uring, keyrings" : ""
         let sandboxRules = sandbox ? ", Unix sockets unless granted services" : ""

@@ -41,9 +41,10 @@ extension PluginHostServer {
     /// A network namespace with nothing in it (a loopback that is down), made once by a root
     /// zygote and joined by every host without the network: making one per host costs more than
     /// the rest of its start. Abstract sockets in it stay each host's own (Landlock's scope). -1
-    /// when the zygote cannot (not root: each host makes its own, through a user namespace).
+    /// when the zygote cannot (not root, or root of a user namespace, which may leave the
+    /// machine's network but not come back: each host makes its own).
     private static func makeEmptyNetwork() -> Int32 {
-        guard geteuid() == 0 else { return -1 }
+        guard geteuid() == 0, IsolationSettings.mappedIDs[0] == [0...UInt32.max - 1] else { return -1 }
         let original = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)
         guard original >= 0 else { return -1 }
         defer { close(original) }

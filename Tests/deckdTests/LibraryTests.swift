@@ -24,13 +24,13 @@ import Testing
         let deckd: DeckdProcess
 
         init(dir: TemporaryDirectory = TemporaryDirectory(), folders: [String] = [LibraryTests.music], output: String = "out.opus",
-             options: [String] = []) throws {
+             options: [String] = [], launcher: [String] = []) throws {
             self.dir = dir
             let folderList = folders.map { "\"\($0)\"" }.joined(separator: ", ")
             try #"{"dataDirectory": "data", "isolation": {"mediaFolders": [\#(folderList)]}}"#
                 .write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
             deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", Paths.binDir + "/plugins", "--state", "none",
-                                      "--sink", "file:\(dir.path)/\(output)"] + options)
+                                      "--sink", "file:\(dir.path)/\(output)"] + options, launcher: launcher)
             guard deckd.waitForLog("deckd: ready") else { throw CommandFailure(description: "deckd did not get ready:\n\(deckd.log)") }
         }
 
@@ -235,6 +235,23 @@ import Testing
         #expect(other.deckd.waitForLog("org.deck.library: cannot play \(missing): no track \(missing) in the library"), "\(other.deckd.log)")
         #expect(other.deckd.waitForLog("session: org.deck.library abandoned focus"), "\(other.deckd.log)")
         #expect(other.deckd.stop() == 0)
+    }
+
+    /// In a rootless container (here a user namespace that maps only root) hosts keep deckd's
+    /// uid instead of failing to start; with inotify's watches used up (the namespace's
+    /// `max_inotify_watches` at 4) the Library still scans, and says once what it cannot follow.
+    @Test func inAUserNamespaceWithFewWatchesTheLibraryScansAndSaysOnceWhatItCannotFollow() throws {
+        let launcher = ["/usr/bin/unshare", "--user", "--map-root-user", "/bin/sh", "-c",
+                        #"echo 4 > /proc/sys/user/max_inotify_watches && exec "$@""#, "sh"]
+        let car = try Car(launcher: launcher)
+        #expect(car.deckd.waitForLog("library: 15 tracks (15 read, 0 unchanged)"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("sandbox: root's uid (the uids from uidBase are not mapped in this user namespace)"), "\(car.deckd.log)")
+        #expect(!car.deckd.log.contains("zygote went away") && !car.deckd.log.contains("cannot give"), "\(car.deckd.log)")
+        let warnings = car.deckd.log.components(separatedBy: "\n").filter { $0.contains("org.deck.library: cannot watch") }
+        #expect(warnings.count == 1 && warnings[0].hasSuffix("what changes there shows at the next start"), "\(car.deckd.log)")
+        #expect(try car.deckctl(["launch", "org.deck.library", LibraryTests.music + "/Loud Band/Loud Album/01 Track 1.flac"]).contains("active"))
+        #expect(try car.waitFor("Loud Album 1 — Loud Band", in: ["now-playing"]))
+        #expect(car.deckd.stop() == 0)
     }
 
     /// FFmpeg's errors reach the log as the Library's (its host's stderr is /dev/null), at most 20
