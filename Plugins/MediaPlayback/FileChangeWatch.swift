@@ -61,6 +61,7 @@ public final class FileChangeWatch: @unchecked Sendable {  // the descriptors ar
     /// the mount table cannot be watched.
     @discardableResult
     public func addMounts(around folders: [String]) -> Bool {
+        guard !folders.isEmpty else { return true }  // no mount concerns them: no wake-up for any
         if mounts < 0 { mounts = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) }
         guard mounts >= 0 else { return false }
         var table = pollfd(fd: mounts, events: Int16(POLLPRI), revents: 0)
