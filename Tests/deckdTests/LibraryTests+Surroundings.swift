@@ -1,0 +1,127 @@
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// The Library and what is around it: media folders missing, unreadable, changed or mounted
+/// while it runs, a play asked for before the first scan, a rootless container, damaged files.
+extension LibraryTests {
+    @Test func aMissingMediaFolderIsReportedAndTheRestPlays() throws {
+        let car = try Car(folders: ["/nonexistent/music", LibraryTests.music])
+        #expect(car.deckd.waitForLog("cannot read the folder /nonexistent/music: No such file or directory"), "\(car.deckd.log)")
+        #expect(car.deckd.waitForLog("library: 15 tracks"))
+        #expect(try car.deckd.deckctl(["status"]).status == 0)
+        #expect(car.deckd.stop() == 0)
+    }
+
+    /// The Library follows its folders while it runs, reading only what changed (a broken file
+    /// is skipped once, not at every scan): an album copied in shows without a restart, one
+    /// removed goes, and a filesystem mounted in a media folder (a USB stick; here a bind mount)
+    /// is scanned when it comes and dropped when it goes.
+    @Test func albumsCopiedInRemovedOrMountedWhileItRunsAreScannedAgain() throws {
+        let media = TemporaryDirectory(), stick = TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: LibraryTests.music + "/Quiet Band", toPath: media.path + "/Quiet Band")
+        try FileManager.default.copyItem(atPath: LibraryTests.music + "/Dynamics", toPath: stick.path + "/Dynamics")
+        try FileManager.default.copyItem(atPath: LibraryTests.music + "/Broken/not audio.mp3", toPath: media.path + "/not audio.mp3")
+        try FileManager.default.createDirectory(atPath: media.path + "/stick", withIntermediateDirectories: false)
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path, stick.path])
+        let car = try Car(folders: [media.path])
+        #expect(car.deckd.waitForLog("library: 6 tracks (6 read, 0 unchanged)"), "\(car.deckd.log)")
+
+        _ = try runProgram("/bin/cp", ["-r", LibraryTests.music + "/Loud Band", media.path + "/"])
+        #expect(car.deckd.waitForLog("library: 12 tracks (6 read, 6 unchanged)"), "\(car.deckd.log)")
+        #expect(try car.deckctl(["ui", "org.deck.library"]).contains("Loud Band — 1 album"))
+        try FileManager.default.removeItem(atPath: media.path + "/Quiet Band")
+        #expect(car.deckd.waitForLog("library: 6 tracks (0 read, 6 unchanged)"), "\(car.deckd.log)")
+        #expect(!(try car.deckctl(["ui", "org.deck.library"]).contains("Quiet Band")))
+        // Skipped once: no file was read before it was whole, and the broken one, unchanged, was not tried again.
+        #expect(car.deckd.log.components(separatedBy: "skipped").count == 2, "\(car.deckd.log)")
+
+        guard geteuid() == 0 else { return #expect(car.deckd.stop() == 0) }  // mounting takes root
+        #expect(try runProgram("/bin/mount", ["--bind", stick.path, media.path + "/stick"]).status == 0)
+        defer { _ = try? runProgram("/bin/umount", ["--lazy", media.path + "/stick"]) }
+        #expect(car.deckd.waitForLog("library: 7 tracks (1 read, 6 unchanged)"), "\(car.deckd.log)")
+        #expect(try car.deckctl(["launch", "org.deck.library", "\(media.path)/stick/Dynamics/loud then quiet.flac"]).contains("active"))
+        #expect(try car.waitFor("Loud then quiet — Dynamics", in: ["now-playing"]))
+        // Lazily, as a stick pulled out while one of its files plays would be.
+        #expect(try runProgram("/bin/umount", ["--lazy", media.path + "/stick"]).status == 0)
+        #expect(car.deckd.waitForLog("library: 6 tracks (0 read, 6 unchanged)", times: 2), "\(car.deckd.log)")
+        // Gone from the library, still where the driver left it in the queue.
+        let albums = try car.deckctl(["select", "/1"])
+        #expect(albums.contains("[/1/0] Loud Album") && !albums.contains("[/1/1]"), "\(albums)")
+        #expect(try car.deckctl(["queue"]).contains("Loud then quiet"))
+        #expect(try car.deckctl(["ui", "org.deck.library"]).contains("6 tracks"))
+        #expect(car.deckd.stop() == 0)
+    }
+
+    /// `deckd --play` on a first start: the track plays once the first scan finds it, and one it
+    /// never finds is reported, the focus and the stream it held given back.
+    @Test func aTrackAskedForBeforeTheFirstScanFindsItPlaysWhenItDoes() throws {
+        let track = LibraryTests.music + "/Loud Band/Loud Album/01 Track 1.flac"
+        let car = try Car(options: ["--play", "org.deck.library:" + track])
+        #expect(car.deckd.log.contains("org.deck.library: waits for the scan to find \(track)"), "\(car.deckd.log)")
+        #expect(try car.waitFor("Loud Album 1 — Loud Band", in: ["now-playing"]))
+        #expect(try car.deckctl(["session"]).contains("org.deck.library  music  gain  playing"))
+        #expect(car.deckd.stop() == 0)
+
+        let missing = LibraryTests.music + "/Loud Band/Loud Album/99 Not There.flac"
+        let other = try Car(options: ["--play", "org.deck.library:" + missing])
+        #expect(other.deckd.waitForLog("org.deck.library: cannot play \(missing): no track \(missing) in the library"), "\(other.deckd.log)")
+        #expect(other.deckd.waitForLog("session: org.deck.library abandoned focus"), "\(other.deckd.log)")
+        #expect(other.deckd.stop() == 0)
+    }
+
+    /// In a rootless container (here a user namespace that maps only root) hosts keep deckd's
+    /// uid instead of failing to start; with inotify's watches used up (the namespace's
+    /// `max_inotify_watches` at 4) the Library still scans, and says once what it cannot follow.
+    @Test func inAUserNamespaceWithFewWatchesTheLibraryScansAndSaysOnceWhatItCannotFollow() throws {
+        let launcher = ["/usr/bin/unshare", "--user", "--map-root-user", "/bin/sh", "-c",
+                        #"echo 4 > /proc/sys/user/max_inotify_watches && exec "$@""#, "sh"]
+        let car = try Car(launcher: launcher)
+        #expect(car.deckd.waitForLog("library: 15 tracks (15 read, 0 unchanged)"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("sandbox: root's uid (the uids from uidBase are not mapped in this user namespace)"), "\(car.deckd.log)")
+        #expect(!car.deckd.log.contains("zygote went away") && !car.deckd.log.contains("cannot give"), "\(car.deckd.log)")
+        let warnings = car.deckd.log.components(separatedBy: "\n").filter { $0.contains("org.deck.library: cannot watch") }
+        #expect(warnings.count == 1 && warnings[0].hasSuffix("what changes there shows at the next start"), "\(car.deckd.log)")
+        #expect(try car.deckctl(["launch", "org.deck.library", LibraryTests.music + "/Loud Band/Loud Album/01 Track 1.flac"]).contains("active"))
+        #expect(try car.waitFor("Loud Album 1 — Loud Band", in: ["now-playing"]))
+        #expect(car.deckd.stop() == 0)
+    }
+
+    /// FFmpeg's errors reach the log as the Library's (its host's stderr is /dev/null), at most 20
+    /// a minute: a damaged MP3, 40 stretches of noise, decoded as its loudness is measured.
+    @Test func ffmpegsErrorsOnADamagedFileAreLoggedAsTheLibrarysTwentyAMinute() throws {
+        let media = TemporaryDirectory()
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: LibraryTests.music + "/Loud Band/Loud Album/02 Track 2.mp3")))
+        var noise: UInt32 = 7
+        for stretch in 0..<40 {
+            let start = 2_000 + stretch * (bytes.count - 4_000) / 40
+            for index in start..<(start + 500) {
+                noise = noise &* 1_103_515_245 &+ 12_345
+                bytes[index] = UInt8(truncatingIfNeeded: noise >> 16)
+            }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: media.path + "/damaged.mp3"))
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
+        let car = try Car(folders: [media.path])
+        #expect(car.deckd.waitForLog("org.deck.library: FFmpeg: 20 errors this minute; the rest of the minute's are not shown"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("org.deck.library: FFmpeg mp3float: Header missing"), "\(car.deckd.log)")
+        #expect(car.deckd.log.components(separatedBy: "org.deck.library: FFmpeg ").count - 1 == 20, "\(car.deckd.log)")
+        #expect(!car.deckd.log.contains(" @ 0x"), "no line of FFmpeg's own")
+        #expect(car.deckd.stop() == 0)
+    }
+
+    @Test func anUnreadableFolderIsReportedAndTheRestPlays() throws {
+        let extra = TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: LibraryTests.music + "/Dynamics", toPath: extra.path + "/Open")
+        try FileManager.default.copyItem(atPath: LibraryTests.music + "/Dynamics", toPath: extra.path + "/Locked")
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", extra.path])
+        chmod(extra.path + "/Locked", 0)
+        defer { chmod(extra.path + "/Locked", 0o755) }
+        let car = try Car(folders: [LibraryTests.music, extra.path])
+        #expect(car.deckd.waitForLog("cannot read the folder \(extra.path)/Locked: Permission denied"), "\(car.deckd.log)")
+        #expect(car.deckd.waitForLog("library: 16 tracks"), "the readable folder beside it is scanned: \(car.deckd.log)")
+        #expect(try car.deckctl(["launch", "org.deck.library", "\(extra.path)/Open/loud then quiet.flac"]).contains("active"))
+        #expect(try car.waitFor("Loud then quiet — Dynamics", in: ["now-playing"]))
+        #expect(car.deckd.stop() == 0)
+    }
+}
