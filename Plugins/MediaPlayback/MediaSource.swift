@@ -85,7 +85,7 @@ public final class MediaSource {
         let codecName = parameters.codec_id == AV_CODEC_ID_NONE ? "an unknown audio format (tag 0x\(String(parameters.codec_tag, radix: 16)))"
             : avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "?"
         if decode {
-            guard let decoder = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
+            guard let decoder = avcodec_find_decoder(parameters.codec_id) else {
                 throw fail(.decoder("FFmpeg has no decoder for \(codecName)"))
             }
             var codecContext = avcodec_alloc_context3(decoder)

@@ -57,6 +57,9 @@ public struct IsolationSettings: Sendable, Equatable {
         }
     }
 
+    /// True in the machine's own user namespace, whose uid map is every id (not a container's).
+    static var isInitialUserNamespace: Bool { mappedIDs[0] == [0...UInt32.max - 1] }
+
     /// A uid from `hostUIDs` for a new host that `busy` (the uids processes use now, and those
     /// of hosts started but not yet running as theirs) does not hold: the owner of the plugin's
     /// data folder when it is free (its files then need no new owner), else a random free one (its

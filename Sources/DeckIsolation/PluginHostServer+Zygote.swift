@@ -44,7 +44,7 @@ extension PluginHostServer {
     /// when the zygote cannot (not root, or root of a user namespace, which may leave the
     /// machine's network but not come back: each host makes its own).
     private static func makeEmptyNetwork() -> Int32 {
-        guard geteuid() == 0, IsolationSettings.mappedIDs[0] == [0...UInt32.max - 1] else { return -1 }
+        guard geteuid() == 0, IsolationSettings.isInitialUserNamespace else { return -1 }
         let original = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)
         guard original >= 0 else { return -1 }
         defer { close(original) }
