@@ -36,7 +36,7 @@ run load "$bundle" --testing-library swift-testing --filter 'IsolationLoadTests'
 run completion "$bundle" --testing-library swift-testing --filter 'CompletionTests'
 run apps "$bundle" --testing-library swift-testing --filter 'RadioTests|LibraryTests'
 run apps-inline env DECK_TEST_ISOLATION=inline "$bundle" --testing-library swift-testing \
-    --filter 'RadioTests/opusAndMP3Mounts|LibraryTests/anAlbumPlaysGapless'
+    --filter 'RadioTests/(opusAndMP3Mounts|aFreewheelRecording)|LibraryTests/(anAlbumPlaysGapless|aFreewheelRender)'
 
 failed=0
 for name in deckd-process suites-process inline load completion apps apps-inline; do

@@ -94,7 +94,8 @@ final class Library: DeckAudioPlugin {
             guard scanning else { throw error }
             if pendingStart == nil {
                 host.log(.info, "waits for the scan to find \(item ?? "something to play")")
-                // The session and the stream are held meanwhile, silent.
+                // The session and the stream are held meanwhile, silent (in freewheel, waiting).
+                player.awaitRequest()
                 switch try host.requestFocus(context: "music", acceptsDelayed: true) {
                 case .granted where !streamOpen:
                     try host.openStream()

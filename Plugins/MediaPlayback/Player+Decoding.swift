@@ -115,6 +115,7 @@ extension Player {
         while done < frames {
             guard isCurrent(request.serial) else { return false }
             done += chunk.withUnsafeBufferPointer { ring.write($0.baseAddress! + done * 2, frames: frames - done) }
+            wakeRenderer()
             if done < frames { waitForRoom() }
         }
         return true

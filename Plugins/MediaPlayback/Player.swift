@@ -1,4 +1,5 @@
 import DeckSDK
+import Glibc
 import Synchronization
 
 /// One thing to play: a file or a stream, with what is known of its loudness.
@@ -73,6 +74,19 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     static let refillFrames = MediaSource.sampleRate
     /// What the decode thread does at an item's end: `RepeatMode.code` (off: the next item).
     private let repetition = Atomic<Int32>(RepeatMode.off.code)
+    /// The host renders as fast as it can (a render to a file): render waits for the decode
+    /// thread, up to `freewheelWaitMilliseconds` a call, rather than play a gap; a live stream,
+    /// which arrives no faster than real time, is rendered in real time (`paceLive`).
+    private let freewheeling: Bool
+    /// Freewheel, live: when the next frame is due on the monotonic clock, in nanoseconds (render thread).
+    private var liveDue = 0
+    static let freewheelWaitMilliseconds = 40
+    /// Set while the render thread waits for frames in freewheel; the decode thread then signals
+    /// `decoded` after each write.
+    private let renderWaits = Atomic<Bool>(false)
+    private let decoded = WakeSignal()
+    /// The app holds its stream open for a request still to come (`awaitRequest`).
+    private let requestAwaited = Atomic<Bool>(false)
 
     struct Request: Sendable {
         var items: [PlayerItem]
@@ -93,6 +107,7 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     public init(host: DeckHost, target: Double = LoudnessNormalizer.defaultTarget) {
         self.host = host
         self.target = target
+        freewheeling = host.isFreewheeling
     }
 
     /// Starts the decode thread (when the app activates).
@@ -130,8 +145,13 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
                               serial: (current?.serial ?? 0) + 1)
         }
         waitingForFrames.store(true, ordering: .relaxed)
+        requestAwaited.store(false, ordering: .relaxed)
         wake.signal()
     }
+
+    /// The app holds its stream open for a request it cannot make yet (what it is to play is still
+    /// being looked for): in freewheel, render waits for it too rather than fill a file with silence.
+    public func awaitRequest() { requestAwaited.store(true, ordering: .relaxed) }
 
     /// Repeats the item or the list gaplessly: the decode thread follows it at the next item it
     /// opens (what is already queued, up to the ring's 4 s, plays as it is).
@@ -183,6 +203,9 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
 
     /// Fills `frames` frames (render thread): what is queued, faded around gaps, else silence.
     public func render(frames: Int, into samples: UnsafeMutablePointer<Float>) -> Int {
+        if freewheeling {
+            if liveWaiting.load(ordering: .relaxed) { paceLive(frames: frames) } else { awaitDecoding(frames: frames) }
+        }
         if ring.catchUp() {
             readerWaiting = true
             waitingForFrames.store(true, ordering: .relaxed)
@@ -231,6 +254,48 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
         return frames
     }
 
+    /// Freewheel: waits until `frames` frames are queued, the decode thread has finished what was
+    /// asked, or nothing is asked, for at most `freewheelWaitMilliseconds`.
+    private func awaitDecoding(frames: Int) {
+        let deadline = MonotonicMilliseconds.now + Player.freewheelWaitMilliseconds
+        while true {
+            renderWaits.store(true, ordering: .relaxed)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)  // set before the ring is looked at (see wakeRenderer)
+            if ring.availableInNewest >= frames || !isDecoding { break }
+            let left = deadline - MonotonicMilliseconds.now
+            guard left > 0 else { break }
+            decoded.wait(milliseconds: min(left, 5))  // a few ms at most: a failed open or a stop signals nothing
+        }
+        renderWaits.store(false, ordering: .relaxed)
+    }
+
+    /// Freewheel, live: sleeps until this frame is due in real time, so the stream's cushion absorbs
+    /// the network's bursts as it does paced (rendering faster would only drain it into gaps).
+    private func paceLive(frames: Int) {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        let now = time.tv_sec * 1_000_000_000 + time.tv_nsec
+        if liveDue < now - 100_000_000 { liveDue = now }  // the first frame, or render was not called for a while
+        if liveDue > now {
+            var due = timespec(tv_sec: liveDue / 1_000_000_000, tv_nsec: liveDue % 1_000_000_000)
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil) == EINTR {}
+        }
+        liveDue += frames * 1_000_000_000 / MediaSource.sampleRate
+    }
+
+    /// Whether the decode thread has frames still to queue for the newest request, or one is awaited.
+    private var isDecoding: Bool {
+        if requestAwaited.load(ordering: .relaxed) { return true }
+        guard let newest = request.withLock({ $0 }), newest.serial > 0, newest.items.indices.contains(newest.index) else { return false }
+        return soundingSerial.load(ordering: .acquiring) != newest.serial
+            || doneGeneration.load(ordering: .acquiring) != ringGeneration.load(ordering: .acquiring)
+    }
+
+    /// Decode thread: wakes a render waiting in freewheel for what was just queued or finished.
+    func wakeRenderer() {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)  // the write is visible before renderWaits is looked at
+        if renderWaits.load(ordering: .relaxed), renderWaits.exchange(false, ordering: .relaxed) { decoded.signal() }
+    }
 
     /// The loop thread looked at the marks: the render thread asks again at the next one.
     public func armNextMark() {
@@ -279,7 +344,10 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
         return generation
     }
 
-    func finish(_ generation: Int) { doneGeneration.store(generation, ordering: .releasing) }
+    func finish(_ generation: Int) {
+        doneGeneration.store(generation, ordering: .releasing)
+        wakeRenderer()
+    }
 
     /// Decode thread: sleeps until the render thread freed `refillFrames` of room, or a request came.
     func waitForRoom() {

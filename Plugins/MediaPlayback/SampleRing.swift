@@ -59,6 +59,13 @@ final class SampleRing: @unchecked Sendable {  // `storage` is written only ahea
     /// Reader: frames ready to read.
     var available: Int { written.load(ordering: .acquiring) - read.load(ordering: .relaxed) }
 
+    /// Reader: frames ready to read once caught up with the newest generation (`catchUp`).
+    var availableInNewest: Int {
+        var start = read.load(ordering: .relaxed)
+        if generation.load(ordering: .acquiring) != readerGeneration { start = max(start, generationStart.load(ordering: .acquiring)) }
+        return written.load(ordering: .acquiring) - start
+    }
+
     /// Reader: copies up to `frames` frames out; returns how many there were.
     func read(into samples: UnsafeMutablePointer<Float>, frames: Int) -> Int {
         let start = read.load(ordering: .relaxed)

@@ -20,6 +20,8 @@ struct HostArguments {
     var dataFolder = "", mediaFolders: [String] = []
     /// The integrator's settings for the plugin, as JSON object text.
     var settings = "{}"
+    /// Whether the output renders as fast as it can (`is_freewheeling`).
+    var freewheeling = false
     /// The cgroup it joins first thing ("": none).
     var cgroup = ""
     /// Whether it restricts itself (Landlock, a network namespace) before the plugin's code loads.
@@ -69,6 +71,7 @@ struct HostArguments {
         dataFolder = try text("data")
         mediaFolders = try text("media").split(separator: ":").map(String.init)
         settings = try text("settings")
+        freewheeling = try number("freewheel", 0...1) == 1
         cgroup = try text("cgroup")
         sandbox = try number("sandbox", 0...1) == 1
         if let unknown = values.keys.first { throw .malformed("--\(unknown)") }
@@ -82,7 +85,7 @@ struct HostArguments {
          "--heartbeat-ms", "\(heartbeatMilliseconds)", "--max-message-bytes", "\(maxMessageBytes)", "--log-level", logLevel.name,
          "--uid", "\(uid)", "--rt-priority", "\(realtimePriority)",
          "--permissions", permissions.map(\.rawValue).sorted().joined(separator: ","), "--data", dataFolder,
-         "--media", mediaFolders.joined(separator: ":"), "--settings", settings, "--cgroup", cgroup, "--sandbox", sandbox ? "1" : "0"]
+         "--media", mediaFolders.joined(separator: ":"), "--settings", settings, "--freewheel", freewheeling ? "1" : "0", "--cgroup", cgroup, "--sandbox", sandbox ? "1" : "0"]
     }
 }
 

@@ -16,6 +16,9 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     /// Frames in each host's ring: `aheadFrames`, and at least 8 in freewheel, where latency
     /// does not matter and a deeper ring lets a host render in bursts.
     private let slots: Int
+    /// How long the mix waits for a host's frame: `renderDeadlineMs`, and in freewheel, where a
+    /// plugin may wait for its own decoder, three quarters of the audio thread's render timeout.
+    private let renderDeadline: Int
     private let loop: EventLoop
     /// Times the hosts' heartbeats: the loop, or a test's virtual scheduler.
     private let scheduler: any Scheduler
@@ -28,12 +31,13 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     private var cgroupsIfMade: HostCgroups?
     private let deadline = CallDeadline()
 
-    package init(policy: IsolationPolicy, settings: IsolationSettings, frames: Int, freewheel: Bool, loop: EventLoop,
-                 scheduler: (any Scheduler)? = nil) {
+    package init(policy: IsolationPolicy, settings: IsolationSettings, frames: Int, freewheel: Bool, renderTimeoutMilliseconds: Int,
+                 loop: EventLoop, scheduler: (any Scheduler)? = nil) {
         self.policy = policy
         self.settings = settings
         self.frames = frames
         slots = freewheel ? max(settings.aheadFrames, 8) : settings.aheadFrames
+        renderDeadline = freewheel ? max(settings.renderDeadlineMilliseconds, renderTimeoutMilliseconds * 3 / 4) : settings.renderDeadlineMilliseconds
         frameMilliseconds = max(1, frames / 48)
         self.loop = loop
         self.scheduler = scheduler ?? loop
@@ -81,7 +85,8 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         }
         do {
             let code = try IsolatedPluginCode(process: process, channel: channel, ring: started.ring, isSwift: isSwift, host: host,
-                                              settings: settings, remains: remains, deadline: deadline, frameMilliseconds: frameMilliseconds,
+                                              settings: settings, renderDeadline: renderDeadline, remains: remains, deadline: deadline,
+                                              frameMilliseconds: frameMilliseconds,
                                               loop: loop, scheduler: scheduler) { [weak self, instance = host.instance] story in
                 self?.onEnd?(instance, story)
             }
@@ -178,6 +183,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         arguments.permissions = plan.permissions
         arguments.dataFolder = plan.dataFolder ?? ""
         arguments.settings = plan.settings
+        arguments.freewheeling = plan.freewheeling
         arguments.mediaFolders = plan.permissions.contains(.media) ? settings.mediaFolders : []
         arguments.sandbox = settings.sandbox
         if settings.hostUIDs != nil {

@@ -162,7 +162,7 @@ package final class PluginHostServer {
             _exit(1)
         }
         let plugin = PluginHost(pluginID: arguments.id, instance: 1, entitlements: arguments.entitlements,
-                                permissions: arguments.permissions, dataFolder: arguments.dataFolder.isEmpty ? nil : arguments.dataFolder, settings: arguments.settings, logger: logger,
+                                permissions: arguments.permissions, dataFolder: arguments.dataFolder.isEmpty ? nil : arguments.dataFolder, settings: arguments.settings, freewheeling: arguments.freewheeling, logger: logger,
                               loopThread: loop.thread, callbacks: CallbackRequests(ringer: doorbell!.ringer), actions: actions())
         host = plugin
         do throws(PluginLoadError.Reason) {

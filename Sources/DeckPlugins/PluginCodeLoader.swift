@@ -28,6 +28,8 @@ package struct CodePlan: Equatable {
     package var dataFolder: String?
     /// The settings object's text handed to the plugin (`host->settings`).
     package var settings = "{}"
+    /// Whether the output renders as fast as it can (`is_freewheeling`).
+    package var freewheeling = false
 }
 
 /// Loads plugin code into this process with `dlopen`.

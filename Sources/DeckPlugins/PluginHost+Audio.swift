@@ -1,6 +1,7 @@
 import CDeckPlugin
 
-/// `deck.audio` on the host side: a plugin opens and closes its stream (deck/ext/audio.h).
+/// `deck.audio` on the host side: a plugin opens and closes its stream and asks whether the
+/// output is freewheeling (deck/ext/audio.h).
 extension PluginHost {
     static var audioExtension: deck_host_audio_t {
         var audio = deck_host_audio_t()
@@ -10,6 +11,7 @@ extension PluginHost {
         audio.close_stream = { host in
             PluginHost.from(host)?.onLoop("close_stream") { $0.actions.closeStream($0.instance) } ?? DeckStatus.invalid.rawValue
         }
+        audio.is_freewheeling = { host in PluginHost.from(host)?.isFreewheeling ?? false }
         return audio
     }
 }

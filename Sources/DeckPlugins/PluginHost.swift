@@ -21,6 +21,8 @@ package final class PluginHost: Sendable {
     /// The integrator's settings for it, as JSON object text.
     package let settings: String
     private let settingsText: CStringBox
+    /// Whether the output renders as fast as it can rather than in real time (`is_freewheeling`).
+    package let isFreewheeling: Bool
     package let logger: Logger
     let loopThread: ThreadIdentity
     package let callbacks: CallbackRequests
@@ -38,7 +40,7 @@ package final class PluginHost: Sendable {
     let structs: HostStructs
 
     package init(pluginID: String, instance: Int, entitlements: Set<Entitlement>, permissions: Set<Permission> = [],
-                 dataFolder: String? = nil, settings: String = "{}", logger: Logger, loopThread: ThreadIdentity, callbacks: CallbackRequests, actions: HostActions) {
+                 dataFolder: String? = nil, settings: String = "{}", freewheeling: Bool = false, logger: Logger, loopThread: ThreadIdentity, callbacks: CallbackRequests, actions: HostActions) {
         self.pluginID = pluginID
         self.instance = instance
         self.entitlements = entitlements
@@ -47,6 +49,7 @@ package final class PluginHost: Sendable {
         dataFolderText = dataFolder.map(CStringBox.init)
         self.settings = settings
         settingsText = CStringBox(settings)
+        isFreewheeling = freewheeling
         self.logger = logger
         self.loopThread = loopThread
         self.callbacks = callbacks

@@ -111,7 +111,7 @@ package struct PluginLoader {
         }
         let plan = CodePlan(library: realLibrary, bundle: realBundle, manifest: manifest, entitlements: entitlements.granted,
                             permissions: permissions.granted, dataFolder: dataFolder,
-                            settings: provisions.settingsText(for: manifest.id, permissions: permissions.granted))
+                            settings: provisions.settingsText(for: manifest.id, permissions: permissions.granted), freewheeling: provisions.freewheeling)
         return CheckedBundle(manifest: manifest, plan: plan, deniedEntitlements: entitlements.denied,
                              deniedPermissions: permissions.denied, dataFolderProblem: dataFolderProblem)
     }
@@ -140,7 +140,7 @@ package struct PluginLoader {
 
         // Plugin code runs from here on.
         let host = PluginHost(pluginID: manifest.id, instance: instance, entitlements: plan.entitlements, permissions: plan.permissions,
-                              dataFolder: plan.dataFolder, settings: plan.settings, logger: logger, loopThread: loopThread, callbacks: callbacks, actions: actions)
+                              dataFolder: plan.dataFolder, settings: plan.settings, freewheeling: plan.freewheeling, logger: logger, loopThread: loopThread, callbacks: callbacks, actions: actions)
         let code: any PluginCode
         do throws(PluginLoadError.Reason) {
             code = try codeLoader.load(plan, host: host, logger: logger)

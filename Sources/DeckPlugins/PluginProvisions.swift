@@ -1,7 +1,8 @@
 import DeckBase
 
 /// What the integrator gives each plugin besides its grants: a data folder under `dataRoot`, the
-/// media folders (to plugins holding `media`), and its own settings object.
+/// media folders (to plugins holding `media`), its own settings object, and whether the output
+/// freewheels.
 package struct PluginProvisions: Sendable {
     /// Where each plugin gets a data folder of its own (`<dataRoot>/<id>`); nil: none.
     package var dataRoot: String?
@@ -9,11 +10,14 @@ package struct PluginProvisions: Sendable {
     package var mediaFolders: [String]
     /// Each plugin's settings object (the config's `appSettings`), by plugin id.
     package var settings: JSONObject
+    /// The output renders as fast as it can rather than in real time (`is_freewheeling`).
+    package var freewheeling: Bool
 
-    package init(dataRoot: String? = nil, mediaFolders: [String] = [], settings: JSONObject = [:]) {
+    package init(dataRoot: String? = nil, mediaFolders: [String] = [], settings: JSONObject = [:], freewheeling: Bool = false) {
         self.dataRoot = dataRoot
         self.mediaFolders = mediaFolders
         self.settings = settings
+        self.freewheeling = freewheeling
     }
 
     /// The settings text handed to plugin `id` holding `permissions`.

@@ -74,6 +74,13 @@ public struct DeckHost: @unchecked Sendable {  // Wraps the host's pointer; the 
         try check(audio.pointee.close_stream(raw))
     }
 
+    /// Whether the host renders as fast as it can rather than in real time (a render to a file):
+    /// `render` may then wait up to 40 ms for audio still being produced. False before ABI 1.5. [any-thread]
+    public var isFreewheeling: Bool {
+        guard raw.pointee.abi.minor >= 5, let call = audio?.pointee.is_freewheeling else { return false }
+        return call(raw)
+    }
+
     /// Requests audio focus for `context` ("music", "navigation", …); a second request replaces the
     /// first. Throws for a context the plugin is not entitled to. Loop thread.
     public func requestFocus(context: String, type: FocusType = .gain, acceptsDelayed: Bool = false,

@@ -117,7 +117,7 @@
 #endif
 
 typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD, AUDIO_SILENCE, AUDIO_DENORMAL, AUDIO_DC, AUDIO_HANG, AUDIO_SPIN, AUDIO_SEGV,
-               AUDIO_EXIT, AUDIO_STALL } audio_mode_t;
+               AUDIO_EXIT, AUDIO_STALL, AUDIO_SLOW } audio_mode_t;
 
 typedef struct fixture {
     deck_plugin_t plugin;
@@ -764,6 +764,7 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
     else if (strcmp(item, "hang") == 0) f->mode = AUDIO_HANG;
     else if (strcmp(item, "spin") == 0) f->mode = AUDIO_SPIN;
     else if (strcmp(item, "stall") == 0) f->mode = AUDIO_STALL;
+    else if (strcmp(item, "slow") == 0) f->mode = AUDIO_SLOW;
     else if (strcmp(item, "segv") == 0) f->mode = AUDIO_SEGV;
     else if (strcmp(item, "exit") == 0) f->mode = AUDIO_EXIT;
     else if (strcmp(item, "flood") == 0) {
@@ -797,6 +798,11 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
         deck_focus_request_t odd = { "music", 9, 0, { NULL, NULL } };
         refused = session->request_focus(f->host, &odd, &ignored);
         snprintf(line, sizeof line, "probe type: %d %s", (int)refused, f->host->last_error(f->host));
+        say(plugin, line);
+        /* Whether the output freewheels (ABI 1.5). */
+        const deck_host_audio_t *audio = host_audio(f);
+        bool known = f->host->abi.minor >= 5 && audio->is_freewheeling;
+        snprintf(line, sizeof line, "probe freewheeling: %s", !known ? "NONE" : audio->is_freewheeling(f->host) ? "yes" : "no");
         say(plugin, line);
     }
     deck_focus_request_t request = { context, type, 0, { NULL, NULL } };
@@ -846,6 +852,10 @@ static uint32_t fixture_audio_render(const deck_plugin_t *plugin, uint32_t frame
     if (f->mode == AUDIO_STALL && f->frames_rendered == 10) {
         struct timespec stall = { 0, 200000000 };
         nanosleep(&stall, NULL);
+    }
+    if (f->mode == AUDIO_SLOW) {  /* waits 30 ms a frame for audio, as a decoder's reader may in freewheel */
+        struct timespec wait = { 0, 30000000 };
+        nanosleep(&wait, NULL);
     }
     if (f->mode == AUDIO_SPIN && f->frames_rendered >= 10) for (volatile unsigned long n = 0;; n++) {}
     if (f->mode == AUDIO_SEGV && f->frames_rendered >= 10) *(volatile int *)8 = 1;

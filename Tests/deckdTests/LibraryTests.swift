@@ -110,6 +110,26 @@ import Testing
         #expect(abs(try AudioAnalysis.dominantFrequency(Array(left[(start + 48_000 * 6 + 4_800)..<(start + 48_000 * 7)]), start: 0) - 440) < 5)
     }
 
+    /// `deckd --freewheel` renders an album to a file as fast as the machine goes with no gap: the
+    /// Library's render waits for its decode thread (`is_freewheeling`), and a track asked for before
+    /// the first scan found it starts the file rather than the seconds of silence rendered meanwhile.
+    @Test func aFreewheelRenderOfAnAlbumHasNoGapsFromItsFirstSample() throws {
+        let first = "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"
+        let car = try Car(options: ["--freewheel", "--duration", "40", "--play", "org.deck.library:\(first)"])
+        #expect(car.deckd.waitForLog("deckd: stopped", seconds: 60))
+        #expect(car.deckd.stop() == 0)
+        let left = try AudioAnalysis.decodeWithFFmpeg(car.dir.path + "/out.opus").left
+        let start = left.firstIndex { abs($0) > 0.01 } ?? left.count
+        #expect(start < 4_800, "the album starts the file, not \(start / 48) ms into it")
+        // Six 6 s tracks in six formats, back to back: 36 s of music, then silence. The fifth, an
+        // M4A, ends in 13 ms of silence of its own (AAC's padding, as ffmpeg decodes it too).
+        for (from, to) in [(0.0, 29.9), (30.05, 35.98)] {
+            let gap = AudioAnalysis.longestGapMilliseconds(left, threshold: 0.005, start: start + Int(from * 48_000), end: start + Int(to * 48_000))
+            #expect(gap <= 2, "a gap of \(gap) ms between \(from) and \(to) s")
+        }
+        #expect(AudioAnalysis.longestGapMilliseconds(left, threshold: 0.005, start: start + 48_000 * 36 + 960) >= 3_000)
+    }
+
     /// Playing, the host's threads wake for frames and heartbeats; the decode thread, which keeps a
     /// 4 s ring full, refills it a second at a time when the render thread says there is room, so
     /// it wakes about once a second, and never while paused.

@@ -13,12 +13,12 @@ import Testing
         var output: String { dir.path + "/out.opus" }
         var stationsPath: String { dir.path + "/data/org.deck.radio/stations.json" }
 
-        init(stations: [(name: String, url: String, genre: String)]) throws {
+        init(stations: [(name: String, url: String, genre: String)], options: [String] = []) throws {
             try FileManager.default.createDirectory(atPath: dir.path + "/data/org.deck.radio", withIntermediateDirectories: true)
             try RadioTests.write(stations, to: dir.path + "/data/org.deck.radio/stations.json")
             try #"{"dataDirectory": "data"}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
             deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", Paths.binDir + "/plugins", "--state", "none",
-                                      "--sink", "file:\(dir.path)/out.opus"])
+                                      "--sink", "file:\(dir.path)/out.opus"] + options)
             guard deckd.waitForLog("deckd: ready") else { throw CommandFailure(description: "deckd did not get ready:\n\(deckd.log)") }
         }
 
@@ -88,6 +88,25 @@ import Testing
         let first660 = heard.firstIndex { abs($0 - 660) < 5 } ?? 0
         #expect(heard[..<first660].allSatisfy { abs($0 - 660) >= 5 } && heard[first660...].dropLast().allSatisfy { abs($0 - 660) < 5 },
                 "the station changed once: \(heard)")
+    }
+
+    /// `deckd --freewheel` records a live station in real time, as it arrives, with no gap once it
+    /// sounds: the Radio's render (`is_freewheeling`) paces itself, so the stream's cushion takes
+    /// the network's bursts as when the output is paced, instead of draining into silence.
+    @Test func aFreewheelRecordingOfAStationHasNoGaps() throws {
+        let icecast = try IcecastServer()
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
+        let began = Date()
+        let car = try Car(stations: [("Deck MP3", icecast.url("/live.mp3"), "Talk")],
+                          options: ["--freewheel", "--duration", "8", "--play", "org.deck.radio:Deck MP3"])
+        #expect(car.deckd.waitForLog("deckd: stopped", seconds: 30), "\(car.deckd.log)")
+        let took = Date().timeIntervalSince(began)
+        #expect(car.deckd.stop() == 0)
+        let left = try AudioAnalysis.decodeWithFFmpeg(car.output).left
+        let start = left.firstIndex { abs($0) > 0.01 } ?? left.count
+        let gap = AudioAnalysis.longestGapMilliseconds(left, threshold: 0.005, start: start, end: left.count - 960)
+        #expect(start < 48_000 && gap <= 2, "sound from \(start / 48) ms, a gap of \(gap) ms; \(took) s for 8 s")
+        #expect(abs(try AudioAnalysis.dominantFrequency(Array(left[(start + 48_000)..<(start + 96_000)]), start: 0) - 660) < 5)
     }
 
     @Test func aDroppedSourceIsReconnectedWithoutLosingFocusOrClicking() throws {

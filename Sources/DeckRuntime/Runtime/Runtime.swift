@@ -112,7 +112,8 @@ public final class Runtime {
             nowPlaying: { [unowned zones] in zones.zone(ofInstance: $0).player.handle($1, instance: $0) },
             ui: { [unowned interface] in interface.handle($1, instance: $0) })
         codeLoader = IsolatingCodeLoader(policy: configuration.policy.isolation, settings: configuration.isolation,
-                                         frames: configuration.audio.frameSize.samples, freewheel: configuration.audio.freewheel, loop: loop,
+                                         frames: configuration.audio.frameSize.samples, freewheel: configuration.audio.freewheel,
+                                         renderTimeoutMilliseconds: configuration.audio.renderTimeoutMilliseconds, loop: loop,
                                          scheduler: scheduler)
         let stateFile: StateFile?
         do {
@@ -121,7 +122,8 @@ public final class Runtime {
                                          actions: actions, codeLoader: codeLoader, budget: configuration.loopBudget,
                                          provisions: PluginProvisions(dataRoot: configuration.dataDirectory,
                                                                       mediaFolders: configuration.isolation.mediaFolders,
-                                                                      settings: configuration.appSettings))
+                                                                      settings: configuration.appSettings,
+                                                                      freewheeling: configuration.audio.freewheel))
             publisher = try EventPublisher(registry: plugins, zones: zones, interface: interface, output: output,
                                            pins: configuration.pins, coalesceMilliseconds: configuration.nowPlaying.coalesceMilliseconds,
                                            scheduler: scheduler)

@@ -82,6 +82,22 @@ import Testing
         }
     }
 
+    /// In freewheel a render may wait for its decoder (up to 40 ms, deck/ext/audio.h): the mix
+    /// waits for the host's frames (three quarters of the render timeout) instead of counting
+    /// each late after `renderDeadlineMs`, so a render to a file has no gaps.
+    @Test func inFreewheelTheMixWaitsForAHostWhoseRenderWaitsForItsDecoder() throws {
+        let path = dir.path + "/slow.opus"
+        let harness = try StreamingHarness(freewheel: true, seconds: 1, sinks: ["file:\(path)"], isolation: .process)
+        let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio"))
+        try harness.runtime.focus.play(pluginID: radio.id, item: "slow")
+        try harness.start()
+        #expect(harness.runUntilFinished())
+        #expect(radio.lateFrames == 0 && radio.streamCounters.underrunFrames.load(ordering: .relaxed) == 0)
+        #expect(harness.shutDown())
+        let decoded = try AudioAnalysis.decodeWithFFmpeg(path)
+        #expect(AudioAnalysis.longestGapMilliseconds(decoded.left, start: 4_800, end: decoded.frames - 4_800) <= 2)
+    }
+
     @Test func aRenderThatIsLateOnceUnderrunsAndFadesOutAndBackIn() throws {
         let path = dir.path + "/stall.opus"
         let harness = try harness(path)

@@ -39,6 +39,16 @@ import DeckTestSupport
         #expect(harness.runtime.output.hasStream(plugin.id))
     }
 
+    /// `is_freewheeling` (ABI 1.5) answers what the output does, in a host process as in the runtime.
+    @Test(arguments: [true, false])
+    func aPluginIsToldWhetherTheOutputFreewheels(freewheel: Bool) throws {
+        let harness = try StreamingHarness(freewheel: freewheel, seconds: 0.1)
+        let plugin = try harness.load(try Fixture.bundle(in: dir.path))
+        try harness.runtime.focus.play(pluginID: plugin.id, item: "probe")
+        let lines = harness.log.messages(from: plugin.id)
+        #expect(lines.contains("probe freewheeling: \(freewheel ? "yes" : "no")"), "\(lines)")
+    }
+
     @Test func aStreamOpenedDuringInitIsRefusedNamingTheState() throws {
         let log = LogCapture()
         let runtime = try makeRuntime(log: log)

@@ -42,8 +42,9 @@ typedef struct deck_plugin_audio {
     void (*stop)(const deck_plugin_t *plugin);
 
     /* Writes up to `frames` frames (frames × 2 floats) to `out` and returns
-     * how many it wrote. Must not block, lock, allocate or do I/O.
-     * [audio-thread] */
+     * how many it wrote. Must not block, lock, allocate or do I/O; only in
+     * freewheel (the host's is_freewheeling()) may it wait, briefly, for audio
+     * the plugin is still producing. [audio-thread] */
     uint32_t (*render)(const deck_plugin_t *plugin, uint32_t frames, float *out);
 
     void *reserved[8];
@@ -66,7 +67,17 @@ typedef struct deck_host_audio {
      * Closing a closed stream is DECK_OK. [loop-thread] */
     deck_status_t (*close_stream)(const deck_host_t *host);
 
-    void *reserved[8];
+    /* Returns true when the host renders as fast as it can instead of in
+     * real time (`deckd --freewheel`: a render to a file); the answer does not
+     * change while the plugin exists. Nobody listens live then, so a render()
+     * whose audio comes from a thread of the plugin's own (a decoder, the
+     * network) may wait up to 40 ms for it instead of returning silence, and
+     * the file has no gaps the real-time output would not have had. A longer
+     * wait is a late frame to the host. Added in ABI 1.5: check
+     * `host->abi.minor >= 5` first. [any-thread] */
+    bool (*is_freewheeling)(const deck_host_t *host);
+
+    void *reserved[7];
 } deck_host_audio_t;
 
 #ifdef __cplusplus
