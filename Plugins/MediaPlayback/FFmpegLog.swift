@@ -3,10 +3,11 @@ import DeckSDK
 import Glibc
 import Synchronization
 
-/// Sends FFmpeg's errors to the app's log ("FFmpeg mp3float: Header missing"), at most `burst` a
-/// minute for each registration, instead of stderr: /dev/null in a host process, anonymous lines
-/// in deckd's output inline. A `Player` or a scan registers while it runs and marks its thread
-/// with the token; a message from an unmarked thread goes to the last registered.
+/// Sends FFmpeg's errors to the app's log ("FFmpeg mp3float (/music/a.mp3): Header missing"), at
+/// most `burst` a minute for each registration, instead of stderr: /dev/null in a host process,
+/// anonymous lines in deckd's output inline. A `Player` or a scan registers while it runs and marks
+/// its thread with the token; a message from an unmarked thread goes to the last registered. A
+/// `MediaSource` names the file its thread reads.
 public enum FFmpegLog {
     static let burst = 20
     static let windowSeconds = 60
@@ -31,6 +32,18 @@ public enum FFmpegLog {
         return key
     }()
 
+    /// The file the thread reads, as a retained `FileName` (nil: none); released when the thread ends.
+    private static let threadFile: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { $0.map { Unmanaged<FileName>.fromOpaque($0).release() } }
+        return key
+    }()
+
+    private final class FileName {
+        let path: String
+        init(_ path: String) { self.path = path }
+    }
+
     /// Routes FFmpeg's errors to `host` until `stop(_:)` with the token returned.
     public static func start(_ host: DeckHost) -> Int {
         state.withLock { state in
@@ -44,6 +57,12 @@ public enum FFmpegLog {
     /// What FFmpeg says on the calling thread from now on goes to the host registered with `token`.
     public static func attribute(to token: Int) {
         pthread_setspecific(threadToken, UnsafeRawPointer(bitPattern: token))
+    }
+
+    /// What FFmpeg says on the calling thread from now on is about the file at `path` (nil: none).
+    static func name(file path: String?) {
+        if let old = pthread_getspecific(threadFile) { Unmanaged<FileName>.fromOpaque(old).release() }
+        pthread_setspecific(threadFile, path.map { Unmanaged.passRetained(FileName($0)).toOpaque() })
     }
 
     /// Stops routing to the host registered with `token`; its host is not used once this returns.
@@ -66,6 +85,7 @@ public enum FFmpegLog {
         let component = context.flatMap { pointer in
             pointer.assumingMemoryBound(to: UnsafePointer<AVClass>?.self).pointee?.pointee.item_name.flatMap { $0(pointer) }.map { String(cString: $0) }
         }
+        let file = pthread_getspecific(threadFile).map { Unmanaged<FileName>.fromOpaque($0).takeUnretainedValue().path }
         let token = Int(bitPattern: pthread_getspecific(threadToken))
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
@@ -76,7 +96,7 @@ public enum FFmpegLog {
             if registration.windowStart.map({ time.tv_sec - $0 >= windowSeconds }) ?? true { (registration.windowStart, registration.shown) = (time.tv_sec, 0) }
             registration.shown += 1
             if registration.shown <= burst {
-                registration.host.log(.warning, "FFmpeg\(component.map { " \($0)" } ?? ""): \(text)")
+                registration.host.log(.warning, "FFmpeg\(component.map { " \($0)" } ?? "")\(file.map { " (\($0))" } ?? ""): \(text)")
             } else if registration.shown == burst + 1 {
                 registration.host.log(.warning, "FFmpeg: \(burst) errors this minute; the rest of the minute's are not shown")
             }

@@ -55,6 +55,7 @@ public final class MediaSource {
         av_dict_set(&options, "user_agent", "Deck/0.1", 0)
         av_dict_set(&options, "icy", "1", 0)
         let isFile = !url.contains("://") || url.lowercased().hasPrefix("file:")
+        FFmpegLog.name(file: isFile ? url : nil)  // a stream's URL may carry a password
         if isFile { av_dict_set(&options, "format_whitelist", MediaSource.fileFormats, 0) }
         if live {
             av_dict_set(&options, "formatprobesize", "32768", 0)
@@ -65,6 +66,7 @@ public final class MediaSource {
         av_dict_free(&options)
         guard opened >= 0, let context else {
             av_packet_free_(packet); av_frame_free_(frame)
+            FFmpegLog.name(file: nil)
             if isFile && opened == -EINVAL {  // what the whitelist answers, or a listed demuxer that cannot make sense of it
                 throw .refused(url, "not a FLAC, Ogg, MP3, MP4/M4A, AAC, WAV, WavPack, APE, Matroska or AIFF file that FFmpeg can read")
             }
@@ -75,6 +77,7 @@ public final class MediaSource {
             var context: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&context)
             av_packet_free_(packet); av_frame_free_(frame)
+            FFmpegLog.name(file: nil)
             return error
         }
         let probed = avformat_find_stream_info(context, nil)
@@ -119,6 +122,7 @@ public final class MediaSource {
         close()
         av_packet_free_(packet)
         av_frame_free_(frame)
+        FFmpegLog.name(file: nil)
     }
 
     func close() {

@@ -2,12 +2,13 @@ import CDeckPlugin
 import CFFmpeg
 @testable import DeckSDK
 import Foundation
-import MediaPlayback
+@testable import MediaPlayback
 import Synchronization
 import Testing
 
 /// Where FFmpeg's messages go while apps are registered: errors to the host the thread was marked
-/// with (else the last registered), 20 a minute each, then one line saying the rest are not shown.
+/// with (else the last registered), 20 a minute each, then one line saying the rest are not shown;
+/// each names the file its thread reads.
 @Suite struct FFmpegLogTests {
     /// A host whose log lines are kept here.
     final class RecordingHost: Sendable {
@@ -48,5 +49,24 @@ import Testing
         FFmpegLogTests.say("from a thread nobody marked")
         #expect(marked.logged == (0..<20).map { "FFmpeg: error \($0)" } + ["FFmpeg: 20 errors this minute; the rest of the minute's are not shown"])
         #expect(last.logged.contains("FFmpeg: from a thread nobody marked"), "its own budget, not the other's")
+    }
+
+    @Test func aThreadsLinesNameTheFileItReadsButNeverAStreamsURL() {
+        let recording = RecordingHost()
+        let token = FFmpegLog.start(recording.host)
+        defer { FFmpegLog.stop(token) }
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            FFmpegLog.attribute(to: token)
+            FFmpegLog.name(file: "/music/a.mp3")
+            FFmpegLogTests.say("about the file")
+            _ = try? MediaSource(url: "http://user:secret@127.0.0.1:9/stream.mp3", timeoutSeconds: 1)
+            FFmpegLogTests.say("after the stream")
+            done.signal()
+        }.start()
+        done.wait()
+        #expect(recording.logged.first == "FFmpeg (/music/a.mp3): about the file")
+        #expect(recording.logged.last == "FFmpeg: after the stream", "\(recording.logged)")
+        #expect(!recording.logged.contains { $0.contains("secret") }, "\(recording.logged)")
     }
 }

@@ -87,8 +87,8 @@ extension LibraryTests {
         #expect(car.deckd.stop() == 0)
     }
 
-    /// FFmpeg's errors reach the log as the Library's (its host's stderr is /dev/null), at most 20
-    /// a minute: a damaged MP3, 40 stretches of noise, decoded as its loudness is measured.
+    /// FFmpeg's errors reach the log as the Library's (its host's stderr is /dev/null), naming the
+    /// file, at most 20 a minute: a damaged MP3, 40 stretches of noise, decoded as its loudness is measured.
     @Test func ffmpegsErrorsOnADamagedFileAreLoggedAsTheLibrarysTwentyAMinute() throws {
         let media = TemporaryDirectory()
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: LibraryTests.music + "/Loud Band/Loud Album/02 Track 2.mp3")))
@@ -104,7 +104,7 @@ extension LibraryTests {
         _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
         let car = try Car(folders: [media.path])
         #expect(car.deckd.waitForLog("org.deck.library: FFmpeg: 20 errors this minute; the rest of the minute's are not shown"), "\(car.deckd.log)")
-        #expect(car.deckd.log.contains("org.deck.library: FFmpeg mp3float: Header missing"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("org.deck.library: FFmpeg mp3float (\(media.path)/damaged.mp3): Header missing"), "\(car.deckd.log)")
         #expect(car.deckd.log.components(separatedBy: "org.deck.library: FFmpeg ").count - 1 == 20, "\(car.deckd.log)")
         #expect(!car.deckd.log.contains(" @ 0x"), "no line of FFmpeg's own")
         #expect(car.deckd.stop() == 0)
