@@ -20,6 +20,8 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
     private let running = Atomic<Bool>(true)
     private var changes: FileChangeWatch?
     private var thread: WorkerThread?
+    /// While the thread runs, FFmpeg's errors fetching pictures go to the Radio's log.
+    private var logToken: Int?
 
     init(candidates: [String], host: DeckHost) {
         self.candidates = candidates
@@ -34,7 +36,12 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
         latest.withLock { $0 = read(remotePictures: false) }
         guard let changes = FileChangeWatch() else { return host.log(.error, "no pipe to watch \(path) with") }
         self.changes = changes
-        thread = WorkerThread.start { [self] in watch(changes) }
+        let token = FFmpegLog.start(host)
+        logToken = token
+        thread = WorkerThread.start { [self] in
+            FFmpegLog.attribute(to: token)
+            watch(changes)
+        }
         if thread == nil { host.log(.error, "no thread to watch \(path)") }
     }
 
@@ -45,6 +52,8 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
         thread?.join()
         thread = nil
         changes = nil
+        logToken.map(FFmpegLog.stop)
+        logToken = nil
     }
 
     /// The newest list or failure since the last call (loop thread).
