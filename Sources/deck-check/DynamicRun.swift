@@ -50,7 +50,7 @@ struct DynamicRun {
         guard let runtime = RuntimeConnection(socket: work + "/deck.sock", seconds: 10) else {
             throw .setup("deckd did not open its socket:\n\(Spawned.tail(log))")
         }
-        exercise(runtime, output: output, work: work)
+        let launched = exercise(runtime, output: output, work: work)
         let lines = Spawned.text(log).split(separator: "\n")
         if !process.isRunning { report("lifecycle.survives", "deckd itself ended during the run: \(lines.suffix(3).joined(separator: " | "))") }
         // "TIME LEVEL SUBSYSTEM: message": the runtime's lines about the plugin, not the plugin's own (its subsystem is its id).
@@ -78,6 +78,8 @@ struct DynamicRun {
                 report("runtime.warnings", text)
             }
         }
+        process.stop()  // before the freewheel run, which shares its data folders
+        if let launched, wants("render.freewheel") { judgeFreewheel(work: work, output: output, since: launched) }
     }
 
     /// A call held the loop this long: slow whatever the machine's load. Under it, a call's time
@@ -96,18 +98,19 @@ struct DynamicRun {
         return nil
     }
 
-    private mutating func exercise(_ runtime: RuntimeConnection, output: String, work: String) {
+    /// Drives it as an HMI would; the output frame it was launched at when it played.
+    private mutating func exercise(_ runtime: RuntimeConnection, output: String, work: String) -> Int? {
         do {
             _ = try runtime.call("apps.load", ["path": .string(bundle)])
         } catch {
             report("load.accepted", error.message, at: bundle)
-            return
+            return nil
         }
         let offers = Set(app(runtime)?["offers"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         let repeats = ["lifecycle.repeat", "lifecycle.leftovers", "render.time", "render.deadline"].contains(where: wants)
-        var playing = false, repeated = false
+        var playing = false, repeated = false, launched = 0
         if offers.contains("audio") {
-            let launched = frames(runtime)
+            launched = frames(runtime)
             do {
                 try launch(runtime)
                 let heard = Monotonic.now + seconds
@@ -120,7 +123,7 @@ struct DynamicRun {
                 report("lifecycle.default-item", "\(error.message); give --item to check its playback")
             } catch {
                 report("lifecycle.activate", "apps.launch: \(error.message)")
-                return
+                return nil
             }
         }
         if repeats && !repeated { repeatLifecycle(work: work, plays: false) }
@@ -137,6 +140,7 @@ struct DynamicRun {
         if let app = self.app(runtime), ["crashed", "disabled", "hung"].contains(app["state"]?.stringValue ?? "") {
             report("lifecycle.survives", "it ended the run \(app["state"]?.stringValue ?? "")")
         }
+        return playing ? launched : nil
     }
 
     private mutating func repeatLifecycle(work: String, plays: Bool) {

@@ -83,6 +83,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,7 +118,19 @@
 #endif
 
 typedef enum { AUDIO_SINE, AUDIO_UNDERRUN, AUDIO_NAN, AUDIO_LOUD, AUDIO_SILENCE, AUDIO_DENORMAL, AUDIO_DC, AUDIO_HANG, AUDIO_SPIN, AUDIO_SEGV,
-               AUDIO_EXIT, AUDIO_STALL, AUDIO_SLOW } audio_mode_t;
+               AUDIO_EXIT, AUDIO_STALL, AUDIO_SLOW, AUDIO_PRODUCED } audio_mode_t;
+
+/* The "produced" items' audio: a thread of the plugin's own makes a sine in real time, 20 ms
+ * every 20 ms, into a ring that render reads, as a network client or a decoder would. */
+#define PRODUCED_FRAMES 48000
+typedef struct producer {
+    pthread_t thread;
+    int started;
+    atomic_int stop;
+    atomic_ulong written, read;
+    double phase;
+    float ring[PRODUCED_FRAMES * 2];
+} producer_t;
 
 typedef struct fixture {
     deck_plugin_t plugin;
@@ -130,6 +143,9 @@ typedef struct fixture {
     unsigned long frames_rendered;
     int published;
     uint64_t pending_token;
+    producer_t producer;
+    /* "produced-waits": in freewheel, render waits for the producer (up to 40 ms) rather than play silence. */
+    int waits_in_freewheel, freewheeling;
 } fixture_t;
 
 #ifndef FIXTURE_COMMANDS
@@ -652,8 +668,38 @@ static deck_status_t fixture_activate(const deck_plugin_t *plugin) {
     return DECK_OK;
 }
 
+static void *produce(void *context) {
+    producer_t *p = context;
+    struct timespec due;
+    clock_gettime(CLOCK_MONOTONIC, &due);
+    while (!atomic_load(&p->stop)) {
+        unsigned long written = atomic_load(&p->written);
+        if (written - atomic_load(&p->read) + 960 <= PRODUCED_FRAMES) {
+            for (unsigned long i = written; i < written + 960; i++) {
+                float sample = 0.25f * (float)sin(p->phase);
+                p->phase = fmod(p->phase + 2 * M_PI * 440 / DECK_AUDIO_SAMPLE_RATE, 2 * M_PI);
+                p->ring[2 * (i % PRODUCED_FRAMES)] = sample;
+                p->ring[2 * (i % PRODUCED_FRAMES) + 1] = sample;
+            }
+            atomic_store(&p->written, written + 960);
+        }
+        due.tv_nsec += 20000000;
+        if (due.tv_nsec >= 1000000000) { due.tv_sec++; due.tv_nsec -= 1000000000; }
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL);
+    }
+    return NULL;
+}
+
+static void stop_producing(fixture_t *f) {
+    if (!f->producer.started) return;
+    atomic_store(&f->producer.stop, 1);
+    pthread_join(f->producer.thread, NULL);
+    f->producer.started = 0;
+}
+
 static void fixture_deactivate(const deck_plugin_t *plugin) {
     fixture_t *f = plugin->plugin_data;
+    stop_producing(f);
     if (f->thread_started) pthread_join(f->thread, NULL);
     f->thread_started = 0;
     say(plugin, "lifecycle: deactivate");
@@ -765,6 +811,16 @@ static deck_status_t fixture_audio_start(const deck_plugin_t *plugin, const char
     else if (strcmp(item, "spin") == 0) f->mode = AUDIO_SPIN;
     else if (strcmp(item, "stall") == 0) f->mode = AUDIO_STALL;
     else if (strcmp(item, "slow") == 0) f->mode = AUDIO_SLOW;
+    else if (strcmp(item, "produced") == 0 || strcmp(item, "produced-waits") == 0) {
+        f->mode = AUDIO_PRODUCED;
+        f->waits_in_freewheel = strcmp(item, "produced-waits") == 0;
+        const deck_host_audio_t *audio = host_audio(f);
+        f->freewheeling = f->host->abi.minor >= 5 && audio->is_freewheeling && audio->is_freewheeling(f->host);
+        if (!f->producer.started) {
+            atomic_store(&f->producer.stop, 0);
+            f->producer.started = pthread_create(&f->producer.thread, NULL, produce, &f->producer) == 0;
+        }
+    }
     else if (strcmp(item, "segv") == 0) f->mode = AUDIO_SEGV;
     else if (strcmp(item, "exit") == 0) f->mode = AUDIO_EXIT;
     else if (strcmp(item, "flood") == 0) {
@@ -837,6 +893,7 @@ static void fixture_audio_stop(const deck_plugin_t *plugin) {
     fixture_t *f = plugin->plugin_data;
     say(plugin, "lifecycle: stop");
     host_audio(f)->close_stream(f->host);
+    stop_producing(f);
     const deck_host_session_t *session = f->host->get_extension(f->host, DECK_EXT_SESSION);
     session->abandon_focus(f->host);
 }
@@ -856,6 +913,24 @@ static uint32_t fixture_audio_render(const deck_plugin_t *plugin, uint32_t frame
     if (f->mode == AUDIO_SLOW) {  /* waits 30 ms a frame for audio, as a decoder's reader may in freewheel */
         struct timespec wait = { 0, 30000000 };
         nanosleep(&wait, NULL);
+    }
+    if (f->mode == AUDIO_PRODUCED) {  /* what the producer made so far; silence for the rest */
+        producer_t *p = &f->producer;
+        for (int waited = 0; f->waits_in_freewheel && f->freewheeling && waited < 40
+             && atomic_load(&p->written) - atomic_load(&p->read) < frames; waited++) {
+            struct timespec millisecond = { 0, 1000000 };
+            nanosleep(&millisecond, NULL);
+        }
+        unsigned long read = atomic_load(&p->read), available = atomic_load(&p->written) - read;
+        uint32_t count = available < frames ? (uint32_t)available : frames;
+        for (uint32_t i = 0; i < count; i++) {
+            out[2 * i] = p->ring[2 * ((read + i) % PRODUCED_FRAMES)];
+            out[2 * i + 1] = p->ring[2 * ((read + i) % PRODUCED_FRAMES) + 1];
+        }
+        memset(out + 2 * count, 0, (frames - count) * 2 * sizeof(float));
+        atomic_store(&p->read, read + count);
+        f->frames_rendered++;
+        return frames;
     }
     if (f->mode == AUDIO_SPIN && f->frames_rendered >= 10) for (volatile unsigned long n = 0;; n++) {}
     if (f->mode == AUDIO_SEGV && f->frames_rendered >= 10) *(volatile int *)8 = 1;

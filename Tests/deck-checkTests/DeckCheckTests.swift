@@ -92,6 +92,19 @@ import Testing
         }
     }
 
+    /// A render fed by a thread of its own that makes the audio in real time: rendered with
+    /// `deckd --freewheel`, one that returns what is there is mostly silence (render.freewheel); one
+    /// that waits for its thread while the host is freewheeling (`is_freewheeling`) is not.
+    @Test(arguments: [("produced", true), ("produced-waits", false)])
+    func aRenderThatDoesNotWaitForItsOwnThreadInFreewheelIsCaught(item: String, caught: Bool) throws {
+        let dir = TemporaryDirectory()
+        let bundle = try Fixture.bundle(in: dir.path)
+        let result = try check(["--item", item, "--only", "render.freewheel,render.silent", bundle])
+        #expect(result.findings.contains { $0.rule == "render.freewheel" && $0.severity == "warning" } == caught, "\(result.raw)")
+        #expect(!result.findings.contains { $0.rule == "render.silent" }, "it plays in real time: \(result.raw)")
+        #expect(result.status == 0, "a warning does not fail the run: \(result.raw)")
+    }
+
     /// A render that stalls once in its host process: the frames it delivered after the mix's
     /// deadline are told (render.late), not judged as frames it did not fill.
     @Test func framesAHostDeliveredLateAreToldNotJudgedAsUnfilled() throws {
