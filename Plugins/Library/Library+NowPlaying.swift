@@ -9,11 +9,12 @@ extension Library: DeckNowPlayingPlugin {
     func publish(elapsed: Double) {
         guard let track = currentTrack else { return }
         do {
+            let state: PlaybackState = paused ? .paused : streamOpen ? .playing : .stopped
             var info = NowPlaying(title: track.title, artists: [track.artist], album: track.album, duration: track.duration,
-                                  elapsed: elapsed, state: paused ? .paused : .playing)
+                                  elapsed: elapsed, state: state)
             info.albumArtist = track.albumArtist
             info.artwork = cover
-            info.rate = paused ? 0 : 1
+            info.rate = state == .playing ? 1 : 0
             try host.setNowPlaying(info)
             try host.setQueue(queue.map { QueueEntry(id: tracks[$0].path, title: tracks[$0].title, artist: tracks[$0].artist,
                                                      duration: tracks[$0].duration) }, current: position)
@@ -54,18 +55,18 @@ extension Library: DeckNowPlayingPlugin {
             // Previous restarts the track after its first 3 s, as players do.
             let target = command == .next ? position + 1 : (elapsed > 3 ? position : position - 1)
             guard queue.indices.contains(target) || repeatMode == .all else { return .noSuchContent }
-            return host.commandResult { try self.playQueue(from: (target + self.queue.count) % self.queue.count) }
+            return host.commandResult { try self.playQueueTakingFocus(from: (target + self.queue.count) % self.queue.count) }
         case .seek(let seconds):
             guard currentTrack != nil else { return .noActionableNowPlayingItem }
-            return host.commandResult { try self.playQueue(from: self.position, at: min(seconds, self.currentTrack?.duration ?? seconds)) }
+            return host.commandResult { try self.playQueueTakingFocus(from: self.position, at: min(seconds, self.currentTrack?.duration ?? seconds)) }
         case .skip(let seconds):
             return handle(.seek(max(0, elapsed + seconds)), token: token)
         case .setShuffle(let mode):
             guard let current = queue.indices.contains(position) ? queue[position] : nil else { return .noActionableNowPlayingItem }
             shuffle = mode
             queue = mode == .off ? unshuffled : [current] + unshuffled.filter { $0 != current }.shuffled()
-            // The track plays on from where it is; what follows it is the new order.
-            return host.commandResult { try self.playQueue(from: self.queue.firstIndex(of: current) ?? 0, at: elapsed) }
+            // The track plays on (or stays paused or stopped) where it is; what follows it is the new order.
+            return host.commandResult { try self.playQueue(from: self.queue.firstIndex(of: current) ?? 0, at: elapsed, resuming: false) }
         case .setRepeat(let mode):
             repeatMode = mode
             try? host.setModes(shuffle: shuffle, repeat: mode)
@@ -75,9 +76,16 @@ extension Library: DeckNowPlayingPlugin {
         return .success
     }
 
+    /// Plays the queue from `index`; stopped (the album ended, or stop was pressed), it takes the
+    /// focus back first, as a paused or playing Library still holds it.
+    private func playQueueTakingFocus(from index: Int, at: Double = 0) throws {
+        if !streamOpen, !paused { try takeFocus() }
+        try playQueue(from: index, at: at)
+    }
+
     private func resume() -> CommandResult {
         host.commandResult {
-            guard try self.host.requestFocus(context: "music", acceptsDelayed: false) == .granted else { throw DeckError(.state, "no focus") }
+            try self.takeFocus()
             try self.host.openStream()
             self.streamOpen = true
             self.paused = false

@@ -76,10 +76,8 @@ extension Library: DeckUIPlugin, DeckContentPlugin {
         // The queue is the container the track was chosen in: its album, its genre, its folder.
         let order = owner.trackIndexes
         do {
-            switch try host.requestFocus(context: "music", acceptsDelayed: false) {
-            case .granted: try play(order, from: order.firstIndex(of: index) ?? 0)
-            default: throw DeckError(.state, "no focus")
-            }
+            try takeFocus()
+            try play(order, from: order.firstIndex(of: index) ?? 0)
             try host.completeContent(token)
         } catch {
             try? host.completeContent(token, .state)

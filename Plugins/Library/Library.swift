@@ -158,25 +158,41 @@ final class Library: DeckAudioPlugin {
         try playQueue(from: index, at: at)
     }
 
-    /// (Re)starts the player on the queue from `index`.
-    func playQueue(from index: Int, at: Double = 0) throws {
+    /// Takes the music focus now (a tap or a command plays at once or not at all).
+    func takeFocus() throws {
+        switch try host.requestFocus(context: "music", acceptsDelayed: false) {
+        case .granted: break
+        case .delayed(let reason), .rejected(let reason): throw DeckError(.state, reason)
+        }
+    }
+
+    /// (Re)starts the player on the queue from `index`. Not `resuming`, a paused or stopped Library
+    /// stays so (a shuffle reorders what follows without starting to play).
+    func playQueue(from index: Int, at: Double = 0, resuming: Bool = true) throws {
+        let previous = currentTrack?.path
         position = max(0, min(index, queue.count - 1))
         pass = -1
-        cover = nil
-        coverID = nil
-        // One album plays at its album gain (its quiet tracks stay quiet); a mix at track gains.
-        let oneAlbum = Set(queue.map { tracks[$0].albumKey }).count == 1
-        let items = queue.map { index in
-            let track = tracks[index]
-            return PlayerItem(url: track.path, loudness: oneAlbum ? track.albumLoudness ?? track.loudness : track.loudness ?? track.albumLoudness)
+        if currentTrack?.path != previous {  // a seek or a shuffle keeps the track's cover on screen
+            cover = nil
+            coverID = nil
         }
-        player.play(items, from: position, at: at)
-        paused = false
-        if !streamOpen {
-            try host.openStream()
-            streamOpen = true
+        if resuming || streamOpen || paused {
+            // One album plays at its album gain (its quiet tracks stay quiet); a mix at track gains.
+            let oneAlbum = Set(queue.map { tracks[$0].albumKey }).count == 1
+            let items = queue.map { index in
+                let track = tracks[index]
+                return PlayerItem(url: track.path, loudness: oneAlbum ? track.albumLoudness ?? track.loudness : track.loudness ?? track.albumLoudness)
+            }
+            player.play(items, from: position, at: at)
         }
-        host.log(.info, "playing \(currentTrack.map { "\($0.artist) – \($0.title)" } ?? "?") (\(position + 1) of \(queue.count))")
+        if resuming {
+            paused = false
+            if !streamOpen {
+                try host.openStream()
+                streamOpen = true
+            }
+            host.log(.info, "playing \(currentTrack.map { "\($0.artist) – \($0.title)" } ?? "?") (\(position + 1) of \(queue.count))")
+        }
         publish(elapsed: at)
         saveState(elapsed: at)
     }

@@ -65,15 +65,25 @@ public final class DeckdProcess {
     /// Frames the output has made so far, as `deckctl status` reports them.
     public func frames() throws -> Int {
         let status = try runProgram(Paths.binDir + "/deckctl", ["--socket", socket, "--json", "status"])
-        let info = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
-        return (info?["output"] as? [String: Any])?["frames"] as? Int ?? 0
+        let info = try? JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
+        guard let frames = (info?["output"] as? [String: Any])?["frames"] as? Int else {
+            throw CommandFailure(description: "deckctl status gave no output.frames (status \(status.status)): \(status.output)")
+        }
+        return frames
     }
 
-    /// Waits until the output has made `count` more frames than now (or `seconds` pass).
+    /// Waits until the output has made `count` more frames than now; throws when it has not within
+    /// `seconds` (a stalled output, or a machine too slow for what follows to mean anything).
     public func waitForFrames(_ count: Int, seconds: Double = 10) throws {
-        let target = try frames() + count
-        let deadline = Date().addingTimeInterval(seconds)
-        while try frames() < target && Date() < deadline { usleep(20_000) }
+        let start = try frames(), deadline = Date().addingTimeInterval(seconds)
+        var made = 0
+        while made < count {
+            guard Date() < deadline else {
+                throw CommandFailure(description: "the output made \(made) of \(count) frames in \(seconds) s; deckd's log ends:\n\(log.suffix(3_000))")
+            }
+            usleep(20_000)
+            made = try frames() - start
+        }
     }
 
     /// Sends `signal` and returns the exit status, or nil if it did not exit within `seconds`.

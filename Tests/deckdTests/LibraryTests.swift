@@ -83,22 +83,29 @@ import Testing
         #expect(try car.waitFor(#""artwork":{"#, in: ["--json", "now-playing"]), "the embedded cover")
         #expect(try car.waitFor("Loud Album 2 — Loud Band", in: ["now-playing"], seconds: 10), "the next track follows by itself")
         try car.deckd.waitForFrames(100)
+        func nowPlaying() throws -> [String: Any] {
+            try JSONSerialization.jsonObject(with: Data(car.deckctl(["--json", "now-playing"]).utf8)) as? [String: Any] ?? [:]
+        }
+        // Track 2 sounds, 2 s in (a machine that stalled for seconds may be further on: the seek follows it).
+        let sounding = try nowPlaying()["title"] as? String ?? "?"
+        let track = Int(sounding.split(separator: " ").last ?? "") ?? 0
+        try #require((2...5).contains(track), "\(sounding) sounds: \(car.deckd.log)")
         let seekAt = Date()
         _ = try car.deckctl(["seek", "1"])  // back: 5 s of the track left for what follows
         // At 1 s plus what has played since the seek (at least 2 s in without it), however slow the machine.
-        let seeked = try JSONSerialization.jsonObject(with: Data(car.deckctl(["--json", "now-playing"]).utf8)) as? [String: Any]
-        let elapsed = seeked?["elapsed"] as? Double ?? -1, since = Date().timeIntervalSince(seekAt)
-        #expect(seeked?["title"] as? String == "Loud Album 2")
+        let seeked = try nowPlaying()
+        let elapsed = seeked["elapsed"] as? Double ?? -1, since = Date().timeIntervalSince(seekAt)
+        #expect(seeked["title"] as? String == sounding, "\(car.deckd.log)")
         #expect(elapsed >= 0.95 && elapsed <= 1 + since + 0.25, "\(elapsed) s in, \(since) s after the seek")
         _ = try car.deckctl(["next"])
-        #expect(try car.waitFor("Loud Album 3 — Loud Band", in: ["now-playing"]))
+        #expect(try car.waitFor("Loud Album \(track + 1) — Loud Band", in: ["now-playing"]), "\(car.deckd.log)")
         let queue = try car.deckctl(["queue"])
         #expect(queue.contains("Loud Album 6"), "\(queue)")
         _ = try car.deckctl(["call", "player.setShuffle", #"{"mode":"items"}"#])
         _ = try car.deckctl(["call", "player.setRepeat", #"{"mode":"all"}"#])
         let modes = try car.deckctl(["call", "queue.get"])
         #expect(modes.contains(#""shuffle": "items""#) && modes.contains(#""repeat": "all""#), "\(modes)")
-        #expect(try car.deckctl(["now-playing"]).contains("Loud Album 3"), "the track plays on when shuffled")
+        #expect(try car.deckctl(["now-playing"]).contains("Loud Album \(track + 1)"), "the track plays on when shuffled")
         #expect(car.deckd.stop() == 0)
 
         // Track 1 (550 Hz) ran into track 2 (440 Hz) with no gap between them.
@@ -108,6 +115,42 @@ import Testing
         #expect(AudioAnalysis.longestGapMilliseconds(left, threshold: 0.005, start: start + 48_000 * 5, end: start + 48_000 * 7) <= 2, "gapless")
         #expect(abs(try AudioAnalysis.dominantFrequency(Array(left[(start + 48_000)..<(start + 96_000)]), start: 0) - 550) < 5)
         #expect(abs(try AudioAnalysis.dominantFrequency(Array(left[(start + 48_000 * 6 + 4_800)..<(start + 48_000 * 7)]), start: 0) - 440) < 5)
+    }
+
+    /// Once the album has ended the Library holds no focus, yet a seek or a previous plays again (it
+    /// takes the focus back); a shuffle reorders what follows and leaves a paused track paused.
+    @Test func aSeekAfterTheAlbumEndedPlaysAgainAndAShuffleKeepsAPausedTrackPaused() throws {
+        let car = try Car()
+        #expect(car.deckd.waitForLog("library: 15 tracks"))
+        #expect(try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/06 Track 6.wav"]).contains("active"))
+        #expect(try car.waitFor("Loud Album 6 — Loud Band", in: ["now-playing"]))
+        _ = try car.deckctl(["seek", "5.5"])
+        #expect(try car.waitFor("stopped", in: ["now-playing"]), "the album ended")
+        #expect(try !car.deckctl(["session"]).contains("org.deck.library"), "the focus is given back")
+
+        let seek = try car.deckd.deckctl(["seek", "2"])
+        #expect(seek.status == 0, "\(seek.output)")
+        #expect(try car.waitFor("org.deck.library  music  gain  playing", in: ["session"]))
+        let playing = try car.deckctl(["now-playing"])
+        #expect(playing.contains("Loud Album 6") && playing.contains("playing  0:0"), "\(playing)")
+
+        func nowPlaying() throws -> (state: String, elapsed: Double) {
+            let info = try JSONSerialization.jsonObject(with: Data(car.deckctl(["--json", "now-playing"]).utf8)) as? [String: Any]
+            return (info?["playbackState"] as? String ?? "?", info?["elapsed"] as? Double ?? -1)
+        }
+        _ = try car.deckctl(["pause"])
+        #expect(try car.deckctl(["call", "player.setShuffle", #"{"mode":"items"}"#]).contains("success"))
+        let pausedAt = try nowPlaying()
+        usleep(1_000_000)
+        let later = try nowPlaying()
+        #expect(pausedAt.state == "paused" && later.state == "paused" && abs(later.elapsed - pausedAt.elapsed) < 0.05,
+                "still paused where it was: \(pausedAt), then \(later)")
+        #expect(try car.deckctl(["call", "queue.get"]).contains(#""shuffle": "items""#))
+        _ = try car.deckctl(["play"])
+        usleep(500_000)
+        let resumed = try nowPlaying()
+        #expect(resumed.state == "playing" && resumed.elapsed > later.elapsed + 0.3, "it plays on from there: \(resumed)")
+        #expect(car.deckd.stop() == 0)
     }
 
     /// `deckd --freewheel` renders an album to a file as fast as the machine goes with no gap: the
