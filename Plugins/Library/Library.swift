@@ -176,15 +176,13 @@ final class Library: DeckAudioPlugin {
             cover = nil
             coverID = nil
         }
-        if resuming || streamOpen || paused {
-            // One album plays at its album gain (its quiet tracks stay quiet); a mix at track gains.
-            let oneAlbum = Set(queue.map { tracks[$0].albumKey }).count == 1
-            let items = queue.map { index in
-                let track = tracks[index]
-                return PlayerItem(url: track.path, loudness: oneAlbum ? track.albumLoudness ?? track.loudness : track.loudness ?? track.albumLoudness)
-            }
-            player.play(items, from: position, at: at)
+        // One album plays at its album gain (its quiet tracks stay quiet); a mix at track gains.
+        let oneAlbum = Set(queue.map { tracks[$0].albumKey }).count == 1
+        let items = queue.map { index in
+            let track = tracks[index]
+            return PlayerItem(url: track.path, loudness: oneAlbum ? track.albumLoudness ?? track.loudness : track.loudness ?? track.albumLoudness)
         }
+        player.play(items, from: position, at: at)  // stopped or paused, it only decodes ahead (the cover comes with it)
         if resuming {
             paused = false
             if !streamOpen {
@@ -235,7 +233,7 @@ final class Library: DeckAudioPlugin {
     private func followPlayer() {
         guard streamOpen, !paused else { return }
         if player.hasFinished {
-            if repeatMode == .all, !queue.isEmpty { try? playQueue(from: 0) } else { stop() }
+            if repeatMode == .all, !queue.isEmpty { try? playQueue(from: 0) } else { finishQueue() }
             return
         }
         player.armNextMark()
@@ -246,7 +244,7 @@ final class Library: DeckAudioPlugin {
             if first { return }
             // Repeat one was turned off while the player already played the track again: on to the next.
             if repeatMode == .off {
-                if position + 1 < queue.count { try? playQueue(from: position + 1) } else { stop() }
+                if position + 1 < queue.count { try? playQueue(from: position + 1) } else { finishQueue() }
                 return
             }
         } else if repeatMode == .one {
@@ -259,6 +257,12 @@ final class Library: DeckAudioPlugin {
         coverID = nil
         publish(elapsed: now.elapsed)
         saveState(elapsed: now.elapsed)
+    }
+
+    /// The queue played to its end: it stands at its first track, stopped, where play starts it again.
+    private func finishQueue() {
+        stop()
+        try? playQueue(from: 0, resuming: false)
     }
 
     /// A scan step arrived: the tree (and the browsers showing it) follow. The queue keeps what

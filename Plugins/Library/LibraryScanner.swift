@@ -59,7 +59,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
         self.changes = changes
         let token = FFmpegLog.start(host)
         logToken = token
-        thread = WorkerThread.start { [self] in
+        thread = WorkerThread.start(background: true) { [self] in
             FFmpegLog.attribute(to: token)
             run(known: known, changes: changes)
         }

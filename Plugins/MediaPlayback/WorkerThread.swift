@@ -10,9 +10,13 @@ public final class WorkerThread: @unchecked Sendable {  // `thread` is set once 
 
     private var thread: pthread_t?
 
-    /// Starts `body` on a new thread; nil when the system refused one.
-    public static func start(_ body: @escaping @Sendable () -> Void) -> WorkerThread? {
-        let box = Unmanaged.passRetained(Body(body)).toOpaque()
+    /// Starts `body` on a new thread; nil when the system refused one. A `background` thread (a
+    /// scan, a watch) runs at nice 10, so it never takes the CPU from playback (Linux's nice is per thread).
+    public static func start(background: Bool = false, _ body: @escaping @Sendable () -> Void) -> WorkerThread? {
+        let box = Unmanaged.passRetained(Body {
+            if background { lowerPriority() }
+            body()
+        }).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(&thread, nil, { context in
             let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
@@ -27,6 +31,9 @@ public final class WorkerThread: @unchecked Sendable {  // `thread` is set once 
         worker.thread = thread
         return worker
     }
+
+    /// Nice 10 for the calling thread (the sandbox lets a thread change its own, and only its own).
+    private static func lowerPriority() { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
 
     /// Waits for the thread to return (the caller has told it to).
     public func join() {

@@ -38,7 +38,7 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
         self.changes = changes
         let token = FFmpegLog.start(host)
         logToken = token
-        thread = WorkerThread.start { [self] in
+        thread = WorkerThread.start(background: true) { [self] in
             FFmpegLog.attribute(to: token)
             watch(changes)
         }

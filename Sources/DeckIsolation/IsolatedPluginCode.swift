@@ -43,13 +43,13 @@ final class IsolatedPluginCode: PluginCode {
     private let deadline: CallDeadline
 
     init(process: ChildProcess, channel: WireChannel, ring: AudioRing, isSwift: Bool, host: PluginHost, settings: IsolationSettings,
-         renderDeadline: Int, remains: HostRemains, deadline: CallDeadline, frameMilliseconds: Int, loop: EventLoop, scheduler: any Scheduler,
+         renderDeadline: RingRenderer.Deadline, remains: HostRemains, deadline: CallDeadline, frameMilliseconds: Int, loop: EventLoop, scheduler: any Scheduler,
          onEnd: @escaping (String) -> Void) throws(LoopError) {
         self.process = process
         self.remains = remains
         self.deadline = deadline
         self.channel = channel
-        renderer = RingRenderer(ring: ring, deadlineMilliseconds: renderDeadline)
+        renderer = RingRenderer(ring: ring, deadline: renderDeadline)
         self.isSwift = isSwift
         self.host = host
         self.settings = settings

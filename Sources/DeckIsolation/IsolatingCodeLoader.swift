@@ -17,8 +17,8 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
     /// does not matter and a deeper ring lets a host render in bursts.
     private let slots: Int
     /// How long the mix waits for a host's frame: `renderDeadlineMs`, and in freewheel, where a
-    /// plugin may wait for its own decoder, three quarters of the audio thread's render timeout.
-    private let renderDeadline: Int
+    /// plugin may wait for its own decoder, three quarters of the audio thread's render timeout, for every frame.
+    private let renderDeadline: RingRenderer.Deadline
     private let loop: EventLoop
     /// Times the hosts' heartbeats: the loop, or a test's virtual scheduler.
     private let scheduler: any Scheduler
@@ -37,7 +37,9 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
         self.settings = settings
         self.frames = frames
         slots = freewheel ? max(settings.aheadFrames, 8) : settings.aheadFrames
-        renderDeadline = freewheel ? max(settings.renderDeadlineMilliseconds, renderTimeoutMilliseconds * 3 / 4) : settings.renderDeadlineMilliseconds
+        renderDeadline = freewheel
+            ? .init(milliseconds: max(settings.renderDeadlineMilliseconds, renderTimeoutMilliseconds * 3 / 4), waitsWhileLate: true)
+            : .init(milliseconds: settings.renderDeadlineMilliseconds, waitsWhileLate: false)
         frameMilliseconds = max(1, frames / 48)
         self.loop = loop
         self.scheduler = scheduler ?? loop

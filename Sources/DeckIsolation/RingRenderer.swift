@@ -6,11 +6,20 @@ import Synchronization
 /// What the audio thread pulls for an isolated plugin's stream: the frames its host rendered
 /// into the shared ring. A frame not there within the deadline is a counted underrun in which the
 /// last frame, reflected through its last sample (so the waveform and its slope go on without a
-/// jump), fades to silence over 10 ms; the frame after an underrun fades in. A host that missed is not waited for
-/// again until it catches up, so it never stalls the output.
+/// jump), fades to silence over 10 ms; the frame after an underrun fades in. Paced, a host that
+/// missed is not waited for again until it catches up, so it never stalls the output.
 final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only its atomic counters are read elsewhere.
+    /// How long the mix waits for a host's frame, and whether it waits again after a miss.
+    struct Deadline {
+        let milliseconds: Int
+        /// In freewheel every frame waits: there is no real time to keep, and a frame not waited
+        /// for is silence in the file (the mix would race through a host's brief stall).
+        let waitsWhileLate: Bool
+    }
+
     private let ring: AudioRing
     private let deadlineMilliseconds: Int32
+    private let waitsWhileLate: Bool
     /// A `deck_plugin_t` whose data is this reader, so the mixer pulls it like any plugin.
     private let standIn: UnsafeMutablePointer<deck_plugin_t>
     private var late = false
@@ -28,9 +37,10 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only its
     let framesTaken = Atomic<Int>(0)
     let framesQueued = Atomic<Int>(0)
 
-    init(ring: AudioRing, deadlineMilliseconds: Int) {
+    init(ring: AudioRing, deadline: Deadline) {
         self.ring = ring
-        self.deadlineMilliseconds = Int32(deadlineMilliseconds)
+        deadlineMilliseconds = Int32(deadline.milliseconds)
+        waitsWhileLate = deadline.waitsWhileLate
         standIn = .allocate(capacity: 1)
         standIn.initialize(to: deck_plugin_t())
         last = .allocate(capacity: ring.frames * 2)
@@ -53,7 +63,7 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only its
         guard frames == ring.frames else { return 0 }
         let queued = ring.queued
         var count = ring.read(into: out)
-        if count == nil && !late {
+        if count == nil && (!late || waitsWhileLate) {
             AudioRing.drain(ring.filled)
             count = ring.read(into: out)
             if count == nil, AudioRing.wait(ring.filled, milliseconds: deadlineMilliseconds) { count = ring.read(into: out) }

@@ -13,6 +13,17 @@ public enum ProcessThreads {
         }
     }
 
+    /// Each thread's nice value (Linux keeps one per thread), keyed by thread id.
+    public static func niceValues(of pid: pid_t) throws -> [String: Int] {
+        let tasks = "/proc/\(pid)/task/"
+        return try FileManager.default.contentsOfDirectory(atPath: tasks).reduce(into: [:]) { values, task in
+            // Field 19 of stat; the name (field 2) may hold spaces, so count from the ")" that ends it.
+            let stat = try String(contentsOfFile: tasks + task + "/stat", encoding: .utf8)
+            let fields = stat[(stat.lastIndex(of: ")") ?? stat.startIndex)...].split(separator: " ")
+            values[task] = fields.count > 17 ? Int(fields[17]) : nil
+        }
+    }
+
     /// The threads that woke between two `wakeUps` readings, and how often.
     public static func woken(from before: [String: Int], to after: [String: Int]) -> [String: Int] {
         after.reduce(into: [:]) { woken, thread in

@@ -98,6 +98,22 @@ import Testing
         #expect(AudioAnalysis.longestGapMilliseconds(decoded.left, start: 4_800, end: decoded.frames - 4_800) <= 2)
     }
 
+    /// In freewheel the mix waits for every frame, also after one came late: paced it stops waiting
+    /// for a host that missed until it catches up, but a freewheeling mix would race through the
+    /// host's stall and fill the file with silence.
+    @Test func inFreewheelAHostLateOnceCostsOneFrameNotEveryFrameUntilItCatchesUp() throws {
+        let path = dir.path + "/stall-freewheel.opus"
+        let harness = try StreamingHarness(freewheel: true, seconds: 2, sinks: ["file:\(path)"], isolation: .process)
+        let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio"))
+        try harness.runtime.focus.play(pluginID: radio.id, item: "stall")  // its 10th render sleeps 200 ms
+        try harness.start()
+        #expect(harness.runUntilFinished())
+        #expect(radio.lateFrames.map { $0 <= 1 } == true, "late frames: \(radio.lateFrames.map(String.init) ?? "none")")
+        #expect(harness.shutDown())
+        let decoded = try AudioAnalysis.decodeWithFFmpeg(path)
+        #expect(AudioAnalysis.longestGapMilliseconds(decoded.left, start: 4_800, end: decoded.frames - 4_800) <= 30)
+    }
+
     @Test func aRenderThatIsLateOnceUnderrunsAndFadesOutAndBackIn() throws {
         let path = dir.path + "/stall.opus"
         let harness = try harness(path)
