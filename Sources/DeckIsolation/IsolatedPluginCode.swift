@@ -106,6 +106,7 @@ final class IsolatedPluginCode: PluginCode {
     func start(item: String?) -> DeckStatus { status(of: .start(item: item)) }
     func stop() { _ = call(.stop) }
     var renderSource: RenderSource? { offers.audio ? renderer.source : nil }
+    func closeStream(_ close: () -> Void) { renderer.drain(then: close) }
 
     var framesAhead: Double? {
         let taken = renderer.framesTaken.load(ordering: .relaxed)

@@ -1,4 +1,5 @@
 import CDeckPlugin
+import DeckBase
 import DeckMedia
 import Glibc
 import Synchronization
@@ -20,6 +21,8 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only its
     private let ring: AudioRing
     private let deadlineMilliseconds: Int32
     private let waitsWhileLate: Bool
+    /// Set while the loop drains a closing stream: the host renders no more, so nothing is waited for.
+    private let draining = Atomic<Bool>(false)
     /// A `deck_plugin_t` whose data is this reader, so the mixer pulls it like any plugin.
     private let standIn: UnsafeMutablePointer<deck_plugin_t>
     private var late = false
@@ -59,11 +62,22 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only its
         }
     }
 
+    /// The host closed its stream (its render thread stopped): in freewheel the mix first takes
+    /// what the host rendered ahead, up to the deadline, then `close` ends the stream. Loop thread.
+    func drain(then close: () -> Void) {
+        guard waitsWhileLate else { return close() }
+        draining.store(true, ordering: .relaxed)
+        let start = MonotonicClock.nanoseconds
+        while ring.queued > 0, MonotonicClock.nanoseconds - start < Int(deadlineMilliseconds) * 1_000_000 { sched_yield() }
+        close()
+        draining.store(false, ordering: .relaxed)
+    }
+
     private func render(frames: Int, into out: UnsafeMutablePointer<Float>) -> Int {
         guard frames == ring.frames else { return 0 }
         let queued = ring.queued
         var count = ring.read(into: out)
-        if count == nil && (!late || waitsWhileLate) {
+        if count == nil && (!late || waitsWhileLate) && !draining.load(ordering: .relaxed) {
             AudioRing.drain(ring.filled)
             count = ring.read(into: out)
             if count == nil, AudioRing.wait(ring.filled, milliseconds: deadlineMilliseconds) { count = ring.read(into: out) }

@@ -91,6 +91,8 @@ package final class InProcessPluginCode: PluginCode {
 
     package var lateFrames: Int? { nil }
 
+    package func closeStream(_ close: () -> Void) { close() }
+
     package var renderSource: RenderSource? {
         guard let render = audio?.pointee.render else { return nil }
         return RenderSource(plugin: plugin, render: render)

@@ -32,6 +32,9 @@ package protocol PluginCode: AnyObject {
     func stop()
     /// What the audio thread calls for the plugin's stream.
     var renderSource: RenderSource? { get }
+    /// Closes the plugin's open stream with the output's `close`: in freewheel the frames a host
+    /// process rendered ahead of the mix are played first (the mix takes them in moments), not dropped.
+    func closeStream(_ close: () -> Void)
     /// Frames rendered ahead of the mix, on average (the latency a host process adds); nil inline.
     var framesAhead: Double? { get }
     /// Frames its host process did not deliver by the deadline (counted as underruns too); nil inline.

@@ -215,6 +215,10 @@ public final class PluginInstance {
     /// What the audio thread calls for this plugin's stream.
     package var renderSource: RenderSource? { code.renderSource }
 
+    /// Closes its open stream with the output's `close`, what it rendered ahead played first where
+    /// that costs no real time (an isolated plugin in freewheel).
+    package func closeStream(_ close: () -> Void) { code.closeStream(close) }
+
     /// Frames its host process renders ahead of the mix, on average; nil inline or before any.
     public var framesAhead: Double? { code.framesAhead }
 

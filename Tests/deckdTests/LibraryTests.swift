@@ -157,8 +157,9 @@ import Testing
     }
 
     /// `deckd --freewheel` renders an album to a file as fast as the machine goes with no gap: the
-    /// Library's render waits for its decode thread (`is_freewheeling`), and a track asked for before
-    /// the first scan found it starts the file rather than the seconds of silence rendered meanwhile.
+    /// Library's render waits for its decode thread (`is_freewheeling`), a track asked for before
+    /// the first scan found it starts the file rather than the seconds of silence rendered meanwhile,
+    /// and what a host process rendered ahead is mixed before the stream closes at the album's end.
     @Test func aFreewheelRenderOfAnAlbumHasNoGapsFromItsFirstSample() throws {
         let first = "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"
         let car = try Car(options: ["--freewheel", "--duration", "40", "--play", "org.deck.library:\(first)"])
@@ -174,6 +175,9 @@ import Testing
             #expect(gap <= 2, "a gap of \(gap) ms between \(from) and \(to) s")
         }
         #expect(AudioAnalysis.longestGapMilliseconds(left, threshold: 0.005, start: start + 48_000 * 36 + 960) >= 3_000)
+        // Its last frames too: the stream closes at the album's end once the mix took what the host rendered ahead.
+        let last = left.lastIndex { abs($0) > 0.005 } ?? 0
+        #expect(last - start >= 48_000 * 36 - 48, "the album sounds for \((last - start) / 48) ms of its 36,000")
     }
 
     /// Playing, the host's threads wake for frames and heartbeats; the decode thread, which keeps a

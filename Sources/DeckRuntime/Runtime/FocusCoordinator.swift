@@ -243,7 +243,8 @@ public final class FocusCoordinator {
     }
 
     func closeStream(instance: Int) -> PluginCallError? {
-        guard let plugin = plugins.plugin(instance: instance), output.closeStream(for: plugin.id) else { return nil }
+        guard let plugin = plugins.plugin(instance: instance), output.hasStream(plugin.id) else { return nil }
+        plugin.closeStream { output.closeStream(for: plugin.id) }
         apply(session.streamClosed(.plugin(plugin.id), now: scheduler.now))
         return nil
     }
