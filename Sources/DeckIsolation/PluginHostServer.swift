@@ -296,8 +296,12 @@ package final class PluginHostServer {
                 return error
             },
             closeStream: { [unowned self] _ in
+                // In freewheel the runtime mixes what was rendered before it ends the stream: render stops
+                // first, so that is all there is (paced, it renders on until then, never missing a frame).
+                let freewheeling = host?.isFreewheeling ?? false
+                if freewheeling { renderer.pause() }
                 let error = remote(.closeStream, PluginCallError?.self) { $0 }
-                if error == nil { renderer.pause() }
+                if error == nil { renderer.pause() } else if freewheeling { renderer.resume() }
                 return error
             },
             requestFocus: { [unowned self] _, context, type, delayed, pauses in
