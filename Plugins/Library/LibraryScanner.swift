@@ -84,8 +84,8 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
     /// `force`d: each tree is built over every track so far, so a batch every 500 files made a
     /// scan of 50,000 quadratic (23 s).
     private func publish(_ progress: Progress, force: Bool = true) {
-        guard force || MonotonicSeconds.now - lastPublished >= 1 else { return }
-        lastPublished = MonotonicSeconds.now
+        guard force || Monotonic.seconds - lastPublished >= 1 else { return }
+        lastPublished = Monotonic.seconds
         var progress = progress
         progress.tree = LibraryTree(tracks: progress.tracks, folders: folders, limit: limit.load(ordering: .relaxed))
         latest.withLock { $0 = progress }
@@ -122,11 +122,11 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
     /// Reads the folders, each file that changed since `known` and reusing the rest; the first
     /// scan hands its first files over at once and the rest once a second. nil when cancelled.
     private func scan(known: [Track], first: Bool, changes: FileChangeWatch?) -> Progress? {
-        let started = MonotonicSeconds.now
+        let started = Monotonic.seconds
         let previous = Dictionary(known.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         var progress = Progress(tracks: [], scanning: true, measuring: false, problems: [])
         var read = 0, reused = 0
-        lastPublished = MonotonicSeconds.now
+        lastPublished = Monotonic.seconds
         var visited = Set<[Int]>(), unwatched = 0, failed: [String: (signature: [Int], problem: String)] = [:]
         func visit(_ folder: String, depth: Int) {
             guard !cancellation.isCancelled, depth <= LibraryScanner.maxDepth else { return }
@@ -182,7 +182,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
         if unwatched > 0 { warnUnwatched("\(unwatched) folders (fs.inotify.max_user_watches)") }
         if first || read > 0 || progress.tracks.count != known.count {
             host.log(.info, "library: \(progress.tracks.count) tracks (\(read) read, \(reused) unchanged) in "
-                     + "\(Int((MonotonicSeconds.now - started) * 1000)) ms; \(progress.problems.count) problems")
+                     + "\(Int((Monotonic.seconds - started) * 1000)) ms; \(progress.problems.count) problems")
         }
         return progress
     }
@@ -219,14 +219,5 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
         defer { malloc_trim(0) }
         guard let indexPath, let data = try? JSONEncoder().encode(tracks) else { return }
         if !FileBytes.write(Array(data), to: indexPath) { host.log(.warning, "cannot save the library index \(indexPath)") }
-    }
-}
-
-/// Seconds on the monotonic clock.
-enum MonotonicSeconds {
-    static var now: Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -87,13 +87,12 @@ public enum FFmpegLog {
         }
         let file = pthread_getspecific(threadFile).map { Unmanaged<FileName>.fromOpaque($0).takeUnretainedValue().path }
         let token = Int(bitPattern: pthread_getspecific(threadToken))
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
+        let second = Monotonic.nanoseconds / 1_000_000_000
         state.withLock { state in
             guard let index = state.registrations.firstIndex(where: { $0.token == token }) ?? state.registrations.indices.last else { return }
             var registration = state.registrations[index]
             defer { state.registrations[index] = registration }
-            if registration.windowStart.map({ time.tv_sec - $0 >= windowSeconds }) ?? true { (registration.windowStart, registration.shown) = (time.tv_sec, 0) }
+            if registration.windowStart.map({ second - $0 >= windowSeconds }) ?? true { (registration.windowStart, registration.shown) = (second, 0) }
             registration.shown += 1
             if registration.shown <= burst {
                 registration.host.log(.warning, "FFmpeg\(component.map { " \($0)" } ?? "")\(file.map { " (\($0))" } ?? ""): \(text)")

@@ -75,10 +75,10 @@ public final class FileChangeWatch: @unchecked Sendable {  // the descriptors ar
     /// no limit). After a change it waits for `settleMilliseconds` without one, at most
     /// `maxSettleMilliseconds`.
     public func wait(atMost milliseconds: Int? = nil) {
-        let deadline = milliseconds.map { MonotonicMilliseconds.now + $0 + 1 }  // `now` is rounded down: never a millisecond early
+        let deadline = milliseconds.map { Monotonic.milliseconds + $0 + 1 }  // `now` is rounded down: never a millisecond early
         var firstChange: Int?, lastChange = 0
         while true {
-            let now = MonotonicMilliseconds.now
+            let now = Monotonic.milliseconds
             var timeout = deadline.map { max(0, $0 - now) } ?? -1
             if let firstChange {
                 let end = min(lastChange + FileChangeWatch.settleMilliseconds, firstChange + FileChangeWatch.maxSettleMilliseconds)
@@ -98,7 +98,7 @@ public final class FileChangeWatch: @unchecked Sendable {  // the descriptors ar
                 return
             }
             if (ready[2].revents != 0 && mountsChanged()) || (ready[1].revents != 0 && readChanges()) {
-                lastChange = MonotonicMilliseconds.now
+                lastChange = Monotonic.milliseconds
                 if firstChange == nil { firstChange = lastChange }
             } else if count == 0 && firstChange == nil {
                 return  // `milliseconds` passed

@@ -257,12 +257,12 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     /// Freewheel: waits until `frames` frames are queued, the decode thread has finished what was
     /// asked, or nothing is asked, for at most `freewheelWaitMilliseconds`.
     private func awaitDecoding(frames: Int) {
-        let deadline = MonotonicMilliseconds.now + Player.freewheelWaitMilliseconds
+        let deadline = Monotonic.milliseconds + Player.freewheelWaitMilliseconds
         while true {
             renderWaits.store(true, ordering: .relaxed)
             atomicMemoryFence(ordering: .sequentiallyConsistent)  // set before the ring is looked at (see wakeRenderer)
             if ring.availableInNewest >= frames || !isDecoding { break }
-            let left = deadline - MonotonicMilliseconds.now
+            let left = deadline - Monotonic.milliseconds
             guard left > 0 else { break }
             decoded.wait(milliseconds: min(left, 5))  // a few ms at most: a failed open or a stop signals nothing
         }
@@ -272,9 +272,7 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     /// Freewheel, live: sleeps until this frame is due in real time, so the stream's cushion absorbs
     /// the network's bursts as it does paced (rendering faster would only drain it into gaps).
     private func paceLive(frames: Int) {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        let now = time.tv_sec * 1_000_000_000 + time.tv_nsec
+        let now = Monotonic.nanoseconds
         if liveDue < now - 100_000_000 { liveDue = now }  // the first frame, or render was not called for a while
         if liveDue > now {
             var due = timespec(tv_sec: liveDue / 1_000_000_000, tv_nsec: liveDue % 1_000_000_000)

@@ -125,7 +125,7 @@ import Testing
         #expect(try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/06 Track 6.wav"]).contains("active"))
         #expect(try car.waitFor("Loud Album 6 — Loud Band", in: ["now-playing"]))
         _ = try car.deckctl(["seek", "5.5"])
-        #expect(try car.waitFor("stopped", in: ["now-playing"]), "the album ended")
+        #expect(try car.waitFor("stopped", in: ["now-playing"]), "the album ended: \(car.deckd.log)")
         let ended = try car.deckctl(["now-playing"])
         #expect(ended.contains("Loud Album 1 — Loud Band") && ended.contains("stopped  0:00"), "back at the top: \(ended)")
         #expect(try car.waitFor(#""artwork":{"#, in: ["--json", "now-playing"]), "with its cover")
