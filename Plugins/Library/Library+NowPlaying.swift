@@ -90,6 +90,7 @@ extension Library: DeckNowPlayingPlugin {
             self.streamOpen = true
             self.paused = false
             self.publishState(.playing, elapsed: self.player.current?.elapsed ?? 0)
+            self.followPlayer()  // a track that began just before the pause
         }
     }
 }

@@ -230,13 +230,13 @@ final class Library: DeckAudioPlugin {
     }
 
     /// The player moved to the next track or finished the queue: follow it, repeat, or stop.
-    private func followPlayer() {
+    func followPlayer() {
+        player.armNextMark()  // also while paused, so a track reached just before the pause is seen at resume
         guard streamOpen, !paused else { return }
         if player.hasFinished {
             if repeatMode == .all, !queue.isEmpty { try? playQueue(from: 0) } else { finishQueue() }
             return
         }
-        player.armNextMark()
         guard let now = player.current, now.index != position || now.pass != pass else { return }
         let first = pass < 0
         pass = now.pass

@@ -247,8 +247,9 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
             samples[frame * 2 + 1] = lastFrame.1 * level
         }
         if count < frames { lastFrame = (0, 0) }
-        if ring.read.load(ordering: .relaxed) >= nextMark.load(ordering: .acquiring) {
-            nextMark.store(Int.max, ordering: .relaxed)
+        let armed = nextMark.load(ordering: .acquiring)
+        // Only the mark seen is disarmed: one the decode thread or the loop set meanwhile stays.
+        if ring.read.load(ordering: .relaxed) >= armed, nextMark.compareExchange(expected: armed, desired: Int.max, ordering: .relaxed).exchanged {
             try? host.requestCallback()
         }
         return frames
@@ -298,10 +299,15 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     /// The loop thread looked at the marks: the render thread asks again at the next one.
     public func armNextMark() {
         let read = ring.read.load(ordering: .acquiring)
-        let generation = ringGeneration.load(ordering: .acquiring)
-        let next = marks.withLock { marks in marks.first { $0.generation == generation && $0.frame > read }?.frame } ?? Int.max
-        nextMark.store(next, ordering: .releasing)
+        // Under the lock `mark` sets it under: a mark added after this look is never overwritten by its result.
+        marks.withLock { marks in
+            let generation = ringGeneration.load(ordering: .acquiring)
+            nextMark.store(marks.first { $0.generation == generation && $0.frame > read }?.frame ?? Int.max, ordering: .releasing)
+        }
     }
+
+    /// The read position the render thread next asks the loop to look at (Int.max: none).
+    var armedMark: Int { nextMark.load(ordering: .acquiring) }
 
     func post(_ event: PlayerEvent) {
         pendingEvents.withLock { $0.append(event) }
@@ -309,12 +315,12 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     }
 
     func mark(_ mark: Mark) {
+        let read = ring.read.load(ordering: .acquiring)
         marks.withLock { marks in
             marks.removeAll { $0.generation != mark.generation }
             marks.append(mark)
+            if mark.frame > read { nextMark.store(min(nextMark.load(ordering: .relaxed), mark.frame), ordering: .releasing) }
         }
-        let read = ring.read.load(ordering: .acquiring)
-        if mark.frame > read { nextMark.store(min(nextMark.load(ordering: .relaxed), mark.frame), ordering: .releasing) }
         try? host.requestCallback()
     }
 

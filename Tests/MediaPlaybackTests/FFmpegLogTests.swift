@@ -10,26 +10,6 @@ import Testing
 /// with (else the last registered), 20 a minute each, then one line saying the rest are not shown;
 /// each names the file its thread reads.
 @Suite struct FFmpegLogTests {
-    /// A host whose log lines are kept here.
-    final class RecordingHost: Sendable {
-        let lines = Mutex<[String]>([])
-        private nonisolated(unsafe) let raw = UnsafeMutablePointer<deck_host_t>.allocate(capacity: 1)
-
-        init() {
-            raw.initialize(to: deck_host_t())
-            raw.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
-            raw.pointee.log = { host, _, message in
-                guard let data = host?.pointee.host_data, let message else { return }
-                Unmanaged<RecordingHost>.fromOpaque(data).takeUnretainedValue().lines.withLock { $0.append(String(cString: message)) }
-            }
-        }
-
-        deinit { raw.deallocate() }
-
-        var host: DeckHost { DeckHost(raw: raw) }
-        var logged: [String] { lines.withLock { $0 } }
-    }
-
     private static func say(_ text: String, level: Int32 = AV_LOG_ERROR) {
         withVaList([]) { av_vlog(nil, level, text + "\n", $0) }
     }
