@@ -265,6 +265,13 @@ public final class Output {
 
     public func hasStream(_ owner: String) -> Bool { streams[owner] != nil }
 
+    /// Whether `owner`'s stream is mixed at a gain above silence (or rising): one ducked or paused to
+    /// zero is not pulled, so what its app rendered ahead would never be taken.
+    public func isAudible(_ owner: String) -> Bool {
+        guard let stream = streams[owner]?.stream else { return false }
+        return engine.targetGain(of: stream) > 0
+    }
+
     /// Ramps `owner`'s stream to `gain`, if it has one.
     public func rampGain(of owner: String, to gain: Float, milliseconds: Double, curve: GainRamp.Curve) {
         guard let stream = streams[owner]?.stream else { return }

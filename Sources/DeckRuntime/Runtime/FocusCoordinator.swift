@@ -244,8 +244,13 @@ public final class FocusCoordinator {
 
     func closeStream(instance: Int) -> PluginCallError? {
         guard let plugin = plugins.plugin(instance: instance), output.hasStream(plugin.id) else { return nil }
-        // A running output first mixes what a host rendered ahead (freewheel); a stopped one takes nothing more.
-        if output.engine.isRunning { plugin.closeStream { output.closeStream(for: plugin.id) } } else { output.closeStream(for: plugin.id) }
+        // A running output first mixes what a host rendered ahead (freewheel); a stopped one, or a stream
+        // faded to silence (not pulled), takes nothing more.
+        if output.engine.isRunning, output.isAudible(plugin.id) {
+            plugin.closeStream { output.closeStream(for: plugin.id) }
+        } else {
+            output.closeStream(for: plugin.id)
+        }
         apply(session.streamClosed(.plugin(plugin.id), now: scheduler.now))
         return nil
     }

@@ -114,6 +114,26 @@ import Testing
         #expect(AudioAnalysis.longestGapMilliseconds(decoded.left, start: 4_800, end: decoded.frames - 4_800) <= 30)
     }
 
+    /// A closing stream is drained in freewheel only while the mix pulls it: one faded to silence
+    /// (ducked or paused to zero) is not pulled, so waiting for its ring would only hold the loop
+    /// for the whole deadline (150 ms).
+    @Test func inFreewheelAStreamFadedToSilenceClosesWithoutHoldingTheLoop() throws {
+        let harness = try StreamingHarness(freewheel: true, seconds: 600, sinks: ["file:\(dir.path)/faded.opus"], isolation: .process)
+        let radio = try harness.load(try Fixture.app(in: dir.path, "Radio", id: "org.example.radio"))
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
+        try harness.start()
+        harness.run(for: 0.3)
+        harness.runtime.output.rampGain(of: radio.id, to: 0, milliseconds: 5, curve: .linear)
+        harness.run(for: 0.3)
+        #expect(!harness.runtime.output.isAudible(radio.id))
+        let began = Date()
+        #expect(harness.runtime.focus.closeStream(instance: radio.instance) == nil)
+        let held = Date().timeIntervalSince(began)
+        #expect(!harness.runtime.output.hasStream(radio.id))
+        #expect(held < 0.05, "the loop was held \(Int(held * 1000)) ms")
+        #expect(harness.shutDown())
+    }
+
     @Test func aRenderThatIsLateOnceUnderrunsAndFadesOutAndBackIn() throws {
         let path = dir.path + "/stall.opus"
         let harness = try harness(path)
