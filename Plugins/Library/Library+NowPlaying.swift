@@ -52,8 +52,9 @@ extension Library: DeckNowPlayingPlugin {
             stop()
         case .next, .previous:
             guard !queue.isEmpty else { return .noActionableNowPlayingItem }
-            // Previous restarts the track after its first 3 s, as players do.
-            let target = command == .next ? position + 1 : (elapsed > 3 ? position : position - 1)
+            // Previous restarts the track after its first 3 s, and at the queue's first track, as phones do.
+            let restarts = elapsed > 3 || (position == 0 && repeatMode != .all)
+            let target = command == .next ? position + 1 : (restarts ? position : position - 1)
             guard queue.indices.contains(target) || repeatMode == .all else { return .noSuchContent }
             return host.commandResult { try self.playQueueTakingFocus(from: (target + self.queue.count) % self.queue.count) }
         case .seek(let seconds):

@@ -118,8 +118,9 @@ import Testing
     }
 
     /// Once the album has ended the Library stands at its first track, stopped, holding no focus; a
-    /// seek there plays (it takes the focus back), and a shuffle leaves a paused track paused.
-    @Test func anEndedAlbumStandsAtItsFirstTrackWhereASeekPlaysAndAShuffleKeepsItPaused() throws {
+    /// seek there plays (it takes the focus back), a shuffle leaves a paused track paused, and
+    /// previous at the queue's first track restarts it.
+    @Test func anEndedAlbumStandsAtItsFirstTrackWhereASeekPlaysAShuffleKeepsItPausedAndPreviousRestartsIt() throws {
         let car = try Car()
         #expect(car.deckd.waitForLog("library: 15 tracks"))
         #expect(try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/06 Track 6.wav"]).contains("active"))
@@ -153,6 +154,12 @@ import Testing
         usleep(500_000)
         let resumed = try nowPlaying()
         #expect(resumed.state == "playing" && resumed.elapsed > later.elapsed + 0.3, "it plays on from there: \(resumed)")
+        // The playing track heads the shuffled queue: previous restarts it, as at any queue's first track.
+        let previous = try car.deckd.deckctl(["previous"])
+        #expect(previous.status == 0, "\(previous.output)")
+        let restarted = try nowPlaying()
+        #expect(restarted.state == "playing" && restarted.elapsed < resumed.elapsed, "from its start: \(restarted), after \(resumed)")
+        #expect(try car.deckctl(["now-playing"]).contains("Loud Album 1"))
         #expect(car.deckd.stop() == 0)
     }
 
