@@ -73,10 +73,10 @@ extension AudioEngine {
 
     private var declickSamples: Int { Int(configuration.declickMilliseconds * 48) }
 
-    /// Moves a stream's gain to `target` over `milliseconds`, sample-accurately.
     /// The gain `stream` is at or ramping to (0 for none).
     func targetGain(of stream: Int) -> Float { streams[stream]?.gain ?? 0 }
 
+    /// Moves a stream's gain to `target` over `milliseconds`, sample-accurately.
     public func rampGain(_ stream: Int, to target: Float, milliseconds: Double, curve: GainRamp.Curve = .exponential) {
         guard streams[stream] != nil else { return }
         streams[stream]?.gain = target
