@@ -204,12 +204,10 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     /// Fills `frames` frames (render thread): what is queued, faded around gaps, else silence.
     public func render(frames: Int, into samples: UnsafeMutablePointer<Float>) -> Int {
         if freewheeling {
+            catchUp()  // before waiting: the decode thread may be asleep for the room the old frames hold
             if liveWaiting.load(ordering: .relaxed) { paceLive(frames: frames) } else { awaitDecoding(frames: frames) }
         }
-        if ring.catchUp() {
-            readerWaiting = true
-            waitingForFrames.store(true, ordering: .relaxed)
-        }
+        catchUp()
         let generation = ringGeneration.load(ordering: .acquiring)
         let finished = doneGeneration.load(ordering: .acquiring) == generation
         let needed = liveWaiting.load(ordering: .relaxed) ? Player.prebufferFrames : frames
@@ -222,11 +220,7 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
         var count = 0
         if !readerWaiting {
             count = ring.read(into: samples, frames: frames)
-            atomicMemoryFence(ordering: .sequentiallyConsistent)  // the read moves on before wantsRoom is looked at (see waitForRoom)
-            if wantsRoom.load(ordering: .relaxed), ring.capacity - ring.available >= Player.refillFrames,
-               wantsRoom.exchange(false, ordering: .relaxed) {
-                wake.signal()
-            }
+            offerRoom()
             for frame in 0..<count where fade < Player.fadeFrames {
                 let level = Float(fade) / Float(Player.fadeFrames)
                 samples[frame * 2] *= level
@@ -253,6 +247,25 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
             try? host.requestCallback()
         }
         return frames
+    }
+
+    /// Moves the reader to the newest generation (a seek, a new list). What the old one queued is
+    /// dropped, so its room goes to the decode thread, which may be asleep for it with less than a
+    /// period of the new one queued (render thread).
+    private func catchUp() {
+        guard ring.catchUp() else { return }
+        readerWaiting = true
+        waitingForFrames.store(true, ordering: .relaxed)
+        offerRoom()
+    }
+
+    /// Wakes the decode thread sleeping on a full ring once `refillFrames` are free (render thread).
+    private func offerRoom() {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)  // the read moves on before wantsRoom is looked at (see waitForRoom)
+        if wantsRoom.load(ordering: .relaxed), ring.capacity - ring.available >= Player.refillFrames,
+           wantsRoom.exchange(false, ordering: .relaxed) {
+            wake.signal()
+        }
     }
 
     /// Freewheel: waits until `frames` frames are queued, the decode thread has finished what was

@@ -77,4 +77,39 @@ import Testing
         ended.wait()
         #expect(disarmed == 0, "a mark just added was disarmed \(disarmed) times in 500,000 (\(rearmed.load(ordering: .relaxed)) re-arms)")
     }
+
+    /// A seek while the ring is full of the old position's frames: the decode thread fits what it
+    /// can of the new one into the room left (less than a render period here) and sleeps for more.
+    /// The reader skipping the old frames frees the whole ring, and must say so, or the seek never
+    /// sounds and the queue never ends. In freewheel too, where render waits for the decode thread.
+    @Test(arguments: [false, true])
+    func aSeekIntoAFullRingPlaysOnceTheReaderSkipsWhatWasQueuedBefore(freewheeling: Bool) throws {
+        let recording = RecordingHost(freewheeling: freewheeling)
+        let player = Player(host: recording.host)
+        player.start()
+        defer { player.shutDown() }
+        let item = try items(1, frames: 48_000 * 6)
+        let ring = player.ringForDecoding
+        var buffer = [Float](repeating: 0, count: 960 * 2)
+        func render(_ frames: Int) { _ = buffer.withUnsafeMutableBufferPointer { player.render(frames: frames, into: $0.baseAddress!) } }
+        func waitUntil(_ condition: () -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(10)
+            while !condition() { if Date() > deadline { return false }; usleep(1_000) }
+            return true
+        }
+        player.play(item, from: 0)
+        #expect(waitUntil { ring.space == 0 }, "the decode thread fills the ring (4 s) and sleeps for room")
+        render(480)  // 480 frames of room, less than the next periods: the decode thread sleeps on
+        let before = ring.written.load(ordering: .relaxed)
+        player.play(item, from: 0, at: 5.5)
+        #expect(waitUntil { ring.written.load(ordering: .relaxed) == before + 480 }, "the new position's first frames fill the room")
+        var periods = 0
+        while !player.hasFinished, periods < 200 {
+            render(960)
+            periods += 1
+            usleep(500)
+        }
+        #expect(player.hasFinished, "the last 0.5 s never came: \(ring.written.load(ordering: .relaxed) - before) frames written after the seek")
+        #expect(periods <= 40, "\(periods) periods of 20 ms for 0.5 s")
+    }
 }
