@@ -4,7 +4,8 @@ import Foundation
 import Synchronization
 import Testing
 
-/// How the player tells its app, on the loop thread, which item sounds.
+/// How the player hands frames from its decode thread to render, and tells its app on the loop
+/// thread which item sounds.
 @Suite struct PlayerTests {
     let dir = TemporaryDirectory()
 
