@@ -134,9 +134,17 @@ package final class InProcessPluginCode: PluginCode {
 
     package func contentItem(path: String) -> Result<ContentItem, PluginCallError> {
         guard let read = content?.pointee.item else { return .failure(PluginCallError(status: .unsupported, message: "no deck.content")) }
-        var raw = deck_content_item_t()
-        let status = DeckStatus(code: read(plugin, path, &raw))
-        guard status == .ok else { return .failure(PluginCallError(status: status, message: "item(\"\(path)\") returned \(status)")) }
+        // The item may point into `path` (a plugin whose ids are its paths): it stays alive until copied.
+        return path.withCString { cPath in
+            var raw = deck_content_item_t()
+            let status = DeckStatus(code: read(plugin, cPath, &raw))
+            guard status == .ok else { return .failure(PluginCallError(status: status, message: "item(\"\(path)\") returned \(status)")) }
+            return copy(raw, path: path)
+        }
+    }
+
+    /// The Swift copy of the item a plugin filled, its strings checked.
+    private func copy(_ raw: deck_content_item_t, path: String) -> Result<ContentItem, PluginCallError> {
         func text(_ pointer: UnsafePointer<CChar>?, _ field: String) throws(PluginCallError) -> String? {
             guard let pointer else { return nil }
             guard strnlen(pointer, 4097) <= 4096 else { throw PluginCallError(status: .limit, message: "item(\"\(path)\"): \(field) is over 4096 bytes") }

@@ -29,8 +29,9 @@ extern "C" {
 
 #define DECK_EXT_CONTENT "deck.content"
 
-/* One node. The strings are read during the call that fills it and copied;
- * they need live only until it returns. */
+/* One node. The host copies its strings as soon as the call that fills it
+ * returns, before it calls the plugin again: they need live only until then,
+ * and may point into the `path` that call was given. */
 typedef struct deck_content_item {
     const char *id;                 /* the plugin's own, unique in the tree */
     const char *title;
