@@ -51,8 +51,8 @@ import Testing
     @Test func aMarkAddedWhileTheLoopReArmsIsNeverDisarmed() throws {
         let recording = RecordingHost()
         let player = Player(host: recording.host)
-        var frame: Float = 0
-        #expect(player.ringForDecoding.write(&frame, frames: 1) == 1)  // a mark at frame 1 lies ahead of the reader
+        let frame: [Float] = [0, 0]  // one stereo frame
+        #expect(player.ringForDecoding.write(frame, frames: 1) == 1)  // a mark at frame 1 lies ahead of the reader
         let stop = Atomic<Bool>(false), rearmed = Atomic<Int>(0), ended = DispatchSemaphore(value: 0)
         Thread {
             while !stop.load(ordering: .relaxed) {
