@@ -7,6 +7,8 @@
 #   make fuzz   run each libFuzzer target for FUZZ_SECONDS (default 60) with AddressSanitizer
 #   make chaos  deckd and its first-party apps under random calls, hang-ups, reloads and killed hosts
 #               for CHAOS_SECONDS (default 600; CHAOS_SEED replays a run)
+#   make tsan   every suite that can run with plugins inline, built with ThreadSanitizer: each data race once
+#   make asan   the same with AddressSanitizer: each use after free, overflow or bad access once
 #   make install PREFIX=/usr/local [DESTDIR=…]   libdeck.so, headers, pkg-config files, deckd, deckctl, deck-check, plugins, the simulator's page,
 #                                                 man pages, completions, the systemd unit and a config
 #   make deb    Debian packages (deckd, deckctl, libdeck0, libdeck-dev, deck-swift-runtime) in .build/deb, checked by lintian
@@ -37,8 +39,10 @@ CHAOS_SECONDS ?= 600
 CHAOS_SEED   ?=
 FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head json media
 FUZZ_BUILD   := .build/fuzz
+# Suites whose subject is the host process (its sandbox, its crashes): they cannot run inline.
+SANITIZE_SKIP := SimulatorTests|IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|PackageTests|CompletionTests|JournalTests
 
-.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c plugin-swift demo run test bench request-cost fuzz chaos clean install install-files install-sdk man deb
+.PHONY: all deps build build-debug bundles-release bundles-debug plugin-c plugin-swift demo run test bench request-cost fuzz chaos tsan asan clean install install-files install-sdk man deb
 
 all: build
 
@@ -181,6 +185,27 @@ chaos: build-debug plugin-c plugin-swift
 	$(SWIFT) build -c debug --build-tests $(SWIFT_FLAGS)
 	DECK_CHAOS_SECONDS=$(CHAOS_SECONDS) $(if $(CHAOS_SEED),DECK_CHAOS_SEED=$(CHAOS_SEED)) \
 	  "$(DEBUG_BIN)/DeckPackageTests.xctest" --testing-library swift-testing --filter ChaosTests
+
+# The test bundle, deckd and the first-party plugins built with a sanitizer in $(1) (-sanitize=$(2),
+# swiftc flags $(5)), every suite that can run with plugins inline run so with $(3)="$(4)" (deckd
+# started by the tests included), and each report printed once. Tests are run for the code and the
+# threads they drive, not judged: a sanitizer slows them past their time limits. Executables export
+# every symbol so the plugins they load find the sanitizer's Swift hooks.
+define run-sanitized
+	$(SWIFT) build --build-path $(1) --build-tests --sanitize=$(2) $(SWIFT_FLAGS) $(5) -Xlinker --export-dynamic
+	@scripts/make-bundles.sh $(1)/debug
+	@rm -rf $(1)/reports && mkdir -p $(1)/reports
+	-DECK_TEST_ISOLATION=inline $(3)="$(4) log_path=$(abspath $(1))/reports/report" \
+	  $(1)/debug/DeckPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZE_SKIP)' > $(1)/tests.log 2>&1
+	@grep -a 'Test run with' $(1)/tests.log | tail -n 1
+	scripts/sanitizer-reports.py $(1)/reports/*
+endef
+
+tsan: deps plugin-c plugin-swift
+	$(call run-sanitized,.build/tsan,thread,TSAN_OPTIONS,halt_on_error=0 report_thread_leaks=0)
+
+asan: deps plugin-c plugin-swift
+	$(call run-sanitized,.build/asan,address,ASAN_OPTIONS,halt_on_error=0 detect_leaks=0,-Xswiftc -sanitize-recover=address)
 
 clean:
 	$(SWIFT) package clean
