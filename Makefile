@@ -40,7 +40,9 @@ CHAOS_SEED   ?=
 FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head json media
 FUZZ_BUILD   := .build/fuzz
 # Suites whose subject is the host process (its sandbox, its crashes): they cannot run inline.
-SANITIZE_SKIP := SimulatorTests|IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|PackageTests|CompletionTests|JournalTests
+SANITIZE_INLINE_SKIP := SimulatorTests|IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|CompletionTests|JournalTests
+# PackageTests runs the packaged deckd as the unit does, without the sanitizer's options.
+SANITIZE_SKIP := PackageTests
 
 .PHONY: all deps build build-debug bundles-release bundles-debug plugin-c plugin-swift demo run test bench request-cost fuzz chaos tsan asan clean install install-files install-sdk man deb
 
@@ -186,26 +188,35 @@ chaos: build-debug plugin-c plugin-swift
 	DECK_CHAOS_SECONDS=$(CHAOS_SECONDS) $(if $(CHAOS_SEED),DECK_CHAOS_SEED=$(CHAOS_SEED)) \
 	  "$(DEBUG_BIN)/DeckPackageTests.xctest" --testing-library swift-testing --filter ChaosTests
 
-# The test bundle, deckd and the first-party plugins built with a sanitizer in $(1) (-sanitize=$(2),
-# swiftc flags $(5)), every suite that can run with plugins inline run so with $(3)="$(4)" (deckd
-# started by the tests included), and each report printed once. Tests are run for the code and the
-# threads they drive, not judged: a sanitizer slows them past their time limits. Executables export
-# every symbol so the plugins they load find the sanitizer's Swift hooks.
+# The test bundle, deckd, its host process and the first-party plugins built with a sanitizer in
+# $(1) (-sanitize=$(2), swiftc flags $(5)); every suite run with $(3)="$(4)" (deckd started by the
+# tests included) with plugins in host processes, then the runtime's suites that can again with
+# plugins inline; each report printed once. Tests are run for the code and the threads they
+# drive, not judged: a sanitizer slows them past their time limits. Executables export every symbol
+# so the plugins they load find the sanitizer's Swift hooks. Host processes report there too (their
+# environment keeps the sanitizer's options, their sandbox lets them write the reports folder, which
+# is open to every uid as theirs are their own). A segfault is the tests' to see, not the
+# sanitizer's (handle_segv=0): those that crash a plugin or signal its host do so on purpose; nor
+# Swift's backtracer's, whose reads of the crashed stack AddressSanitizer would report.
 define run-sanitized
 	$(SWIFT) build --build-path $(1) --build-tests --sanitize=$(2) $(SWIFT_FLAGS) $(5) -Xlinker --export-dynamic
 	@scripts/make-bundles.sh $(1)/debug
-	@rm -rf $(1)/reports && mkdir -p $(1)/reports
-	-DECK_TEST_ISOLATION=inline $(3)="$(4) log_path=$(abspath $(1))/reports/report" \
-	  $(1)/debug/DeckPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZE_SKIP)' > $(1)/tests.log 2>&1
-	@grep -a 'Test run with' $(1)/tests.log | tail -n 1
+	@rm -rf $(1)/reports && mkdir -p -m 1777 $(1)/reports
+	-SWIFT_BACKTRACE=enable=no $(3)="$(4) log_path=$(abspath $(1))/reports/report" \
+	  $(1)/debug/DeckPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZE_SKIP)' > $(1)/tests-process.log 2>&1
+	@grep -a 'Test run with' $(1)/tests-process.log | tail -n 1
+	-DECK_TEST_ISOLATION=inline SWIFT_BACKTRACE=enable=no $(3)="$(4) log_path=$(abspath $(1))/reports/report" \
+	  $(1)/debug/DeckPackageTests.xctest --testing-library swift-testing \
+	  --filter '^(DeckRuntimeTests|deckdTests)\.' --skip '$(SANITIZE_INLINE_SKIP)|$(SANITIZE_SKIP)' > $(1)/tests-inline.log 2>&1
+	@grep -a 'Test run with' $(1)/tests-inline.log | tail -n 1
 	scripts/sanitizer-reports.py $(1)/reports/*
 endef
 
 tsan: deps plugin-c plugin-swift
-	$(call run-sanitized,.build/tsan,thread,TSAN_OPTIONS,halt_on_error=0 report_thread_leaks=0)
+	$(call run-sanitized,.build/tsan,thread,TSAN_OPTIONS,halt_on_error=0 handle_segv=0 report_thread_leaks=0)
 
 asan: deps plugin-c plugin-swift
-	$(call run-sanitized,.build/asan,address,ASAN_OPTIONS,halt_on_error=0 detect_leaks=0,-Xswiftc -sanitize-recover=address)
+	$(call run-sanitized,.build/asan,address,ASAN_OPTIONS,halt_on_error=0 handle_segv=0 detect_leaks=0,-Xswiftc -sanitize-recover=address)
 
 clean:
 	$(SWIFT) package clean

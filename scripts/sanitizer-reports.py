@@ -14,15 +14,16 @@ import re
 import subprocess
 import sys
 
-# A frame in a closure taking `inout sending State` (a `withLock` body), mangled.
-LOCKED_BODY = re.compile(r"zYuYTXEfU\d*_(?:TA)?$")
+# A frame in a non-escaping closure taking `inout sending State` and giving a `sending` result (a
+# `withLock` body), mangled; a tuple State mangles without `Yu` and as a one-parameter list (`_t`).
+LOCKED_BODY = re.compile(r"z(?:Yu)?(?:_t)?YTXEfU\d*_(?:TA)?$")
 
 
 def reports(paths):
     for path in paths:
         with open(path, errors="replace") as log:
             for block in re.split(r"^=+$", log.read(), flags=re.M):
-                if re.search(r"WARNING: ThreadSanitizer|ERROR: AddressSanitizer", block):
+                if re.search(r"(?:WARNING|ERROR): (?:Thread|Address)Sanitizer", block):
                     yield block.strip()
 
 

@@ -65,6 +65,7 @@ struct HostSandbox {
         let device = (Access.readFile | Access.writeFile | (abi >= 3 ? Access.truncate : 0) | (abi >= 5 ? Access.ioctlDevice : 0))
         for path in HostSandbox.devices { HostSandbox.allow(path, device, in: ruleset) }
         if let dataFolder { HostSandbox.allow(dataFolder, filesystem, in: ruleset) }
+        if let reports = SanitizerBuild.logFolder { HostSandbox.allow(reports, filesystem, in: ruleset) }
         guard deck_landlock_enforce(ruleset) == 0 else { return .unavailable("Landlock enforce: \(String(cString: strerror(errno)))") }
         let refused = otherThread { deck_no_new_privs() == 0 && deck_landlock_enforce(ruleset) == 0 ? 0 : errno }
         guard refused == 0 else { return .incomplete("Landlock on the render thread: \(String(cString: strerror(refused)))") }

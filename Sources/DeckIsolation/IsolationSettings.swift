@@ -106,11 +106,11 @@ public struct IsolationSettings: Sendable, Equatable {
         return parts.joined(separator: "; ")
     }
 
-    /// What a host's environment holds: a short allow-list, nothing else of the runtime's (no
-    /// tokens, no paths, no D-Bus address).
+    /// What a host's environment holds: a short allow-list (and in a sanitizer build, its options),
+    /// nothing else of the runtime's (no tokens, no paths, no D-Bus address).
     public static func hostEnvironment() -> [String] {
         var environment = ["PATH=/usr/local/bin:/usr/bin:/bin"]
-        for name in ["LANG", "LC_ALL", "LC_CTYPE", "TZ"] {
+        for name in ["LANG", "LC_ALL", "LC_CTYPE", "TZ"] + (SanitizerBuild.active ? SanitizerBuild.optionVariables : []) {
             if let value = getenv(name) { environment.append("\(name)=\(String(cString: value))") }
         }
         // A crash ends the host at once (the log names the signal) unless the integrator asks for reports.

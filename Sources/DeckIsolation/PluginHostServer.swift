@@ -120,7 +120,7 @@ package final class PluginHostServer {
         if deck_parent_death_signal(SIGKILL) != 0 { problems.append("PR_SET_PDEATHSIG: \(String(cString: strerror(errno)))") }
         if getppid() == 1 { _exit(0) }  // the runtime already went away
         if deck_no_new_privs() != 0 { problems.append("PR_SET_NO_NEW_PRIVS: \(String(cString: strerror(errno)))") }
-        if memoryMegabytes > 0 {
+        if memoryMegabytes > 0 && !SanitizerBuild.active {  // a sanitizer's shadow memory reserves terabytes
             var limit = rlimit(rlim_cur: rlim_t(memoryMegabytes) << 20, rlim_max: rlim_t(memoryMegabytes) << 20)
             if setrlimit(Int32(RLIMIT_AS.rawValue), &limit) != 0 { problems.append("RLIMIT_AS: \(String(cString: strerror(errno)))") }
         }
