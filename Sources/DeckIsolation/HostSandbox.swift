@@ -87,15 +87,18 @@ struct HostSandbox {
         _ = deck_landlock_allow_beneath(ruleset, descriptor, isDirectory ? access : access & fileRights)
     }
 
-    /// The folders of every file mapped into this process (its libraries and the Swift runtime's),
+    /// The folders of the code mapped into this process (its libraries and the Swift runtime's),
     /// so a library the plugin loads later from beside them is found. Read once: the zygote reads
     /// it before it forks, and its hosts inherit it.
-    static let loadedFolders = readLoadedFolders()
+    static let loadedFolders = codeFolders(inMaps: SystemFile.read("/proc/self/maps") ?? "")
 
-    private static func readLoadedFolders() -> [String] {
+    /// The folders of the files mapped executable in a `/proc/PID/maps` text ("start-end perms
+    /// offset device inode path"); not those of data files mapped (a sanitizer maps one in /tmp).
+    static func codeFolders(inMaps maps: String) -> [String] {
         var folders = Set<String>()
-        for line in (SystemFile.read("/proc/self/maps") ?? "").split(separator: "\n") {
-            guard let slash = line.firstIndex(of: "/"), let last = line.lastIndex(of: "/"), slash < last else { continue }
+        for line in maps.split(separator: "\n") {
+            guard line.split(separator: " ", maxSplits: 2).dropFirst().first?.contains("x") == true,
+                  let slash = line.firstIndex(of: "/"), let last = line.lastIndex(of: "/"), slash < last else { continue }
             folders.insert(String(line[slash..<last]))
         }
         return folders.sorted()
