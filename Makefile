@@ -190,8 +190,8 @@ chaos: build-debug plugin-c plugin-swift
 
 # The test bundle, deckd, its host process and the first-party plugins built with a sanitizer in
 # $(1) (-sanitize=$(2), swiftc flags $(5)); every suite run with $(3)="$(4)" (deckd started by the
-# tests included) with plugins in host processes, then the runtime's suites that can again with
-# plugins inline; each report printed once. Tests are run for the code and the threads they
+# tests included) with plugins in host processes, then again with plugins inline the runtime's
+# suites that can run so; each report printed once. Tests are run for the code and the threads they
 # drive, not judged: a sanitizer slows them past their time limits. Executables export every symbol
 # so the plugins they load find the sanitizer's Swift hooks. Host processes report there too (their
 # environment keeps the sanitizer's options, their sandbox lets them write the reports folder, which
