@@ -5,7 +5,7 @@ import Testing
 /// options' `log_path`, and only an absolute one below the root.
 @Suite struct SanitizerBuildTests {
     @Test(arguments: [
-        ("halt_on_error=0 log_path=/work/.build/tsan/reports/report", "/work/.build/tsan/reports"),
+        ("halt_on_error=0 log_path=/src/deck/.build/tsan/reports/report", "/src/deck/.build/tsan/reports"),
         ("log_path=/tmp/r/report:detect_leaks=0", "/tmp/r"),
         ("log_path=/a/first log_path=/b/second", "/b"),
     ])
