@@ -7,7 +7,8 @@
 #   make fuzz   run each libFuzzer target for FUZZ_SECONDS (default 60) with AddressSanitizer
 #   make chaos  deckd and its first-party apps under random calls, hang-ups, reloads and killed hosts
 #               for CHAOS_SECONDS (default 600; CHAOS_SEED replays a run)
-#   make tsan   every suite that can run with plugins inline, built with ThreadSanitizer: each data race once
+#   make tsan   every suite with plugins in host processes, then the runtime's inline, built with ThreadSanitizer:
+#               each data race once
 #   make asan   the same with AddressSanitizer: each use after free, overflow or bad access once
 #   make install PREFIX=/usr/local [DESTDIR=…]   libdeck.so, headers, pkg-config files, deckd, deckctl, deck-check, plugins, the simulator's page,
 #                                                 man pages, completions, the systemd unit and a config
