@@ -41,7 +41,8 @@ final class HostStructs: @unchecked Sendable {  // Written once in `fill` before
         host.pointee.request_callback = { host in
             guard let owner = PluginHost.from(host) else { return DeckStatus.invalid.rawValue }
             guard owner.currentPhase != .destroyed else {
-                return owner.fail(.state, "request_callback: the plugin is destroyed")
+                if owner.loopThread.isCurrent { return owner.fail(.state, "request_callback: the plugin is destroyed") }
+                return owner.failOffLoop(.state, "request_callback", ": the plugin is destroyed")
             }
             owner.requestCallback()
             return DeckStatus.ok.rawValue

@@ -76,7 +76,7 @@ extension PluginHost {
     }
 
     /// Reads a call's arguments on the loop thread and hands them to the runtime.
-    private static func call(_ host: UnsafePointer<deck_host_t>?, _ name: String,
+    private static func call(_ host: UnsafePointer<deck_host_t>?, _ name: StaticString,
                              _ read: () throws(PluginCallError) -> NowPlayingCall) -> deck_status_t {
         PluginHost.from(host)?.onLoop(name) { owner in
             let call: NowPlayingCall

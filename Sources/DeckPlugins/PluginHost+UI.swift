@@ -66,7 +66,7 @@ extension PluginHost {
 
     /// Reads a call's arguments on the loop thread, hands them to the runtime, and writes the
     /// answer's id and dropped count where the plugin asked.
-    private static func uiCall(_ host: UnsafePointer<deck_host_t>?, _ name: String, _ outID: UnsafeMutablePointer<UInt64>? = nil,
+    private static func uiCall(_ host: UnsafePointer<deck_host_t>?, _ name: StaticString, _ outID: UnsafeMutablePointer<UInt64>? = nil,
                                _ dropped: UnsafeMutablePointer<UInt32>? = nil,
                                _ read: () throws(PluginCallError) -> UICall) -> deck_status_t {
         PluginHost.from(host)?.onLoop(name) { owner in

@@ -30,7 +30,11 @@ package final class PluginHost: Sendable {
     package let phase = Atomic<Int>(Phase.loading.rawValue)
     /// Set between a plugin's request and its delivery, so repeated requests coalesce.
     package let callbackPending = Atomic<Bool>(false)
+    /// `last_error` as the loop thread reads it; only the loop thread replaces it.
     private let lastErrorText = Mutex<CStringBox>(CStringBox(""))
+    /// `last_error` as any other thread reads it: always one of `offLoopRefusals`, never freed,
+    /// so a refusal on one thread cannot free the string another thread is reading.
+    private let offLoopErrorText = Mutex<CStringBox>(PluginHost.offLoopRefusal(""))
     /// The last error the plugin logged, quoted when one of its own calls fails.
     private let lastLoggedErrorText = Mutex<String>("")
     private let logBudget = Mutex(PluginLogBudget())
@@ -63,10 +67,32 @@ package final class PluginHost: Sendable {
     var currentPhase: Phase { Phase(rawValue: phase.load(ordering: .acquiring)) ?? .destroyed }
 
     /// Records why a host call failed, for `last_error`, and returns the status to hand back.
+    /// [loop-thread]
     func fail(_ status: DeckStatus, _ message: String) -> deck_status_t {
         lastErrorText.withLock { $0 = CStringBox(message) }
         logger.debug(pluginID, "host call refused: \(message)")
         return status.rawValue
+    }
+
+    /// Records a refusal made on a thread other than the loop thread, for that thread's
+    /// `last_error`; its text is built from static names only, so the strings kept stay few.
+    func failOffLoop(_ status: DeckStatus, _ call: StaticString, _ reason: StaticString) -> deck_status_t {
+        let refusal = PluginHost.offLoopRefusal("\(call)\(reason)")
+        offLoopErrorText.withLock { $0 = refusal }
+        logger.debug(pluginID, "host call refused: \(refusal.string)")
+        return status.rawValue
+    }
+
+    /// Every off-loop refusal text ever made, kept for the life of the process.
+    private static let offLoopRefusals = Mutex<[String: CStringBox]>([:])
+
+    private static func offLoopRefusal(_ message: String) -> CStringBox {
+        offLoopRefusals.withLock { refusals in
+            if let kept = refusals[message] { return kept }
+            let box = CStringBox(message)
+            refusals[message] = box
+            return box
+        }
     }
 
     var lastErrorMessage: String { lastErrorText.withLock { $0.string } }
@@ -99,15 +125,19 @@ package final class PluginHost: Sendable {
     var dataFolderPointer: UnsafePointer<CChar>? { dataFolderText.map { UnsafePointer($0.pointer) } }
     var settingsPointer: UnsafePointer<CChar> { UnsafePointer(settingsText.pointer) }
 
-    var lastErrorPointer: UnsafePointer<CChar> { lastErrorText.withLock { UnsafePointer($0.pointer) } }
+    var lastErrorPointer: UnsafePointer<CChar> {
+        if loopThread.isCurrent { return lastErrorText.withLock { UnsafePointer($0.pointer) } }
+        return offLoopErrorText.withLock { UnsafePointer($0.pointer) }
+    }
 
     /// Runs a [loop-thread] host call, refusing it from any other thread or after destroy. A call
     /// that succeeds clears `last_error` (unless it left a note, as a delayed focus grant does).
-    func onLoop(_ call: String, _ body: (PluginHost) -> PluginCallError?) -> deck_status_t {
+    /// A refusal on another thread is that thread's `last_error`; the loop thread's is untouched.
+    func onLoop(_ call: StaticString, _ body: (PluginHost) -> PluginCallError?) -> deck_status_t {
         guard loopThread.isCurrent else {
             let (log, held) = wrongThreadCalls.withLock { $0.admit(now: UInt64(MonotonicClock.nanoseconds / 1_000_000)) }
             if log { logger.warning("plugins", "\(pluginID): refused \(call) from a thread other than the loop thread\(LogThrottle.suffix(held))") }
-            return fail(.state, "\(call) must be called on the loop thread")
+            return failOffLoop(.state, call, " must be called on the loop thread")
         }
         guard currentPhase != .destroyed else { return fail(.state, "\(call): the plugin is destroyed") }
         lastErrorText.withLock { if !$0.string.isEmpty { $0 = CStringBox("") } }

@@ -101,19 +101,53 @@ import Testing
         #expect(table.pointee.complete_command(host, 1, 42) == Int32(DECK_E_INVALID))
     }
 
-    @Test func aCallFromAnotherThreadIsRefused() throws {
+    /// The refusal is the calling thread's `last_error`; the loop thread's stays as it was.
+    @Test func aCallFromAnotherThreadIsRefusedAndExplainedOnThatThread() throws {
         let (harness, _, host, table) = try owner()
-        let status = Mutex<Int32>(0)
+        #expect(table.pointee.set_info(host, nil) == Int32(DECK_E_INVALID))
+        let answer = Mutex<(status: Int32, error: String)?>(nil)
         let raw = (UInt(bitPattern: host), UInt(bitPattern: table))
         let thread = Thread {
             let host = UnsafePointer<deck_host_t>(bitPattern: raw.0)!
             let table = UnsafePointer<deck_host_now_playing_t>(bitPattern: raw.1)!
-            status.withLock { $0 = table.pointee.set_position(host, 1, 1, 1) }
+            let status = table.pointee.set_position(host, 1, 1, 1)
+            let error = String(cString: host.pointee.last_error(host)!)
+            answer.withLock { $0 = (status, error) }
         }
         thread.start()
-        while status.withLock({ $0 }) == 0 { usleep(1_000) }
-        #expect(status.withLock { $0 } == Int32(DECK_E_STATE))
-        #expect(lastError(host) == "set_position must be called on the loop thread")
+        while answer.withLock({ $0 }) == nil { usleep(1_000) }
+        #expect(answer.withLock { $0?.status } == Int32(DECK_E_STATE))
+        #expect(answer.withLock { $0?.error } == "set_position must be called on the loop thread")
+        #expect(lastError(host) == "set_info: NULL info")
+        #expect(harness.runtime.player.center.owner == "org.deck.test.fixture")
+    }
+
+    /// A plugin thread hammering loop-thread calls while the loop reads its own `last_error`:
+    /// the loop only ever reads its own refusal, and the strings it reads are never freed under it.
+    @Test func refusalsOffTheLoopNeverReachTheLoopThreadsLastError() throws {
+        let (harness, _, host, table) = try owner()
+        let stop = Atomic<Bool>(false)
+        let offLoopCalls = Atomic<Int>(0)
+        let raw = (UInt(bitPattern: host), UInt(bitPattern: table))
+        let thread = Thread {
+            let host = UnsafePointer<deck_host_t>(bitPattern: raw.0)!
+            let table = UnsafePointer<deck_host_now_playing_t>(bitPattern: raw.1)!
+            while !stop.load(ordering: .relaxed) {
+                _ = table.pointee.clear(host)
+                _ = host.pointee.last_error(host)
+                offLoopCalls.add(1, ordering: .relaxed)
+            }
+        }
+        thread.start()
+        defer { stop.store(true, ordering: .relaxed) }
+        while offLoopCalls.load(ordering: .relaxed) == 0 { usleep(100) }
+        var foreign = 0
+        for _ in 0..<20_000 {
+            _ = table.pointee.set_info(host, nil)
+            if lastError(host) != "set_info: NULL info" { foreign += 1 }
+        }
+        #expect(foreign == 0)
+        #expect(offLoopCalls.load(ordering: .relaxed) > 0)
         #expect(harness.runtime.player.center.owner == "org.deck.test.fixture")
     }
 }

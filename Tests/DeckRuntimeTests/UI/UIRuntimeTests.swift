@@ -238,17 +238,21 @@ import Testing
         #expect(ui.add_image(host, notAnImage, 4, nil) == DECK_E_INVALID)
         #expect(ui.update(host, 999, #"{"type": "list"}"#, nil) == DECK_E_INVALID)
         #expect(ui.complete(host, 12345) == DECK_E_STATE)
-        let status = Mutex<Int32>(0)
+        let loopError = lastError()
+        let answer = Mutex<(status: Int32, error: String)?>(nil)
         let table = try #require(host.pointee.get_extension(host, DECK_EXT_UI)).assumingMemoryBound(to: deck_host_ui_t.self)
         let raw = (UInt(bitPattern: host), UInt(bitPattern: table))
         Thread {
             let host = UnsafePointer<deck_host_t>(bitPattern: raw.0)!
             let table = UnsafePointer<deck_host_ui_t>(bitPattern: raw.1)!
-            status.withLock { $0 = table.pointee.pop(host) }
+            let status = table.pointee.pop(host)
+            let error = String(cString: host.pointee.last_error(host)!)
+            answer.withLock { $0 = (status, error) }
         }.start()
-        while status.withLock({ $0 }) == 0 { usleep(1_000) }
-        #expect(status.withLock { $0 } == Int32(DECK_E_STATE))
-        #expect(lastError() == "pop must be called on the loop thread")
+        while answer.withLock({ $0 }) == nil { usleep(1_000) }
+        #expect(answer.withLock { $0?.status } == Int32(DECK_E_STATE))
+        #expect(answer.withLock { $0?.error } == "pop must be called on the loop thread")
+        #expect(lastError() == loopError && !loopError.isEmpty)
         // Everything before was refused; the screen is as the plugin set it.
         #expect(state(harness)["stack"]?.arrayValue?.count == 1)
     }

@@ -158,7 +158,11 @@ struct deck_host {
     /* Returns a human-readable description of why this plugin's latest
      * [loop-thread] host call failed, or "" when it succeeded (a delayed or
      * rejected focus request succeeds and says why here). Valid until the
-     * plugin's next host call. [loop-thread] */
+     * plugin's next host call. Called on any other thread, it says why the
+     * latest call refused off the loop thread was refused (a [loop-thread]
+     * call made there, or request_callback after destroy); that text stays
+     * valid for the life of the process, and a refusal off the loop thread
+     * never changes what the loop thread reads. [any-thread] */
     const char *(*last_error)(const deck_host_t *host);
 
     /* Asks the host to call plugin->on_callback() soon on the loop thread.
