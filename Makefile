@@ -198,26 +198,33 @@ chaos: build-debug plugin-c plugin-swift
 # environment keeps the sanitizer's options, their sandbox lets them write the reports folder, which
 # is open to every uid as theirs are their own). A segfault is the tests' to see, not the
 # sanitizer's (handle_segv=0): those that crash a plugin or signal its host do so on purpose; nor
-# Swift's backtracer's, whose reads of the crashed stack AddressSanitizer would report.
+# Swift's backtracer's, whose reads of the crashed stack AddressSanitizer would report. The plain C
+# programs that load libdeck (examples/embed-c and the embedding fixtures) get the sanitizer's
+# runtime $(6) preloaded through DECK_SANITIZER_PRELOAD, so libdeck's C API is covered too.
 define run-sanitized
 	$(SWIFT) build --build-path $(1) --build-tests --sanitize=$(2) $(SWIFT_FLAGS) $(5) -Xlinker --export-dynamic
 	@scripts/make-bundles.sh $(1)/debug
 	@rm -rf $(1)/reports && mkdir -p -m 1777 $(1)/reports
-	-SWIFT_BACKTRACE=enable=no $(3)="$(4) log_path=$(abspath $(1))/reports/report" \
+	-SWIFT_BACKTRACE=enable=no DECK_SANITIZER_PRELOAD="$(6)" $(3)="$(4) log_path=$(abspath $(1))/reports/report" \
 	  $(1)/debug/DeckPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZE_SKIP)' > $(1)/tests-process.log 2>&1
 	@grep -a 'Test run with' $(1)/tests-process.log | tail -n 1
-	-DECK_TEST_ISOLATION=inline SWIFT_BACKTRACE=enable=no $(3)="$(4) log_path=$(abspath $(1))/reports/report" \
+	-DECK_TEST_ISOLATION=inline SWIFT_BACKTRACE=enable=no DECK_SANITIZER_PRELOAD="$(6)" $(3)="$(4) log_path=$(abspath $(1))/reports/report" \
 	  $(1)/debug/DeckPackageTests.xctest --testing-library swift-testing \
 	  --filter '^(DeckRuntimeTests|deckdTests)\.' --skip '$(SANITIZE_INLINE_SKIP)|$(SANITIZE_SKIP)' > $(1)/tests-inline.log 2>&1
 	@grep -a 'Test run with' $(1)/tests-inline.log | tail -n 1
 	scripts/sanitizer-reports.py $(1)/reports/*
 endef
 
+# The toolchain's lib folder (expanded when a recipe runs, after `deps` has installed Swift), whose
+# clang/*/lib/linux holds the sanitizers' shared runtimes; ThreadSanitizer's needs its libdispatch.
+SWIFT_LIB = $(shell dirname "$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")")/lib
+SANITIZER_RUNTIME = $(firstword $(wildcard $(SWIFT_LIB)/clang/*/lib/linux/libclang_rt.$(1)-x86_64.so))
+
 tsan: deps plugin-c plugin-swift
-	$(call run-sanitized,.build/tsan,thread,TSAN_OPTIONS,halt_on_error=0 handle_segv=0 report_thread_leaks=0)
+	$(call run-sanitized,.build/tsan,thread,TSAN_OPTIONS,halt_on_error=0 handle_segv=0 report_thread_leaks=0,,$(call SANITIZER_RUNTIME,tsan) $(SWIFT_LIB)/swift/linux/libdispatch.so)
 
 asan: deps plugin-c plugin-swift
-	$(call run-sanitized,.build/asan,address,ASAN_OPTIONS,halt_on_error=0 handle_segv=0 detect_leaks=0,-Xswiftc -sanitize-recover=address)
+	$(call run-sanitized,.build/asan,address,ASAN_OPTIONS,halt_on_error=0 handle_segv=0 detect_leaks=0,-Xswiftc -sanitize-recover=address,$(call SANITIZER_RUNTIME,asan))
 
 clean:
 	$(SWIFT) package clean

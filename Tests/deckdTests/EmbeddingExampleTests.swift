@@ -21,13 +21,14 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: prefix.path + "/bin/deckd"))
 
         let program = prefix.path + "/embed"
-        result = try runProgram("/usr/bin/make", ["-s", "-C", Paths.repoRoot + "/examples/embed-c", "PKG_CONFIG_PATH=\(lib)/pkgconfig", "OUT=\(program)"])
+        result = try runProgram("/usr/bin/make", ["-s", "-C", Paths.repoRoot + "/examples/embed-c", "PKG_CONFIG_PATH=\(lib)/pkgconfig", "OUT=\(program)"]
+                                   + (SanitizerPreload.linkFlags.isEmpty ? [] : ["CC=cc " + SanitizerPreload.linkFlags.joined(separator: " ")]))
         #expect(result.status == 0, "\(result.output)")
         // Packets taken on the runtime's thread, then (API 1.4) on the audio thread through the example's own ring.
         for flags in [[], ["--audio-thread"]] {
             let ogg = prefix.path + "/tone\(flags.count).opus"
             // Three seconds: a loaded machine may take one to launch Tone in its host process.
-            result = try runProgram(program, flags + [prefix.path + "/lib/deck/plugins", ogg, "3"], timeout: 30)
+            result = try runProgram(program, flags + [prefix.path + "/lib/deck/plugins", ogg, "3"], environment: SanitizerPreload.environment, timeout: 30)
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("apps.launch answered: {\"id\":1,\"jsonrpc\":\"2.0\",\"result\":"))
             #expect(result.output.contains("event: session.changed"))
@@ -52,7 +53,7 @@ import Testing
         var result = try runProgram("/usr/bin/cc", ["-std=c11", "-Wall", "-Wextra", "-Werror", "-I", Paths.sdkInclude, "-o", program,
                                                     Paths.repoRoot + "/Tests/Fixtures/embed-hostile.c", "-ldl"])
         #expect(result.status == 0, "\(result.output)")
-        result = try runProgram(program, [Paths.binDir + "/libdeck.so"], timeout: 60)
+        result = try runProgram(program, [Paths.binDir + "/libdeck.so"], environment: SanitizerPreload.environment, timeout: 60)
         #expect(result.status == 0, "\(result.output)")
         #expect(!result.output.contains("FAIL"), "\(result.output)")
         #expect(result.output.contains("ok: loading and using libdeck changed no signal disposition"))
@@ -69,10 +70,11 @@ import Testing
         var result = try runProgram("/usr/bin/cc", ["-o", dir.path + "/plain", source])
         #expect(result.status == 0, "\(result.output)")
         result = try runProgram("/usr/bin/cc", ["-o", dir.path + "/linked", source, "-Wl,--no-as-needed", "-L", dir.path, "-ldeck",
-                                                "-Wl,-rpath," + dir.path])
+                                                "-Wl,-rpath," + dir.path] + SanitizerPreload.linkFlags)
         #expect(result.status == 0, "\(result.output)")
         #expect(try runProgram("/usr/bin/readelf", ["-d", dir.path + "/linked"]).output.contains("[libdeck.so.0]"))
-        let plain = try runProgram(dir.path + "/plain", []), linked = try runProgram(dir.path + "/linked", [])
+        let plain = try runProgram(dir.path + "/plain", [], environment: SanitizerPreload.environment)
+        let linked = try runProgram(dir.path + "/linked", [], environment: SanitizerPreload.environment)
         #expect(linked.status == 0)
         #expect(plain.output.contains("11 default 0"))
         #expect(linked.output == plain.output)
