@@ -126,7 +126,7 @@ import Testing
     /// the loop only ever reads its own refusal, and the strings it reads are never freed under it.
     @Test func refusalsOffTheLoopNeverReachTheLoopThreadsLastError() throws {
         let (harness, _, host, table) = try owner()
-        let stop = Atomic<Bool>(false)
+        let stop = Atomic<Bool>(false), stopped = Atomic<Bool>(false)
         let offLoopCalls = Atomic<Int>(0)
         let raw = (UInt(bitPattern: host), UInt(bitPattern: table))
         let thread = Thread {
@@ -137,15 +137,17 @@ import Testing
                 _ = host.pointee.last_error(host)
                 offLoopCalls.add(1, ordering: .relaxed)
             }
+            stopped.store(true, ordering: .releasing)
         }
         thread.start()
-        defer { stop.store(true, ordering: .relaxed) }
         while offLoopCalls.load(ordering: .relaxed) == 0 { usleep(100) }
         var foreign = 0
         for _ in 0..<20_000 {
             _ = table.pointee.set_info(host, nil)
             if lastError(host) != "set_info: NULL info" { foreign += 1 }
         }
+        stop.store(true, ordering: .relaxed)
+        while !stopped.load(ordering: .acquiring) { usleep(100) }  // the plugin outlives its thread's calls
         #expect(foreign == 0)
         #expect(offLoopCalls.load(ordering: .relaxed) > 0)
         #expect(harness.runtime.player.center.owner == "org.deck.test.fixture")
