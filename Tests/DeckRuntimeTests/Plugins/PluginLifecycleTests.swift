@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import DeckRuntime
 @testable import DeckPlugins
@@ -53,6 +54,19 @@ import CDeckPlugin
         let plugin = try #require(runtime.plugins.load(try Fixture.bundle(in: dir.path)))
         plugin.destroy()
         let host = plugin.host.raw
+        let loopError = String(cString: host.pointee.last_error(host)!)
+        // From a thread the plugin left behind: refused there, and said there.
+        let answer = Mutex<(status: deck_status_t, error: String)?>(nil)
+        let address = UInt(bitPattern: host)
+        Thread {
+            let host = UnsafePointer<deck_host_t>(bitPattern: address)!
+            let status = host.pointee.request_callback(host)
+            answer.withLock { $0 = (status, String(cString: host.pointee.last_error(host)!)) }
+        }.start()
+        while answer.withLock({ $0 }) == nil { usleep(1_000) }
+        #expect(answer.withLock { $0?.status } == deck_status_t(DECK_E_STATE))
+        #expect(answer.withLock { $0?.error } == "request_callback: the plugin is destroyed")
+        #expect(String(cString: host.pointee.last_error(host)!) == loopError && loopError.isEmpty)
         #expect(host.pointee.request_callback(host) == deck_status_t(DECK_E_STATE))
         #expect(String(cString: host.pointee.last_error(host)!) == "request_callback: the plugin is destroyed")
         runtime.shutdown()
