@@ -36,7 +36,7 @@ extension Library: DeckNowPlayingPlugin {
         let elapsed = player.current?.elapsed ?? saved.position
         switch command {
         case .play:
-            if streamOpen, paused { return resume() }
+            if paused { return resume() }  // a pause closed the stream; the player holds what follows
             return host.commandResult { try self.start(item: nil) }
         case .pause:
             guard streamOpen, !paused else { return .noActionableNowPlayingItem }

@@ -154,6 +154,7 @@ import Testing
         usleep(500_000)
         let resumed = try nowPlaying()
         #expect(resumed.state == "playing" && resumed.elapsed > later.elapsed + 0.3, "it plays on from there: \(resumed)")
+        #expect(try car.deckctl(["call", "queue.get"]).contains(#""shuffle": "items""#), "play after pause keeps the shuffle")
         // The playing track heads the shuffled queue: previous restarts it, as at any queue's first track.
         let previous = try car.deckd.deckctl(["previous"])
         #expect(previous.status == 0, "\(previous.output)")
