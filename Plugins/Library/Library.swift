@@ -299,14 +299,14 @@ final class Library: DeckAudioPlugin {
         case .loss:
             saveState()
             stop()
-        case .lossTransient:
+        case .lossTransient where !paused:  // a paused Library stays paused through a call
             publishState(.interrupted, elapsed: player.current?.elapsed ?? 0)
         case .gain:
             if let waiting {
                 self.waiting = nil
                 try? play(waiting.queue, from: waiting.index, at: waiting.at)
-            } else if streamOpen {
-                publishState(paused ? .paused : .playing, elapsed: player.current?.elapsed ?? 0)
+            } else if streamOpen {  // a pause closed it: a paused Library said nothing at the loss
+                publishState(.playing, elapsed: player.current?.elapsed ?? 0)
             }
         default:
             break

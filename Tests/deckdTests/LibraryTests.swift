@@ -164,6 +164,29 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A call while the Library is paused leaves it paused: its now playing does not say
+    /// "interrupted", during the call or after, and play then plays on where it paused.
+    @Test func aPausedLibraryStaysPausedThroughACall() throws {
+        let car = try Car()
+        #expect(car.deckd.waitForLog("library: 15 tracks"))
+        #expect(try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"]).contains("active"))
+        #expect(try car.waitFor("playing", in: ["now-playing"]))
+        _ = try car.deckctl(["pause"])
+        #expect(try car.waitFor("paused", in: ["now-playing"]))
+        let call = LineClient(path: car.deckd.socket)
+        let answer = call.call("session.request", #"{"context":"call","type":"gainTransient","name":"phone"}"#)
+        #expect(answer?.contains(#""result":"granted""#) == true, "\(answer ?? "no answer")")
+        usleep(300_000)
+        #expect(try car.deckctl(["now-playing"]).contains("paused"), "during the call")
+        call.close()
+        #expect(try car.waitFor("org.deck.library  music  gain", in: ["session"]), "the Library holds the focus again")
+        usleep(300_000)
+        #expect(try car.deckctl(["now-playing"]).contains("paused"), "after the call")
+        _ = try car.deckctl(["play"])
+        #expect(try car.waitFor("playing", in: ["now-playing"]))
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// `deckd --freewheel` renders an album to a file as fast as the machine goes with no gap: the
     /// Library's render waits for its decode thread (`is_freewheeling`), a track asked for before
     /// the first scan found it starts the file rather than the seconds of silence rendered meanwhile,
