@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "DeckStateTests", dependencies: ["DeckState", "DeckTestSupport", "CDeckPlugin"]),
         .testTarget(name: "DeckEmbedTests", dependencies: ["DeckEmbed", "DeckRuntime", "DeckTestSupport", "CDeckPlugin"]),
         .testTarget(name: "DeckRuntimeTests", dependencies: ["DeckBase", "DeckMedia", "DeckStream", "DeckAudio", "DeckSession", "DeckNowPlaying", "DeckPlugins",
-                                                            "DeckControl", "DeckState", "DeckUI", "DeckRuntime", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
+                                                            "DeckControl", "DeckState", "DeckUI", "DeckRuntime", "DeckSDK", "CDeckPlugin", "DeckTestSupport", "DeckFuzz"]),
         .testTarget(name: "MediaPlaybackTests", dependencies: ["MediaPlayback", "DeckSDK", "CDeckPlugin", "CFFmpeg", "CEbur128", "DeckTestSupport"]),
         .testTarget(name: "deckdTests", dependencies: ["DeckTestSupport", "DeckFuzz"]),
         // deck-check as its users run it: the binary on bundles.

@@ -54,7 +54,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .template:
             guard let text = String(validating: bytes, as: UTF8.self) else { return }
             let app = AppInterface(appID: "org.fuzz", entitlements: [.audio, .communication], maxImageBytes: 1 << 16)
+            // Images 1 and 2 exist, so templates naming them are read through, and removing them asks what the stack shows.
+            let images = [[0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1], [0xFF, 0xD8, 0xFF, 2]].compactMap { try? app.addImage($0) }
             for limits in FuzzTarget.displayLimits { _ = try? app.setRoot(text, limits: limits) }
+            for id in images { try? app.removeImage(id) }
         case .mpris:
             FuzzTarget.mpris(bytes)
         case .json:

@@ -106,7 +106,7 @@ extension UICall: WireTagged {
     package static let wireName = "ui call"
 
     package enum Tag: UInt8 {
-        case setRoot, push, pop, popToRoot, present, dismiss, update, complete, addImage, reloadContent, nowPlayingContent, completeContent
+        case setRoot, push, pop, popToRoot, present, dismiss, update, complete, addImage, reloadContent, nowPlayingContent, completeContent, removeImage
     }
 
     package var tag: Tag {
@@ -120,6 +120,7 @@ extension UICall: WireTagged {
         case .update: .update
         case .complete: .complete
         case .addImage: .addImage
+        case .removeImage: .removeImage
         case .reloadContent: .reloadContent
         case .nowPlayingContent: .nowPlayingContent
         case .completeContent: .completeContent
@@ -132,7 +133,7 @@ extension UICall: WireTagged {
         case .setRoot(let json), .push(let json), .present(let json): writer.write(json)
         case .pop, .popToRoot, .dismiss, .reloadContent: break
         case .update(let id, let json): writer.write(id); writer.write(json)
-        case .complete(let token): writer.write(token)
+        case .complete(let token), .removeImage(let token): writer.write(token)
         case .addImage(let bytes): writer.write(WireBytes(bytes))
         case .nowPlayingContent(let ids): writer.write(ids)
         case .completeContent(let token, let status): writer.write(token); writer.write(status)
@@ -150,6 +151,7 @@ extension UICall: WireTagged {
         case .update: self = .update(templateID: try reader.read(), try reader.read())
         case .complete: self = .complete(token: try reader.read())
         case .addImage: self = .addImage(try reader.read(WireBytes.self).bytes)
+        case .removeImage: self = .removeImage(try reader.read())
         case .reloadContent: self = .reloadContent
         case .nowPlayingContent: self = .nowPlayingContent(try reader.read())
         case .completeContent: self = .completeContent(token: try reader.read(), try reader.read())

@@ -30,6 +30,7 @@ extension PluginHost {
                 return .addImage(Array(UnsafeRawBufferPointer(start: bytes, count: size)))
             }
         }
+        table.remove_image = { host, id in PluginHost.uiCall(host, "remove_image") { () throws(PluginCallError) in .removeImage(id) } }
         return table
     }
 

@@ -12,6 +12,7 @@ package enum UICall: Sendable {
     case update(templateID: UInt64, String)
     case complete(token: UInt64)
     case addImage([UInt8])
+    case removeImage(UInt64)
     case reloadContent
     case nowPlayingContent([String])
     case completeContent(token: UInt64, DeckStatus)

@@ -48,12 +48,22 @@ extension DeckHost {
     /// Ends the handling of a selection (the HMI's spinner stops).
     public func completeSelection(_ token: UInt64) throws(DeckError) { try check(try ui().pointee.complete(raw, token)) }
 
-    /// Hands over PNG or JPEG bytes; templates name them by the id returned.
+    /// Hands over PNG or JPEG bytes; templates name them by the id returned (the same bytes again:
+    /// the same id).
     public func addImage(_ bytes: [UInt8]) throws(DeckError) -> UInt64 {
         let table = try ui()
         var id: UInt64 = 0
         try check(bytes.withUnsafeBytes { table.pointee.add_image(raw, $0.baseAddress, $0.count, &id) })
         return id
+    }
+
+    /// Forgets an image (ABI 1.6), giving its bytes back to the budget all of a plugin's images share.
+    public func removeImage(_ id: UInt64) throws(DeckError) {
+        let table = try ui()
+        guard raw.pointee.abi.minor >= 6, let call = table.pointee.remove_image else {
+            throw DeckError(.unsupported, "the host implements ABI \(raw.pointee.abi.major).\(raw.pointee.abi.minor); remove_image is 1.6")
+        }
+        try check(call(raw, id))
     }
 
     /// The content tree changed: the host reads it again.

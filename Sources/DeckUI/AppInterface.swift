@@ -11,7 +11,9 @@ public final class AppInterface {
         // The ids of templates that left the stack are forgotten, so none pile up over a long drive.
         didSet {
             guard itemIDs.count > stack.templates.count + (stack.modal == nil ? 0 : 1) else { return }
-            itemIDs = itemIDs.filter { id, _ in stack.modal?.id == id || stack.templates.contains { $0.id == id } }
+            func isOnStack(_ id: UInt64) -> Bool { stack.modal?.id == id || stack.templates.contains { $0.id == id } }
+            itemIDs = itemIDs.filter { id, _ in isOnStack(id) }
+            truncationReported = truncationReported.filter(isOnStack)
         }
     }
     public let content = ContentTree()
@@ -24,15 +26,14 @@ public final class AppInterface {
     /// Per template on the stack, its items', buttons' and tabs' keys → their ids, as of its last
     /// read (a key is unique within a template, tabs included).
     private var itemIDs: [UInt64: [String: UInt64]] = [:]
-    private var images: [UInt64: Artwork] = [:]
-    private let maxImageBytes: Int
+    private var images: ImageStore
     /// Templates whose truncation was logged already.
     private var truncationReported: Set<UInt64> = []
 
-    public init(appID: String, entitlements: Set<Entitlement>, maxImageBytes: Int = 1 << 20) {
+    public init(appID: String, entitlements: Set<Entitlement>, maxImageBytes: Int = 1 << 20, maxImageTotalBytes: Int = 32 << 20) {
         self.appID = appID
         self.entitlements = entitlements
-        self.maxImageBytes = maxImageBytes
+        images = ImageStore(maxBytes: maxImageBytes, maxTotalBytes: maxImageTotalBytes)
     }
 
     public var hasUI: Bool { offersTemplates || offersContent }
@@ -75,17 +76,22 @@ public final class AppInterface {
     public func popToRoot() throws(UIError) { try stack.popToRoot() }
     public func dismiss() throws(UIError) { try stack.dismiss() }
 
-    /// Keeps PNG or JPEG bytes for templates to name.
+    /// Keeps PNG or JPEG bytes for templates to name; the same bytes again get the id they have.
     public func addImage(_ bytes: [UInt8]) throws(UIError) -> UInt64 {
-        let id = takeID()
-        do {
-            images[id] = try Artwork(id: String(id), bytes: bytes, maxBytes: maxImageBytes, what: "an image", limitKey: "ui.maxImageBytes")
-        } catch {
-            if case .tooLarge(let message) = error { throw .limit(message) }
-            throw .invalid(error.description)
-        }
-        return id
+        try images.add(bytes, newID: takeID)
     }
+
+    /// Forgets image `id`, unless a template on the stack still shows it.
+    public func removeImage(_ id: UInt64) throws(UIError) {
+        guard images[id] != nil else { throw .invalid("no image \(id): not an id from add_image, or removed already") }
+        if let template = (stack.templates + [stack.modal].compactMap { $0 }).first(where: { $0.shows(image: id) }) {
+            throw .state("image \(id) is shown by template \(template.id): update or pop it first")
+        }
+        images.remove(id)
+    }
+
+    /// The images kept and their bytes, all together.
+    public var imageUsage: (count: Int, bytes: Int) { (images.count, images.totalBytes) }
 
     public func image(_ id: UInt64) -> Artwork? { images[id] }
 

@@ -86,6 +86,9 @@ private struct TemplateReader {
                 }
             case spec.rows, "items":
                 template.sections.append(TemplateSection(items: try items(value, "\(path()).\(key)")))
+            case "image":
+                try imageID(value, "\(path()).image")
+                template.fields[key] = value
             default:
                 template.fields[key] = try field(value, "\(path()).\(key)")
             }
@@ -115,10 +118,7 @@ private struct TemplateReader {
             case .key:
                 item.key = try itemKey(value, "\(path()).key")
                 continue
-            case .image:
-                guard let id = value.intValue, id > 0, rules.imageExists(UInt64(id)) else {
-                    throw .invalid("\(path()).image: \(PrintableText.excerpt(value.encoded())) is not an image id from add_image")
-                }
+            case .image: try imageID(value, "\(path()).image")
             case .images:
                 guard let ids = value.arrayValue, ids.allSatisfy({ $0.intValue.map { $0 > 0 && rules.imageExists(UInt64($0)) } ?? false }) else {
                     throw .invalid("\(path()).images must be an array of image ids from add_image")
@@ -148,6 +148,12 @@ private struct TemplateReader {
         item.fields = JSONObject(inKeyOrder: fields)
         if text == nil && item.fields["kind"] != "images" { throw .invalid("\(path()) needs a \"text\"") }
         return item
+    }
+
+    private func imageID(_ value: JSONValue, _ path: @autoclosure () -> String) throws(UIError) {
+        guard let id = value.intValue, id > 0, rules.imageExists(UInt64(id)) else {
+            throw .invalid("\(path()): \(PrintableText.excerpt(value.encoded())) is not an image id from add_image")
+        }
     }
 
     /// A key unique within the template.

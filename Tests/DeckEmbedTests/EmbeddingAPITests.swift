@@ -146,7 +146,7 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
     /// API 1.1: the version string, the log level changed while running, and unsubscribing.
     @Test func theLogLevelChangesWhileRunningAndATopicCanBeLeft() throws {
         #expect(deck_runtime_api_version() == 1 << 16 | 4)
-        #expect(String(cString: deck_runtime_version_string()) == "Deck \(DeckVersion.string) (runtime API 1.4, plugin ABI 1.5)")
+        #expect(String(cString: deck_runtime_version_string()) == "Deck \(DeckVersion.string) (runtime API 1.4, plugin ABI 1.6)")
         let rt = try create(#"{"plugins": ["\#(Paths.binDir)/plugins"], "logLevel": "error", "session": {"alwaysActive": true}}"#)
         let seen = Observed()
         #expect(deck_runtime_set_log_callback(rt, onLog, seen.pointer) == 0)

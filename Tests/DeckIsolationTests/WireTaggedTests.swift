@@ -40,5 +40,11 @@ import Testing
         #expect(HostCall.ui(.pop).tag.rawValue == 5)
         #expect(NowPlayingCall.clear.tag.rawValue == 2)
         #expect(UICall.reloadContent.tag.rawValue == 9)
+        #expect(UICall.removeImage(0).tag.rawValue == 12, "a call added later takes the next number")
+    }
+
+    @Test func anImagesIDComesBackWhole() throws {
+        guard case .removeImage(let id) = try roundTrip(UICall.removeImage(.max)) else { Issue.record("not remove_image"); return }
+        #expect(id == .max)
     }
 }

@@ -13,7 +13,9 @@
  * (DECK_OK also makes Podcasts' children appear first); UI_SYNC_SELECT completes "slow" inside
  * select too. UI_BAD_ITEM gives station "0/1" a title that is not UTF-8 (it cannot be shown).
  * UI_IMAGE_PROBE adds a small image when the display attaches and logs "reentered: CALL PATH" if
- * the host calls a content function while that add_image call runs.
+ * the host calls a content function while that add_image call runs. UI_IMAGE_CYCLE, when the
+ * display attaches, adds a small image twice, removes it twice and removes id 2^64-1, and logs
+ * the five statuses and the last error ("images: A B R1 R2 R3 id=ID|ID2 LAST_ERROR").
  */
 #define _DEFAULT_SOURCE
 #include <deck/deck.h>
@@ -98,6 +100,21 @@ static void ui_display_changed(const deck_plugin_t *plugin, bool attached, const
         char detail[64];
         snprintf(detail, sizeof detail, "%d", status);
         say(f, "image", detail);
+    }
+#endif
+#ifdef UI_IMAGE_CYCLE
+    if (attached) {
+        static const unsigned char png[] = { 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4 };
+        uint64_t first = 0, second = 0;
+        deck_status_t added = ui_of(f)->add_image(f->host, png, sizeof png, &first);
+        deck_status_t again = ui_of(f)->add_image(f->host, png, sizeof png, &second);
+        deck_status_t removed = ui_of(f)->remove_image(f->host, first);
+        deck_status_t twice = ui_of(f)->remove_image(f->host, first);
+        deck_status_t huge = ui_of(f)->remove_image(f->host, UINT64_MAX);
+        char detail[400];
+        snprintf(detail, sizeof detail, "%d %d %d %d %d id=%llu|%llu %s", added, again, removed, twice, huge,
+                 (unsigned long long)first, (unsigned long long)second, f->host->last_error(f->host));
+        say(f, "images", detail);
     }
 #endif
 #ifndef UI_NO_ROOT

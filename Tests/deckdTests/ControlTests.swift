@@ -18,7 +18,7 @@ import Testing
         let deckd = try daemon(["--sink", "file:\(dir.path)/out.opus"])
         var result = try ctl(deckd, ["status"])
         #expect(result.status == 0)
-        #expect(result.output.hasPrefix("Deck 0.1.0 (plugin ABI 1.5)\napps: 2 loaded, 0 refused\noutput: inactive"))
+        #expect(result.output.hasPrefix("Deck 0.1.0 (plugin ABI 1.6)\napps: 2 loaded, 0 refused\noutput: inactive"))
         result = try ctl(deckd, ["--json", "status"])
         #expect(result.output.contains(#""version":"0.1.0""#))
 

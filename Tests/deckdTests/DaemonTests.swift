@@ -15,7 +15,7 @@ import Testing
         #expect(help.output.hasPrefix("usage: deckd [--config FILE] [--plugins DIR]..."))
         let version = try runProgram(deckd, ["--version"])
         #expect(version.status == 0)
-        #expect(version.output == "deckd 0.1.0 (plugin ABI 1.5)\n")
+        #expect(version.output == "deckd 0.1.0 (plugin ABI 1.6)\n")
     }
 
     @Test(arguments: [

@@ -31,6 +31,9 @@ extension InterfaceCoordinator {
         let limits = limits(for: app)
         switch call {
         case .addImage(let bytes): return UIAnswer(id: try app.addImage(bytes))
+        case .removeImage(let id):
+            try app.removeImage(id)
+            return UIAnswer()
         case .complete(let token):
             guard case .selection? = finish(token, app: app.appID) else { throw .state("token \(token) is not waiting (completed already or timed out)") }
             return UIAnswer()

@@ -29,6 +29,9 @@ extension InterfaceCoordinator {
         if let content { members.append(.init("content", content)) }
         members.append(.init("display", display))
         members.append(.init("handlerTimeouts", .int(Int64(handlerTimeouts))))
+        let images = app.imageUsage
+        members.append(.init("images", .object(JSONObject(inKeyOrder: [.init("count", .int(Int64(images.count))),
+                                                                         .init("bytes", .int(Int64(images.bytes)))]))))
         members.append(.init("limits", limits.json))
         members.append(.init("modal", modal))
         if let shownNowPlaying { members.append(.init("nowPlaying", shownNowPlaying)) }

@@ -83,7 +83,8 @@ public final class InterfaceCoordinator {
     /// while it is told (or it gets a placeholder).
     func activated(_ plugin: PluginInstance) {
         guard plugin.offersUI || plugin.offersContent else { return }
-        let app = apps[plugin.id] ?? AppInterface(appID: plugin.id, entitlements: plugin.entitlements, maxImageBytes: settings.maxImageBytes)
+        let app = apps[plugin.id] ?? AppInterface(appID: plugin.id, entitlements: plugin.entitlements, maxImageBytes: settings.maxImageBytes,
+                                                    maxImageTotalBytes: settings.maxImageTotalBytes)
         app.offersTemplates = plugin.offersUI
         app.offersContent = plugin.offersContent
         apps[plugin.id] = app
@@ -256,6 +257,8 @@ public struct InterfaceSettings: Sendable, Equatable {
     /// A selection, load or play not completed within this is completed by the runtime.
     public var handlerTimeoutMilliseconds = 10_000
     public var maxImageBytes = 1 << 20
+    /// All of one app's images together (add_image past it is refused until it removes some).
+    public var maxImageTotalBytes = 32 << 20
 
     public init() {}
 }

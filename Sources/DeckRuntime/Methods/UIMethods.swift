@@ -105,7 +105,8 @@ struct UIMethods {
     static let stateSchema = Schema.object([
         "app": Schema.nullable(Schema.string), "apps": Schema.array(Schema.string), "display": displaySchema,
         "limits": ["type": "object"], "quotaRemaining": Schema.integer, "handlerTimeouts": Schema.integer,
+        "images": Schema.object(["count": Schema.integer, "bytes": Schema.integer]),
         "stack": Schema.array(["type": "object"]), "modal": Schema.nullable(["type": "object"]), "selectedTab": Schema.integer,
         "pending": Schema.array(Schema.integer), "nowPlaying": ["type": "object"], "content": ["type": "object"],
-    ], optional: ["limits", "quotaRemaining", "handlerTimeouts", "stack", "modal", "selectedTab", "pending", "nowPlaying", "content"])
+    ], optional: ["limits", "quotaRemaining", "handlerTimeouts", "images", "stack", "modal", "selectedTab", "pending", "nowPlaying", "content"])
 }

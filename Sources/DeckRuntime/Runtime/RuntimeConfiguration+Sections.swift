@@ -79,10 +79,11 @@ extension RuntimeConfiguration {
         .integer("saveDelayMs", \.state.saveDelayMilliseconds, 0...60_000, unit: "ms"),
     ])
 
-    /// `"ui": {"handlerTimeoutMs": 10000, "maxImageBytes": 1048576}`.
+    /// `"ui": {"handlerTimeoutMs": 10000, "maxImageBytes": 1048576, "maxImageTotalBytes": 33554432}`.
     static let uiSection = ConfigSection("ui", [
         .integer("handlerTimeoutMs", \.ui.handlerTimeoutMilliseconds, 10...120_000, unit: "ms"),
         .integer("maxImageBytes", \.ui.maxImageBytes, 1_024...(16 << 20), unit: "bytes"),
+        .integer("maxImageTotalBytes", \.ui.maxImageTotalBytes, (1 << 20)...(1 << 30), unit: "bytes"),
     ])
 
     /// How plugins in host processes are run, watched and restarted. `mode` (process or inline) is

@@ -160,6 +160,24 @@ import Testing
         #expect(plugin.state == .active)  // refused, not ended
     }
 
+    @Test func imagesAreKeptOnceAndRemovedAcrossTheProcessBoundary() throws {
+        let harness = try harness(dir.path + "/images.opus")
+        let bundle = try Fixture.bundle(in: dir.path, name: "UI", defines: ["UI_IMAGE_CYCLE"],
+                                        manifest: ["id": "org.deck.test.ui", "library": "libui.so"], library: "libui.so",
+                                        source: Paths.repoRoot + "/Tests/Fixtures/ui-plugin.c")
+        let plugin = try harness.load(bundle)
+        #expect(turnLoop(harness.runtime.loop, seconds: 5) { harness.log.messages(from: plugin.id).contains { $0.hasPrefix("images:") } })
+        let answer = try #require(harness.log.messages(from: plugin.id).first { $0.hasPrefix("images:") }).split(separator: " ", maxSplits: 7)
+        // Added, the same bytes again, removed, removed again, and an id no image ever had.
+        #expect(answer.dropFirst().prefix(5) == ["0", "0", "0", "-1", "-1"], "\(answer)")
+        let ids = answer[6].dropFirst(3).split(separator: "|")
+        #expect(ids.count == 2 && ids[0] == ids[1], "the same bytes get the same id: \(answer[6])")
+        #expect(answer[7] == "remove_image: no image 18446744073709551615: not an id from add_image, or removed already")
+        let id = try #require(UInt64(ids[0]))
+        #expect(harness.runtime.interface.apps[plugin.id]?.image(id) == nil)
+        #expect(plugin.state == .active)
+    }
+
     @Test func aHostThatCannotStartIsALoadFailureNamingIt() throws {
         let harness = try harness(dir.path + "/nohost.opus") { $0.isolation.hostPath = "/nonexistent/deck-plugin-host" }
         #expect(harness.runtime.plugins.load(try Fixture.app(in: dir.path, "Maps", id: "org.example.maps")) == nil)

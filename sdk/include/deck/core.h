@@ -67,7 +67,7 @@ extern "C" {
  */
 
 #define DECK_ABI_VERSION_MAJOR 1
-#define DECK_ABI_VERSION_MINOR 5
+#define DECK_ABI_VERSION_MINOR 6
 #define DECK_ABI_VERSION_PATCH 0
 
 typedef struct deck_abi_version {

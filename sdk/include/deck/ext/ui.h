@@ -51,7 +51,8 @@ extern "C" {
 /* Offered by the host (host->get_extension(host, DECK_EXT_UI)). Every call
  * copies what it is given. `out_id` (may be NULL) receives the template's id;
  * `dropped` (may be NULL) how many list entries the limits truncated. While
- * no display is attached, every call but add_image is DECK_E_STATE. */
+ * no display is attached, every call but add_image and remove_image is
+ * DECK_E_STATE. */
 typedef struct deck_host_ui {
     /* Replaces the whole stack with this template, a new task. [loop-thread] */
     deck_status_t (*set_root)(const deck_host_t *host, const char *template_json, uint64_t *out_id, uint32_t *dropped);
@@ -85,10 +86,21 @@ typedef struct deck_host_ui {
     deck_status_t (*complete)(const deck_host_t *host, uint64_t token);
 
     /* Hands over PNG or JPEG bytes (at most 1 MiB by default) for templates to
-     * name by *out_image_id. [loop-thread] */
+     * name by *out_image_id. The host keeps them until remove_image() or the
+     * plugin goes, display or not; bytes already kept get the id they were
+     * given, at no cost. All of a plugin's images together are held to a budget
+     * (32 MiB by default): over it, DECK_E_LIMIT. [loop-thread] */
     deck_status_t (*add_image)(const deck_host_t *host, const void *bytes, size_t size, uint64_t *out_image_id);
 
-    void *reserved[8];
+    /* Forgets an image, giving its bytes back to the budget: a cover once the
+     * track changed, a station's picture once the list dropped it. One call
+     * removes the id however often its bytes were added. DECK_E_INVALID for an
+     * id not kept; DECK_E_STATE while a template on the stack shows it (update
+     * or pop that one first). Added in ABI 1.6: check `host->abi.minor >= 6`
+     * first. [loop-thread] */
+    deck_status_t (*remove_image)(const deck_host_t *host, uint64_t image_id);
+
+    void *reserved[7];
 } deck_host_ui_t;
 
 /* Offered by the plugin (plugin->get_extension(plugin, DECK_EXT_UI)). */

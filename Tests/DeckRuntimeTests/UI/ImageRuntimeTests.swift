@@ -1,0 +1,94 @@
+import CDeckPlugin
+import DeckTestSupport
+import Testing
+@testable import DeckRuntime
+@testable import DeckPlugins
+@testable import DeckSDK
+@testable import DeckUI
+
+/// Images in the real runtime: `add_image` and `remove_image` from a C plugin built with plain cc,
+/// held to the per-plugin budget, and DeckSDK's `DeckImageCache`, which removes what a screen no
+/// longer shows.
+@Suite struct ImageRuntimeTests {
+    let dir = TemporaryDirectory()
+
+    func loaded(_ configure: (inout RuntimeConfiguration) -> Void = { _ in }) throws -> (StreamingHarness, PluginInstance) {
+        let harness = try StreamingHarness(freewheel: true) {
+            $0.session.alwaysActive = false
+            configure(&$0)
+        }
+        let plugin = try harness.load(try Fixture.bundle(in: dir.path, name: "UI", manifest: ["id": "org.deck.test.ui", "library": "libui.so"],
+                                                         library: "libui.so", source: Paths.repoRoot + "/Tests/Fixtures/ui-plugin.c"))
+        return (harness, plugin)
+    }
+
+    func png(_ size: Int, _ fill: UInt8) -> [UInt8] { [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: fill, count: size - 8) }
+
+    func list(_ images: [UInt64]) -> DeckTemplate {
+        .list("Images", items: images.enumerated().map { DeckItem(key: "\($0.offset)", "Row", image: $0.element) })
+    }
+
+    @Test func aPluginThatNeverRemovesIsHeldToItsBudgetAndToldWhatToDo() throws {
+        let (harness, plugin) = try loaded { $0.ui.maxImageTotalBytes = 1 << 20 }
+        let host = plugin.host.raw
+        let ui = try #require(host.pointee.get_extension(host, DECK_EXT_UI)).assumingMemoryBound(to: deck_host_ui_t.self).pointee
+        func add(_ bytes: [UInt8]) -> (status: Int32, id: UInt64) {
+            var id: UInt64 = 0
+            let status = bytes.withUnsafeBytes { ui.add_image(host, $0.baseAddress, $0.count, &id) }
+            return (status, id)
+        }
+        // A cover per track, never removed: the same cover again costs nothing, new ones fill the budget.
+        let first = add(png(300_000, 1))
+        for _ in 0..<50 { #expect(add(png(300_000, 1)) == first) }
+        #expect(add(png(300_000, 2)).status == DECK_OK && add(png(300_000, 3)).status == DECK_OK)
+        #expect(add(png(300_000, 4)).status == DECK_E_LIMIT)
+        #expect(String(cString: host.pointee.last_error(host)!)
+                == "add_image: the app's images would take 1200000 bytes, over the limit of 1048576 (ui.maxImageTotalBytes): remove_image() the ones no longer shown")
+        #expect(ui.remove_image(host, first.id) == DECK_OK)
+        #expect(add(png(300_000, 4)).status == DECK_OK)
+        let usage = harness.runtime.interface.apps[plugin.id]?.imageUsage
+        #expect(usage?.count == 3 && usage?.bytes == 900_000)
+        #expect(plugin.state == .active)
+    }
+
+    @Test func theSDKsCacheRemovesWhatTheScreenNoLongerShows() throws {
+        let (harness, plugin) = try loaded()
+        let host = DeckHost(raw: plugin.host.raw)
+        let app = try #require(harness.runtime.interface.apps[plugin.id])
+        let cache = DeckImageCache(host: host)
+        let (one, two, three) = (png(100, 1), png(100, 2), png(100, 3))
+
+        // One cover, named at every refresh: handed over once.
+        let cover = try #require(cache.id("cover", one))
+        let root = try host.setRoot(list([cover])).id
+        cache.sweep()
+        #expect(cache.id("cover", one) == cover)
+        try host.update(root, list([cover]))
+        cache.sweep()
+        #expect(app.imageUsage.count == 1)
+
+        // The track changed: the new cover is added, the old one removed once the screen moved on.
+        let next = try #require(cache.id("cover", two))
+        try host.update(root, list([next]))
+        cache.sweep()
+        #expect(app.image(cover) == nil && app.image(next) != nil)
+
+        // Two keys with the same bytes share one image, kept while either is named.
+        let a = try #require(cache.id("a", three)), b = try #require(cache.id("b", three))
+        #expect(a == b)
+        try host.update(root, list([b]))
+        cache.sweep()
+        #expect(app.image(b) != nil && app.image(next) == nil)
+
+        // A screen the plugin did not manage to replace still shows its image: removed at a later sweep.
+        let shown = try #require(cache.id("b", one))
+        try host.update(root, list([shown]))
+        cache.sweep()
+        _ = cache.id("b", two)
+        cache.sweep()
+        #expect(app.image(shown) != nil, "still on the screen")
+        try host.update(root, list([]))
+        cache.sweep()
+        #expect(app.imageUsage.count == 0)
+    }
+}
