@@ -6,9 +6,13 @@ import FoundationEssentials
 extension Library: DeckUIPlugin, DeckContentPlugin {
     func displayChanged(attached: Bool) {
         rootID = nil
-        coverID = nil
         guard attached else { return }
-        do { rootID = try host.setRoot(screen).id } catch { host.log(.warning, "no screen: \(error.message)") }
+        do {
+            rootID = try host.setRoot(screen).id
+            screenImages.sweep()
+        } catch {
+            host.log(.warning, "no screen: \(error.message)")
+        }
     }
 
     func limitsChanged(_ limits: String) {
@@ -43,16 +47,11 @@ extension Library: DeckUIPlugin, DeckContentPlugin {
                                            DeckSection(header: "Albums · \(statusText)", items: Array(albums))])
     }
 
-    private var coverImage: UInt64? {
-        if let coverID { return coverID }
-        guard let cover, let id = try? host.addImage(cover) else { return nil }
-        coverID = id
-        return id
-    }
+    private var coverImage: UInt64? { cover.flatMap { screenImages.id("cover", $0) } }
 
     func refreshScreen() {
-        guard let rootID else { return }
-        _ = try? host.update(rootID, screen)
+        guard let rootID, (try? host.update(rootID, screen)) != nil else { return }
+        screenImages.sweep()
     }
 
     func childCount(at path: [Int]) -> Int? {

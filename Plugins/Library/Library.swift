@@ -35,7 +35,8 @@ final class Library: DeckAudioPlugin {
     var streamOpen = false
     /// The tags and picture the playing file gave when it opened.
     var cover: [UInt8]?
-    var coverID: UInt64?
+    /// The cover on the screen, handed over once; the one before is removed once the screen moves on.
+    let screenImages: DeckImageCache
     var saved: LibraryState
     let statePath: String?
     var rootID: UInt64?
@@ -47,6 +48,7 @@ final class Library: DeckAudioPlugin {
     init(host: DeckHost) throws {
         guard host.hasEntitlement("audio") else { throw DeckError(.notEntitled, "Library needs the audio entitlement") }
         self.host = host
+        screenImages = DeckImageCache(host: host)
         settings = LibrarySettings(json: host.settings)
         if settings.folders.isEmpty {
             host.log(.warning, host.hasPermission("media") ? "no media folders are configured (isolation.mediaFolders)"
@@ -174,7 +176,6 @@ final class Library: DeckAudioPlugin {
         pass = -1
         if currentTrack?.path != previous {  // a seek or a shuffle keeps the track's cover on screen
             cover = nil
-            coverID = nil
         }
         // One album plays at its album gain (its quiet tracks stay quiet); a mix at track gains.
         let oneAlbum = Set(queue.map { tracks[$0].albumKey }).count == 1
@@ -217,7 +218,6 @@ final class Library: DeckAudioPlugin {
             case .opened(let index, _, _, let picture):
                 if index == position, let picture, picture != cover {
                     cover = picture
-                    coverID = nil
                     publish(elapsed: player.current?.elapsed ?? 0)
                 }
             case .failed(let index, let reason):
@@ -254,7 +254,6 @@ final class Library: DeckAudioPlugin {
         }
         position = now.index
         cover = nil
-        coverID = nil
         publish(elapsed: now.elapsed)
         saveState(elapsed: now.elapsed)
     }

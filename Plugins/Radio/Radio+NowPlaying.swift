@@ -49,9 +49,10 @@ extension Radio: DeckNowPlayingPlugin {
             return handle(streamOpen ? .pause : .play, token: token)
         case .next, .previous:
             guard !stations.isEmpty else { return .noSuchContent }
-            let index = stations.firstIndex { $0.id == currentID } ?? -1
+            // With no station yet, next is the first and previous the last.
             let step = command == .next ? 1 : -1
-            let target = stations[((index + step) % stations.count + stations.count) % stations.count]
+            let index = stations.firstIndex { $0.id == currentID } ?? (step == 1 ? stations.count - 1 : 0)
+            let target = stations[(index + step + stations.count) % stations.count]
             return host.commandResult { try self.start(item: target.id) }
         default:
             return .commandFailed

@@ -11,9 +11,13 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
 
     func displayChanged(attached: Bool) {
         rootID = nil
-        imageIDs = [:]
         guard attached else { return }
-        do { rootID = try host.setRoot(screen).id } catch { host.log(.warning, "no screen: \(error.message)") }
+        do {
+            rootID = try host.setRoot(screen).id
+            screenImages.sweep()
+        } catch {
+            host.log(.warning, "no screen: \(error.message)")
+        }
     }
 
     func select(templateID: UInt64, key: String, token: UInt64) {
@@ -58,16 +62,11 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
         DeckItem(key: keyPrefix + station.id, station.name, detail: station.desc, image: imageID(for: station), playing: station.id == currentID)
     }
 
-    private func imageID(for station: Station) -> UInt64? {
-        if let id = imageIDs[station.id] { return id }
-        guard let bytes = images[station.id], let id = try? host.addImage(bytes) else { return nil }
-        imageIDs[station.id] = id
-        return id
-    }
+    private func imageID(for station: Station) -> UInt64? { images[station.id].flatMap { screenImages.id(station.id, $0) } }
 
     func refreshScreen() {
-        guard let rootID else { return }
-        _ = try? host.update(rootID, screen)
+        guard let rootID, (try? host.update(rootID, screen)) != nil else { return }
+        screenImages.sweep()
     }
 
     // The browse tree: [tab], [tab, station] or [Genres, genre, station].

@@ -34,13 +34,14 @@ final class Radio: DeckAudioPlugin {
     let statePath: String?
     var streamOpen = false
     private var waiting: String?
-    /// The list on the display while one is attached, and the image ids of the stations.
+    /// The list on the display while one is attached, and the stations' pictures handed over for it.
     var rootID: UInt64?
-    var imageIDs: [String: UInt64] = [:]
+    let screenImages: DeckImageCache
 
     init(host: DeckHost) throws {
         guard host.hasEntitlement("audio") else { throw DeckError(.notEntitled, "Radio needs the audio entitlement") }
         self.host = host
+        screenImages = DeckImageCache(host: host)
         let settings = RadioSettings(json: host.settings)
         player = Player(host: host, target: settings.loudnessTarget)
         statePath = host.dataPath.map { "\($0)/radio.json" }
@@ -176,7 +177,6 @@ final class Radio: DeckAudioPlugin {
             let changed = list.station != stations
             stations = list.station
             images = pictures
-            imageIDs = [:]
             host.log(.info, "\(stations.count) stations from \(path)")
             if changed { try? host.reloadContent() }
             refreshScreen()

@@ -187,6 +187,32 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
+    /// The screen's cover is handed to the runtime once per picture and removed once the track that
+    /// had it is gone, so a long drive does not pile covers up in deckd.
+    @Test func aCoverLeavesTheRuntimeWithItsTrack() throws {
+        let car = try Car()
+        #expect(car.deckd.waitForLog("library: 15 tracks"))
+        func images() throws -> Int64? {
+            try JSONValue.parse(try car.deckctl(["--json", "ui", "org.deck.library"]))["images"]?["count"]?.intValue
+        }
+        func waitForImages(_ count: Int64) throws -> Bool {
+            for _ in 0..<50 where try images() != count { usleep(100_000) }
+            return try images() == count
+        }
+        // Track 1 (FLAC) and track 2 (MP3) carry the same picture; track 3 (Opus) none.
+        #expect(try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"]).contains("active"))
+        #expect(try car.waitFor(#""artwork":{"#, in: ["--json", "now-playing"]))
+        #expect(try waitForImages(1), "the cover on the screen")
+        _ = try car.deckctl(["next"])
+        #expect(try car.waitFor("Loud Album 2", in: ["now-playing"]))
+        #expect(try car.waitFor(#""artwork":{"#, in: ["--json", "now-playing"]))
+        #expect(try images() == 1, "the same picture is kept once")
+        _ = try car.deckctl(["next"])
+        #expect(try car.waitFor("Loud Album 3", in: ["now-playing"]))
+        #expect(try waitForImages(0), "no cover, none kept")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// `deckd --freewheel` renders an album to a file as fast as the machine goes with no gap: the
     /// Library's render waits for its decode thread (`is_freewheeling`), a track asked for before
     /// the first scan found it starts the file rather than the seconds of silence rendered meanwhile,

@@ -1,3 +1,4 @@
+import DeckBase
 import DeckTestSupport
 import Foundation
 import Testing
@@ -36,10 +37,11 @@ import Testing
     }
 
     /// Writes the list to a new file renamed over `path`, or with `inPlace` into `path` itself, in
-    /// two halves 20 ms apart (as a slow editor would).
-    static func write(_ stations: [(name: String, url: String, genre: String)], to path: String, inPlace: Bool = false) throws {
+    /// two halves 20 ms apart (as a slow editor would). `images` gives stations, by name, a picture.
+    static func write(_ stations: [(name: String, url: String, genre: String)], to path: String, inPlace: Bool = false,
+                      images: [String: String] = [:]) throws {
         let list = ["station": stations.map { ["name": $0.name, "streamURL": $0.url, "desc": "\($0.name) on loopback", "genre": $0.genre,
-                                               "longDesc": "A test station", "imageURL": ""] }]
+                                               "longDesc": "A test station", "imageURL": images[$0.name] ?? ""] }]
         let bytes = try JSONSerialization.data(withJSONObject: list)
         guard inPlace else {
             try bytes.write(to: URL(fileURLWithPath: path + ".new"))
@@ -223,7 +225,11 @@ import Testing
         let icecast = try IcecastServer()
         try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
         let car = try Car(stations: [("One", icecast.url("/live.mp3"), "Pop")])
-        try RadioTests.write([("One", icecast.url("/live.mp3"), "Pop"), ("Two", icecast.url("/live.mp3?two"), "Jazz")], to: car.stationsPath)
+        for (picture, name) in [("station-mp3.png", "a.png"), ("station-opus.png", "b.png")] {
+            try FileManager.default.copyItem(atPath: Paths.repoRoot + "/Plugins/Radio/" + picture, toPath: car.dir.path + "/data/org.deck.radio/" + name)
+        }
+        try RadioTests.write([("One", icecast.url("/live.mp3"), "Pop"), ("Two", icecast.url("/live.mp3?two"), "Jazz")], to: car.stationsPath,
+                             images: ["One": "a.png"])
         #expect(car.deckd.waitForLog("2 stations from"), "\(car.deckd.log)")
         #expect(try car.deckctl(["ui", "org.deck.radio"]).contains("[/0/1] Two — Two on loopback"), "the tree was reloaded")
         _ = try car.deckctl(["launch", "org.deck.radio", "One"])  // the foreground app: the screen the HMI shows
@@ -243,12 +249,31 @@ import Testing
         #expect(try car.deckctl(["select", "/2"]).contains("[/2/0] Two"), "the favourite is in its tab")
         // Written in place rather than renamed over: read once it is closed, whole.
         let three = [("One", icecast.url("/live.mp3"), "Pop"), ("Two", icecast.url("/live.mp3?two"), "Jazz"), ("Three", icecast.url("/live.mp3?3"), "Pop")]
-        try RadioTests.write(three, to: car.stationsPath, inPlace: true)
+        let before = try image(of: "One", car)
+        try RadioTests.write(three, to: car.stationsPath, inPlace: true, images: ["One": "b.png"])
         #expect(car.deckd.waitForLog("3 stations from"), "\(car.deckd.log)")
         #expect(!car.deckd.log.contains("station list kept as it was"), "\(car.deckd.log)")
+        // The new picture shows; the old one left the screen and the runtime's memory.
+        let after = try image(of: "One", car)
+        #expect(after != before)
+        #expect(try car.deckd.deckctl(["call", "ui.image", #"{"app":"org.deck.radio","id":\#(after)}"#]).output.contains("image/png"))
+        let gone = try car.deckd.deckctl(["call", "ui.image", #"{"app":"org.deck.radio","id":\#(before)}"#])
+        #expect(gone.status != 0 && gone.output.contains("no image \(before) from org.deck.radio"), "\(gone.output)")
+        // The station playing left the list: previous goes to the last station, next would go to the first.
+        try RadioTests.write([three[0], three[2]], to: car.stationsPath)
+        #expect(car.deckd.waitForLog("2 stations from", times: 2), "\(car.deckd.log)")
+        _ = try car.deckctl(["previous"])
+        #expect(try car.waitForNowPlaying("Three"), "\(car.deckd.log)")
         #expect(car.deckd.stop() == 0)
         let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: car.dir.path + "/data/org.deck.radio/radio.json")))
         #expect((saved as? [String: Any])?["favourites"] as? [String] == [icecast.url("/live.mp3?two")], "kept in the data folder: \(saved)")
+    }
+
+    /// The image id of the Radio screen's first row titled `station`.
+    private func image(of station: String, _ car: Car) throws -> Int64 {
+        let screen = try JSONValue.parse(try car.deckctl(["--json", "ui", "org.deck.radio"]))
+        let rows = screen["stack"]?.arrayValue?.first?["sections"]?.arrayValue?.flatMap { $0["items"]?.arrayValue ?? [] } ?? []
+        return try #require(rows.first { $0["text"]?.stringValue == station }?["image"]?.intValue, "\(screen.encoded())")
     }
 }
 
