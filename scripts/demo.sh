@@ -364,7 +364,8 @@ ui = json.load(sys.stdin); row = ui["stack"][0]["sections"][0]["items"][0]; prin
   | python3 -c 'import json,sys; r = json.load(sys.stdin); print(r["mimeType"], len(r["data"]), "base64 characters")')"
 for app in org.deck.radio org.deck.library; do
   "$bin/deckctl" --socket "$work/apps.sock" --json ui "$app" | python3 -c 'import json,sys; i = json.load(sys.stdin)["images"]
-print("  %s keeps %d images (%d bytes) in deckd, removed as its screen stops showing them" % (sys.argv[1], i["count"], i["bytes"]))' "$app"
+print("  %s keeps %d image%s (%d bytes) in deckd, removed as its screen stops showing them"
+      % (sys.argv[1], i["count"], "" if i["count"] == 1 else "s", i["bytes"]))' "$app"
 done
 # An album copied into the media folder while deckd runs: scanned again at once, only the new file read.
 cp -r "$work/media/music/Dynamics" "$work/media/music/Copied in"
