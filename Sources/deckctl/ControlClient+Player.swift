@@ -15,8 +15,7 @@ extension ControlClient {
             ("previous", "player.previous", "the previous item"),
         ]
         var commands = simple.map { name, method, summary in
-            Command(name: name, usage: name, summary: summary) { session, args throws(ClientError) in
-                guard args.isEmpty else { throw .usage("\(name) takes no arguments") }
+            Command(name: name, usage: name, summary: summary) { session, _ throws(ClientError) in
                 try session.show(method) { _ in }
             }
         }

@@ -19,8 +19,7 @@ extension ControlClient {
             }
             try session.show("ui.select", params) { screen in ScreenView(screen: screen).lines.forEach { print($0) } }
         },
-        Command(name: "back", usage: "back", summary: "dismiss the modal, pop the top template, or leave a content level") { session, args throws(ClientError) in
-            guard args.isEmpty else { throw .usage("back takes no arguments") }
+        Command(name: "back", usage: "back", summary: "dismiss the modal, pop the top template, or leave a content level") { session, _ throws(ClientError) in
             try session.show("ui.back") { screen in ScreenView(screen: screen).lines.forEach { print($0) } }
         },
         Command(name: "display", usage: "display [--driving on|off] [--attached on|off]",

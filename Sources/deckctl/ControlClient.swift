@@ -109,13 +109,18 @@ enum ControlClient {
                change.count == 1 || !change.dropFirst().allSatisfy({ ("0"..."9").contains($0) }) || Int(change.dropFirst()) == nil {
                 throw .usage("volume steps must be +N or -N, N a whole number, not \(change)")
             }
-            try session.show(method, params) { state in
-                let shown = group ?? state["adjusted"].string
-                for item in state["groups"].elements where shown == nil || item["name"].string == shown {
-                    let level = item["decibels"].text(pretty: false) == "null" ? "silent" : "\(item["decibels"].display) dB"
-                    print("\(item["name"].display)  \(item["index"].display)/\(item["maxIndex"].display)  \(level)"
-                        + (item["muted"].bool == true ? "  muted" : ""))
-                }
+            let state = try session.call(method, params).value
+            let shown = group ?? state["adjusted"].string
+            let rows = state["groups"].elements.filter { shown == nil || $0["name"].string == shown }
+            if let group, rows.isEmpty {
+                let names = state["groups"].elements.compactMap { $0["name"].string }
+                throw .runtime("no volume group \(group) (the groups: \(names.joined(separator: ", ")))")
+            }
+            if session.json { return print(state.text(pretty: false)) }
+            for item in rows {
+                let level = item["decibels"].text(pretty: false) == "null" ? "silent" : "\(item["decibels"].display) dB"
+                print("\(item["name"].display)  \(item["index"].display)/\(item["maxIndex"].display)  \(level)"
+                    + (item["muted"].bool == true ? "  muted" : ""))
             }
         },
         Command(name: "sinks", usage: "sinks [select ID...|all]",
@@ -198,6 +203,8 @@ enum ControlClient {
             print("usage: deckctl [--socket PATH] [--json] \(command.usage)\n\n\(command.summary)")
             return 0
         }
+        // A command whose usage names no arguments refuses them rather than ignore what was meant.
+        if command.usage == name, let extra = args.first { return report(.usage("\(name) takes no arguments, not \(extra)")) }
         if name == "complete", args.count == 1, let words = staticCompletions[args[0]] {
             words.forEach { print($0) }
             return 0

@@ -131,6 +131,11 @@ import Testing
         let unheld = try ctl(deckd, ["call", "player.seek", #"{"seconds": 1e400}"#])
         #expect(unheld.status == 2 && unheld.output.hasPrefix("deckctl: params hold a value Deck cannot hold: line 1, column 13: real number overflow"),
                 "\(unheld.output)")
+        // A command that takes no arguments refuses them instead of doing something else than was meant.
+        for command in ["status", "apps", "zones", "session", "queue", "play", "back"] {
+            let extra = try ctl(deckd, [command, "org.deck.tone"])
+            #expect(extra.status == 2 && extra.output.hasPrefix("deckctl: \(command) takes no arguments, not org.deck.tone"), "\(extra)")
+        }
         let help = try ctl(deckd, ["sinks", "--help"])
         #expect(help.status == 0 && help.output.hasPrefix("usage: deckctl [--socket PATH] [--json] sinks"))
         let noDaemon = try runProgram(deckctl, ["--socket", "/nonexistent/deck.sock", "status"])
@@ -356,5 +361,11 @@ extension ControlTests {
             #expect(try ctl(deckd, ["volume", "media", odd]).status == 2, "volume media \(odd)")
         }
         #expect(try ctl(deckd, ["volume", "media"]).output == "media  37/40  -4.5 dB\n")
+        // A group that does not exist is named as such, not shown as nothing.
+        for absent in ["medai", "1e20"] {
+            let shown = try ctl(deckd, ["volume", absent])
+            #expect(shown.status == 1 && shown.output.contains("no volume group \(absent) (the groups: media, navigation, voice, call, alerts, safety)"),
+                    "\(shown)")
+        }
     }
 }
