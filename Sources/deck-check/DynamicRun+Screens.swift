@@ -63,6 +63,25 @@ extension DynamicRun {
         }
     }
 
+    /// Detaches and attaches the display three times: each attach sets its screen again, which
+    /// must not leave the images of the last one behind in the runtime.
+    mutating func judgeImages(_ runtime: RuntimeConnection) {
+        func kept() -> (count: Int64, bytes: Int64)? {
+            screen(runtime)?["images"].map { (DynamicRun.count($0, "count"), DynamicRun.count($0, "bytes")) }
+        }
+        guard let before = kept() else { return }
+        for _ in 0..<3 {
+            for attached in [false, true] {
+                _ = try? runtime.call("display.set", ["attached": .bool(attached)])
+                usleep(100_000)
+            }
+        }
+        guard let after = kept(), after.count > before.count else { return }
+        report("ui.images", "it keeps \(after.count) images (\(after.bytes) bytes) after the display attached 3 times more, "
+               + "\(before.count) (\(before.bytes) bytes) before: each screen added its images anew; remove_image those it no longer shows, "
+               + "or give the same bytes again (they keep their id)")
+    }
+
     /// Browses each tab of its content tree and the first container in each: each level loads.
     mutating func judgeContent(_ runtime: RuntimeConnection) {
         for tab in (screen(runtime)?["content"]?["tabs"]?.arrayValue ?? []).prefix(4) {

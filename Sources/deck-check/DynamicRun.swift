@@ -135,6 +135,7 @@ struct DynamicRun {
         if playing, wants("focus.loss"), plays(runtime) { judgeFocusLoss(runtime) }
         if wants("ui.limits") { judgeScreens(runtime) }
         if offers.contains("ui"), wants("ui.handlers") { judgeHandlers(runtime) }
+        if offers.contains("ui"), wants("ui.images") { judgeImages(runtime) }
         if offers.contains("content"), wants("content.loads") { judgeContent(runtime) }
         if wants("lifecycle.restart") || wants("lifecycle.leftovers") { judgeRestart(runtime, played: playing) }
         if let app = self.app(runtime), ["crashed", "disabled", "hung"].contains(app["state"]?.stringValue ?? "") {

@@ -16,6 +16,7 @@
  * the host calls a content function while that add_image call runs. UI_IMAGE_CYCLE, when the
  * display attaches, adds a small image twice, removes it twice and removes id 2^64-1, and logs
  * the five statuses and the last error ("images: A B R1 R2 R3 id=ID|ID2 LAST_ERROR").
+ * UI_IMAGE_LEAK adds an image of new bytes each time the display attaches and never removes one.
  */
 #define _DEFAULT_SOURCE
 #include <deck/deck.h>
@@ -115,6 +116,14 @@ static void ui_display_changed(const deck_plugin_t *plugin, bool attached, const
         snprintf(detail, sizeof detail, "%d %d %d %d %d id=%llu|%llu %s", added, again, removed, twice, huge,
                  (unsigned long long)first, (unsigned long long)second, f->host->last_error(f->host));
         say(f, "images", detail);
+    }
+#endif
+#ifdef UI_IMAGE_LEAK
+    if (attached) {
+        static unsigned char png[] = { 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 0 };
+        uint64_t image = 0;
+        png[8]++;
+        ui_of(f)->add_image(f->host, png, sizeof png, &image);
     }
 #endif
 #ifndef UI_NO_ROOT

@@ -180,6 +180,18 @@ import Testing
         #expect(!result.findings.contains { $0.rule == "content.loads" && $0.reason.contains("Radio") }, "the tab read at once: \(result.raw)")
     }
 
+    @Test func imagesLeftBehindEachTimeTheScreenIsSetAreCaught() throws {
+        let dir = TemporaryDirectory()
+        let bundle = try Fixture.bundle(in: dir.path, name: "UI", defines: ["UI_IMAGE_LEAK"],
+                                        manifest: ["id": "org.deck.test.ui", "name": "UI fixture", "library": "libui.so"],
+                                        library: "libui.so", source: Paths.repoRoot + "/Tests/Fixtures/ui-plugin.c")
+        let result = try check(["--only", "ui.images", bundle])
+        #expect(result.status == 0, "a warning: \(result.raw)")
+        #expect(result.findings.map(\.rule) == ["ui.images"], "\(result.raw)")
+        #expect(result.findings.first?.reason.hasPrefix("it keeps 4 images (36 bytes) after the display attached 3 times more, 1 (9 bytes) before") == true,
+                "\(result.raw)")
+    }
+
     @Test func aBrokenManifestAMissingOrForeignLibraryAndAMissingDependencyAreCaught() throws {
         let dir = TemporaryDirectory()
         let malformed = try Fixture.bundle(in: dir.path, name: "Malformed", manifestText: "{\"id\": \"org.deck.test.fixture\",")
