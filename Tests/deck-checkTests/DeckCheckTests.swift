@@ -167,11 +167,15 @@ import Testing
         #expect(result.status == (rule == "nowplaying.published" ? 0 : 1), "\(result.raw)")
     }
 
+    /// The UI fixture (Tests/Fixtures/ui-plugin.c) built with `defines`.
+    private func uiFixture(in dir: TemporaryDirectory, defines: [String]) throws -> String {
+        try Fixture.bundle(in: dir.path, name: "UI", defines: defines, manifest: ["id": "org.deck.test.ui", "name": "UI fixture", "library": "libui.so"],
+                           library: "libui.so", source: Paths.repoRoot + "/Tests/Fixtures/ui-plugin.c")
+    }
+
     @Test func selectionsAndContentLoadsLeftUncompletedAreCaught() throws {
         let dir = TemporaryDirectory()
-        let bundle = try Fixture.bundle(in: dir.path, name: "UI", defines: ["UI_SLOW_LOAD"],
-                                        manifest: ["id": "org.deck.test.ui", "name": "UI fixture", "library": "libui.so"],
-                                        library: "libui.so", source: Paths.repoRoot + "/Tests/Fixtures/ui-plugin.c")
+        let bundle = try uiFixture(in: dir, defines: ["UI_SLOW_LOAD"])
         let result = try check(["--only", "ui.handlers,content.loads", bundle])
         #expect(result.status == 0, "warnings: \(result.raw)")
         #expect(result.findings.contains { $0.rule == "ui.handlers" && $0.reason.contains("Slow station") }, "\(result.raw)")
@@ -182,9 +186,7 @@ import Testing
 
     @Test func imagesLeftBehindEachTimeTheScreenIsSetAreCaught() throws {
         let dir = TemporaryDirectory()
-        let bundle = try Fixture.bundle(in: dir.path, name: "UI", defines: ["UI_IMAGE_LEAK"],
-                                        manifest: ["id": "org.deck.test.ui", "name": "UI fixture", "library": "libui.so"],
-                                        library: "libui.so", source: Paths.repoRoot + "/Tests/Fixtures/ui-plugin.c")
+        let bundle = try uiFixture(in: dir, defines: ["UI_IMAGE_LEAK"])
         let result = try check(["--only", "ui.images", bundle])
         #expect(result.status == 0, "a warning: \(result.raw)")
         #expect(result.findings.map(\.rule) == ["ui.images"], "\(result.raw)")
