@@ -22,6 +22,25 @@ import Testing
         #expect(app.imageUsage.count == 2 && app.imageUsage.bytes == 2_000)
     }
 
+    /// Two PNGs of 24 bytes whose fingerprints collide (FNV over words: the third word undoes the second's difference).
+    @Test func differentBytesWithOneFingerprintAreTwoImages() throws {
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        let prime: UInt64 = 0x100_0000_01b3
+        let start = (0xcbf2_9ce4_8422_2325 ^ 24 ^ signature.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }) &* prime
+        let (second, otherSecond, third): (UInt64, UInt64, UInt64) = (1, 2, 7)
+        let otherThird = ((start ^ second) &* prime) ^ ((start ^ otherSecond) &* prime) ^ third
+        func bytes(_ words: UInt64...) -> [UInt8] { signature + words.flatMap { word in withUnsafeBytes(of: word.littleEndian, Array.init) } }
+        let (one, other) = (bytes(second, third), bytes(otherSecond, otherThird))
+        try #require(one != other && ImageStore.fingerprint(one) == ImageStore.fingerprint(other))
+
+        let app = AppInterface(appID: "a", entitlements: [.audio])
+        let (first, next) = (try app.addImage(one), try app.addImage(other))
+        #expect(first != next && app.image(first)?.bytes == one && app.image(next)?.bytes == other)
+        #expect(try app.addImage(other) == next && app.imageUsage.count == 2)
+        try app.removeImage(first)
+        #expect(try app.addImage(other) == next, "the other is still found by its bytes")
+    }
+
     @Test func imagesPastTheBudgetAreRefusedUntilSomeAreRemoved() throws {
         let app = AppInterface(appID: "a", entitlements: [.audio], maxImageBytes: 4_096, maxImageTotalBytes: 10_000)
         let ids = try (1...3).map { try app.addImage(png(3_000, $0)) }
