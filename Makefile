@@ -224,7 +224,7 @@ tsan: deps plugin-c plugin-swift
 	$(call run-sanitized,.build/tsan,thread,TSAN_OPTIONS,halt_on_error=0 handle_segv=0 report_thread_leaks=0,,$(call SANITIZER_RUNTIME,tsan) $(SWIFT_LIB)/swift/linux/libdispatch.so)
 
 asan: deps plugin-c plugin-swift
-	$(call run-sanitized,.build/asan,address,ASAN_OPTIONS,halt_on_error=0 handle_segv=0 detect_leaks=0,-Xswiftc -sanitize-recover=address,$(call SANITIZER_RUNTIME,asan))
+	$(call run-sanitized,.build/asan,address,ASAN_OPTIONS,halt_on_error=0 handle_segv=0 detect_leaks=0 suppressions=$(CURDIR)/scripts/asan-suppressions.txt,-Xswiftc -sanitize-recover=address,$(call SANITIZER_RUNTIME,asan))
 
 clean:
 	$(SWIFT) package clean
