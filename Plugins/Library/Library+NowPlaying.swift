@@ -39,7 +39,8 @@ extension Library: DeckNowPlayingPlugin {
             if paused { return resume() }  // a pause closed the stream; the player holds what follows
             return host.commandResult { try self.start(item: nil) }
         case .pause:
-            guard streamOpen, !paused else { return .noActionableNowPlayingItem }
+            let calledOff = callOffWaitingStart()
+            guard streamOpen, !paused else { return calledOff ? .success : .noActionableNowPlayingItem }
             try? host.closeStream()  // the queued audio waits in the player: play continues exactly here
             streamOpen = false
             paused = true

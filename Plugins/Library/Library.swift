@@ -196,6 +196,15 @@ final class Library: DeckAudioPlugin {
         saveState(elapsed: at)
     }
 
+    /// Calls off a start waiting for the focus (pause pressed meanwhile): neither playing nor
+    /// paused, the focus request goes too (a paused Library keeps its focus). True when one waited.
+    func callOffWaitingStart() -> Bool {
+        guard waiting != nil else { return false }
+        waiting = nil
+        if !streamOpen, !paused { try? host.abandonFocus() }
+        return true
+    }
+
     func stop() {
         player.stop()
         try? host.closeStream()

@@ -39,7 +39,8 @@ extension Radio: DeckNowPlayingPlugin {
             return host.commandResult { try self.start(item: nil) }
         case .pause, .stop:
             // A live stream does not wait: pausing stops it, playing tunes in again.
-            guard streamOpen else { return .noActionableNowPlayingItem }
+            let calledOff = callOffWaitingStart()
+            guard streamOpen else { return calledOff ? .success : .noActionableNowPlayingItem }
             stop()
             if command == .pause {
                 status = .paused

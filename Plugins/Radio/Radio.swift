@@ -108,6 +108,15 @@ final class Radio: DeckAudioPlugin {
         publish()
     }
 
+    /// Calls off a start waiting for the focus (pause or stop pressed meanwhile): with no stream
+    /// open, the focus request goes too. True when one waited.
+    func callOffWaitingStart() -> Bool {
+        guard waiting != nil else { return false }
+        waiting = nil
+        if !streamOpen { try? host.abandonFocus() }
+        return true
+    }
+
     func stop() {
         player.stop()
         try? host.closeStream()

@@ -38,7 +38,8 @@ extension Tone: DeckNowPlayingPlugin {
             guard signal != nil else { return start(item) }
             return resume()
         case .pause:
-            guard signal != nil else { return .noActionableNowPlayingItem }
+            let calledOff = callOffWaitingStart()
+            guard signal != nil else { return calledOff ? .success : .noActionableNowPlayingItem }
             try? host.closeStream()  // the signal keeps its place: play continues from it
             paused = true
             publishPosition(state: .paused)

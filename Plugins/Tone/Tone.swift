@@ -64,6 +64,15 @@ final class Tone: DeckAudioPlugin {
         }
     }
 
+    /// Calls off a start waiting for the focus (pause pressed meanwhile): with no signal kept, the
+    /// focus request goes too. True when one waited.
+    func callOffWaitingStart() -> Bool {
+        guard waiting != nil else { return false }
+        waiting = nil
+        if signal == nil { try? host.abandonFocus() }
+        return true
+    }
+
     func stop() {
         try? host.closeStream()
         try? host.abandonFocus()

@@ -187,6 +187,30 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A track launched during a call waits for the call to end; pause pressed before then calls it
+    /// off: the paused track stays paused, holding the focus, and the launched one does not start.
+    @Test func aPauseCallsOffALaunchWaitingForACall() throws {
+        let car = try Car()
+        #expect(car.deckd.waitForLog("library: 15 tracks"))
+        let album = "\(LibraryTests.music)/Loud Band/Loud Album"
+        #expect(try car.deckctl(["launch", "org.deck.library", "\(album)/01 Track 1.flac"]).contains("active"))
+        #expect(try car.waitFor("playing", in: ["now-playing"]))
+        _ = try car.deckctl(["pause"])
+        let call = LineClient(path: car.deckd.socket)
+        let answer = call.call("session.request", #"{"context":"call","type":"gainTransient","name":"phone"}"#)
+        #expect(answer?.contains(#""result":"granted""#) == true, "\(answer ?? "no answer")")
+        _ = try car.deckctl(["launch", "org.deck.library", "\(album)/03 Track 3.opus"])
+        #expect(try car.deckctl(["session"]).contains("pending: org.deck.library music"), "it waits for the call")
+        let pause = try car.deckd.deckctl(["pause"])
+        #expect(pause.status == 0, "a waiting launch is something to pause: \(pause.output)")
+        call.close()
+        #expect(try car.waitFor("org.deck.library  music  gain", in: ["session"]), "the paused Library holds the focus again")
+        usleep(300_000)
+        let after = try car.deckctl(["now-playing"])
+        #expect(after.contains("Loud Album 1") && after.contains("paused"), "\(after)")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// The screen's cover is handed to the runtime once per picture and removed once the track that
     /// had it is gone, so a long drive does not pile covers up in deckd.
     @Test func aCoverLeavesTheRuntimeWithItsTrack() throws {

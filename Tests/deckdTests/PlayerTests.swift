@@ -40,6 +40,25 @@ import Testing
         #expect(try ctl(deckd, ["seek", "2.5"]).status == 0)
     }
 
+    /// Play pressed during a call waits for the call to end; pause pressed before then calls it off,
+    /// so the call's end does not start Tone.
+    @Test func aPauseCallsOffAPlayWaitingForACall() throws {
+        let deckd = try daemon()
+        #expect(try ctl(deckd, ["launch", "org.deck.tone", "sine-1000"]).status == 0)
+        #expect(try ctl(deckd, ["stop"]).status == 0)
+        let call = LineClient(path: deckd.socket)
+        let answer = call.call("session.request", #"{"context":"call","type":"gainTransient","name":"phone"}"#)
+        #expect(answer?.contains(#""result":"granted""#) == true, "\(answer ?? "no answer")")
+        #expect(try ctl(deckd, ["play"]) == (0, ""))
+        #expect(try ctl(deckd, ["session"]).output.contains("pending: org.deck.tone music"), "it waits for the call")
+        #expect(try ctl(deckd, ["pause"]) == (0, ""), "a waiting play is something to pause")
+        #expect(try !ctl(deckd, ["session"]).output.contains("pending:"), "the request is withdrawn")
+        call.close()
+        usleep(500_000)
+        #expect(try !ctl(deckd, ["session"]).output.contains("org.deck.tone"), "the call ended and Tone did not start")
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{status}}"]).output == "stopped\n")
+    }
+
     @Test func followPrintsALinePerChangeIntoAPipe() throws {
         let deckd = try daemon()
         #expect(try ctl(deckd, ["launch", "org.deck.tone", "sine-1000"]).status == 0)
