@@ -59,12 +59,7 @@ extension LibraryTests {
     }
 
     @Test func aRadioStationPlaysWithin1LUOfALibraryTrack() throws {
-        let icecast = try IcecastServer()
-        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 550, volume: 0.25)
-        let car = try Car()
-        try car.addStation("Quiet FM", url: icecast.url("/live.mp3"))
-        #expect(car.deckd.waitForLog("library: loudness measured for 15 tracks", seconds: 60))
-        _ = try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"])
+        let car = try LibraryTests.albumBesideAStation("Quiet FM", frequency: 550)
         try car.deckd.waitForFrames(50 * 5)
         _ = try car.deckctl(["launch", "org.deck.radio", "Quiet FM"])
         try car.deckd.waitForFrames(50 * 20, seconds: 30)

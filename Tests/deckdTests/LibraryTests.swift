@@ -22,6 +22,8 @@ import Testing
     struct Car {
         let dir: TemporaryDirectory
         let deckd: DeckdProcess
+        /// The server of Radio's station, when it has one, kept as long as the car.
+        var icecast: IcecastServer?
 
         init(dir: TemporaryDirectory = TemporaryDirectory(), folders: [String] = [LibraryTests.music], output: String = "out.opus",
              options: [String] = [], launcher: [String] = []) throws {
@@ -50,6 +52,19 @@ import Testing
             }
             return false
         }
+    }
+
+    /// A local Icecast server playing a sine of `frequency` Hz as Radio's one station, `station`,
+    /// and a car that has measured its library and plays the Loud Album's first track.
+    static func albumBesideAStation(_ station: String, frequency: Int) throws -> Car {
+        let icecast = try IcecastServer()
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: frequency, volume: 0.25)
+        var car = try Car()
+        car.icecast = icecast
+        try car.addStation(station, url: icecast.url("/live.mp3"))
+        #expect(car.deckd.waitForLog("library: loudness measured for 15 tracks", seconds: 60))
+        _ = try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"])
+        return car
     }
 
     @Test func theScanReadsTagsAndSkipsBrokenFilesNamingThem() throws {
@@ -327,12 +342,7 @@ import Testing
     }
 
     @Test func aSpokenPromptDucksTheLibraryAndTheRadioWhichComeBackAfterAndRepeatOneIsGapless() throws {
-        let icecast = try IcecastServer()
-        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 250, volume: 0.25)
-        let car = try Car()
-        try car.addStation("Deck FM", url: icecast.url("/live.mp3"))
-        #expect(car.deckd.waitForLog("library: loudness measured for 15 tracks", seconds: 60))
-        _ = try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"])
+        let car = try LibraryTests.albumBesideAStation("Deck FM", frequency: 250)
         _ = try car.deckctl(["call", "player.setRepeat", #"{"mode":"one"}"#])  // 550 Hz throughout
         for (round, (app, seconds)) in [("org.deck.library", 1), ("org.deck.radio", 8)].enumerated() {
             if app == "org.deck.radio" { _ = try car.deckctl(["launch", app, "Deck FM"]) }
