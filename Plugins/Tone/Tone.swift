@@ -87,13 +87,13 @@ final class Tone: DeckAudioPlugin {
         case .loss:
             host.log(.info, "lost focus; stopping")
             stop()
-        case .lossTransient:
+        case .lossTransient where !paused:  // a paused Tone stays paused through a call
             publishPosition(state: .interrupted)  // the runtime pauses the stream itself
         case .gain:
             if let waiting {
                 self.waiting = nil
                 try? play(waiting)
-            } else if signal != nil {
+            } else if signal != nil, !paused {
                 publishPosition(state: .playing)
             }
         default:

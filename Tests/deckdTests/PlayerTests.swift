@@ -40,6 +40,25 @@ import Testing
         #expect(try ctl(deckd, ["seek", "2.5"]).status == 0)
     }
 
+    /// A call while Tone is paused leaves it paused: now playing does not say "interrupted" during
+    /// the call, nor "playing" after it while nothing sounds.
+    @Test func aPausedToneStaysPausedThroughACall() throws {
+        let deckd = try daemon()
+        #expect(try ctl(deckd, ["launch", "org.deck.tone", "sine-1000"]).status == 0)
+        #expect(try ctl(deckd, ["pause"]) == (0, ""))
+        let call = LineClient(path: deckd.socket)
+        let answer = call.call("session.request", #"{"context":"call","type":"gainTransient","name":"phone"}"#)
+        #expect(answer?.contains(#""result":"granted""#) == true, "\(answer ?? "no answer")")
+        usleep(300_000)
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{status}}"]).output == "paused\n", "during the call")
+        call.close()
+        usleep(500_000)
+        #expect(try ctl(deckd, ["session"]).output.contains("org.deck.tone  music  gain"), "Tone holds the focus again")
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{status}}"]).output == "paused\n", "after the call")
+        #expect(try ctl(deckd, ["play"]) == (0, ""))
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{status}}"]).output == "playing\n")
+    }
+
     /// Play pressed during a call waits for the call to end; pause pressed before then calls it off,
     /// so the call's end does not start Tone.
     @Test func aPauseCallsOffAPlayWaitingForACall() throws {
