@@ -33,10 +33,10 @@ public final class DeckImageCache {
         let unnamed = entries.filter { !named.contains($0.key) }
         for key in unnamed.keys { entries[key] = nil }
         let inUse = Set(entries.values.map(\.id))
-        toRemove = Set(toRemove.union(unnamed.values.map(\.id)).subtracting(inUse).filter { id in
+        toRemove = toRemove.union(unnamed.values.map(\.id)).subtracting(inUse).filter { id in
             do throws(DeckError) { try host.removeImage(id) } catch { return error.code == .state }
             return false
-        })
+        }
         named = []
     }
 }

@@ -120,7 +120,7 @@ private struct TemplateReader {
                 continue
             case .image: try imageID(value, "\(path()).image")
             case .images:
-                guard let ids = value.arrayValue, ids.allSatisfy({ $0.intValue.map { $0 > 0 && rules.imageExists(UInt64($0)) } ?? false }) else {
+                guard let ids = value.arrayValue, ids.allSatisfy(isImageID) else {
                     throw .invalid("\(path()).images must be an array of image ids from add_image")
                 }
             case .kind:
@@ -151,10 +151,10 @@ private struct TemplateReader {
     }
 
     private func imageID(_ value: JSONValue, _ path: @autoclosure () -> String) throws(UIError) {
-        guard let id = value.intValue, id > 0, rules.imageExists(UInt64(id)) else {
-            throw .invalid("\(path()): \(PrintableText.excerpt(value.encoded())) is not an image id from add_image")
-        }
+        guard isImageID(value) else { throw .invalid("\(path()): \(PrintableText.excerpt(value.encoded())) is not an image id from add_image") }
     }
+
+    private func isImageID(_ value: JSONValue) -> Bool { value.intValue.map { $0 > 0 && rules.imageExists(UInt64($0)) } ?? false }
 
     /// A key unique within the template.
     private mutating func itemKey(_ value: JSONValue, _ path: @autoclosure () -> String) throws(UIError) -> String {
