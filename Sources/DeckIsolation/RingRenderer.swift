@@ -85,8 +85,10 @@ final class RingRenderer: @unchecked Sendable {  // Audio-thread state; only its
         guard let count else {
             late = true
             fadeIn = true
-            missedFrames.add(1, ordering: .relaxed)
-            lateFrames.add(1, ordering: .relaxed)
+            if !draining.load(ordering: .relaxed) {  // a closing host's ring runs dry: its end, not a miss
+                missedFrames.add(1, ordering: .relaxed)
+                lateFrames.add(1, ordering: .relaxed)
+            }
             let ramp = ReflectedTail.write(after: last, count: lastCount, into: out, limit: frames)
             lastCount = 0
             return ramp

@@ -43,6 +43,7 @@ import Testing
         let began = Date()
         renderer.drain {
             queuedAtClose = ring.queued
+            usleep(10_000)  // the loop takes a while to close: the mix pulls the dry ring meanwhile
             stop.raised.store(true, ordering: .releasing)  // the closed stream is pulled no more
         }
         #expect(queuedAtClose == 0, "the 8 frames were mixed first")
