@@ -41,7 +41,7 @@ final class Library: DeckAudioPlugin {
     let statePath: String?
     var rootID: UInt64?
     var limit = 100
-    private var waiting: (queue: [Int], index: Int, at: Double)?
+    private(set) var waiting: (queue: [Int], index: Int, at: Double)?
     /// The item of a start the first scan has not found yet (`.some(nil)`: resume), tried again at each step.
     private var pendingStart: String??
 

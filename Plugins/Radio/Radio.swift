@@ -33,7 +33,7 @@ final class Radio: DeckAudioPlugin {
     var saved: RadioState
     let statePath: String?
     var streamOpen = false
-    private var waiting: String?
+    private(set) var waiting: String?
     /// The list on the display while one is attached, and the stations' pictures handed over for it.
     var rootID: UInt64?
     let screenImages: DeckImageCache

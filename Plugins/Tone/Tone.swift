@@ -22,7 +22,7 @@ final class Tone: DeckAudioPlugin {
     var rootID: UInt64?
     var iconID: UInt64?
     /// What to play once a delayed focus request is granted.
-    private var waiting: String?
+    private(set) var waiting: String?
     /// Frames rendered of the current item, written by the audio thread, for the position.
     let framesRendered = Atomic<Int>(0)
     /// Set by the audio thread when a sweep pass ended; handled in `onCallback`.

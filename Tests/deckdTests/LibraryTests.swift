@@ -202,9 +202,10 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
-    /// A track launched during a call waits for the call to end; pause pressed before then calls it
-    /// off: the paused track stays paused, holding the focus, and the launched one does not start.
-    @Test func aPauseCallsOffALaunchWaitingForACall() throws {
+    /// A track launched during a call waits for the call to end; pause (or toggle) pressed before
+    /// then calls it off: the paused track stays paused, holding the focus, and the launched one
+    /// does not start.
+    @Test(arguments: ["pause", "toggle"]) func aPauseCallsOffALaunchWaitingForACall(pause: String) throws {
         let car = try Car()
         #expect(car.deckd.waitForLog("library: 15 tracks"))
         let album = "\(LibraryTests.music)/Loud Band/Loud Album"
@@ -216,8 +217,8 @@ import Testing
         #expect(answer?.contains(#""result":"granted""#) == true, "\(answer ?? "no answer")")
         _ = try car.deckctl(["launch", "org.deck.library", "\(album)/03 Track 3.opus"])
         #expect(try car.deckctl(["session"]).contains("pending: org.deck.library music"), "it waits for the call")
-        let pause = try car.deckd.deckctl(["pause"])
-        #expect(pause.status == 0, "a waiting launch is something to pause: \(pause.output)")
+        let paused = try car.deckd.deckctl([pause])
+        #expect(paused.status == 0, "a waiting launch is something to pause: \(paused.output)")
         call.close()
         #expect(try car.waitFor("org.deck.library  music  gain", in: ["session"]), "the paused Library holds the focus again")
         usleep(300_000)

@@ -59,9 +59,9 @@ import Testing
         #expect(try ctl(deckd, ["now-playing", "--format", "{{status}}"]).output == "playing\n")
     }
 
-    /// Play pressed during a call waits for the call to end; pause pressed before then calls it off,
-    /// so the call's end does not start Tone.
-    @Test func aPauseCallsOffAPlayWaitingForACall() throws {
+    /// Play pressed during a call waits for the call to end; pause (or toggle) pressed before then
+    /// calls it off, so the call's end does not start Tone.
+    @Test(arguments: ["pause", "toggle"]) func aPauseCallsOffAPlayWaitingForACall(pause: String) throws {
         let deckd = try daemon()
         #expect(try ctl(deckd, ["launch", "org.deck.tone", "sine-1000"]).status == 0)
         #expect(try ctl(deckd, ["stop"]).status == 0)
@@ -70,7 +70,7 @@ import Testing
         #expect(answer?.contains(#""result":"granted""#) == true, "\(answer ?? "no answer")")
         #expect(try ctl(deckd, ["play"]) == (0, ""))
         #expect(try ctl(deckd, ["session"]).output.contains("pending: org.deck.tone music"), "it waits for the call")
-        #expect(try ctl(deckd, ["pause"]) == (0, ""), "a waiting play is something to pause")
+        #expect(try ctl(deckd, [pause]) == (0, ""), "a waiting play is something to pause")
         #expect(try !ctl(deckd, ["session"]).output.contains("pending:"), "the request is withdrawn")
         call.close()
         usleep(500_000)

@@ -141,9 +141,9 @@ import Testing
         #expect(try frequencies(car.output).suffix(2).contains { abs($0 - 660) < 5 }, "the station plays again")
     }
 
-    /// Play pressed during a call waits for the call to end; pause pressed before then calls it off,
-    /// so the call's end does not tune in again.
-    @Test func aPauseCallsOffAPlayWaitingForACall() throws {
+    /// Play pressed during a call waits for the call to end; pause (or toggle) pressed before then
+    /// calls it off, so the call's end does not tune in again.
+    @Test(arguments: ["pause", "toggle"]) func aPauseCallsOffAPlayWaitingForACall(pause: String) throws {
         let icecast = try IcecastServer()
         try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
         let car = try Car(stations: [("Deck MP3", icecast.url("/live.mp3"), "Test")])
@@ -155,8 +155,8 @@ import Testing
         #expect(answer?.contains(#""result":"granted""#) == true, "\(answer ?? "no answer")")
         #expect(try car.deckd.deckctl(["play"]).status == 0)
         #expect(try car.deckctl(["session"]).contains("pending: org.deck.radio music"), "it waits for the call")
-        let pause = try car.deckd.deckctl(["pause"])
-        #expect(pause.status == 0, "a waiting play is something to pause: \(pause.output)")
+        let paused = try car.deckd.deckctl([pause])
+        #expect(paused.status == 0, "a waiting play is something to pause: \(paused.output)")
         call.close()
         usleep(500_000)
         #expect(try !car.deckctl(["session"]).contains("org.deck.radio"), "the call ended and Radio did not tune in")
