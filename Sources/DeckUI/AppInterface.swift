@@ -22,7 +22,8 @@ public final class AppInterface {
     /// Whether the app offers the template side and the content side.
     public var offersTemplates = false
     public var offersContent = false
-    private var nextID: UInt64 = 1
+    /// The id the next template, item or image gets; a later interface for the same app starts here.
+    public private(set) var nextID: UInt64
     /// Per template on the stack, its items', buttons' and tabs' keys → their ids, as of its last
     /// read (a key is unique within a template, tabs included).
     private var itemIDs: [UInt64: [String: UInt64]] = [:]
@@ -30,9 +31,11 @@ public final class AppInterface {
     /// Templates whose truncation was logged already.
     private var truncationReported: Set<UInt64> = []
 
-    public init(appID: String, entitlements: Set<Entitlement>, maxImageBytes: Int = 1 << 20, maxImageTotalBytes: Int = 32 << 20) {
+    public init(appID: String, entitlements: Set<Entitlement>, maxImageBytes: Int = 1 << 20, maxImageTotalBytes: Int = 32 << 20,
+                firstID: UInt64 = 1) {
         self.appID = appID
         self.entitlements = entitlements
+        nextID = firstID
         images = ImageStore(maxBytes: maxImageBytes, maxTotalBytes: maxImageTotalBytes)
     }
 

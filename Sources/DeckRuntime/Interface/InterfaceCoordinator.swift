@@ -37,6 +37,9 @@ public final class InterfaceCoordinator {
     var onChange: (() -> Void)?
     var pending: [UInt64: (what: Pending, deadline: UInt64)] = [:]
     private var nextToken: UInt64 = 1
+    /// Per app that went, the id its next interface starts from: an HMI that cached an image or
+    /// kept an item id from before a restart never meets the id again for something else.
+    private var nextIDs: [String: UInt64] = [:]
     private let timeoutTimer: any SchedulerTimer
     /// Loads the plugins completed, applied on the next loop turn: never inside the plugin's call.
     private var completedLoads: [(app: String, path: String, status: DeckStatus)] = []
@@ -84,7 +87,7 @@ public final class InterfaceCoordinator {
     func activated(_ plugin: PluginInstance) {
         guard plugin.offersUI || plugin.offersContent else { return }
         let app = apps[plugin.id] ?? AppInterface(appID: plugin.id, entitlements: plugin.entitlements, maxImageBytes: settings.maxImageBytes,
-                                                    maxImageTotalBytes: settings.maxImageTotalBytes)
+                                                    maxImageTotalBytes: settings.maxImageTotalBytes, firstID: nextIDs[plugin.id] ?? 1)
         app.offersTemplates = plugin.offersUI
         app.offersContent = plugin.offersContent
         apps[plugin.id] = app
@@ -96,7 +99,8 @@ public final class InterfaceCoordinator {
 
     /// The plugin is going: its templates, tokens and images go with it.
     func release(_ pluginID: String) {
-        guard apps.removeValue(forKey: pluginID) != nil else { return }
+        guard let app = apps.removeValue(forKey: pluginID) else { return }
+        nextIDs[pluginID] = app.nextID
         pending = pending.filter { $0.value.what.app != pluginID }
         for zone in foregrounds.indices where foregrounds[zone] == pluginID { foregrounds[zone] = firstApp(in: zone) }
         onChange?()

@@ -51,6 +51,22 @@ import Testing
         #expect(plugin.state == .active)
     }
 
+    /// An HMI keeps what it fetched by app and id: a reloaded app's new images, templates and items
+    /// get ids its earlier run never gave, so no cached picture or kept item id meets something else.
+    @Test func aReloadedAppNeverMeetsItsEarlierIds() throws {
+        let (harness, plugin) = try loaded()
+        let before = DeckHost(raw: plugin.host.raw)
+        let image = try before.addImage(png(100, 1))
+        let root = try before.setRoot(list([image])).id
+        let reloaded = try #require(harness.runtime.supervisor.reload(plugin.id))
+        let after = DeckHost(raw: reloaded.host.raw)
+        let app = try #require(harness.runtime.interface.apps[plugin.id])
+        #expect(app.image(image) == nil, "the earlier run's image left with it")
+        let again = try after.addImage(png(100, 2))
+        #expect(again > max(image, root), "image \(again) after image \(image) and template \(root)")
+        #expect(try after.setRoot(list([again])).id > again)
+    }
+
     @Test func theSDKsCacheRemovesWhatTheScreenNoLongerShows() throws {
         let (harness, plugin) = try loaded()
         let host = DeckHost(raw: plugin.host.raw)
