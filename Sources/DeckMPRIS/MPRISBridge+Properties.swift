@@ -35,8 +35,8 @@ extension MPRISBridge {
             ("Metadata", .dictionary(metadata)),
             ("Volume", .double(1)),
             ("Position", .int64(MediaTime(clamping: info.elapsed(at: loop.now)).microseconds)),
-            ("MinimumRate", .double(0.25)),
-            ("MaximumRate", .double(4)),
+            ("MinimumRate", .double(MPRISBridge.rates.lowerBound)),
+            ("MaximumRate", .double(MPRISBridge.rates.upperBound)),
             ("CanGoNext", .bool(commands.contains(.next))),
             ("CanGoPrevious", .bool(commands.contains(.previous))),
             ("CanPlay", .bool(commands.contains(.play) || commands.contains(.togglePlayPause))),
@@ -63,15 +63,23 @@ extension MPRISBridge {
         return entries
     }
 
-    /// The command a property write asks for: LoopStatus, Shuffle and Rate are writable.
-    package static func command(setting property: String, to value: DBusValue) -> RemoteCommand? {
+    /// The rates a peer may set, as MinimumRate and MaximumRate say (`player.setRate` takes up to 16 too).
+    static let rates = 0.0625...16.0
+
+    /// What a property write asks for: LoopStatus, Shuffle and Rate are writable; a Rate of 0
+    /// pauses, as MPRIS says. A writable property given a value it cannot take is invalid.
+    package static func command(setting property: String, to value: DBusValue) -> PlayerCall {
         switch (property, value) {
-        case ("LoopStatus", .string("None")): .setRepeat(.off)
-        case ("LoopStatus", .string("Track")): .setRepeat(.one)
-        case ("LoopStatus", .string("Playlist")): .setRepeat(.all)
-        case ("Shuffle", .bool(let on)): .setShuffle(on ? .items : .off)
-        case ("Rate", .double(let rate)) where rate > 0 && rate <= 16: .setRate(rate)
-        default: nil
+        case ("LoopStatus", .string("None")): .run(.setRepeat(.off))
+        case ("LoopStatus", .string("Track")): .run(.setRepeat(.one))
+        case ("LoopStatus", .string("Playlist")): .run(.setRepeat(.all))
+        case ("LoopStatus", _): .invalid("LoopStatus is None, Track or Playlist (s)")
+        case ("Shuffle", .bool(let on)): .run(.setShuffle(on ? .items : .off))
+        case ("Shuffle", _): .invalid("Shuffle is true or false (b)")
+        case ("Rate", .double(0)): .run(.pause)
+        case ("Rate", .double(let rate)) where rates.contains(rate): .run(.setRate(rate))
+        case ("Rate", _): .invalid("Rate is 0 (pause) or from \(rates.lowerBound) to \(rates.upperBound) (d)")
+        default: .unknown
         }
     }
 

@@ -264,11 +264,14 @@ public final class MPRISBridge {
             }
             reply(message, [.dictionary(all)])
         case ("org.freedesktop.DBus.Properties", "Set"):
-            guard reader.string() == MPRISBridge.playerInterface, let property = reader.string(), let value = reader.variant(),
-                  let command = MPRISBridge.command(setting: property, to: value) else {
+            guard reader.string() == MPRISBridge.playerInterface, let property = reader.string(), let value = reader.variant() else {
                 return fail(message, "org.freedesktop.DBus.Error.PropertyReadOnly", "this property cannot be set")
             }
-            run(command, answering: message)
+            switch MPRISBridge.command(setting: property, to: value) {
+            case .run(let command): run(command, answering: message)
+            case .invalid(let reason): return fail(message, "org.freedesktop.DBus.Error.InvalidArgs", reason)
+            case .ignore, .unknown: return fail(message, "org.freedesktop.DBus.Error.PropertyReadOnly", "\(property) cannot be set")
+            }
         case (MPRISBridge.rootInterface, "Raise"), (MPRISBridge.rootInterface, "Quit"):
             reply(message, [])
         case (MPRISBridge.playerInterface, let name):

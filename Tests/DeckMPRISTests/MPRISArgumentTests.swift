@@ -3,8 +3,8 @@ import Testing
 @testable import DeckNowPlaying
 
 /// What any process on the session bus may send the player, at the edges of each D-Bus type:
-/// offsets and positions beyond MediaTime's range are InvalidArgs, rates outside 0–16 and NaN
-/// are refused, and none of it traps.
+/// offsets and positions beyond MediaTime's range are InvalidArgs, so are rates outside
+/// MinimumRate–MaximumRate and NaN, and none of it traps.
 @Suite struct MPRISArgumentTests {
     static let int64s: [Int64] = [.min, .min + 1, -1_000_000_000_000_001, -1, 0, 1, 2_500_000, 1_000_000_000_000_000, 1_000_000_000_000_001, .max]
 
@@ -23,11 +23,23 @@ import Testing
         #expect(MPRISBridge.decide("Launch", [], trackID: track) == .unknown)
     }
 
-    @Test func rateTakesOnlyFiniteRatesOverZeroToSixteen() {
-        for rate in [Double.nan, .infinity, -.infinity, 1e308, -1, 0, 16.000001] {
-            #expect(MPRISBridge.command(setting: "Rate", to: .double(rate)) == nil, "\(rate)")
+    @Test func rateTakesOnlyTheRatesItsMinimumAndMaximumSayAndZeroPauses() {
+        for rate in [Double.nan, .infinity, -.infinity, 1e308, -1, -0.0625, 0.0624, 16.000001] {
+            #expect(MPRISBridge.command(setting: "Rate", to: .double(rate)) == .invalid("Rate is 0 (pause) or from 0.0625 to 16.0 (d)"), "\(rate)")
         }
-        #expect(MPRISBridge.command(setting: "Rate", to: .double(1.5)) == .setRate(1.5))
-        #expect(MPRISBridge.command(setting: "LoopStatus", to: .string("Sometimes")) == nil)
+        #expect(MPRISBridge.command(setting: "Rate", to: .double(1.5)) == .run(.setRate(1.5)))
+        #expect(MPRISBridge.command(setting: "Rate", to: .double(0.0625)) == .run(.setRate(0.0625)))
+        #expect(MPRISBridge.command(setting: "Rate", to: .double(16)) == .run(.setRate(16)))
+        #expect(MPRISBridge.command(setting: "Rate", to: .double(0)) == .run(.pause), "as MPRIS says: a rate of 0 is Pause")
+        #expect(MPRISBridge.command(setting: "Rate", to: .string("fast")) == .invalid("Rate is 0 (pause) or from 0.0625 to 16.0 (d)"))
+    }
+
+    @Test func loopStatusAndShuffleTakeTheirOwnValuesAndTheRestIsReadOnly() {
+        #expect(MPRISBridge.command(setting: "LoopStatus", to: .string("Playlist")) == .run(.setRepeat(.all)))
+        #expect(MPRISBridge.command(setting: "LoopStatus", to: .string("Sometimes")) == .invalid("LoopStatus is None, Track or Playlist (s)"))
+        #expect(MPRISBridge.command(setting: "Shuffle", to: .bool(true)) == .run(.setShuffle(.items)))
+        #expect(MPRISBridge.command(setting: "Shuffle", to: .int64(1)) == .invalid("Shuffle is true or false (b)"))
+        #expect(MPRISBridge.command(setting: "Volume", to: .double(0.5)) == .unknown)
+        #expect(MPRISBridge.command(setting: "PlaybackStatus", to: .string("Playing")) == .unknown)
     }
 }

@@ -106,9 +106,10 @@ import Testing
         #expect(deckd.stop() == 0)
     }
 
-    /// Any process on the session bus can call Seek and SetPosition: offsets and positions beyond
-    /// MediaTime's range are refused with InvalidArgs, and the player carries on.
-    @Test func seekAndSetPositionBeyondAnyMediaAreRefusedWithInvalidArgs() throws {
+    /// Any process on the session bus can call Seek, SetPosition and set Rate: offsets and positions
+    /// beyond MediaTime's range and rates beyond MaximumRate are refused with InvalidArgs, and the
+    /// player carries on.
+    @Test func seekSetPositionAndRateBeyondTheirRangesAreRefusedWithInvalidArgs() throws {
         let (bus, deckd) = try toneOnTheBus()
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
         func call(_ method: String, _ arguments: String...) throws -> (status: Int32, output: String) {
@@ -130,6 +131,17 @@ import Testing
         #expect(try call("SetPosition", "objpath:\(track)", "int64:2000000").status == 0)
         #expect(try deckd.deckctl(["now-playing", "--format", "{{position}}"]).output.hasPrefix("0:0"))
         #expect(try runProgram("/usr/bin/playerctl", ["-p", "deck", "status"], environment: environment).output == "Playing\n")
+        // Rate: a value outside MinimumRate…MaximumRate is refused naming the range; 0 is Pause.
+        func setRate(_ rate: String) throws -> (status: Int32, output: String) {
+            try runProgram("/usr/bin/dbus-send", ["--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.deck", "/org/mpris/MediaPlayer2",
+                                                  "org.freedesktop.DBus.Properties.Set", "string:org.mpris.MediaPlayer2.Player", "string:Rate",
+                                                  "variant:double:\(rate)"], environment: environment, timeout: 20)
+        }
+        let refused = try setRate("100")
+        #expect(refused.status != 0 && refused.output.contains("org.freedesktop.DBus.Error.InvalidArgs")
+                && refused.output.contains("Rate is 0 (pause) or from 0.0625 to 16.0"), "\(refused.output)")
+        #expect(try setRate("0").status == 0)
+        #expect(try runProgram("/usr/bin/playerctl", ["-p", "deck", "status"], environment: environment).output == "Paused\n")
         #expect(deckd.stop() == 0)
     }
 
