@@ -47,7 +47,7 @@ extension Library: DeckNowPlayingPlugin {
             saveState(elapsed: elapsed)
             publishState(.paused, elapsed: elapsed)
         case .togglePlayPause:
-            return handle((streamOpen && !paused) || waiting != nil ? .pause : .play, token: token)  // a waiting start is called off
+            return handle((streamOpen && !paused) || startWaits ? .pause : .play, token: token)  // a waiting start is called off
         case .stop:
             saveState(elapsed: elapsed)
             stop()

@@ -41,7 +41,7 @@ final class Library: DeckAudioPlugin {
     let statePath: String?
     var rootID: UInt64?
     var limit = 100
-    private(set) var waiting: (queue: [Int], index: Int, at: Double)?
+    private var waiting: (queue: [Int], index: Int, at: Double)?
     /// The item of a start the first scan has not found yet (`.some(nil)`: resume), tried again at each step.
     private var pendingStart: String??
 
@@ -107,6 +107,7 @@ final class Library: DeckAudioPlugin {
                 case .rejected(let reason):
                     throw DeckError(.state, reason)
                 }
+                try? host.enableCommands(Library.commands)  // pause or stop meanwhile calls the start off
             }
             pendingStart = .some(item)
             return
@@ -196,9 +197,17 @@ final class Library: DeckAudioPlugin {
         saveState(elapsed: at)
     }
 
+    /// Whether a start waits: for the focus, or for the first scan to find its track.
+    var startWaits: Bool { waiting != nil || pendingStart != nil }
+
     /// Calls off a start waiting for the focus (pause pressed meanwhile): neither playing nor
-    /// paused, the focus request goes too (a paused Library keeps its focus). True when one waited.
+    /// paused, the focus request goes too (a paused Library keeps its focus). One waiting for the
+    /// first scan stops, giving back the silent stream and the focus it held. True when one waited.
     func callOffWaitingStart() -> Bool {
+        if pendingStart != nil {
+            stop()
+            return true
+        }
         guard waiting != nil else { return false }
         waiting = nil
         if !streamOpen, !paused { try? host.abandonFocus() }

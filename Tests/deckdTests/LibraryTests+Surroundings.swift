@@ -70,6 +70,29 @@ extension LibraryTests {
         #expect(other.deckd.stop() == 0)
     }
 
+    /// Pause, toggle or stop pressed while a track waits for the first scan to find it calls it
+    /// off: the scan's end does not start it, and the silent stream and the focus held for it go.
+    /// 2,000 links to one short track, scanned first, keep the first scan going meanwhile.
+    @Test(arguments: ["pause", "toggle", "stop"]) func aPauseCallsOffATrackWaitingForTheFirstScan(press: String) throws {
+        let links = TemporaryDirectory()
+        let short = LibraryTests.music + "/Quiet Band/Quiet Album/04 Track 4.ogg"
+        for index in 0..<2_000 {
+            try FileManager.default.createSymbolicLink(atPath: links.path + "/\(index).ogg", withDestinationPath: short)
+        }
+        _ = try runProgram("/bin/chmod", ["o+rx", links.path])
+        let track = LibraryTests.music + "/Loud Band/Loud Album/01 Track 1.flac"
+        let car = try Car(folders: [links.path, LibraryTests.music], options: ["--play", "org.deck.library:" + track])
+        #expect(car.deckd.waitForLog("org.deck.library: waits for the scan to find \(track)"), "\(car.deckd.log)")
+        let answer = try car.deckd.deckctl([press])
+        #expect(answer.status == 0, "a track waiting for the scan is something to \(press): \(answer.output)")
+        #expect(!car.deckd.log.contains("library: 2015 tracks"), "paused while the first scan ran")
+        #expect(car.deckd.waitForLog("library: 2015 tracks"), "\(car.deckd.log)")
+        usleep(300_000)
+        #expect(try !car.deckctl(["session"]).contains("org.deck.library"), "the focus it held went")
+        #expect(try car.deckctl(["now-playing", "--format", "{{status}}"]) != "playing\n")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// In a rootless container (here a user namespace that maps only root) hosts keep deckd's
     /// uid instead of failing to start; with inotify's watches used up (the namespace's
     /// `max_inotify_watches` at 4) the Library still scans, and says once what it cannot follow.
