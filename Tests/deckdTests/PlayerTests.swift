@@ -78,6 +78,22 @@ import Testing
         #expect(try ctl(deckd, ["now-playing", "--format", "{{status}}"]).output == "stopped\n")
     }
 
+    /// Tone launched for the first time during a call waits for it, having published nothing;
+    /// pause pressed meanwhile reaches it all the same and calls the start off.
+    @Test func aPauseReachesAnAppLaunchedForTheFirstTimeDuringACall() throws {
+        let deckd = try daemon()
+        let call = LineClient(path: deckd.socket)
+        let answer = call.call("session.request", #"{"context":"call","type":"gainTransient","name":"phone"}"#)
+        #expect(answer?.contains(#""result":"granted""#) == true, "\(answer ?? "no answer")")
+        #expect(try ctl(deckd, ["launch", "org.deck.tone", "sine-1000"]).status == 0)
+        #expect(try ctl(deckd, ["session"]).output.contains("pending: org.deck.tone music"), "it waits for the call")
+        #expect(try ctl(deckd, ["pause"]) == (0, ""), "nothing owns now playing, and the waiting app is paused")
+        #expect(try !ctl(deckd, ["session"]).output.contains("pending:"), "the request is withdrawn")
+        call.close()
+        usleep(500_000)
+        #expect(try !ctl(deckd, ["session"]).output.contains("org.deck.tone"), "the call ended and Tone did not start")
+    }
+
     @Test func followPrintsALinePerChangeIntoAPipe() throws {
         let deckd = try daemon()
         #expect(try ctl(deckd, ["launch", "org.deck.tone", "sine-1000"]).status == 0)

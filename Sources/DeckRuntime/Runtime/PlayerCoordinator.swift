@@ -29,6 +29,9 @@ public final class PlayerCoordinator {
     private let logger: Logger
     private let timeoutTimer: any SchedulerTimer
     private var nextToken: UInt64 = 0
+    /// The plugin whose music request waits for the focus (a call holds it): the driver's newest
+    /// choice, so pause, stop and toggle go to it, to call its start off.
+    private(set) var waitingForFocus: String?
     private var pending: [UInt64: (owner: String, command: RemoteCommand, deadline: UInt64, reply: (Outcome) -> Void)] = [:]
 
     init(limits: NowPlayingLimits, plugins: PluginDirectory, scheduler: any Scheduler, logger: Logger) throws(LoopError) {
@@ -49,6 +52,9 @@ public final class PlayerCoordinator {
     /// Hands the center to the plugin holding music focus, if one does; otherwise the last owner
     /// keeps it. `isHome` tells the plugins that play in this center's zone.
     func sessionChanged(_ arbiter: SessionArbiter, isHome: (String) -> Bool = { _ in true }) {
+        waitingForFocus = arbiter.pending.flatMap { request in
+            if case .plugin(let id) = request.owner, request.context == .music, isHome(id) { id } else { nil }
+        }
         let holder = arbiter.holders.last { holder in
             if case .plugin(let id) = holder.request.owner { holder.request.context == .music && isHome(id) } else { false }
         }
@@ -137,8 +143,13 @@ public final class PlayerCoordinator {
 
     /// Routes `command` to the owner if it enabled it (toggle and skip fall back on play/pause and
     /// seek); `reply` runs once, now or when the owner answers or times out. With no owner, `play`
-    /// resumes the last source.
+    /// resumes the last source. Pause, stop and toggle go to another app whose start waits for the
+    /// focus, as a pause (it has published nothing yet).
     public func send(_ command: RemoteCommand, reply: @escaping (Outcome) -> Void) {
+        if let waiting = waitingForFocus, waiting != center.owner, [.pause, .stop, .togglePlayPause].contains(command.kind),
+           let plugin = plugins.plugin(id: waiting) {
+            return deliver(command == .stop ? .stop : .pause, to: waiting, plugin, reply: reply)
+        }
         guard let owner = center.owner, let plugin = plugins.plugin(id: owner) else {
             if command == .play || command == .togglePlayPause, let source = lastSource {
                 return reply(resume(source))
@@ -150,11 +161,16 @@ public final class PlayerCoordinator {
             return reply(.notEnabled("\(owner) does not carry out \(command.kind.name) (it enabled: "
                                    + (enabled.isEmpty ? "none" : enabled.joined(separator: ", ")) + ")"))
         }
+        deliver(routed, to: owner, plugin, reply: reply)
+    }
+
+    /// Hands `command` to `plugin` with a token; `reply` runs when it answers or times out.
+    private func deliver(_ command: RemoteCommand, to owner: String, _ plugin: PluginInstance, reply: @escaping (Outcome) -> Void) {
         nextToken += 1
         let token = nextToken
-        pending[token] = (owner, routed, scheduler.now + UInt64(center.limits.commandTimeoutMilliseconds), reply)
-        logger.debug("nowplaying", "\(routed.kind.name) → \(owner) (token \(token))")
-        if let result = plugin.command(routed, token: token) {
+        pending[token] = (owner, command, scheduler.now + UInt64(center.limits.commandTimeoutMilliseconds), reply)
+        logger.debug("nowplaying", "\(command.kind.name) → \(owner) (token \(token))")
+        if let result = plugin.command(command, token: token) {
             finish(token, .done(result, owner: owner))
         } else {
             armTimeout()

@@ -4,6 +4,8 @@ import Testing
 @testable import DeckRuntime
 @testable import DeckNowPlaying
 @testable import DeckPlugins
+import DeckSession
+import DeckABI
 
 /// Now playing inside the real runtime: ownership follows music focus, remote commands reach the
 /// owner (or are refused before it), answers come late or never, the last source resumes.
@@ -181,6 +183,31 @@ import Testing
         #expect(answer["result"]?["owner"] == "org.example.radio")
         #expect(harness.runtime.player.center.owner == radio.id)
         #expect(harness.runtime.output.hasStream(radio.id))
+    }
+
+    /// A music start waiting for the focus (a call holds it) is the driver's newest choice: pause,
+    /// stop and toggle go to its app, which has published nothing yet, to call the start off;
+    /// play and the rest still go to the owner, and all go there again once the request is gone.
+    @Test func pauseStopAndToggleReachTheAppWhoseStartWaitsForTheFocus() throws {
+        let harness = try harness()
+        let radio = try harness.load(try fixture("Radio", id: "org.example.radio"))
+        let podcasts = try harness.load(try fixture("Podcasts", id: "org.example.podcasts"))
+        let phone = try harness.load(try fixture("Phone", id: "org.example.phone", entitlements: ["communication"]))
+        try harness.runtime.focus.play(pluginID: radio.id, item: "sine-440")
+        try harness.runtime.focus.play(pluginID: phone.id, item: "sine-880@call/2")
+        let waits = harness.runtime.focus.requestFocus(FocusRequest(owner: .plugin(podcasts.id), context: .music, type: .gain,
+                                                                    acceptsDelayedFocus: true))
+        guard case .delayed = waits else { Issue.record("\(waits)"); return }
+        #expect(harness.runtime.player.center.owner == radio.id)
+        let dispatcher = harness.runtime.makeDispatcher()
+        for method in ["player.pause", "player.togglePlayPause", "player.stop", "player.play"] {
+            #expect(try dispatcher.answer(method)["result"]?["result"] == "success", "\(method)")
+        }
+        func commands(_ plugin: PluginInstance) -> [String] { harness.log.messages(from: plugin.id).filter { $0.hasPrefix("command:") } }
+        #expect(commands(podcasts) == ["command: 1 value=0 mode=0", "command: 1 value=0 mode=0", "command: 3 value=0 mode=0"])
+        #expect(commands(radio) == ["command: 0 value=0 mode=0"], "play is the owner's")
+        harness.runtime.focus.abandonFocus(.plugin(podcasts.id))
+        #expect(try dispatcher.answer("player.pause")["result"]?["owner"] == "org.example.radio")
     }
 
     @Test func aPausedOwnerIsResumedByLaunchingIt() throws {
