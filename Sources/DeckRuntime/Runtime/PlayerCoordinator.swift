@@ -31,7 +31,7 @@ public final class PlayerCoordinator {
     private var nextToken: UInt64 = 0
     /// The plugin whose music request waits for the focus (a call holds it): the driver's newest
     /// choice, so pause, stop and toggle go to it, to call its start off.
-    private(set) var waitingForFocus: String?
+    private var waitingForFocus: String?
     private var pending: [UInt64: (owner: String, command: RemoteCommand, deadline: UInt64, reply: (Outcome) -> Void)] = [:]
 
     init(limits: NowPlayingLimits, plugins: PluginDirectory, scheduler: any Scheduler, logger: Logger) throws(LoopError) {
@@ -143,8 +143,8 @@ public final class PlayerCoordinator {
 
     /// Routes `command` to the owner if it enabled it (toggle and skip fall back on play/pause and
     /// seek); `reply` runs once, now or when the owner answers or times out. With no owner, `play`
-    /// resumes the last source. Pause, stop and toggle go to another app whose start waits for the
-    /// focus, as a pause (it has published nothing yet).
+    /// resumes the last source. Pause, stop and toggle (as pause) go to another app whose start
+    /// waits for the focus, though it enabled nothing yet, so the driver can call that start off.
     public func send(_ command: RemoteCommand, reply: @escaping (Outcome) -> Void) {
         if let waiting = waitingForFocus, waiting != center.owner, [.pause, .stop, .togglePlayPause].contains(command.kind),
            let plugin = plugins.plugin(id: waiting) {
