@@ -17,8 +17,6 @@ final class Prompts: DeckAudioPlugin {
     /// Read by the audio thread only while the stream is open; replaced only while it is closed.
     private var speech: Speech?
     private var position = 0
-    /// A prompt waiting for focus (a call holds it), spoken once granted.
-    private var waiting: Speech?
     /// Set by the audio thread when the last sample went out; handled in `onCallback`.
     private let finished = Atomic<Bool>(false)
 
@@ -41,14 +39,12 @@ final class Prompts: DeckAudioPlugin {
         }
         let spoken: Speech
         do { spoken = try Speech.synthesize(text) } catch { throw DeckError(.internal, "\(error)") }
-        switch try host.requestFocus(context: "navigation", type: .gainTransientMayDuck, acceptsDelayed: true) {
+        // A transient request never waits (AAOS's rule): a prompt is said now or not at all.
+        switch try host.requestFocus(context: "navigation", type: .gainTransientMayDuck) {
         case .granted:
             try speak(spoken)
             host.log(.info, "saying \"\(text)\" (\(spoken.frames / 48) ms)")
-        case .delayed(let reason):
-            waiting = spoken
-            host.log(.info, "the prompt waits: \(reason)")
-        case .rejected(let reason):
+        case .delayed(let reason), .rejected(let reason):
             throw DeckError(.state, reason)
         }
     }
@@ -87,21 +83,10 @@ final class Prompts: DeckAudioPlugin {
         try? host.closeStream()
         try? host.abandonFocus()
         speech = nil
-        waiting = nil
     }
 
     func focusChanged(_ change: FocusChange) {
-        switch change {
-        case .gain:
-            if let waiting {
-                self.waiting = nil
-                try? speak(waiting)
-            }
-        case .loss:
-            stop()  // a prompt that lost its moment is not said later
-        default:
-            break
-        }
+        if change == .loss { stop() }  // a prompt that lost its moment is not said later
     }
 
     func deactivate() { stop() }
