@@ -47,7 +47,7 @@ extension Radio: DeckNowPlayingPlugin {
                 publishState(.paused)
             }
         case .togglePlayPause:
-            return handle(streamOpen || waiting != nil ? .pause : .play, token: token)  // a waiting start is called off
+            return handle(streamOpen || startWaits ? .pause : .play, token: token)  // a waiting start is called off
         case .next, .previous:
             guard !stations.isEmpty else { return .noSuchContent }
             // With no station yet, next is the first and previous the last.

@@ -33,7 +33,7 @@ final class Radio: DeckAudioPlugin {
     var saved: RadioState
     let statePath: String?
     var streamOpen = false
-    private(set) var waiting: String?
+    private var waiting: String?
     /// The list on the display while one is attached, and the stations' pictures handed over for it.
     var rootID: UInt64?
     let screenImages: DeckImageCache
@@ -107,6 +107,9 @@ final class Radio: DeckAudioPlugin {
         host.log(.info, "tuning to \(station.name) (\(station.streamURL))")
         publish()
     }
+
+    /// Whether a start waits for the focus.
+    var startWaits: Bool { waiting != nil }
 
     /// Calls off a start waiting for the focus (pause or stop pressed meanwhile): with no stream
     /// open, the focus request goes too. True when one waited.

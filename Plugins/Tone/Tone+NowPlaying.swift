@@ -44,7 +44,7 @@ extension Tone: DeckNowPlayingPlugin {
             paused = true
             publishPosition(state: .paused)
         case .togglePlayPause:
-            return handle(isPlaying || waiting != nil ? .pause : .play, token: token)  // a waiting start is called off
+            return handle(isPlaying || startWaits ? .pause : .play, token: token)  // a waiting start is called off
         case .stop:
             stop()
         case .next, .previous:

@@ -22,7 +22,7 @@ final class Tone: DeckAudioPlugin {
     var rootID: UInt64?
     var iconID: UInt64?
     /// What to play once a delayed focus request is granted.
-    private(set) var waiting: String?
+    private var waiting: String?
     /// Frames rendered of the current item, written by the audio thread, for the position.
     let framesRendered = Atomic<Int>(0)
     /// Set by the audio thread when a sweep pass ended; handled in `onCallback`.
@@ -63,6 +63,9 @@ final class Tone: DeckAudioPlugin {
             throw DeckError(.state, reason)
         }
     }
+
+    /// Whether a start waits for the focus.
+    var startWaits: Bool { waiting != nil }
 
     /// Calls off a start waiting for the focus (pause pressed meanwhile): with no signal kept, the
     /// focus request goes too. True when one waited.
