@@ -16,6 +16,11 @@ extension ZoneSet {
     /// The zone a call names in `zone`, else the one its connection is bound to; nil when neither.
     func named(by call: RPCCall) throws(RPCError) -> Zone? {
         guard let id = try call.optionalString("zone") ?? call.connection.zone else { return nil }
+        return try zone(named: id)
+    }
+
+    /// The zone with this id; an unknown id is an error naming the zones there are.
+    func zone(named id: String) throws(RPCError) -> Zone {
         guard let zone = zone(id) else {
             throw .invalidParams("unknown zone \"\(id)\" (zones: \(list.map(\.id).joined(separator: ", ")))")
         }

@@ -23,8 +23,7 @@ struct ZonesMethods {
                       params: [.init("zone", Schema.nullable(zones.idSchema), "a zone id from zones.list, or null")],
                       result: Schema.object(["zone": Schema.string])) { call throws(RPCError) in
                 guard call.optional("zone") != nil else { throw .invalidParams("\"zone\" is required (a zone id, or null)") }
-                call.connection.zone = nil
-                let zone = try zones.zone(of: call)
+                let zone = try call.optionalString("zone").map(zones.zone(named:)) ?? zones.primary
                 call.connection.zone = zone.index == 0 ? nil : zone.id
                 return ["zone": .string(zone.id)]
             },

@@ -72,6 +72,10 @@ import Testing
         #expect(unknown["error"]?["code"] == -32602)
         #expect(unknown["error"]?["message"] == #"Invalid params: unknown zone "attic" (zones: front, rear)"#)
         #expect(try rpc.answer("zones.bind", #"{"zone":"attic"}"#)["error"]?["code"] == -32602)
+        #expect(try answer("zones.bind", #"{"zone":"rear"}"#)["result"]?["zone"] == "rear")
+        #expect(try answer("zones.bind", #"{"zone":"attic"}"#)["error"]?["code"] == -32602)
+        let owners = try answer("session.get", "{}")["result"]?["holders"]?.arrayValue?.compactMap { $0["owner"]?.stringValue }
+        #expect(owners == ["integrator:maps"], "a refused bind keeps the connection bound to the rear")
 
         // A sink is picked among the zone's own.
         let front = try #require(harness.runtime.sinks.list.first { $0.name == "Front" }?.id)
