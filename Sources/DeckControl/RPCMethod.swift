@@ -119,6 +119,13 @@ public struct RPCCall {
         guard let text = value.stringValue else { throw .invalidParams("\"\(name)\" must be a string") }
         return text
     }
+
+    /// A boolean parameter, `otherwise` when absent or null; anything else is an error, not false.
+    public func bool(_ name: String, otherwise: Bool) throws(RPCError) -> Bool {
+        guard let value = optional(name), value != .null else { return otherwise }
+        guard let flag = value.boolValue else { throw .invalidParams("\"\(name)\" must be true or false") }
+        return flag
+    }
 }
 
 /// What the dispatcher knows of a client: its subscriptions and how to reach it with notifications.

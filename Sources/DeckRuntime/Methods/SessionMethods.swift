@@ -80,8 +80,8 @@ struct SessionMethods {
         guard !name.isEmpty, name.utf8.count <= 64 else { throw .invalidParams("\"name\" must be 1 to 64 bytes") }
         let owner = FocusOwner.integrator(name)
         let request = FocusRequest(owner: owner, context: context, type: type,
-                                   acceptsDelayedFocus: call.optional("acceptsDelayedFocus")?.boolValue ?? false,
-                                   pausesOnDuck: call.optional("pausesOnDuck")?.boolValue ?? false)
+                                   acceptsDelayedFocus: try call.bool("acceptsDelayedFocus", otherwise: false),
+                                   pausesOnDuck: try call.bool("pausesOnDuck", otherwise: false))
         let result: FocusResult
         do { result = try focus.requestIntegratorFocus(request) } catch { throw .limit(error.description) }
         // Focus requested over a connection ends with it, as AAOS abandons a dead client's focus:

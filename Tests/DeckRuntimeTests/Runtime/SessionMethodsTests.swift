@@ -5,7 +5,7 @@ import Testing
 @testable import DeckSession
 
 /// `session.configure`: the integrator changes the session's settings at run time, validated as
-/// the config file's `session` section is.
+/// the config file's `session` section is; `session.request`'s flags are checked as strictly.
 @Suite struct SessionMethodsTests {
     @Test func navigationDuringACallIsTheDriversChoiceAtRunTime() throws {
         let runtime = try Runtime(configuration: RuntimeConfiguration(), logger: LogCapture().logger)
@@ -36,5 +36,16 @@ import Testing
         #expect(answer["error"]?["code"] == -32602)
         #expect(answer["error"]?["message"]?.stringValue == message)
         #expect(runtime.session.policy == SessionPolicy())
+    }
+
+    @Test(arguments: ["acceptsDelayedFocus", "pausesOnDuck"], [#""yes""#, "1", "{}"])
+    func aRequestFlagThatIsNotABooleanIsRefusedNotReadAsFalse(flag: String, value: String) throws {
+        let runtime = try Runtime(configuration: RuntimeConfiguration(), logger: LogCapture().logger)
+        defer { runtime.shutdown() }
+        let answer = try runtime.makeDispatcher().answer("session.request", #"{"context":"music","type":"gain","\#(flag)":\#(value)}"#)
+        #expect(answer["error"]?["message"]?.stringValue == "Invalid params: \"\(flag)\" must be true or false")
+        #expect(runtime.session.arbiter.holders.isEmpty)
+        let null = try runtime.makeDispatcher().answer("session.request", #"{"context":"music","type":"gain","\#(flag)":null}"#)
+        #expect(null["result"]?["result"] == "granted", "null is the default")
     }
 }
