@@ -59,19 +59,16 @@ public struct VolumeGroups: Sendable, Equatable {
                 }
                 contexts.append(context)
             }
-            let maxIndex = Int(fields["maxIndex"]?.intValue ?? 40)
-            guard (1...100).contains(maxIndex) else { throw .invalid("\(at).maxIndex must be 1 to 100") }
-            let minIndex = Int(fields["minIndex"]?.intValue ?? 0)
-            guard (0..<maxIndex).contains(minIndex) else { throw .invalid("\(at).minIndex must be 0 to \(maxIndex - 1)") }
-            let step: Double = switch fields["stepDb"] {
-            case .int(let n)?: Double(n)
-            case .double(let n)?: n
-            case nil: 1.5
-            default: -1
+            /// A whole-number key within `range`, `otherwise` when absent; another type is an error, not the default.
+            func whole(_ key: String, _ range: ClosedRange<Int>, otherwise: Int) throws(SessionConfigurationError) -> Int {
+                guard let value = fields[key] else { return otherwise }
+                guard let number = value.integer(in: range) else { throw .invalid("\(at).\(key) must be \(range.lowerBound) to \(range.upperBound)") }
+                return number
             }
-            guard (0.1...6).contains(step) else { throw .invalid("\(at).stepDb must be 0.1 to 6 dB") }
-            let index = Int(fields["index"]?.intValue ?? Int64(maxIndex))
-            guard (minIndex...maxIndex).contains(index) else { throw .invalid("\(at).index must be \(minIndex) to \(maxIndex)") }
+            let maxIndex = try whole("maxIndex", 1...100, otherwise: 40)
+            let minIndex = try whole("minIndex", 0...(maxIndex - 1), otherwise: 0)
+            guard let step = fields["stepDb"].map({ $0.number(in: 0.1...6) }) ?? 1.5 else { throw .invalid("\(at).stepDb must be 0.1 to 6 dB") }
+            let index = try whole("index", minIndex...maxIndex, otherwise: maxIndex)
             guard fields["protected"] == nil || fields["protected"]?.boolValue != nil else { throw .invalid("\(at).protected must be true or false") }
             let protected = fields["protected"]?.boolValue ?? false
             groups.append(Group(name: name, contexts: contexts, maxIndex: maxIndex, minIndex: minIndex, stepDecibels: step,

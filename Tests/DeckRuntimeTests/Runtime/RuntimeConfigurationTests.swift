@@ -87,6 +87,11 @@ import Testing
         (#"{"session": {"volumeGroups": [{"name": "a", "contexts": ["music"]}, {"name": "b", "contexts": ["music"]}]}}"#,
          "session.volumeGroups[1]: music is in more than one volume group"),
         (#"{"session": {"volumeGroups": [{"name": "a", "contexts": [], "stepDb": 10}]}}"#, "session.volumeGroups[0].stepDb must be 0.1 to 6 dB"),
+        (#"{"session": {"volumeGroups": [{"name": "a", "contexts": [], "stepDb": "3"}]}}"#, "session.volumeGroups[0].stepDb must be 0.1 to 6 dB"),
+        (#"{"session": {"volumeGroups": [{"name": "a", "contexts": [], "maxIndex": "20"}]}}"#, "session.volumeGroups[0].maxIndex must be 1 to 100"),
+        (#"{"session": {"volumeGroups": [{"name": "a", "contexts": [], "maxIndex": 20, "index": 2.5}]}}"#,
+         "session.volumeGroups[0].index must be 0 to 20"),
+        (#"{"session": {"volumeGroups": [{"name": "a", "contexts": [], "minIndex": null}]}}"#, "session.volumeGroups[0].minIndex must be 0 to 39"),
         (#"{"session": {"volumeGroups": [{"name": "\#(String(repeating: "g", count: 65))", "contexts": ["music"]}]}}"#,
          "session.volumeGroups[0].name must be 1 to 64 bytes, a name no other group has"),
     ])
