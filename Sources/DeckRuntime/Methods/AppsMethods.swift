@@ -63,8 +63,7 @@ struct AppsMethods {
                                .init("zone", zones.idSchema, required: false,
                                      "a zone id from zones.list; default: the zone the connection is bound to, else the app's zone")],
                       result: AppsMethods.appSchema, errors: [-32000, -32003, -32004]) { call throws(RPCError) in
-                let id = try call.string("id")
-                let named = try zones.named(by: call)
+                let (id, item, named) = (try call.string("id"), try call.optionalString("item"), try zones.named(by: call))
                 _ = supervisor.revive(id: id)
                 guard let plugin = registry.plugin(id: id) else { throw .noSuchApp(id) }
                 if let named, let refusal = zones.claim(id, for: named) {
@@ -74,7 +73,6 @@ struct AppsMethods {
                     do throws(PluginCallError) { try plugin.activate() } catch { throw .commandFailed(error.message) }
                 }
                 interface.launched(id)
-                let item = try call.optionalString("item")
                 let zone = zones.zone(ofPlugin: id)
                 let (focus, player) = (zone.focus, zone.player)
                 let center = player.center
