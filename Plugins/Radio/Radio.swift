@@ -185,11 +185,15 @@ final class Radio: DeckAudioPlugin {
     /// A new station list arrived (or could not be read): the tree and the screen follow it.
     private func apply(_ update: StationWatcher.Update) {
         switch update {
-        case .loaded(let list, let pictures, let path):
+        case .loaded(let list, let pictures, let path, let skipped):
             let changed = list.station != stations
             stations = list.station
             images = pictures
             host.log(.info, "\(stations.count) stations from \(path)")
+            if !skipped.isEmpty {
+                let more = skipped.count > 3 ? " and \(skipped.count - 3) more" : ""
+                host.log(.warning, "left out of \(path): \(skipped.prefix(3).joined(separator: "; "))\(more)")
+            }
             if changed { try? host.reloadContent() }
             refreshScreen()
         case .failed(let reason):

@@ -22,24 +22,38 @@ struct StationList: Codable, Equatable, Sendable {
     static let maxBytes = 1 << 20
     static let maxStations = 1000
 
-    /// Reads and checks the list at `path`; relative image paths are resolved beside it.
-    static func load(_ path: String) throws(StationListError) -> StationList {
+    /// Reads and checks the list at `path`; relative image paths are resolved beside it. A station
+    /// with no name or stream, or with the stream of one before it (the stream is its id), is left
+    /// out and said in `skipped`, as are those past `maxStations`.
+    static func load(_ path: String) throws(StationListError) -> (list: StationList, skipped: [String]) {
         guard let bytes = FileBytes.read(path, maxBytes: maxBytes) else { throw .unreadable(path) }
-        var list: StationList
+        let read: StationList
         do {
-            list = try JSONDecoder().decode(StationList.self, from: Data(bytes))
+            read = try JSONDecoder().decode(StationList.self, from: Data(bytes))
         } catch {
             throw .malformed(path, "\(error)")
         }
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        list.station = list.station.filter { !$0.name.isEmpty && !$0.streamURL.isEmpty }.prefix(maxStations).map { station in
-            var station = station
+        var list = StationList(station: []), skipped: [String] = [], streams = Set<String>()
+        for (index, var station) in read.station.enumerated() {
+            guard !station.name.isEmpty, !station.streamURL.isEmpty else {
+                skipped.append("station \(index + 1) has no name or no streamURL")
+                continue
+            }
+            guard streams.insert(station.streamURL).inserted else {
+                skipped.append("\(station.name) has the streamURL of a station before it")
+                continue
+            }
+            guard list.station.count < maxStations else {
+                skipped.append("the stations after the first \(maxStations)")
+                break
+            }
             if let image = station.imageURL, !image.isEmpty, !image.contains("://"), !image.hasPrefix("/") {
                 station.imageURL = "\(folder)/\(image)"
             }
-            return station
+            list.station.append(station)
         }
-        return list
+        return (list, skipped)
     }
 
     /// The genres, in the order they first appear.

@@ -7,7 +7,8 @@ import Synchronization
 /// preferred one appears (as inotify tells); each result reaches the loop through `take()`.
 final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are set and cleared on the loop thread only, around the thread's life; the rest is immutable, atomic or locked.
     enum Update: Sendable {
-        case loaded(StationList, [String: [UInt8]], from: String)
+        /// The list, its pictures, its file and the stations left out of it (and why).
+        case loaded(StationList, [String: [UInt8]], from: String, skipped: [String])
         case failed(String)
     }
 
@@ -83,8 +84,8 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
     private func read(remotePictures: Bool) -> Update {
         let path = path
         do {
-            let list = try StationList.load(path)
-            return .loaded(list, pictures(list, remote: remotePictures), from: path)
+            let (list, skipped) = try StationList.load(path)
+            return .loaded(list, pictures(list, remote: remotePictures), from: path, skipped: skipped)
         } catch {
             return .failed(error.description)
         }

@@ -292,6 +292,18 @@ import Testing
         #expect((saved as? [String: Any])?["favourites"] as? [String] == [icecast.url("/live.mp3?two")], "kept in the data folder: \(saved)")
     }
 
+    @Test func stationsSharingAStreamOrMissingOneAreLeftOutAndTheScreenStillShows() throws {
+        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("One again", "http://127.0.0.1:9/a.mp3", "Jazz"),
+                                     ("", "http://127.0.0.1:9/b.mp3", "Pop"), ("Two", "http://127.0.0.1:9/c.mp3", "Pop")])
+        #expect(car.deckd.waitForLog("2 stations from"), "\(car.deckd.log)")
+        #expect(car.deckd.waitForLog("left out of \(car.stationsPath): One again has the streamURL of a station before it; "
+                                     + "station 3 has no name or no streamURL"), "\(car.deckd.log)")
+        let screen = try car.deckctl(["ui", "org.deck.radio"])
+        #expect(!car.deckd.log.contains("is used twice in the template") && !screen.contains("nothing to show"), "\(screen)")
+        #expect(screen.contains("] One — One on loopback") && screen.contains("] Two — Two on loopback") && !screen.contains("One again"), "\(screen)")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// The image id of the Radio screen's first row titled `station`.
     private func image(of station: String, _ car: Car) throws -> Int64 {
         let screen = try JSONValue.parse(try car.deckctl(["--json", "ui", "org.deck.radio"]))
