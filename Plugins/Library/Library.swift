@@ -50,6 +50,7 @@ final class Library: DeckAudioPlugin {
         self.host = host
         screenImages = DeckImageCache(host: host)
         settings = LibrarySettings(json: host.settings)
+        for problem in settings.problems { host.log(.warning, "appSettings: \(problem)") }
         if settings.folders.isEmpty {
             host.log(.warning, host.hasPermission("media") ? "no media folders are configured (isolation.mediaFolders)"
                                                             : "Library holds no media permission: it cannot read music folders")

@@ -24,21 +24,16 @@ struct LibraryState: Codable, Equatable {
 
 /// The integrator's settings for Library (`appSettings."org.deck.library"`): the runtime adds
 /// `mediaFolders`, the folders its sandbox lets it read.
-struct LibrarySettings: Decodable {
+struct LibrarySettings {
     var folders: [String] = []
     var loudnessTarget = LoudnessNormalizer.defaultTarget
-
-    enum CodingKeys: String, CodingKey { case mediaFolders, loudnessTarget }
+    /// What was wrong with them, for the log.
+    var problems: [String]
 
     init(json: String) {
-        if let decoded = try? JSONDecoder().decode(LibrarySettings.self, from: Data(json.utf8)) { self = decoded }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        folders = (try container.decodeIfPresent([String].self, forKey: .mediaFolders) ?? []).map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-        if let target = try container.decodeIfPresent(Double.self, forKey: .loudnessTarget), (-40.0...(-5)).contains(target) {
-            loudnessTarget = target
-        }
+        var settings = AppSettings(json: json, known: ["mediaFolders", "loudnessTarget"])
+        folders = (settings.strings("mediaFolders", meaning: "a list of folder paths") ?? []).map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        loudnessTarget = settings.number("loudnessTarget", in: -40...(-5), unit: "LUFS") ?? loudnessTarget
+        problems = settings.problems
     }
 }

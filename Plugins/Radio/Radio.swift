@@ -43,6 +43,7 @@ final class Radio: DeckAudioPlugin {
         self.host = host
         screenImages = DeckImageCache(host: host)
         let settings = RadioSettings(json: host.settings)
+        for problem in settings.problems { host.log(.warning, "appSettings: \(problem)") }
         player = Player(host: host, target: settings.loudnessTarget)
         statePath = host.dataPath.map { "\($0)/radio.json" }
         saved = statePath.flatMap(RadioState.load) ?? RadioState()

@@ -17,23 +17,18 @@ struct RadioState: Codable, Equatable {
 }
 
 /// The integrator's settings for Radio (`appSettings."org.deck.radio"`).
-struct RadioSettings: Decodable {
+struct RadioSettings {
     /// The station list's path (default: stations.json in the data folder, else the bundle's).
     var stations: String?
     /// The loudness every station is brought to, in LUFS.
     var loudnessTarget = LoudnessNormalizer.defaultTarget
-
-    enum CodingKeys: String, CodingKey { case stations, loudnessTarget }
+    /// What was wrong with them, for the log.
+    var problems: [String]
 
     init(json: String) {
-        if let decoded = try? JSONDecoder().decode(RadioSettings.self, from: Data(json.utf8)) { self = decoded }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        stations = try container.decodeIfPresent(String.self, forKey: .stations)
-        if let target = try container.decodeIfPresent(Double.self, forKey: .loudnessTarget), (-40.0...(-5)).contains(target) {
-            loudnessTarget = target
-        }
+        var settings = AppSettings(json: json, known: ["stations", "loudnessTarget"])
+        stations = settings.string("stations", meaning: "the station list's path")
+        loudnessTarget = settings.number("loudnessTarget", in: -40...(-5), unit: "LUFS") ?? loudnessTarget
+        problems = settings.problems
     }
 }

@@ -14,10 +14,10 @@ import Testing
         var output: String { dir.path + "/out.opus" }
         var stationsPath: String { dir.path + "/data/org.deck.radio/stations.json" }
 
-        init(stations: [(name: String, url: String, genre: String)], options: [String] = []) throws {
+        init(stations: [(name: String, url: String, genre: String)], options: [String] = [], settings: String = "{}") throws {
             try FileManager.default.createDirectory(atPath: dir.path + "/data/org.deck.radio", withIntermediateDirectories: true)
             try RadioTests.write(stations, to: dir.path + "/data/org.deck.radio/stations.json")
-            try #"{"dataDirectory": "data"}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+            try #"{"dataDirectory": "data", "appSettings": {"org.deck.radio": \#(settings)}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
             deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", Paths.binDir + "/plugins", "--state", "none",
                                       "--sink", "file:\(dir.path)/out.opus"] + options)
             guard deckd.waitForLog("deckd: ready") else { throw CommandFailure(description: "deckd did not get ready:\n\(deckd.log)") }
@@ -292,9 +292,13 @@ import Testing
         #expect((saved as? [String: Any])?["favourites"] as? [String] == [icecast.url("/live.mp3?two")], "kept in the data folder: \(saved)")
     }
 
-    @Test func stationsSharingAStreamOrMissingOneAreLeftOutAndTheScreenStillShows() throws {
+    @Test func stationsSharingAStreamOrMissingOneAndWrongSettingsAreNamedAndTheScreenStillShows() throws {
         let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("One again", "http://127.0.0.1:9/a.mp3", "Jazz"),
-                                     ("", "http://127.0.0.1:9/b.mp3", "Pop"), ("Two", "http://127.0.0.1:9/c.mp3", "Pop")])
+                                     ("", "http://127.0.0.1:9/b.mp3", "Pop"), ("Two", "http://127.0.0.1:9/c.mp3", "Pop")],
+                          settings: #"{"loudnessTarget": "-14", "station": "/x.json"}"#)
+        #expect(car.deckd.log.contains(#"org.deck.radio: appSettings: unknown setting "station" (known: stations, loudnessTarget)"#))
+        #expect(car.deckd.log.contains(#"org.deck.radio: appSettings: "loudnessTarget" must be a number from -40.0 to -5.0 LUFS; its default applies"#),
+                "a wrong setting is named, not dropped in silence: \(car.deckd.log)")
         #expect(car.deckd.waitForLog("2 stations from"), "\(car.deckd.log)")
         #expect(car.deckd.waitForLog("left out of \(car.stationsPath): One again has the streamURL of a station before it; "
                                      + "station 3 has no name or no streamURL"), "\(car.deckd.log)")
