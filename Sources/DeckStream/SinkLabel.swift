@@ -24,6 +24,9 @@ public struct SinkLabel: Sendable, Equatable {
         var label = SinkLabel()
         var kept: [Substring] = []
         for item in text[text.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false) {
+            if (item.hasPrefix("name=") && label.name != nil) || (item.hasPrefix("kind=") && label.kind != nil) {
+                throw .invalidURI(text, "\(item.prefix(4))= is given twice; give it once")
+            }
             if item.hasPrefix("name=") {
                 guard let name = percentDecoded(item.dropFirst(5)), !name.isEmpty, name.utf8.count <= maxNameBytes,
                       !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {

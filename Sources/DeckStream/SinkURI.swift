@@ -27,9 +27,11 @@ public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
             var payloadType = 96
             var sdpPath: String?
             if question != rest.endIndex {
+                var given: Set<String> = []
                 for pair in rest[rest.index(after: question)...].split(separator: "&") {
                     let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
                     guard parts.count == 2 else { throw .invalidURI(text, "query item '\(pair)' is not key=value") }
+                    guard given.insert(parts[0]).inserted else { throw .invalidURI(text, "\(parts[0])= is given twice; give it once") }
                     switch parts[0] {
                     case "pt":
                         guard let value = Int(parts[1]), (96...127).contains(value) else {

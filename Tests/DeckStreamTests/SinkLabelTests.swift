@@ -30,6 +30,8 @@ import Testing
         ("file:a.opus?name=%FF", "name= must be 1 to 64 bytes of percent-encoded UTF-8 without control characters"),
         ("file:a.opus?name=a%0Ab", "name= must be 1 to 64 bytes of percent-encoded UTF-8 without control characters"),
         ("file:a.opus?kind=car", "kind= must be one of speakers, headphones, bluetooth, network, recording"),
+        ("file:a.opus?name=A&name=B", "name= is given twice; give it once"),
+        ("http://127.0.0.1:0/x?kind=network&kind=recording", "kind= is given twice; give it once"),
     ])
     func aBadLabelIsRefusedWithTheRule(text: String, reason: String) {
         #expect(throws: SinkError.invalidURI(text, reason)) { try SinkLabel.parse(text) }

@@ -23,6 +23,8 @@ import Testing
         ("rtp://127.0.0.1:0", "an RTP sink needs a destination port"),
         ("rtp://127.0.0.1:5004?pt=8", "pt must be a dynamic payload type, 96 to 127"),
         ("rtp://127.0.0.1:5004?ttl=3", "unknown query item 'ttl' (known: pt, sdp)"),
+        ("rtp://127.0.0.1:5004?pt=96&pt=97", "pt= is given twice; give it once"),
+        ("rtp://127.0.0.1:5004?sdp=a.sdp&sdp=b.sdp", "sdp= is given twice; give it once"),
     ])
     func refusesWhatItCannotUseWithTheReason(text: String, reason: String) {
         #expect(throws: SinkError.invalidURI(text, reason)) { try SinkURI(text) }
