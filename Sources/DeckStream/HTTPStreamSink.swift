@@ -3,8 +3,9 @@ import Glibc
 
 /// `http://HOST:PORT/PATH`: serves the live Ogg Opus stream to any number of clients. A client
 /// joining late gets the header pages first, then pages from the next page boundary. Slow clients
-/// are dropped, never the stream; other paths get 404, malformed requests 400, and a request head
-/// over 8 KiB or slower than 5 s is cut off. Loop-thread-confined.
+/// are dropped, never the stream; other paths get 404 (a query string is ignored, as at Icecast),
+/// malformed requests 400, and a request head over 8 KiB or slower than 5 s is cut off.
+/// Loop-thread-confined.
 public final class HTTPStreamSink: Sink {
     public struct Limits: Sendable, Equatable {
         /// Bytes a client may have queued before it counts as too slow and is dropped.
@@ -151,7 +152,8 @@ public final class HTTPStreamSink: Sink {
         guard request.method == "GET" || request.method == "HEAD" else {
             return reject(client, status: "405 Method Not Allowed", reason: "\(request.method) \(request.target)", extra: "Allow: GET, HEAD\r\n")
         }
-        guard request.target == path else {
+        // The query is not part of the mount, as at Icecast: players add their own (`?cache=…`).
+        guard request.target.prefix(while: { $0 != "?" }) == path else {
             return reject(client, status: "404 Not Found", reason: "\(request.method) \(request.target)")
         }
         client.timer?.close()

@@ -91,6 +91,8 @@ import Testing
         let post = request("POST /stream.opus HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
         #expect(post.hasPrefix("HTTP/1.1 405 Method Not Allowed\r\n"))
         #expect(post.contains("Allow: GET, HEAD\r\n"))
+        #expect(request("GET /other.opus?x HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.1 404 Not Found\r\n"))
+        #expect(request("HEAD /stream.opus?nocache=1 HTTP/1.0\r\n\r\n").hasPrefix("HTTP/1.1 200 OK\r\n"), "a query is not part of the mount")
         let head = request("HEAD /stream.opus HTTP/1.0\r\n\r\n")
         #expect(head.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: audio/ogg\r\n"))
         #expect(head.hasSuffix("\r\n\r\n"))
