@@ -39,9 +39,25 @@ public final class StateFile {
                           + "run 'chmod go-w \(folder)' or choose another folder for state.path")
         }
         guard lstat(path, &info) == 0 else { return }
+        // Only a file deckd wrote is ever set aside or replaced: never a folder (`--state /tmp`), a
+        // link, a FIFO or a device.
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .notAFile("the state file \(path) is \(StateFile.kind(of: info.st_mode)), not a regular file; name a file for state.path "
+                            + "(deckd replaces it whole at each save)")
+        }
         guard info.st_uid == geteuid() else {
             throw .unsafe("the state file \(path) is owned by uid \(info.st_uid), not by you (uid \(geteuid())); "
                           + "remove it or run 'chown \(geteuid()) \(path)'")
+        }
+    }
+
+    private static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a folder"
+        case S_IFLNK: "a symbolic link"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        default: "a device"
         }
     }
 
@@ -174,13 +190,17 @@ private final class Writer: Sendable {
 public enum StateFileError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Its folder or the file itself is open to others; the message names the fix.
     case unsafe(String)
+    /// The path names something other than a regular file, which deckd would set aside or replace.
+    /// (One string, as each case: a larger payload makes `RuntimeError` too large for Swift 6.3 to
+    /// throw from `Runtime.init` without crashing.)
+    case notAFile(String)
     /// The document parses but a value in it does not fit (out of range, wrong type).
     case invalid(String)
     case loop(LoopError)
 
     public var description: String {
         switch self {
-        case .unsafe(let message), .invalid(let message): message
+        case .unsafe(let message), .invalid(let message), .notAFile(let message): message
         case .loop(let error): "\(error)"
         }
     }

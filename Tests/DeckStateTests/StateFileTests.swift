@@ -74,4 +74,20 @@ import Testing
         }
         chmod(dir.path, 0o755)
     }
+
+    /// `--state /tmp` once moved /tmp aside as a corrupt state file.
+    @Test(arguments: ["a folder", "a symbolic link", "a FIFO"])
+    func aPathThatIsNotARegularFileIsRefusedAndLeftAlone(kind: String) throws {
+        let path = dir.path + "/state"
+        switch kind {
+        case "a folder": mkdir(path, 0o700)
+        case "a symbolic link": symlink(dir.path + "/elsewhere.json", path)
+        default: mkfifo(path, 0o600)
+        }
+        #expect(throws: StateFileError.notAFile("the state file \(path) is \(kind), not a regular file; name a file for state.path "
+                                                 + "(deckd replaces it whole at each save)")) {
+            try StateFile(path: path, delayMilliseconds: 0, scheduler: try EventLoop(), logger: LogCapture().logger)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["state"], "nothing was set aside")
+    }
 }

@@ -130,6 +130,21 @@ import Testing
                                         + "every plugin granted media could read other apps' data folders"), "\(result.output)")
     }
 
+    /// `--state /tmp` once set /tmp aside as a corrupt state file; an unusable state path once crashed deckd.
+    @Test func aStatePathThatIsAFolderOrInAFolderOthersMayWriteStopsDeckdWithTheFix() throws {
+        let dir = TemporaryDirectory()
+        mkdir(dir.path + "/folder", 0o700)
+        let folder = try runProgram(deckd, ["--state", dir.path + "/folder", "--socket", dir.path + "/d.sock", "--sink", "file:\(dir.path)/o.opus"])
+        #expect(folder.status == 1)
+        #expect(folder.output.contains("the state file \(dir.path)/folder is a folder, not a regular file; name a file for state.path"), "\(folder.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["folder"], "nothing set aside, nothing written")
+        mkdir(dir.path + "/open", 0o777)
+        chmod(dir.path + "/open", 0o777)
+        let open = try runProgram(deckd, ["--state", dir.path + "/open/state.json", "--socket", dir.path + "/d.sock", "--sink", "file:\(dir.path)/o.opus"])
+        #expect(open.status == 1)
+        #expect(open.output.contains("the state folder \(dir.path)/open is writable by group or others (mode 777)"), "\(open.output)")
+    }
+
     @Test func aConfigFileSetsDirectoriesPolicyAndLevelWithRelativePaths() throws {
         let dir = TemporaryDirectory()
         try FileManager.default.createSymbolicLink(atPath: dir.path + "/plugins", withDestinationPath: examples)
