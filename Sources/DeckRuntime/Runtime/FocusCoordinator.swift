@@ -117,10 +117,14 @@ public final class FocusCoordinator {
         return requestFocus(request)
     }
 
+    /// Gives up `owner`'s focus, held or awaited, here and in the zones it was shared with. One
+    /// that holds none here (an app stopping that was not playing) changes nothing and says nothing.
     public func abandonFocus(_ owner: FocusOwner) {
-        logger.info("session", "\(owner) abandoned focus")
-        changes.append((owner.description, "abandoned"))
-        apply(session.abandon(owner, now: scheduler.now))
+        if session.arbiter.holdsOrAwaits(owner) {
+            logger.info("session", "\(owner) abandoned focus")
+            changes.append((owner.description, "abandoned"))
+            apply(session.abandon(owner, now: scheduler.now))
+        }
         share?(.abandon(owner))
     }
 

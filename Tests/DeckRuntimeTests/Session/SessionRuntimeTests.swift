@@ -62,6 +62,21 @@ import Testing
         #expect(harness.runtime.session.targetGain(.plugin(radio.id)) == 1)
     }
 
+    /// Apps give up focus whenever they stop, playing or not: only a real change is logged and published.
+    @Test func abandoningFocusNotHeldIsNotASessionChange() throws {
+        let harness = try harness()
+        let idle = try harness.load(try fixture("Idle", id: "org.example.idle", entitlements: ["audio"]))
+        var published: [String] = []
+        let hmi = RPCConnection { published.append($0) }
+        hmi.topics = ["session.changed"]
+        harness.runtime.events.add(hmi)
+        harness.runtime.focus.abandonFocus(.plugin(idle.id))
+        harness.runtime.plugins.unload(idle)
+        harness.run(for: 0.1)
+        #expect(published.isEmpty, "\(published)")
+        #expect(!harness.log.messages(from: "session").contains { $0.contains("abandoned focus") })
+    }
+
     @Test func theIntegratorMayRequestAnyContext() throws {
         let harness = try harness()
         #expect(harness.runtime.focus.requestFocus(FocusRequest(owner: .integrator("chime"), context: .vehicleStatus,
