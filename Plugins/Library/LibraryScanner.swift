@@ -138,16 +138,32 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
                 return
             }
             if !watched { unwatched += 1 }
-            var names: [String] = []
+            var names: [(name: String, isUTF8: Bool)] = []
             while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if !name.hasPrefix(".") { names.append(name) }
+                let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+                let name = String(decoding: bytes, as: UTF8.self)
+                if !name.hasPrefix(".") { names.append((name, String(validating: bytes, as: UTF8.self) != nil)) }
             }
             closedir(directory)
-            for name in names.sorted() {
+            /// A music file that cannot be read: a problem, logged the first time it is met.
+            func skip(_ path: String, _ signature: [Int], _ reason: String) {
+                let problem = "skipped \(path): \(reason)"
+                progress.problems.append(problem)
+                if failures[path]?.problem != problem { host.log(.warning, problem) }
+                failed[path] = (signature, problem)
+            }
+            for (name, isUTF8) in names.sorted(by: { $0.name < $1.name }) {
                 let path = "\(folder)/\(name)"
+                // A path is text here and for FFmpeg's callers: a name that is not UTF-8 cannot be opened.
+                guard isUTF8 else {
+                    if Track.isMusic(name) { skip(path, [], "its name is not UTF-8 text (\u{FFFD} marks the bytes); rename the file") }
+                    continue
+                }
                 var info = stat()
-                guard stat(path, &info) == 0 else { continue }
+                guard stat(path, &info) == 0 else {
+                    if Track.isMusic(name) { skip(path, [], String(cString: strerror(errno))) }
+                    continue
+                }
                 if info.st_mode & S_IFMT == S_IFDIR {
                     if visited.insert([Int(info.st_dev), Int(info.st_ino)]).inserted { visit(path, depth: depth + 1) }
                     continue
@@ -165,10 +181,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
                         progress.tracks.append(try Track(path: path, signature: signature))
                         read += 1
                     } catch {
-                        let problem = "skipped \(path): \(error)"
-                        progress.problems.append(problem)
-                        host.log(.warning, problem)
-                        failed[path] = (signature, problem)
+                        skip(path, signature, "\(error)")
                     }
                 }
                 // The first files at once, so the driver has something to choose from; a scan

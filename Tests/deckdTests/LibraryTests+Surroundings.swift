@@ -13,6 +13,26 @@ extension LibraryTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A music file the Library cannot open by its name (not UTF-8) or at all (a link to nothing)
+    /// is reported, not passed over in silence.
+    @Test func aNameThatIsNotUTF8AndALinkToNothingAreReportedNotPassedOver() throws {
+        let media = TemporaryDirectory()
+        let track = try Data(contentsOf: URL(fileURLWithPath: LibraryTests.music + "/Odd names/no tags at all.mp3"))
+        try track.write(to: URL(fileURLWithPath: media.path + "/ok.mp3"))
+        let raw = Array((media.path + "/bad").utf8CString.dropLast()) + [CChar(bitPattern: 0xFF)] + Array("name.mp3".utf8CString)
+        let fd = open(raw, O_CREAT | O_WRONLY, 0o644)
+        #expect(fd >= 0 && track.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == track.count)
+        close(fd)
+        symlink(media.path + "/nowhere.flac", media.path + "/gone.flac")
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
+        let car = try Car(folders: [media.path])
+        #expect(car.deckd.waitForLog("library: 1 tracks (1 read, 0 unchanged)"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("skipped \(media.path)/bad\u{FFFD}name.mp3: its name is not UTF-8 text"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("skipped \(media.path)/gone.flac: No such file or directory"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("; 2 problems"), "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// The Library follows its folders while it runs, reading only what changed (a broken file
     /// is skipped once, not at every scan): an album copied in shows without a restart, one
     /// removed goes, and a filesystem mounted in a media folder (a USB stick; here a bind mount)
