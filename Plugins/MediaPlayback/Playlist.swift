@@ -14,14 +14,20 @@ public enum Playlist {
     /// The first entry of the playlist at `url`.
     public static func resolve(_ url: String, cancellation: Cancellation) throws(MediaError) -> String {
         let text = String(decoding: try RemoteBytes.fetch(url, maxBytes: maxBytes, cancellation: cancellation), as: UTF8.self)
+        guard let first = firstEntry(in: text) else { throw .open(url, "the playlist lists no stream") }
+        return try entry(first, of: url)
+    }
+
+    /// The first stream a playlist's text lists: an M3U line that is not a comment, or a PLS
+    /// `FileN=` value. A PLS key is letters and digits before `=`; a URL's query has its `=` later.
+    static func firstEntry(in text: String) -> String? {
         for line in text.split(whereSeparator: \.isNewline).map({ String($0).trimmingSpaces }) {
             if line.hasPrefix("#") || line.isEmpty || line.hasPrefix("[") { continue }
-            if line.lowercased().hasPrefix("file"), let equals = line.firstIndex(of: "=") {
-                return try entry(String(line[line.index(after: equals)...]).trimmingSpaces, of: url)
-            }
-            if !line.contains("=") { return try entry(line, of: url) }
+            let key = line.prefix { $0 != "=" }
+            guard key.count < line.count, !key.isEmpty, key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return line }
+            if key.lowercased().hasPrefix("file") { return String(line.dropFirst(key.count + 1)).trimmingSpaces }
         }
-        throw .open(url, "the playlist lists no stream")
+        return nil
     }
 
     /// What `entry` of the playlist at `playlist` names. A playlist from the network is the

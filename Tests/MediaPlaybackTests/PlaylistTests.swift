@@ -16,6 +16,20 @@ import Testing
         #expect(try Playlist.entry(entry, of: playlist) == expected)
     }
 
+    @Test(arguments: [
+        ("#EXTM3U\n#EXTINF:-1,Station\nhttp://radio.example/live.mp3?type=.mp3&sid=1\n", "http://radio.example/live.mp3?type=.mp3&sid=1"),
+        ("[playlist]\nNumberOfEntries=2\nTitle1=One\nFile1=http://radio.example/a?x=1\nFile2=http://radio.example/b\nVersion=2\n",
+         "http://radio.example/a?x=1"),
+        ("\r\n  live.mp3  \r\n", "live.mp3"),
+    ])
+    func theFirstStreamIsFoundInM3UAndPLS(text: String, expected: String) {
+        #expect(Playlist.firstEntry(in: text) == expected)
+    }
+
+    @Test func aPlaylistOfOnlyCommentsAndKeysListsNoStream() {
+        #expect(Playlist.firstEntry(in: "#EXTM3U\n[playlist]\nNumberOfEntries=0\nVersion=2\n") == nil)
+    }
+
     @Test(arguments: ["file:///etc/passwd", "pipe:0", "unix:/run/deck.sock", "concat:/a|/b", "subfile,,start,0,end,10,,:/etc/shadow", "tcp://127.0.0.1:7700"])
     func aNetworkPlaylistNamesNetworkStreamsOnly(entry: String) {
         #expect(throws: MediaError.refused("http://radio.example/a.pls",
