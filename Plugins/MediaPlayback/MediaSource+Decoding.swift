@@ -69,7 +69,7 @@ extension MediaSource {
             while let next = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
                 entry = next
                 guard let key = next.pointee.key, let value = next.pointee.value else { continue }
-                let text = String(cString: value).trimmingSpaces
+                let text = MediaSource.tagText(UnsafeRawBufferPointer(start: value, count: strlen(value))).trimmingSpaces
                 if !text.isEmpty { result[String(cString: key).lowercased()] = String(text.prefix(1024)) }
             }
         }
@@ -82,6 +82,12 @@ extension MediaSource {
             result["artist"] = parts.count == 2 ? parts[0] : nil
         }
         return result
+    }
+
+    /// A tag's bytes as text: UTF-8 when they are, else Latin-1, as ICY titles often are (FFmpeg
+    /// passes a station's StreamTitle on as it came, where "Beyoncé" in ISO 8859-1 would show "Beyonc�").
+    static func tagText(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(validating: bytes, as: UTF8.self) ?? String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 
     private func decodeMore() throws(MediaError) {

@@ -1,6 +1,6 @@
 import DeckTestSupport
 import Foundation
-import MediaPlayback
+@testable import MediaPlayback
 import Testing
 
 /// What a file decodes to, whatever it holds.
@@ -26,6 +26,13 @@ import Testing
         #expect(decoded.allSatisfy { $0.isFinite })
         #expect(damaged.keys.allSatisfy { decoded[$0] == 0 })
         #expect(decoded.indices.filter { damaged[$0] == nil && decoded[$0] != samples[$0] }.isEmpty, "the rest is as the file has it")
+    }
+
+    /// ICY titles come as the station sends them, often ISO 8859-1.
+    @Test(arguments: [([0x42, 0x65, 0x79, 0x6F, 0x6E, 0x63, 0xC3, 0xA9], "Beyoncé"), ([0x42, 0x65, 0x79, 0x6F, 0x6E, 0x63, 0xE9], "Beyoncé"),
+                      ([0x53, 0x69, 0x67, 0x75, 0x72, 0x20, 0xD3, 0x73], "Sigur Ós"), ([], "")])
+    func aTagIsReadAsUTF8WhenItIsAndAsLatin1Otherwise(bytes: [UInt8], text: String) {
+        #expect(bytes.withUnsafeBytes { MediaSource.tagText($0) } == text)
     }
 
     @Test func aFileInACodecWithoutDecoderIsRefusedWithItsNameAndItsTagsStillRead() throws {
