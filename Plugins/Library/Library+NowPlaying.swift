@@ -1,4 +1,5 @@
 import DeckSDK
+import MediaPlayback
 
 /// Library in now playing: the track's tags, cover and position, the queue, and the remote
 /// commands (seek, next/previous, shuffle and repeat among them).
@@ -16,8 +17,13 @@ extension Library: DeckNowPlayingPlugin {
             info.artwork = cover
             info.rate = state == .playing ? 1 : 0
             try host.setNowPlaying(info)
-            try host.setQueue(queue.map { QueueEntry(id: tracks[$0].path, title: tracks[$0].title, artist: tracks[$0].artist,
-                                                     duration: tracks[$0].duration) }, current: position)
+            let shown = QueueWindow.range(count: queue.count, current: position)
+            do {
+                try host.setQueue(queue[shown].map { QueueEntry(id: tracks[$0].path, title: tracks[$0].title, artist: tracks[$0].artist,
+                                                                duration: tracks[$0].duration) }, current: position - shown.lowerBound)
+            } catch {
+                host.log(.warning, "the queue not published: \(error.message)")  // the commands still are
+            }
             try host.setModes(shuffle: shuffle, repeat: repeatMode)
             try host.enableCommands(Library.commands, skipForward: 15, skipBackward: 15)
             try host.setNowPlayingContent([track.path])

@@ -1,4 +1,5 @@
 import DeckSDK
+import MediaPlayback
 
 /// Radio in now playing: the stream's title and artist as they change, the station's picture,
 /// live (no duration, no seek); next and previous walk the stations.
@@ -18,8 +19,13 @@ extension Radio: DeckNowPlayingPlugin {
             info.rate = 1
             info.artwork = images[station.id]
             try host.setNowPlaying(info)
-            try host.setQueue(stations.map { QueueEntry(id: $0.id, title: $0.name, artist: $0.desc) },
-                              current: stations.firstIndex { $0.id == station.id })
+            let current = stations.firstIndex { $0.id == station.id }, shown = QueueWindow.range(count: stations.count, current: current)
+            do {
+                try host.setQueue(stations[shown].map { QueueEntry(id: $0.id, title: $0.name, artist: $0.desc) },
+                                  current: current.map { $0 - shown.lowerBound })
+            } catch {
+                host.log(.warning, "the queue not published: \(error.message)")  // the commands still are
+            }
             try host.enableCommands(Radio.commands)
             try host.setNowPlayingContent([station.id])
         } catch {

@@ -33,6 +33,20 @@ extension LibraryTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A queue over the integrator's `nowPlaying.maxQueueItems` is refused on its own: the track
+    /// and the commands are still published, so the driver can pause.
+    @Test func aQueueOverTheIntegratorsLimitLeavesTheCommandsWorking() throws {
+        let car = try Car(config: #""nowPlaying": {"maxQueueItems": 3}"#)
+        #expect(car.deckd.waitForLog("library: 15 tracks"))
+        _ = try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/01 Track 1.flac"])
+        #expect(car.deckd.waitForLog("the queue not published: "), "\(car.deckd.log)")
+        #expect(try car.waitFor("Loud Album 1", in: ["now-playing"]))
+        let paused = try car.deckd.deckctl(["pause"])
+        #expect(paused.status == 0, "\(paused.output)")
+        #expect(try car.waitFor("paused", in: ["now-playing"]))
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// The Library follows its folders while it runs, reading only what changed (a broken file
     /// is skipped once, not at every scan): an album copied in shows without a restart, one
     /// removed goes, and a filesystem mounted in a media folder (a USB stick; here a bind mount)

@@ -25,11 +25,12 @@ import Testing
         /// The server of Radio's station, when it has one, kept as long as the car.
         var icecast: IcecastServer?
 
+        /// `config`: more members of the config object (`"nowPlaying": {…}`).
         init(dir: TemporaryDirectory = TemporaryDirectory(), folders: [String] = [LibraryTests.music], output: String = "out.opus",
-             options: [String] = [], launcher: [String] = []) throws {
+             options: [String] = [], launcher: [String] = [], config: String = "") throws {
             self.dir = dir
             let folderList = folders.map { "\"\($0)\"" }.joined(separator: ", ")
-            try #"{"dataDirectory": "data", "isolation": {"mediaFolders": [\#(folderList)]}}"#
+            try #"{"dataDirectory": "data", "isolation": {"mediaFolders": [\#(folderList)]}\#(config.isEmpty ? "" : ", " + config)}"#
                 .write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
             deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", Paths.binDir + "/plugins", "--state", "none",
                                       "--sink", "file:\(dir.path)/\(output)"] + options, launcher: launcher)
