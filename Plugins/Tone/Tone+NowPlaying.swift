@@ -15,9 +15,13 @@ extension Tone: DeckNowPlayingPlugin {
                                   elapsed: elapsed, state: .playing)
             info.isLive = signal.duration == nil
             try host.setNowPlaying(info)
-            try host.setQueue(queue.map { QueueEntry(id: $0, title: Signal(item: $0)?.title, artist: "Tone",
-                                                     duration: Signal(item: $0)?.duration) },
-                              current: queue.firstIndex(of: item))
+            do {
+                try host.setQueue(queue.map { QueueEntry(id: $0, title: Signal(item: $0)?.title, artist: "Tone",
+                                                         duration: Signal(item: $0)?.duration) },
+                                  current: queue.firstIndex(of: item))
+            } catch {
+                host.log(.warning, "the queue not published: \(error.message)")  // the commands still are
+            }
             try host.setModes(shuffle: .off, repeat: repeatMode)
             try host.enableCommands(Tone.commands, skipForward: 5, skipBackward: 5)
         } catch {
