@@ -163,6 +163,7 @@ enum ControlClient {
                 }
                 fflush(nil)  // each line as it comes, also into a pipe
             }
+            throw .runtime("deckd closed the connection")  // it stopped: a watcher must not take that for an end
         },
         Command(name: "call", usage: "call METHOD [JSON]", summary: "call any method; JSON is the params") { session, args throws(ClientError) in
             guard (1...2).contains(args.count) else { throw .usage("call needs a method and at most one JSON params value") }

@@ -46,7 +46,7 @@ struct NowPlayingView {
                     fflush(nil)
                     continue
                 }
-                return
+                throw .runtime("deckd closed the connection")  // it stopped: a watcher must not take that for an end
             }
             guard let message = JSONDocument(line), message.value["method"].string == "nowPlaying.changed" else { continue }
             state = JSONDocument.Result(document: message, key: "params")

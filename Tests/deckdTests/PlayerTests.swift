@@ -94,7 +94,7 @@ import Testing
         #expect(try !ctl(deckd, ["session"]).output.contains("org.deck.tone"), "the call ended and Tone did not start")
     }
 
-    @Test func followPrintsALinePerChangeIntoAPipe() throws {
+    @Test func followPrintsALinePerChangeIntoAPipeAndFailsWhenDeckdGoes() throws {
         let deckd = try daemon()
         #expect(try ctl(deckd, ["launch", "org.deck.tone", "sine-1000"]).status == 0)
         let follow = Process()
@@ -104,6 +104,9 @@ import Testing
         let output = dir.path + "/follow.txt"
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         follow.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        let errors = dir.path + "/errors.txt"
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        follow.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         try follow.run()
         func lines() -> [Substring] { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n") }
         #expect(waitUntil(seconds: 10) { !lines().isEmpty }, "the first line, then the changes")
@@ -112,8 +115,18 @@ import Testing
         #expect(waitUntil(seconds: 10) { lines().last == "Sine 1000 Hz paused" })
         #expect(try ctl(deckd, ["next"]).status == 0)
         #expect(waitUntil(seconds: 10) { lines().last == "Sweep 20 Hz to 20 kHz playing" })
-        follow.terminate()
+        let events = Process()
+        events.executableURL = URL(fileURLWithPath: deckctl)
+        events.arguments = ["--socket", deckd.socket, "events", "apps.changed"]
+        events.standardError = FileHandle.nullDevice
+        try events.run()
+        usleep(300_000)
+        #expect(deckd.stop() == 0)
         follow.waitUntilExit()
+        events.waitUntilExit()
+        #expect(events.terminationStatus == 1, "nor of the events")
+        #expect(follow.terminationStatus == 1, "deckd going away is not the end of the follow")
+        #expect(try String(contentsOfFile: errors, encoding: .utf8) == "deckctl: deckd closed the connection\n")
         let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
         #expect(lines.first == "Sine 1000 Hz playing")
         #expect(lines.count == Set(lines).count)  // a line per change, none repeated
