@@ -44,34 +44,27 @@ public struct AppSettings {
 
     /// A non-empty string: nil when absent, null or wrong.
     public mutating func string(_ key: String, meaning: String) -> String? {
-        switch values[key] {
-        case nil, .null?: return nil
-        case .string(let text) where !text.isEmpty: return text
-        default:
-            problems.append("\"\(key)\" must be \(meaning); its default applies")
-            return nil
-        }
+        read(key, meaning) { if case .string(let text) = $0, !text.isEmpty { text } else { nil } }
     }
 
     /// A list of strings: nil when absent, null or wrong.
     public mutating func strings(_ key: String, meaning: String) -> [String]? {
-        switch values[key] {
-        case nil, .null?: return nil
-        case .strings(let list): return list
-        default:
-            problems.append("\"\(key)\" must be \(meaning); its default applies")
-            return nil
-        }
+        read(key, meaning) { if case .strings(let list) = $0 { list } else { nil } }
     }
 
     /// A number within `range`: nil when absent, null or wrong.
     public mutating func number(_ key: String, in range: ClosedRange<Double>, unit: String) -> Double? {
-        switch values[key] {
-        case nil, .null?: return nil
-        case .number(let number) where range.contains(number): return number
-        default:
-            problems.append("\"\(key)\" must be a number from \(range.lowerBound) to \(range.upperBound) \(unit); its default applies")
-            return nil
+        read(key, "a number from \(range.lowerBound) to \(range.upperBound) \(unit)") {
+            if case .number(let number) = $0, range.contains(number) { number } else { nil }
         }
+    }
+
+    /// `key`'s value as `accept` takes it; a value it refuses is a problem saying what it `must` be.
+    private mutating func read<T>(_ key: String, _ must: String, _ accept: (Value) -> T?) -> T? {
+        guard let value = values[key] else { return nil }
+        if case .null = value { return nil }
+        if let accepted = accept(value) { return accepted }
+        problems.append("\"\(key)\" must be \(must); its default applies")
+        return nil
     }
 }
