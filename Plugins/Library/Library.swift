@@ -137,7 +137,10 @@ final class Library: DeckAudioPlugin {
             return (tree.tabs[1].children.first?.trackIndexes ?? [0], 0, 0)
         }
         if item.hasPrefix("album:") || item.hasPrefix("folder:") || item.hasPrefix("artist:") || item.hasPrefix("genre:") {
-            guard let node = find(item, in: tree.tabs) else { throw DeckError(.invalid, "no \(item) in the library") }
+            // A folder as a shell completes it, with its slash, is the folder.
+            var id = Substring(item)
+            while id.hasPrefix("folder:/"), id.count > "folder:/".count, id.hasSuffix("/") { id.removeLast() }
+            guard let node = find(String(id), in: tree.tabs) else { throw DeckError(.invalid, "no \(item) in the library") }
             return (node.trackIndexes, 0, 0)
         }
         guard let index = byPath[item] else { throw DeckError(.invalid, "no track \(item) in the library") }

@@ -33,6 +33,16 @@ extension LibraryTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A folder asked for with the slash a shell's completion leaves plays as the folder.
+    @Test func aFolderWithATrailingSlashIsTheFolder() throws {
+        let car = try Car()
+        #expect(car.deckd.waitForLog("library: 15 tracks"))
+        let launched = try car.deckd.deckctl(["launch", "org.deck.library", "folder:\(LibraryTests.music)/Quiet Band/Quiet Album//"])
+        #expect(launched.status == 0, "\(launched.output)")
+        #expect(try car.waitFor("Quiet Album 1", in: ["now-playing"]))
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// A queue over the integrator's `nowPlaying.maxQueueItems` is refused on its own: the track
     /// and the commands are still published, so the driver can pause.
     @Test func aQueueOverTheIntegratorsLimitLeavesTheCommandsWorking() throws {
