@@ -6,7 +6,7 @@ public enum QueueWindow {
 
     /// The indexes of a queue of `count` entries to publish: all of them, or `limit` with
     /// `current` half way in where it can be.
-    public static func range(count: Int, current: Int?, limit: Int = limit) -> Range<Int> {
+    public static func range(count: Int, current: Int?) -> Range<Int> {
         guard count > limit else { return 0..<count }
         let start = min(max(0, (current ?? 0) - limit / 2), count - limit)
         return start..<(start + limit)
