@@ -1,19 +1,11 @@
 import DeckSDK
+import MediaPlayback
 import FoundationEssentials
 
 /// Library on the car's display: a list (what plays with its cover, the scan's progress, the
 /// albums) and the browse tree (Artists, Albums, Genres, Folders; long levels in sections).
 extension Library: DeckUIPlugin, DeckContentPlugin {
-    func displayChanged(attached: Bool) {
-        rootID = nil
-        guard attached else { return }
-        do {
-            rootID = try host.setRoot(screen).id
-            screenImages.sweep()
-        } catch {
-            host.log(.warning, "no screen: \(error.message)")
-        }
-    }
+    func displayChanged(attached: Bool) { display.displayChanged(attached: attached, screen) }
 
     func limitsChanged(_ limits: String) {
         struct Limits: Decodable { var contentItems: Int }
@@ -26,7 +18,8 @@ extension Library: DeckUIPlugin, DeckContentPlugin {
     }
 
     func select(templateID: UInt64, key: String, token: UInt64) {
-        do { try start(item: key) } catch { host.log(.warning, "\(key) did not play: \(error)") }
+        let item = tree.tabs[1].children.first { !$0.isSection && RowKey.of($0.id) == key }?.id ?? key
+        do { try start(item: item) } catch { host.log(.warning, "\(item) did not play: \(error)") }
         try? host.completeSelection(token)
     }
 
@@ -41,18 +34,15 @@ extension Library: DeckUIPlugin, DeckContentPlugin {
             DeckItem(track.title, detail: "\(track.artist) · \(track.album)\(paused ? " · paused" : "")", image: coverImage, playing: true)
         } ?? DeckItem("Nothing playing", detail: statusText)
         let albums = tree.tabs[1].children.prefix(limit).map { node in
-            DeckItem(key: node.isSection ? nil : node.id, node.title, detail: node.subtitle)
+            DeckItem(key: node.isSection ? nil : RowKey.of(node.id), node.title, detail: node.subtitle)
         }
         return .list("Library", sections: [DeckSection(header: "Now playing", items: [playing]),
                                            DeckSection(header: "Albums · \(statusText)", items: Array(albums))])
     }
 
-    private var coverImage: UInt64? { cover.flatMap { screenImages.id("cover", $0) } }
+    private var coverImage: UInt64? { cover.flatMap { display.images.id("cover", $0) } }
 
-    func refreshScreen() {
-        guard let rootID, (try? host.update(rootID, screen)) != nil else { return }
-        screenImages.sweep()
-    }
+    func refreshScreen() { display.refresh(screen) }
 
     func childCount(at path: [Int]) -> Int? {
         path.isEmpty ? tree.tabs.count : tree.node(at: path)?.children.count ?? 0

@@ -35,11 +35,10 @@ final class Library: DeckAudioPlugin {
     var streamOpen = false
     /// The tags and picture the playing file gave when it opened.
     var cover: [UInt8]?
-    /// The cover on the screen, handed over once; the one before is removed once the screen moves on.
-    let screenImages: DeckImageCache
+    /// The screen, and the cover on it: handed over once, the one before removed once the screen moves on.
+    let display: AppScreen
     var saved: LibraryState
     let statePath: String?
-    var rootID: UInt64?
     var limit = 100
     private var waiting: (queue: [Int], index: Int, at: Double)?
     /// The item of a start the first scan has not found yet (`.some(nil)`: resume), tried again at each step.
@@ -48,7 +47,7 @@ final class Library: DeckAudioPlugin {
     init(host: DeckHost) throws {
         guard host.hasEntitlement("audio") else { throw DeckError(.notEntitled, "Library needs the audio entitlement") }
         self.host = host
-        screenImages = DeckImageCache(host: host)
+        display = AppScreen(host: host)
         settings = LibrarySettings(json: host.settings)
         for problem in settings.problems { host.log(.warning, "appSettings: \(problem)") }
         if settings.folders.isEmpty {

@@ -70,7 +70,7 @@ extension MediaSource {
                 entry = next
                 guard let key = next.pointee.key, let value = next.pointee.value else { continue }
                 let text = MediaSource.tagText(UnsafeRawBufferPointer(start: value, count: strlen(value))).trimmingSpaces
-                if !text.isEmpty { result[String(cString: key).lowercased()] = String(text.prefix(1024)) }
+                if !text.isEmpty { result[String(cString: key).lowercased()] = String(text.prefix(maxBytes: MediaSource.maxTagBytes)) }
             }
         }
         add(format.pointee.metadata)
@@ -206,5 +206,15 @@ extension String {
         while text.first?.isWhitespace == true { text.removeFirst() }
         while text.last?.isWhitespace == true { text.removeLast() }
         return String(text)
+    }
+
+    /// The longest run of whole characters from the start that takes at most `maxBytes` in UTF-8.
+    func prefix(maxBytes: Int) -> Substring {
+        guard utf8.count > maxBytes else { return self[...] }
+        var budget = maxBytes
+        return prefix { character in
+            budget -= character.utf8.count
+            return budget >= 0
+        }
     }
 }

@@ -13,6 +13,8 @@ public final class MediaSource {
     /// WAV, WavPack, APE, Matroska, AIFF): never one that opens other files or waits for a live
     /// playlist (HLS, concat), which a file on a stick could otherwise ask for.
     static let fileFormats = "flac,ogg,mp3,mov,aac,loas,wav,w64,wv,ape,matroska,aiff"
+    /// A tag is cut to this many bytes: now playing takes texts of up to 1,024 (nowPlaying.maxStringBytes).
+    static let maxTagBytes = 1_024
 
     public let url: String
     /// What the container and the audio stream say about themselves (lower-case keys).

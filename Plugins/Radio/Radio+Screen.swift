@@ -1,4 +1,5 @@
 import DeckSDK
+import MediaPlayback
 
 /// Radio on the car's display: a list (what plays and how the connection goes, favourites, every
 /// station) and the browse tree of the tutorial: Stations, Genres and Favourites tabs.
@@ -9,16 +10,7 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
     static let favouritePrefix = "favourite:"
     static let tabs = ["Stations", "Genres", "Favourites"]
 
-    func displayChanged(attached: Bool) {
-        rootID = nil
-        guard attached else { return }
-        do {
-            rootID = try host.setRoot(screen).id
-            screenImages.sweep()
-        } catch {
-            host.log(.warning, "no screen: \(error.message)")
-        }
-    }
+    func displayChanged(attached: Bool) { display.displayChanged(attached: attached, screen) }
 
     func select(templateID: UInt64, key: String, token: UInt64) {
         if key == Radio.toggleFavourite, let currentID {
@@ -27,7 +19,7 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
             try? host.reloadContent()
             refreshScreen()
         } else {
-            let item = key.hasPrefix(Radio.favouritePrefix) ? String(key.dropFirst(Radio.favouritePrefix.count)) : key
+            let item = stations.first { RowKey.of($0.id) == key || RowKey.of($0.id, prefix: Radio.favouritePrefix) == key }?.id ?? key
             do { try start(item: item) } catch { host.log(.warning, "\(item) did not play: \(error)") }
         }
         try? host.completeSelection(token)
@@ -59,15 +51,12 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
     }
 
     private func row(_ station: Station, keyPrefix: String = "") -> DeckItem {
-        DeckItem(key: keyPrefix + station.id, station.name, detail: station.desc, image: imageID(for: station), playing: station.id == currentID)
+        DeckItem(key: RowKey.of(station.id, prefix: keyPrefix), station.name, detail: station.desc, image: imageID(for: station), playing: station.id == currentID)
     }
 
-    private func imageID(for station: Station) -> UInt64? { images[station.id].flatMap { screenImages.id(station.id, $0) } }
+    private func imageID(for station: Station) -> UInt64? { images[station.id].flatMap { display.images.id(station.id, $0) } }
 
-    func refreshScreen() {
-        guard let rootID, (try? host.update(rootID, screen)) != nil else { return }
-        screenImages.sweep()
-    }
+    func refreshScreen() { display.refresh(screen) }
 
     // The browse tree: [tab], [tab, station] or [Genres, genre, station].
 

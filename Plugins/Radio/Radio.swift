@@ -35,13 +35,12 @@ final class Radio: DeckAudioPlugin {
     var streamOpen = false
     private var waiting: String?
     /// The list on the display while one is attached, and the stations' pictures handed over for it.
-    var rootID: UInt64?
-    let screenImages: DeckImageCache
+    let display: AppScreen
 
     init(host: DeckHost) throws {
         guard host.hasEntitlement("audio") else { throw DeckError(.notEntitled, "Radio needs the audio entitlement") }
         self.host = host
-        screenImages = DeckImageCache(host: host)
+        display = AppScreen(host: host)
         let settings = RadioSettings(json: host.settings)
         for problem in settings.problems { host.log(.warning, "appSettings: \(problem)") }
         player = Player(host: host, target: settings.loudnessTarget)

@@ -35,6 +35,17 @@ import Testing
         #expect(bytes.withUnsafeBytes { MediaSource.tagText($0) } == text)
     }
 
+    /// Now playing takes texts of up to 1,024 bytes: a longer tag is cut there, between characters.
+    @Test func aTagLongerThanNowPlayingTakesIsCutBetweenCharacters() throws {
+        let path = dir.path + "/long.flac"
+        let title = String(repeating: "楽章", count: 200), album = String(repeating: "a", count: 1_024)
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.1",
+                                               "-metadata", "title=\(title)", "-metadata", "album=\(album)", path])
+        let tags = try MediaSource(url: path, decode: false).tags
+        #expect(tags["title"] == String(title.prefix(341)), "341 characters of 3 bytes: 1,023 bytes")
+        #expect(tags["album"] == album, "a tag of 1,024 bytes is whole")
+    }
+
     @Test func aFileInACodecWithoutDecoderIsRefusedWithItsNameAndItsTagsStillRead() throws {
         let path = try floatWAV([Float](repeating: 0, count: 960), format: 0x7777)
         #expect(throws: MediaError.decoder("FFmpeg has no decoder for an unknown audio format (tag 0x7777)")) { try MediaSource(url: path) }

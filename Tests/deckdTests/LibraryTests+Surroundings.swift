@@ -1,3 +1,4 @@
+import DeckBase
 import DeckTestSupport
 import Foundation
 import Testing
@@ -30,6 +31,32 @@ extension LibraryTests {
         #expect(car.deckd.log.contains("skipped \(media.path)/bad\u{FFFD}name.mp3: its name is not UTF-8 text"), "\(car.deckd.log)")
         #expect(car.deckd.log.contains("skipped \(media.path)/gone.flac: No such file or directory"), "\(car.deckd.log)")
         #expect(car.deckd.log.contains("; 2 problems"), "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+    }
+
+    /// Tags longer than the runtime takes (a row key of 256 bytes, a now-playing text of 1,024) are
+    /// cut to fit: the screen still shows, its album row plays, and the track's commands work.
+    @Test func anAlbumAndATitleLongerThanTheRuntimeTakesStillShowPlayAndPause() throws {
+        let media = TemporaryDirectory()
+        let album = String(repeating: "交響曲", count: 40), title = String(repeating: "楽章", count: 200)  // 360 and 1,200 bytes
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=30",
+                                               "-metadata", "album=\(album)", "-metadata", "title=\(title)", media.path + "/long.flac"])
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
+        let car = try Car(folders: [media.path])
+        #expect(car.deckd.waitForLog("library: loudness measured for 1 tracks"), "\(car.deckd.log)")
+        _ = try car.deckctl(["launch", "org.deck.library"])
+        _ = try car.deckctl(["pause"])
+        let shown = try car.waitFor("Albums · 1 tracks", in: ["ui", "org.deck.library"])
+        let screen = try car.deckctl(["ui", "org.deck.library"])
+        #expect(shown, "the screen follows the scan: \(screen)")
+        let row = try #require(screen.split(separator: "\n").first { $0.contains("] 交響曲交響曲") }, "the album's row: \(screen)")
+        _ = try car.deckctl(["select", String(row.drop { $0 != "[" }.dropFirst().prefix { $0 != "]" })])
+        #expect(try car.waitFor("playing", in: ["now-playing"]), "\(car.deckd.log)")
+        let paused = try car.deckd.deckctl(["pause"])
+        #expect(paused.status == 0, "the commands were published: \(paused.output)")
+        let nowPlaying = try JSONValue.parse(try car.deckctl(["--json", "call", "nowPlaying.get"]))
+        #expect(nowPlaying["title"]?.stringValue.map { $0.utf8.count <= 1_024 && $0.hasPrefix("楽章楽章") } == true, "\(nowPlaying.encoded())")
+        #expect(!car.deckd.log.contains("the screen was refused") && !car.deckd.log.contains("not published"), "\(car.deckd.log)")
         #expect(car.deckd.stop() == 0)
     }
 

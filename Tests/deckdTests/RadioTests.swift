@@ -308,6 +308,37 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A stream URL longer than a row key may be (a token in its query) keeps the screen: its row
+    /// and its favourite's row play it.
+    @Test func aStationWhoseStreamURLIsLongerThanARowKeyShowsAndPlaysFromItsRows() throws {
+        let icecast = try IcecastServer()
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
+        let long = icecast.url("/live.mp3?token=" + String(repeating: "a1b2", count: 75))
+        let car = try Car(stations: [("One", icecast.url("/live.mp3"), "Pop"), ("Long", long, "Pop")])
+        /// The id of the first row showing `text`.
+        func rowID(_ text: String) throws -> String {
+            let screen = try car.deckctl(["ui", "org.deck.radio"])
+            let rows = screen.split(separator: "\n").filter { $0.contains("] \(text)") }
+            return try #require(rows.first.map { String($0.drop { $0 != "[" }.dropFirst().prefix { $0 != "]" }) }, "\(screen)")
+        }
+        _ = try car.deckctl(["launch", "org.deck.radio", "One"])
+        #expect(try car.waitForNowPlaying("One"))
+        #expect(!car.deckd.log.contains("the screen was refused"), "\(car.deckd.log)")
+        _ = try car.deckctl(["select", try rowID("Long — Long on loopback")])
+        #expect(try car.waitForNowPlaying("Long"), "\(car.deckd.log)")
+        _ = try car.deckctl(["select", try rowID("Long — Long · ")])  // the row of what plays: a favourite now
+        _ = try car.deckctl(["launch", "org.deck.radio", "One"])
+        #expect(try car.waitForNowPlaying("One"))
+        let screen = try car.deckctl(["ui", "org.deck.radio"])
+        let lines = screen.split(separator: "\n")
+        let favourite = lines.firstIndex { $0.hasSuffix("Favourites") }.map { lines[$0 + 1].contains("] Long — Long on loopback") }
+        #expect(favourite == true, "\(screen)")
+        _ = try car.deckctl(["select", try rowID("Long — Long on loopback")])  // the favourite's row, above the station's
+        #expect(try car.waitForNowPlaying("Long"), "\(car.deckd.log)")
+        #expect(!car.deckd.log.contains("did not play") && !car.deckd.log.contains("the screen was refused"), "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// The image id of the Radio screen's first row titled `station`.
     private func image(of station: String, _ car: Car) throws -> Int64 {
         let screen = try JSONValue.parse(try car.deckctl(["--json", "ui", "org.deck.radio"]))

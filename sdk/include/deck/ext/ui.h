@@ -25,8 +25,9 @@
  *
  * type is one of tabBar, list, grid, information, alert, actionSheet, nowPlaying,
  * pointOfInterest, map, search, contact, voiceControl; docs/plugin-guide.md lists each one's
- * keys. `key` names an item or button in the plugin's own words; select() hands it back. A
- * tabBar holds its tabs as templates ("tabs": [...]) and may only be the root.
+ * keys. `key` names an item or button in the plugin's own words (1 to 256 bytes, used once in
+ * the template); select() hands it back. A tabBar holds its tabs as templates ("tabs": [...])
+ * and may only be the root.
  *
  * Limits (from the display profile and the plugin's categories; docs/plugin-guide.md): a
  * template the plugin's entitlements do not allow is refused with DECK_E_NOT_ENTITLED; a
