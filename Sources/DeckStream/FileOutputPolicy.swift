@@ -17,6 +17,7 @@ public struct FileOutputPolicy: Sendable, Equatable {
         guard let directory else {
             throw .cannotOpen(uri, "clients may write files (file sinks, SDP files) only inside an output folder; the integrator sets files.directory (or --output-dir)")
         }
+        if let problem = directoryProblem { throw .cannotOpen(uri, problem) }
         let full = path.hasPrefix("/") ? path : directory + "/" + path
         let outside = SinkError.cannotOpen(uri, "\(path) is outside the output folder \(directory)")
         guard !full.split(separator: "/").contains("..") else { throw outside }
@@ -27,6 +28,18 @@ public struct FileOutputPolicy: Sendable, Equatable {
         }
         guard AbsolutePath.path(realFolder, isWithin: realDirectory) else { throw outside }
         return (realFolder == "/" ? "" : realFolder) + full[slash...]
+    }
+
+    /// Why clients' files cannot go to `directory` now: it is missing or not a folder; nil when it
+    /// can take them, or when none is set.
+    public var directoryProblem: String? {
+        guard let directory else { return nil }
+        var info = stat()
+        guard stat(directory, &info) == 0 else {
+            return "the output folder \(directory) (files.directory) cannot be used: \(String(cString: strerror(errno)))"
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return "the output folder \(directory) (files.directory) is not a folder" }
+        return nil
     }
 
     /// The path a client's SDP file may take (it is written beside and renamed over the path):

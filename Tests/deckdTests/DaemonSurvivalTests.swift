@@ -168,6 +168,19 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// An --output-dir that is a file is said at start, and again to the client that adds a sink.
+    @Test func anOutputFolderThatIsAFileIsReportedAtStart() throws {
+        let dir = TemporaryDirectory()
+        try Data().write(to: URL(fileURLWithPath: dir.path + "/file"))
+        let daemon = try DeckdProcess(["--plugins", firstParty, "--output-dir", dir.path + "/file"])
+        #expect(daemon.waitForLog("ready:"))
+        #expect(daemon.log.contains("warning sinks: the output folder \(dir.path)/file (files.directory) is not a folder: clients' file sinks "
+                                    + "(sinks.add) are refused until it is a folder"), "\(daemon.log)")
+        let add = try ctl(daemon, ["call", "sinks.add", #"{"uri":"file:rec.opus"}"#])
+        #expect(add.status == 1 && add.output.contains("the output folder \(dir.path)/file (files.directory) is not a folder"), "\(add.output)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func aRenderWhoseOnlySinkFailsOrWhosePlayCannotStartExitsNonZero() throws {
         let dir = TemporaryDirectory()
         let base = ["--plugins", firstParty, "--freewheel", "--duration", "0.5", "--socket", dir.path + "/d.sock"]

@@ -258,6 +258,9 @@ public final class Runtime {
     /// bundles one by one instead of from the folders.
     public func startOutput() throws(RuntimeError) {
         do { try output.openSinks(configuration.sinks) } catch { throw .noOutput(error.description) }
+        if let problem = configuration.files.directoryProblem {
+            logger.warning("sinks", "\(problem): clients' file sinks (sinks.add) are refused until it is a folder")
+        }
         let open = Set(output.sinks.list.map(\.name))
         for zone in zones.list {
             for name in zone.settings.sinks where !open.contains(name) {

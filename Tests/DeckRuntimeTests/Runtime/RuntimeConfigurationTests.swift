@@ -142,6 +142,21 @@ import Testing
         }
     }
 
+    /// An output folder that is missing or a file is named as the fault, not a sink's own folder.
+    @Test func anOutputFolderThatIsMissingOrAFileIsTheFaultNamed() throws {
+        var files = FileOutputPolicy()
+        #expect(files.directoryProblem == nil, "none set: clients may not write files, which is no fault")
+        files.directory = dir.path
+        #expect(files.directoryProblem == nil)
+        files.directory = dir.path + "/missing"
+        let missing = "the output folder \(dir.path)/missing (files.directory) cannot be used: No such file or directory"
+        #expect(files.directoryProblem == missing)
+        #expect(throws: SinkError.cannotOpen("file:sub/x.opus", missing)) { try files.confine("sub/x.opus", uri: "file:sub/x.opus") }
+        try Data().write(to: URL(fileURLWithPath: dir.path + "/file"))
+        files.directory = dir.path + "/file"
+        #expect(files.directoryProblem == "the output folder \(dir.path)/file (files.directory) is not a folder")
+    }
+
     /// Every plugin granted `media` reads the media folders: none may hold clients' recordings, apps'
     /// data folders or the state file, however a link spells it. The runtime does not start with one.
     @Test func aMediaFolderMayNotHoldTheRuntimesOwnFiles() throws {
