@@ -135,14 +135,18 @@ final class Library: DeckAudioPlugin {
             }
             return (tree.tabs[1].children.first?.trackIndexes ?? [0], 0, 0)
         }
-        if item.hasPrefix("album:") || item.hasPrefix("folder:") || item.hasPrefix("artist:") || item.hasPrefix("genre:") {
-            // A folder as a shell completes it, with its slash, is the folder.
-            var id = Substring(item)
-            while id.hasPrefix("folder:/"), id.count > "folder:/".count, id.hasSuffix("/") { id.removeLast() }
-            guard let node = find(String(id), in: tree.tabs) else { throw DeckError(.invalid, "no \(item) in the library") }
+        // A path however spelt (a folder with the slash a shell's completion leaves, `./`, `//`) is the scan's.
+        if item.hasPrefix("folder:/") {
+            guard let node = find("folder:" + FileBytes.normalized(String(item.dropFirst("folder:".count))), in: tree.tabs) else {
+                throw DeckError(.invalid, "no \(item) in the library")
+            }
             return (node.trackIndexes, 0, 0)
         }
-        guard let index = byPath[item] else { throw DeckError(.invalid, "no track \(item) in the library") }
+        if item.hasPrefix("album:") || item.hasPrefix("folder:") || item.hasPrefix("artist:") || item.hasPrefix("genre:") {
+            guard let node = find(item, in: tree.tabs) else { throw DeckError(.invalid, "no \(item) in the library") }
+            return (node.trackIndexes, 0, 0)
+        }
+        guard let index = byPath[FileBytes.normalized(item)] else { throw DeckError(.invalid, "no track \(item) in the library") }
         let album = listed.filter { tracks[$0].albumKey == tracks[index].albumKey }
         let order = find("album:\(tracks[index].albumKey)", in: tree.tabs)?.trackIndexes ?? album
         return (order, order.firstIndex(of: index) ?? 0, 0)

@@ -32,7 +32,7 @@ struct LibrarySettings {
 
     init(json: String) {
         var settings = AppSettings(json: json, known: ["mediaFolders", "loudnessTarget"])
-        folders = (settings.strings("mediaFolders", meaning: "a list of folder paths") ?? []).map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        folders = (settings.strings("mediaFolders", meaning: "a list of folder paths") ?? []).map(FileBytes.normalized)
         loudnessTarget = settings.number("loudnessTarget", in: -40...(-5), unit: "LUFS") ?? loudnessTarget
         problems = settings.problems
     }

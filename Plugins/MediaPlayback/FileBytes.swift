@@ -42,6 +42,17 @@ public enum FileBytes {
         path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
     }
 
+    /// An absolute `path` spelt one way: no empty or `.` parts, `..` taken back by name (links are
+    /// not followed), no trailing slash. A relative path is returned as it is.
+    public static func normalized(_ path: String) -> String {
+        guard path.hasPrefix("/") else { return path }
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
     /// The file's modification time and size, to notice a change; nil when it is not there.
     public static func signature(_ path: String) -> [Int]? {
         var info = stat()

@@ -60,13 +60,18 @@ extension LibraryTests {
         #expect(car.deckd.stop() == 0)
     }
 
-    /// A folder asked for with the slash a shell's completion leaves plays as the folder.
-    @Test func aFolderWithATrailingSlashIsTheFolder() throws {
+    /// A folder or a track asked for by a path spelt another way (with the slash a shell's
+    /// completion leaves, `./`, `//`, `..`) plays as the scan's.
+    @Test func aPathSpeltAnotherWayIsTheScansOne() throws {
         let car = try Car()
         #expect(car.deckd.waitForLog("library: 15 tracks"))
         let launched = try car.deckd.deckctl(["launch", "org.deck.library", "folder:\(LibraryTests.music)/Quiet Band/Quiet Album//"])
         #expect(launched.status == 0, "\(launched.output)")
         #expect(try car.waitFor("Quiet Album 1", in: ["now-playing"]))
+        let track = "\(LibraryTests.music)/./Loud Band//Quiet Band/../Loud Album/01 Track 1.flac"
+        let played = try car.deckd.deckctl(["launch", "org.deck.library", track])
+        #expect(played.status == 0, "\(played.output)")
+        #expect(try car.waitFor("Loud Album 1", in: ["now-playing"]))
         #expect(car.deckd.stop() == 0)
     }
 
