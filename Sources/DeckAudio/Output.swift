@@ -170,7 +170,7 @@ public final class Output {
         if let stranger = ids?.first(where: { sinkZones[$0] != zone }) { throw .otherZone(stranger) }
         select(names: ids.map { ids in open.filter { ids.contains($0.id) }.map(\.name) }, zone: zone)
         logger.info("sinks", "app audio\(zoneCount > 1 ? " of zone \(zoneIDs[zone])" : "") goes to "
-                    + (ids.map { "sink(s) \($0.map(String.init).joined(separator: ", "))" } ?? "every sink"))
+                    + (ids.map { "sink(s) \($0.map(String.init).joined(separator: ", "))" } ?? (zoneCount > 1 ? "every sink of the zone" : "every sink")))
     }
 
     /// Sends `zone`'s app audio to the sinks with these names (a saved choice); names not open are
