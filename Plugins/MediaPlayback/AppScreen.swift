@@ -1,8 +1,8 @@
 import DeckSDK
 
 /// An app's root screen on the car's display: set when the display attaches, updated as the app
-/// changes, the images it no longer names removed after each. A refused screen is logged once
-/// (until it is taken again or refused for another reason), not dropped in silence. Loop thread.
+/// changes, the images it no longer names removed after each. A screen refused for what it holds
+/// is logged once (until it is taken again or refused for another reason). Loop thread.
 public final class AppScreen {
     private let host: DeckHost
     public let images: DeckImageCache
@@ -42,8 +42,10 @@ public final class AppScreen {
         refusal = nil
     }
 
+    /// Not now (`state`: the display went, the app is being unloaded) is no fault of the screen's:
+    /// it is set again when the display is next attached.
     private func refused(_ error: DeckError) {
-        guard error.message != refusal else { return }
+        guard error.code != .state, error.message != refusal else { return }
         refusal = error.message
         host.log(.warning, "the screen was refused: \(error.message)")
     }

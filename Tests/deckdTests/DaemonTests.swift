@@ -114,6 +114,20 @@ import Testing
         #expect(daemon.log.contains("SIGINT received, shutting down"))
     }
 
+    /// At shutdown the apps' screens go before the apps: what they show as they stop is refused as
+    /// "not now", in words that say why, and is no warning.
+    @Test func appsStoppingAtShutdownAreToldTheirScreenIsGoneAndWarnOfNothing() throws {
+        let dir = TemporaryDirectory()
+        let result = try runProgram(Paths.binDir + "/deckd", ["--state", "none", "--freewheel", "--duration", "0.5", "--log-level", "debug",
+                                                              "--play", "org.deck.tone:sine-440", "--sink", "file:\(dir.path)/out.opus",
+                                                              "--socket", dir.path + "/d.sock"], timeout: 30)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("org.deck.radio: host call refused: update: org.deck.radio has no screen: it is being unloaded"),
+                "\(result.output)")
+        #expect(!result.output.contains("the screen was refused") && !result.output.contains("is active; describe templates"),
+                "\(result.output)")
+    }
+
     @Test func withNoArgumentsItLoadsTheFirstPartyPluginsNextToIt() throws {
         let daemon = try DeckdProcess([])
         #expect(daemon.waitForLog("ready"))

@@ -8,8 +8,12 @@ extension InterfaceCoordinator {
         guard let plugin = plugins.plugin(instance: instance) else {
             return .failure(PluginCallError(status: .state, message: "the plugin is still loading (in init); describe templates once it is active"))
         }
-        guard plugin.state == .active, let app = apps[plugin.id] else {
+        guard plugin.state == .active else {
             return .failure(PluginCallError(status: .state, message: "\(plugin.id) is \(plugin.state.rawValue); describe templates once it is active"))
+        }
+        guard let app = apps[plugin.id] else {
+            let why = plugin.offersUI || plugin.offersContent ? "it is being unloaded" : "it offers neither deck.ui nor deck.content"
+            return .failure(PluginCallError(status: .state, message: "\(plugin.id) has no screen: \(why)"))
         }
         do throws(UIError) {
             let answer = try perform(call, app)
