@@ -25,7 +25,7 @@ struct Signal {
 
     /// The signal for `item`, or nil when Tone does not know it.
     init?(item: String) {
-        let parts = item.split(separator: "-").map(String.init)
+        let parts = item.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
         func frequency(_ text: String) -> Double? {
             guard let value = Double(text), value >= 1, value < Signal.sampleRate / 2 else { return nil }
             return value

@@ -50,7 +50,7 @@ final class Tone: DeckAudioPlugin {
     func start(item: String?) throws {
         let item = item ?? Signal.defaultItem
         guard Signal(item: item) != nil else {
-            throw DeckError(.invalid, "unknown item \"\(item)\" (try \(Signal.playlist.joined(separator: ", ")), sine-F or stereo-L-R)")
+            throw DeckError(.invalid, "unknown item \"\(item)\" (try \(Signal.playlist.joined(separator: ", ")), sine-F or stereo-L-R, each F from 1 to under \(Int(Signal.sampleRate / 2)) Hz)")
         }
         switch try host.requestFocus(context: "music", acceptsDelayed: true) {
         case .granted:

@@ -136,6 +136,12 @@ import Testing
             let extra = try ctl(deckd, [command, "org.deck.tone"])
             #expect(extra.status == 2 && extra.output.hasPrefix("deckctl: \(command) takes no arguments, not org.deck.tone"), "\(extra)")
         }
+        // Tone's items are its words exactly: no frequency out of range, no sign slipped past the dash.
+        for item in ["sine-0", "sine--5", "stereo-440--660", "sine-24000"] {
+            let refused = try ctl(deckd, ["launch", "org.deck.tone", item])
+            #expect(refused.status == 1 && refused.output.contains("unknown item \"\(item)\"")
+                    && refused.output.contains("each F from 1 to under 24000 Hz"), "\(refused.output)")
+        }
         let help = try ctl(deckd, ["sinks", "--help"])
         #expect(help.status == 0 && help.output.hasPrefix("usage: deckctl [--socket PATH] [--json] sinks"))
         let noDaemon = try runProgram(deckctl, ["--socket", "/nonexistent/deck.sock", "status"])
