@@ -16,7 +16,7 @@ struct BundleInspector {
 
     mutating func run() {
         let manifestPath = bundle + "/manifest.json"
-        checkFiles()
+        guard checkFiles() else { return }
         do {
             let json = try JSONValue.parse(contentsOfFile: manifestPath, limits: JSONLimits(maxBytes: PluginManifest.maxBytes, maxDepth: 8))
             manifest = try PluginManifest(json: json)
@@ -38,12 +38,17 @@ struct BundleInspector {
     }
 
     /// Group/other-writable files are refused by the runtime; files others cannot read cannot be
-    /// loaded by a host process that runs as a uid of its own.
-    private mutating func checkFiles() {
+    /// loaded by a host process that runs as a uid of its own. False when there is no bundle folder
+    /// to look in.
+    private mutating func checkFiles() -> Bool {
         var info = stat()
-        guard stat(bundle, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            report("bundle.library", "the bundle is not a folder", at: bundle)
-            return
+        guard stat(bundle, &info) == 0 else {
+            report("bundle.library", "no bundle here: \(String(cString: strerror(errno)))", at: bundle)
+            return false
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            report("bundle.library", "the bundle is not a folder (a bundle is NAME.deckplugin/ holding manifest.json and the library)", at: bundle)
+            return false
         }
         var unreadable: [String] = []
         func visit(_ path: String, depth: Int) {
@@ -69,6 +74,7 @@ struct BundleInspector {
             report("bundle.readable", "\(unreadable.count) file(s) or folder(s) others cannot read, e.g. \(unreadable[0]): "
                    + "a host process running as a uid of its own cannot load them; chmod -R o+rX", at: unreadable[0])
         }
+        return true
     }
 
     private mutating func checkLibrary(_ manifest: PluginManifest) {

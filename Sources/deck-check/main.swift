@@ -68,6 +68,7 @@ struct Options {
                 exit(0)
             default:
                 guard !argument.hasPrefix("-") else { throw .usage("unknown option \(argument)") }
+                guard !argument.isEmpty else { throw .usage("a bundle's path is empty") }
                 bundles.append(argument)
             }
         }

@@ -261,4 +261,17 @@ import Testing
         let refused = try runProgram(DeckCheckTests.tool, ["--only", "no.such.rule", Paths.toneBundle])
         #expect(refused.status == 2 && refused.output.contains("no rule \"no.such.rule\""), "\(refused.output)")
     }
+
+    /// A path with no bundle is one finding that says so, not a cascade; an empty one is a usage error.
+    @Test func aPathWithNoBundleIsSaidOnce() throws {
+        let dir = TemporaryDirectory()
+        try "".write(toFile: dir.path + "/File.deckplugin", atomically: true, encoding: .utf8)
+        let result = try check([dir.path + "/Absent.deckplugin", dir.path + "/File.deckplugin"])
+        #expect(result.status == 1)
+        #expect(result.findings.map(\.reason) == ["no bundle here: No such file or directory",
+                                                  "the bundle is not a folder (a bundle is NAME.deckplugin/ holding manifest.json and the library)"],
+                "\(result.raw)")
+        let empty = try runProgram(DeckCheckTests.tool, [""])
+        #expect(empty.status == 2 && empty.output.hasPrefix("deck-check: a bundle's path is empty"), "\(empty.output)")
+    }
 }
