@@ -1,3 +1,5 @@
+import MediaPlayback
+
 /// One node of the browse tree: a container (artist, album, genre, folder, or a section of a long
 /// level) or a track (an index into the library's tracks).
 final class BrowseNode: @unchecked Sendable {  // Built whole on the scan thread, then only read, on the loop thread.
@@ -32,22 +34,23 @@ final class BrowseNode: @unchecked Sendable {  // Built whole on the scan thread
 }
 
 /// The tutorial's browse tree over the library: Artists › Albums › Tracks, Albums › Tracks,
-/// Genres › Tracks and Folders; a level longer than `limit` is cut into sections (A… – C…), so a
-/// head unit that shows `limit` rows reaches every track.
+/// Genres › Tracks and Folders, names in `NaturalOrder`; a level longer than `limit` is cut into
+/// sections (A… – C…), so a head unit that shows `limit` rows reaches every track.
 struct LibraryTree: Sendable {
     static let tabTitles = ["Artists", "Albums", "Genres", "Folders"]
     let tabs: [BrowseNode]
 
     init(tracks: [Track], folders: [String], limit: Int) {
         let limit = max(2, limit)
-        func byName(_ a: String, _ b: String) -> Bool { a.lowercased() < b.lowercased() }
         func trackNode(_ index: Int) -> BrowseNode {
             let track = tracks[index]
             return BrowseNode(id: track.path, title: track.title, subtitle: "\(track.artist) · \(track.album)", track: index)
         }
         func albumOrder(_ a: Int, _ b: Int) -> Bool {
             let x = tracks[a], y = tracks[b]
-            return (x.discNumber ?? 1, x.trackNumber ?? Int.max, x.title.lowercased()) < (y.discNumber ?? 1, y.trackNumber ?? Int.max, y.title.lowercased())
+            let (p, q) = ((x.discNumber ?? 1, x.trackNumber ?? Int.max), (y.discNumber ?? 1, y.trackNumber ?? Int.max))
+            if p != q { return p < q }
+            return x.title == y.title ? NaturalOrder.less(x.path, y.path) : NaturalOrder.less(x.title, y.title)
         }
         let albums = Dictionary(grouping: tracks.indices) { tracks[$0].albumKey }
         func albumNode(_ key: String) -> BrowseNode {
@@ -57,16 +60,25 @@ struct LibraryTree: Sendable {
                               children: LibraryTree.sectioned(members.map(trackNode), limit: limit))
         }
         let byArtist = Dictionary(grouping: albums.keys) { tracks[albums[$0]![0]].albumArtist }
-        let artists = byArtist.keys.sorted(by: byName).map { artist in
-            let keys = byArtist[artist]!.sorted { (tracks[albums[$0]![0]].year ?? 0, $0) < (tracks[albums[$1]![0]].year ?? 0, $1) }
+        let artists = byArtist.keys.sorted(by: NaturalOrder.less).map { artist in
+            let keys = byArtist[artist]!.sorted { a, b in
+                let (x, y) = (tracks[albums[a]![0]].year ?? 0, tracks[albums[b]![0]].year ?? 0)
+                return x == y ? NaturalOrder.less(a, b) : x < y
+            }
             return BrowseNode(id: "artist:\(artist)", title: artist, subtitle: "\(keys.count) album\(keys.count == 1 ? "" : "s")",
                               children: LibraryTree.sectioned(keys.map(albumNode), limit: limit))
         }
-        let albumList = albums.keys.sorted { byName(tracks[albums[$0]![0]].album, tracks[albums[$1]![0]].album) }.map(albumNode)
+        // Albums of one name by their artists (the key is the album under its artist).
+        let albumList = albums.keys.sorted { a, b in
+            let (x, y) = (tracks[albums[a]![0]].album, tracks[albums[b]![0]].album)
+            return x == y ? NaturalOrder.less(a, b) : NaturalOrder.less(x, y)
+        }.map(albumNode)
         let genres = Dictionary(grouping: tracks.indices.filter { tracks[$0].genre != nil }) { tracks[$0].genre! }
-        let genreList = genres.keys.sorted(by: byName).map { genre in
-            let members = genres[genre]!.sorted { (tracks[$0].albumArtist, tracks[$0].album) < (tracks[$1].albumArtist, tracks[$1].album) || 
-                ((tracks[$0].albumArtist, tracks[$0].album) == (tracks[$1].albumArtist, tracks[$1].album) && albumOrder($0, $1)) }
+        let genreList = genres.keys.sorted(by: NaturalOrder.less).map { genre in
+            let members = genres[genre]!.sorted { a, b in
+                let (x, y) = (tracks[a].albumKey, tracks[b].albumKey)
+                return x == y ? albumOrder(a, b) : NaturalOrder.less(x, y)
+            }
             return BrowseNode(id: "genre:\(genre)", title: genre, children: LibraryTree.sectioned(members.map(trackNode), limit: limit))
         }
         tabs = [
@@ -107,11 +119,11 @@ struct LibraryTree: Sendable {
     private static func folderNodes(tracks: [Track], roots: [String], limit: Int, trackNode: (Int) -> BrowseNode) -> [BrowseNode] {
         func build(_ folder: String, _ members: [Int]) -> BrowseNode {
             let prefix = folder + "/"
-            let direct = members.filter { tracks[$0].folder == folder }.sorted { tracks[$0].path < tracks[$1].path }
+            let direct = members.filter { tracks[$0].folder == folder }.sorted { NaturalOrder.less(tracks[$0].path, tracks[$1].path) }
             let deeper = Dictionary(grouping: members.filter { tracks[$0].folder != folder && tracks[$0].path.hasPrefix(prefix) }) { index in
                 folder + "/" + (tracks[index].path.dropFirst(prefix.count).split(separator: "/").first.map(String.init) ?? "")
             }
-            let subfolders = deeper.keys.sorted().map { build($0, deeper[$0]!) }
+            let subfolders = deeper.keys.sorted(by: NaturalOrder.less).map { build($0, deeper[$0]!) }
             let name = folder.split(separator: "/").last.map(String.init) ?? folder
             return BrowseNode(id: "folder:\(folder)", title: name, subtitle: "\(members.count) tracks",
                               children: sectioned(subfolders + direct.map(trackNode), limit: limit))
