@@ -85,8 +85,10 @@ final class Prompts: DeckAudioPlugin {
         speech = nil
     }
 
+    /// A prompt that lost its moment, for good or for a while (a call, a voice command), is not
+    /// said later: by then the turn it names may be behind the car.
     func focusChanged(_ change: FocusChange) {
-        if change == .loss { stop() }  // a prompt that lost its moment is not said later
+        if change == .loss || change == .lossTransient { stop() }
     }
 
     func deactivate() { stop() }

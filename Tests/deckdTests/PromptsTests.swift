@@ -43,6 +43,23 @@ import Testing
                 "the tone back at full level, alone, after the prompt")
     }
 
+    /// A voice command (a transient loss) ends the prompt: its turn may be behind the car by the
+    /// time the command ends, so it is not resumed.
+    @Test func aPromptInterruptedForAWhileIsDroppedNotResumed() throws {
+        let deckd = try DeckdProcess(["--plugins", Paths.corePlugins, "--state", "none"])
+        #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
+        _ = try deckd.deckctl(["launch", "org.deck.prompts", "Turn left in two hundred metres, then keep right at the fork."])
+        let assistant = LineClient(path: deckd.socket)
+        let granted = assistant.call("session.request", #"{"context": "voiceCommand", "type": "gainTransient", "name": "assistant"}"#)
+        #expect(granted?.contains(#""result":"granted""#) == true, "\(granted ?? "no answer")")
+        #expect(deckd.waitForLog("org.deck.prompts abandoned focus"), "the prompt lets go at the loss: \(deckd.log)")
+        _ = assistant.call("session.abandon", #"{"name": "assistant"}"#, id: 2)
+        usleep(300_000)
+        let after = try deckd.deckctl(["session"]).output
+        #expect(!after.contains("org.deck.prompts") && !deckd.log.contains("org.deck.prompts: gain"), "not said later: \(after)")
+        #expect(deckd.stop() == 0)
+    }
+
     @Test func aPromptWithoutASentenceIsRefusedNamingWhatIsMissing() throws {
         let deckd = try DeckdProcess.firstParty(["--state", "none"])
         let refused = try deckd.deckctl(["call", "apps.launch", #"{"id":"org.deck.prompts","item":"   "}"#])
