@@ -224,6 +224,9 @@ enum Daemon {
                 }
                 logger.error("deckd", "--play: \(problem)")
             }
+        } else if let samples = configuration.audio.durationSamples, !configuration.state.resumeOnStart {
+            logger.info("deckd", "--duration counts audio made: deckd stops after \(Double(samples) / Double(AudioFormat.sampleRate)) s of it, "
+                        + "once something plays (--play, --resume or a client)")
         }
 
         // A parent may have spawned us with these blocked; we must hear them (TERM and INT reach the guard).

@@ -194,6 +194,16 @@ import Testing
         #expect(!absent.output.contains("playing"))
     }
 
+    /// --duration with nothing to play says what it waits for, and counts from the client's play.
+    @Test func aDurationWithNothingToPlaySaysItWaitsAndEndsAfterAClientsPlay() throws {
+        let dir = TemporaryDirectory()
+        let daemon = try DeckdProcess(["--plugins", firstParty, "--freewheel", "--duration", "0.5", "--sink", "file:\(dir.path)/out.opus"])
+        #expect(daemon.waitForLog("--duration counts audio made: deckd stops after 0.5 s of it, once something plays (--play, --resume or a client)"),
+                "\(daemon.log)")
+        #expect(try ctl(daemon, ["launch", "org.deck.tone", "sine-440"]).status == 0)
+        #expect(daemon.waitForLog("deckd: stopped"), "\(daemon.log)")
+    }
+
     @Test func socketPathsTheKernelWouldCutOrCannotHoldAreRefused() throws {
         let long = "/tmp/" + String(repeating: "s", count: 110) + ".sock"
         let tooLong = try runProgram(deckd, ["--plugins", firstParty, "--socket", long, "--sink", "http://127.0.0.1:0/s.opus"])
