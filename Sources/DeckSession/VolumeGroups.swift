@@ -96,7 +96,8 @@ public struct VolumeGroups: Sendable, Equatable {
     /// The gain of the group `context` belongs to (1 for a context in no group).
     public func gain(for context: AudioContext) -> Float { group(for: context)?.gain ?? 1 }
 
-    /// Sets a group's index; the reason when it cannot be.
+    /// Sets a group's index, which unmutes it (as AAOS's volume groups do: a driver who turns the
+    /// volume wants to hear it); the reason when it cannot be.
     public mutating func set(_ name: String, index: Int) throws(VolumeError) {
         guard let position = groups.firstIndex(where: { $0.name == name }) else { throw .noSuchGroup(name, groups.map(\.name)) }
         let lowest = groups[position].lowestIndex
@@ -104,6 +105,7 @@ public struct VolumeGroups: Sendable, Equatable {
             throw .indexOutOfRange(name, index, lowest, groups[position].maxIndex)
         }
         groups[position].index = index
+        groups[position].muted = false
     }
 
     /// Steps a group's index by `steps`, clamped to its range (as volume keys do at the ends).

@@ -64,5 +64,14 @@ import Testing
         _ = try dispatcher.answer("volume.adjust", #"{"steps":-100}"#)
         #expect(runtime.session.volume.group(named: "call")?.index == 0)  // clamped at the bottom
         #expect(runtime.session.volume.group(named: "media")?.index == 15)
+
+        // Turning a muted group's volume unmutes it, as in AAOS; muting keeps the level to come back to.
+        for (method, params, index) in [("volume.set", #"{"group":"media","index":18}"#, 18), ("volume.adjust", #"{"group":"media","steps":1}"#, 19)] {
+            _ = try dispatcher.answer("volume.mute", #"{"group":"media","muted":true}"#)
+            #expect(runtime.session.volume.group(named: "media")?.muted == true)
+            _ = try dispatcher.answer(method, params)
+            let media = runtime.session.volume.group(named: "media")
+            #expect(media?.muted == false && media?.index == index, "\(method)")
+        }
     }
 }
