@@ -5,7 +5,7 @@ import Synchronization
 
 /// Reads the station list and its pictures off the loop, and again whenever the file changes or a
 /// preferred one appears (as inotify tells); each result reaches the loop through `take()`.
-final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are set and cleared on the loop thread only, around the thread's life; the rest is immutable, atomic or locked.
+final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `cancellation` are set and cleared on the loop thread only, around the thread's life; the rest is immutable, atomic or locked.
     enum Update: Sendable {
         /// The list, its pictures, its file and the stations left out of it (and why).
         case loaded(StationList, [String: [UInt8]], from: String, skipped: [String])
@@ -18,7 +18,9 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
     let candidates: [String]
     private let host: DeckHost
     private let latest = Mutex<Update?>(nil)
-    private let running = Atomic<Bool>(true)
+    /// Ends the watch and any picture being fetched (a server that never answers would hold
+    /// the shutdown for its timeout, 10 s a picture).
+    private var cancellation = Cancellation()
     private var changes: FileChangeWatch?
     private var thread: WorkerThread?
     /// While the thread runs, FFmpeg's errors fetching pictures go to the Radio's log.
@@ -33,7 +35,7 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
     /// its own, which also fetches pictures named by URL.
     func start() {
         guard thread == nil else { return }
-        running.store(true, ordering: .releasing)
+        cancellation = Cancellation()
         latest.withLock { $0 = read(remotePictures: false) }
         guard let changes = FileChangeWatch() else { return host.log(.error, "no pipe to watch \(path) with") }
         self.changes = changes
@@ -48,7 +50,7 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
 
     /// Stops watching and waits for the thread (which uses the host).
     func shutDown() {
-        running.store(false, ordering: .releasing)
+        cancellation.cancel()
         changes?.wake()
         thread?.join()
         thread = nil
@@ -65,7 +67,7 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
 
     private func watch(_ changes: FileChangeWatch) {
         var seen: (path: String, signature: [Int]?)?
-        while running.load(ordering: .acquiring) {
+        while !cancellation.isCancelled {
             // Watched before it looks, so a change made meanwhile ends the wait; a folder not there
             // yet is looked for twice a second.
             let folders = candidates.map { changes.add(folder: FileBytes.folder(of: $0), only: [FileBytes.name(of: $0)]) }
@@ -94,9 +96,9 @@ final class StationWatcher: @unchecked Sendable {  // `thread` and `changes` are
     /// Each station's picture (a file, or with `remote` an http URL), when it can be read.
     private func pictures(_ list: StationList, remote: Bool) -> [String: [UInt8]] {
         var result: [String: [UInt8]] = [:]
-        for station in list.station {
+        for station in list.station where !cancellation.isCancelled {
             guard let url = station.imageURL, !url.isEmpty, remote || !url.contains("://") else { continue }
-            let bytes = url.contains("://") ? try? RemoteBytes.fetch(url, maxBytes: StationWatcher.maxPictureBytes)
+            let bytes = url.contains("://") ? try? RemoteBytes.fetch(url, maxBytes: StationWatcher.maxPictureBytes, cancellation: cancellation)
                                              : FileBytes.read(url, maxBytes: StationWatcher.maxPictureBytes)
             if let bytes, !bytes.isEmpty, bytes.count < StationWatcher.maxPictureBytes { result[station.id] = bytes }
         }

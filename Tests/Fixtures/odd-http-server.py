@@ -3,7 +3,7 @@
 /redirect -> 302 to the URL given as argv[1]; /station.pls and /station.m3u list it;
 /lists/relative.m3u lists it as ../redirect, /lists/rooted.pls as /redirect; /hostile.pls and
 /hostile.m3u list a local file and a pipe; /missing -> 404; /garbage -> 200 audio/mpeg streaming text; /slow -> argv[2]'s bytes at a quarter of
-their rate, as an overloaded server."""
+their rate, as an overloaded server; /silent -> nothing at all for a minute, as a server that hangs."""
 import http.server, socketserver, sys, time
 
 TARGET = sys.argv[1]
@@ -55,6 +55,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     self.wfile.write(data[start:start + step])
                     self.wfile.flush()
                     time.sleep(1)
+            elif self.path.startswith("/silent"):
+                time.sleep(60)
             else:
                 self.send(404, "text/plain", b"not found\n")
         except (BrokenPipeError, ConnectionResetError):

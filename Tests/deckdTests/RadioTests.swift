@@ -339,6 +339,19 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A picture server that never answers holds neither the loop nor the shutdown: the fetch
+    /// is called off when Radio is.
+    @Test func aPictureServerThatNeverAnswersDoesNotHoldTheShutdown() throws {
+        let odd = try OddServer(target: "http://127.0.0.1:9/none.mp3")
+        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop")])
+        try RadioTests.write([("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop")], to: car.stationsPath,
+                             images: ["One": odd.url("/silent/one.png"), "Two": odd.url("/silent/two.png")])
+        usleep(1_000_000)  // the watcher reads the new list and waits on its first picture
+        #expect(car.deckd.stop() == 0)
+        let took = car.deckd.log.components(separatedBy: "org.deck.radio: deactivate took ").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
+        #expect(took.allSatisfy { $0 < 500 }, "\(car.deckd.log)")
+    }
+
     /// The image id of the Radio screen's first row titled `station`.
     private func image(of station: String, _ car: Car) throws -> Int64 {
         let screen = try JSONValue.parse(try car.deckctl(["--json", "ui", "org.deck.radio"]))
