@@ -45,10 +45,11 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
         self.host = host
     }
 
-    /// The index saved by the last scan (empty when there is none).
+    /// The index saved by the last scan (empty when there is none). A track it holds that no
+    /// scan could have written (a damaged or edited file) is left out, so its file is read again.
     static func savedIndex(_ path: String?) -> [Track] {
         guard let path, let bytes = FileBytes.read(path, maxBytes: 256 << 20) else { return [] }
-        return (try? JSONDecoder().decode([Track].self, from: Data(bytes))) ?? []
+        return ((try? JSONDecoder().decode([Track].self, from: Data(bytes))) ?? []).filter(\.isPlausible)
     }
 
     func start(known: [Track]) {

@@ -46,6 +46,16 @@ struct Track: Codable, Equatable, Sendable {
         albumLoudness = Track.gain(tags["replaygain_album_gain"]).map { -18 - $0 }
     }
 
+    /// Whether a scan could have made it: an absolute path spelt one way, texts to show, numbers
+    /// in the ranges `init` keeps them to. A saved index is checked with it before it is trusted.
+    var isPlausible: Bool {
+        func within<T: Comparable>(_ value: T?, _ range: ClosedRange<T>) -> Bool { value.map(range.contains) ?? true }
+        return path.hasPrefix("/") && FileBytes.normalized(path) == path && ![title, artist, album, albumArtist].contains("")
+            && within(trackNumber, 1...99_999) && within(discNumber, 1...99_999) && within(year, 1...9999)
+            && within(duration, 0...MediaSource.positions.upperBound) && within(loudness, -78...42) && within(albumLoudness, -78...42)
+            && signature.count == 3
+    }
+
     /// "3/12" → 3; nil for anything that is not a small positive number.
     static func leadingNumber(_ text: String?) -> Int? {
         guard let text else { return nil }

@@ -8,7 +8,7 @@ import Synchronization
 public final class MediaSource {
     public static let sampleRate = 48_000
     /// Where a position may lie, in seconds (a file's numbers are checked against it).
-    static let positions = 0.0...1e9
+    public static let positions = 0.0...1e9
     /// FFmpeg's demuxers for the music files Deck plays from a path (FLAC, Ogg, MP3, MP4/M4A, AAC,
     /// WAV, WavPack, APE, Matroska, AIFF): never one that opens other files or waits for a live
     /// playlist (HLS, concat), which a file on a stick could otherwise ask for.

@@ -60,6 +60,33 @@ extension LibraryTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A saved index holding what no scan writes (an empty title, a year below 1, a duration below
+    /// zero) is not trusted: those tracks are read again from their files.
+    @Test func aDamagedIndexEntryIsReadAgainFromItsFile() throws {
+        let dir = TemporaryDirectory(), media = TemporaryDirectory()
+        for name in ["a", "b"] {
+            _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.2",
+                                                   "-metadata", "title=Song \(name)", "-metadata", "date=2001", media.path + "/\(name).flac"])
+        }
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
+        var car: Car? = try Car(dir: dir, folders: [media.path])
+        #expect(car!.deckd.waitForLog("library: loudness measured for 2 tracks"), "\(car!.deckd.log)")
+        #expect(car!.deckd.stop() == 0)
+        car = nil
+        let index = dir.path + "/data/org.deck.library/library.json"
+        var tracks = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: index))) as? [[String: Any]])
+        let damaged = try #require(tracks.firstIndex { $0["title"] as? String == "Song a" })
+        tracks[damaged]["title"] = ""
+        tracks[damaged]["year"] = -5
+        tracks[damaged]["duration"] = -1e300
+        try JSONSerialization.data(withJSONObject: tracks).write(to: URL(fileURLWithPath: index))
+        car = try Car(dir: dir, folders: [media.path], output: "second.opus")
+        #expect(car!.deckd.waitForLog("library: 2 tracks (1 read, 1 unchanged)"), "\(car!.deckd.log)")
+        let albums = try car!.deckctl(["ui", "org.deck.library"])
+        #expect(albums.contains("Unknown Artist · 2001") && !albums.contains("· -5"), "\(albums)")
+        #expect(car!.deckd.stop() == 0)
+    }
+
     /// Names are listed as people read them: "Album 2" before "Album 10", "Track 9" before "Track 10".
     @Test func numberedNamesAreListedInTheirNumbersOrder() throws {
         let media = TemporaryDirectory()
