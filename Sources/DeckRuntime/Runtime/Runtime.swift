@@ -267,6 +267,11 @@ public final class Runtime {
                 logger.warning("zones", "zone \(zone.id) names the sink \(name), which is not open: its audio has nowhere to go there "
                                + "until a sink of that name opens (sinks.add with name=)")
             }
+            // The primary zone takes the sinks no zone names; another zone has only its own.
+            if zone.index > 0, zone.settings.sinks.isEmpty {
+                logger.warning("zones", "zone \(zone.id) names no sinks: its audio has nowhere to go until a client adds one there "
+                               + "(sinks.add with zone)")
+            }
         }
         for (zone, names) in state.sinkSelections.sorted(by: { $0.key < $1.key }) {
             output.select(names: names, zone: zone)

@@ -157,21 +157,24 @@ extension ZoneMethodsTests {
 }
 
 extension ZoneMethodsTests {
-    /// A zone whose sinks are all closed hears nothing: an app playing there is named in a warning.
+    /// A zone whose sinks are all closed, or that names none, hears nothing: each is said at the
+    /// start, and an app playing there is named in a warning.
     @Test func anAppPlayingInAZoneWithoutASinkIsNamed() throws {
         let harness = try StreamingHarness(freewheel: false, sinks: ["file:\(dir.path)/front.opus?name=Front"]) {
-            $0.zones = [ZoneSettings(id: "front", sinks: ["Front"]), ZoneSettings(id: "rear", sinks: ["Rear"])]
+            $0.zones = [ZoneSettings(id: "front", sinks: ["Front"]), ZoneSettings(id: "rear", sinks: ["Rear"]), ZoneSettings(id: "back", sinks: [])]
         }
         try harness.load(try Fixture.app(in: dir.path, "Library", id: "org.example.library"))
         try harness.start()
         #expect(harness.log.messages(from: "zones") == ["zone rear names the sink Rear, which is not open: its audio has nowhere to go "
-                                                        + "there until a sink of that name opens (sinks.add with name=)"])
+                                                        + "there until a sink of that name opens (sinks.add with name=)",
+                                                        "zone back names no sinks: its audio has nowhere to go until a client adds one there "
+                                                        + "(sinks.add with zone)"])
         let rpc = harness.runtime.makeDispatcher()
         _ = try rpc.answer("apps.launch", #"{"id":"org.example.library","item":"sine-440","zone":"rear"}"#)
         #expect(harness.log.messages(from: "audio").contains(
             "org.example.library plays in zone rear, which has no open sink: nobody hears it until one is added there (sinks.add with its zone)"))
         let zones = try rpc.answer("zones.list")["result"]?["zones"]?.arrayValue
-        #expect(zones?.last?["sinks"] == [], "zones.list shows the rear has none")
+        #expect(zones?[1]["sinks"] == [], "zones.list shows the rear has none")
     }
 }
 
