@@ -137,7 +137,9 @@ final class Library: DeckAudioPlugin {
         }
         // A path however spelt (a folder with the slash a shell's completion leaves, `./`, `//`) is the scan's.
         if item.hasPrefix("folder:/") {
-            guard let node = find("folder:" + FileBytes.normalized(String(item.dropFirst("folder:".count))), in: tree.tabs) else {
+            let path = FileBytes.normalized(String(item.dropFirst("folder:".count)))
+            // With one media folder the Folders tab holds its contents: the tab is that folder.
+            guard let node = find("folder:" + path, in: tree.tabs) ?? (settings.folders == [path] ? tree.tabs[3] : nil) else {
                 throw DeckError(.invalid, "no \(item) in the library")
             }
             return (node.trackIndexes, 0, 0)

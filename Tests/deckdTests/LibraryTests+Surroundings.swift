@@ -109,13 +109,15 @@ extension LibraryTests {
     }
 
     /// A folder or a track asked for by a path spelt another way (with the slash a shell's
-    /// completion leaves, `./`, `//`, `..`) plays as the scan's.
+    /// completion leaves, `./`, `//`, `..`) plays as the scan's; so does the media folder itself.
     @Test func aPathSpeltAnotherWayIsTheScansOne() throws {
         let car = try Car()
         #expect(car.deckd.waitForLog("library: 15 tracks"))
         let launched = try car.deckd.deckctl(["launch", "org.deck.library", "folder:\(LibraryTests.music)/Quiet Band/Quiet Album//"])
         #expect(launched.status == 0, "\(launched.output)")
         #expect(try car.waitFor("Quiet Album 1", in: ["now-playing"]))
+        let whole = try car.deckd.deckctl(["launch", "org.deck.library", "folder:\(LibraryTests.music)/"])  // the media folder itself
+        #expect(whole.status == 0, "\(whole.output)")
         let track = "\(LibraryTests.music)/./Loud Band//Quiet Band/../Loud Album/01 Track 1.flac"
         let played = try car.deckd.deckctl(["launch", "org.deck.library", track])
         #expect(played.status == 0, "\(played.output)")
