@@ -48,6 +48,7 @@ struct StationList: Codable, Equatable, Sendable {
                 skipped.append("the stations after the first \(maxStations)")
                 break
             }
+            if station.genre?.allSatisfy(\.isWhitespace) == true { station.genre = nil }  // no genre, not a genre without a name
             if let image = station.imageURL, !image.isEmpty, !image.contains("://"), !image.hasPrefix("/") {
                 station.imageURL = "\(folder)/\(image)"
             }

@@ -292,9 +292,10 @@ import Testing
         #expect((saved as? [String: Any])?["favourites"] as? [String] == [icecast.url("/live.mp3?two")], "kept in the data folder: \(saved)")
     }
 
+    /// Stations the list cannot hold are named; a blank genre is no genre.
     @Test func stationsSharingAStreamOrMissingOneAndWrongSettingsAreNamedAndTheScreenStillShows() throws {
         let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("One again", "http://127.0.0.1:9/a.mp3", "Jazz"),
-                                     ("", "http://127.0.0.1:9/b.mp3", "Pop"), ("Two", "http://127.0.0.1:9/c.mp3", "Pop")],
+                                     ("", "http://127.0.0.1:9/b.mp3", "Pop"), ("Two", "http://127.0.0.1:9/c.mp3", " ")],
                           settings: #"{"loudnessTarget": "-14", "station": "/x.json"}"#)
         #expect(car.deckd.log.contains(#"org.deck.radio: appSettings: unknown setting "station" (known: stations, loudnessTarget)"#))
         #expect(car.deckd.log.contains(#"org.deck.radio: appSettings: "loudnessTarget" must be a number from -40.0 to -5.0 LUFS; its default applies"#),
@@ -305,6 +306,9 @@ import Testing
         let screen = try car.deckctl(["ui", "org.deck.radio"])
         #expect(!car.deckd.log.contains("is used twice in the template") && !screen.contains("nothing to show"), "\(screen)")
         #expect(screen.contains("] One — One on loopback") && screen.contains("] Two — Two on loopback") && !screen.contains("One again"), "\(screen)")
+        _ = try car.deckd.deckctl(["launch", "org.deck.radio", "One"])  // the foreground app, whose tree `select` browses
+        let genres = try car.deckctl(["select", "/1"])
+        #expect(genres.contains("[/1/0] Pop") && !genres.contains("[/1/1]"), "a blank genre is no genre: \(genres)")
         #expect(car.deckd.stop() == 0)
     }
 
