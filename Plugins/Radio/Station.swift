@@ -36,7 +36,7 @@ struct StationList: Codable, Equatable, Sendable {
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         var list = StationList(station: []), skipped: [String] = [], streams = Set<String>()
         for (index, var station) in read.station.enumerated() {
-            guard !station.name.isEmpty, !station.streamURL.isEmpty else {
+            guard !station.name.allSatisfy(\.isWhitespace), !station.streamURL.allSatisfy(\.isWhitespace) else {
                 skipped.append("station \(index + 1) has no name or no streamURL")
                 continue
             }

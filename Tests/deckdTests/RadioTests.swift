@@ -295,7 +295,7 @@ import Testing
     /// Stations the list cannot hold are named; a blank genre is no genre.
     @Test func stationsSharingAStreamOrMissingOneAndWrongSettingsAreNamedAndTheScreenStillShows() throws {
         let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("One again", "http://127.0.0.1:9/a.mp3", "Jazz"),
-                                     ("", "http://127.0.0.1:9/b.mp3", "Pop"), ("Two", "http://127.0.0.1:9/c.mp3", " ")],
+                                     (" ", "http://127.0.0.1:9/b.mp3", "Pop"), ("Two", "http://127.0.0.1:9/c.mp3", " ")],
                           settings: #"{"loudnessTarget": "-14", "station": "/x.json"}"#)
         #expect(car.deckd.log.contains(#"org.deck.radio: appSettings: unknown setting "station" (known: stations, loudnessTarget)"#))
         #expect(car.deckd.log.contains(#"org.deck.radio: appSettings: "loudnessTarget" must be a number from -40.0 to -5.0 LUFS; its default applies"#),
