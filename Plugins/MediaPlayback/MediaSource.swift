@@ -13,6 +13,8 @@ public final class MediaSource {
     /// WAV, WavPack, APE, Matroska, AIFF): never one that opens other files or waits for a live
     /// playlist (HLS, concat), which a file on a stick could otherwise ask for.
     static let fileFormats = "flac,ogg,mp3,mov,aac,loas,wav,w64,wv,ape,matroska,aiff"
+    /// How long a file may take to open by default: a sound one takes milliseconds.
+    public static let openSeconds = 5
     /// A tag is cut to this many bytes: now playing takes texts of up to 1,024 (nowPlaying.maxStringBytes).
     static let maxTagBytes = 1_024
 
@@ -32,6 +34,7 @@ public final class MediaSource {
     let frame: UnsafeMutablePointer<AVFrame>
     let streamIndex: Int32
     let cancellation: Cancellation
+    private let interrupt: SourceInterrupt
     /// Converted frames not handed out yet (interleaved stereo), from `pendingStart`.
     var pending: [Float] = []
     var pendingStart = 0
@@ -41,22 +44,26 @@ public final class MediaSource {
     var skipUntil: Double?
 
     /// Opens `url` (a path or an http(s)/icecast URL). `decode` false reads only tags, duration
-    /// and cover. `timeoutSeconds` bounds each network read. `live`: probe only the first 32 KiB
-    /// (half a second), since a stream arrives in real time and the driver waits for it.
-    public init(url: String, decode: Bool = true, live: Bool = false, timeoutSeconds: Int = 10,
+    /// and cover. `timeoutSeconds` bounds each network read, `openSeconds` the opening of a file.
+    /// `live`: probe only the first 32 KiB (half a second), since a stream arrives in real time
+    /// and the driver waits for it.
+    public init(url: String, decode: Bool = true, live: Bool = false, timeoutSeconds: Int = 10, openSeconds: Int = MediaSource.openSeconds,
                 cancellation: Cancellation = Cancellation()) throws(MediaError) {
         self.url = url
         self.cancellation = cancellation
+        let isFile = !url.contains("://") || url.lowercased().hasPrefix("file:")
+        let deadline = Monotonic.nanoseconds + max(0, min(openSeconds, 600)) * 1_000_000_000
+        let interrupt = SourceInterrupt(cancellation: cancellation, deadline: isFile ? deadline : nil)
+        self.interrupt = interrupt
         guard let packet = av_packet_alloc(), let frame = av_frame_alloc() else { throw .open(url, "out of memory") }
         self.packet = packet
         self.frame = frame
         var context = avformat_alloc_context()
-        context?.pointee.interrupt_callback = cancellation.interrupt
+        context?.pointee.interrupt_callback = interrupt.callback
         var options: OpaquePointer?
         av_dict_set(&options, "rw_timeout", "\(max(1, min(timeoutSeconds, 600)) * 1_000_000)", 0)
         av_dict_set(&options, "user_agent", "Deck/0.1", 0)
         av_dict_set(&options, "icy", "1", 0)
-        let isFile = !url.contains("://") || url.lowercased().hasPrefix("file:")
         FFmpegLog.name(file: isFile ? url : nil)  // a stream's URL may carry a password
         if isFile { av_dict_set(&options, "format_whitelist", MediaSource.fileFormats, 0) }
         if live {
@@ -72,7 +79,7 @@ public final class MediaSource {
             if isFile && opened == -EINVAL {  // what the whitelist answers, or a listed demuxer that cannot make sense of it
                 throw .refused(url, "not a FLAC, Ogg, MP3, MP4/M4A, AAC, WAV, WavPack, APE, Matroska or AIFF file that FFmpeg can read")
             }
-            throw cancellation.isCancelled ? .cancelled : MediaError.opening(url, opened)
+            throw cancellation.isCancelled ? .cancelled : interrupt.expired ? MediaError.tooSlowToOpen(url, openSeconds) : MediaError.opening(url, opened)
         }
         format = context
         func fail(_ error: MediaError) -> MediaError {
@@ -83,7 +90,10 @@ public final class MediaSource {
             return error
         }
         let probed = avformat_find_stream_info(context, nil)
-        guard probed >= 0 else { throw fail(cancellation.isCancelled ? .cancelled : MediaError.opening(url, probed)) }
+        guard probed >= 0 else {
+            throw fail(cancellation.isCancelled ? .cancelled : interrupt.expired ? MediaError.tooSlowToOpen(url, openSeconds) : MediaError.opening(url, probed))
+        }
+        interrupt.deadline = nil
         let best = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard best >= 0, let stream = context.pointee.streams[Int(best)] else { throw fail(.noAudio(url)) }
         let parameters = stream.pointee.codecpar.pointee
@@ -178,6 +188,11 @@ public enum MediaError: Error, CustomStringConvertible, Equatable {
     }
 
     /// The error for FFmpeg's `code` on opening `url`: refused for an HTTP 4xx or data that is no media.
+    /// A file FFmpeg could not make sense of within `seconds`.
+    static func tooSlowToOpen(_ url: String, _ seconds: Int) -> MediaError {
+        .refused(url, "FFmpeg read it for \(seconds) s without finding its audio: a damaged file, or not music")
+    }
+
     static func opening(_ url: String, _ code: Int32) -> MediaError {
         let permanent = [deck_averror_http_400(), deck_averror_http_401(), deck_averror_http_403(), deck_averror_http_404(),
                          deck_averror_http_4xx(), deck_averror_invalid_data()].contains(code)

@@ -46,6 +46,17 @@ import Testing
         #expect(tags["album"] == album, "a tag of 1,024 bytes is whole")
     }
 
+    /// Opening a file has a deadline: one FFmpeg would read to its end looking for audio (a
+    /// damaged file of gigabytes, on a slow stick) is given up on. A budget of 0 s stands in for
+    /// such a file here; the default lets a sound file open.
+    @Test func aFileThatTakesLongerThanItsBudgetToOpenIsRefusedSayingSo() throws {
+        let path = try floatWAV([Float](repeating: 0, count: 960))
+        #expect(throws: MediaError.refused(path, "FFmpeg read it for 0 s without finding its audio: a damaged file, or not music")) {
+            try MediaSource(url: path, decode: false, openSeconds: 0)
+        }
+        #expect(try MediaSource(url: path).duration != nil)
+    }
+
     @Test func aFileInACodecWithoutDecoderIsRefusedWithItsNameAndItsTagsStillRead() throws {
         let path = try floatWAV([Float](repeating: 0, count: 960), format: 0x7777)
         #expect(throws: MediaError.decoder("FFmpeg has no decoder for an unknown audio format (tag 0x7777)")) { try MediaSource(url: path) }
