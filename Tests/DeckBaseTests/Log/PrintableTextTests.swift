@@ -15,6 +15,14 @@ import Testing
                 == #"bad\n2026-01-01T00:00:00.000Z error deckd: forged\r\x1b[2J\t\x7f\x9b31m\x00"#)
     }
 
+    /// A right-to-left override would show what follows it reversed ("Trojan Source"): a line could
+    /// read as other than it is. Overrides and isolates are escaped; letters of either direction are not.
+    @Test func bidirectionalOverridesAreEscapedSoNoLineReadsOtherwise() {
+        #expect(PrintableText.escaping("title \u{202E}gnp.exe\u{202C} and \u{2066}x\u{2069}")
+                == #"title \u{202e}gnp.exe\u{202c} and \u{2066}x\u{2069}"#)
+        #expect(PrintableText.escaping("שלום, مرحبا \u{200F}") == "שלום, مرحبا \u{200F}")
+    }
+
     @Test func aLongMessageIsCutOnACharacterAndTheRestCounted() {
         let text = String(repeating: "é", count: 10)  // 20 bytes
         #expect(PrintableText.escaping(text, maxBytes: 7) == "ééé… (14 more bytes cut)")
