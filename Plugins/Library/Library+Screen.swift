@@ -1,6 +1,5 @@
 import DeckSDK
 import MediaPlayback
-import FoundationEssentials
 
 /// Library on the car's display: a list (what plays with its cover, the scan's progress, the
 /// albums) and the browse tree (Artists, Albums, Genres, Folders; long levels in sections).
@@ -8,10 +7,8 @@ extension Library: DeckUIPlugin, DeckContentPlugin {
     func displayChanged(attached: Bool) { display.displayChanged(attached: attached, screen) }
 
     func limitsChanged(_ limits: String) {
-        struct Limits: Decodable { var contentItems: Int }
-        guard let decoded = try? JSONDecoder().decode(Limits.self, from: Data(limits.utf8)), (2...10_000).contains(decoded.contentItems),
-              decoded.contentItems != limit else { return }
-        limit = decoded.contentItems
+        guard let rows = BrowseNode.rowLimit(fromLimits: limits), rows != limit else { return }
+        limit = rows
         scanner.limit.store(limit, ordering: .relaxed)
         tree = LibraryTree(tracks: listedTracks, folders: settings.folders, limit: limit)
         try? host.reloadContent()
@@ -50,7 +47,7 @@ extension Library: DeckUIPlugin, DeckContentPlugin {
 
     func item(at path: [Int]) -> DeckContentItem? {
         guard let node = tree.node(at: path) else { return nil }
-        if let index = node.track {
+        if let index = node.entry {
             let track = tracks[index]
             return DeckContentItem(id: track.path, title: track.title, subtitle: "\(track.artist) · \(track.album)", playable: true)
         }
@@ -58,12 +55,12 @@ extension Library: DeckUIPlugin, DeckContentPlugin {
     }
 
     func play(at path: [Int], token: UInt64) {
-        guard let node = tree.node(at: path), let index = node.track, let owner = node.queueOwner else {
+        guard let node = tree.node(at: path), let index = node.entry, let owner = node.queueOwner else {
             try? host.completeContent(token, .invalid)
             return
         }
         // The queue is the container the track was chosen in: its album, its genre, its folder.
-        let order = owner.trackIndexes
+        let order = owner.entryIndexes
         do {
             try takeFocus()
             try play(order, from: order.firstIndex(of: index) ?? 0)

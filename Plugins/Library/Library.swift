@@ -133,7 +133,7 @@ final class Library: DeckAudioPlugin {
             if !order.isEmpty, let index = byPath[saved.queue[min(saved.index, saved.queue.count - 1)]].flatMap(order.firstIndex) {
                 return (order, index, saved.position)
             }
-            return (tree.tabs[1].children.first?.trackIndexes ?? [0], 0, 0)
+            return (tree.tabs[1].children.first?.entryIndexes ?? [0], 0, 0)
         }
         // A path however spelt (a folder with the slash a shell's completion leaves, `./`, `//`) is the scan's.
         if item.hasPrefix("folder:/") {
@@ -142,22 +142,22 @@ final class Library: DeckAudioPlugin {
             guard let node = find("folder:" + path, in: tree.tabs) ?? (settings.folders == [path] ? tree.tabs[3] : nil) else {
                 throw DeckError(.invalid, "no \(item) in the library")
             }
-            return (node.trackIndexes, 0, 0)
+            return (node.entryIndexes, 0, 0)
         }
         if item.hasPrefix("album:") || item.hasPrefix("folder:") || item.hasPrefix("artist:") || item.hasPrefix("genre:") {
             guard let node = find(item, in: tree.tabs) else { throw DeckError(.invalid, "no \(item) in the library") }
-            return (node.trackIndexes, 0, 0)
+            return (node.entryIndexes, 0, 0)
         }
         guard let index = byPath[FileBytes.normalized(item)] else { throw DeckError(.invalid, "no track \(item) in the library") }
         let album = listed.filter { tracks[$0].albumKey == tracks[index].albumKey }
-        let order = find("album:\(tracks[index].albumKey)", in: tree.tabs)?.trackIndexes ?? album
+        let order = find("album:\(tracks[index].albumKey)", in: tree.tabs)?.entryIndexes ?? album
         return (order, order.firstIndex(of: index) ?? 0, 0)
     }
 
     func find(_ id: String, in nodes: [BrowseNode]) -> BrowseNode? {
         for node in nodes {
             if node.id == id { return node }
-            if node.track == nil, let found = find(id, in: node.children) { return found }
+            if node.entry == nil, let found = find(id, in: node.children) { return found }
         }
         return nil
     }

@@ -1,38 +1,5 @@
 import MediaPlayback
 
-/// One node of the browse tree: a container (artist, album, genre, folder, or a section of a long
-/// level) or a track (an index into the library's tracks).
-final class BrowseNode: @unchecked Sendable {  // Built whole on the scan thread, then only read, on the loop thread.
-    let id: String
-    let title: String
-    let subtitle: String?
-    var children: [BrowseNode]
-    let track: Int?
-    /// A section made because a level was longer than the display shows (not a real container).
-    let isSection: Bool
-    weak var parent: BrowseNode?
-
-    init(id: String, title: String, subtitle: String? = nil, children: [BrowseNode] = [], track: Int? = nil, isSection: Bool = false) {
-        self.id = id
-        self.title = title
-        self.subtitle = subtitle
-        self.children = children
-        self.track = track
-        self.isSection = isSection
-        for child in children { child.parent = self }
-    }
-
-    /// The tracks below, in order (through sections and sub-containers).
-    var trackIndexes: [Int] { track.map { [$0] } ?? children.flatMap(\.trackIndexes) }
-
-    /// The container whose tracks become the queue when one of its tracks plays.
-    var queueOwner: BrowseNode? {
-        var owner = parent
-        while let node = owner, node.isSection { owner = node.parent }
-        return owner
-    }
-}
-
 /// The tutorial's browse tree over the library: Artists › Albums › Tracks, Albums › Tracks,
 /// Genres › Tracks and Folders, names in `NaturalOrder`; a level longer than `limit` is cut into
 /// sections (A… – C…), so a head unit that shows `limit` rows reaches every track.
@@ -44,7 +11,7 @@ struct LibraryTree: Sendable {
         let limit = max(2, limit)
         func trackNode(_ index: Int) -> BrowseNode {
             let track = tracks[index]
-            return BrowseNode(id: track.path, title: track.title, subtitle: "\(track.artist) · \(track.album)", track: index)
+            return BrowseNode(id: track.path, title: track.title, subtitle: "\(track.artist) · \(track.album)", entry: index)
         }
         func albumOrder(_ a: Int, _ b: Int) -> Bool {
             let x = tracks[a], y = tracks[b]
@@ -57,7 +24,7 @@ struct LibraryTree: Sendable {
             let members = albums[key]!.sorted(by: albumOrder)
             let first = tracks[members[0]]
             return BrowseNode(id: "album:\(key)", title: first.album, subtitle: first.albumArtist + (first.year.map { " · \($0)" } ?? ""),
-                              children: LibraryTree.sectioned(members.map(trackNode), limit: limit))
+                              children: BrowseNode.sectioned(members.map(trackNode), limit: limit))
         }
         let byArtist = Dictionary(grouping: albums.keys) { tracks[albums[$0]![0]].albumArtist }
         let artists = byArtist.keys.sorted(by: NaturalOrder.less).map { artist in
@@ -66,7 +33,7 @@ struct LibraryTree: Sendable {
                 return x == y ? NaturalOrder.less(a, b) : x < y
             }
             return BrowseNode(id: "artist:\(artist)", title: artist, subtitle: "\(keys.count) album\(keys.count == 1 ? "" : "s")",
-                              children: LibraryTree.sectioned(keys.map(albumNode), limit: limit))
+                              children: BrowseNode.sectioned(keys.map(albumNode), limit: limit))
         }
         // Albums of one name by their artists (the key is the album under its artist).
         let albumList = albums.keys.sorted { a, b in
@@ -79,12 +46,12 @@ struct LibraryTree: Sendable {
                 let (x, y) = (tracks[a].albumKey, tracks[b].albumKey)
                 return x == y ? albumOrder(a, b) : NaturalOrder.less(x, y)
             }
-            return BrowseNode(id: "genre:\(genre)", title: genre, children: LibraryTree.sectioned(members.map(trackNode), limit: limit))
+            return BrowseNode(id: "genre:\(genre)", title: genre, children: BrowseNode.sectioned(members.map(trackNode), limit: limit))
         }
         tabs = [
-            BrowseNode(id: "tab-artists", title: "Artists", children: LibraryTree.sectioned(artists, limit: limit)),
-            BrowseNode(id: "tab-albums", title: "Albums", children: LibraryTree.sectioned(albumList, limit: limit)),
-            BrowseNode(id: "tab-genres", title: "Genres", children: LibraryTree.sectioned(genreList, limit: limit)),
+            BrowseNode(id: "tab-artists", title: "Artists", children: BrowseNode.sectioned(artists, limit: limit)),
+            BrowseNode(id: "tab-albums", title: "Albums", children: BrowseNode.sectioned(albumList, limit: limit)),
+            BrowseNode(id: "tab-genres", title: "Genres", children: BrowseNode.sectioned(genreList, limit: limit)),
             BrowseNode(id: "tab-folders", title: "Folders", children: LibraryTree.folderNodes(tracks: tracks, roots: folders, limit: limit, trackNode: trackNode)),
         ]
     }
@@ -92,27 +59,7 @@ struct LibraryTree: Sendable {
     /// The node at `path` (child indexes from the tabs).
     func node(at path: [Int]) -> BrowseNode? {
         guard let first = path.first, tabs.indices.contains(first) else { return nil }
-        var node = tabs[first]
-        for index in path.dropFirst() {
-            guard node.children.indices.contains(index) else { return nil }
-            node = node.children[index]
-        }
-        return node
-    }
-
-    /// `nodes` as they are when they fit in `limit`, else in sections of `limit` (nested as needed).
-    static func sectioned(_ nodes: [BrowseNode], limit: Int) -> [BrowseNode] {
-        let limit = max(2, limit)
-        guard nodes.count > limit else { return nodes }
-        let size = (nodes.count + limit - 1) / limit
-        let chunk = max(limit, size)
-        let sections = stride(from: 0, to: nodes.count, by: chunk).map { start -> BrowseNode in
-            let members = Array(nodes[start..<min(start + chunk, nodes.count)])
-            let title = "\(members.first!.title.prefix(16)) – \(members.last!.title.prefix(16))"
-            return BrowseNode(id: "section:\(members.first!.id)", title: title, subtitle: "\(members.count) items",
-                              children: sectioned(members, limit: limit), isSection: true)
-        }
-        return sectioned(sections, limit: limit)
+        return tabs[first].node(at: path.dropFirst())
     }
 
     /// The folders holding music, under each media folder (one media folder: its contents at the top).
@@ -126,9 +73,9 @@ struct LibraryTree: Sendable {
             let subfolders = deeper.keys.sorted(by: NaturalOrder.less).map { build($0, deeper[$0]!) }
             let name = folder.split(separator: "/").last.map(String.init) ?? folder
             return BrowseNode(id: "folder:\(folder)", title: name, subtitle: "\(members.count) tracks",
-                              children: sectioned(subfolders + direct.map(trackNode), limit: limit))
+                              children: BrowseNode.sectioned(subfolders + direct.map(trackNode), limit: limit))
         }
         let nodes = roots.map { root in build(root, tracks.indices.filter { tracks[$0].path.hasPrefix(root + "/") }) }
-        return nodes.count == 1 ? nodes[0].children : sectioned(nodes, limit: limit)
+        return nodes.count == 1 ? nodes[0].children : BrowseNode.sectioned(nodes, limit: limit)
     }
 }

@@ -16,7 +16,7 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
         if key == Radio.toggleFavourite, let currentID {
             if let index = saved.favourites.firstIndex(of: currentID) { saved.favourites.remove(at: index) } else { saved.favourites.append(currentID) }
             save()
-            try? host.reloadContent()
+            rebuildTree()
             refreshScreen()
         } else {
             let item = stations.first { RowKey.of($0.id) == key || RowKey.of($0.id, prefix: Radio.favouritePrefix) == key }?.id ?? key
@@ -58,28 +58,42 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
 
     func refreshScreen() { display.refresh(screen) }
 
-    // The browse tree: [tab], [tab, station] or [Genres, genre, station].
+    func limitsChanged(_ limits: String) {
+        guard let rows = BrowseNode.rowLimit(fromLimits: limits), rows != rowLimit else { return }
+        rowLimit = rows
+        rebuildTree()
+    }
+
+    /// The browse tree again (the stations, the favourites or the limits changed), and the HMI told.
+    func rebuildTree() {
+        tree = Radio.tree(stations: stations, favourites: saved.favourites, limit: rowLimit)
+        try? host.reloadContent()
+    }
+
+    /// The tutorial's tabs: Stations, Genres › stations and Favourites; a level longer than the
+    /// display shows is cut into sections, so every station can be reached.
+    static func tree(stations: [Station], favourites: [String], limit: Int) -> [BrowseNode] {
+        func node(_ index: Int) -> BrowseNode {
+            BrowseNode(id: stations[index].id, title: stations[index].name, subtitle: stations[index].desc, entry: index)
+        }
+        let genres = StationList(station: stations).genres.map { genre in
+            BrowseNode(id: "genre-\(genre)", title: genre,
+                       children: BrowseNode.sectioned(stations.indices.filter { stations[$0].genre == genre }.map(node), limit: limit))
+        }
+        let favourite = favourites.compactMap { id in stations.firstIndex { $0.id == id } }
+        return [BrowseNode(id: "tab-stations", title: tabs[0], children: BrowseNode.sectioned(stations.indices.map(node), limit: limit)),
+                BrowseNode(id: "tab-genres", title: tabs[1], children: BrowseNode.sectioned(genres, limit: limit)),
+                BrowseNode(id: "tab-favourites", title: tabs[2], children: BrowseNode.sectioned(favourite.map(node), limit: limit))]
+    }
 
     func childCount(at path: [Int]) -> Int? {
-        switch path.count {
-        case 0: Radio.tabs.count
-        case 1: path[0] == 1 ? genres.count : path[0] == 0 || path[0] == 2 ? stations(inTab: path[0]).count : 0
-        case 2 where path[0] == 1 && genres.indices.contains(path[1]): stations(ofGenre: genres[path[1]]).count
-        default: 0
-        }
+        path.isEmpty ? tree.count : node(at: path)?.children.count ?? 0
     }
 
     func item(at path: [Int]) -> DeckContentItem? {
-        guard let tab = path.first, Radio.tabs.indices.contains(tab) else { return nil }
-        if path.count == 1 { return DeckContentItem(id: "tab-\(Radio.tabs[tab].lowercased())", title: Radio.tabs[tab], container: true) }
-        if tab == 1 {
-            guard genres.indices.contains(path[1]) else { return nil }
-            if path.count == 2 { return DeckContentItem(id: "genre-\(genres[path[1]])", title: genres[path[1]], container: true) }
-            let list = stations(ofGenre: genres[path[1]])
-            return path.count == 3 && list.indices.contains(path[2]) ? contentItem(list[path[2]]) : nil
-        }
-        let list = stations(inTab: tab)
-        return path.count == 2 && list.indices.contains(path[1]) ? contentItem(list[path[1]]) : nil
+        guard let node = node(at: path) else { return nil }
+        if let index = node.entry { return contentItem(stations[index]) }
+        return DeckContentItem(id: node.id, title: node.title, subtitle: node.subtitle, container: true)
     }
 
     func play(at path: [Int], token: UInt64) {
@@ -95,13 +109,10 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
         }
     }
 
-    private var genres: [String] { StationList(station: stations).genres }
-
-    private func stations(inTab tab: Int) -> [Station] {
-        tab == 2 ? saved.favourites.compactMap { id in stations.first { $0.id == id } } : stations
+    private func node(at path: [Int]) -> BrowseNode? {
+        guard let first = path.first, tree.indices.contains(first) else { return nil }
+        return tree[first].node(at: path.dropFirst())
     }
-
-    private func stations(ofGenre genre: String) -> [Station] { stations.filter { $0.genre == genre } }
 
     private func contentItem(_ station: Station) -> DeckContentItem {
         let artwork = station.imageURL.map { $0.contains("://") ? $0 : "file://\($0)" }

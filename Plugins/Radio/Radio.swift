@@ -36,6 +36,9 @@ final class Radio: DeckAudioPlugin {
     private var waiting: String?
     /// The list on the display while one is attached, and the stations' pictures handed over for it.
     let display: AppScreen
+    /// The browse tree's tabs, and the rows a level of it may show.
+    var tree = Radio.tree(stations: [], favourites: [], limit: 100)
+    var rowLimit = 100
 
     init(host: DeckHost) throws {
         guard host.hasEntitlement("audio") else { throw DeckError(.notEntitled, "Radio needs the audio entitlement") }
@@ -194,7 +197,7 @@ final class Radio: DeckAudioPlugin {
                 let more = skipped.count > 3 ? " and \(skipped.count - 3) more" : ""
                 host.log(.warning, "left out of \(path): \(skipped.prefix(3).joined(separator: "; "))\(more)")
             }
-            if changed { try? host.reloadContent() }
+            if changed { rebuildTree() }
             refreshScreen()
         case .failed(let reason):
             host.log(.warning, "station list kept as it was: \(reason)")

@@ -343,6 +343,24 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
+    /// More stations than a level may show while driving are cut into sections, so the last one
+    /// can still be reached and played from the browse tree.
+    @Test func aLongStationListIsCutIntoSectionsWhileDrivingAndEveryStationStaysReachable() throws {
+        let list = (1...30).map { ("Station \($0)", "http://127.0.0.1:9/\($0).mp3", "Pop") }
+        let car = try Car(stations: list)
+        _ = try car.deckd.deckctl(["launch", "org.deck.radio", "Station 1"])  // the foreground app, whose tree `select` browses
+        let parked = try car.deckctl(["select", "/0"])
+        #expect(parked.contains("[/0/29] Station 30"), "\(parked)")
+        _ = try car.deckctl(["display", "--driving", "on"])
+        let driving = try car.deckctl(["select", "/0"])
+        #expect(driving.contains("[/0/0] Station 1 – Station 12") && driving.contains("[/0/2] Station 25 – Station 30"), "\(driving)")
+        let last = try car.deckctl(["select", "/0/2"])
+        #expect(last.contains("[/0/2/5] Station 30"), "\(last)")
+        _ = try car.deckctl(["select", "/0/2/5"])
+        #expect(try car.waitForNowPlaying("Station 30"), "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// A picture server that never answers holds neither the loop nor the shutdown: the fetch
     /// is called off when Radio is.
     @Test func aPictureServerThatNeverAnswersDoesNotHoldTheShutdown() throws {
