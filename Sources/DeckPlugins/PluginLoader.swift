@@ -57,8 +57,11 @@ package struct PluginLoader {
     package func check(bundle bundlePath: String, loadedBundle: (String) -> String?) throws(PluginLoadError) -> CheckedBundle {
         func refuse(_ reason: PluginLoadError.Reason) -> PluginLoadError { PluginLoadError(bundle: bundlePath, reason: reason) }
 
-        guard let realBundle = AbsolutePath.real(bundlePath), PluginLoader.isDirectory(realBundle) else {
-            throw refuse(.notADirectory("not a bundle directory"))
+        guard let realBundle = AbsolutePath.real(bundlePath) else {
+            throw refuse(.notADirectory("no bundle there: \(String(cString: strerror(errno)))"))
+        }
+        guard PluginLoader.isDirectory(realBundle) else {
+            throw refuse(.notADirectory("not a bundle directory (a bundle is NAME.deckplugin/, holding manifest.json and the library)"))
         }
         if !allowInsecure {
             if let problem = PluginLoader.ownershipProblem(realBundle) { throw refuse(.insecure(path: bundlePath, problem: problem)) }
