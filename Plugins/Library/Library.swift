@@ -57,7 +57,7 @@ final class Library: DeckAudioPlugin {
         player = Player(host: host, target: settings.loudnessTarget)
         let indexPath = host.dataPath.map { "\($0)/library.json" }
         statePath = host.dataPath.map { "\($0)/library-state.json" }
-        saved = statePath.flatMap(LibraryState.load) ?? LibraryState()
+        saved = statePath.flatMap { LibraryState.load($0, host: host) } ?? LibraryState()
         scanner = LibraryScanner(folders: settings.folders, indexPath: indexPath, host: host)
         tracks = LibraryScanner.savedIndex(indexPath)
         listedTrackCount = tracks.count

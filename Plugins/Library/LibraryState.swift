@@ -1,3 +1,4 @@
+import DeckSDK
 import FoundationEssentials
 import MediaPlayback
 
@@ -7,9 +8,8 @@ struct LibraryState: Codable, Equatable {
     var index = 0
     var position = 0.0
 
-    static func load(_ path: String) -> LibraryState? {
-        guard let bytes = FileBytes.read(path, maxBytes: 16 << 20),
-              var state = try? JSONDecoder().decode(LibraryState.self, from: Data(bytes)) else { return nil }
+    static func load(_ path: String, host: DeckHost) -> LibraryState? {
+        guard var state = SavedState.load(LibraryState.self, from: path, maxBytes: 16 << 20, host: host) else { return nil }
         // Numbers from a file are checked before they index or seek anything.
         state.index = state.queue.indices.contains(state.index) ? state.index : 0
         state.position = state.position.isFinite && (0...1e9).contains(state.position) ? state.position : 0

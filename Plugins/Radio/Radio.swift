@@ -48,7 +48,7 @@ final class Radio: DeckAudioPlugin {
         for problem in settings.problems { host.log(.warning, "appSettings: \(problem)") }
         player = Player(host: host, target: settings.loudnessTarget)
         statePath = host.dataPath.map { "\($0)/radio.json" }
-        saved = statePath.flatMap(RadioState.load) ?? RadioState()
+        saved = statePath.flatMap { RadioState.load($0, host: host) } ?? RadioState()
         // The configured file; else the data folder's once it exists, the bundle's example until then.
         let candidates = settings.stations.map { [$0] }
             ?? [host.dataPath, DeckPluginExport.bundlePath].compactMap { $0.map { "\($0)/stations.json" } }
@@ -192,6 +192,12 @@ final class Radio: DeckAudioPlugin {
             let changed = list.station != stations
             stations = list.station
             images = pictures
+            // Estimates of stations no longer listed go, so the file does not grow with every list there was.
+            let listed = Set(stations.map(\.id))
+            if !list.station.isEmpty, saved.loudness.keys.contains(where: { !listed.contains($0) }) {
+                saved.loudness = saved.loudness.filter { listed.contains($0.key) }
+                save()
+            }
             host.log(.info, "\(stations.count) stations from \(path)")
             if !skipped.isEmpty {
                 let more = skipped.count > 3 ? " and \(skipped.count - 3) more" : ""

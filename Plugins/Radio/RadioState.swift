@@ -1,3 +1,4 @@
+import DeckSDK
 import FoundationEssentials
 import MediaPlayback
 
@@ -8,9 +9,8 @@ struct RadioState: Codable, Equatable {
     /// The adapting loudness estimate of each station (LUFS), the start of the next listen.
     var loudness: [String: Double] = [:]
 
-    static func load(_ path: String) -> RadioState? {
-        guard let bytes = FileBytes.read(path, maxBytes: 1 << 20) else { return nil }
-        return try? JSONDecoder().decode(RadioState.self, from: Data(bytes))
+    static func load(_ path: String, host: DeckHost) -> RadioState? {
+        SavedState.load(RadioState.self, from: path, maxBytes: 1 << 20, host: host)
     }
 
     var encoded: [UInt8] { (try? Array(JSONEncoder().encode(self))) ?? [] }

@@ -361,6 +361,32 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
+    /// Radio's own state that cannot be read is set aside and said, not written over in silence;
+    /// the loudness estimates of stations no longer listed leave it, so it does not grow for ever.
+    @Test func anUnreadableStateIsSetAsideAndEstimatesOfStationsGoneLeave() throws {
+        let dir = TemporaryDirectory()
+        let folder = dir.path + "/data/org.deck.radio", one = "http://127.0.0.1:9/a.mp3"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try RadioTests.write([("One", one, "Pop")], to: folder + "/stations.json")
+        try #"{"favourites": ["#.write(toFile: folder + "/radio.json", atomically: true, encoding: .utf8)
+        try #"{"dataDirectory": "data"}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let arguments = ["--config", dir.path + "/deck.json", "--plugins", Paths.binDir + "/plugins", "--state", "none", "--sink", "http://127.0.0.1:0/s.opus"]
+        var deckd = try DeckdProcess(arguments)
+        #expect(deckd.waitForLog("1 stations from"), "\(deckd.log)")
+        #expect(deckd.log.contains("\(folder)/radio.json was not used (it is not what this version writes); set aside as \(folder)/radio.json.unreadable; "
+                                   + "starting afresh"), "\(deckd.log)")
+        #expect(try String(contentsOfFile: folder + "/radio.json.unreadable", encoding: .utf8) == #"{"favourites": ["#)
+        #expect(deckd.stop() == 0)
+
+        try #"{"favourites": ["\#(one)"], "loudness": {"\#(one)": -20, "http://127.0.0.1:9/gone.mp3": -18}}"#
+            .write(toFile: folder + "/radio.json", atomically: true, encoding: .utf8)
+        deckd = try DeckdProcess(arguments)
+        #expect(deckd.waitForLog("1 stations from"), "\(deckd.log)")
+        #expect(deckd.stop() == 0)
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/radio.json"))) as? [String: Any]
+        #expect((saved?["loudness"] as? [String: Double]) == [one: -20] && (saved?["favourites"] as? [String]) == [one], "\(saved ?? [:])")
+    }
+
     /// A picture server that never answers holds neither the loop nor the shutdown: the fetch
     /// is called off when Radio is.
     @Test func aPictureServerThatNeverAnswersDoesNotHoldTheShutdown() throws {
