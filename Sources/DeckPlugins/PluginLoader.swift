@@ -61,7 +61,7 @@ package struct PluginLoader {
             throw refuse(.notADirectory("no bundle there: \(String(cString: strerror(errno)))"))
         }
         guard PluginLoader.isDirectory(realBundle) else {
-            throw refuse(.notADirectory("not a bundle directory (a bundle is NAME.deckplugin/, holding manifest.json and the library)"))
+            throw refuse(.notADirectory("not a bundle directory (a bundle is NAME.deckplugin/ holding manifest.json and the library)"))
         }
         if !allowInsecure {
             if let problem = PluginLoader.ownershipProblem(realBundle) { throw refuse(.insecure(path: bundlePath, problem: problem)) }

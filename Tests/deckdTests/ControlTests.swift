@@ -118,7 +118,7 @@ import Testing
         #expect(load.output.contains("-32004 Command failed: no bundle there: No such file or directory"), "\(load.output)")
         try Data().write(to: URL(fileURLWithPath: dir.path + "/File.deckplugin"))
         let file = try ctl(deckd, ["call", "apps.load", #"{"path":"\#(dir.path)/File.deckplugin"}"#])
-        #expect(file.output.contains("not a bundle directory (a bundle is NAME.deckplugin/, holding manifest.json and the library)"), "\(file.output)")
+        #expect(file.output.contains("not a bundle directory (a bundle is NAME.deckplugin/ holding manifest.json and the library)"), "\(file.output)")
         #expect(try ctl(deckd, ["status"]).output.contains("apps: 2 loaded, 0 refused"))
         #expect(deckd.stop() == 0)
     }
