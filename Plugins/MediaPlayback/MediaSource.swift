@@ -15,6 +15,10 @@ public final class MediaSource {
     static let fileFormats = "flac,ogg,mp3,mov,aac,loas,wav,w64,wv,ape,matroska,aiff"
     /// How long a file may take to open by default: a sound one takes milliseconds.
     public static let openSeconds = 5
+    /// FFmpeg's largest single allocation in this process, set before its first use: a WAV of 246
+    /// bytes whose INFO chunk claimed 4 GB had FFmpeg allocate and zero 1.6 GB for its tags. No
+    /// music file needs one this large (a 50-hour audiobook's sample table is about 35 MB).
+    static let allocationLimit: Void = av_max_alloc(64 << 20)
     /// A tag is cut to this many bytes: now playing takes texts of up to 1,024 (nowPlaying.maxStringBytes).
     static let maxTagBytes = 1_024
 
@@ -49,6 +53,7 @@ public final class MediaSource {
     /// and the driver waits for it.
     public init(url: String, decode: Bool = true, live: Bool = false, timeoutSeconds: Int = 10, openSeconds: Int = MediaSource.openSeconds,
                 cancellation: Cancellation = Cancellation()) throws(MediaError) {
+        _ = MediaSource.allocationLimit
         self.url = url
         self.cancellation = cancellation
         let isFile = !url.contains("://") || url.lowercased().hasPrefix("file:")

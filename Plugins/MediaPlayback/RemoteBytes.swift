@@ -5,6 +5,7 @@ import CFFmpeg
 public enum RemoteBytes {
     /// The first `maxBytes` bytes at `url`.
     public static func fetch(_ url: String, maxBytes: Int, cancellation: Cancellation = Cancellation()) throws(MediaError) -> [UInt8] {
+        _ = MediaSource.allocationLimit
         var context: UnsafeMutablePointer<AVIOContext>?
         var interrupt = cancellation.interrupt
         var options: OpaquePointer?

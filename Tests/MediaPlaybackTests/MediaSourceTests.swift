@@ -57,6 +57,25 @@ import Testing
         #expect(try MediaSource(url: path).duration != nil)
     }
 
+    /// A WAV of 246 bytes (found by `make fuzz`) whose INFO chunk claims 4 GB had FFmpeg allocate
+    /// and zero 1.6 GB for its tags; FFmpeg's allocations are held to 64 MB each, so opening it
+    /// costs the process little.
+    @Test func aTinyFileClaimingGigabytesOfTagsCostsLittleMemory() throws {
+        let path = dir.path + "/claims.wav"
+        try Data(contentsOf: URL(fileURLWithPath: Paths.repoRoot + "/Tests/Fuzz/corpus/media/oom-wav-info-chunk-claiming-4gb"))
+            .write(to: URL(fileURLWithPath: path))
+        func peakKiB() throws -> Int {
+            let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+            let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+            return try #require(Int(line.dropFirst("VmHWM:".count).split(whereSeparator: \.isWhitespace).first ?? ""))
+        }
+        let before = try peakKiB()
+        _ = try? MediaSource(url: path, decode: false)
+        _ = try? MediaSource(url: path)
+        let growth = try peakKiB() - before
+        #expect(growth < 256 << 10, "the process's peak grew by \(growth) KiB")
+    }
+
     @Test func aFileInACodecWithoutDecoderIsRefusedWithItsNameAndItsTagsStillRead() throws {
         let path = try floatWAV([Float](repeating: 0, count: 960), format: 0x7777)
         #expect(throws: MediaError.decoder("FFmpeg has no decoder for an unknown audio format (tag 0x7777)")) { try MediaSource(url: path) }
