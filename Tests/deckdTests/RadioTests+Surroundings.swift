@@ -1,0 +1,115 @@
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// Radio and what it is given: station lists with odd entries, long URLs and long lists, a state
+/// file it cannot read, a picture server that never answers.
+extension RadioTests {
+    /// Stations the list cannot hold are named; a blank genre is no genre.
+    @Test func stationsSharingAStreamOrMissingOneAndWrongSettingsAreNamedAndTheScreenStillShows() throws {
+        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("One again", "http://127.0.0.1:9/a.mp3", "Jazz"),
+                                     (" ", "http://127.0.0.1:9/b.mp3", "Pop"), ("Two", "http://127.0.0.1:9/c.mp3", " ")],
+                          settings: #"{"loudnessTarget": "-14", "station": "/x.json"}"#)
+        #expect(car.deckd.log.contains(#"org.deck.radio: appSettings: unknown setting "station" (known: stations, loudnessTarget)"#))
+        #expect(car.deckd.log.contains(#"org.deck.radio: appSettings: "loudnessTarget" must be a number from -40.0 to -5.0 LUFS; its default applies"#),
+                "a wrong setting is named, not dropped in silence: \(car.deckd.log)")
+        #expect(car.deckd.waitForLog("2 stations from"), "\(car.deckd.log)")
+        #expect(car.deckd.waitForLog("left out of \(car.stationsPath): One again has the streamURL of a station before it; "
+                                     + "station 3 has no name or no streamURL"), "\(car.deckd.log)")
+        let screen = try car.deckctl(["ui", "org.deck.radio"])
+        #expect(!car.deckd.log.contains("is used twice in the template") && !screen.contains("nothing to show"), "\(screen)")
+        #expect(screen.contains("] One — One on loopback") && screen.contains("] Two — Two on loopback") && !screen.contains("One again"), "\(screen)")
+        _ = try car.deckd.deckctl(["launch", "org.deck.radio", "One"])  // the foreground app, whose tree `select` browses
+        let genres = try car.deckctl(["select", "/1"])
+        #expect(genres.contains("[/1/0] Pop") && !genres.contains("[/1/1]"), "a blank genre is no genre: \(genres)")
+        #expect(car.deckd.stop() == 0)
+    }
+
+    /// A stream URL longer than a row key may be (a token in its query) keeps the screen: its row
+    /// and its favourite's row play it.
+    @Test func aStationWhoseStreamURLIsLongerThanARowKeyShowsAndPlaysFromItsRows() throws {
+        let icecast = try IcecastServer()
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
+        let long = icecast.url("/live.mp3?token=" + String(repeating: "a1b2", count: 75))
+        let car = try Car(stations: [("One", icecast.url("/live.mp3"), "Pop"), ("Long", long, "Pop")])
+        /// The id of the first row showing `text`.
+        func rowID(_ text: String) throws -> String {
+            let screen = try car.deckctl(["ui", "org.deck.radio"])
+            let rows = screen.split(separator: "\n").filter { $0.contains("] \(text)") }
+            return try #require(rows.first.map { String($0.drop { $0 != "[" }.dropFirst().prefix { $0 != "]" }) }, "\(screen)")
+        }
+        _ = try car.deckctl(["launch", "org.deck.radio", "One"])
+        #expect(try car.waitForNowPlaying("One"))
+        #expect(!car.deckd.log.contains("the screen was refused"), "\(car.deckd.log)")
+        _ = try car.deckctl(["select", try rowID("Long — Long on loopback")])
+        #expect(try car.waitForNowPlaying("Long"), "\(car.deckd.log)")
+        _ = try car.deckctl(["select", try rowID("Long — Long · ")])  // the row of what plays: a favourite now
+        _ = try car.deckctl(["launch", "org.deck.radio", "One"])
+        #expect(try car.waitForNowPlaying("One"))
+        let screen = try car.deckctl(["ui", "org.deck.radio"])
+        let lines = screen.split(separator: "\n")
+        let favourite = lines.firstIndex { $0.hasSuffix("Favourites") }.map { lines[$0 + 1].contains("] Long — Long on loopback") }
+        #expect(favourite == true, "\(screen)")
+        _ = try car.deckctl(["select", try rowID("Long — Long on loopback")])  // the favourite's row, above the station's
+        #expect(try car.waitForNowPlaying("Long"), "\(car.deckd.log)")
+        #expect(!car.deckd.log.contains("did not play") && !car.deckd.log.contains("the screen was refused"), "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+    }
+
+    /// More stations than a level may show while driving are cut into sections, so the last one
+    /// can still be reached and played from the browse tree.
+    @Test func aLongStationListIsCutIntoSectionsWhileDrivingAndEveryStationStaysReachable() throws {
+        let list = (1...30).map { ("Station \($0)", "http://127.0.0.1:9/\($0).mp3", "Pop") }
+        let car = try Car(stations: list)
+        _ = try car.deckd.deckctl(["launch", "org.deck.radio", "Station 1"])  // the foreground app, whose tree `select` browses
+        let parked = try car.deckctl(["select", "/0"])
+        #expect(parked.contains("[/0/29] Station 30"), "\(parked)")
+        _ = try car.deckctl(["display", "--driving", "on"])
+        let driving = try car.deckctl(["select", "/0"])
+        #expect(driving.contains("[/0/0] Station 1 – Station 12") && driving.contains("[/0/2] Station 25 – Station 30"), "\(driving)")
+        let last = try car.deckctl(["select", "/0/2"])
+        #expect(last.contains("[/0/2/5] Station 30"), "\(last)")
+        _ = try car.deckctl(["select", "/0/2/5"])
+        #expect(try car.waitForNowPlaying("Station 30"), "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+    }
+
+    /// Radio's own state that cannot be read is set aside and said, not written over in silence;
+    /// the loudness estimates of stations no longer listed leave it, so it does not grow for ever.
+    @Test func anUnreadableStateIsSetAsideAndEstimatesOfStationsGoneLeave() throws {
+        let dir = TemporaryDirectory()
+        let folder = dir.path + "/data/org.deck.radio", one = "http://127.0.0.1:9/a.mp3"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try RadioTests.write([("One", one, "Pop")], to: folder + "/stations.json")
+        try #"{"favourites": ["#.write(toFile: folder + "/radio.json", atomically: true, encoding: .utf8)
+        try #"{"dataDirectory": "data"}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let arguments = ["--config", dir.path + "/deck.json", "--plugins", Paths.binDir + "/plugins", "--state", "none", "--sink", "http://127.0.0.1:0/s.opus"]
+        var deckd = try DeckdProcess(arguments)
+        #expect(deckd.waitForLog("1 stations from"), "\(deckd.log)")
+        #expect(deckd.log.contains("\(folder)/radio.json was not used (it is not what this version writes); set aside as \(folder)/radio.json.unreadable; "
+                                   + "starting afresh"), "\(deckd.log)")
+        #expect(try String(contentsOfFile: folder + "/radio.json.unreadable", encoding: .utf8) == #"{"favourites": ["#)
+        #expect(deckd.stop() == 0)
+
+        try #"{"favourites": ["\#(one)"], "loudness": {"\#(one)": -20, "http://127.0.0.1:9/gone.mp3": -18}}"#
+            .write(toFile: folder + "/radio.json", atomically: true, encoding: .utf8)
+        deckd = try DeckdProcess(arguments)
+        #expect(deckd.waitForLog("1 stations from"), "\(deckd.log)")
+        #expect(deckd.stop() == 0)
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/radio.json"))) as? [String: Any]
+        #expect((saved?["loudness"] as? [String: Double]) == [one: -20] && (saved?["favourites"] as? [String]) == [one], "\(saved ?? [:])")
+    }
+
+    /// A picture server that never answers holds neither the loop nor the shutdown: the fetch
+    /// is called off when Radio is.
+    @Test func aPictureServerThatNeverAnswersDoesNotHoldTheShutdown() throws {
+        let odd = try OddServer(target: "http://127.0.0.1:9/none.mp3")
+        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop")])
+        try RadioTests.write([("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop")], to: car.stationsPath,
+                             images: ["One": odd.url("/silent/one.png"), "Two": odd.url("/silent/two.png")])
+        usleep(1_000_000)  // the watcher reads the new list and waits on its first picture
+        #expect(car.deckd.stop() == 0)
+        let took = car.deckd.log.components(separatedBy: "org.deck.radio: deactivate took ").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
+        #expect(took.allSatisfy { $0 < 500 }, "\(car.deckd.log)")
+    }
+}
