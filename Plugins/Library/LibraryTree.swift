@@ -57,10 +57,7 @@ struct LibraryTree: Sendable {
     }
 
     /// The node at `path` (child indexes from the tabs).
-    func node(at path: [Int]) -> BrowseNode? {
-        guard let first = path.first, tabs.indices.contains(first) else { return nil }
-        return tabs[first].node(at: path.dropFirst())
-    }
+    func node(at path: [Int]) -> BrowseNode? { BrowseNode.node(at: path, in: tabs) }
 
     /// The folders holding music, under each media folder (one media folder: its contents at the top).
     private static func folderNodes(tracks: [Track], roots: [String], limit: Int, trackNode: (Int) -> BrowseNode) -> [BrowseNode] {

@@ -32,10 +32,11 @@ public final class BrowseNode: @unchecked Sendable {  // Built whole on one thre
         return owner
     }
 
-    /// The node at `path` (child indexes) below this one.
-    public func node(at path: ArraySlice<Int>) -> BrowseNode? {
-        var node = self
-        for index in path {
+    /// The node at `path` (child indexes, the first one into `tabs`); nil for a path that leads nowhere.
+    public static func node(at path: [Int], in tabs: [BrowseNode]) -> BrowseNode? {
+        guard let first = path.first, tabs.indices.contains(first) else { return nil }
+        var node = tabs[first]
+        for index in path.dropFirst() {
             guard node.children.indices.contains(index) else { return nil }
             node = node.children[index]
         }

@@ -8,8 +8,7 @@ import Glibc
 public enum SavedState {
     /// The value in `path`; nil when there is none yet, or when it could not be read (set aside).
     public static func load<Value: Decodable>(_ type: Value.Type, from path: String, maxBytes: Int, host: DeckHost) -> Value? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard FileBytes.signature(path) != nil else { return nil }
         let bytes = FileBytes.read(path, maxBytes: maxBytes)
         if let bytes, let value = try? JSONDecoder().decode(Value.self, from: Data(bytes)) { return value }
         let aside = path + ".unreadable"

@@ -87,11 +87,11 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
     }
 
     func childCount(at path: [Int]) -> Int? {
-        path.isEmpty ? tree.count : node(at: path)?.children.count ?? 0
+        path.isEmpty ? tree.count : BrowseNode.node(at: path, in: tree)?.children.count ?? 0
     }
 
     func item(at path: [Int]) -> DeckContentItem? {
-        guard let node = node(at: path) else { return nil }
+        guard let node = BrowseNode.node(at: path, in: tree) else { return nil }
         if let index = node.entry { return contentItem(stations[index]) }
         return DeckContentItem(id: node.id, title: node.title, subtitle: node.subtitle, container: true)
     }
@@ -107,11 +107,6 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
         } catch {
             try? host.completeContent(token, .state)
         }
-    }
-
-    private func node(at path: [Int]) -> BrowseNode? {
-        guard let first = path.first, tree.indices.contains(first) else { return nil }
-        return tree[first].node(at: path.dropFirst())
     }
 
     private func contentItem(_ station: Station) -> DeckContentItem {
