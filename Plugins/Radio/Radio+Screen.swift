@@ -33,6 +33,7 @@ extension Radio: DeckUIPlugin, DeckContentPlugin {
         case .playing: "Live"
         case .buffering: "Buffering…"
         case .paused: "Paused"
+        case .interrupted: "Interrupted"
         case .reconnecting(let attempt, let of, let seconds): "Reconnecting in \(seconds) s (attempt \(attempt) of \(of))"
         case .failed(let reason): "Cannot play: \(reason)"
         }

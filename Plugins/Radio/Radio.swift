@@ -19,6 +19,9 @@ final class Radio: DeckAudioPlugin {
         case reconnecting(attempt: Int, of: Int, seconds: Double)
         case failed(String)
         case paused
+        /// Another app holds the focus for a while (a call): the connection is let go, and tuned
+        /// again, live, when the focus comes back.
+        case interrupted
     }
 
     let host: DeckHost
@@ -157,6 +160,8 @@ final class Radio: DeckAudioPlugin {
     }
 
     private func handle(_ event: PlayerEvent) {
+        // What the stopped stream said before an interruption is moot until it is tuned again.
+        guard status != .interrupted else { return }
         switch event {
         case .opened(_, let tags, _, _):
             if case .reconnecting = status {
@@ -216,10 +221,17 @@ final class Radio: DeckAudioPlugin {
             host.log(.info, "lost focus; stopping")
             stop()
         case .lossTransient:
+            // Held through a call, the connection would stall and the ring play minutes-old audio after it.
+            if streamOpen, current != nil {
+                player.stop()
+                status = .interrupted
+            }
             publishState(.interrupted)
         case .gain:
             if let waiting, let station = stations.first(where: { $0.id == waiting }) {
                 self.waiting = nil
+                try? tune(station)
+            } else if status == .interrupted, streamOpen, let station = current {
                 try? tune(station)
             } else if streamOpen {
                 publishState(.playing)

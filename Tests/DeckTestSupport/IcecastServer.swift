@@ -108,6 +108,14 @@ public final class IcecastServer {
         guard answer.contains("<return>1</return>") else { throw CommandFailure(description: "icecast refused the title: \(answer)") }
     }
 
+    /// How many listeners `mount` has now, by Icecast's own count.
+    public func listeners(_ mount: String) throws -> Int {
+        let status = try JSONSerialization.jsonObject(with: Data(try IcecastServer.get("/status-json.xsl", port: port).utf8)) as? [String: Any]
+        let stats = status?["icestats"] as? [String: Any]
+        let sources = (stats?["source"] as? [[String: Any]]) ?? (stats?["source"] as? [String: Any]).map { [$0] } ?? []
+        return sources.first { ($0["listenurl"] as? String) == url(mount) }?["listeners"] as? Int ?? 0
+    }
+
     private static func get(_ path: String, port: Int, user: String? = nil) throws -> String {
         let result = try runProgram("/usr/bin/curl", ["-sf", "--max-time", "5"] + (user.map { ["-u", "\($0):\(IcecastServer.password)"] } ?? [])
                                     + ["http://127.0.0.1:\(port)\(path)"], timeout: 10)

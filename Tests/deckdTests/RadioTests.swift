@@ -164,6 +164,42 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A call pauses the Radio: it lets go of the connection rather than stall it, and tunes in
+    /// again when the call ends, so what follows is the station as it is now, not the seconds
+    /// queued before the call (nor what the server kept while it was not read).
+    @Test func afterACallTheStationPlaysLiveNotWhatWasQueuedBeforeIt() throws {
+        let icecast = try IcecastServer()
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
+        let car = try Car(stations: [("Deck MP3", icecast.url("/live.mp3"), "Test")])
+        _ = try car.deckctl(["launch", "org.deck.radio", "Deck MP3"])
+        try car.deckd.waitForFrames(150)
+        let call = LineClient(path: car.deckd.socket)
+        #expect(call.call("session.request", #"{"context":"call","type":"gainTransient","name":"phone"}"#)?.contains(#""result":"granted""#) == true)
+        #expect(try car.waitForNowPlaying("interrupted"))
+        #expect(try car.deckctl(["ui", "org.deck.radio"]).contains("Deck MP3 · Interrupted"))
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, try icecast.listeners("/live.mp3") > 0 { usleep(100_000) }
+        #expect(try icecast.listeners("/live.mp3") == 0, "the connection is let go during the call")
+        // The programme moves on while the call lasts.
+        icecast.killSource("/live.mp3")
+        try icecast.startSource("/live.mp3", codec: "mp3", frequency: 990)
+        let callEnded = try car.deckd.frames()
+        call.close()
+        #expect(car.deckd.waitForLog("tuning to Deck MP3", times: 2), "\(car.deckd.log)")
+        try car.deckd.waitForFrames(250)
+        #expect(try icecast.listeners("/live.mp3") == 1)
+        #expect(try car.deckctl(["now-playing"]).contains("playing"))
+        #expect(car.deckd.stop() == 0)
+
+        let left = try AudioAnalysis.decodeWithFFmpeg(car.output).left
+        let after = Array(left.dropFirst(callEnded * 960))
+        let heard = try stride(from: 0, to: after.count - 48_000, by: 24_000).compactMap { start -> Double? in
+            let second = Array(after[start..<start + 48_000])
+            return (second.map { abs($0) }.max() ?? 0) > 0.05 ? try AudioAnalysis.dominantFrequency(second, start: 0) : nil
+        }
+        #expect(heard.count >= 4 && heard.allSatisfy { abs($0 - 990) < 20 }, "only the station as it is now, 990 Hz, after the call: \(heard)")
+    }
+
     @Test func oggVorbisAndAACMountsPlay() throws {
         let icecast = try IcecastServer()
         try icecast.startSource("/vorbis.ogg", codec: "vorbis", frequency: 770, title: "Vorbis Song")
