@@ -169,7 +169,11 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
                     if visited.insert([Int(info.st_dev), Int(info.st_ino)]).inserted { visit(path, depth: depth + 1) }
                     continue
                 }
-                guard info.st_mode & S_IFMT == S_IFREG, Track.isMusic(name) else { continue }
+                guard Track.isMusic(name) else { continue }
+                guard info.st_mode & S_IFMT == S_IFREG else {
+                    skip(path, [], "it is \(LibraryScanner.kind(of: info.st_mode)), not a regular file: only files are played")
+                    continue
+                }
                 let signature = [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_size)]
                 if let old = previous[path], old.signature == signature {
                     progress.tracks.append(old)
@@ -199,6 +203,17 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
                      + "\(Int((Monotonic.seconds - started) * 1000)) ms; \(progress.problems.count) problems")
         }
         return progress
+    }
+
+    /// What a file that is not a regular one is, in words.
+    static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "not a file"
+        }
     }
 
     /// Says once that changes in `what` show only at the next start.
