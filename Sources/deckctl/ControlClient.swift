@@ -126,7 +126,8 @@ enum ControlClient {
         Command(name: "sinks", usage: "sinks [select ID...|all]",
                 summary: "sinks with their counters; select chooses where app audio goes") { session, args throws(ClientError) in
             var method = "sinks.list"
-            var params: String?
+            // sinks.list names every zone's sinks unless asked for one.
+            var params = session.zone.map { "{\"zone\":\(JSONDocument.quote($0))}" }
             if let verb = args.first {
                 guard verb == "select", args.count > 1 else { throw .usage("sinks takes no arguments, or select ID... | select all") }
                 let ids = args.dropFirst()
@@ -201,7 +202,7 @@ enum ControlClient {
         guard let command = commands.first(where: { $0.name == name }) else { return report(.usage("unknown command \(name)")) }
         let args = Array(rest)
         if args.contains("--help") || args.contains("-h") {
-            print("usage: deckctl [--socket PATH] [--json] \(command.usage)\n\n\(command.summary)")
+            print("usage: deckctl [--socket PATH] [--zone ZONE] [--json] \(command.usage)\n\n\(command.summary)")
             return 0
         }
         // A command whose usage names no arguments refuses them rather than ignore what was meant.
@@ -213,7 +214,10 @@ enum ControlClient {
         do {
             let session = try Session(path: socketPath, json: json)
             // Bound once: every call that names no zone acts on it.
-            if let zone { _ = try session.call("zones.bind", "{\"zone\":\(JSONDocument.quote(zone))}") }
+            if let zone {
+                _ = try session.call("zones.bind", "{\"zone\":\(JSONDocument.quote(zone))}")
+                session.zone = zone
+            }
             try command.run(session, args)
             return 0
         } catch {

@@ -4,6 +4,8 @@ import Glibc
 /// One connection to deckd: a request out, its response back, notifications in between.
 final class Session {
     let json: Bool
+    /// The zone the connection is bound to (`--zone`); nil: the primary one.
+    var zone: String?
     private let fd: Int32
     private var buffer: [UInt8] = []
     private var nextID = 1

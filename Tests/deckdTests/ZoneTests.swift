@@ -44,6 +44,9 @@ import Testing
         let zones = try deckd.deckctl(["zones"]).output
         #expect(zones.contains("front (primary)  Front seats  sinks [1]"), "\(zones)")
         #expect(zones.contains("rear  Rear seats  sinks [2]") && zones.contains("playing org.deck.tone  apps [org.deck.tone]"), "\(zones)")
+        let rearSinks = try deckd.deckctl(["--zone", "rear", "sinks"]).output.split(separator: "\n")
+        #expect(rearSinks.count == 1 && rearSinks[0].hasPrefix("2  Rear  "), "the rear's sinks only: \(rearSinks)")
+        #expect(try deckd.deckctl(["sinks"]).output.split(separator: "\n").count == 2, "without --zone, every sink")
         let unknown = try deckd.deckctl(["--zone", "attic", "status"])
         #expect(unknown.status == 1 && unknown.output.contains(#"unknown zone "attic" (zones: front, rear)"#), "\(unknown.output)")
         #expect(!deckd.log.contains("error mpris"))
