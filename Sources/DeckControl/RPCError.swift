@@ -34,7 +34,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public static func notEntitled(_ detail: String) -> RPCError { RPCError(code: -32000, message: "Not entitled: \(detail)") }
     public static func limit(_ detail: String) -> RPCError { RPCError(code: -32001, message: "Limit: \(detail)") }
-    public static func noSuchApp(_ id: String) -> RPCError { RPCError(code: -32003, message: "No such app: \(id)") }
+    public static func noSuchApp(_ id: String) -> RPCError { RPCError(code: -32003, message: "No such app: \(id.isEmpty ? "\"\" (an empty id)" : id)") }
     public static func commandFailed(_ detail: String) -> RPCError { RPCError(code: -32004, message: "Command failed: \(detail)") }
     public static func noSuchContent(_ detail: String) -> RPCError { RPCError(code: -32007, message: "No such content: \(detail)") }
     public static func noActionableNowPlayingItem(_ detail: String) -> RPCError {

@@ -135,7 +135,7 @@ public final class PluginInstance {
         let status = timed("start") { code.start(item: item) }
         guard status == .ok else {
             let reason = host.lastLoggedError
-            let named = item.map { PrintableText.excerpt($0) } ?? "its default item"
+            let named = item.map { $0.isEmpty ? "the empty item \"\"" : PrintableText.excerpt($0) } ?? "its default item"
             throw PluginCallError(status: status, message: "\(id) refused to play \(named)" + (reason.isEmpty ? "" : ": \(reason)"))
         }
     }

@@ -129,6 +129,7 @@ import Testing
         #expect(try ctl(deckd, ["launch"]).status == 2)
         let missing = try ctl(deckd, ["launch", "org.example.absent"])
         #expect(missing == (1, "deckctl: -32003 No such app: org.example.absent\n"))
+        #expect(try ctl(deckd, ["launch", ""]) == (1, "deckctl: -32003 No such app: \"\" (an empty id)\n"))
         let broken = try ctl(deckd, ["call", "player.seek", #"{"seconds": 1"#])
         #expect(broken.status == 2 && broken.output.hasPrefix("deckctl: params are not valid JSON (line 1, column 14: "), "\(broken.output)")
         let unheld = try ctl(deckd, ["call", "player.seek", #"{"seconds": 1e400}"#])
@@ -140,13 +141,14 @@ import Testing
             #expect(extra.status == 2 && extra.output.hasPrefix("deckctl: \(command) takes no arguments, not org.deck.tone"), "\(extra)")
         }
         // Tone's items are its words exactly: no frequency out of range, no sign slipped past the dash.
-        for item in ["sine-0", "sine--5", "stereo-440--660", "sine-24000"] {
+        for item in ["sine-0", "sine--5", "stereo-440--660", "sine-24000", ""] {
             let refused = try ctl(deckd, ["launch", "org.deck.tone", item])
             #expect(refused.status == 1 && refused.output.contains("unknown item \"\(item)\"")
-                    && refused.output.contains("each F from 1 to under 24000 Hz"), "\(refused.output)")
+                    && refused.output.contains("each F from 1 to under 24000 Hz")
+                    && refused.output.contains("refused to play \(item.isEmpty ? "the empty item \"\"" : item): "), "\(refused.output)")
         }
         let help = try ctl(deckd, ["sinks", "--help"])
-        #expect(help.status == 0 && help.output.hasPrefix("usage: deckctl [--socket PATH] [--json] sinks"))
+        #expect(help.status == 0 && help.output.hasPrefix("usage: deckctl [--socket PATH] [--zone ZONE] [--json] sinks"))
         let noDaemon = try runProgram(deckctl, ["--socket", "/nonexistent/deck.sock", "status"])
         #expect(noDaemon.status == 3)
         #expect(noDaemon.output.contains("cannot connect to /nonexistent/deck.sock"))
