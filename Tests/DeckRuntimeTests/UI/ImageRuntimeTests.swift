@@ -67,6 +67,32 @@ import Testing
         #expect(try after.setRoot(list([again])).id > again)
     }
 
+    /// A station list with more pictures than the budget: those refused are not handed over again
+    /// at every refresh of the screen (megabytes each time), only once the cache made room.
+    @Test func theSDKsCacheOffersARefusedImageAgainOnlyOnceItMadeRoom() throws {
+        let (harness, plugin) = try loaded { $0.ui.maxImageTotalBytes = 1 << 20 }
+        let host = DeckHost(raw: plugin.host.raw)
+        let app = try #require(harness.runtime.interface.apps[plugin.id])
+        let cache = DeckImageCache(host: host)
+        var lastError: String { String(cString: plugin.host.raw.pointee.last_error(plugin.host.raw)!) }
+        let pictures = (1...4).map { png(300_000, UInt8($0)) }
+        func screen() -> [UInt64?] { pictures.indices.map { cache.id("station \($0)", pictures[$0]) } }
+        let first = screen()
+        #expect(first.prefix(3).allSatisfy { $0 != nil } && first[3] == nil, "three fit in 1 MiB: \(first)")
+        #expect(lastError.hasPrefix("add_image: the app's images would take 1200000 bytes"))
+        cache.sweep()
+        #expect(throws: DeckError.self) { try host.removeImage(999_999) }
+        let marker = lastError
+        #expect(screen() == first && lastError == marker, "the refused picture was not offered again")
+        cache.sweep()
+        #expect(harness.log.all.filter { $0.message.hasPrefix("an image is not shown: add_image: ") }.count == 1, "said once")
+
+        // A screen without the first station's picture: removed at the sweep, so the refused one fits.
+        _ = pictures.indices.dropFirst().map { cache.id("station \($0)", pictures[$0]) }
+        cache.sweep()
+        #expect(cache.id("station 3", pictures[3]) != nil && app.imageUsage.count == 3)
+    }
+
     @Test func theSDKsCacheRemovesWhatTheScreenNoLongerShows() throws {
         let (harness, plugin) = try loaded()
         let host = DeckHost(raw: plugin.host.raw)
