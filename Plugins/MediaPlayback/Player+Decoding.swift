@@ -52,6 +52,7 @@ extension Player {
                 if !announced {
                     mark(Mark(frame: ring.written.load(ordering: .relaxed), index: index, offset: position, generation: generation))
                     normalizer.begin(loudness: item.loudness, seed: item.seed, continuing: continuing)
+                    estimate.withLock { $0 = normalizer.currentEstimate.map { (item.url, $0) } }
                     announced = true
                 }
                 failures = 0
@@ -64,6 +65,7 @@ extension Player {
                         if let tags = source.tagUpdates() { post(.tags(index: index, tags)) }
                         if frames == 0 { break }
                         chunk.withUnsafeMutableBufferPointer { normalizer.process($0.baseAddress!, frames: frames) }
+                        estimate.withLock { $0 = normalizer.currentEstimate.map { (item.url, $0) } }
                         if let ready = held.swap(&chunk, frames: frames), !queue(chunk, frames: ready, into: ring, request: request) { return }
                         sinceEstimate += frames
                         if item.loudness == nil, sinceEstimate >= MediaSource.sampleRate * 10, let estimate = normalizer.currentEstimate {

@@ -68,6 +68,8 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     private var lastFrame: (Float, Float) = (0, 0)
     /// Whether the render thread waits for a live stream's prebuffer (set by the decode thread).
     private let liveWaiting = Atomic<Bool>(false)
+    /// The loudness estimate (LUFS) of the item decoding now (its URL), as the decode thread last read it.
+    let estimate = Mutex<(url: String, loudness: Double)?>(nil)
     /// Set by the decode thread while it sleeps on a full ring; the render thread wakes it once
     /// `refillFrames` of room are free, so a file is decoded in bursts, not a chunk at a time.
     private let wantsRoom = Atomic<Bool>(false)
@@ -191,6 +193,13 @@ public final class Player: @unchecked Sendable {  // Shared with the decode and 
     }
 
     /// True while the render thread waits for frames (opening, buffering, reconnecting).
+    /// What `url` measures (LUFS), adapting or seeded, while it is the item decoding or the last
+    /// one decoded: kept, a station tuned again after a pause or a call plays at the level it left
+    /// at. Nil before its first reading.
+    public func loudnessEstimate(of url: String) -> Double? {
+        estimate.withLock { $0?.url == url ? $0?.loudness : nil }
+    }
+
     public var isBuffering: Bool { waitingForFrames.load(ordering: .relaxed) }
 
     /// True once everything asked for has played.

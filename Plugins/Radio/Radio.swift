@@ -98,6 +98,7 @@ final class Radio: DeckAudioPlugin {
 
     /// Plays `station` now (focus is held).
     func tune(_ station: Station) throws {
+        keepLoudness()
         currentID = station.id
         streamTags = [:]
         status = .connecting
@@ -127,6 +128,7 @@ final class Radio: DeckAudioPlugin {
     }
 
     func stop() {
+        keepLoudness()
         player.stop()
         try? host.closeStream()
         streamOpen = false
@@ -183,11 +185,22 @@ final class Radio: DeckAudioPlugin {
             status = .failed(reason)
             stop()
         case .loudness(_, let estimate):
-            if let currentID {
-                saved.loudness[currentID] = (estimate * 10).rounded() / 10
-                save()
-            }
+            if let currentID { remember(loudness: estimate, of: currentID) }
         }
+    }
+
+    /// Keeps what the station playing measures now, so it comes back at the level it left at
+    /// (tuned again after a pause or a call, or another day).
+    private func keepLoudness() {
+        guard let station = current, let estimate = player.loudnessEstimate(of: station.streamURL) else { return }
+        remember(loudness: estimate, of: station.id)
+    }
+
+    private func remember(loudness: Double, of id: String) {
+        let rounded = (loudness * 10).rounded() / 10
+        guard saved.loudness[id] != rounded else { return }
+        saved.loudness[id] = rounded
+        save()
     }
 
     /// A new station list arrived (or could not be read): the tree and the screen follow it.
@@ -223,6 +236,7 @@ final class Radio: DeckAudioPlugin {
         case .lossTransient:
             // Held through a call, the connection would stall and the ring play minutes-old audio after it.
             if streamOpen, current != nil {
+                keepLoudness()
                 player.stop()
                 status = .interrupted
             }

@@ -94,11 +94,13 @@ public final class IcecastServer {
         }
     }
 
-    /// Ends the source of `mount` at once, as a broadcaster's encoder that crashed.
+    /// Ends the source of `mount` at once, as a broadcaster's encoder that crashed, and waits until
+    /// Icecast no longer lists the mount (so a source started next is not taken for this one).
     public func killSource(_ mount: String) {
         guard let source = sources.removeValue(forKey: mount) else { return }
         kill(source.processIdentifier, SIGKILL)
         source.waitUntilExit()
+        _ = IcecastServer.waitFor { !((try? IcecastServer.get("/status-json.xsl", port: port)) ?? url(mount)).contains(url(mount)) }
     }
 
     /// Sets the title of an MP3/AAC mount through the admin interface (ICY `StreamTitle`).
