@@ -273,6 +273,11 @@ public final class Runtime {
                                + "(sinks.add with zone)")
             }
         }
+        if let pinned = Set(configuration.pins.values).first, !open.contains(pinned) {
+            let contexts = configuration.pins.keys.map(\.rawValue).sorted().joined(separator: ", ")
+            logger.warning("sinks", "pins: \(contexts) pinned to the sink \(pinned), which is not open: heard with app audio "
+                           + "until a sink of that name opens (sinks.add with name=)")
+        }
         for (zone, names) in state.sinkSelections.sorted(by: { $0.key < $1.key }) {
             output.select(names: names, zone: zone)
             logger.info("state", "app audio\(zones.list.count > 1 ? " of zone \(zones.list[zone].id)" : "") goes to "

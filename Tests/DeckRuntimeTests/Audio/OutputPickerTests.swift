@@ -66,4 +66,16 @@ import Testing
         #expect(throws: SinkError.invalidURI(text, "the name Cabin is taken by sink 1")) { try harness.runtime.output.addSink(text) }
         #expect(throws: SinkError.noSuchSink(7)) { try harness.runtime.output.select([7]) }
     }
+
+    /// A pin naming a sink that did not open (a name mistyped in the config) is said at the start,
+    /// not found out from where the prompts are heard.
+    @Test func aPinToASinkThatIsNotOpenIsNamedAtStart() throws {
+        let harness = try StreamingHarness(freewheel: true, sinks: ["file:\(dir.path)/a.opus?name=Cabin"]) {
+            $0.pins = [.navigation: "Cabn", .systemSound: "Cabn"]
+        }
+        try harness.start()
+        #expect(harness.log.messages(from: "sinks").contains("pins: navigation, systemSound pinned to the sink Cabn, which is not open: "
+                                                             + "heard with app audio until a sink of that name opens (sinks.add with name=)"),
+                "\(harness.log.messages(from: "sinks"))")
+    }
 }
