@@ -22,11 +22,13 @@ struct ELFImage {
 
     enum ReadError: Error, CustomStringConvertible {
         case unreadable(String)
+        case notAFile
         case notELF(String)
 
         var description: String {
             switch self {
             case .unreadable(let reason): "cannot read it: \(reason)"
+            case .notAFile: "it is not a regular file (a folder, a FIFO or a device): the runtime refuses it"
             case .notELF(let reason): "it is not a 64-bit little-endian ELF shared library: \(reason)"
             }
         }
@@ -46,14 +48,17 @@ struct ELFImage {
     static let maxBytes = 512 << 20
 
     init(path: String) throws(ReadError) {
-        guard let file = fopen(path, "rb") else { throw .unreadable(String(cString: strerror(errno))) }
-        defer { fclose(file) }
-        fseek(file, 0, SEEK_END)
-        let size = ftell(file)
+        // Not blocking: a FIFO in the library's place would wait for a writer forever.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable(String(cString: strerror(errno))) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .notAFile }
+        let size = Int(info.st_size)
         guard size >= 64, size <= ELFImage.maxBytes else { throw .notELF("its size is \(size) bytes") }
-        fseek(file, 0, SEEK_SET)
         var bytes = [UInt8](repeating: 0, count: size)
-        guard fread(&bytes, 1, size, file) == size else { throw .unreadable("short read") }
+        guard bytes.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, size, 0) }) == size else { throw .unreadable("short read") }
         try self.init(bytes: bytes)
     }
 

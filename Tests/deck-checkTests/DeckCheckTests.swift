@@ -194,7 +194,7 @@ import Testing
                 "\(result.raw)")
     }
 
-    @Test func aBrokenManifestAMissingOrForeignLibraryAndAMissingDependencyAreCaught() throws {
+    @Test func aBrokenManifestAMissingForeignOrUnreadableLibraryAndAMissingDependencyAreCaught() throws {
         let dir = TemporaryDirectory()
         let malformed = try Fixture.bundle(in: dir.path, name: "Malformed", manifestText: "{\"id\": \"org.deck.test.fixture\",")
         let missing = try Fixture.bundle(in: dir.path, name: "Missing", manifest: ["library": "libelsewhere.so"])
@@ -211,8 +211,15 @@ import Testing
         try #require(linked.status == 0, "\(linked.output)")
         try JSONSerialization.data(withJSONObject: Fixture.defaultManifest).write(to: URL(fileURLWithPath: needy + "/manifest.json"))
         try FileManager.default.removeItem(atPath: gone)
-        let result = try check(["--static", malformed, missing, foreign, needy])
+        // A FIFO in the library's place (which a plain read would wait on forever), and a folder.
+        let piped = try Fixture.bundle(in: dir.path, name: "Piped"), foldered = try Fixture.bundle(in: dir.path, name: "Foldered")
+        for (bundle, make) in [(piped, { mkfifo($0, 0o644) }), (foldered, { mkdir($0, 0o755) })] as [(String, (String) -> Int32)] {
+            try FileManager.default.removeItem(atPath: bundle + "/libfixture.so")
+            #expect(make(bundle + "/libfixture.so") == 0)
+        }
+        let result = try check(["--static", malformed, missing, foreign, needy, piped, foldered])
         #expect(result.status == 1)
+        #expect(result.findings.filter { $0.rule == "library.elf" && $0.reason.hasPrefix("it is not a regular file") }.count == 2, "\(result.raw)")
         for (rule, fragment) in [("manifest.valid", "not valid JSON"), ("bundle.library", "libelsewhere.so"), ("library.elf", "not a 64-bit little-endian ELF shared library"),
                                  ("bundle.readable", "libfixture.so"), ("library.needed", "libdeckgone.so")] {
             #expect(result.findings.contains { $0.rule == rule && $0.reason.contains(fragment) }, "\(rule): \(result.raw)")
