@@ -2,19 +2,24 @@ import Glibc
 
 /// Small files read whole (lists, pictures, the app's saved state).
 public enum FileBytes {
-    /// The bytes of `path`, or nil when it cannot be read or holds more than `maxBytes`.
+    /// The bytes of `path`, or nil when it cannot be read, holds more than `maxBytes`, or is not a
+    /// regular file (a FIFO in its place would hold the reading thread until a writer came).
     public static func read(_ path: String, maxBytes: Int) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= maxBytes else { return nil }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = fread(&chunk, 1, chunk.count, file)
-            if count == 0 { break }
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { return bytes }
             bytes += chunk[..<count]
-            if bytes.count > maxBytes { return nil }
+            if bytes.count > maxBytes { return nil }  // it grew while being read
         }
-        return ferror(file) == 0 ? bytes : nil
     }
 
     /// Writes `bytes` to `path` through a temporary file renamed over it (never half a file).

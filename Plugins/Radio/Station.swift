@@ -72,7 +72,7 @@ enum StationListError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .unreadable(let path):
-            "cannot read the station list \(path): missing, over 1 MiB, or hidden by the sandbox (a plugin in a host process reads its bundle, "
+            "cannot read the station list \(path): missing, not a regular file, over 1 MiB, or hidden by the sandbox (a plugin in a host process reads its bundle, "
                 + "its data folder and, holding media, the media folders)"
         case .malformed(let path, let reason): "the station list \(path) is not {\"station\": [{\"name\", \"streamURL\", …}]}: \(reason)"
         }

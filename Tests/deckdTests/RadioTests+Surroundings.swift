@@ -25,6 +25,23 @@ extension RadioTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A FIFO where the Radio reads a file (a station's picture, the station list) is passed over,
+    /// never waited on for a writer: the list still loads, and deckd still stops at once.
+    @Test func aFIFOInPlaceOfAPictureOrTheStationListIsNotWaitedOn() throws {
+        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop")])
+        #expect(car.deckd.waitForLog("1 stations from"), "\(car.deckd.log)")
+        let folder = (car.stationsPath as NSString).deletingLastPathComponent
+        #expect(mkfifo(folder + "/picture.png", 0o644) == 0 && mkfifo(folder + "/list.fifo", 0o644) == 0)
+        try RadioTests.write([("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop")], to: car.stationsPath,
+                             images: ["Two": folder + "/picture.png"])
+        #expect(car.deckd.waitForLog("2 stations from"), "\(car.deckd.log)")
+        #expect(try car.deckctl(["ui", "org.deck.radio"]).contains("] Two — Two on loopback"))
+        #expect(rename(folder + "/list.fifo", car.stationsPath) == 0)
+        #expect(car.deckd.waitForLog("station list kept as it was: cannot read the station list \(car.stationsPath): missing, not a regular file"),
+                "\(car.deckd.log)")
+        #expect(car.deckd.stop(seconds: 5) == 0, "\(car.deckd.log)")
+    }
+
     /// A stream URL longer than a row key may be (a token in its query) keeps the screen: its row
     /// and its favourite's row play it.
     @Test func aStationWhoseStreamURLIsLongerThanARowKeyShowsAndPlaysFromItsRows() throws {
