@@ -36,6 +36,8 @@ final class Radio: DeckAudioPlugin {
     var saved: RadioState
     let statePath: String?
     var streamOpen = false
+    /// Each station's loudness estimate when it last stopped in this run (`keepLoudness`).
+    private var lastLoudness: [String: Double] = [:]
     private var waiting: String?
     /// The list on the display while one is attached, and the stations' pictures handed over for it.
     let display: AppScreen
@@ -102,7 +104,7 @@ final class Radio: DeckAudioPlugin {
         currentID = station.id
         streamTags = [:]
         status = .connecting
-        player.play([PlayerItem(url: station.streamURL, live: true, seed: saved.loudness[station.id])], from: 0)
+        player.play([PlayerItem(url: station.streamURL, live: true, seed: lastLoudness[station.id] ?? saved.loudness[station.id])], from: 0)
         if !streamOpen {
             try host.openStream()
             streamOpen = true
@@ -185,22 +187,19 @@ final class Radio: DeckAudioPlugin {
             status = .failed(reason)
             stop()
         case .loudness(_, let estimate):
-            if let currentID { remember(loudness: estimate, of: currentID) }
+            if let currentID {
+                saved.loudness[currentID] = (estimate * 10).rounded() / 10
+                save()
+            }
         }
     }
 
-    /// Keeps what the station playing measures now, so it comes back at the level it left at
-    /// (tuned again after a pause or a call, or another day).
+    /// Keeps what the station playing measures now, however briefly it played, as where it starts
+    /// when tuned again in this run (after a pause or a call): at the level it left at. Only
+    /// estimates of 10 s of listening or more are saved for another day.
     private func keepLoudness() {
         guard let station = current, let estimate = player.loudnessEstimate(of: station.streamURL) else { return }
-        remember(loudness: estimate, of: station.id)
-    }
-
-    private func remember(loudness: Double, of id: String) {
-        let rounded = (loudness * 10).rounded() / 10
-        guard saved.loudness[id] != rounded else { return }
-        saved.loudness[id] = rounded
-        save()
+        lastLoudness[station.id] = estimate
     }
 
     /// A new station list arrived (or could not be read): the tree and the screen follow it.
