@@ -152,8 +152,22 @@ public final class MediaSource {
 /// Stops a source's blocking reads (network waits) from another thread.
 public final class Cancellation: Sendable {
     private let flag = Atomic<Bool>(false)
-    public init() {}
-    public var isCancelled: Bool { flag.load(ordering: .acquiring) }
+    private let parent: Cancellation?
+    private let condition: (@Sendable () -> Bool)?
+
+    public init() {
+        parent = nil
+        condition = nil
+    }
+
+    /// Cancelled with `parent`, or once `condition` holds: asked at each look, which FFmpeg takes
+    /// about every 100 ms while it waits on the network.
+    public init(with parent: Cancellation, or condition: @escaping @Sendable () -> Bool) {
+        self.parent = parent
+        self.condition = condition
+    }
+
+    public var isCancelled: Bool { flag.load(ordering: .acquiring) || parent?.isCancelled == true || condition?() == true }
     public func cancel() { flag.store(true, ordering: .releasing) }
 
     /// FFmpeg's interrupt callback for this flag; valid while the flag lives.

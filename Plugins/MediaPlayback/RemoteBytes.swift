@@ -3,7 +3,9 @@ import CFFmpeg
 /// Small documents (playlists, station pictures) read through FFmpeg's protocols: a file path, or
 /// HTTP(S) with its redirects.
 public enum RemoteBytes {
-    /// The first `maxBytes` bytes at `url`.
+    /// The first `maxBytes` bytes at `url`; a transfer cancelled midway is an error, never half a
+    /// document. (FFmpeg's HTTP ends a body without a length with EIO as often as with EOF, so
+    /// an error is read as the end.)
     public static func fetch(_ url: String, maxBytes: Int, cancellation: Cancellation = Cancellation()) throws(MediaError) -> [UInt8] {
         _ = MediaSource.allocationLimit
         var context: UnsafeMutablePointer<AVIOContext>?
@@ -18,6 +20,7 @@ public enum RemoteBytes {
         var total = 0
         while total < maxBytes {
             let count = bytes.withUnsafeMutableBufferPointer { avio_read(opened, $0.baseAddress! + total, Int32(maxBytes - total)) }
+            if cancellation.isCancelled { throw .cancelled }
             if count <= 0 { break }
             total += Int(count)
         }

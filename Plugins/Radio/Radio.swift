@@ -222,6 +222,9 @@ final class Radio: DeckAudioPlugin {
             }
             if changed { rebuildTree() }
             refreshScreen()
+        case .pictures(let more):
+            images.merge(more) { $1 }
+            if let currentID, more[currentID] != nil { publish() } else { refreshScreen() }  // publish refreshes the screen too
         case .failed(let reason):
             host.log(.warning, "station list kept as it was: \(reason)")
         }

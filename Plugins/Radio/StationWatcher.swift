@@ -4,11 +4,15 @@ import MediaPlayback
 import Synchronization
 
 /// Reads the station list and its pictures off the loop, and again whenever the file changes or a
-/// preferred one appears (as inotify tells); each result reaches the loop through `take()`.
-final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `cancellation` are set and cleared on the loop thread only, around the thread's life; the rest is immutable, atomic or locked.
+/// preferred one appears (as inotify tells); each result reaches the loop through `take()`. The
+/// list goes first; pictures named by URL follow as they are fetched, so a slow picture server
+/// never holds a list back.
+final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `cancellation` are set and cleared on the loop thread only, around the thread's life; `fetched` is the thread's alone; the rest is immutable, atomic or locked.
     enum Update: Sendable {
-        /// The list, its pictures, its file and the stations left out of it (and why).
+        /// The list, the pictures known yet, its file and the stations left out of it (and why).
         case loaded(StationList, [String: [UInt8]], from: String, skipped: [String])
+        /// More pictures of the list last loaded, by station id.
+        case pictures([String: [UInt8]])
         case failed(String)
     }
 
@@ -25,6 +29,8 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
     private var thread: WorkerThread?
     /// While the thread runs, FFmpeg's errors fetching pictures go to the Radio's log.
     private var logToken: Int?
+    /// Pictures fetched, by URL, kept while the list names them: a list changed is not fetched again.
+    private var fetched: [String: [UInt8]] = [:]
 
     init(candidates: [String], host: DeckHost) {
         self.candidates = candidates
@@ -36,7 +42,7 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
     func start() {
         guard thread == nil else { return }
         cancellation = Cancellation()
-        latest.withLock { $0 = read(remotePictures: false) }
+        latest.withLock { $0 = read() }
         guard let changes = FileChangeWatch() else { return host.log(.error, "no pipe to watch \(path) with") }
         self.changes = changes
         let token = FFmpegLog.start(host)
@@ -59,8 +65,23 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
         logToken = nil
     }
 
-    /// The newest list or failure since the last call (loop thread).
+    /// The newest list or failure since the last call, with the pictures fetched since (loop thread).
     func take() -> Update? { latest.withLock { update in defer { update = nil }; return update } }
+
+    /// Hands `update` to the loop; pictures join a list or pictures not taken yet.
+    private func publish(_ update: Update) {
+        latest.withLock { pending in
+            switch (pending, update) {
+            case (.loaded(let list, let pictures, let path, let skipped)?, .pictures(let more)):
+                pending = .loaded(list, pictures.merging(more) { $1 }, from: path, skipped: skipped)
+            case (.pictures(let pictures)?, .pictures(let more)):
+                pending = .pictures(pictures.merging(more) { $1 })
+            default:
+                pending = update
+            }
+        }
+        try? host.requestCallback()
+    }
 
     /// The list's file now: the first candidate that exists, else the last.
     var path: String { candidates.first { FileBytes.signature($0) != nil } ?? candidates.last ?? "stations.json" }
@@ -75,33 +96,63 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
             let path = path, signature = FileBytes.signature(path)
             if seen == nil || seen!.path != path || seen!.signature != signature {
                 seen = (path, signature)
-                let update = read(remotePictures: true)
-                latest.withLock { $0 = update }
-                try? host.requestCallback()
+                let update = read()
+                publish(update)
+                if case .loaded(let list, _, _, _) = update {
+                    // A list changed meanwhile ends the pass, even in the middle of a fetch that hangs.
+                    fetchPictures(of: list, Cancellation(with: cancellation) { FileBytes.signature(path) != signature })
+                }
             }
             changes.wait(atMost: folders.allSatisfy { $0 } ? nil : 500)
         }
     }
 
-    private func read(remotePictures: Bool) -> Update {
+    private func read() -> Update {
         let path = path
         do {
             let (list, skipped) = try StationList.load(path)
-            return .loaded(list, pictures(list, remote: remotePictures), from: path, skipped: skipped)
+            return .loaded(list, pictures(list), from: path, skipped: skipped)
         } catch {
             return .failed(error.description)
         }
     }
 
-    /// Each station's picture (a file, or with `remote` an http URL), when it can be read.
-    private func pictures(_ list: StationList, remote: Bool) -> [String: [UInt8]] {
+    /// Each station's picture on this machine, or fetched before, when it can be read.
+    private func pictures(_ list: StationList) -> [String: [UInt8]] {
         var result: [String: [UInt8]] = [:]
-        for station in list.station where !cancellation.isCancelled {
-            guard let url = station.imageURL, !url.isEmpty, remote || !url.contains("://") else { continue }
-            let bytes = url.contains("://") ? try? RemoteBytes.fetch(url, maxBytes: StationWatcher.maxPictureBytes, cancellation: cancellation)
-                                             : FileBytes.read(url, maxBytes: StationWatcher.maxPictureBytes)
-            if let bytes, !bytes.isEmpty, bytes.count < StationWatcher.maxPictureBytes { result[station.id] = bytes }
+        for station in list.station {
+            guard let url = station.imageURL, !url.isEmpty else { continue }
+            let bytes = url.contains("://") ? fetched[url] : FileBytes.read(url, maxBytes: StationWatcher.maxPictureBytes)
+            if let bytes, StationWatcher.isPicture(bytes) { result[station.id] = bytes }
         }
         return result
     }
+
+    /// Fetches the pictures `list` names by URL and has not fetched yet, handing them over as they
+    /// come (the first at once, then at most once a second), until `pass` is cancelled.
+    private func fetchPictures(of list: StationList, _ pass: Cancellation) {
+        let named = Set(list.station.compactMap(\.imageURL))
+        fetched = fetched.filter { named.contains($0.key) }
+        var tried: Set<String> = [], arrived: [String: [UInt8]] = [:], handed = -Double.infinity
+        for station in list.station {
+            guard !pass.isCancelled else { return }
+            guard let url = station.imageURL, url.contains("://") else { continue }
+            if fetched[url] == nil, tried.insert(url).inserted,
+               let bytes = try? RemoteBytes.fetch(url, maxBytes: StationWatcher.maxPictureBytes, cancellation: pass),
+               StationWatcher.isPicture(bytes) {
+                fetched[url] = bytes
+                arrived[station.id] = bytes
+            } else if tried.contains(url), let bytes = fetched[url] {
+                arrived[station.id] = bytes  // a picture several stations share, fetched for this pass
+            }
+            if !arrived.isEmpty, Monotonic.seconds - handed >= 1 {
+                publish(.pictures(arrived))
+                arrived = [:]
+                handed = Monotonic.seconds
+            }
+        }
+        if !arrived.isEmpty { publish(.pictures(arrived)) }
+    }
+
+    private static func isPicture(_ bytes: [UInt8]) -> Bool { !bytes.isEmpty && bytes.count < maxPictureBytes }
 }

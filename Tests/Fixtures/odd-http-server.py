@@ -3,11 +3,24 @@
 /redirect -> 302 to the URL given as argv[1]; /station.pls and /station.m3u list it;
 /lists/relative.m3u lists it as ../redirect, /lists/rooted.pls as /redirect; /hostile.pls and
 /hostile.m3u list a local file and a pipe; /missing -> 404; /garbage -> 200 audio/mpeg streaming text; /slow -> argv[2]'s bytes at a quarter of
-their rate, as an overloaded server; /silent -> nothing at all for a minute, as a server that hangs."""
-import http.server, socketserver, sys, time
+their rate, as an overloaded server; /silent -> nothing at all for a minute, as a server that hangs;
+/picture/NAME -> a small PNG (each NAME's own), counted; /picture-count -> how many were sent."""
+import http.server, socketserver, struct, sys, threading, time, zlib
 
 TARGET = sys.argv[1]
 SLOW_FILE = sys.argv[2]
+
+PICTURES = 0
+PICTURES_LOCK = threading.Lock()
+
+def png(seed):
+    """A 4x4 PNG whose pixels come from `seed`."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    pixels = bytes((seed * 37 + i) % 256 for i in range(48))
+    raw = b"".join(b"\x00" + pixels[row * 12:(row + 1) * 12] for row in range(4))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
@@ -55,6 +68,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     self.wfile.write(data[start:start + step])
                     self.wfile.flush()
                     time.sleep(1)
+            elif self.path.startswith("/picture/"):
+                global PICTURES
+                with PICTURES_LOCK:
+                    PICTURES += 1
+                self.send(200, "image/png", png(zlib.crc32(self.path.encode()) % 251))
+            elif self.path == "/picture-count":
+                self.send(200, "text/plain", str(PICTURES).encode())
             elif self.path.startswith("/silent"):
                 time.sleep(60)
             else:

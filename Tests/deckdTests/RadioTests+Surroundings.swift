@@ -117,6 +117,33 @@ extension RadioTests {
         #expect((saved?["loudness"] as? [String: Double]) == [one: -20] && (saved?["favourites"] as? [String]) == [one], "\(saved ?? [:])")
     }
 
+    /// Pictures follow the list and never hold it back: a list whose picture server hangs shows at
+    /// once, with the pictures fetched before (not fetched again), and so does a list changed
+    /// while that fetch hangs.
+    @Test func aHangingPictureServerDoesNotHoldTheListAndAPictureIsFetchedOnce() throws {
+        let odd = try OddServer(target: "http://127.0.0.1:9/none.mp3")
+        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop")])
+        #expect(car.deckd.waitForLog("1 stations from"), "\(car.deckd.log)")
+        func hasImage(_ station: String) -> Bool { (try? imageID(of: station, car)) != nil }
+        func waitFor(_ condition: () -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(3)
+            while Date() < deadline, !condition() { usleep(100_000) }
+            return condition()
+        }
+        let one = ("One", "http://127.0.0.1:9/a.mp3", "Pop"), two = ("Two", "http://127.0.0.1:9/b.mp3", "Pop")
+        try RadioTests.write([one], to: car.stationsPath, images: ["One": odd.url("/picture/one.png")])
+        #expect(waitFor { hasImage("One") }, "\(car.deckd.log)")
+        try RadioTests.write([one, two], to: car.stationsPath, images: ["One": odd.url("/picture/one.png"), "Two": odd.url("/silent/two.png")])
+        #expect(car.deckd.waitForLog("2 stations from", seconds: 3), "the list does not wait 10 s for Two's picture: \(car.deckd.log)")
+        #expect(hasImage("One") && !hasImage("Two"))
+        try RadioTests.write([one, two, ("Three", "http://127.0.0.1:9/c.mp3", "Pop")], to: car.stationsPath,
+                             images: ["One": odd.url("/picture/one.png"), "Two": odd.url("/silent/two.png"), "Three": odd.url("/picture/three.png")])
+        #expect(car.deckd.waitForLog("3 stations from", seconds: 3), "nor does a list changed while it hangs: \(car.deckd.log)")
+        #expect(hasImage("One"))
+        #expect(try odd.picturesSent() == 1, "One's picture was not fetched again")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// A picture server that never answers holds neither the loop nor the shutdown: the fetch
     /// is called off when Radio is.
     @Test func aPictureServerThatNeverAnswersDoesNotHoldTheShutdown() throws {

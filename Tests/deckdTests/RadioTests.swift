@@ -331,13 +331,18 @@ import Testing
 
     /// The image id of the Radio screen's first row titled `station`.
     private func image(of station: String, _ car: Car) throws -> Int64 {
+        try #require(try imageID(of: station, car), "no image on \(station)'s row")
+    }
+
+    /// The image of `station`'s row on the Radio's screen, if it has one.
+    func imageID(of station: String, _ car: Car) throws -> Int64? {
         let screen = try JSONValue.parse(try car.deckctl(["--json", "ui", "org.deck.radio"]))
         let rows = screen["stack"]?.arrayValue?.first?["sections"]?.arrayValue?.flatMap { $0["items"]?.arrayValue ?? [] } ?? []
-        return try #require(rows.first { $0["text"]?.stringValue == station }?["image"]?.intValue, "\(screen.encoded())")
+        return rows.first { $0["text"]?.stringValue == station }?["image"]?.intValue
     }
 }
 
-/// Tests/Fixtures/odd-http-server.py: a redirect, playlists, a 404, garbage and a slow stream.
+/// Tests/Fixtures/odd-http-server.py: a redirect, playlists, a 404, garbage, a slow stream and pictures.
 final class OddServer {
     private let process = Process()
     let port: Int
@@ -357,6 +362,9 @@ final class OddServer {
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// How many pictures (`/picture/NAME`) it has sent.
+    func picturesSent() throws -> Int { Int(try runProgram("/usr/bin/curl", ["-sf", url("/picture-count")]).output) ?? -1 }
 
     deinit {
         kill(process.processIdentifier, SIGKILL)  // the test process may block SIGTERM, which children inherit
