@@ -131,6 +131,21 @@ import Testing
         #expect(unheld.output.hasPrefix(#"{"error":{"code":-32602,"message":"Invalid params: line 1, column 81: integer out of range"#)
                 && unheld.output.hasSuffix(#""id":7,"jsonrpc":"2.0"}"#), "\(unheld.output)")
         #expect(try status(url + "../etc/passwd", ["--path-as-is"]) == "HTTP/1.1 404 Not Found")
+        // Headers a proxy and deckd could read two ways, and lengths that are not lengths.
+        let host = String(url.dropFirst("http://".count).dropLast())
+        for twice in ["Host: deck.example.com\r\nContent-Length: 46", "Content-Length: 46\r\nContent-Length: 4"] {
+            let raw = LineClient(port: Int(host.split(separator: ":").last!)!)
+            raw.send(line: "POST /rpc HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\n\(twice)\r\n\r\n\(call)")
+            #expect(raw.readLine()?.hasPrefix("HTTP/1.1 400 Bad Request") == true, "\(twice)")
+            raw.close()
+        }
+        for length in ["-1", "+47", "0x2f"] {
+            #expect(try status(url + "rpc", ["-X", "POST", "-H", "Content-Length: \(length)"] + json + ["--data", call]) == "HTTP/1.1 400 Bad Request",
+                    "Content-Length: \(length)")
+        }
+        #expect(try status(url + "rpc", ["-X", "POST", "-H", "Content-Length: 99999999999999999999"] + json + ["--data", call])
+                == "HTTP/1.1 413 Content Too Large")
+        #expect(try status(url + "rpc", ["-X", "POST", "-H", "Transfer-Encoding: chunked"] + json + ["--data", call]) == "HTTP/1.1 411 Length Required")
         #expect(try status(url, ["-H", "X-Big: " + String(repeating: "a", count: 9_000)]) == "HTTP/1.1 431 Request Header Fields Too Large")
         let big = dir.path + "/big.json"
         try String(repeating: " ", count: 1_100_000).appending(call).write(toFile: big, atomically: true, encoding: .utf8)

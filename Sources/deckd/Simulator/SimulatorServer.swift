@@ -148,6 +148,12 @@ final class SimulatorServer {
             return answer(connection, status: "400 Bad Request", text: "malformed request")
         }
         let header = { (name: String) in request.headers.first { $0.name.lowercased() == name }?.value }
+        // One of each, or which one a proxy in front would have read is anyone's guess (request smuggling).
+        if let twice = ["host", "content-length", "content-type", "origin", "transfer-encoding"].first(where: { name in
+            request.headers.count { $0.name.lowercased() == name } > 1
+        }) {
+            return answer(connection, status: "400 Bad Request", text: "the \(twice) header is given more than once")
+        }
         guard let host = header("host"), hosts.contains(host.lowercased()) else {
             return answer(connection, status: "421 Misdirected Request", text: "Host must be \(address) (the simulator serves this machine only)")
         }
@@ -164,9 +170,16 @@ final class SimulatorServer {
             guard header("content-type")?.lowercased().hasPrefix("application/json") == true else {
                 return answer(connection, status: "415 Unsupported Media Type", text: "POST /rpc takes Content-Type: application/json")
             }
-            guard let lengthText = header("content-length"), let length = Int(lengthText), length >= 0 else {
+            guard header("transfer-encoding") == nil else {
+                return answer(connection, status: "411 Length Required", text: "POST /rpc takes a Content-Length, not a Transfer-Encoding")
+            }
+            guard let lengthText = header("content-length") else {
                 return answer(connection, status: "411 Length Required", text: "POST /rpc needs a Content-Length")
             }
+            guard !lengthText.isEmpty, lengthText.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+                return answer(connection, status: "400 Bad Request", text: "Content-Length must be a whole number of bytes")
+            }
+            let length = Int(lengthText) ?? Int.max  // digits past Int's range: over any limit
             guard length <= maxBodyBytes else {
                 return answer(connection, status: "413 Content Too Large", text: "a request over \(maxBodyBytes) bytes (control.maxMessageBytes)")
             }
