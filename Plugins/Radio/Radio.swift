@@ -247,7 +247,11 @@ final class Radio: DeckAudioPlugin {
             if let waiting, let station = stations.first(where: { $0.id == waiting }) {
                 self.waiting = nil
                 try? tune(station)
-            } else if status == .interrupted, streamOpen, let station = current {
+            } else if status == .interrupted, streamOpen {
+                guard let station = current else {
+                    host.log(.info, "the station left the list during the interruption; stopping")
+                    return stop()
+                }
                 try? tune(station)
             } else if streamOpen {
                 publishState(.playing)

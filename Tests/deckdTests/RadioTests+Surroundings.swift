@@ -42,6 +42,22 @@ extension RadioTests {
         #expect(car.deckd.stop(seconds: 5) == 0, "\(car.deckd.log)")
     }
 
+    /// A station that leaves the list during a call is not tuned in again after it: the Radio
+    /// stops and gives the focus back rather than hold it in silence.
+    @Test func aStationThatLeftTheListDuringACallIsNotResumed() throws {
+        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop")])
+        _ = try car.deckctl(["launch", "org.deck.radio", "One"])
+        let call = LineClient(path: car.deckd.socket)
+        #expect(call.call("session.request", #"{"context":"call","type":"gainTransient","name":"phone"}"#)?.contains(#""result":"granted""#) == true)
+        #expect(try car.waitForNowPlaying("interrupted"), "\(car.deckd.log)")
+        try RadioTests.write([("Two", "http://127.0.0.1:9/b.mp3", "Pop")], to: car.stationsPath)
+        #expect(car.deckd.waitForLog("1 stations from"), "\(car.deckd.log)")
+        call.close()
+        #expect(car.deckd.waitForLog("the station left the list during the interruption; stopping"), "\(car.deckd.log)")
+        #expect(try !car.deckctl(["session"]).contains("org.deck.radio"), "the focus is given back")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// A stream URL longer than a row key may be (a token in its query) keeps the screen: its row
     /// and its favourite's row play it.
     @Test func aStationWhoseStreamURLIsLongerThanARowKeyShowsAndPlaysFromItsRows() throws {
