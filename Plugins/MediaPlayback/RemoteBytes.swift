@@ -3,9 +3,9 @@ import CFFmpeg
 /// Small documents (playlists, station pictures) read through FFmpeg's protocols: a file path, or
 /// HTTP(S) with its redirects.
 public enum RemoteBytes {
-    /// The first `maxBytes` bytes at `url`; a transfer cancelled midway is an error, never half a
-    /// document. (FFmpeg's HTTP ends a body without a length with EIO as often as with EOF, so
-    /// an error is read as the end.)
+    /// The first `maxBytes` bytes at `url`; a transfer cancelled midway, or ending before the
+    /// length the server gave, is an error, never half a document. (FFmpeg's HTTP ends a body
+    /// without a length with EIO as often as with EOF, so there an error is read as the end.)
     public static func fetch(_ url: String, maxBytes: Int, cancellation: Cancellation = Cancellation()) throws(MediaError) -> [UInt8] {
         _ = MediaSource.allocationLimit
         var context: UnsafeMutablePointer<AVIOContext>?
@@ -24,6 +24,8 @@ public enum RemoteBytes {
             if count <= 0 { break }
             total += Int(count)
         }
+        let length = avio_size(opened)  // the server's Content-Length; negative when it gave none
+        if length > 0, total < min(Int(length), maxBytes) { throw .read("\(url): the transfer ended after \(total) of \(length) bytes") }
         return Array(bytes[..<total])
     }
 }

@@ -4,7 +4,8 @@
 /lists/relative.m3u lists it as ../redirect, /lists/rooted.pls as /redirect; /hostile.pls and
 /hostile.m3u list a local file and a pipe; /missing -> 404; /garbage -> 200 audio/mpeg streaming text; /slow -> argv[2]'s bytes at a quarter of
 their rate, as an overloaded server; /silent -> nothing at all for a minute, as a server that hangs;
-/picture/NAME -> a small PNG (each NAME's own), counted; /picture-count -> how many were sent."""
+/picture/NAME -> a small PNG (each NAME's own), counted; /picture-count -> how many were sent;
+/picture-cut/NAME -> half a PNG, its Content-Length saying the whole."""
 import http.server, socketserver, struct, sys, threading, time, zlib
 
 TARGET = sys.argv[1]
@@ -73,6 +74,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 with PICTURES_LOCK:
                     PICTURES += 1
                 self.send(200, "image/png", png(zlib.crc32(self.path.encode()) % 251))
+            elif self.path.startswith("/picture-cut/"):
+                body = png(7)
+                self.send_response(200)
+                self.send_header("Content-Type", "image/png")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body[:len(body) // 2])  # then the connection closes: half a picture
             elif self.path == "/picture-count":
                 self.send(200, "text/plain", str(PICTURES).encode())
             elif self.path.startswith("/silent"):

@@ -160,6 +160,20 @@ extension RadioTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A picture whose transfer ends before the length its server gave is not shown half drawn.
+    @Test func aPictureCutShortIsNotShown() throws {
+        let odd = try OddServer(target: "http://127.0.0.1:9/none.mp3")
+        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop")])
+        #expect(car.deckd.waitForLog("2 stations from"), "\(car.deckd.log)")
+        try RadioTests.write([("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop")], to: car.stationsPath,
+                             images: ["One": odd.url("/picture-cut/one.png"), "Two": odd.url("/picture/two.png")])
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, try imageID(of: "Two", car) == nil { usleep(100_000) }
+        #expect(try imageID(of: "Two", car) != nil, "Two's picture, fetched after One's, shows")
+        #expect(try imageID(of: "One", car) == nil, "half of One's does not")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// A picture server that never answers holds neither the loop nor the shutdown: the fetch
     /// is called off when Radio is.
     @Test func aPictureServerThatNeverAnswersDoesNotHoldTheShutdown() throws {
