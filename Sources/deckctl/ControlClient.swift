@@ -157,6 +157,8 @@ enum ControlClient {
             _ = try session.call("events.subscribe", params)
             while let line = try session.readLine() {
                 guard let message = JSONDocument(line) else { continue }
+                // Bound to a zone: another zone's notifications are not this one's (those of no zone are).
+                if let zone = session.zone, let about = message.value["params"]["zone"].string, about != zone { continue }
                 if session.json {
                     print(line)
                 } else {

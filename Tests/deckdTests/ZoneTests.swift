@@ -47,6 +47,29 @@ import Testing
         let rearSinks = try deckd.deckctl(["--zone", "rear", "sinks"]).output.split(separator: "\n")
         #expect(rearSinks.count == 1 && rearSinks[0].hasPrefix("2  Rear  "), "the rear's sinks only: \(rearSinks)")
         #expect(try deckd.deckctl(["sinks"]).output.split(separator: "\n").count == 2, "without --zone, every sink")
+        // Events followed with --zone are that zone's: the front's key between two of the rear's is not shown.
+        let heard = dir.path + "/rear-events.txt"
+        #expect(FileManager.default.createFile(atPath: heard, contents: nil))
+        let events = Process()
+        events.executableURL = URL(fileURLWithPath: Paths.binDir + "/deckctl")
+        events.arguments = ["--socket", deckd.socket, "--zone", "rear", "events", "volume.changed"]
+        events.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: heard))
+        try events.run()
+        func rearLines() -> [Substring] { ((try? String(contentsOfFile: heard, encoding: .utf8)) ?? "").split(separator: "\n") }
+        var tries = 0
+        while rearLines().isEmpty, tries < 50 {  // the subscription races the first key
+            tries += 1
+            _ = try deckd.deckctl(["--zone", "rear", "volume", tries % 2 == 0 ? "+1" : "-1"])
+            usleep(100_000)
+        }
+        _ = try deckd.deckctl(["--zone", "front", "volume", "-1"])
+        _ = try deckd.deckctl(["--zone", "rear", "volume", "+1"])
+        let deadline = Date().addingTimeInterval(5)
+        while rearLines().count < 2, Date() < deadline { usleep(50_000) }
+        events.terminate()
+        events.waitUntilExit()
+        let lines = rearLines()
+        #expect(lines.count >= 2 && lines.allSatisfy { $0.contains(#""zone":"rear""#) }, "\(lines)")
         let unknown = try deckd.deckctl(["--zone", "attic", "status"])
         #expect(unknown.status == 1 && unknown.output.contains(#"unknown zone "attic" (zones: front, rear)"#), "\(unknown.output)")
         #expect(!deckd.log.contains("error mpris"))
