@@ -17,6 +17,30 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
     }
 
     static let maxPictureBytes = 512 * 1024
+    /// The most a list's pictures may hold together, each picture counted once however many
+    /// stations show it; past it the rest show none (a list of 1,000 stations could otherwise hold
+    /// 500 MiB in the Radio's process).
+    static let maxPictureTotalBytes = 64 << 20
+
+    /// The bytes a list's pictures hold so far, against `maxPictureTotalBytes`.
+    struct PictureBudget {
+        private var counted: Set<String> = []
+        private var total = 0
+        /// Set once a picture did not fit.
+        private(set) var isSpent = false
+
+        /// Whether `count` bytes of the picture at `url` fit; one counted before always does.
+        mutating func admit(_ url: String, _ count: Int) -> Bool {
+            if counted.contains(url) { return true }
+            guard total + count <= StationWatcher.maxPictureTotalBytes else {
+                isSpent = true
+                return false
+            }
+            counted.insert(url)
+            total += count
+            return true
+        }
+    }
 
     /// The files the list may come from, preferred first: the first that exists is read.
     let candidates: [String]
@@ -42,7 +66,8 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
     func start() {
         guard thread == nil else { return }
         cancellation = Cancellation()
-        latest.withLock { $0 = read() }
+        var budget = PictureBudget()
+        latest.withLock { $0 = read(&budget) }
         guard let changes = FileChangeWatch() else { return host.log(.error, "no pipe to watch \(path) with") }
         self.changes = changes
         let token = FFmpegLog.start(host)
@@ -96,50 +121,55 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
             let path = path, signature = FileBytes.signature(path)
             if seen == nil || seen!.path != path || seen!.signature != signature {
                 seen = (path, signature)
-                let update = read()
+                var budget = PictureBudget()
+                let update = read(&budget)
                 publish(update)
                 if case .loaded(let list, _, _, _) = update {
                     // A list changed meanwhile ends the pass, even in the middle of a fetch that hangs.
-                    fetchPictures(of: list, Cancellation(with: cancellation) { FileBytes.signature(path) != signature })
+                    fetchPictures(of: list, Cancellation(with: cancellation) { FileBytes.signature(path) != signature }, &budget)
+                }
+                if budget.isSpent {
+                    host.log(.warning, "the station pictures past \(StationWatcher.maxPictureTotalBytes >> 20) MiB together are left out: "
+                             + "the stations after them show none")
                 }
             }
             changes.wait(atMost: folders.allSatisfy { $0 } ? nil : 500)
         }
     }
 
-    private func read() -> Update {
+    private func read(_ budget: inout PictureBudget) -> Update {
         let path = path
         do {
             let (list, skipped) = try StationList.load(path)
-            return .loaded(list, pictures(list), from: path, skipped: skipped)
+            return .loaded(list, pictures(list, &budget), from: path, skipped: skipped)
         } catch {
             return .failed(error.description)
         }
     }
 
     /// Each station's picture on this machine, or fetched before, when it can be read.
-    private func pictures(_ list: StationList) -> [String: [UInt8]] {
+    private func pictures(_ list: StationList, _ budget: inout PictureBudget) -> [String: [UInt8]] {
         var result: [String: [UInt8]] = [:]
         for station in list.station {
             guard let url = station.imageURL, !url.isEmpty else { continue }
             let bytes = url.contains("://") ? fetched[url] : FileBytes.read(url, maxBytes: StationWatcher.maxPictureBytes)
-            if let bytes, StationWatcher.isPicture(bytes) { result[station.id] = bytes }
+            if let bytes, StationWatcher.isPicture(bytes), budget.admit(url, bytes.count) { result[station.id] = bytes }
         }
         return result
     }
 
     /// Fetches the pictures `list` names by URL and has not fetched yet, handing them over as they
     /// come (the first at once, then at most once a second), until `pass` is cancelled.
-    private func fetchPictures(of list: StationList, _ pass: Cancellation) {
+    private func fetchPictures(of list: StationList, _ pass: Cancellation, _ budget: inout PictureBudget) {
         let named = Set(list.station.compactMap(\.imageURL))
         fetched = fetched.filter { named.contains($0.key) }
         var tried: Set<String> = [], arrived: [String: [UInt8]] = [:], handed = -Double.infinity
         for station in list.station {
-            guard !pass.isCancelled else { return }
+            if pass.isCancelled || budget.isSpent { break }
             guard let url = station.imageURL, url.contains("://") else { continue }
             if fetched[url] == nil, tried.insert(url).inserted,
                let bytes = try? RemoteBytes.fetch(url, maxBytes: StationWatcher.maxPictureBytes, cancellation: pass),
-               StationWatcher.isPicture(bytes) {
+               StationWatcher.isPicture(bytes), budget.admit(url, bytes.count) {
                 fetched[url] = bytes
                 arrived[station.id] = bytes
             } else if tried.contains(url), let bytes = fetched[url] {

@@ -1,3 +1,4 @@
+import DeckBase
 import DeckTestSupport
 import Foundation
 import Testing
@@ -157,6 +158,32 @@ extension RadioTests {
         #expect(car.deckd.waitForLog("3 stations from", seconds: 3), "nor does a list changed while it hangs: \(car.deckd.log)")
         #expect(hasImage("One"))
         #expect(try odd.picturesSent() == 1, "One's picture was not fetched again")
+        #expect(car.deckd.stop() == 0)
+    }
+
+    /// A list's pictures together are held to 64 MiB, a picture shown by many stations counted once:
+    /// past it the stations after show none, and the Radio says so.
+    @Test func aListsPicturesAreHeldTo64MiBTogether() throws {
+        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop")], config: #""ui": {"maxImageTotalBytes": 134217728},"#)
+        #expect(car.deckd.waitForLog("1 stations from"), "\(car.deckd.log)")
+        let folder = (car.stationsPath as NSString).deletingLastPathComponent
+        let size = 500 * 1024
+        for index in 0..<140 {
+            var picture = [UInt8](repeating: UInt8(index), count: size)
+            picture.replaceSubrange(0..<8, with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            try Data(picture).write(to: URL(fileURLWithPath: "\(folder)/p\(index).png"))
+        }
+        // 50 stations share p0, then 139 have one each (p1…p139): 140 × 500 KiB is past 64 MiB, 131 are not.
+        let shared = (0..<50).map { ("Shared \($0)", "http://127.0.0.1:9/s\($0).mp3", "Pop") }
+        let own = (1..<140).map { ("Own \($0)", "http://127.0.0.1:9/o\($0).mp3", "Pop") }
+        let images = Dictionary(uniqueKeysWithValues: shared.map { ($0.0, "\(folder)/p0.png") } + own.map { ($0.0, "\(folder)/p\($0.0.dropFirst(4)).png") })
+        try RadioTests.write(shared + own, to: car.stationsPath, images: images)
+        #expect(car.deckd.waitForLog("189 stations from"), "\(car.deckd.log)")
+        #expect(car.deckd.waitForLog("the station pictures past 64 MiB together are left out: the stations after them show none"),
+                "\(car.deckd.log)")
+        #expect(car.deckd.log.components(separatedBy: "left out: the stations after").count == 2, "said once for the list")
+        let held = try JSONValue.parse(try car.deckctl(["--json", "ui", "org.deck.radio"]))["images"]
+        #expect(held?["count"]?.intValue == 131, "p0 once and p1…p130 reached the screen: \(held?.encoded() ?? "")")
         #expect(car.deckd.stop() == 0)
     }
 

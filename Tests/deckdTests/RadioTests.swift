@@ -14,10 +14,12 @@ import Testing
         var output: String { dir.path + "/out.opus" }
         var stationsPath: String { dir.path + "/data/org.deck.radio/stations.json" }
 
-        init(stations: [(name: String, url: String, genre: String)], options: [String] = [], settings: String = "{}") throws {
+        /// `config`: more members of deckd's config, each followed by a comma.
+        init(stations: [(name: String, url: String, genre: String)], options: [String] = [], settings: String = "{}", config: String = "") throws {
             try FileManager.default.createDirectory(atPath: dir.path + "/data/org.deck.radio", withIntermediateDirectories: true)
             try RadioTests.write(stations, to: dir.path + "/data/org.deck.radio/stations.json")
-            try #"{"dataDirectory": "data", "appSettings": {"org.deck.radio": \#(settings)}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+            try #"{\#(config)"dataDirectory": "data", "appSettings": {"org.deck.radio": \#(settings)}}"#
+                .write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
             deckd = try DeckdProcess(["--config", dir.path + "/deck.json", "--plugins", Paths.binDir + "/plugins", "--state", "none",
                                       "--sink", "file:\(dir.path)/out.opus"] + options)
             guard deckd.waitForLog("deckd: ready") else { throw CommandFailure(description: "deckd did not get ready:\n\(deckd.log)") }
