@@ -36,7 +36,7 @@ final class Radio: DeckAudioPlugin {
     var saved: RadioState
     let statePath: String?
     var streamOpen = false
-    /// Each station's loudness estimate when it last stopped in this run (`keepLoudness`).
+    /// Each station's loudness estimate as last measured in this run (kept by `keepLoudness`).
     private var lastLoudness: [String: Double] = [:]
     private var waiting: String?
     /// The list on the display while one is attached, and the stations' pictures handed over for it.
@@ -130,7 +130,6 @@ final class Radio: DeckAudioPlugin {
     }
 
     func stop() {
-        keepLoudness()
         player.stop()
         try? host.closeStream()
         streamOpen = false
@@ -194,9 +193,10 @@ final class Radio: DeckAudioPlugin {
         }
     }
 
-    /// Keeps what the station playing measures now, however briefly it played, as where it starts
-    /// when tuned again in this run (after a pause or a call): at the level it left at. Only
-    /// estimates of 10 s of listening or more are saved for another day.
+    /// Keeps what the station last played measured, however briefly it played, as where it starts
+    /// when tuned again in this run (after a pause or a call): at the level it left at. The player
+    /// keeps that estimate until it opens another stream, which only `tune` asks for, so `tune`
+    /// calls this first. Only estimates of 10 s of listening or more are saved for another day.
     private func keepLoudness() {
         guard let station = current, let estimate = player.loudnessEstimate(of: station.streamURL) else { return }
         lastLoudness[station.id] = estimate
@@ -238,7 +238,6 @@ final class Radio: DeckAudioPlugin {
         case .lossTransient:
             // Held through a call, the connection would stall and the ring play minutes-old audio after it.
             if streamOpen, current != nil {
-                keepLoudness()
                 player.stop()
                 status = .interrupted
             }
