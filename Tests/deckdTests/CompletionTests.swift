@@ -69,6 +69,26 @@ import Testing
         #expect(deckd.stop() == 0)
     }
 
+    /// A `--zone` on the line completes that zone's sinks, not every zone's.
+    @Test func aZoneOnTheLineCompletesThatZonesSinks() throws {
+        let dir = TemporaryDirectory()
+        let config = dir.path + "/zones.json"
+        try #"{"zones": [{"id": "front", "name": "Front seats", "sinks": ["Front"]}, {"id": "rear", "name": "Rear seats", "sinks": ["Rear"]}]}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let deckd = try DeckdProcess.firstParty(["--config", config, "--state", "none",
+                                                 "--sink", "file:\(dir.path)/front.opus?name=Front",
+                                                 "--sink", "file:\(dir.path)/rear.opus?name=Rear"])
+        let socket = ["deckctl", "--socket", deckd.socket]
+        let line = "deckctl --socket \(deckd.socket) --zone rear "
+
+        #expect(try bash(socket + ["sinks", "select", ""]) == ["all", "1", "2", "--help"])
+        #expect(try bash(socket + ["--zone", "rear", "sinks", "select", ""]) == ["all", "2", "--help"])
+        #expect(try bash(socket + ["--zone", ""]) == ["front", "rear"])
+        #expect(Set(try fish(line + "sinks select ")) == ["all", "2"])
+        #expect(Set(try zsh(line + "sinks select ")) == ["all", "2"])
+        #expect(deckd.stop() == 0)
+    }
+
     /// With no deckd to ask, commands still complete and nothing else is printed.
     @Test func withoutADeckdOnlyTheStaticWordsComplete() throws {
         let dir = TemporaryDirectory()

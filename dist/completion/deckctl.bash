@@ -1,18 +1,18 @@
 # bash completion for deckctl: commands and flags, and from a running deckd (the one --socket
-# names, else the default) app ids, sink ids, volume groups, zones and method names.
+# names, else the default, in the zone --zone names) app ids, sink ids, volume groups, zones and method names.
 
 _deckctl_words() {
-    deckctl "${_deckctl_socket[@]}" complete "$1" 2>/dev/null
+    deckctl "${_deckctl_socket[@]}" "${_deckctl_zone[@]}" complete "$1" 2>/dev/null
 }
 
 _deckctl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local i command="" at=0
-    _deckctl_socket=()
+    _deckctl_socket=() _deckctl_zone=()
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
             --socket) _deckctl_socket=(--socket "${COMP_WORDS[i+1]}"); ((i++)) ;;
-            --zone) ((i++)) ;;
+            --zone) _deckctl_zone=(--zone "${COMP_WORDS[i+1]}"); ((i++)) ;;
             -*) ;;
             *) command=${COMP_WORDS[i]}; at=$i; break ;;
         esac
@@ -22,6 +22,7 @@ _deckctl() {
         return
     fi
     if [[ $prev == --zone ]]; then
+        _deckctl_zone=()
         mapfile -t COMPREPLY < <(compgen -W "$(_deckctl_words zones)" -- "$cur")
         return
     fi

@@ -1,15 +1,21 @@
 # fish completion for deckctl: commands and flags, and from a running deckd (the one --socket
-# names, else the default) app ids, sink ids, volume groups, zones and method names.
+# names, else the default, in the zone --zone names) app ids, sink ids, volume groups, zones and method names.
 
 function __deckctl_words
     set -l tokens (commandline -opc)
     set -l socket
+    set -l zone
     for i in (seq (count $tokens))
-        if test "$tokens[$i]" = --socket; and test $i -lt (count $tokens)
-            set socket --socket $tokens[(math $i + 1)]
+        if test $i -lt (count $tokens)
+            switch $tokens[$i]
+                case --socket
+                    set socket --socket $tokens[(math $i + 1)]
+                case --zone
+                    set zone --zone $tokens[(math $i + 1)]
+            end
         end
     end
-    deckctl $socket complete $argv 2>/dev/null
+    deckctl $socket $zone complete $argv 2>/dev/null
 end
 
 # Succeeds when the command typed is one of $argv[2..] and $argv[1] arguments follow it ("any": any number).
