@@ -3,9 +3,9 @@ import CFFmpeg
 /// Small documents (playlists, station pictures) read through FFmpeg's protocols: a file path, or
 /// HTTP(S) with its redirects.
 public enum RemoteBytes {
-    /// The first `maxBytes` bytes at `url`; a transfer cancelled midway, or ending before the
-    /// length the server gave, is an error, never half a document. (FFmpeg's HTTP ends a body
-    /// without a length with EIO as often as with EOF, so there an error is read as the end.)
+    /// The first `maxBytes` bytes at `url`; a transfer cancelled, timed out or reset midway, or
+    /// ending before the length the server gave, is an error, never half a document. (FFmpeg's
+    /// HTTP ends a body without a length with EIO, so only EIO and EOF are read as the end.)
     public static func fetch(_ url: String, maxBytes: Int, cancellation: Cancellation = Cancellation()) throws(MediaError) -> [UInt8] {
         _ = MediaSource.allocationLimit
         var context: UnsafeMutablePointer<AVIOContext>?
@@ -21,7 +21,8 @@ public enum RemoteBytes {
         while total < maxBytes {
             let count = bytes.withUnsafeMutableBufferPointer { avio_read(opened, $0.baseAddress! + total, Int32(maxBytes - total)) }
             if cancellation.isCancelled { throw .cancelled }
-            if count <= 0 { break }
+            if count == 0 || count == deck_averror_eof() || count == deck_averror_eio() { break }
+            guard count > 0 else { throw .read("\(url): the transfer failed after \(total) bytes: \(MediaError.text(count))") }
             total += Int(count)
         }
         let length = avio_size(opened)  // the server's Content-Length; negative when it gave none

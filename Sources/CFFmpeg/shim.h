@@ -8,6 +8,7 @@
 /* AVERROR values are macros Swift cannot import. */
 static inline int deck_averror_eof(void) { return AVERROR_EOF; }
 static inline int deck_averror_eagain(void) { return AVERROR(EAGAIN); }
+static inline int deck_averror_eio(void) { return AVERROR(EIO); }
 static inline int deck_averror_exit(void) { return AVERROR_EXIT; }
 static inline int deck_averror_invalid_data(void) { return AVERROR_INVALIDDATA; }
 static inline int deck_averror_http_400(void) { return AVERROR_HTTP_BAD_REQUEST; }

@@ -5,7 +5,8 @@
 /hostile.m3u list a local file and a pipe; /missing -> 404; /garbage -> 200 audio/mpeg streaming text; /slow -> argv[2]'s bytes at a quarter of
 their rate, as an overloaded server; /silent -> nothing at all for a minute, as a server that hangs;
 /picture/NAME -> a small PNG (each NAME's own), counted; /picture-count -> how many were sent;
-/picture-cut/NAME -> half a PNG, its Content-Length saying the whole."""
+/picture-cut/NAME -> half a PNG, its Content-Length saying the whole; /picture-stall/NAME -> half
+a PNG with no Content-Length, then nothing for a minute."""
 import http.server, socketserver, struct, sys, threading, time, zlib
 
 TARGET = sys.argv[1]
@@ -81,6 +82,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body[:len(body) // 2])  # then the connection closes: half a picture
+            elif self.path.startswith("/picture-stall/"):
+                self.send(200, "image/png", png(11)[:30])
+                self.wfile.flush()
+                time.sleep(60)
             elif self.path == "/picture-count":
                 self.send(200, "text/plain", str(PICTURES).encode())
             elif self.path.startswith("/silent"):

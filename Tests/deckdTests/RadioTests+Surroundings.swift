@@ -187,17 +187,22 @@ extension RadioTests {
         #expect(car.deckd.stop() == 0)
     }
 
-    /// A picture whose transfer ends before the length its server gave is not shown half drawn.
+    /// A picture whose transfer ends before the length its server gave, or stalls midway (given
+    /// up after 20 s: FFmpeg's 10 s `rw_timeout`, twice), is not shown half drawn.
     @Test func aPictureCutShortIsNotShown() throws {
         let odd = try OddServer(target: "http://127.0.0.1:9/none.mp3")
-        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop")])
-        #expect(car.deckd.waitForLog("2 stations from"), "\(car.deckd.log)")
-        try RadioTests.write([("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop")], to: car.stationsPath,
-                             images: ["One": odd.url("/picture-cut/one.png"), "Two": odd.url("/picture/two.png")])
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline, try imageID(of: "Two", car) == nil { usleep(100_000) }
-        #expect(try imageID(of: "Two", car) != nil, "Two's picture, fetched after One's, shows")
+        let stations = [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop"),
+                        ("Three", "http://127.0.0.1:9/c.mp3", "Pop")]
+        let car = try Car(stations: stations)
+        #expect(car.deckd.waitForLog("3 stations from"), "\(car.deckd.log)")
+        try RadioTests.write(stations, to: car.stationsPath, images: ["One": odd.url("/picture-cut/one.png"),
+                                                                      "Two": odd.url("/picture-stall/two.png"),
+                                                                      "Three": odd.url("/picture/three.png")])
+        let deadline = Date().addingTimeInterval(40)
+        while Date() < deadline, try imageID(of: "Three", car) == nil { usleep(100_000) }
+        #expect(try imageID(of: "Three", car) != nil, "Three's picture, fetched after the others, shows")
         #expect(try imageID(of: "One", car) == nil, "half of One's does not")
+        #expect(try imageID(of: "Two", car) == nil, "nor the half of Two's before its server stalled")
         #expect(car.deckd.stop() == 0)
     }
 
