@@ -21,8 +21,10 @@ public final class OggFileSink: Sink {
         } catch {
             throw .cannotOpen(uri, error.description)
         }
-        file.onError = { [weak self] error in
-            guard let self, counters.count(error: error.description) else { return }
+        file.onError = { [weak self] error, lostBytes in
+            guard let self else { return }
+            counters.bytes -= lostBytes
+            guard counters.count(error: error.description) else { return }
             context.logger.error("sinks", event: .sinkFailed, "\(uri): \(error) (\(counters.errors) failed writes so far)")
         }
         file.onDeleted = { [weak self] in

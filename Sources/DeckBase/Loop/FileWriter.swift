@@ -6,8 +6,8 @@ import Glibc
 final class FileWriter: @unchecked Sendable {  // Every stored `var` is read and written under `lock`.
     /// What the loop has not been told yet.
     struct News {
-        /// errno of each failed write, oldest first.
-        var failures: [Int32] = []
+        /// Each failed write, oldest first: its errno and the bytes it did not write.
+        var failures: [(code: Int32, lostBytes: Int)] = []
         var deleted = false
         /// The file is closed: everything written before the close has landed or failed.
         var closed = false
@@ -120,15 +120,16 @@ final class FileWriter: @unchecked Sendable {  // Every stored `var` is read and
         ringer.ring()
     }
 
-    /// Writes all of `bytes`, going on after short writes; the errno that stopped it, if any.
-    private func write(_ bytes: [UInt8]) -> Int32? {
+    /// Writes all of `bytes`, going on after short writes; the errno that stopped it and the bytes
+    /// left unwritten, if any.
+    private func write(_ bytes: [UInt8]) -> (code: Int32, lostBytes: Int)? {
         bytes.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
                 let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return errno
+                    return (errno, bytes.count - offset)
                 }
                 offset += written
             }

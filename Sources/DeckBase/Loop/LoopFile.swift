@@ -12,8 +12,9 @@ public final class LoopFile {
     private var state = State.open
     /// What runs once the writer closed the file.
     private var closeCompletions: [() -> Void] = []
-    /// Called on the loop for every failed write; the file stays open and later writes are tried.
-    public var onError: ((LoopError) -> Void)?
+    /// Called on the loop for every failed write, with the bytes `write` took that did not land;
+    /// the file stays open and later writes are tried.
+    public var onError: ((LoopError, _ lostBytes: Int) -> Void)?
     /// Called once on the loop when the file is found deleted (or its folder removed) while open:
     /// what is written after that is lost.
     public var onDeleted: (() -> Void)?
@@ -93,7 +94,7 @@ public final class LoopFile {
         guard !bytes.isEmpty else { return true }
         guard writer.append(bytes) else {
             let behind = "the disk is not keeping up: \(writer.maxPendingBytes >> 20) MiB already wait, so \(bytes.count) bytes were dropped"
-            onError?(LoopError("writing (\(behind))", code: -ENOBUFS))
+            onError?(LoopError("writing (\(behind))", code: -ENOBUFS), 0)
             return false
         }
         return true
@@ -116,7 +117,7 @@ public final class LoopFile {
     /// Hands on, on the loop, what the writer reported.
     private func hearNews() {
         let news = writer.takeNews()
-        for code in news.failures { onError?(LoopError("writing", code: -code)) }
+        for failure in news.failures { onError?(LoopError("writing", code: -failure.code), failure.lostBytes) }
         if news.deleted { onDeleted?() }
         guard news.closed else { return }
         state = .closed

@@ -87,8 +87,8 @@ import DeckTestSupport
     @Test func writesToAFullDeviceAreReportedNotFatal() throws {
         let loop = try EventLoop()
         let file = try LoopFile(loop: loop, path: "/dev/full", mode: .pipe)
-        var errors: [LoopError] = []
-        file.onError = { errors.append($0) }
+        var errors: [LoopError] = [], lost: [Int] = []
+        file.onError = { errors.append($0); lost.append($1) }
         // An open file does not keep the loop running (a close does); here a timer does.
         let keepAlive = try LoopTimer(loop: loop)
         keepAlive.start(after: 1_000, repeat: 1_000) {}
@@ -103,6 +103,7 @@ import DeckTestSupport
         loop.run()
         #expect(errors.count == 2)
         #expect(errors.first?.description == "writing: no space left on device (ENOSPC)")
+        #expect(lost == [3, 1], "each failure names the bytes it lost")
         #expect(!file.isOpen && file.isIdle)
     }
 

@@ -75,6 +75,7 @@ import Testing
         let full = try #require(harness.runtime.sinks.list.first { $0.uri == "file:/dev/full?pipe" })
         #expect(full.status.errors > 0)
         #expect(full.status.lastError == "writing: no space left on device (ENOSPC)")
+        #expect(full.status.bytes == 0, "nothing landed, so no bytes are counted as written")
         expectContinuous(packets, seconds: 1)
         #expect(try AudioAnalysis.opusinfo(file).warnings.isEmpty)
         #expect(harness.log.contains(.error, "file:/dev/full?pipe: writing: no space left on device (ENOSPC) (1 failed writes so far)"))
