@@ -215,7 +215,7 @@ final class IsolatedPluginCode: PluginCode {
             let event: HostEvent = try message.read()
             try message.finish()
             switch event {
-            case .log(let level, let text): host.log(level, text: text)
+            case .log(let level, let text): host.log(level, text: text, forwarded: true)
             case .callback: host.requestCallback()
             case .heartbeat:
                 watchSilence(for: UInt64(settings.heartbeatTimeoutMilliseconds))

@@ -278,7 +278,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
             var message = try channel.receive(timeoutMs: timeout)
             switch message.kind {
             case .event:
-                if case .log(let level, let text) = try message.read(HostEvent.self) { host.log(level, text: text) }
+                if case .log(let level, let text) = try message.read(HostEvent.self) { host.log(level, text: text, forwarded: true) }
             case .hello:
                 let hello: HostHello = try message.read()
                 try message.finish()

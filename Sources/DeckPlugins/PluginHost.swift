@@ -38,6 +38,8 @@ package final class PluginHost: Sendable {
     /// The last error the plugin logged, quoted when one of its own calls fails.
     private let lastLoggedErrorText = Mutex<String>("")
     private let logBudget = Mutex(PluginLogBudget())
+    /// For lines from the plugin's host process, which holds them to `logBudget`'s limits itself.
+    private let forwardedLogBudget = Mutex(PluginLogBudget(scale: 2))
     /// Loop-thread calls made from another thread: one warning line per burst.
     private let wrongThreadCalls = Mutex(LogThrottle())
     /// The C structs handed to the plugin; stable addresses until this host is freed.
@@ -104,14 +106,15 @@ package final class PluginHost: Sendable {
         log(level, text: PluginLogLine(raw).text)
     }
 
-    /// Logs a line the plugin wrote (in this process or in its host process), within its budget;
-    /// escaped here already, since the last error is quoted in answers a terminal may print.
-    package func log(_ level: LogLevel, text: String) {
+    /// Logs a line the plugin wrote (in this process, or `forwarded` from its host process), within
+    /// its budget; escaped here already, since the last error is quoted in answers a terminal may print.
+    package func log(_ level: LogLevel, text: String, forwarded: Bool = false) {
         let message = PrintableText.escaping(text)
         if level == .error { lastLoggedErrorText.withLock { $0 = message } }
-        switch logBudget.withLock({ $0.admit(now: UInt64(MonotonicClock.milliseconds)) }) {
+        let now = UInt64(MonotonicClock.milliseconds)
+        switch forwarded ? forwardedLogBudget.withLock({ $0.admit(now: now) }) : logBudget.withLock({ $0.admit(now: now) }) {
         case .log(let suppressed):
-            logger.log(level, pluginID, plugin: pluginID, suppressed > 0 ? "(\(suppressed) lines suppressed) \(message)" : message)
+            logger.log(level, pluginID, plugin: pluginID, suppressed > 0 ? "(\(suppressed) line\(suppressed == 1 ? "" : "s") suppressed) \(message)" : message)
         case .suppress(let first):
             if first { logger.warning(pluginID, plugin: pluginID, "logging faster than \(Int(PluginLogBudget.perSecond)) lines a second; lines are suppressed") }
         }

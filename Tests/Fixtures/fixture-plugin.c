@@ -8,7 +8,8 @@
  *   FIXTURE_CREATE_FAILS         entry->create returns NULL
  *   FIXTURE_PLUGIN_INIT_FAILS    plugin->init logs an error and fails
  *   FIXTURE_NO_DEACTIVATE        leave plugin->deactivate NULL
- *   FIXTURE_HOSTILE_LOG          on activate, log forged lines, a 5000-byte line and 1000 lines at once
+ *   FIXTURE_HOSTILE_LOG          on activate, log forged lines, a 5000-byte line and 1000 lines at once, then
+ *                                from a thread 100 lines 10 ms apart ("paced"), and 300 ms later "paced end"
  *   FIXTURE_STREAM_IN_INIT       call open_stream from init and log what last_error says
  *   FIXTURE_COMMANDS=MASK        the remote commands it enables (default play, pause, next, seek)
  *   FIXTURE_COMMAND_RESULT=N     how it answers them (default 0, success; -1 pending until a callback)
@@ -173,6 +174,19 @@ static void say(const deck_plugin_t *plugin, const char *what) {
     fixture_t *f = plugin->plugin_data;
     f->host->log(f->host, DECK_LOG_INFO, what);
 }
+
+#ifdef FIXTURE_HOSTILE_LOG
+static void *paced_log_thread(void *arg) {
+    const deck_plugin_t *plugin = arg;
+    for (int i = 0; i < 100; i++) {
+        say(plugin, "paced");
+        usleep(10000);
+    }
+    usleep(300000);
+    say(plugin, "paced end");
+    return NULL;
+}
+#endif
 
 static void *request_thread(void *arg) {
     fixture_t *f = arg;
@@ -653,6 +667,8 @@ static deck_status_t fixture_activate(const deck_plugin_t *plugin) {
     memset(longLine, 'x', 5000);
     say(plugin, longLine);
     for (int i = 0; i < 1000; i++) say(plugin, "flood");
+    pthread_t paced;
+    if (pthread_create(&paced, NULL, paced_log_thread, (void *)plugin) == 0) pthread_detach(paced);
 #endif
     f->thread_started = pthread_create(&f->thread, NULL, request_thread, f) == 0;
 #ifdef FIXTURE_HELPER

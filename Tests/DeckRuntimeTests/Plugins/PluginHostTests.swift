@@ -20,10 +20,18 @@ import DeckTestSupport
         #expect(lines.allSatisfy { !$0.contains("\n") && !$0.contains("\r") && !$0.contains("\u{1B}") })
         let long = try #require(lines.first { $0.hasPrefix("xxxx") })
         #expect(long == String(repeating: "x", count: 1_024) + "… (3976 more bytes cut)")
-        // 1000 lines at once: a burst gets through, the rest is suppressed with one warning.
+        // 1000 lines at once: a burst gets through, the rest is suppressed.
         let flood = lines.filter { $0 == "flood" }.count
         #expect(flood >= 90 && flood <= 110)
-        #expect(log.all.filter { $0.level == .warning && $0.source == plugin.id && $0.message.contains("logging faster than 20 lines a second") }.count == 1)
+        // Then 100 in a second: about 20 pass, each saying how many were left out before it, and
+        // the flood is announced once, in either isolation mode (a host process's lines are not
+        // held to the budget twice).
+        #expect(turnLoop(runtime.loop) { log.messages(from: plugin.id).contains { $0.hasSuffix("paced end") } })
+        let paced = log.messages(from: plugin.id).filter { $0.hasSuffix("paced") }
+        #expect(paced.count >= 12 && paced.count <= 30, "\(paced)")
+        #expect(paced.dropFirst().allSatisfy { $0.wholeMatch(of: /\([0-9]+ lines? suppressed\) paced/) != nil }, "\(paced)")
+        #expect(log.all.filter { $0.level == .warning && $0.source == plugin.id && $0.message.contains("logging faster than 20 lines a second") }.count == 1,
+                "\(log.messages(from: plugin.id).suffix(20))")
         runtime.shutdown()
     }
 
@@ -84,5 +92,19 @@ import DeckTestSupport
         #expect(burst[101] == .suppress(first: false))
         // A second later 20 more lines may pass; the first says how many were dropped.
         #expect(budget.admit(now: 2_000) == .log(suppressed: 50))
+        // The flood goes on: announced once, not at each line let through.
+        (0..<19).forEach { _ in _ = budget.admit(now: 2_000) }
+        #expect(budget.admit(now: 2_000) == .suppress(first: false))
+        // Once the bucket has filled again, a new flood is announced again.
+        #expect(budget.admit(now: 8_000) == .log(suppressed: 1))
+        (0..<99).forEach { _ in _ = budget.admit(now: 8_000) }
+        #expect(budget.admit(now: 8_000) == .suppress(first: true))
+    }
+
+    @Test func linesAHostProcessForwardsMayComeTwiceAsFast() {
+        var budget = PluginLogBudget(scale: 2)
+        #expect((0..<200).allSatisfy { _ in budget.admit(now: 1_000) == .log(suppressed: 0) })
+        #expect(budget.admit(now: 1_000) == .suppress(first: true))
+        #expect((0..<40).allSatisfy { _ in if case .log = budget.admit(now: 2_001) { true } else { false } })
     }
 }
