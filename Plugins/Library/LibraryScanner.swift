@@ -175,7 +175,9 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
                     continue
                 }
                 let signature = [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_size)]
-                if let old = previous[path], old.signature == signature {
+                if info.st_size == 0 {
+                    skip(path, signature, "it is empty (0 bytes): a copy not made yet, or one that failed")
+                } else if let old = previous[path], old.signature == signature {
                     progress.tracks.append(old)
                     reused += 1
                 } else if let failure = failures[path], failure.signature == signature {
