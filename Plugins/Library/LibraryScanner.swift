@@ -22,6 +22,9 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
 
     static let maxDepth = 24
     static let firstBatch = 500
+    /// Problems logged one by one in a scan; the summary counts the rest, so a folder of broken
+    /// files neither floods the log nor gets the summary suppressed by the runtime's log budget.
+    static let maxLoggedProblems = 20
 
     let folders: [String]
     let indexPath: String?
@@ -129,13 +132,21 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
         var read = 0, reused = 0
         lastPublished = Monotonic.seconds
         var visited = Set<[Int]>(), unwatched = 0, failed: [String: (signature: [Int], problem: String)] = [:]
+        var logged = 0, unlogged = 0
+        func report(_ problem: String) {
+            progress.problems.append(problem)
+            if logged < LibraryScanner.maxLoggedProblems {
+                host.log(.warning, problem)
+                logged += 1
+            } else {
+                unlogged += 1
+            }
+        }
         func visit(_ folder: String, depth: Int) {
             guard !cancellation.isCancelled, depth <= LibraryScanner.maxDepth else { return }
             let watched = changes?.add(folder: folder) ?? true
             guard let directory = opendir(folder) else {
-                let problem = "cannot read the folder \(folder): \(String(cString: strerror(errno)))"
-                progress.problems.append(problem)
-                host.log(.warning, problem)
+                report("cannot read the folder \(folder): \(String(cString: strerror(errno)))")
                 return
             }
             if !watched { unwatched += 1 }
@@ -146,11 +157,10 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
                 if !name.hasPrefix(".") { names.append((name, String(validating: bytes, as: UTF8.self) != nil)) }
             }
             closedir(directory)
-            /// A music file that cannot be read: a problem, logged the first time it is met.
+            /// A music file that cannot be read: a problem, reported the first time it is met.
             func skip(_ path: String, _ signature: [Int], _ reason: String) {
                 let problem = "skipped \(path): \(reason)"
-                progress.problems.append(problem)
-                if failures[path]?.problem != problem { host.log(.warning, problem) }
+                if failures[path]?.problem != problem { report(problem) } else { progress.problems.append(problem) }
                 failed[path] = (signature, problem)
             }
             for (name, isUTF8) in names.sorted(by: { $0.name < $1.name }) {
@@ -200,9 +210,10 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
         guard !cancellation.isCancelled else { return nil }
         failures = failed
         if unwatched > 0 { warnUnwatched("\(unwatched) folders (fs.inotify.max_user_watches)") }
-        if first || read > 0 || progress.tracks.count != known.count {
+        if first || read > 0 || unlogged > 0 || progress.tracks.count != known.count {
             host.log(.info, "library: \(progress.tracks.count) tracks (\(read) read, \(reused) unchanged) in "
-                     + "\(Int((Monotonic.seconds - started) * 1000)) ms; \(progress.problems.count) problems")
+                     + "\(Int((Monotonic.seconds - started) * 1000)) ms; \(progress.problems.count) problems"
+                     + (unlogged > 0 ? " (\(unlogged) new ones not logged: only the first \(LibraryScanner.maxLoggedProblems) of a scan are)" : ""))
         }
         return progress
     }

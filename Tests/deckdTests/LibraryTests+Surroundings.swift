@@ -39,6 +39,22 @@ extension LibraryTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A folder of broken files logs the first 20 and counts the rest in the scan's summary, which
+    /// the runtime's log budget would otherwise have suppressed.
+    @Test func aFolderOfBrokenFilesLogsTheFirst20AndTheSummaryCountsTheRest() throws {
+        let media = TemporaryDirectory()
+        let track = try Data(contentsOf: URL(fileURLWithPath: LibraryTests.music + "/Odd names/no tags at all.mp3"))
+        try track.write(to: URL(fileURLWithPath: media.path + "/ok.mp3"))
+        for index in 0..<500 { #expect(FileManager.default.createFile(atPath: media.path + "/empty \(index).mp3", contents: Data())) }
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
+        let car = try Car(folders: [media.path])
+        #expect(car.deckd.waitForLog("library: 1 tracks (1 read, 0 unchanged)"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("; 500 problems (480 new ones not logged: only the first 20 of a scan are)"), "\(car.deckd.log)")
+        #expect(car.deckd.log.components(separatedBy: ": it is empty (0 bytes)").count - 1 == 20, "\(car.deckd.log)")
+        #expect(!car.deckd.log.contains("lines suppressed"), "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// Tags longer than the runtime takes (a row key of 256 bytes, a now-playing text of 1,024) are
     /// cut to fit: the screen still shows, its album row plays, and the track's commands work.
     @Test func anAlbumAndATitleLongerThanTheRuntimeTakesStillShowPlayAndPause() throws {
