@@ -19,11 +19,17 @@ public enum RemoteBytes {
         var bytes = [UInt8](repeating: 0, count: maxBytes)
         var total = 0
         while total < maxBytes {
-            let count = bytes.withUnsafeMutableBufferPointer { avio_read(opened, $0.baseAddress! + total, Int32(maxBytes - total)) }
+            let asked = Int32(maxBytes - total)
+            let count = bytes.withUnsafeMutableBufferPointer { avio_read(opened, $0.baseAddress! + total, asked) }
             if cancellation.isCancelled { throw .cancelled }
-            if count == 0 || count == deck_averror_eof() || count == deck_averror_eio() { break }
-            guard count > 0 else { throw .read("\(url): the transfer failed after \(total) bytes: \(MediaError.text(count))") }
-            total += Int(count)
+            total += Int(max(0, count))
+            // avio_read fills what it is asked for unless the transfer ended: then its status is
+            // the context's error (asking again would wait out the timeout a second time).
+            let status = count < 0 ? count : count < asked ? opened.pointee.error : 0
+            guard status == 0 || status == deck_averror_eof() || status == deck_averror_eio() else {
+                throw .read("\(url): the transfer failed after \(total) bytes: \(MediaError.text(status))")
+            }
+            if count < asked { break }
         }
         let length = avio_size(opened)  // the server's Content-Length; negative when it gave none
         if length > 0, total < min(Int(length), maxBytes) { throw .read("\(url): the transfer ended after \(total) of \(length) bytes") }
