@@ -20,6 +20,11 @@ public struct EntitlementPolicy: Sendable, Equatable {
 
     public static let grantAll = EntitlementPolicy(defaultGrants: nil, pluginGrants: [:])
 
+    /// The plugin ids the policy names, in any of its sections, sorted.
+    public var namedPluginIDs: [String] {
+        Set(pluginGrants.keys).union(pluginPermissions.keys).union(isolation.pluginModes.keys).sorted()
+    }
+
     public init(defaultGrants: Set<Entitlement>?, pluginGrants: [String: Set<Entitlement>], isolation: IsolationPolicy = IsolationPolicy()) {
         self.defaultGrants = defaultGrants
         self.pluginGrants = pluginGrants

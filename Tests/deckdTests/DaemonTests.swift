@@ -162,7 +162,8 @@ import Testing
     @Test func aConfigFileSetsDirectoriesPolicyAndLevelWithRelativePaths() throws {
         let dir = TemporaryDirectory()
         try FileManager.default.createSymbolicLink(atPath: dir.path + "/plugins", withDestinationPath: examples)
-        try #"{"default": []}"#.write(toFile: dir.path + "/policy.json", atomically: true, encoding: .utf8)
+        try #"{"default": [], "plugins": {"org.example.helo": ["audio"]}, "isolation": {"plugins": {"org.example.hello": "process"}}}"#
+            .write(toFile: dir.path + "/policy.json", atomically: true, encoding: .utf8)
         try #"{"plugins": ["plugins"], "policy": "policy.json", "logLevel": "debug"}"#
             .write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
         let daemon = try DeckdProcess(["--config", dir.path + "/deck.json"])
@@ -172,6 +173,9 @@ import Testing
         #expect(log.contains("entitlement policy from \(dir.path)/policy.json"))
         #expect(log.contains("org.example.hello: entitlements not granted by policy, loading without them: audio"))
         #expect(log.contains("(C; entitlements: none)"))
+        // A mistyped id in the policy is pointed out; one that names a loaded plugin is not.
+        #expect(log.contains("the policy names org.example.helo, which no plugin loaded at start has: is it mistyped? Loaded: org.example.hello"), "\(log)")
+        #expect(!log.contains("the policy names org.example.hello,"), "\(log)")
         #expect(log.contains("debug org.example.hello: worker thread asking for a callback"))
     }
 

@@ -227,6 +227,7 @@ public final class Runtime {
             logger.info("plugins", "no entitlement policy given: every declared entitlement is granted")
         }
         plugins.loadFolders()
+        warnOfStrangersInThePolicy()
         plugins.activateAll()
         if configuration.watchPlugins {
             do {
@@ -238,6 +239,17 @@ public final class Runtime {
             }
         }
         try startOutput()
+    }
+
+    /// A plugin id the policy names that no plugin loaded at start has is most likely mistyped: that
+    /// plugin would get the policy's default instead, without a word.
+    private func warnOfStrangersInThePolicy() {
+        guard configuration.policyPath != nil else { return }
+        let loaded = Set(plugins.map(\.id))
+        for id in configuration.policy.namedPluginIDs where !loaded.contains(id) {
+            logger.warning("plugins", "the policy names \(id.isEmpty ? "\"\" (an empty id)" : PrintableText.excerpt(id)), which no plugin loaded at start has: "
+                           + "is it mistyped? Loaded: \(PrintableText.excerpt(loaded.sorted().joined(separator: ", "), characters: 300))")
+        }
     }
 
     /// Loads and activates the bundles that appeared (or were fixed) in the plugin folders since the
