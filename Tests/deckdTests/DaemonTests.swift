@@ -164,7 +164,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: dir.path + "/plugins", withDestinationPath: examples)
         try #"{"default": [], "plugins": {"org.example.helo": ["audio"]}, "isolation": {"plugins": {"org.example.hello": "process"}}}"#
             .write(toFile: dir.path + "/policy.json", atomically: true, encoding: .utf8)
-        try #"{"plugins": ["plugins"], "policy": "policy.json", "logLevel": "debug"}"#
+        try #"{"plugins": ["plugins"], "policy": "policy.json", "logLevel": "debug", "appSettings": {"org.example.hallo": {}}}"#
             .write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
         let daemon = try DeckdProcess(["--config", dir.path + "/deck.json"])
         #expect(daemon.waitForLog("ready"))
@@ -176,6 +176,7 @@ import Testing
         // A mistyped id in the policy is pointed out; one that names a loaded plugin is not.
         #expect(log.contains("the policy names org.example.helo, which no plugin loaded at start has: is it mistyped? Loaded: org.example.hello"), "\(log)")
         #expect(!log.contains("the policy names org.example.hello,"), "\(log)")
+        #expect(log.contains("appSettings names org.example.hallo, which no plugin loaded at start has"), "\(log)")
         #expect(log.contains("debug org.example.hello: worker thread asking for a callback"))
     }
 

@@ -227,7 +227,7 @@ public final class Runtime {
             logger.info("plugins", "no entitlement policy given: every declared entitlement is granted")
         }
         plugins.loadFolders()
-        warnOfStrangersInThePolicy()
+        warnOfUnknownPluginIDs()
         plugins.activateAll()
         if configuration.watchPlugins {
             do {
@@ -241,14 +241,18 @@ public final class Runtime {
         try startOutput()
     }
 
-    /// A plugin id the policy names that no plugin loaded at start has is most likely mistyped: that
-    /// plugin would get the policy's default instead, without a word.
-    private func warnOfStrangersInThePolicy() {
-        guard configuration.policyPath != nil else { return }
+    /// A plugin id the policy or `appSettings` names that no plugin loaded at start has is most
+    /// likely mistyped: that plugin would get the policy's default, or its own settings' defaults,
+    /// without a word.
+    private func warnOfUnknownPluginIDs() {
         let loaded = Set(plugins.map(\.id))
-        for id in configuration.policy.namedPluginIDs where !loaded.contains(id) {
-            logger.warning("plugins", "the policy names \(id.isEmpty ? "\"\" (an empty id)" : PrintableText.excerpt(id)), which no plugin loaded at start has: "
-                           + "is it mistyped? Loaded: \(PrintableText.excerpt(loaded.sorted().joined(separator: ", "), characters: 300))")
+        let named = [("the policy", configuration.policyPath == nil ? [] : configuration.policy.namedPluginIDs),
+                     ("appSettings", configuration.appSettings.keys.sorted())]
+        for (place, ids) in named {
+            for id in ids where !loaded.contains(id) {
+                logger.warning("plugins", "\(place) names \(id.isEmpty ? "\"\" (an empty id)" : PrintableText.excerpt(id)), which no plugin loaded at start has: "
+                               + "is it mistyped? Loaded: \(PrintableText.excerpt(loaded.sorted().joined(separator: ", "), characters: 300))")
+            }
         }
     }
 
