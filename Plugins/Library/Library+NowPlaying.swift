@@ -16,7 +16,7 @@ extension Library: DeckNowPlayingPlugin {
             info.albumArtist = track.albumArtist
             info.artwork = cover
             info.rate = state == .playing ? 1 : 0
-            try host.setNowPlaying(info)
+            try host.setNowPlaying(info, refused: &refusedArtwork)
             let shown = QueueWindow.range(count: queue.count, current: position)
             do {
                 try host.setQueue(queue[shown].map { QueueEntry(id: tracks[$0].path, title: tracks[$0].title, artist: tracks[$0].artist,

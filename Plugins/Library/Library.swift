@@ -35,6 +35,8 @@ final class Library: DeckAudioPlugin {
     var streamOpen = false
     /// The tags and picture the playing file gave when it opened.
     var cover: [UInt8]?
+    /// A cover now playing refused (too large for the car), not offered to it again.
+    var refusedArtwork = RefusedArtwork()
     /// The screen, and the cover on it: handed over once, the one before removed once the screen moves on.
     let display: AppScreen
     var saved: LibraryState

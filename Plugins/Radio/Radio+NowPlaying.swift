@@ -18,7 +18,7 @@ extension Radio: DeckNowPlayingPlugin {
             info.mediaType = .audio
             info.rate = 1
             info.artwork = images[station.id]
-            try host.setNowPlaying(info)
+            try host.setNowPlaying(info, refused: &refusedArtwork)
             let current = stations.firstIndex { $0.id == station.id }, shown = QueueWindow.range(count: stations.count, current: current)
             do {
                 try host.setQueue(stations[shown].map { QueueEntry(id: $0.id, title: $0.name, artist: $0.desc) },

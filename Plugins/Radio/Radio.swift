@@ -29,6 +29,8 @@ final class Radio: DeckAudioPlugin {
     let watcher: StationWatcher
     var stations: [Station] = []
     var images: [String: [UInt8]] = [:]
+    /// A picture now playing refused (too large for the car), not offered to it again.
+    var refusedArtwork = RefusedArtwork()
     /// The station playing or last played (its id), and how it goes.
     var currentID: String?
     var status = Status.idle

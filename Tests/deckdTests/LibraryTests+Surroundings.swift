@@ -81,6 +81,34 @@ extension LibraryTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A cover larger than now playing takes (1.4 MB over `nowPlaying.maxArtworkBytes`' 1 MiB)
+    /// costs the picture only: the title, queue and commands are published, and the refusal is
+    /// logged once, not at every publish.
+    @Test func aCoverTooLargeForNowPlayingCostsOnlyThePicture() throws {
+        let media = TemporaryDirectory()
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "nullsrc=s=1000x1000,geq=random(1)*255:128:128",
+                                               "-frames:v", "1", media.path + "/cover.png"])
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=30",
+                                               "-i", media.path + "/cover.png", "-map", "0", "-map", "1", "-c:a", "flac", "-c:v", "copy",
+                                               "-disposition:v", "attached_pic", "-metadata", "title=Big cover", media.path + "/big.flac"])
+        try FileManager.default.removeItem(atPath: media.path + "/cover.png")
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
+        let car = try Car(folders: [media.path])
+        #expect(car.deckd.waitForLog("library: 1 tracks"), "\(car.deckd.log)")
+        _ = try car.deckctl(["launch", "org.deck.library"])
+        #expect(try car.waitFor("playing", in: ["now-playing"]), "\(car.deckd.log)")
+        #expect(try car.deckd.deckctl(["pause"]).status == 0, "the commands were published")
+        #expect(try car.deckd.deckctl(["play"]).status == 0)
+        #expect(try car.waitFor("playing", in: ["now-playing"]), "\(car.deckd.log)")
+        let nowPlaying = try JSONValue.parse(try car.deckctl(["--json", "call", "nowPlaying.get"]))
+        #expect(nowPlaying["title"]?.stringValue == "Big cover" && nowPlaying["queueCount"]?.intValue == 1, "\(nowPlaying.encoded())")
+        #expect(nowPlaying["artwork"] == .null, "\(nowPlaying.encoded())")
+        #expect(!car.deckd.log.contains("not published"), "\(car.deckd.log)")
+        let refusals = car.deckd.log.components(separatedBy: "now playing shows no picture: set_info: artwork of ").count - 1
+        #expect(refusals == 1, "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// A saved index holding what no scan writes (an empty title, a year below 1, a duration below
     /// zero) is not trusted: those tracks are read again from their files.
     @Test func aDamagedIndexEntryIsReadAgainFromItsFile() throws {
