@@ -19,7 +19,7 @@ SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
 APT_PACKAGES := gcc g++ make pkg-config libuv1-dev libjansson-dev libopus-dev libogg-dev libsystemd-dev procps opus-tools ffmpeg \
                 dbus-daemon dbus-bin playerctl systemd man-db scdoc zsh fish \
                 dpkg-dev debhelper fakeroot lintian patchelf libespeak-ng-dev espeak-ng-data \
-                libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libebur128-dev icecast2 curl \
+                libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libebur128-dev icecast2 curl \
                 chromium chromium-driver python3-selenium valgrind iproute2
 PIP_PACKAGES := openrpc jsonschema
 

@@ -73,7 +73,7 @@ let package = Package(
                 exclude: ["manifest.json"]),
 
         // The first-party apps' own playback library: FFmpeg decoding, a decode thread, loudness.
-        .systemLibrary(name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev"])]),
+        .systemLibrary(name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libswscale-dev"])]),
         .systemLibrary(name: "CEbur128", providers: [.apt(["libebur128-dev"])]),
         .target(name: "MediaPlayback", dependencies: ["DeckSDK", "CFFmpeg", "CEbur128"], path: "Plugins/MediaPlayback"),
         .target(name: "Radio", dependencies: ["DeckSDK", "MediaPlayback"], path: "Plugins/Radio",

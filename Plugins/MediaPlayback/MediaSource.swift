@@ -27,7 +27,7 @@ public final class MediaSource {
     public internal(set) var tags: [String: String] = [:]
     /// Seconds, when the source knows its length (nil for live streams).
     public let duration: Double?
-    /// The embedded cover picture's bytes (at most 4 MiB), when there is one.
+    /// The embedded cover picture's bytes (at most 16 MiB), when there is one.
     public let cover: [UInt8]?
 
     var format: UnsafeMutablePointer<AVFormatContext>?
@@ -124,7 +124,7 @@ public final class MediaSource {
         for index in 0..<Int(context.pointee.nb_streams) {
             guard let candidate = context.pointee.streams[index], candidate.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 else { continue }
             let size = Int(candidate.pointee.attached_pic.size)
-            if let data = candidate.pointee.attached_pic.data, (1...4 << 20).contains(size) {
+            if let data = candidate.pointee.attached_pic.data, (1...16 << 20).contains(size) {
                 picture = Array(UnsafeBufferPointer(start: data, count: size))
                 break
             }

@@ -4,6 +4,7 @@
 #include <libavutil/channel_layout.h>
 #include <libavutil/dict.h>
 #include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
 
 /* AVERROR values are macros Swift cannot import. */
 static inline int deck_averror_eof(void) { return AVERROR_EOF; }

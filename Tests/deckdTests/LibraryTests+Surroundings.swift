@@ -81,10 +81,10 @@ extension LibraryTests {
         #expect(car.deckd.stop() == 0)
     }
 
-    /// A cover larger than now playing takes (1.4 MB over `nowPlaying.maxArtworkBytes`' 1 MiB)
-    /// costs the picture only: the title, queue and commands are published, and the refusal is
-    /// logged once, not at every publish.
-    @Test func aCoverTooLargeForNowPlayingCostsOnlyThePicture() throws {
+    /// A cover larger than the car takes (a 1.4 MB PNG) is shown made smaller, a JPEG of at most
+    /// 512 KiB; one the runtime still refuses (`nowPlaying.maxArtworkBytes` at 1 KiB) costs the
+    /// picture only: the title, queue and commands are published, and the refusal is logged once.
+    @Test func aLargeCoverIsShownSmallerAndOneStillRefusedCostsOnlyThePicture() throws {
         let media = TemporaryDirectory()
         _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "nullsrc=s=1000x1000,geq=random(1)*255:128:128",
                                                "-frames:v", "1", media.path + "/cover.png"])
@@ -93,20 +93,29 @@ extension LibraryTests {
                                                "-disposition:v", "attached_pic", "-metadata", "title=Big cover", media.path + "/big.flac"])
         try FileManager.default.removeItem(atPath: media.path + "/cover.png")
         _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
-        let car = try Car(folders: [media.path])
-        #expect(car.deckd.waitForLog("library: 1 tracks"), "\(car.deckd.log)")
-        _ = try car.deckctl(["launch", "org.deck.library"])
-        #expect(try car.waitFor("playing", in: ["now-playing"]), "\(car.deckd.log)")
-        #expect(try car.deckd.deckctl(["pause"]).status == 0, "the commands were published")
-        #expect(try car.deckd.deckctl(["play"]).status == 0)
-        #expect(try car.waitFor("playing", in: ["now-playing"]), "\(car.deckd.log)")
-        let nowPlaying = try JSONValue.parse(try car.deckctl(["--json", "call", "nowPlaying.get"]))
-        #expect(nowPlaying["title"]?.stringValue == "Big cover" && nowPlaying["queueCount"]?.intValue == 1, "\(nowPlaying.encoded())")
-        #expect(nowPlaying["artwork"] == .null, "\(nowPlaying.encoded())")
-        #expect(!car.deckd.log.contains("not published"), "\(car.deckd.log)")
-        let refusals = car.deckd.log.components(separatedBy: "now playing shows no picture: set_info: artwork of ").count - 1
-        #expect(refusals == 1, "\(car.deckd.log)")
-        #expect(car.deckd.stop() == 0)
+        for limit in [nil, 1_024] {
+            let car = try Car(folders: [media.path], config: limit.map { #""nowPlaying": {"maxArtworkBytes": \#($0)}"# } ?? "")
+            #expect(car.deckd.waitForLog("library: 1 tracks"), "\(car.deckd.log)")
+            _ = try car.deckctl(["launch", "org.deck.library"])
+            #expect(try car.waitFor("playing", in: ["now-playing"]), "\(car.deckd.log)")
+            #expect(try car.deckd.deckctl(["pause"]).status == 0, "the commands were published")
+            #expect(try car.deckd.deckctl(["play"]).status == 0)
+            #expect(try car.waitFor("playing", in: ["now-playing"]), "\(car.deckd.log)")
+            let nowPlaying = try JSONValue.parse(try car.deckctl(["--json", "call", "nowPlaying.get"]))
+            #expect(nowPlaying["title"]?.stringValue == "Big cover" && nowPlaying["queueCount"]?.intValue == 1, "\(nowPlaying.encoded())")
+            #expect(!car.deckd.log.contains("not published"), "\(car.deckd.log)")
+            let refusals = car.deckd.log.components(separatedBy: "now playing shows no picture: set_info: artwork of ").count - 1
+            if limit == nil {
+                let artwork = nowPlaying["artwork"]
+                #expect(artwork?["mimeType"]?.stringValue == "image/jpeg", "\(nowPlaying.encoded())")
+                #expect((artwork?["bytes"]?.intValue ?? 0) > 0 && (artwork?["bytes"]?.intValue ?? .max) <= 512 << 10, "\(nowPlaying.encoded())")
+                #expect(refusals == 0, "\(car.deckd.log)")
+            } else {
+                #expect(nowPlaying["artwork"] == .null, "\(nowPlaying.encoded())")
+                #expect(refusals == 1, "\(car.deckd.log)")
+            }
+            #expect(car.deckd.stop() == 0)
+        }
     }
 
     /// A saved index holding what no scan writes (an empty title, a year below 1, a duration below

@@ -1,0 +1,87 @@
+import CFFmpeg
+
+/// A cover picture made to fit what a car shows: one over `maxBytes` (a 3000-pixel scan, an
+/// uncompressed PNG) is decoded, scaled down to `maxSide` pixels keeping its shape, and encoded
+/// again as JPEG, so now playing and the screen take it instead of refusing it.
+public enum CoverImage {
+    /// Larger covers are made smaller; the runtime's default limits take 1 MiB.
+    public static let maxBytes = 512 << 10
+    /// The longer side of a cover made smaller, in pixels.
+    public static let maxSide = 600
+
+    /// `bytes` as they are when small enough, else smaller; nil when they are not a PNG or JPEG
+    /// picture FFmpeg can decode.
+    public static func fitted(_ bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.count > maxBytes else { return bytes }
+        guard let frame = decode(bytes) else { return nil }
+        defer { var frame: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&frame) }
+        return shrink(frame).flatMap(encode)
+    }
+
+    private static func decode(_ bytes: [UInt8]) -> UnsafeMutablePointer<AVFrame>? {
+        let id: AVCodecID
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { id = AV_CODEC_ID_PNG } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { id = AV_CODEC_ID_MJPEG } else { return nil }
+        guard let codec = avcodec_find_decoder(id), let context = avcodec_alloc_context3(codec) else { return nil }
+        defer { var owned: UnsafeMutablePointer<AVCodecContext>? = context; avcodec_free_context(&owned) }
+        context.pointee.thread_count = 1
+        var packet = av_packet_alloc()
+        defer { av_packet_free(&packet) }
+        guard let packet, avcodec_open2(context, codec, nil) >= 0, av_new_packet(packet, Int32(bytes.count)) >= 0 else { return nil }
+        bytes.withUnsafeBufferPointer { packet.pointee.data.update(from: $0.baseAddress!, count: bytes.count) }
+        var frame = av_frame_alloc()
+        guard let decoded = frame, avcodec_send_packet(context, packet) >= 0, avcodec_receive_frame(context, decoded) >= 0,
+              (1...16_384).contains(decoded.pointee.width), (1...16_384).contains(decoded.pointee.height) else {
+            av_frame_free(&frame)
+            return nil
+        }
+        return decoded
+    }
+
+    /// The frame at most `maxSide` pixels a side, in the full-range 4:2:0 JPEG takes.
+    private static func shrink(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
+        let (width, height) = (Int(frame.pointee.width), Int(frame.pointee.height))
+        let scale = min(1, Double(maxSide) / Double(max(width, height)))
+        let (outWidth, outHeight) = (max(2, Int(Double(width) * scale) & ~1), max(2, Int(Double(height) * scale) & ~1))
+        guard let scaler = sws_getContext(Int32(width), Int32(height), AVPixelFormat(rawValue: frame.pointee.format), Int32(outWidth), Int32(outHeight),
+                                          AV_PIX_FMT_YUVJ420P, SWS_AREA, nil, nil, nil) else { return nil }
+        defer { sws_freeContext(scaler) }
+        var out = av_frame_alloc()
+        guard let scaled = out else { return nil }
+        scaled.pointee.width = Int32(outWidth)
+        scaled.pointee.height = Int32(outHeight)
+        scaled.pointee.format = AV_PIX_FMT_YUVJ420P.rawValue
+        guard av_frame_get_buffer(scaled, 0) >= 0 else {
+            av_frame_free(&out)
+            return nil
+        }
+        let (from, to) = (frame.pointee, scaled.pointee)
+        let source = [from.data.0, from.data.1, from.data.2, from.data.3].map { $0.map { UnsafePointer($0) } }
+        let rows = sws_scale(scaler, source, [from.linesize.0, from.linesize.1, from.linesize.2, from.linesize.3], 0, Int32(height),
+                             [to.data.0, to.data.1, to.data.2, to.data.3], [to.linesize.0, to.linesize.1, to.linesize.2, to.linesize.3])
+        guard rows == outHeight else {
+            av_frame_free(&out)
+            return nil
+        }
+        return scaled
+    }
+
+    /// `frame` as a JPEG at quality 4 (of 2–31, lower is better), and frees it.
+    private static func encode(_ frame: UnsafeMutablePointer<AVFrame>) -> [UInt8]? {
+        var owned: UnsafeMutablePointer<AVFrame>? = frame
+        defer { av_frame_free(&owned) }
+        guard let codec = avcodec_find_encoder(AV_CODEC_ID_MJPEG), let context = avcodec_alloc_context3(codec) else { return nil }
+        defer { var owned: UnsafeMutablePointer<AVCodecContext>? = context; avcodec_free_context(&owned) }
+        context.pointee.width = frame.pointee.width
+        context.pointee.height = frame.pointee.height
+        context.pointee.pix_fmt = AV_PIX_FMT_YUVJ420P
+        context.pointee.time_base = AVRational(num: 1, den: 25)
+        context.pointee.flags |= AV_CODEC_FLAG_QSCALE
+        context.pointee.global_quality = 4 * FF_QP2LAMBDA
+        frame.pointee.quality = context.pointee.global_quality
+        var packet = av_packet_alloc()
+        defer { av_packet_free(&packet) }
+        guard let packet, avcodec_open2(context, codec, nil) >= 0, avcodec_send_frame(context, frame) >= 0,
+              avcodec_receive_packet(context, packet) >= 0, let data = packet.pointee.data, packet.pointee.size > 0 else { return nil }
+        return Array(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size)))
+    }
+}

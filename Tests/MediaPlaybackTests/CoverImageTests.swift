@@ -1,0 +1,47 @@
+import DeckTestSupport
+import Foundation
+import MediaPlayback
+import Testing
+
+/// Covers made to fit a car: large ones smaller, as JPEG, checked by ffprobe.
+@Suite struct CoverImageTests {
+    let dir = TemporaryDirectory()
+
+    /// A PNG of noise (which compresses badly: 1000 pixels a side make 1.4 MB), `width` by `height`.
+    private func noise(_ width: Int, _ height: Int, format: String = "png") throws -> [UInt8] {
+        let path = dir.path + "/noise-\(width)x\(height).\(format)"
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "nullsrc=s=\(width)x\(height),geq=random(1)*255:128:128",
+                                               "-frames:v", "1"] + (format == "jpg" ? ["-q:v", "1"] : []) + [path])
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// ffprobe's width and height of `bytes`, and its codec.
+    private func probe(_ bytes: [UInt8]) throws -> String {
+        let path = dir.path + "/probed"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return try runProgram("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", path]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func aLargeCoverIsMadeASmallerJPEGOfTheSameShape() throws {
+        let square = try noise(1000, 1000)
+        #expect(square.count > CoverImage.maxBytes)
+        let fitted = try #require(CoverImage.fitted(square))
+        #expect(fitted.count <= CoverImage.maxBytes && fitted.starts(with: [0xFF, 0xD8, 0xFF]))
+        #expect(try probe(fitted) == "mjpeg,600,600")
+
+        let wide = try #require(CoverImage.fitted(try noise(1600, 800, format: "jpg")))
+        #expect(try probe(wide) == "mjpeg,600,300")
+    }
+
+    @Test func aSmallCoverIsLeftAsItIs() throws {
+        let small = try noise(200, 200)
+        #expect(small.count <= CoverImage.maxBytes)
+        #expect(CoverImage.fitted(small) == small)
+    }
+
+    @Test func whatIsNoPictureIsNotACover() {
+        #expect(CoverImage.fitted([UInt8](repeating: 7, count: 600_000)) == nil)
+        #expect(CoverImage.fitted([0x89, 0x50, 0x4E, 0x47] + [UInt8](repeating: 0, count: 600_000)) == nil, "a PNG's signature and no PNG")
+    }
+}
