@@ -38,7 +38,7 @@ VERSION      := 0.1.0
 FUZZ_SECONDS ?= 60
 CHAOS_SECONDS ?= 600
 CHAOS_SEED   ?=
-FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head json media
+FUZZ_TARGETS := rpc rpc-schema manifest config state template mpris host-wire http-head json media cover
 FUZZ_BUILD   := .build/fuzz
 # Suites whose subject is the host process (its sandbox, its crashes): they cannot run inline.
 SANITIZE_INLINE_SKIP := SimulatorTests|IsolationTests|IsolationLoadTests|CrashedPluginTests|SandboxTests|CompletionTests|JournalTests

@@ -9,10 +9,10 @@ public enum CoverImage {
     /// The longer side of a cover made smaller, in pixels.
     public static let maxSide = 600
 
-    /// `bytes` as they are when small enough, else smaller; nil when they are not a PNG or JPEG
-    /// picture FFmpeg can decode.
-    public static func fitted(_ bytes: [UInt8]) -> [UInt8]? {
-        guard bytes.count > maxBytes else { return bytes }
+    /// `bytes` as they are when not over `limit`, else smaller; nil when they are not a PNG or
+    /// JPEG picture FFmpeg can decode.
+    public static func fitted(_ bytes: [UInt8], over limit: Int = maxBytes) -> [UInt8]? {
+        guard bytes.count > limit else { return bytes }
         guard let frame = decode(bytes) else { return nil }
         defer { var frame: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&frame) }
         return shrink(frame).flatMap(encode)

@@ -1,6 +1,7 @@
 import DeckBase
 import DeckIsolation
 import DeckRuntime
+import MediaPlayback
 
 /// One parser that reads what outsiders send or write, fed arbitrary bytes: by libFuzzer
 /// (`make fuzz`) and, over the saved corpus, by the test suite. A target must never crash, hang or
@@ -28,6 +29,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case json
     /// A music file's bytes through FFmpeg as the first-party apps read, decode, seek and measure it.
     case media
+    /// A cover picture's bytes made smaller as the first-party apps make a large one (decoded,
+    /// scaled, encoded as JPEG), whatever their size.
+    case cover
 
     public func run(_ bytes: [UInt8]) {
         switch self {
@@ -64,6 +68,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             if let disagreement = FuzzTarget.parsersDisagree(on: bytes) { fatalError(disagreement) }
         case .media:
             FuzzTarget.media(bytes)
+        case .cover:
+            _ = FuzzTarget.quieted
+            _ = CoverImage.fitted(bytes, over: 0)
         case .hostWire:
             guard var reader = try? WireReader(body: bytes) else { return }
             switch reader.kind {

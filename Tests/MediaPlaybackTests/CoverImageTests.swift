@@ -40,6 +40,17 @@ import Testing
         #expect(CoverImage.fitted(small) == small)
     }
 
+    /// Whatever the decoders give (RGB, RGBA, a palette, 16-bit grey, 1-bit, JPEG's 4:4:4, 4:2:2 and
+    /// grey: the fuzz corpus's seeds), the picture comes out a JPEG.
+    @Test func eachPixelFormatIsMadeAJPEG() throws {
+        let folder = Paths.repoRoot + "/Tests/Fuzz/corpus/cover"
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasPrefix("seed-") {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+            let fitted = try #require(CoverImage.fitted(bytes, over: 0), "\(name)")
+            #expect(try probe(fitted) == "mjpeg,12,10", "\(name)")
+        }
+    }
+
     @Test func whatIsNoPictureIsNotACover() {
         #expect(CoverImage.fitted([UInt8](repeating: 7, count: 600_000)) == nil)
         #expect(CoverImage.fitted([0x89, 0x50, 0x4E, 0x47] + [UInt8](repeating: 0, count: 600_000)) == nil, "a PNG's signature and no PNG")
