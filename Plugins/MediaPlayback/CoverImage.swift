@@ -1,13 +1,35 @@
 import CFFmpeg
+import Glibc
 
 /// A cover picture made to fit what a car shows: one over `maxBytes` (a 3000-pixel scan, an
 /// uncompressed PNG) is decoded, scaled down to `maxSide` pixels keeping its shape, and encoded
-/// again as JPEG, so now playing and the screen take it instead of refusing it.
+/// again as JPEG, so now playing and the screen take it instead of refusing it; and a folder's own
+/// cover for the files that hold none.
 public enum CoverImage {
     /// Larger covers are made smaller; the runtime's default limits take 1 MiB.
     public static let maxBytes = 512 << 10
     /// The longer side of a cover made smaller, in pixels.
     public static let maxSide = 600
+
+    /// The names of a folder's own cover, best first, in any case: what rippers and stores write
+    /// beside an album's files when the files hold none.
+    static let folderCoverNames = ["cover", "folder", "front", "album", "albumart"].flatMap { name in
+        ["jpg", "jpeg", "png"].map { "\(name).\($0)" }
+    }
+
+    /// The cover beside the file at `path` (`cover.jpg`, `Folder.JPG`, …), at most 16 MiB; nil when
+    /// its folder has none or it cannot be read.
+    public static func beside(_ path: String) -> [UInt8]? {
+        guard let directory = opendir(FileBytes.folder(of: path)) else { return nil }
+        var found: [Int: String] = [:]
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let rank = folderCoverNames.firstIndex(of: name.lowercased()), found[rank] == nil { found[rank] = name }
+        }
+        closedir(directory)
+        guard let best = found.min(by: { $0.key < $1.key })?.value else { return nil }
+        return FileBytes.read(FileBytes.folder(of: path) + "/" + best, maxBytes: 16 << 20)
+    }
 
     /// `bytes` as they are when not over `limit`, else smaller; nil when they are not a PNG or
     /// JPEG picture FFmpeg can decode.

@@ -48,7 +48,9 @@ extension Player {
                     if !backOff(request, index: index, failures: &failures, reason: error.description) { return }
                     continue
                 }
-                post(.opened(index: index, tags: source.tags, duration: source.duration, cover: source.cover.flatMap { CoverImage.fitted($0) }))
+                // A file without a cover of its own shows its folder's (a CD rip's cover.jpg).
+                let cover = source.cover ?? (item.url.contains("://") ? nil : CoverImage.beside(item.url))
+                post(.opened(index: index, tags: source.tags, duration: source.duration, cover: cover.flatMap { CoverImage.fitted($0) }))
                 if !announced {
                     mark(Mark(frame: ring.written.load(ordering: .relaxed), index: index, offset: position, generation: generation))
                     normalizer.begin(loudness: item.loudness, seed: item.seed, continuing: continuing)

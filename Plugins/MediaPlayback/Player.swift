@@ -22,7 +22,8 @@ public struct PlayerItem: Sendable, Equatable {
 
 /// What the decode thread tells the app, delivered on the loop thread by `Player.events()`.
 public enum PlayerEvent: Sendable, Equatable {
-    /// Item `index` opened (its tags, length and cover, made to fit by `CoverImage`), or reopened after a drop.
+    /// Item `index` opened (its tags, length and cover: its own, else its folder's, made to fit by
+    /// `CoverImage`), or reopened after a drop.
     case opened(index: Int, tags: [String: String], duration: Double?, cover: [UInt8]?)
     case tags(index: Int, [String: String])
     /// A live stream dropped: it is reopened in `seconds` (attempt `attempt` of `of`).

@@ -118,6 +118,41 @@ extension LibraryTests {
         }
     }
 
+    /// A track without a cover of its own shows its folder's (`Cover.JPG` here, in any case); one
+    /// with its own keeps it, whatever lies beside it.
+    @Test func aTrackWithoutACoverShowsItsFoldersCover() throws {
+        let media = TemporaryDirectory()
+        for folder in ["Bare", "Own"] { try FileManager.default.createDirectory(atPath: media.path + "/" + folder, withIntermediateDirectories: true) }
+        func picture(_ path: String) throws {
+            _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=s=64x64", "-frames:v", "1", "-f", "image2", path])
+        }
+        try picture(media.path + "/Bare/Cover.JPG")
+        try picture(media.path + "/Own/folder.jpg")
+        try picture(media.path + "/own.png")
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=30",
+                                               "-metadata", "title=Bare track", "-metadata", "album=Bare", media.path + "/Bare/bare.flac"])
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=30",
+                                               "-i", media.path + "/own.png", "-map", "0", "-map", "1", "-c:a", "flac", "-c:v", "copy",
+                                               "-disposition:v", "attached_pic", "-metadata", "title=Own track", "-metadata", "album=Own", media.path + "/Own/own.flac"])
+        try FileManager.default.removeItem(atPath: media.path + "/own.png")
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
+        let car = try Car(folders: [media.path])
+        #expect(car.deckd.waitForLog("library: 2 tracks"), "\(car.deckd.log)")
+        for (track, mimeType) in [("Bare/bare.flac", "image/jpeg"), ("Own/own.flac", "image/png")] {
+            _ = try car.deckctl(["launch", "org.deck.library", media.path + "/" + track])
+            #expect(try car.waitFor(track.hasPrefix("Bare") ? "Bare track" : "Own track", in: ["now-playing"]), "\(car.deckd.log)")
+            var artwork: JSONValue?
+            let deadline = Date().addingTimeInterval(5)
+            repeat {
+                artwork = try JSONValue.parse(try car.deckctl(["--json", "call", "nowPlaying.get"]))["artwork"]
+                if artwork?["mimeType"]?.stringValue == mimeType { break }  // the track before's may show until then
+                usleep(100_000)
+            } while Date() < deadline
+            #expect(artwork?["mimeType"]?.stringValue == mimeType, "\(track): \(artwork?.encoded() ?? "none")")
+        }
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// A saved index holding what no scan writes (an empty title, a year below 1, a duration below
     /// zero) is not trusted: those tracks are read again from their files.
     @Test func aDamagedIndexEntryIsReadAgainFromItsFile() throws {
