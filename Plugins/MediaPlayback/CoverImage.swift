@@ -35,6 +35,7 @@ public enum CoverImage {
     /// JPEG picture FFmpeg can decode.
     public static func fitted(_ bytes: [UInt8], over limit: Int = maxBytes) -> [UInt8]? {
         guard bytes.count > limit else { return bytes }
+        guard bytes.count <= 64 << 20 else { return nil }  // larger than any cover read, and than a packet's Int32 size
         _ = MediaSource.allocationLimit  // a picture that claims 16384 pixels a side fails to allocate, not takes a GiB
         guard let frame = decode(bytes) else { return nil }
         defer { var frame: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&frame) }
