@@ -241,21 +241,6 @@ public final class Runtime {
         try startOutput()
     }
 
-    /// A plugin id the policy or `appSettings` names that no plugin loaded at start has is most
-    /// likely mistyped: that plugin would get the policy's default, or its own settings' defaults,
-    /// without a word.
-    private func warnOfUnknownPluginIDs() {
-        let loaded = Set(plugins.map(\.id))
-        let named = [("the policy", configuration.policyPath == nil ? [] : configuration.policy.namedPluginIDs),
-                     ("appSettings", configuration.appSettings.keys.sorted())]
-        for (place, ids) in named {
-            for id in ids where !loaded.contains(id) {
-                logger.warning("plugins", "\(place) names \(id.isEmpty ? "\"\" (an empty id)" : PrintableText.excerpt(id)), which no plugin loaded at start has: "
-                               + "is it mistyped? Loaded: \(PrintableText.excerpt(loaded.sorted().joined(separator: ", "), characters: 300))")
-            }
-        }
-    }
-
     /// Loads and activates the bundles that appeared (or were fixed) in the plugin folders since the
     /// last scan; loaded plugins are left alone. Returns how many were loaded.
     @discardableResult
