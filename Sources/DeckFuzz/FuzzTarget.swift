@@ -29,8 +29,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case json
     /// A music file's bytes through FFmpeg as the first-party apps read, decode, seek and measure it.
     case media
-    /// A cover picture's bytes made smaller as the first-party apps make a large one (decoded,
-    /// scaled, encoded as JPEG), whatever their size.
+    /// A cover picture's bytes made smaller as the first-party apps make a large one (its header's
+    /// size read; decoded, scaled, encoded as JPEG), whatever their size.
     case cover
 
     public func run(_ bytes: [UInt8]) {
@@ -70,6 +70,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             FuzzTarget.media(bytes)
         case .cover:
             _ = FuzzTarget.quieted
+            _ = CoverImage.fitted(bytes)  // reads the size the header claims
             _ = CoverImage.fitted(bytes, over: 0)
         case .hostWire:
             guard var reader = try? WireReader(body: bytes) else { return }

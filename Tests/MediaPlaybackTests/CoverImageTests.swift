@@ -34,6 +34,17 @@ import Testing
         #expect(try probe(wide) == "mjpeg,600,300")
     }
 
+    /// A picture of one colour is few bytes at any size; past 1,200 pixels a side it is made
+    /// smaller all the same, so the screen is not handed 12 million pixels to draw.
+    @Test(arguments: ["png", "jpg"])
+    func aCoverOfManyPixelsIsMadeSmallerHoweverFewItsBytes(format: String) throws {
+        let path = dir.path + "/plain.\(format)"
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "color=c=gray:s=4000x3000", "-frames:v", "1", path])
+        let plain = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(plain.count <= CoverImage.maxBytes)
+        #expect(try probe(try #require(CoverImage.fitted(plain))) == "mjpeg,600,450")
+    }
+
     @Test func aSmallCoverIsLeftAsItIs() throws {
         let small = try noise(200, 200)
         #expect(small.count <= CoverImage.maxBytes)
