@@ -40,7 +40,7 @@ let package = Package(
         // The runtime, one target per layer; imports point down only (docs/architecture.md).
         .target(name: "DeckBase", dependencies: ["CLibUV", "CJansson", "CProcess"]),
         .target(name: "DeckStream", dependencies: ["DeckBase", "COpus", "COgg"]),
-        .target(name: "DeckMedia", dependencies: ["CDeckPlugin"]),
+        .target(name: "DeckMedia", dependencies: ["DeckABI", "CDeckPlugin"]),
         .target(name: "DeckAudio", dependencies: ["DeckBase", "DeckStream", "DeckMedia", "CDeckPlugin"]),
         .target(name: "DeckSession", dependencies: ["DeckABI", "DeckBase"]),
         .target(name: "DeckNowPlaying", dependencies: ["DeckABI", "DeckBase", "DeckMedia"]),
@@ -85,13 +85,13 @@ let package = Package(
         .target(name: "DeckTestSupport", dependencies: ["DeckRuntime"], path: "Tests/DeckTestSupport"),
         // One test target per layer; DeckRuntimeTests holds what needs the whole runtime and its
         // plugins (the suites `make test` runs in both isolation modes, with deckdTests).
-        .testTarget(name: "DeckABITests", dependencies: ["DeckABI", "CDeckPlugin"]),
+        .testTarget(name: "DeckABITests", dependencies: ["DeckABI", "DeckTestSupport", "CDeckPlugin"]),
         .testTarget(name: "DeckBaseTests", dependencies: ["DeckBase", "DeckTestSupport", "CDeckPlugin", "CProcess"]),
         .testTarget(name: "DeckStreamTests", dependencies: ["DeckStream", "CDeckPlugin", "DeckTestSupport"]),
         .testTarget(name: "DeckAudioTests", dependencies: ["DeckAudio", "DeckMedia", "DeckSession", "CDeckPlugin"]),
         .testTarget(name: "DeckSessionTests", dependencies: ["DeckSession", "DeckPlugins", "CDeckPlugin"]),
         .testTarget(name: "DeckControlTests", dependencies: ["DeckControl", "CDeckPlugin"]),
-        .testTarget(name: "DeckUITests", dependencies: ["DeckUI", "CDeckPlugin"]),
+        .testTarget(name: "DeckUITests", dependencies: ["DeckUI", "DeckTestSupport", "CDeckPlugin"]),
         .testTarget(name: "DeckSDKTests", dependencies: ["DeckSDK", "DeckUI", "DeckBase"]),
         .testTarget(name: "DeckNowPlayingTests", dependencies: ["DeckNowPlaying", "CDeckPlugin"]),
         .testTarget(name: "DeckMPRISTests", dependencies: ["DeckMPRIS", "DeckNowPlaying", "CDeckPlugin"]),

@@ -1,3 +1,4 @@
+import DeckSDK
 import CFFmpeg
 import Glibc
 
@@ -34,38 +35,10 @@ public enum CoverImage {
         return FileBytes.read(FileBytes.folder(of: path) + "/" + best, maxBytes: 16 << 20)
     }
 
-    /// The width and height a PNG's header or a JPEG's frame header gives, read without decoding.
-    static func size(of bytes: [UInt8]) -> (width: Int, height: Int)? {
-        func number(at offset: Int, bytes count: Int) -> Int? {
-            guard offset >= 0, offset + count <= bytes.count else { return nil }
-            return bytes[offset..<(offset + count)].reduce(0) { $0 << 8 | Int($1) }
-        }
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
-            guard bytes.count >= 24, bytes[12..<16].elementsEqual("IHDR".utf8), let width = number(at: 16, bytes: 4),
-                  let height = number(at: 20, bytes: 4) else { return nil }
-            return (width, height)
-        }
-        guard bytes.starts(with: [0xFF, 0xD8]) else { return nil }
-        var offset = 2
-        while offset + 3 < bytes.count, bytes[offset] == 0xFF {
-            let marker = bytes[offset + 1]
-            if marker == 0xFF { offset += 1; continue }  // fill
-            if marker == 0x01 || (0xD0...0xD9).contains(marker) { offset += 2; continue }  // no length
-            guard let length = number(at: offset + 2, bytes: 2), length >= 2 else { return nil }
-            // A frame header (SOF0–SOF15 but DHT, JPG and DAC): precision, height, width.
-            if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) {
-                guard let height = number(at: offset + 5, bytes: 2), let width = number(at: offset + 7, bytes: 2) else { return nil }
-                return (width, height)
-            }
-            offset += 2 + length
-        }
-        return nil
-    }
-
     /// `bytes` as they are when not over `limit` nor `maxUnscaledSide` pixels a side, else smaller;
     /// nil when they are not a PNG or JPEG picture FFmpeg can decode.
     public static func fitted(_ bytes: [UInt8], over limit: Int = maxBytes) -> [UInt8]? {
-        guard bytes.count > limit || (size(of: bytes).map { max($0.width, $0.height) > maxUnscaledSide } ?? false) else { return bytes }
+        guard bytes.count > limit || (ImageSize(header: bytes).map { max($0.width, $0.height) > maxUnscaledSide } ?? false) else { return bytes }
         guard bytes.count <= 64 << 20 else { return nil }  // larger than any cover read, and than a packet's Int32 size
         _ = MediaSource.allocationLimit  // a picture that claims 16384 pixels a side fails to allocate, not takes a GiB
         guard let frame = decode(bytes) else { return nil }

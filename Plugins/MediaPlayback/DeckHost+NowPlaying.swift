@@ -13,8 +13,8 @@ public struct RefusedArtwork {
 }
 
 extension DeckHost {
-    /// Publishes `info`. Artwork the runtime refuses (over `nowPlaying.maxArtworkBytes`, or not PNG
-    /// or JPEG) costs only the picture, not the title, queue and commands: `info` goes without it,
+    /// Publishes `info`. Artwork the runtime refuses (over `nowPlaying.maxArtworkBytes` or
+    /// `maxArtworkPixels`, or not PNG or JPEG) costs only the picture, not the title, queue and commands: `info` goes without it,
     /// the refusal is logged once, and `refused` keeps that artwork from being offered again.
     public func setNowPlaying(_ info: NowPlaying, refused: inout RefusedArtwork) throws(DeckError) {
         var info = info

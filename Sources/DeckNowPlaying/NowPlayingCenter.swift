@@ -73,7 +73,8 @@ public final class NowPlayingCenter {
         if let bytes = artworkBytes {
             nextArtworkID += 1
             do {
-                artwork = try Artwork(id: "art-\(nextArtworkID)", bytes: bytes, maxBytes: limits.maxArtworkBytes)
+                artwork = try Artwork(id: "art-\(nextArtworkID)", bytes: bytes, maxBytes: limits.maxArtworkBytes,
+                                      maxPixels: limits.maxArtworkPixels)
             } catch {
                 if case .tooLarge(let message) = error { throw .limit(message) }
                 throw .invalid(error.description)

@@ -31,12 +31,12 @@ public final class AppInterface {
     /// Templates whose truncation was logged already.
     private var truncationReported: Set<UInt64> = []
 
-    public init(appID: String, entitlements: Set<Entitlement>, maxImageBytes: Int = 1 << 20, maxImageTotalBytes: Int = 32 << 20,
-                firstID: UInt64 = 1) {
+    public init(appID: String, entitlements: Set<Entitlement>, maxImageBytes: Int = 1 << 20, maxImagePixels: Int = 1 << 24,
+                maxImageTotalBytes: Int = 32 << 20, firstID: UInt64 = 1) {
         self.appID = appID
         self.entitlements = entitlements
         nextID = firstID
-        images = ImageStore(maxBytes: maxImageBytes, maxTotalBytes: maxImageTotalBytes)
+        images = ImageStore(maxBytes: maxImageBytes, maxPixels: maxImagePixels, maxTotalBytes: maxImageTotalBytes)
     }
 
     public var hasUI: Bool { offersTemplates || offersContent }

@@ -4,8 +4,10 @@ import DeckMedia
 /// first given, kept until the app removes it or goes, within a budget for all of them together
 /// (so an app adding a cover per track cannot fill the runtime's memory over a long drive).
 struct ImageStore {
-    /// The limits: one image (`ui.maxImageBytes`) and all of one app's together (`ui.maxImageTotalBytes`).
+    /// The limits: one image's bytes (`ui.maxImageBytes`) and pixels (`ui.maxImagePixels`), and all
+    /// of one app's bytes together (`ui.maxImageTotalBytes`).
     let maxBytes: Int
+    let maxPixels: Int
     let maxTotalBytes: Int
     private var byID: [UInt64: Artwork] = [:]
     /// The ids kept, by a fingerprint of their bytes: equal bytes are found by comparing only the
@@ -14,8 +16,9 @@ struct ImageStore {
     /// The bytes of every image kept.
     private(set) var totalBytes = 0
 
-    init(maxBytes: Int, maxTotalBytes: Int) {
+    init(maxBytes: Int, maxPixels: Int, maxTotalBytes: Int) {
         self.maxBytes = maxBytes
+        self.maxPixels = maxPixels
         self.maxTotalBytes = maxTotalBytes
     }
 
@@ -30,7 +33,8 @@ struct ImageStore {
         let id = newID()
         let artwork: Artwork
         do {
-            artwork = try Artwork(id: String(id), bytes: bytes, maxBytes: maxBytes, what: "an image", limitKey: "ui.maxImageBytes")
+            artwork = try Artwork(id: String(id), bytes: bytes, maxBytes: maxBytes, maxPixels: maxPixels, what: "an image",
+                                  limitKeys: "ui.maxImage")
         } catch {
             if case .tooLarge(let message) = error { throw .limit(message) }
             throw .invalid(error.description)

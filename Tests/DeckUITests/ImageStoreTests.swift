@@ -1,3 +1,4 @@
+import DeckTestSupport
 import Testing
 @testable import DeckUI
 
@@ -55,6 +56,24 @@ import Testing
         // The bytes of a removed image may come back, under a new id.
         try app.removeImage(fourth)
         #expect(try app.addImage(png(3_000, 1)) > fourth)
+    }
+
+    /// A few bytes may claim a picture that takes the screen a GiB to draw: the header's size is
+    /// held to `ui.maxImagePixels`, and a side of 0 is no picture.
+    @Test func anImageWhoseHeaderClaimsTooManyPixelsIsRefused() throws {
+        let app = AppInterface(appID: "a", entitlements: [.audio], maxImagePixels: 1 << 22)
+        #expect(throws: UIError.limit("an image of 20000×20000 pixels is over the limit of 4194304 pixels (ui.maxImagePixels): make it smaller first")) {
+            try app.addImage(TestPicture.pngHeader(width: 20_000, height: 20_000))
+        }
+        #expect(throws: UIError.limit("an image of 4294967295×2 pixels is over the limit of 4194304 pixels (ui.maxImagePixels): make it smaller first")) {
+            try app.addImage(TestPicture.pngHeader(width: .max, height: 2))
+        }
+        #expect(throws: UIError.invalid("an image's header gives 0×600 pixels: a picture has at least one")) {
+            try app.addImage(TestPicture.pngHeader(width: 0, height: 600))
+        }
+        #expect(app.imageUsage.count == 0)
+        _ = try app.addImage(TestPicture.pngHeader(width: 2048, height: 2048))
+        #expect(app.imageUsage.count == 1, "exactly the limit is taken")
     }
 
     @Test func anImageTheStackShowsIsKeptUntilNoTemplateShowsIt() throws {

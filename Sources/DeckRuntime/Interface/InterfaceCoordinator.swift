@@ -87,7 +87,8 @@ public final class InterfaceCoordinator {
     func activated(_ plugin: PluginInstance) {
         guard plugin.offersUI || plugin.offersContent else { return }
         let app = apps[plugin.id] ?? AppInterface(appID: plugin.id, entitlements: plugin.entitlements, maxImageBytes: settings.maxImageBytes,
-                                                    maxImageTotalBytes: settings.maxImageTotalBytes, firstID: nextIDs[plugin.id] ?? 1)
+                                                    maxImagePixels: settings.maxImagePixels, maxImageTotalBytes: settings.maxImageTotalBytes,
+                                                    firstID: nextIDs[plugin.id] ?? 1)
         app.offersTemplates = plugin.offersUI
         app.offersContent = plugin.offersContent
         apps[plugin.id] = app
@@ -261,6 +262,8 @@ public struct InterfaceSettings: Sendable, Equatable {
     /// A selection, load or play not completed within this is completed by the runtime.
     public var handlerTimeoutMilliseconds = 10_000
     public var maxImageBytes = 1 << 20
+    /// One image's pixels (4096 × 4096), as its header gives them: what the screen must decode.
+    public var maxImagePixels = 1 << 24
     /// All of one app's images together (add_image past it is refused until it removes some).
     public var maxImageTotalBytes = 32 << 20
 

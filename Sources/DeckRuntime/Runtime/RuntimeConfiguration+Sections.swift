@@ -68,6 +68,7 @@ extension RuntimeConfiguration {
     static let nowPlayingSection = ConfigSection("nowPlaying", [
         .integer("maxStringBytes", \.nowPlaying.maxStringBytes, 64...65_536, unit: "bytes"),
         .integer("maxArtworkBytes", \.nowPlaying.maxArtworkBytes, 1_024...(16 << 20), unit: "bytes"),
+        .integer("maxArtworkPixels", \.nowPlaying.maxArtworkPixels, (1 << 16)...(1 << 28), unit: "pixels"),
         .integer("maxQueueItems", \.nowPlaying.maxQueueItems, 1...100_000),
         .integer("commandTimeoutMs", \.nowPlaying.commandTimeoutMilliseconds, 10...60_000, unit: "ms"),
         .integer("coalesceMs", \.nowPlaying.coalesceMilliseconds, 0...10_000, unit: "ms"),
@@ -79,10 +80,11 @@ extension RuntimeConfiguration {
         .integer("saveDelayMs", \.state.saveDelayMilliseconds, 0...60_000, unit: "ms"),
     ])
 
-    /// `"ui": {"handlerTimeoutMs": 10000, "maxImageBytes": 1048576, "maxImageTotalBytes": 33554432}`.
+    /// `"ui": {"handlerTimeoutMs": 10000, "maxImageBytes": 1048576, "maxImagePixels": 16777216, "maxImageTotalBytes": 33554432}`.
     static let uiSection = ConfigSection("ui", [
         .integer("handlerTimeoutMs", \.ui.handlerTimeoutMilliseconds, 10...120_000, unit: "ms"),
         .integer("maxImageBytes", \.ui.maxImageBytes, 1_024...(16 << 20), unit: "bytes"),
+        .integer("maxImagePixels", \.ui.maxImagePixels, (1 << 16)...(1 << 28), unit: "pixels"),
         .integer("maxImageTotalBytes", \.ui.maxImageTotalBytes, (1 << 20)...(1 << 30), unit: "bytes"),
     ])
 

@@ -74,7 +74,14 @@ import Testing
         #expect(lastError(host) == "set_info: artwork must be PNG or JPEG bytes (its first bytes are neither signature)")
         #expect(setArtwork([0xFF, 0xD8, 0xFF] + [UInt8](repeating: 0, count: 2 << 20)) == Int32(DECK_E_LIMIT))
         #expect(lastError(host) == "set_info: artwork of 2097155 bytes is over the limit of 1048576 (nowPlaying.maxArtworkBytes)")
+        #expect(setArtwork(TestPicture.pngHeader(width: 20_000, height: 20_000)) == Int32(DECK_E_LIMIT))
+        #expect(lastError(host) == "set_info: artwork of 20000×20000 pixels is over the limit of 16777216 pixels "
+                + "(nowPlaying.maxArtworkPixels): make it smaller first")
+        #expect(setArtwork(TestPicture.pngHeader(width: 600, height: 0)) == Int32(DECK_E_INVALID))
         #expect(harness.runtime.player.center.artwork?.mimeType == "image/png")  // the fixture's, kept
+        let podcastCover = TestPicture.pngHeader(width: 3000, height: 3000, padding: 100)
+        #expect(setArtwork(podcastCover) == Int32(DECK_OK), "a 3000-pixel cover, as podcast directories ask for, is taken")
+        #expect(harness.runtime.player.center.artwork?.bytes == podcastCover)
     }
 
     @Test func aBadQueueCommandSetOrTokenIsRefused() throws {

@@ -28,15 +28,21 @@ import Testing
         .list("Images", items: images.enumerated().map { DeckItem(key: "\($0.offset)", "Row", image: $0.element) })
     }
 
-    @Test func aPluginThatNeverRemovesIsHeldToItsBudgetAndToldWhatToDo() throws {
-        let (harness, plugin) = try loaded { $0.ui.maxImageTotalBytes = 1 << 20 }
+    /// `plugin`'s host table for images, and `add_image` through it.
+    func imageCalls(_ plugin: PluginInstance) throws -> (ui: deck_host_ui_t, add: ([UInt8]) -> (status: Int32, id: UInt64)) {
         let host = plugin.host.raw
         let ui = try #require(host.pointee.get_extension(host, DECK_EXT_UI)).assumingMemoryBound(to: deck_host_ui_t.self).pointee
-        func add(_ bytes: [UInt8]) -> (status: Int32, id: UInt64) {
+        return (ui, { bytes in
             var id: UInt64 = 0
             let status = bytes.withUnsafeBytes { ui.add_image(host, $0.baseAddress, $0.count, &id) }
             return (status, id)
-        }
+        })
+    }
+
+    @Test func aPluginThatNeverRemovesIsHeldToItsBudgetAndToldWhatToDo() throws {
+        let (harness, plugin) = try loaded { $0.ui.maxImageTotalBytes = 1 << 20 }
+        let host = plugin.host.raw
+        let (ui, add) = try imageCalls(plugin)
         // A cover per track, never removed: the same cover again costs nothing, new ones fill the budget.
         let first = add(png(300_000, 1))
         for _ in 0..<50 { #expect(add(png(300_000, 1)) == first) }
@@ -49,6 +55,18 @@ import Testing
         let usage = harness.runtime.interface.apps[plugin.id]?.imageUsage
         #expect(usage?.count == 3 && usage?.bytes == 900_000)
         #expect(plugin.state == .active)
+    }
+
+    /// `ui.maxImagePixels` is what the host table holds an image's header to.
+    @Test func anImageOfMorePixelsThanTheConfigAllowsIsRefused() throws {
+        let (harness, plugin) = try loaded { $0.ui.maxImagePixels = 1 << 16 }
+        let host = plugin.host.raw
+        let add = try imageCalls(plugin).add
+        #expect(add(TestPicture.pngHeader(width: 257, height: 256)).status == DECK_E_LIMIT)
+        #expect(String(cString: host.pointee.last_error(host)!)
+                == "add_image: an image of 257×256 pixels is over the limit of 65536 pixels (ui.maxImagePixels): make it smaller first")
+        #expect(add(TestPicture.pngHeader(width: 256, height: 256)).status == DECK_OK)
+        #expect(harness.runtime.interface.apps[plugin.id]?.imageUsage.count == 1)
     }
 
     /// An HMI keeps what it fetched by app and id: a reloaded app's new images, templates and items

@@ -27,9 +27,10 @@ extern "C" {
  * jumps (a seek, a new track) or the rate or state changes, never to tick.
  *
  * Everything is copied during the call; limits (text 1024 bytes, artwork 1 MiB
- * of PNG or JPEG, 1000 queue items by default) are refused with DECK_E_LIMIT,
- * malformed input (non-UTF-8, NaN, an index out of range, duplicate item ids)
- * with DECK_E_INVALID; the state stays as it was.
+ * of PNG or JPEG and 4096 x 4096 pixels as its header gives them, 1000 queue
+ * items by default) are refused with DECK_E_LIMIT, malformed input (non-UTF-8,
+ * NaN, an index out of range, duplicate item ids, an image header giving a
+ * side of 0) with DECK_E_INVALID; the state stays as it was.
  *
  * The head unit's buttons, deckctl and MPRIS clients reach the owner as remote
  * commands through the plugin's deck_plugin_now_playing.command(), but only the

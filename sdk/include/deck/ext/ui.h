@@ -86,9 +86,10 @@ typedef struct deck_host_ui {
      * stops. DECK_E_STATE once it is completed or timed out. [loop-thread] */
     deck_status_t (*complete)(const deck_host_t *host, uint64_t token);
 
-    /* Hands over PNG or JPEG bytes (at most 1 MiB by default) for templates to
-     * name by *out_image_id. The host keeps them until remove_image() or the
-     * plugin goes, display or not; bytes already kept get the id they were
+    /* Hands over PNG or JPEG bytes for templates to name by *out_image_id: at
+     * most 1 MiB and, as the header gives them, 4096 x 4096 pixels by default
+     * (over either, DECK_E_LIMIT). The host keeps them until remove_image() or
+     * the plugin goes, display or not; bytes already kept get the id they were
      * given, at no cost. All of a plugin's images together are held to a budget
      * (32 MiB by default): over it, DECK_E_LIMIT. [loop-thread] */
     deck_status_t (*add_image)(const deck_host_t *host, const void *bytes, size_t size, uint64_t *out_image_id);

@@ -1,0 +1,31 @@
+import DeckABI
+import DeckTestSupport
+import Testing
+
+/// A picture's size read from its header alone, as ffmpeg wrote it, and nothing read past the bytes.
+@Suite struct ImageSizeTests {
+    let dir = TemporaryDirectory()
+
+    @Test(arguments: [("png", [String]()), ("jpg", []), ("jpg", ["-pix_fmt", "yuvj444p"]), ("jpg", ["-pix_fmt", "gray"])])
+    func theHeaderGivesThePicturesSize(format: String, arguments: [String]) throws {
+        let picture = try TestPicture.drawn(322, 124, format: format, in: dir.path, arguments: arguments)
+        #expect(ImageSize(header: picture) == ImageSize(width: 322, height: 124))
+    }
+
+    @Test func aHeaderCutShortOrNoPictureGivesNoSize() throws {
+        let png = try TestPicture.drawn(64, 48, format: "png", in: dir.path)
+        let jpeg = try TestPicture.drawn(64, 48, format: "jpg", in: dir.path)
+        let frameHeader = try #require((2..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        for cut in [Array(png.prefix(23)), Array(jpeg.prefix(frameHeader + 7)), Array("GIF89a".utf8), [0xFF, 0xD8, 0x00], []] {
+            #expect(ImageSize(header: cut) == nil, "\(cut.count) bytes")
+        }
+        #expect(ImageSize(header: Array(jpeg.prefix(frameHeader + 9))) == ImageSize(width: 64, height: 48))
+    }
+
+    @Test func theLargestClaimHasNoProductThatOverflows() {
+        let size = ImageSize(header: TestPicture.pngHeader(width: .max, height: .max))
+        #expect(size == ImageSize(width: Int(UInt32.max), height: Int(UInt32.max)))
+        #expect(size?.pixels == .max)
+        #expect(ImageSize(header: TestPicture.pngHeader(width: 20_000, height: 3))?.pixels == 60_000)
+    }
+}
