@@ -152,8 +152,8 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
         var result: [String: [UInt8]] = [:]
         for station in list.station {
             guard let url = station.imageURL, !url.isEmpty else { continue }
-            let bytes = url.contains("://") ? fetched[url] : FileBytes.read(url, maxBytes: StationWatcher.maxPictureBytes)
-            if let bytes, StationWatcher.isPicture(bytes), budget.admit(url, bytes.count) { result[station.id] = bytes }
+            let bytes = url.contains("://") ? fetched[url] : StationWatcher.picture(FileBytes.read(url, maxBytes: StationWatcher.maxPictureBytes))
+            if let bytes, budget.admit(url, bytes.count) { result[station.id] = bytes }
         }
         return result
     }
@@ -168,8 +168,8 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
             if pass.isCancelled || budget.isSpent { break }
             guard let url = station.imageURL, url.contains("://") else { continue }
             if fetched[url] == nil, tried.insert(url).inserted,
-               let bytes = try? RemoteBytes.fetch(url, maxBytes: StationWatcher.maxPictureBytes, cancellation: pass),
-               StationWatcher.isPicture(bytes), budget.admit(url, bytes.count) {
+               let bytes = StationWatcher.picture(try? RemoteBytes.fetch(url, maxBytes: StationWatcher.maxPictureBytes, cancellation: pass)),
+               budget.admit(url, bytes.count) {
                 fetched[url] = bytes
                 arrived[station.id] = bytes
             } else if tried.contains(url), let bytes = fetched[url] {
@@ -184,5 +184,10 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
         if !arrived.isEmpty { publish(.pictures(arrived)) }
     }
 
-    private static func isPicture(_ bytes: [UInt8]) -> Bool { !bytes.isEmpty && bytes.count < maxPictureBytes }
+    /// `bytes` as a picture to hand over: none when empty or cut at `maxPictureBytes`, made smaller
+    /// when over 1,200 pixels a side (a logo of few colours is small at any size; the screen is not).
+    private static func picture(_ bytes: [UInt8]?) -> [UInt8]? {
+        guard let bytes, !bytes.isEmpty, bytes.count < maxPictureBytes else { return nil }
+        return CoverImage.fitted(bytes)
+    }
 }

@@ -207,6 +207,26 @@ extension RadioTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A logo of few colours is small to send at any size: one of 5000 × 4000 pixels, over what the
+    /// runtime takes (4096 × 4096), reaches the screen as a 600-pixel JPEG.
+    @Test func aStationLogoOfManyPixelsIsShownSmaller() throws {
+        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop")])
+        #expect(car.deckd.waitForLog("1 stations from"), "\(car.deckd.log)")
+        let folder = (car.stationsPath as NSString).deletingLastPathComponent
+        #expect(try TestPicture.drawn(5000, 4000, format: "png", in: folder).count < 512 << 10)
+        try RadioTests.write([("One", "http://127.0.0.1:9/a.mp3", "Pop")], to: car.stationsPath, images: ["One": folder + "/grey-5000x4000.png"])
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, try imageID(of: "One", car) == nil { usleep(100_000) }
+        let id = try #require(try imageID(of: "One", car), "\(car.deckd.log)")
+        let image = try JSONValue.parse(try car.deckd.deckctl(["call", "ui.image", #"{"app":"org.deck.radio","id":\#(id)}"#]).output)
+        #expect(image["mimeType"]?.stringValue == "image/jpeg")
+        let path = folder + "/shown"
+        try Data(base64Encoded: try #require(image["data"]?.stringValue))?.write(to: URL(fileURLWithPath: path))
+        let probed = try runProgram("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", path])
+        #expect(probed.output.trimmingCharacters(in: .whitespacesAndNewlines) == "600,480")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// A picture server that never answers holds neither the loop nor the shutdown: the fetch
     /// is called off when Radio is.
     @Test func aPictureServerThatNeverAnswersDoesNotHoldTheShutdown() throws {
