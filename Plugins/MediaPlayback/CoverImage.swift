@@ -3,9 +3,9 @@ import CFFmpeg
 import Glibc
 
 /// A cover picture made to fit what a car shows: one over `maxBytes` (a 3000-pixel scan, an
-/// uncompressed PNG) is decoded, scaled down to `maxSide` pixels keeping its shape, and encoded
-/// again as JPEG, so now playing and the screen take it instead of refusing it; and a folder's own
-/// cover for the files that hold none.
+/// uncompressed PNG) or `maxUnscaledSide` is decoded, scaled down to `maxSide` pixels keeping its
+/// shape, and encoded again as JPEG (as PNG when transparent), so now playing and the screen take
+/// it instead of refusing it; and a folder's own cover for the files that hold none.
 public enum CoverImage {
     /// Larger covers are made smaller; the runtime's default limits take 1 MiB.
     public static let maxBytes = 512 << 10
@@ -42,8 +42,37 @@ public enum CoverImage {
         guard bytes.count <= 64 << 20 else { return nil }  // larger than any cover read, and than a packet's Int32 size
         _ = MediaSource.allocationLimit  // a picture that claims 16384 pixels a side fails to allocate, not takes a GiB
         guard let frame = decode(bytes) else { return nil }
-        defer { var frame: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&frame) }
-        return shrink(frame).flatMap(encode)
+        defer { free(frame) }
+        // A transparent picture stays a PNG (JPEG has no alpha: its clear parts would come out black).
+        if mayBeTransparent(frame), let rgba = shrink(frame, to: AV_PIX_FMT_RGBA) {
+            defer { free(rgba) }
+            if isTransparent(rgba), let png = encode(rgba, as: AV_CODEC_ID_PNG), png.count <= limit { return png }
+        }
+        guard let yuv = shrink(frame, to: AV_PIX_FMT_YUVJ420P) else { return nil }
+        defer { free(yuv) }
+        return encode(yuv, as: AV_CODEC_ID_MJPEG)
+    }
+
+    private static func free(_ frame: UnsafeMutablePointer<AVFrame>) {
+        var owned: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&owned)
+    }
+
+    /// Whether the frame's format carries alpha: its own channel, or a palette's (whose entries
+    /// past the PNG's `tRNS` FFmpeg makes opaque).
+    private static func mayBeTransparent(_ frame: UnsafeMutablePointer<AVFrame>) -> Bool {
+        let format = AVPixelFormat(rawValue: frame.pointee.format)
+        if format == AV_PIX_FMT_PAL8, let palette = frame.pointee.data.1 {
+            return (0..<256).contains { UnsafeRawPointer(palette).loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self) >> 24 != 0xFF }
+        }
+        return av_pix_fmt_desc_get(format).map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 } ?? false
+    }
+
+    /// Whether an RGBA frame has a pixel not wholly opaque (many PNGs carry alpha they never use).
+    private static func isTransparent(_ frame: UnsafeMutablePointer<AVFrame>) -> Bool {
+        let (width, height, stride) = (Int(frame.pointee.width), Int(frame.pointee.height), Int(frame.pointee.linesize.0))
+        guard let pixels = frame.pointee.data.0 else { return false }
+        return (0..<height).contains { row in (0..<width).contains { pixels[row * stride + $0 * 4 + 3] != 0xFF } }
     }
 
     private static func decode(_ bytes: [UInt8]) -> UnsafeMutablePointer<AVFrame>? {
@@ -65,19 +94,20 @@ public enum CoverImage {
         return decoded
     }
 
-    /// The frame at most `maxSide` pixels a side, in the full-range 4:2:0 JPEG takes.
-    private static func shrink(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
+    /// The frame at most `maxSide` pixels a side, in `format`: the full-range 4:2:0 JPEG takes, or
+    /// RGBA for a PNG that keeps its transparency.
+    private static func shrink(_ frame: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat) -> UnsafeMutablePointer<AVFrame>? {
         let (width, height) = (Int(frame.pointee.width), Int(frame.pointee.height))
         let scale = min(1, Double(maxSide) / Double(max(width, height)))
         let (outWidth, outHeight) = (max(2, Int(Double(width) * scale) & ~1), max(2, Int(Double(height) * scale) & ~1))
         guard let scaler = sws_getContext(Int32(width), Int32(height), AVPixelFormat(rawValue: frame.pointee.format), Int32(outWidth), Int32(outHeight),
-                                          AV_PIX_FMT_YUVJ420P, SWS_AREA, nil, nil, nil) else { return nil }
+                                          format, SWS_AREA, nil, nil, nil) else { return nil }
         defer { sws_freeContext(scaler) }
         var out = av_frame_alloc()
         guard let scaled = out else { return nil }
         scaled.pointee.width = Int32(outWidth)
         scaled.pointee.height = Int32(outHeight)
-        scaled.pointee.format = AV_PIX_FMT_YUVJ420P.rawValue
+        scaled.pointee.format = format.rawValue
         guard av_frame_get_buffer(scaled, 0) >= 0 else {
             av_frame_free(&out)
             return nil
@@ -93,19 +123,19 @@ public enum CoverImage {
         return scaled
     }
 
-    /// `frame` as a JPEG at quality 4 (of 2–31, lower is better), and frees it.
-    private static func encode(_ frame: UnsafeMutablePointer<AVFrame>) -> [UInt8]? {
-        var owned: UnsafeMutablePointer<AVFrame>? = frame
-        defer { av_frame_free(&owned) }
-        guard let codec = avcodec_find_encoder(AV_CODEC_ID_MJPEG), let context = avcodec_alloc_context3(codec) else { return nil }
+    /// `frame` as a JPEG at quality 4 (of 2–31, lower is better) or as a PNG.
+    private static func encode(_ frame: UnsafeMutablePointer<AVFrame>, as id: AVCodecID) -> [UInt8]? {
+        guard let codec = avcodec_find_encoder(id), let context = avcodec_alloc_context3(codec) else { return nil }
         defer { var owned: UnsafeMutablePointer<AVCodecContext>? = context; avcodec_free_context(&owned) }
         context.pointee.width = frame.pointee.width
         context.pointee.height = frame.pointee.height
-        context.pointee.pix_fmt = AV_PIX_FMT_YUVJ420P
+        context.pointee.pix_fmt = AVPixelFormat(rawValue: frame.pointee.format)
         context.pointee.time_base = AVRational(num: 1, den: 25)
-        context.pointee.flags |= AV_CODEC_FLAG_QSCALE
-        context.pointee.global_quality = 4 * FF_QP2LAMBDA
-        frame.pointee.quality = context.pointee.global_quality
+        if id == AV_CODEC_ID_MJPEG {
+            context.pointee.flags |= AV_CODEC_FLAG_QSCALE
+            context.pointee.global_quality = 4 * FF_QP2LAMBDA
+            frame.pointee.quality = context.pointee.global_quality
+        }
         var packet = av_packet_alloc()
         defer { av_packet_free(&packet) }
         guard let packet, avcodec_open2(context, codec, nil) >= 0, avcodec_send_frame(context, frame) >= 0,

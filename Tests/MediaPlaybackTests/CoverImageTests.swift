@@ -62,6 +62,35 @@ import Testing
         }
     }
 
+    /// A picture ffmpeg draws with `filter`, as PNG.
+    private func drawn(_ filter: String, name: String) throws -> [UInt8] {
+        let path = dir.path + "/\(name).png"
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", filter, "-frames:v", "1", path])
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// A transparent cover (its own alpha, or a palette's) stays a PNG with its clear parts clear:
+    /// as a JPEG they would be black. One whose alpha is all opaque, as many PNGs are, is a JPEG.
+    @Test func aTransparentCoverStaysAPNGAndKeepsItsClearParts() throws {
+        let box = "color=s=1600x1600:d=0.04,format=rgba,geq=r=255:g=0:b=0:a='255*between(X,400,1199)*between(Y,400,1199)'"
+        let palette = box + ",split[a][b];[a]palettegen=reserve_transparent=1[p];[b][p]paletteuse=alpha_threshold=128"
+        for (name, filter) in [("rgba", box), ("palette", palette)] {
+            let fitted = try #require(CoverImage.fitted(try drawn(filter, name: name)), "\(name)")
+            #expect(try probe(fitted) == "png,600,600", "\(name)")
+            let path = dir.path + "/fitted.png"
+            try Data(fitted).write(to: URL(fileURLWithPath: path))
+            _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgba", path + ".rgba"])
+            let pixels = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path + ".rgba")))
+            try #require(pixels.count == 600 * 600 * 4, "\(name)")
+            #expect(pixels[3] == 0, "\(name): the corner is clear")
+            let centre = (300 * 600 + 300) * 4
+            #expect(pixels[centre] >= 250 && pixels[centre + 1] <= 5 && pixels[centre + 2] <= 5 && pixels[centre + 3] == 255,
+                    "\(name): the box is opaque red, not \(pixels[centre..<(centre + 4)])")
+        }
+        let opaque = try drawn("color=c=blue:s=1600x1600:d=0.04,format=rgba", name: "opaque")
+        #expect(try probe(try #require(CoverImage.fitted(opaque))) == "mjpeg,600,600")
+    }
+
     @Test func whatIsNoPictureIsNotACover() {
         #expect(CoverImage.fitted([UInt8](repeating: 7, count: 600_000)) == nil)
         #expect(CoverImage.fitted([0x89, 0x50, 0x4E, 0x47] + [UInt8](repeating: 0, count: 600_000)) == nil, "a PNG's signature and no PNG")
