@@ -51,7 +51,7 @@ import Testing
         #expect(CoverImage.fitted(small) == small)
     }
 
-    /// Whatever the decoders give (RGB, RGBA, a palette, 16-bit grey, 1-bit, JPEG's 4:4:4, 4:2:2 and
+    /// Whatever the decoders give (RGB, RGBA opaque or partly clear, a palette, 16-bit grey, 1-bit, JPEG's 4:4:4, 4:2:2 and
     /// grey: the fuzz corpus's seeds), the picture comes out a JPEG.
     @Test func eachPixelFormatIsMadeAJPEG() throws {
         let folder = Paths.repoRoot + "/Tests/Fuzz/corpus/cover"
