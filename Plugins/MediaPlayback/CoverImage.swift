@@ -35,10 +35,15 @@ public enum CoverImage {
         return FileBytes.read(FileBytes.folder(of: path) + "/" + best, maxBytes: 16 << 20)
     }
 
+    /// Whether `bytes` are over `limit` or `maxUnscaledSide` pixels a side, so `fitted` makes them smaller.
+    static func needsFitting(_ bytes: [UInt8], over limit: Int = maxBytes) -> Bool {
+        bytes.count > limit || (ImageSize(header: bytes).map { max($0.width, $0.height) > maxUnscaledSide } ?? false)
+    }
+
     /// `bytes` as they are when not over `limit` nor `maxUnscaledSide` pixels a side, else smaller;
     /// nil when they are not a PNG or JPEG picture FFmpeg can decode.
     public static func fitted(_ bytes: [UInt8], over limit: Int = maxBytes) -> [UInt8]? {
-        guard bytes.count > limit || (ImageSize(header: bytes).map { max($0.width, $0.height) > maxUnscaledSide } ?? false) else { return bytes }
+        guard needsFitting(bytes, over: limit) else { return bytes }
         guard bytes.count <= 64 << 20 else { return nil }  // larger than any cover read, and than a packet's Int32 size
         _ = MediaSource.allocationLimit  // a picture that claims 16384 pixels a side fails to allocate, not takes a GiB
         guard let frame = decode(bytes) else { return nil }

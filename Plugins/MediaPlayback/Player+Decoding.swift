@@ -4,6 +4,7 @@ extension Player {
     /// The decode thread: serves each request until a newer one replaces it.
     func decodeLoop() {
         let normalizer = LoudnessNormalizer(target: loudnessTarget)
+        var covers = CoverImage.Cache()  // kept across requests: a skip is a new one
         var served = 0  // a request's serial is never 0
         while true {
             guard let request = nextRequest(after: served) else {
@@ -12,12 +13,12 @@ extension Player {
             }
             served = request.serial
             if request.serial < 0 { return }
-            serve(request, normalizer: normalizer)
+            serve(request, normalizer: normalizer, covers: &covers)
         }
     }
 
     /// Opens, decodes and queues the request's items from its index, back to back.
-    private func serve(_ request: Request, normalizer: LoudnessNormalizer) {
+    private func serve(_ request: Request, normalizer: LoudnessNormalizer, covers: inout CoverImage.Cache) {
         let ring = ringForDecoding
         let generation = beginGeneration(serving: request.serial, live: request.items.indices.contains(request.index) && request.items[request.index].live)
         var chunk = [Float](repeating: 0, count: Player.chunkFrames * 2)
@@ -50,7 +51,7 @@ extension Player {
                 }
                 // A file without a cover of its own shows its folder's (a CD rip's cover.jpg).
                 let cover = source.cover ?? (item.url.contains("://") ? nil : CoverImage.beside(item.url))
-                post(.opened(index: index, tags: source.tags, duration: source.duration, cover: cover.flatMap { CoverImage.fitted($0) }))
+                post(.opened(index: index, tags: source.tags, duration: source.duration, cover: cover.flatMap { covers.fitted($0) }))
                 if !announced {
                     mark(Mark(frame: ring.written.load(ordering: .relaxed), index: index, offset: position, generation: generation))
                     normalizer.begin(loudness: item.loudness, seed: item.seed, continuing: continuing)

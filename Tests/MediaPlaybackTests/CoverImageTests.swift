@@ -91,6 +91,28 @@ import Testing
         #expect(try probe(try #require(CoverImage.fitted(opaque))) == "mjpeg,600,600")
     }
 
+    /// An album's tracks carry one cover: it is made smaller once while it comes back track after
+    /// track, and a cover that needs nothing done costs the cache nothing.
+    @Test func theSameLargeCoverIsMadeSmallerOnce() throws {
+        let album = try TestPicture.drawn(4000, 3000, format: "png", in: dir.path)
+        let next = try TestPicture.drawn(3000, 3000, format: "jpg", in: dir.path)
+        let small = try TestPicture.drawn(200, 200, format: "png", in: dir.path)
+        var cache = CoverImage.Cache()
+        let first = cache.fitted(album)
+        let fitted = try #require(first)
+        #expect(try probe(fitted) == "mjpeg,600,450")
+        let again = (0..<10).map { _ in cache.fitted(album) }
+        #expect(again.allSatisfy { $0 == fitted } && cache.fittings == 1)
+        let unchanged = cache.fitted(small)
+        #expect(unchanged == small && cache.fittings == 1)
+        let stillLast = cache.fitted(album)
+        #expect(stillLast == fitted && cache.fittings == 1, "still the last made smaller")
+        let other = cache.fitted(next)
+        #expect(try probe(try #require(other)) == "mjpeg,600,600")
+        _ = cache.fitted(album)
+        #expect(cache.fittings == 3, "only the last one is kept")
+    }
+
     @Test func whatIsNoPictureIsNotACover() {
         #expect(CoverImage.fitted([UInt8](repeating: 7, count: 600_000)) == nil)
         #expect(CoverImage.fitted([0x89, 0x50, 0x4E, 0x47] + [UInt8](repeating: 0, count: 600_000)) == nil, "a PNG's signature and no PNG")
