@@ -59,15 +59,31 @@ final class Session {
             }
         }
         let sent = request.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
-        guard sent == request.utf8.count else { throw .runtime("the connection to deckd broke: \(String(cString: strerror(errno)))") }
+        if sent != request.utf8.count {
+            let reason = String(cString: strerror(errno))
+            // deckd says why it turns a connection away (too many open) before it closes it.
+            while let line = try? readLine(timeoutMilliseconds: 100), let said = JSONDocument(line) {
+                if let refusal = Session.connectionError(said) { throw refusal }
+            }
+            throw .runtime("the connection to deckd broke: \(reason)")
+        }
         while let line = try readLine() {
             guard let response = JSONDocument(line) else { throw .runtime("deckd sent something that is not JSON") }
+            if let refusal = Session.connectionError(response) { throw refusal }
             guard response.value["id"].int == id else { continue }  // a notification
             let error = response.value["error"]
             if error.exists { throw .runtime("\(error["code"].display) \(error["message"].display)") }
             return JSONDocument.Result(document: response)
         }
         throw .runtime("deckd closed the connection")
+    }
+
+    /// The error of a response without an id: one about the connection (turned away, a line
+    /// deckd could not read), not about a request.
+    private static func connectionError(_ response: JSONDocument) -> ClientError? {
+        let error = response.value["error"]
+        guard error.exists, response.value["id"].int == nil else { return nil }
+        return .runtime("\(error["code"].display) \(error["message"].display)")
     }
 
     /// Calls `method` and prints its result: raw JSON with --json, else through `human`.

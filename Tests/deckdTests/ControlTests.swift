@@ -263,6 +263,10 @@ extension ControlTests {
         let extra = LineClient(path: deckd.socket)
         #expect(extra.readLine()?.contains(#""code":-32006"#) == true)
         #expect(deckd.waitForLog("refused a connection: 64 local connections already open (control.maxConnections)"))
+        // deckctl shows why rather than a broken pipe.
+        let turnedAway = try deckd.deckctl(["status"])
+        #expect(turnedAway.status == 1)
+        #expect(turnedAway.output.contains("deckctl: -32006 Overloaded: 64 local connections already open (control.maxConnections)"), "\(turnedAway.output)")
         #expect(deckd.stop() == 0)
     }
 }
