@@ -1,3 +1,5 @@
+import DeckBase
+
 /// A sink address as users write it: `file:PATH.opus` (`file:PATH?pipe` for an existing FIFO or
 /// character device), `http://HOST:PORT/PATH`, `rtp://HOST:PORT?pt=96&sdp=PATH`.
 public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
@@ -75,7 +77,7 @@ public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
             throw .invalidURI(text, "expected HOST:PORT")
         }
         if host == "localhost" { host = "127.0.0.1" }
-        guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else {
+        guard !host.isEmpty, let port = SocketAddress.port(portText[...]) else {
             throw .invalidURI(text, "expected HOST:PORT with a port from 0 to 65535")
         }
         return (host, port)

@@ -22,11 +22,18 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
 
     /// Parses `HOST:PORT` (`[::1]:PORT` for IPv6; `localhost` is 127.0.0.1).
     public init(hostPort text: String) throws(LoopError) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
+        guard let colon = text.lastIndex(of: ":"), let port = SocketAddress.port(text[text.index(after: colon)...]) else {
             throw LoopError("'\(text)' is not HOST:PORT", code: UV_EINVAL.rawValue)
         }
         let host = String(text[..<colon].drop { $0 == "[" }.reversed().drop { $0 == "]" }.reversed())
         try self.init(host: host == "localhost" ? "127.0.0.1" : host, port: port)
+    }
+
+    /// A port written as 1 to 5 digits, at most 65535: no sign, no spaces (`Int` takes `+80`).
+    public static func port(_ text: Substring) -> Int? {
+        guard (1...5).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let port = Int(text),
+              port <= 65535 else { return nil }
+        return port
     }
 
     /// Reads back the address of a bound socket (e.g. the port picked for port 0).
