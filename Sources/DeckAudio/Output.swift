@@ -131,6 +131,7 @@ public final class Output {
             default: break
             }
         }
+        if let clash = parsed.clash(with: sinks.list) { throw .cannotOpen(text, clash) }
         return attach(try parsed.makeSink(sinkContext), label: SinkLabel(name: label.name, kind: label.kind ?? SinkKind(default: parsed)),
                       zone: zone)
     }

@@ -138,8 +138,15 @@ public final class IcecastServer {
 public enum FreePort {
     /// A TCP port nothing listens on now (the kernel's pick for port 0).
     public static func tcp() throws -> Int {
+        let (fd, port) = try held(listening: false)
+        close(fd)
+        return port
+    }
+
+    /// A loopback TCP socket bound to a port of the kernel's pick, listening when asked: the port
+    /// stays taken until the caller closes `fd`.
+    public static func held(listening: Bool = true) throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -148,7 +155,11 @@ public enum FreePort {
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        guard bound else { throw CommandFailure(description: "no free port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound, !listening || listen(fd, 1) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw CommandFailure(description: "no free port: \(reason)")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 }

@@ -111,8 +111,11 @@ import Testing
         #expect(linked.output.contains("is a symbolic link; output files are never written through links"))
         #expect(try String(contentsOfFile: existing, encoding: .utf8) == "precious")
 
-        let replaced = try runProgram(deckd, base + ["--sink", "file:\(existing)", "--overwrite-files"])
+        // Named twice (here through a link to its folder), the file is written by the first sink alone.
+        symlink(dir.path, dir.path + "/again")
+        let replaced = try runProgram(deckd, base + ["--sink", "file:\(existing)", "--sink", "file:\(dir.path)/again/existing.opus", "--overwrite-files"])
         #expect(replaced.status == 0, "\(replaced.output)")
+        #expect(replaced.output.contains("cannot open sink file:\(dir.path)/again/existing.opus: sink 1 writes \(existing) already"), "\(replaced.output)")
         #expect(try AudioAnalysis.opusinfo(existing).warnings.isEmpty)
 
         // Over RPC: only inside the output folder, and never without one.

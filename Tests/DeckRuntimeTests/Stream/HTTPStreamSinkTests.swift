@@ -211,13 +211,18 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 5)
     }
 
+    /// A port a sink listens on is named with that sink; one something else holds, with the system's reason.
     @Test func aPortInUseIsRefusedWithTheReason() throws {
         let harness = try StreamingHarness(freewheel: false, sinks: ["http://127.0.0.1:0/a.opus"])
         try harness.start()
         let port = try port(harness)
-        #expect(throws: SinkError.cannotOpen("http://127.0.0.1:\(port)/b.opus",
-                                             "listening: address already in use (EADDRINUSE)")) {
+        #expect(throws: SinkError.cannotOpen("http://127.0.0.1:\(port)/b.opus", "sink 1 listens on 127.0.0.1:\(port) already")) {
             try harness.runtime.output.addSink("http://127.0.0.1:\(port)/b.opus")
+        }
+        let (held, heldPort) = try FreePort.held()
+        defer { close(held) }
+        #expect(throws: SinkError.cannotOpen("http://127.0.0.1:\(heldPort)/b.opus", "listening: address already in use (EADDRINUSE)")) {
+            try harness.runtime.output.addSink("http://127.0.0.1:\(heldPort)/b.opus")
         }
     }
 }
