@@ -55,7 +55,8 @@ extension MPRISBridge {
         let info = center.info
         var entries: [(String, DBusValue)] = [("mpris:trackid", .objectPath(trackID))]
         if let duration = info.duration { entries.append(("mpris:length", .int64(MediaTime(clamping: duration).microseconds))) }
-        if let uri = info.artworkURI { entries.append(("mpris:artUrl", .string(uri))) }
+        let file = artworkFile.url(for: info.artworkURI == nil ? center.artwork : nil)
+        if let uri = info.artworkURI ?? file { entries.append(("mpris:artUrl", .string(uri))) }
         if let title = info.title { entries.append(("xesam:title", .string(title))) }
         if !info.artists.isEmpty { entries.append(("xesam:artist", .strings(info.artists))) }
         if let album = info.album { entries.append(("xesam:album", .string(album))) }

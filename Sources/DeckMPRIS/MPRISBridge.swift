@@ -29,6 +29,8 @@ public final class MPRISBridge {
     private var objectSlot: OpaquePointer?
     private let watcher: FileWatcher
     private let timer: LoopTimer
+    /// Where `mpris:artUrl` points when the owner handed over bytes rather than a URI.
+    let artworkFile: ArtworkFile
     /// Player properties as last announced, to send only what changed.
     private var announced: [(String, DBusValue)] = []
     /// The position anchor last announced, to tell a seek from playback moving on.
@@ -68,6 +70,7 @@ public final class MPRISBridge {
         self.loop = loop
         self.logger = logger
         self.route = route
+        artworkFile = ArtworkFile(logger: logger)
         var bus: OpaquePointer?
         let opened = sd_bus_open_user(&bus)
         guard opened >= 0, let bus else { throw .bus("cannot connect to the session bus: \(String(cString: strerror(-opened)))") }
@@ -129,6 +132,7 @@ public final class MPRISBridge {
     public func close() {
         watcher.close()
         timer.close()
+        artworkFile.close()
         held.values.joined().forEach { sd_bus_message_unref($0) }
         held = [:]
         asking = [:]

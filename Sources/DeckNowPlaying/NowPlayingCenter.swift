@@ -64,13 +64,15 @@ public final class NowPlayingCenter {
         guard caller == owner else { throw .notOwner(caller: caller, owner: owner) }
     }
 
-    /// Replaces the metadata (and the artwork, when bytes are given) and re-anchors the position.
+    /// Replaces the metadata (and the artwork, when bytes are given: the same bytes keep their id).
     public func setInfo(_ new: NowPlayingInfo, artworkBytes: [UInt8]?, from caller: String) throws(NowPlayingError) -> Change {
         try check(caller)
         try checkText(new)
         var new = new
         if new.isLive { new.duration = nil }
-        if let bytes = artworkBytes {
+        if let bytes = artworkBytes, let current = artwork, current.bytes == bytes {
+            new.artworkID = current.id  // the same picture again (a new title on a station) keeps its id: nothing to fetch
+        } else if let bytes = artworkBytes {
             nextArtworkID += 1
             do {
                 artwork = try Artwork(id: "art-\(nextArtworkID)", bytes: bytes, maxBytes: limits.maxArtworkBytes,

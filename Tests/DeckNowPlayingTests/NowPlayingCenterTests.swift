@@ -124,6 +124,25 @@ import Testing
         #expect(center.artwork?.mimeType == "image/jpeg")
     }
 
+    /// A station's picture sent again with each new title keeps its id: the same info is no news,
+    /// and a reader holding the picture by id need not fetch it again.
+    @Test func theSameArtworkAgainKeepsItsID() throws {
+        let center = owned()
+        let cover: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3]
+        _ = try center.setInfo(playing(), artworkBytes: cover, from: "org.example.radio")
+        let id = try #require(center.artwork?.id)
+        #expect(try center.setInfo(playing(), artworkBytes: cover, from: "org.example.radio") == [])
+        var next = playing()
+        next.title = "Next song"
+        #expect(try center.setInfo(next, artworkBytes: cover, from: "org.example.radio") == .info)
+        #expect(center.artwork?.id == id && center.info.artworkID == id)
+        _ = try center.setInfo(next, artworkBytes: cover + [4], from: "org.example.radio")
+        #expect(center.artwork?.id != id, "other bytes are another picture")
+        _ = try center.setInfo(next, artworkBytes: nil, from: "org.example.radio")
+        _ = try center.setInfo(next, artworkBytes: cover, from: "org.example.radio")
+        #expect(center.artwork?.id != id, "a picture dropped and given again is new")
+    }
+
     @Test func overlongTextIsRefusedNamingTheField() throws {
         let center = owned()
         var info = playing()

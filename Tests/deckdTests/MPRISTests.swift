@@ -77,6 +77,30 @@ import Testing
         #expect(deckd.process.isRunning)
     }
 
+    /// Artwork an app hands over as bytes reaches MPRIS clients as a file in deckd's runtime
+    /// folder, which goes when deckd stops.
+    @Test func artworkHandedOverAsBytesIsAFileForMPRISClients() throws {
+        let dir = TemporaryDirectory()
+        try Fixture.bundle(in: dir.path + "/plugins")
+        let bus = try SessionBus(in: dir.path)
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--mpris"], environment: environment)
+        #expect(deckd.waitForLog("mpris: on the session bus as org.mpris.MediaPlayer2.deck"))
+        #expect(try deckd.deckctl(["launch", "org.deck.test.fixture", "sine-440"]).status == 0)
+        var url = ""
+        let deadline = Date().addingTimeInterval(5)
+        while !url.hasPrefix("file://"), Date() < deadline {
+            url = try runProgram("/usr/bin/playerctl", ["-p", "deck", "metadata", "mpris:artUrl"], environment: environment, timeout: 20)
+                .output.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !url.hasPrefix("file://") { usleep(50_000) }
+        }
+        #expect(url.hasPrefix("file:///") && url.contains("/deck-artwork-"), "\(url)\n\(deckd.log)")
+        let path = String(url.dropFirst("file://".count)).removingPercentEncoding ?? ""
+        #expect(FileManager.default.contents(atPath: path) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0]))
+        #expect(deckd.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: (path as NSString).deletingLastPathComponent), "the folder goes with deckd")
+    }
+
     /// A private bus, and deckd with Tone playing the sweep on it as an MPRIS player.
     func toneOnTheBus() throws -> (SessionBus, DeckdProcess) {
         let bus = try SessionBus(in: TemporaryDirectory())

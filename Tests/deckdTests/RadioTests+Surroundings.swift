@@ -182,7 +182,13 @@ extension RadioTests {
         #expect(car.deckd.waitForLog("the station pictures past 64 MiB together are left out: the stations after them show none"),
                 "\(car.deckd.log)")
         #expect(car.deckd.log.components(separatedBy: "left out: the stations after").count == 2, "said once for the list")
-        let held = try JSONValue.parse(try car.deckctl(["--json", "ui", "org.deck.radio"]))["images"]
+        // The screen's pictures cross the host process's wire after the log lines: 64 MiB takes a while on a busy machine.
+        var held: JSONValue?
+        let deadline = Date().addingTimeInterval(20)
+        repeat {
+            held = try JSONValue.parse(try car.deckctl(["--json", "ui", "org.deck.radio"]))["images"]
+            if held?["count"]?.intValue != 131 { usleep(100_000) }
+        } while held?["count"]?.intValue != 131 && Date() < deadline
         #expect(held?["count"]?.intValue == 131, "p0 once and p1…p130 reached the screen: \(held?.encoded() ?? "")")
         #expect(car.deckd.stop() == 0)
     }
