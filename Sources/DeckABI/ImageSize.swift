@@ -24,10 +24,13 @@ public struct ImageSize: Equatable, Sendable {
         }
         guard bytes.starts(with: [0xFF, 0xD8]) else { return nil }
         var offset = 2
-        while offset + 3 < bytes.count, bytes[offset] == 0xFF {
+        while offset + 3 < bytes.count {
+            // Bytes between segments are skipped to the next marker, as libjpeg and FFmpeg do.
+            guard bytes[offset] == 0xFF else { offset += 1; continue }
             let marker = bytes[offset + 1]
             if marker == 0xFF { offset += 1; continue }  // fill
-            if marker == 0x01 || (0xD0...0xD9).contains(marker) { offset += 2; continue }  // no length
+            if marker == 0xDA || marker == 0xD9 { return nil }  // the scan or the end, and no frame header before it
+            if marker == 0x01 || (0xD0...0xD8).contains(marker) { offset += 2; continue }  // no length
             guard let length = number(at: offset + 2, bytes: 2), length >= 2 else { return nil }
             // A frame header (SOF0–SOF15 but DHT, JPG and DAC): precision, height, width.
             if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) {
