@@ -46,12 +46,19 @@ import Testing
         }
 
         func waitFor(_ fragment: String, in arguments: [String], seconds: Double = 10) throws -> Bool {
+            try output(of: arguments, seconds: seconds) { $0.contains(fragment) }.contains(fragment)
+        }
+
+        /// What deckctl `arguments` print once `condition` holds of it (the screen follows a scan's
+        /// log line over the host's wire), polled for up to `seconds`; the last output otherwise.
+        func output(of arguments: [String], seconds: Double = 10, when condition: (String) -> Bool) throws -> String {
             let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if try deckctl(arguments).contains(fragment) { return true }
+            var output = try deckctl(arguments)
+            while !condition(output), Date() < deadline {
                 usleep(100_000)
+                output = try deckctl(arguments)
             }
-            return false
+            return output
         }
     }
 
