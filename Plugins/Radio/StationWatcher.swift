@@ -164,12 +164,14 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
         let named = Set(list.station.compactMap(\.imageURL))
         fetched = fetched.filter { named.contains($0.key) }
         var tried: Set<String> = [], arrived: [String: [UInt8]] = [:], handed = -Double.infinity
+        // A server that let a picture wait out the timeout is not asked for the list's others.
+        var stalled: Set<String> = []
         for station in list.station {
             if pass.isCancelled || budget.isSpent { break }
             guard let url = station.imageURL, url.contains("://") else { continue }
-            if fetched[url] == nil, tried.insert(url).inserted,
-               let bytes = StationWatcher.picture(try? RemoteBytes.fetch(url, maxBytes: StationWatcher.maxPictureBytes, cancellation: pass)),
-               budget.admit(url, bytes.count) {
+            let server = StationWatcher.server(of: url)
+            if fetched[url] == nil, !stalled.contains(server), tried.insert(url).inserted,
+               let bytes = StationWatcher.picture(fetch(url, pass, stalled: &stalled)), budget.admit(url, bytes.count) {
                 fetched[url] = bytes
                 arrived[station.id] = bytes
             } else if tried.contains(url), let bytes = fetched[url] {
@@ -182,6 +184,33 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
             }
         }
         if !arrived.isEmpty { publish(.pictures(arrived)) }
+    }
+
+    /// The picture at `url`; nil when it cannot be had. A server that took a timeout's length to
+    /// fail joins `stalled`, and the log says its pictures are left out of this list.
+    private func fetch(_ url: String, _ pass: Cancellation, stalled: inout Set<String>) -> [UInt8]? {
+        let started = Monotonic.seconds
+        do {
+            return try RemoteBytes.fetch(url, maxBytes: StationWatcher.maxPictureBytes, cancellation: pass)
+        } catch {
+            guard error != .cancelled, Monotonic.seconds - started >= StationWatcher.stallSeconds else { return nil }
+            let server = StationWatcher.server(of: url)
+            stalled.insert(server)
+            host.log(.warning, "\(server) did not send a picture within \(Int(StationWatcher.stallSeconds)) s: "
+                     + "its other pictures are left out of this list")
+            return nil
+        }
+    }
+
+    /// A fetch that failed after this long waited out FFmpeg's 10 s timeout (or near it).
+    static let stallSeconds = 8.0
+
+    /// The scheme and authority of `url` (`http://host:port`): what one server answers for.
+    static func server(of url: String) -> String {
+        let bytes = Array(url.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else { return url }
+        let path = bytes[(colon + 3)...].firstIndex { [UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains($0) }
+        return String(decoding: bytes[..<(path ?? bytes.count)], as: UTF8.self)
     }
 
     /// `bytes` as a picture to hand over: none when empty or cut at `maxPictureBytes`, made smaller

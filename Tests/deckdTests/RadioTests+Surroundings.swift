@@ -197,13 +197,14 @@ extension RadioTests {
     /// up after FFmpeg's 10 s `rw_timeout`), is not shown half drawn.
     @Test func aPictureCutShortIsNotShown() throws {
         let odd = try OddServer(target: "http://127.0.0.1:9/none.mp3")
+        let other = try OddServer(target: "http://127.0.0.1:9/none.mp3")  // the stalled server is not asked again
         let stations = [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop"),
                         ("Three", "http://127.0.0.1:9/c.mp3", "Pop")]
         let car = try Car(stations: stations)
         #expect(car.deckd.waitForLog("3 stations from"), "\(car.deckd.log)")
         try RadioTests.write(stations, to: car.stationsPath, images: ["One": odd.url("/picture-cut/one.png"),
                                                                       "Two": odd.url("/picture-stall/two.png"),
-                                                                      "Three": odd.url("/picture/three.png")])
+                                                                      "Three": other.url("/picture/three.png")])
         let started = Date(), deadline = started.addingTimeInterval(30)
         while Date() < deadline, try imageID(of: "Three", car) == nil { usleep(100_000) }
         #expect(Date().timeIntervalSince(started) < 15, "the stalled picture is given up on once, not twice")
@@ -230,6 +231,24 @@ extension RadioTests {
         try Data(base64Encoded: try #require(image["data"]?.stringValue))?.write(to: URL(fileURLWithPath: path))
         let probed = try runProgram("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", path])
         #expect(probed.output.trimmingCharacters(in: .whitespacesAndNewlines) == "600,480")
+        #expect(car.deckd.stop() == 0)
+    }
+
+    /// A picture server that lets one picture wait out the timeout is not asked for the list's
+    /// others: a station whose picture is elsewhere shows it after one timeout, not one a picture.
+    @Test func aStalledPictureServerIsWaitedForOnceAList() throws {
+        let (dead, live) = (try OddServer(target: "http://127.0.0.1:9/none.mp3"), try OddServer(target: "http://127.0.0.1:9/none.mp3"))
+        let stations = ["One", "Two", "Three", "Four"].map { ($0, "http://127.0.0.1:9/\($0).mp3", "Pop") }
+        let car = try Car(stations: stations)
+        #expect(car.deckd.waitForLog("4 stations from"), "\(car.deckd.log)")
+        try RadioTests.write(stations, to: car.stationsPath, images: ["One": dead.url("/silent/one.png"), "Two": dead.url("/silent/two.png"),
+                                                                      "Three": dead.url("/silent/three.png"), "Four": live.url("/picture/four.png")])
+        let started = Date(), deadline = started.addingTimeInterval(40)
+        while Date() < deadline, try imageID(of: "Four", car) == nil { usleep(100_000) }
+        #expect(try imageID(of: "Four", car) != nil, "\(car.deckd.log)")
+        #expect(Date().timeIntervalSince(started) < 15, "one timeout, not three")
+        let said = "\(dead.url("")) did not send a picture within 8 s: its other pictures are left out of this list"
+        #expect(car.deckd.log.components(separatedBy: said).count == 2, "\(car.deckd.log)")
         #expect(car.deckd.stop() == 0)
     }
 
