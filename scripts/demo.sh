@@ -362,6 +362,8 @@ artwork=$("$bin/deckctl" --socket "$work/apps.sock" --json ui org.deck.library |
 ui = json.load(sys.stdin); row = ui["stack"][0]["sections"][0]["items"][0]; print(row.get("image", ""))')
 [ -n "$artwork" ] && echo "  the cover, as ui.image: $("$bin/deckctl" --socket "$work/apps.sock" call ui.image "{\"app\":\"org.deck.library\",\"id\":$artwork}" \
   | python3 -c 'import json,sys; r = json.load(sys.stdin); print(r["mimeType"], len(r["data"]), "base64 characters")')"
+art=$(playerctl -p deck metadata mpris:artUrl 2>/dev/null)
+[ -n "$art" ] && echo "  the cover for MPRIS clients, as mpris:artUrl: ${art%%deck-artwork-*}deck-artwork-…/${art##*/} ($(wc -c < "${art#file://}") bytes)"
 for app in org.deck.radio org.deck.library; do
   "$bin/deckctl" --socket "$work/apps.sock" --json ui "$app" | python3 -c 'import json,sys; i = json.load(sys.stdin)["images"]
 print("  %s keeps %d image%s (%d bytes) in deckd, removed as its screen stops showing them"
