@@ -48,17 +48,18 @@ public enum CoverImage {
         _ = MediaSource.allocationLimit  // a picture that claims 16384 pixels a side fails to allocate, not takes a GiB
         guard let frame = decode(bytes) else { return nil }
         defer { free(frame) }
+        // Turned as its EXIF says (a phone's photo is stored as the camera was held): the picture
+        // made here carries no EXIF.
+        guard let scaled = shrink(frame, to: AV_PIX_FMT_RGBA), let rgba = oriented(scaled, as: orientation(of: frame)) else { return nil }
+        defer { free(rgba) }
         // A transparent picture stays a PNG (JPEG has no alpha: its clear parts would come out black).
-        if mayBeTransparent(frame), let rgba = shrink(frame, to: AV_PIX_FMT_RGBA) {
-            defer { free(rgba) }
-            if isTransparent(rgba), let png = encode(rgba, as: AV_CODEC_ID_PNG), png.count <= limit { return png }
-        }
-        guard let yuv = shrink(frame, to: AV_PIX_FMT_YUVJ420P) else { return nil }
+        if mayBeTransparent(frame), isTransparent(rgba), let png = encode(rgba, as: AV_CODEC_ID_PNG), png.count <= limit { return png }
+        guard let yuv = shrink(rgba, to: AV_PIX_FMT_YUVJ420P) else { return nil }
         defer { free(yuv) }
         return encode(yuv, as: AV_CODEC_ID_MJPEG)
     }
 
-    private static func free(_ frame: UnsafeMutablePointer<AVFrame>) {
+    static func free(_ frame: UnsafeMutablePointer<AVFrame>) {
         var owned: UnsafeMutablePointer<AVFrame>? = frame
         av_frame_free(&owned)
     }

@@ -63,10 +63,39 @@ import Testing
     }
 
     /// A picture ffmpeg draws with `filter`, as PNG.
-    private func drawn(_ filter: String, name: String) throws -> [UInt8] {
-        let path = dir.path + "/\(name).png"
+    private func drawn(_ filter: String, name: String, format: String = "png") throws -> [UInt8] {
+        let path = dir.path + "/\(name).\(format)"
         _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", filter, "-frames:v", "1", path])
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// `picture`'s pixels as ffmpeg decodes them, RGBA row by row.
+    private func rgba(_ picture: [UInt8]) throws -> [UInt8] {
+        let path = dir.path + "/decoded"
+        try Data(picture).write(to: URL(fileURLWithPath: path))
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgba", path + ".rgba"])
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path + ".rgba")))
+    }
+
+    /// A phone's photo is stored as the camera was held and its EXIF says how to turn it: made
+    /// smaller, it is turned already (the JPEG made carries no EXIF), as a viewer would show it.
+    @Test(arguments: [(1, 600, 300, "red|blue"), (3, 600, 300, "blue|red"), (6, 300, 600, "red/blue"), (8, 300, 600, "blue/red")])
+    func aPhotoIsTurnedAsItsEXIFSays(orientation: UInt8, width: Int, height: Int, layout: String) throws {
+        let stored = try drawn("color=red:s=800x800[a];color=blue:s=800x800[b];[a][b]hstack", name: "red-blue", format: "jpg")
+        let tiff: [UInt8] = Array("MM".utf8) + [0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0, 0, 0, 0, 0]
+        let exif = Array("Exif".utf8) + [0, 0] + tiff
+        let photo = Array(stored[..<2]) + [0xFF, 0xE1, 0, UInt8(exif.count + 2)] + exif + Array(stored[2...])
+        let fitted = try #require(CoverImage.fitted(photo))
+        #expect(try probe(fitted) == "mjpeg,\(width),\(height)")
+        let pixels = try rgba(fitted)
+        try #require(pixels.count == width * height * 4)
+        func colour(_ x: Int, _ y: Int) -> String {
+            let at = (y * width + x) * 4
+            return pixels[at] > 200 && pixels[at + 2] < 60 ? "red" : pixels[at + 2] > 200 && pixels[at] < 60 ? "blue" : "\(pixels[at..<(at + 3)])"
+        }
+        let seen = layout.contains("|") ? "\(colour(width / 4, height / 2))|\(colour(width * 3 / 4, height / 2))"
+                                        : "\(colour(width / 2, height / 4))/\(colour(width / 2, height * 3 / 4))"
+        #expect(seen == layout, "orientation \(orientation)")
     }
 
     /// A transparent cover (its own alpha, or a palette's) stays a PNG with its clear parts clear:
@@ -77,10 +106,7 @@ import Testing
         for (name, filter) in [("rgba", box), ("palette", palette)] {
             let fitted = try #require(CoverImage.fitted(try drawn(filter, name: name)), "\(name)")
             #expect(try probe(fitted) == "png,600,600", "\(name)")
-            let path = dir.path + "/fitted.png"
-            try Data(fitted).write(to: URL(fileURLWithPath: path))
-            _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgba", path + ".rgba"])
-            let pixels = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path + ".rgba")))
+            let pixels = try rgba(fitted)
             try #require(pixels.count == 600 * 600 * 4, "\(name)")
             #expect(pixels[3] == 0, "\(name): the corner is clear")
             let centre = (300 * 600 + 300) * 4
