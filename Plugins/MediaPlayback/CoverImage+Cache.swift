@@ -1,7 +1,7 @@
 extension CoverImage {
     /// The last cover made smaller and what it became: an album's tracks carry the same cover, or
     /// share their folder's, which is then decoded, scaled and encoded once rather than at every
-    /// track (70–130 ms of a skip's wait for a 1,400–3,000-pixel JPEG of noise, by ffmpeg here).
+    /// track (70–110 ms of a skip's wait for a 1,400–3,000-pixel JPEG of noise, by ffmpeg here).
     /// Confined to one thread.
     public struct Cache {
         private var last: (original: [UInt8], fitted: [UInt8]?)?
