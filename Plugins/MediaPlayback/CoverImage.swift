@@ -4,8 +4,9 @@ import Glibc
 
 /// A cover picture made to fit what a car shows: one over `maxBytes` (a 3000-pixel scan, an
 /// uncompressed PNG) or `maxUnscaledSide` is decoded, scaled down to `maxSide` pixels keeping its
-/// shape, and encoded again as JPEG (as PNG when transparent), so now playing and the screen take
-/// it instead of refusing it; and a folder's own cover for the files that hold none.
+/// shape, turned as its EXIF says, and encoded again as JPEG (as PNG when transparent), so now
+/// playing and the screen take it instead of refusing it; and a folder's own cover for the files
+/// that hold none.
 public enum CoverImage {
     /// Larger covers are made smaller; the runtime's default limits take 1 MiB.
     public static let maxBytes = 512 << 10
@@ -100,8 +101,8 @@ public enum CoverImage {
         return decoded
     }
 
-    /// The frame at most `maxSide` pixels a side, in `format`: the full-range 4:2:0 JPEG takes, or
-    /// RGBA for a PNG that keeps its transparency.
+    /// The frame at most `maxSide` pixels a side, in `format`: RGBA first (to be turned, and kept
+    /// for a transparent PNG), then JPEG's full-range 4:2:0 at the same size.
     private static func shrink(_ frame: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat) -> UnsafeMutablePointer<AVFrame>? {
         let (width, height) = (Int(frame.pointee.width), Int(frame.pointee.height))
         let scale = min(1, Double(maxSide) / Double(max(width, height)))
