@@ -54,7 +54,7 @@ final class ArtworkFile {
 
     private func existingOrNewFolder() throws(ArtworkFileError) -> String {
         if let folder { return folder }
-        var template = Array((base + "/deck-artwork-XXXXXX").utf8CString)
+        var template = Array((base + "/deck-artwork-XXXXXX").utf8CString)  // mkdtemp puts a unique suffix for the six X's
         guard let made = mkdtemp(&template) else { throw .cannotCreate(base, String(cString: strerror(errno))) }
         let folder = String(cString: made)
         self.folder = folder
