@@ -22,8 +22,9 @@ public enum CoverImage {
         ["jpg", "jpeg", "png"].map { "\(name).\($0)" }
     }
 
-    /// The cover beside the file at `path` (`cover.jpg`, `Folder.JPG`, …), at most 16 MiB; nil when
-    /// its folder has none or it cannot be read.
+    /// The cover beside the file at `path` (`cover.jpg`, `Folder.JPG`, …), at most 16 MiB: the best
+    /// named that holds a picture (an empty `cover.jpg`, a download that failed, gives way to
+    /// `folder.jpg`); nil when its folder has none or none can be read.
     public static func beside(_ path: String) -> [UInt8]? {
         guard let directory = opendir(FileBytes.folder(of: path)) else { return nil }
         var found: [Int: String] = [:]
@@ -32,17 +33,34 @@ public enum CoverImage {
             if let rank = folderCoverNames.firstIndex(of: name.lowercased()), found[rank] == nil { found[rank] = name }
         }
         closedir(directory)
-        guard let best = found.min(by: { $0.key < $1.key })?.value else { return nil }
-        return FileBytes.read(FileBytes.folder(of: path) + "/" + best, maxBytes: 16 << 20)
+        for (_, name) in found.sorted(by: { $0.key < $1.key }) {
+            if let bytes = FileBytes.read(FileBytes.folder(of: path) + "/" + name, maxBytes: 16 << 20), codec(for: bytes) != nil { return bytes }
+        }
+        return nil
     }
 
-    /// Whether `bytes` are over `limit` or `maxUnscaledSide` pixels a side, so `fitted` makes them smaller.
+    /// The decoder for `bytes`, by their signature: PNG and JPEG, which a head unit draws, and GIF,
+    /// BMP, WebP and TIFF, which tags and folders hold too and which are made a JPEG or PNG.
+    static func codec(for bytes: [UInt8]) -> AVCodecID? {
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return AV_CODEC_ID_PNG }
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return AV_CODEC_ID_MJPEG }
+        if bytes.starts(with: "GIF8".utf8) { return AV_CODEC_ID_GIF }
+        if bytes.starts(with: "BM".utf8) { return AV_CODEC_ID_BMP }
+        if bytes.starts(with: "RIFF".utf8), bytes.count >= 12, bytes[8..<12].elementsEqual("WEBP".utf8) { return AV_CODEC_ID_WEBP }
+        if bytes.starts(with: [0x49, 0x49, 0x2A, 0x00]) || bytes.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return AV_CODEC_ID_TIFF }
+        return nil
+    }
+
+    /// Whether `fitted` makes `bytes` over: neither PNG nor JPEG, over `limit`, or over
+    /// `maxUnscaledSide` pixels a side.
     static func needsFitting(_ bytes: [UInt8], over limit: Int = maxBytes) -> Bool {
-        bytes.count > limit || (ImageSize(header: bytes).map { max($0.width, $0.height) > maxUnscaledSide } ?? false)
+        let codec = codec(for: bytes)
+        return (codec != AV_CODEC_ID_PNG && codec != AV_CODEC_ID_MJPEG) || bytes.count > limit
+            || (ImageSize(header: bytes).map { max($0.width, $0.height) > maxUnscaledSide } ?? false)
     }
 
-    /// `bytes` as they are when not over `limit` nor `maxUnscaledSide` pixels a side, else smaller;
-    /// nil when they are not a PNG or JPEG picture FFmpeg can decode.
+    /// `bytes` as they are when a PNG or JPEG not over `limit` nor `maxUnscaledSide` pixels a side,
+    /// else made over; nil when they are no picture FFmpeg can decode.
     public static func fitted(_ bytes: [UInt8], over limit: Int = maxBytes) -> [UInt8]? {
         guard needsFitting(bytes, over: limit) else { return bytes }
         guard bytes.count <= 64 << 20 else { return nil }  // larger than any cover read, and than a packet's Int32 size
@@ -83,9 +101,7 @@ public enum CoverImage {
     }
 
     private static func decode(_ bytes: [UInt8]) -> UnsafeMutablePointer<AVFrame>? {
-        let id: AVCodecID
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { id = AV_CODEC_ID_PNG } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { id = AV_CODEC_ID_MJPEG } else { return nil }
-        guard let codec = avcodec_find_decoder(id), let context = avcodec_alloc_context3(codec) else { return nil }
+        guard let id = codec(for: bytes), let codec = avcodec_find_decoder(id), let context = avcodec_alloc_context3(codec) else { return nil }
         defer { var owned: UnsafeMutablePointer<AVCodecContext>? = context; avcodec_free_context(&owned) }
         context.pointee.thread_count = 1
         var packet = av_packet_alloc()

@@ -49,9 +49,10 @@ extension Player {
                     if !backOff(request, index: index, failures: &failures, reason: error.description) { return }
                     continue
                 }
-                // A file without a cover of its own shows its folder's (a CD rip's cover.jpg).
-                let cover = source.cover ?? (item.url.contains("://") ? nil : CoverImage.beside(item.url))
-                post(.opened(index: index, tags: source.tags, duration: source.duration, cover: cover.flatMap { covers.fitted($0) }))
+                // A file without a cover of its own, or with one that cannot be shown, shows its folder's (a CD rip's cover.jpg).
+                let cover = source.cover.flatMap { covers.fitted($0) }
+                    ?? (item.url.contains("://") ? nil : CoverImage.beside(item.url).flatMap { covers.fitted($0) })
+                post(.opened(index: index, tags: source.tags, duration: source.duration, cover: cover))
                 if !announced {
                     mark(Mark(frame: ring.written.load(ordering: .relaxed), index: index, offset: position, generation: generation))
                     normalizer.begin(loudness: item.loudness, seed: item.seed, continuing: continuing)

@@ -139,6 +139,26 @@ import Testing
         #expect(cache.fittings == 3, "only the last one is kept")
     }
 
+    /// Tags and folders hold GIF, BMP, WebP and TIFF covers too, which a head unit need not draw:
+    /// each is made a JPEG.
+    @Test(arguments: ["gif", "bmp", "webp", "tiff"])
+    func aCoverInAnotherFormatIsMadeAJPEG(format: String) throws {
+        let picture = try TestPicture.drawn(40, 30, format: format, in: dir.path)
+        #expect(try probe(try #require(CoverImage.fitted(picture))) == "mjpeg,40,30")
+    }
+
+    /// An empty `cover.jpg` (a download that failed) gives way to the next name that holds a picture.
+    @Test func aFolderCoverThatHoldsNoPictureGivesWayToTheNext() throws {
+        let album = dir.path + "/album"
+        try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        try #require(FileManager.default.createFile(atPath: album + "/cover.jpg", contents: Data()))
+        let folder = try TestPicture.drawn(40, 30, format: "png", in: album)
+        try FileManager.default.moveItem(atPath: album + "/grey-40x30.png", toPath: album + "/Folder.png")
+        #expect(CoverImage.beside(album + "/01 track.flac") == folder)
+        try FileManager.default.removeItem(atPath: album + "/Folder.png")
+        #expect(CoverImage.beside(album + "/01 track.flac") == nil)
+    }
+
     @Test func whatIsNoPictureIsNotACover() {
         #expect(CoverImage.fitted([UInt8](repeating: 7, count: 600_000)) == nil)
         #expect(CoverImage.fitted([0x89, 0x50, 0x4E, 0x47] + [UInt8](repeating: 0, count: 600_000)) == nil, "a PNG's signature and no PNG")

@@ -120,27 +120,38 @@ extension LibraryTests {
 
     /// A track without a cover of its own shows its folder's (`Cover.JPG` here, in any case); one
     /// with its own keeps it, whatever lies beside it.
+    /// A track's own cover shows, made a JPEG when it is a GIF; without one, its folder's, past an
+    /// empty `cover.jpg`.
     @Test func aTrackWithoutACoverShowsItsFoldersCover() throws {
         let media = TemporaryDirectory()
-        for folder in ["Bare", "Own"] { try FileManager.default.createDirectory(atPath: media.path + "/" + folder, withIntermediateDirectories: true) }
+        for folder in ["Bare", "Own", "Gif", "Empty"] { try FileManager.default.createDirectory(atPath: media.path + "/" + folder, withIntermediateDirectories: true) }
         func picture(_ path: String) throws {
             _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=s=64x64", "-frames:v", "1", "-f", "image2", path])
         }
         try picture(media.path + "/Bare/Cover.JPG")
         try picture(media.path + "/Own/folder.jpg")
         try picture(media.path + "/own.png")
-        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=30",
-                                               "-metadata", "title=Bare track", "-metadata", "album=Bare", media.path + "/Bare/bare.flac"])
-        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=30",
-                                               "-i", media.path + "/own.png", "-map", "0", "-map", "1", "-c:a", "flac", "-c:v", "copy",
-                                               "-disposition:v", "attached_pic", "-metadata", "title=Own track", "-metadata", "album=Own", media.path + "/Own/own.flac"])
+        try picture(media.path + "/own.gif")
+        try picture(media.path + "/Empty/folder.png")
+        try #require(FileManager.default.createFile(atPath: media.path + "/Empty/cover.jpg", contents: Data()))
+        func track(_ name: String, cover: String? = nil, to path: String) throws {
+            let picture = cover.map { ["-i", media.path + "/" + $0, "-map", "0", "-map", "1", "-c:v", "copy", "-disposition:v", "attached_pic"] } ?? []
+            _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=30"] + picture
+                               + ["-metadata", "title=\(name) track", "-metadata", "album=\(name)", media.path + "/" + path])
+        }
+        try track("Bare", to: "Bare/bare.flac")
+        try track("Own", cover: "own.png", to: "Own/own.flac")
+        try track("Gif", cover: "own.gif", to: "Gif/gif.mp3")
+        try track("Empty", to: "Empty/empty.flac")
         try FileManager.default.removeItem(atPath: media.path + "/own.png")
+        try FileManager.default.removeItem(atPath: media.path + "/own.gif")
         _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
         let car = try Car(folders: [media.path])
-        #expect(car.deckd.waitForLog("library: 2 tracks"), "\(car.deckd.log)")
-        for (track, mimeType) in [("Bare/bare.flac", "image/jpeg"), ("Own/own.flac", "image/png")] {
+        #expect(car.deckd.waitForLog("library: 4 tracks"), "\(car.deckd.log)")
+        for (track, mimeType) in [("Bare/bare.flac", "image/jpeg"), ("Own/own.flac", "image/png"), ("Gif/gif.mp3", "image/jpeg"),
+                                  ("Empty/empty.flac", "image/png")] {
             _ = try car.deckctl(["launch", "org.deck.library", media.path + "/" + track])
-            #expect(try car.waitFor(track.hasPrefix("Bare") ? "Bare track" : "Own track", in: ["now-playing"]), "\(car.deckd.log)")
+            #expect(try car.waitFor(track.split(separator: "/")[0] + " track", in: ["now-playing"]), "\(car.deckd.log)")
             var artwork: JSONValue?
             let deadline = Date().addingTimeInterval(5)
             repeat {
