@@ -92,9 +92,10 @@ public final class DeckdProcess {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning {
+            let waiting = ProcessThreads.snapshot(of: process.processIdentifier)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            print("deckd did not end within \(seconds) s of signal \(signal); its log ends:\n\(log.suffix(4_000))")
+            print("deckd did not end within \(seconds) s of signal \(signal); its threads and children then:\n\(waiting)\nits log ends:\n\(log.suffix(4_000))")
             return nil
         }
         if process.terminationReason == .exit, process.terminationStatus != 0 {  // the log says why; an expectation shows only the status

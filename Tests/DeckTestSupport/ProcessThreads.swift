@@ -24,6 +24,24 @@ public enum ProcessThreads {
         }
     }
 
+    /// Each thread's name, state and the kernel function it waits in, and the process's children
+    /// with theirs: what a process that does not end is waiting for.
+    public static func snapshot(of pid: pid_t) -> String {
+        func read(_ path: String) -> String { ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines) }
+        let tasks = "/proc/\(pid)/task/"
+        let threads = ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).sorted().map { task in
+            let stat = read(tasks + task + "/stat")
+            let state = stat[(stat.lastIndex(of: ")") ?? stat.startIndex)...].split(separator: " ").dropFirst().first ?? "?"
+            return "  \(read(tasks + task + "/comm")) (\(task)) \(state) in \(read(tasks + task + "/wchan"))"
+        }
+        let children = ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).flatMap { task in
+            read(tasks + task + "/children").split(separator: " ").map { child in
+                "  child \(child): \(read("/proc/\(child)/comm")) \(read("/proc/\(child)/stat").split(separator: " ").dropFirst(2).first ?? "?") in \(read("/proc/\(child)/wchan"))"
+            }
+        }
+        return (threads + children).joined(separator: "\n")
+    }
+
     /// The threads that woke between two `wakeUps` readings, and how often.
     public static func woken(from before: [String: Int], to after: [String: Int]) -> [String: Int] {
         after.reduce(into: [:]) { woken, thread in
