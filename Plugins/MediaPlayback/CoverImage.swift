@@ -121,6 +121,8 @@ public enum CoverImage {
     /// for a transparent PNG), then JPEG's full-range 4:2:0 at the same size.
     private static func shrink(_ frame: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat) -> UnsafeMutablePointer<AVFrame>? {
         let (width, height) = (Int(frame.pointee.width), Int(frame.pointee.height))
+        // Checked here as well as in `decode`: the products below then stay far inside Int.
+        guard (1...16_384).contains(width), (1...16_384).contains(height) else { return nil }
         let scale = min(1, Double(maxSide) / Double(max(width, height)))
         let (outWidth, outHeight) = (max(2, Int(Double(width) * scale) & ~1), max(2, Int(Double(height) * scale) & ~1))
         guard let scaler = sws_getContext(Int32(width), Int32(height), AVPixelFormat(rawValue: frame.pointee.format), Int32(outWidth), Int32(outHeight),
