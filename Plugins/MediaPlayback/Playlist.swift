@@ -20,8 +20,9 @@ public enum Playlist {
 
     /// The first stream a playlist's text lists: an M3U line that is not a comment, or a PLS
     /// `FileN=` value. A PLS key is letters and digits before `=`; a URL's query has its `=` later.
+    /// A byte order mark before the first line (Windows tools write one) is not part of it.
     static func firstEntry(in text: String) -> String? {
-        for line in text.split(whereSeparator: \.isNewline).map({ String($0).trimmingSpaces }) {
+        for line in text.drop(while: { $0 == "\u{FEFF}" }).split(whereSeparator: \.isNewline).map({ String($0).trimmingSpaces }) {
             if line.hasPrefix("#") || line.isEmpty || line.hasPrefix("[") { continue }
             let key = line.prefix { $0 != "=" }
             guard key.count < line.count, !key.isEmpty, key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return line }

@@ -21,6 +21,8 @@ import Testing
         ("[playlist]\nNumberOfEntries=2\nTitle1=One\nFile1=http://radio.example/a?x=1\nFile2=http://radio.example/b\nVersion=2\n",
          "http://radio.example/a?x=1"),
         ("\r\n  live.mp3  \r\n", "live.mp3"),
+        ("\u{FEFF}#EXTM3U\r\n#EXTINF:-1,Station\r\nhttp://radio.example/live.mp3\r\n", "http://radio.example/live.mp3"),
+        ("\u{FEFF}[playlist]\r\nFile1=http://radio.example/a\r\n", "http://radio.example/a"),
     ])
     func theFirstStreamIsFoundInM3UAndPLS(text: String, expected: String) {
         #expect(Playlist.firstEntry(in: text) == expected)

@@ -15,8 +15,10 @@ public enum JSONFileError: Error, Equatable, Sendable, CustomStringConvertible {
 
 extension JSONValue {
     /// Reads and parses a JSON file (with jansson), refusing files larger than `limits.maxBytes` before reading them.
+    /// A leading UTF-8 byte order mark, which Windows editors write, is skipped (RFC 8259, 8.1).
     public static func parse(contentsOfFile path: String, limits: JSONLimits = JSONLimits()) throws(JSONFileError) -> JSONValue {
-        let bytes = try readFile(path, limit: limits.maxBytes)
+        var bytes = try readFile(path, limit: limits.maxBytes)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         do {
             return try parseWithJansson(bytes, limits: limits)
         } catch {

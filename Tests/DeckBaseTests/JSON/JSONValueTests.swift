@@ -120,6 +120,16 @@ import DeckTestSupport
             try JSONValue.parse(contentsOfFile: dir.path + "/absent.json")
         }
     }
+
+    /// A config, policy or manifest saved by a Windows editor begins with a UTF-8 byte order mark.
+    @Test func aFilesByteOrderMarkIsSkipped() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/deck.json"
+        try "\u{FEFF}{\"logLevel\": \"info\"}".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try JSONValue.parse(contentsOfFile: path) == ["logLevel": "info"])
+        try "\u{FEFF}\u{FEFF}{}".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: JSONFileError.self) { try JSONValue.parse(contentsOfFile: path) }
+    }
 }
 
 extension JSONValueTests {
