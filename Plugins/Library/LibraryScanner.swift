@@ -176,7 +176,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
                     continue
                 }
                 if info.st_mode & S_IFMT == S_IFDIR {
-                    if visited.insert([Int(info.st_dev), Int(info.st_ino)]).inserted { visit(path, depth: depth + 1) }
+                    if visited.insert(FileBytes.identity(info)).inserted { visit(path, depth: depth + 1) }
                     continue
                 }
                 guard Track.isMusic(name) else { continue }

@@ -62,6 +62,12 @@ public enum FileBytes {
     public static func signature(_ path: String) -> [Int]? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_size), Int(info.st_ino)]
+        return [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_size)] + identity(info)
+    }
+
+    /// The file's device and inode as a key. Their bits are kept as they are: overlayfs (xino) and
+    /// FUSE file systems give inode numbers with the top bit set, which `Int(_:)` would trap on.
+    public static func identity(_ info: stat) -> [Int] {
+        [Int(truncatingIfNeeded: info.st_dev), Int(truncatingIfNeeded: info.st_ino)]
     }
 }
