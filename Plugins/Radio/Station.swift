@@ -23,19 +23,23 @@ struct StationList: Codable, Equatable, Sendable {
     static let maxStations = 1000
 
     /// Reads and checks the list at `path`; relative image paths are resolved beside it. A station
-    /// with no name or stream, or with the stream of one before it (the stream is its id), is left
-    /// out and said in `skipped`, as are those past `maxStations`.
+    /// that is not one (a key missing or not text), has no name or stream, or has the stream of one
+    /// before it (the stream is its id), is left out and said in `skipped`, as are those past `maxStations`.
     static func load(_ path: String) throws(StationListError) -> (list: StationList, skipped: [String]) {
         guard let bytes = FileBytes.read(path, maxBytes: maxBytes) else { throw .unreadable(path) }
-        let read: StationList
+        let read: WrittenList
         do {
-            read = try JSONDecoder().decode(StationList.self, from: Data(bytes))
+            read = try JSONDecoder().decode(WrittenList.self, from: Data(bytes))
         } catch {
             throw .malformed(path, "\(error)")
         }
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         var list = StationList(station: []), skipped: [String] = [], streams = Set<String>()
-        for (index, var station) in read.station.enumerated() {
+        for (index, written) in read.station.enumerated() {
+            guard case .success(var station) = written.station else {
+                if case .failure(let error) = written.station { skipped.append("station \(index + 1) \(StationList.problem(error))") }
+                continue
+            }
             guard !station.name.allSatisfy(\.isWhitespace), !station.streamURL.allSatisfy(\.isWhitespace) else {
                 skipped.append("station \(index + 1) has no name or no streamURL")
                 continue
@@ -55,6 +59,26 @@ struct StationList: Codable, Equatable, Sendable {
             list.station.append(station)
         }
         return (list, skipped)
+    }
+
+    /// The list as written, each station read on its own: one that is not a station leaves the others.
+    private struct WrittenList: Decodable {
+        struct Written: Decodable {
+            let station: Result<Station, any Error>
+            init(from decoder: any Decoder) { station = Result { try Station(from: decoder) } }
+        }
+        var station: [Written]
+    }
+
+    /// Why a written station is not one, in the list's words.
+    static func problem(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case .keyNotFound(let key, _)?: "has no \(key.stringValue)"
+        case .valueNotFound(_, let context)?: "has no \(context.codingPath.last?.stringValue ?? "value")"
+        case .typeMismatch(_, let context)?:
+            context.codingPath.last.map { $0.intValue == nil ? "has a \($0.stringValue) that is not text" : "is not an object" } ?? "is not an object"
+        default: "cannot be read: \(error)"
+        }
     }
 
     /// The genres, in the order they first appear.

@@ -127,4 +127,16 @@ extension DeckdProcess {
     public func deckctl(_ arguments: [String]) throws -> (status: Int32, output: String) {
         try runProgram(Paths.binDir + "/deckctl", ["--socket", socket] + arguments, timeout: 20)
     }
+
+    /// What deckctl `arguments` print once `condition` holds of it (a screen follows an app's log
+    /// line over the host's wire), polled for up to `seconds`; the last output otherwise.
+    public func deckctl(_ arguments: [String], seconds: Double = 10, when condition: (String) -> Bool) throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        var output = try deckctl(arguments).output
+        while !condition(output), Date() < deadline {
+            usleep(100_000)
+            output = try deckctl(arguments).output
+        }
+        return output
+    }
 }

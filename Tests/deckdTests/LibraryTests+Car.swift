@@ -34,16 +34,9 @@ extension LibraryTests {
             try output(of: arguments, seconds: seconds) { $0.contains(fragment) }.contains(fragment)
         }
 
-        /// What deckctl `arguments` print once `condition` holds of it (the screen follows a scan's
-        /// log line over the host's wire), polled for up to `seconds`; the last output otherwise.
+        /// What deckctl `arguments` print once `condition` holds of it, polled for up to `seconds`.
         func output(of arguments: [String], seconds: Double = 10, when condition: (String) -> Bool) throws -> String {
-            let deadline = Date().addingTimeInterval(seconds)
-            var output = try deckctl(arguments)
-            while !condition(output), Date() < deadline {
-                usleep(100_000)
-                output = try deckctl(arguments)
-            }
-            return output
+            try deckd.deckctl(arguments, seconds: seconds, when: condition)
         }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 /// Radio and what it is given: station lists with odd entries, long URLs and long lists, a state
 /// file it cannot read, a picture server that never answers.
 extension RadioTests {
-    /// Stations the list cannot hold are named; a blank genre is no genre.
+    /// Stations the list cannot hold are named and the others shown; a blank genre is no genre.
     @Test func stationsSharingAStreamOrMissingOneAndWrongSettingsAreNamedAndTheScreenStillShows() throws {
         let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("One again", "http://127.0.0.1:9/a.mp3", "Jazz"),
                                      (" ", "http://127.0.0.1:9/b.mp3", "Pop"), ("Two", "http://127.0.0.1:9/c.mp3", " ")],
@@ -23,6 +23,16 @@ extension RadioTests {
         _ = try car.deckd.deckctl(["launch", "org.deck.radio", "One"])  // the foreground app, whose tree `select` browses
         let genres = try car.deckctl(["select", "/1"])
         #expect(genres.contains("[/1/0] Pop") && !genres.contains("[/1/1]"), "a blank genre is no genre: \(genres)")
+
+        // A station not in the list's shape leaves the others (the file as a Windows editor saves it).
+        try ("\u{FEFF}" + #"{"station": [{"name": "Three", "streamURL": "http://127.0.0.1:9/d.mp3", "genre": null}, {"name": "No stream"}, "#
+             + #"{"name": 5, "streamURL": "http://127.0.0.1:9/e.mp3"}, "Four", {"name": "Five", "streamURL": "http://127.0.0.1:9/f.mp3"}]}"#)
+            .write(toFile: car.stationsPath, atomically: true, encoding: .utf8)
+        #expect(car.deckd.waitForLog("2 stations from", times: 2), "\(car.deckd.log)")
+        #expect(car.deckd.waitForLog("left out of \(car.stationsPath): station 2 has no streamURL; station 3 has a name that is not text; "
+                                     + "station 4 is not an object"), "\(car.deckd.log)")
+        let edited = try car.deckd.deckctl(["ui", "org.deck.radio"]) { $0.contains("] Three") }
+        #expect(edited.contains("] Three") && edited.contains("] Five") && !edited.contains("] One"), "\(edited)")
         #expect(car.deckd.stop() == 0)
     }
 
