@@ -11,23 +11,29 @@ package struct HTTPRequestHead: Equatable {
             && a.headers.elementsEqual(b.headers) { $0.name == $1.name && $0.value == $1.value }
     }
 
-    /// The length of the head including its blank line, once `bytes` hold a whole one.
+    /// The length of the head including its blank line, once `bytes` hold a whole one. Lines end
+    /// in CRLF or, as RFC 9112 2.2 lets a recipient take them, a bare LF.
     package static func headLength(in bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 3..<bytes.count where bytes[index] == 10 {
-            if bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 { return index + 1 }
+        guard bytes.count >= 2 else { return nil }
+        for index in 1..<bytes.count where bytes[index] == 10 {
+            if bytes[index - 1] == 10 || (index >= 2 && bytes[index - 1] == 13 && bytes[index - 2] == 10) { return index + 1 }
         }
         return nil
     }
 
-    /// Parses a complete head (ending in CRLF CRLF); nil when it is malformed.
+    /// Parses a complete head (ending in a blank line); nil when it is malformed.
     package static func parse(_ bytes: ArraySlice<UInt8>) -> HTTPRequestHead? {
-        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
-        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
+        var lines: [String] = []
+        for line in bytes.split(separator: 10, omittingEmptySubsequences: false) {
+            let content = line.last == 13 ? line.dropLast() : line
+            guard !content.contains(13), let text = String(validating: content, as: UTF8.self) else { return nil }  // a bare CR
+            lines.append(text)
+        }
         guard lines.count >= 3, lines.removeLast() == "", lines.removeLast() == "" else { return nil }
-        let request = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-        guard request.count == 3,
-              !request[0].isEmpty, request[0].allSatisfy({ $0.isASCII && $0.isUppercase }),
+        var request = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        guard request.count == 3 else { return nil }
+        request[1] = originForm(request[1])
+        guard !request[0].isEmpty, request[0].allSatisfy({ $0.isASCII && $0.isUppercase }),
               request[1].hasPrefix("/"), !request[1].contains(where: { $0.isWhitespace }),
               request[2] == "HTTP/1.1" || request[2] == "HTTP/1.0" else { return nil }
         var headers: [(String, String)] = []
@@ -38,5 +44,16 @@ package struct HTTPRequestHead: Equatable {
             headers.append((String(line[..<colon]), String(value.reversed().drop { $0 == " " || $0 == "\t" }.reversed())))
         }
         return HTTPRequestHead(method: request[0], target: request[1], version: request[2], headers: headers)
+    }
+
+    /// The path and query of an absolute-form target (`http://car:8000/stream.opus`, which a server
+    /// must accept, RFC 9112 3.2.2, and players behind a proxy send); any other target as it is.
+    static func originForm(_ target: String) -> String {
+        guard target.prefix(7).lowercased() == "http://" else { return target }
+        let afterScheme = target.dropFirst(7)
+        let authorityEnd = afterScheme.firstIndex { $0 == "/" || $0 == "?" } ?? afterScheme.endIndex
+        guard authorityEnd != afterScheme.startIndex else { return target }  // no host: refused as it is
+        let rest = afterScheme[authorityEnd...]
+        return rest.hasPrefix("/") ? String(rest) : "/" + rest
     }
 }
