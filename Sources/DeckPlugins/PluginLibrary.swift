@@ -11,7 +11,10 @@ final class PluginLibrary {
     init(path: String) throws(PluginLoadError) {
         dlerror()
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            let message = dlerror().map { String(cString: $0) } ?? "unknown error"
+            var message = dlerror().map { String(cString: $0) } ?? "unknown error"
+            if let machine = ELFMachine(file: path), machine != .host {
+                message = "\(path.split(separator: "/").last ?? "") is built for \(machine); this machine is \(ELFMachine.host): build it for this one (\(message))"
+            }
             throw PluginLoadError(bundle: path, reason: .dlopenFailed(message))
         }
         self.path = path

@@ -98,9 +98,9 @@ struct BundleInspector {
             report("library.elf", error.description, at: path)
             return
         }
-        if image.machine != ELFImage.hostMachine || !image.isSharedObject {
-            report("library.elf", "built for ELF machine \(image.machine)\(image.isSharedObject ? "" : ", not as a shared object"); "
-                   + "this machine is \(ELFImage.hostMachine)", at: path)
+        if image.machine != ELFMachine.host.code || !image.isSharedObject {
+            report("library.elf", "built for \(ELFMachine(code: image.machine))\(image.isSharedObject ? "" : ", not as a shared object"); "
+                   + "this machine is \(ELFMachine.host)", at: path)
         }
         if !image.exports.contains(where: { $0.name == "deck_plugin_entry" }) {
             report("library.entry", "deck_plugin_entry is not exported: the runtime has nothing to call (declare it with DECK_EXPORT)", at: path)

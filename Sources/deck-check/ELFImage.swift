@@ -34,17 +34,6 @@ struct ELFImage {
         }
     }
 
-    /// The machine this tool was built for (EM_X86_64 or EM_AARCH64).
-    static var hostMachine: UInt16 {
-        #if arch(x86_64)
-        62
-        #elseif arch(arm64)
-        183
-        #else
-        0
-        #endif
-    }
-
     static let maxBytes = 512 << 20
 
     init(path: String) throws(ReadError) {

@@ -217,11 +217,17 @@ import Testing
             try FileManager.default.removeItem(atPath: bundle + "/libfixture.so")
             #expect(make(bundle + "/libfixture.so") == 0)
         }
-        let result = try check(["--static", malformed, missing, foreign, needy, piped, foldered])
+        // Cross-built for another machine: its e_machine says which.
+        let crossBuilt = try Fixture.bundle(in: dir.path, name: "CrossBuilt")
+        var library = try [UInt8](Data(contentsOf: URL(fileURLWithPath: crossBuilt + "/libfixture.so")))
+        (library[18], library[19]) = (243, 0)
+        try Data(library).write(to: URL(fileURLWithPath: crossBuilt + "/libfixture.so"))
+        let result = try check(["--static", malformed, missing, foreign, needy, piped, foldered, crossBuilt])
         #expect(result.status == 1)
         #expect(result.findings.filter { $0.rule == "library.elf" && $0.reason.hasPrefix("it is not a regular file") }.count == 2, "\(result.raw)")
         for (rule, fragment) in [("manifest.valid", "not valid JSON"), ("bundle.library", "libelsewhere.so"), ("library.elf", "not a 64-bit little-endian ELF shared library"),
-                                 ("bundle.readable", "libfixture.so"), ("library.needed", "libdeckgone.so")] {
+                                 ("bundle.readable", "libfixture.so"), ("library.needed", "libdeckgone.so"),
+                                 ("library.elf", "built for RISC-V (ELF machine 243); this machine is ")] {
             #expect(result.findings.contains { $0.rule == rule && $0.reason.contains(fragment) }, "\(rule): \(result.raw)")
         }
     }

@@ -140,6 +140,20 @@ import DeckTestSupport
         #expect(message.contains("file too short") || message.contains("invalid ELF header"))
     }
 
+    /// A library cross-built for another machine is refused naming both machines, where dlopen
+    /// alone says the file it was given does not exist.
+    @Test func aLibraryBuiltForAnotherMachineIsRefusedNamingIt() throws {
+        let bundle = try Fixture.bundle(in: dir.path)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(bundle)/libfixture.so")))
+        let other: UInt16 = ELFMachine.host.code == 183 ? 62 : 183
+        (bytes[18], bytes[19]) = (UInt8(other & 0xFF), UInt8(other >> 8))
+        try Data(bytes).write(to: URL(fileURLWithPath: "\(bundle)/libfixture.so"))
+        guard case .dlopenFailed(let message) = try refusal(bundle) else { Issue.record("expected dlopen failure"); return }
+        #expect(message.hasPrefix("libfixture.so is built for \(ELFMachine(code: other)); this machine is \(ELFMachine.host): build it for this one ("),
+                "\(message)")
+        #expect(ELFMachine(code: 183).description == "AArch64 (ELF machine 183)" && ELFMachine(code: 9999).description == "ELF machine 9999")
+    }
+
     @Test func anEntryInitReturningFalseIsRefused() throws {
         let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_ENTRY_INIT_FAILS"])
         #expect(try refusal(bundle) == .entryInitFailed)
