@@ -12,6 +12,7 @@ final class ServiceNotifier {
     private let runtime: Runtime
     private var timer: LoopTimer?
     private var status = ""
+    private var toldFailure = false
 
     init(runtime: Runtime) {
         self.runtime = runtime
@@ -68,5 +69,14 @@ final class ServiceNotifier {
         if !message.isEmpty { send(message.joined(separator: "\n")) }
     }
 
-    private func send(_ state: String) { _ = sd_notify(0, state) }
+    /// Sends `state`; the first failure is logged, since a `Type=notify` unit that never hears
+    /// READY=1 is killed at its start timeout with nothing in deckd's log to say why.
+    private func send(_ state: String) {
+        let result = sd_notify(0, state)
+        guard result < 0, !toldFailure else { return }
+        toldFailure = true
+        let socket = String(cString: getenv("NOTIFY_SOCKET"))
+        runtime.logger.warning("deckd", "cannot notify the service manager at NOTIFY_SOCKET=\"\(socket)\": \(String(cString: strerror(-result))); "
+                               + "a Type=notify unit waits for READY=1 until its start timeout")
+    }
 }

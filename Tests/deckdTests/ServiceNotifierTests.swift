@@ -66,6 +66,20 @@ import Testing
         #expect(listener.messages(for: 0.3).contains("STOPPING=1\nSTATUS=stopping"))
     }
 
+    /// A notify socket that cannot be reached is said once in the log: a Type=notify unit would
+    /// otherwise time out starting with no word why.
+    @Test func aNotifySocketThatCannotBeReachedIsLoggedOnce() throws {
+        let dir = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/plugins", withIntermediateDirectories: true)
+        let deckd = try DeckdProcess(["--plugins", dir.path + "/plugins", "--state", "none", "--isolation", "inline"],
+                                     environment: ["NOTIFY_SOCKET": dir.path + "/absent", "WATCHDOG_USEC": "200000"])
+        let warning = "cannot notify the service manager at NOTIFY_SOCKET=\"\(dir.path)/absent\": No such file or directory"
+        #expect(deckd.waitForLog(warning), "\(deckd.log)")
+        usleep(500_000)  // five watchdog pings, each failing
+        #expect(deckd.log.components(separatedBy: warning).count == 2, "\(deckd.log)")
+        #expect(deckd.stop() == 0)
+    }
+
     /// A plugin that never returns from a loop call (inline, so it holds deckd's loop): the
     /// pings stop, and systemd's watchdog would restart deckd. On a busy machine a ping may go
     /// out between ready and the stuck call; none does for the second after.
