@@ -75,7 +75,7 @@ let package = Package(
         // The first-party apps' own playback library: FFmpeg decoding, a decode thread, loudness.
         .systemLibrary(name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libswscale-dev"])]),
         .systemLibrary(name: "CEbur128", providers: [.apt(["libebur128-dev"])]),
-        .target(name: "MediaPlayback", dependencies: ["DeckSDK", "CFFmpeg", "CEbur128"], path: "Plugins/MediaPlayback"),
+        .target(name: "MediaPlayback", dependencies: ["DeckSDK", "CFFmpeg", "CEbur128", "CProcess"], path: "Plugins/MediaPlayback"),
         .target(name: "Radio", dependencies: ["DeckSDK", "MediaPlayback"], path: "Plugins/Radio",
                 exclude: ["manifest.json", "stations.json", "station-opus.png", "station-mp3.png"]),
         .target(name: "Library", dependencies: ["DeckSDK", "MediaPlayback", "CMalloc"], path: "Plugins/Library",

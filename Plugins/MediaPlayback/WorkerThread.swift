@@ -1,3 +1,4 @@
+import CProcess
 import Glibc
 
 /// A thread of the app's own (decoding, scanning, watching), started with a closure and joined
@@ -59,13 +60,14 @@ public final class WakeSignal: @unchecked Sendable {  // sem_t is made for use a
     /// Waits until signalled.
     public func wait() { while sem_wait(semaphore) != 0, errno == EINTR {} }
 
-    /// Waits until signalled or `milliseconds` passed.
+    /// Waits until signalled or `milliseconds` passed on the monotonic clock (the wall clock may
+    /// be set back meanwhile, as a car's is from GPS).
     public func wait(milliseconds: Int) {
         var deadline = timespec()
-        clock_gettime(CLOCK_REALTIME, &deadline)
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
         let nanoseconds = Int(deadline.tv_nsec) + milliseconds % 1000 * 1_000_000
         deadline.tv_sec += milliseconds / 1000 + nanoseconds / 1_000_000_000
         deadline.tv_nsec = nanoseconds % 1_000_000_000
-        while sem_timedwait(semaphore, &deadline) != 0, errno == EINTR {}
+        while deck_semaphore_wait_until(semaphore, &deadline) != 0, errno == EINTR {}
     }
 }

@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <semaphore.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A descriptor that becomes readable when process `pid` ends; -1 with errno when unsupported. */
@@ -395,4 +397,13 @@ static inline int deck_address_changes_drain(int fd) {
         if (errno == ENOBUFS) { any = 1; continue; }
         return errno == EAGAIN ? any : -1;
     }
+}
+
+/* sem_clockwait (glibc 2.30), which <semaphore.h> declares only under _GNU_SOURCE. */
+extern int sem_clockwait(sem_t *semaphore, clockid_t clock, const struct timespec *deadline);
+
+/* Waits on `semaphore` until `deadline` on CLOCK_MONOTONIC: a wall clock set back meanwhile (a car's
+   clock set from GPS or the network) does not stretch the wait, as it would sem_timedwait's. */
+static inline int deck_semaphore_wait_until(sem_t *semaphore, const struct timespec *deadline) {
+    return sem_clockwait(semaphore, CLOCK_MONOTONIC, deadline);
 }
