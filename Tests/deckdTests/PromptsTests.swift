@@ -88,4 +88,27 @@ import Testing
         #expect(!deckd.log.contains("crashed"), "\(deckd.log)")
         #expect(deckd.stop() == 0)
     }
+
+    /// espeak-ng 1.51 (Debian 12's) overflows its stack on some texts and aborts: a dotted
+    /// abbreviation 90 letters long, `s'` stacked 220 times, punctuation under combining accents.
+    /// Each is spoken in a child process, so such a text is refused naming the crash (or said, by
+    /// an espeak-ng that no longer crashes on it), and the app, its host and deckd stay up.
+    @Test func aTextThatCrashesTheSynthesizerIsRefusedAndTheAppStaysUp() throws {
+        let deckd = try DeckdProcess.firstParty(["--state", "none"])
+        let host = try deckd.apps().first { $0["id"]?.stringValue == "org.deck.prompts" }?["pid"]?.intValue  // nil inline
+        var refusals = 0
+        for text in [String(repeating: ".a", count: 90), String(repeating: "s'", count: 220), String(repeating: ".\u{301}", count: 100)] {
+            let answer = try deckd.deckctl(["launch", "org.deck.prompts", text])
+            if answer.status != 0 {
+                #expect(answer.output.contains("start failed: espeak-ng crashed on the text (Aborted); reword it"), "\(answer.output.suffix(300))")
+                refusals += 1
+            }
+        }
+        print("espeak-ng crashed on \(refusals) of 3 texts")
+        let said = try deckd.deckctl(["launch", "org.deck.prompts", "Turn left"])
+        #expect(said.status == 0 && said.output.contains("org.deck.prompts: active"), "\(said.output)")
+        #expect(try deckd.apps().first { $0["id"]?.stringValue == "org.deck.prompts" }?["pid"]?.intValue == host, "the same host process")
+        #expect(!deckd.log.contains("killed by signal") && !deckd.log.contains("Program crashed"), "\(deckd.log)")
+        #expect(deckd.stop() == 0)
+    }
 }
