@@ -118,12 +118,7 @@ public final class HTTPStreamSink: Sink {
     /// Why one more listener cannot be served, or nil.
     private func refusal(_ connection: StreamConnection) -> String? {
         if clients.count > context.http.maxClients { return "\(context.http.maxClients) listeners already (http.maxClients)" }
-        var limit = rlimit()
-        let fd = connection.fileDescriptor
-        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, fd >= 0, rlim_t(fd) + rlim_t(context.http.reservedDescriptors) >= limit.rlim_cur {
-            return "file descriptor \(fd) is within \(context.http.reservedDescriptors) of the limit of \(limit.rlim_cur) (ulimit -n)"
-        }
-        return nil
+        return connection.descriptorShortage(keeping: context.http.reservedDescriptors)
     }
 
     /// Why the runtime turns this listener on this machine away (a plugin's), or nil.

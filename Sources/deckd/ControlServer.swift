@@ -135,8 +135,12 @@ final class ControlServer {
         if log { logger.error("control", "\(listener): \(error); a client was turned away\(LogThrottle.suffix(held))") }
     }
 
+    /// Descriptors kept free of clients: a plugin's restart, a sink, the state file need them.
+    static let reservedDescriptors = 8
+
     /// Whether another client of this kind fits; the reason it does not, otherwise.
-    private func refusal(tcp: Bool) -> String? {
+    private func refusal(_ stream: StreamConnection, tcp: Bool) -> String? {
+        if let shortage = stream.descriptorShortage(keeping: ControlServer.reservedDescriptors) { return shortage }
         let open = clients.values.filter { $0.isTCP == tcp }
         if !tcp {
             return open.count >= limits.maxConnections ? "\(limits.maxConnections) local connections already open (control.maxConnections)" : nil
@@ -160,7 +164,7 @@ final class ControlServer {
             if log { logger.warning("control", "refused a connection: \(reason)\(LogThrottle.suffix(held))") }
             return
         }
-        if let reason = refusal(tcp: source != nil) {
+        if let reason = refusal(stream, tcp: source != nil) {
             stream.writeNow(Array((RPCDispatcher.errorLine(.overloaded(reason)) + "\n").utf8))
             stream.close()
             let (log, held) = refusals.admit(now: loop.now)

@@ -134,7 +134,7 @@ extension HostileClientTests {
 
     /// With the default cap, listeners past 32 are turned away; with the cap lifted, the descriptor
     /// reserve still keeps the last 32 for the rest of the runtime.
-    @Test(arguments: [(nil, "32 listeners already (http.maxClients)"), (1_024, "is within 32 of the limit of 128 (ulimit -n)")])
+    @Test(arguments: [(nil, "32 listeners already (http.maxClients)"), (1_024, "is within 32 of the limit of 128 (ulimit -n; LimitNOFILE= in the unit)")])
     func withFewFileDescriptorsListenersAreCappedAndTheControlSocketStaysReachable(maxClients: Int?, reason: String) throws {
         let dir = TemporaryDirectory()
         var arguments = ["--plugins", firstParty, "--output-dir", dir.path]

@@ -96,6 +96,16 @@ public final class StreamConnection: LoopHandle {
         return isClosed || uv_fileno(handle, &fd) != 0 ? -1 : fd
     }
 
+    /// Why this connection should be turned away: its descriptor is within `reserve` of the
+    /// process's limit (`ulimit -n`), whose last ones are kept for what must not fail; nil otherwise.
+    public func descriptorShortage(keeping reserve: Int) -> String? {
+        var limit = rlimit()
+        let fd = fileDescriptor
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, fd >= 0,
+              rlim_t(fd) + rlim_t(reserve) >= limit.rlim_cur else { return nil }
+        return "file descriptor \(fd) is within \(reserve) of the limit of \(limit.rlim_cur) (ulimit -n; LimitNOFILE= in the unit)"
+    }
+
     /// Writes what the kernel takes right now (no queue, no callback) and returns how many bytes
     /// that was: for answers when nothing is queued, and a short last word before `close()`.
     @discardableResult
