@@ -35,7 +35,9 @@ struct Track: Codable, Equatable, Sendable {
         title = tags["title"] ?? (name.contains(".") ? String(name[..<name.lastIndex(of: ".")!]) : name)
         artist = tags["artist"] ?? tags["album_artist"] ?? "Unknown Artist"
         album = tags["album"] ?? "Unknown Album"
-        albumArtist = tags["album_artist"] ?? tags["albumartist"] ?? artist
+        // A track marked part of a compilation (ID3's TCMP, MP4's cpil, a COMPILATION comment) is
+        // under Various Artists when no album artist is named, not split by each track's artist.
+        albumArtist = tags["album_artist"] ?? tags["albumartist"] ?? (tags["compilation"] == "1" ? "Various Artists" : artist)
         trackNumber = Track.leadingNumber(tags["track"])
         discNumber = Track.leadingNumber(tags["disc"])
         genre = tags["genre"]
