@@ -47,6 +47,10 @@ public final class RTPSink: Sink {
         } catch {
             throw .cannotOpen(uri, error.description)
         }
+        guard !target.isBroadcast else {
+            socket.close()
+            throw .cannotOpen(uri, RTPSink.notBroadcast)
+        }
         addressChanges = target.isLoopback || target.isMulticast ? nil : AddressChanges()
         do {
             // Bound now, so its port is known before the first packet.
@@ -65,6 +69,8 @@ public final class RTPSink: Sink {
             }
         }
     }
+
+    static let notBroadcast = "an RTP sink sends to one host or a multicast group (224.0.0.0/4, ff00::/8), not to a broadcast address"
 
     public func deliver(_ packet: EncodedPacket) {
         // DTX frames (1–2 bytes) are not sent; the receiver conceals the gap (RFC 7587 §3.1.3).
@@ -87,7 +93,9 @@ public final class RTPSink: Sink {
             status.packets += 1
             status.bytes += datagram.count
         } catch {
-            if status.count(error: error.description) { logger.warning("sinks", event: .sinkFailed, "\(uri): \(error) (\(status.errors) so far)") }
+            // The kernel refuses a subnet's broadcast address (192.168.1.255) with EACCES.
+            let problem = error.code == -EACCES ? "\(error): is it a broadcast address? \(RTPSink.notBroadcast)" : error.description
+            if status.count(error: problem) { logger.warning("sinks", event: .sinkFailed, "\(uri): \(problem) (\(status.errors) so far)") }
         }
     }
 

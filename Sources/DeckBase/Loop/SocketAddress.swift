@@ -113,6 +113,9 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     /// delivers to this machine's loopback.
     public var isUnspecified: Bool { addressBytes.allSatisfy { $0 == 0 } }
 
+    /// Whether this is IPv4's limited broadcast address, 255.255.255.255.
+    public var isBroadcast: Bool { addressBytes == [255, 255, 255, 255] }
+
     /// Whether this is a multicast group (224.0.0.0/4, ff00::/8).
     public var isMulticast: Bool {
         let bytes = addressBytes

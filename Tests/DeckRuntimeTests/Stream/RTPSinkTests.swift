@@ -22,6 +22,26 @@ import Testing
         harness.run(for: 1)
     }
 
+    /// A broadcast address is no receiver: 255.255.255.255 is refused when the sink is added, and
+    /// a subnet's, to which the kernel refuses each datagram (EACCES), is named as the likely cause.
+    @Test func aBroadcastAddressIsRefusedOrNamedAsTheCause() throws {
+        let harness = try StreamingHarness(freewheel: false)
+        #expect(throws: SinkError.cannotOpen("rtp://255.255.255.255:5004?pt=96", RTPSink.notBroadcast)) {
+            try harness.runtime.output.addSink("rtp://255.255.255.255:5004")
+        }
+        // A subnet on loopback whose broadcast address is 203.0.113.255 (TEST-NET-3, unused by other tests).
+        let added = try runProgram("/sbin/ip", ["address", "add", "203.0.113.1/24", "brd", "+", "dev", "lo"])
+        try #require(added.status == 0, "\(added.output)")
+        defer { _ = try? runProgram("/sbin/ip", ["address", "del", "203.0.113.1/24", "dev", "lo"]) }
+        try harness.runtime.output.addSink("rtp://203.0.113.255:\(try freePort())")
+        try playTone(harness)
+        let sink = try #require(harness.sink("rtp://203.0.113.255"))
+        #expect(sink.status.packets == 0 && sink.status.errors >= 40, "\(sink.status)")
+        #expect(sink.status.lastError?.hasSuffix("permission denied (EACCES): is it a broadcast address? \(RTPSink.notBroadcast)") == true,
+                "\(sink.status.lastError ?? "")")
+        #expect(harness.shutDown())
+    }
+
     @Test func ffmpegReceivesTheStreamFromTheSDPAndHearsTheTone() throws {
         let dir = TemporaryDirectory()
         let sdp = dir.path + "/stream.sdp"
