@@ -46,6 +46,19 @@ package struct HTTPRequestHead: Equatable {
         return HTTPRequestHead(method: request[0], target: request[1], version: request[2], headers: headers)
     }
 
+    /// `path` with its %XX escapes decoded, so `/%C3%BC.opus` and `/ü.opus` name one mount; nil
+    /// when an escape is malformed or the bytes are not UTF-8.
+    static func decoded(_ path: Substring) -> String? {
+        var bytes: [UInt8] = [], input = Array(path.utf8)[...]
+        while let byte = input.popFirst() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard input.count >= 2, let value = UInt8(String(decoding: input.prefix(2), as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(value)
+            input = input.dropFirst(2)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
     /// The path and query of an absolute-form target (`http://car:8000/stream.opus`, which a server
     /// must accept, RFC 9112 3.2.2, and players behind a proxy send); any other target as it is.
     static func originForm(_ target: String) -> String {

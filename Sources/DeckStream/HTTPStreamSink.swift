@@ -147,8 +147,9 @@ public final class HTTPStreamSink: Sink {
         guard request.method == "GET" || request.method == "HEAD" else {
             return reject(client, status: "405 Method Not Allowed", reason: "\(request.method) \(request.target)", extra: "Allow: GET, HEAD\r\n")
         }
-        // The query is not part of the mount, as at Icecast: players add their own (`?cache=…`).
-        guard request.target.prefix(while: { $0 != "?" }) == path else {
+        // The query is not part of the mount, as at Icecast: players add their own (`?cache=…`);
+        // escapes are decoded on both sides, as a player may send `/%C3%BC.opus` for `/ü.opus`.
+        guard let asked = HTTPRequestHead.decoded(request.target.prefix { $0 != "?" }), asked == HTTPRequestHead.decoded(path[...]) else {
             return reject(client, status: "404 Not Found", reason: "\(request.method) \(request.target)")
         }
         client.timer?.close()

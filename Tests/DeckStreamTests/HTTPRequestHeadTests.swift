@@ -24,6 +24,13 @@ import Testing
         #expect(try #require(parse("GET \(target) HTTP/1.1\r\nHost: car\r\n\r\n")).target == path)
     }
 
+    /// A mount is named by its path's characters, escaped or not.
+    @Test(arguments: [("/%C3%BC.opus", "/ü.opus"), ("/ü.opus", "/ü.opus"), ("/a%20b", "/a b"), ("/%2f", "/\u{2f}"), ("/%", nil), ("/%zz", nil),
+                      ("/%C3", nil)] as [(String, String?)])
+    func escapesAreDecoded(path: String, decoded: String?) {
+        #expect(HTTPRequestHead.decoded(path[...]) == decoded)
+    }
+
     @Test func findsTheEndOfTheHeadOnlyOnceItArrives() {
         #expect(HTTPRequestHead.headLength(in: Array("GET / HTTP/1.1\r\nHost: x\r\n".utf8)) == nil)
         #expect(HTTPRequestHead.headLength(in: Array("GET / HTTP/1.1\r\n\r\nextra".utf8)) == 18)

@@ -93,6 +93,8 @@ import Testing
         #expect(post.contains("Allow: GET, HEAD\r\n"))
         #expect(request("GET /other.opus?x HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.1 404 Not Found\r\n"))
         #expect(request("HEAD /stream.opus?nocache=1 HTTP/1.0\r\n\r\n").hasPrefix("HTTP/1.1 200 OK\r\n"), "a query is not part of the mount")
+        #expect(request("HEAD /stream%2Eopus HTTP/1.0\r\n\r\n").hasPrefix("HTTP/1.1 200 OK\r\n"), "an escape names the same mount")
+        #expect(request("HEAD /stream%2 HTTP/1.0\r\n\r\n").hasPrefix("HTTP/1.1 404 Not Found\r\n"), "a malformed escape names none")
         let head = request("HEAD /stream.opus HTTP/1.0\r\n\r\n")
         #expect(head.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: audio/ogg\r\n"))
         #expect(head.hasSuffix("\r\n\r\n"))
