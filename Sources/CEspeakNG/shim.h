@@ -25,8 +25,9 @@ static inline int deck_espeak_write(short *wav, int count, espeak_EVENT *events)
 
 /* Speaks `text` (UTF-8) in a child process, which writes 16-bit mono samples to `output` and ends:
    status 0 when espeak-ng spoke it, 1 when it refused it. espeak-ng (1.51) overflows stack buffers
-   on some texts (dotted abbreviations, stacked suffixes) and aborts: only the child ends then. Call espeak_Initialize first; the child does nothing but C. Returns the child's
-   pid, or -1 with errno. */
+   on some texts (dotted abbreviations, stacked suffixes) and aborts: only the child ends then.
+   Call espeak_Initialize first; the child runs nothing but C. Returns the child's pid, or -1 with
+   errno. */
 static inline pid_t deck_espeak_spawn(const char *text, int input, int output) {
     pid_t pid = fork();
     if (pid != 0) return pid;
