@@ -19,7 +19,7 @@ extension Library: DeckNowPlayingPlugin {
             try host.setNowPlaying(info, refused: &refusedArtwork)
             let shown = QueueWindow.range(count: queue.count, current: position)
             do {
-                try host.setQueue(queue[shown].map { QueueEntry(id: tracks[$0].path, title: tracks[$0].title, artist: tracks[$0].artist,
+                try host.setQueue(queue[shown].map { QueueEntry(id: RowKey.of(tracks[$0].path), title: tracks[$0].title, artist: tracks[$0].artist,
                                                                 duration: tracks[$0].duration) }, current: position - shown.lowerBound)
             } catch {
                 host.log(.warning, "the queue not published: \(error.message)")  // the commands still are

@@ -21,7 +21,8 @@ extension Radio: DeckNowPlayingPlugin {
             try host.setNowPlaying(info, refused: &refusedArtwork)
             let current = stations.firstIndex { $0.id == station.id }, shown = QueueWindow.range(count: stations.count, current: current)
             do {
-                try host.setQueue(stations[shown].map { QueueEntry(id: $0.id, title: $0.name, artist: $0.desc) },
+                // A row key, not the stream URL itself: a token in its query may be longer than the runtime takes.
+                try host.setQueue(stations[shown].map { QueueEntry(id: RowKey.of($0.id), title: $0.name, artist: $0.desc) },
                                   current: current.map { $0 - shown.lowerBound })
             } catch {
                 host.log(.warning, "the queue not published: \(error.message)")  // the commands still are

@@ -55,13 +55,17 @@ extension LibraryTests {
         #expect(car.deckd.stop() == 0)
     }
 
-    /// Tags longer than the runtime takes (a row key of 256 bytes, a now-playing text of 1,024) are
-    /// cut to fit: the screen still shows, its album row plays, and the track's commands work.
+    /// Tags and a path longer than the runtime takes (a row key of 256 bytes, a now-playing text or
+    /// queue id of 1,024) are cut to fit: the screen and the queue still show, its album row plays,
+    /// and the track's commands work.
     @Test func anAlbumAndATitleLongerThanTheRuntimeTakesStillShowPlayAndPause() throws {
         let media = TemporaryDirectory()
         let album = String(repeating: "交響曲", count: 40), title = String(repeating: "楽章", count: 200)  // 360 and 1,200 bytes
+        // In folders 1,000 bytes deep: the path is its queue item's key, longer than the runtime takes.
+        let deep = (0..<4).reduce(media.path) { path, _ in path + "/" + String(repeating: "d", count: 250) }
+        try FileManager.default.createDirectory(atPath: deep, withIntermediateDirectories: true)
         _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=30",
-                                               "-metadata", "album=\(album)", "-metadata", "title=\(title)", media.path + "/long.flac"])
+                                               "-metadata", "album=\(album)", "-metadata", "title=\(title)", deep + "/long.flac"])
         _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
         let car = try Car(folders: [media.path])
         #expect(car.deckd.waitForLog("library: loudness measured for 1 tracks"), "\(car.deckd.log)")

@@ -69,12 +69,12 @@ extension RadioTests {
         #expect(car.deckd.stop() == 0)
     }
 
-    /// A stream URL longer than a row key may be (a token in its query) keeps the screen: its row
-    /// and its favourite's row play it.
+    /// A stream URL longer than a row key or a queue item's id may be (a token in its query) keeps
+    /// the screen and the queue: its row and its favourite's row play it.
     @Test func aStationWhoseStreamURLIsLongerThanARowKeyShowsAndPlaysFromItsRows() throws {
         let icecast = try IcecastServer()
         try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
-        let long = icecast.url("/live.mp3?token=" + String(repeating: "a1b2", count: 75))
+        let long = icecast.url("/live.mp3?token=" + String(repeating: "a1b2", count: 300))  // over nowPlaying.maxStringBytes
         let car = try Car(stations: [("One", icecast.url("/live.mp3"), "Pop"), ("Long", long, "Pop")])
         /// The id of the first row showing `text`.
         func rowID(_ text: String) throws -> String {
@@ -96,7 +96,10 @@ extension RadioTests {
         #expect(favourite == true, "\(screen)")
         _ = try car.deckctl(["select", try rowID("Long — Long on loopback")])  // the favourite's row, above the station's
         #expect(try car.waitForNowPlaying("Long"), "\(car.deckd.log)")
-        #expect(!car.deckd.log.contains("did not play") && !car.deckd.log.contains("the screen was refused"), "\(car.deckd.log)")
+        let queue = try car.deckctl(["queue"])
+        #expect(queue.contains("One") && queue.contains("Long"), "\(queue)")
+        #expect(!car.deckd.log.contains("did not play") && !car.deckd.log.contains("the screen was refused") && !car.deckd.log.contains("not published"),
+                "\(car.deckd.log)")
         #expect(car.deckd.stop() == 0)
     }
 
