@@ -23,8 +23,9 @@ struct StationList: Codable, Equatable, Sendable {
     static let maxStations = 1000
 
     /// Reads and checks the list at `path`; relative image paths are resolved beside it. A station
-    /// that is not one (a key missing or not text), has no name or stream, or has the stream of one
-    /// before it (the stream is its id), is left out and said in `skipped`, as are those past `maxStations`.
+    /// that is not one (a key missing or not text), has no name or stream, a stream URL that cannot
+    /// name one, or the stream of one before it (the stream is its id), is left out and said in
+    /// `skipped`, as are those past `maxStations`.
     static func load(_ path: String) throws(StationListError) -> (list: StationList, skipped: [String]) {
         guard let bytes = FileBytes.read(path, maxBytes: maxBytes) else { throw .unreadable(path) }
         let read: WrittenList
@@ -42,6 +43,10 @@ struct StationList: Codable, Equatable, Sendable {
             }
             guard !station.name.allSatisfy(\.isWhitespace), !station.streamURL.allSatisfy(\.isWhitespace) else {
                 skipped.append("station \(index + 1) has no name or no streamURL")
+                continue
+            }
+            if let problem = station.streamURLProblem {
+                skipped.append("\(station.name) \(problem)")
                 continue
             }
             guard streams.insert(station.streamURL).inserted else {
