@@ -26,7 +26,8 @@ public enum Playlist {
             if line.hasPrefix("#") || line.isEmpty || line.hasPrefix("[") { continue }
             let key = line.prefix { $0 != "=" }
             guard key.count < line.count, !key.isEmpty, key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return line }
-            if key.lowercased().hasPrefix("file") { return String(line.dropFirst(key.count + 1)).trimmingSpaces }
+            let value = String(line.dropFirst(key.count + 1)).trimmingSpaces
+            if key.lowercased().hasPrefix("file"), !value.isEmpty { return value }  // an empty FileN= names nothing
         }
         return nil
     }

@@ -23,6 +23,7 @@ import Testing
         ("\r\n  live.mp3  \r\n", "live.mp3"),
         ("\u{FEFF}#EXTM3U\r\n#EXTINF:-1,Station\r\nhttp://radio.example/live.mp3\r\n", "http://radio.example/live.mp3"),
         ("\u{FEFF}[playlist]\r\nFile1=http://radio.example/a\r\n", "http://radio.example/a"),
+        ("[playlist]\nFile1=\nFile2= http://radio.example/b \n", "http://radio.example/b"),
     ])
     func theFirstStreamIsFoundInM3UAndPLS(text: String, expected: String) {
         #expect(Playlist.firstEntry(in: text) == expected)
