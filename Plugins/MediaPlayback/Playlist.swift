@@ -38,6 +38,8 @@ public enum Playlist {
     static func entry(_ entry: String, of playlist: String) throws(MediaError) -> String {
         guard let base = origin(of: playlist) else { return entry }  // a local playlist: the integrator's file
         if origin(of: entry) != nil { return entry }
+        // A network-path reference (RFC 3986, 4.2) keeps the playlist's scheme: `//cdn.example/live`.
+        if entry.hasPrefix("//") { return String(base.prefix { $0 != ":" }) + ":" + entry }
         guard !entry.contains(":") else {
             throw .refused(playlist, "it lists \(entry.prefix(100)); a playlist from the network may name only http:// and https:// streams")
         }

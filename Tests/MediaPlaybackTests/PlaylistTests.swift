@@ -9,6 +9,7 @@ import Testing
         ("http://radio.example/lists/a.m3u", "../live.mp3", "http://radio.example/live.mp3"),
         ("http://radio.example:8000/lists/a.pls", "/mount/live", "http://radio.example:8000/mount/live"),
         ("https://radio.example", "live.mp3", "https://radio.example/live.mp3"),
+        ("https://radio.example/a.pls", "//cdn.example/live.mp3", "https://cdn.example/live.mp3"),
         ("HTTP://radio.example/a.m3u", "./b/../live.mp3", "HTTP://radio.example/live.mp3"),
         ("/srv/stations/a.m3u", "file:///srv/stations/live.mp3", "file:///srv/stations/live.mp3"),  // the integrator's own file
     ])
