@@ -19,14 +19,15 @@ extension ControlClient {
                 try session.show(method) { _ in }
             }
         }
-        commands.append(Command(name: "seek", usage: "seek [+|-]SECONDS", summary: "go to a position, or skip forward or back") { session, args throws(ClientError) in
-            guard args.count == 1, let first = args[0].first, let seconds = Double(plainDecimal: args[0]) else {
-                throw .usage("seek needs one number of seconds: 90 goes to 1:30, +10 and -10 skip")
+        commands.append(Command(name: "seek", usage: "seek [+|-]SECONDS|[+|-]M:SS",
+                                summary: "go to a position, or skip forward or back") { session, args throws(ClientError) in
+            guard args.count == 1, let target = SeekArgument(args[0]) else {
+                throw .usage("seek needs seconds or a time: 90 or 1:30 goes to 1:30, +10 and -0:10 skip")
             }
-            if first == "+" || first == "-" {
-                try session.show("player.skip", "{\"seconds\":\(seconds)}") { _ in }
+            if target.isSkip {
+                try session.show("player.skip", "{\"seconds\":\(target.seconds)}") { _ in }
             } else {
-                try session.show("player.seek", "{\"position\":\(seconds)}") { _ in }
+                try session.show("player.seek", "{\"position\":\(target.seconds)}") { _ in }
             }
         })
         commands.append(Command(name: "now-playing", usage: "now-playing [--follow] [--format F]",

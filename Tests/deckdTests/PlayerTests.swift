@@ -36,8 +36,15 @@ import Testing
         #expect(try ctl(deckd, ["now-playing", "--format", "{{nope}}"]).status == 2)
         #expect(try ctl(deckd, ["seek", "soon"]).status == 2)
         // Only plain decimals: Double would read these too.
-        for odd in ["0x10", "1e3", "+inf", "nan", "-", "1.2.3", "+-5"] { #expect(try ctl(deckd, ["seek", odd]).status == 2, "seek \(odd)") }
+        for odd in ["0x10", "1e3", "+inf", "nan", "-", "1.2.3", "+-5", "1:75", "1.5:00", ":30", "1:", "1:2:3:4", "1:+5"] {
+            #expect(try ctl(deckd, ["seek", odd]).status == 2, "seek \(odd)")
+        }
         #expect(try ctl(deckd, ["seek", "2.5"]).status == 0)
+        // A time as now-playing prints it, and a skip given that way (paused, so the position holds).
+        #expect(try ctl(deckd, ["pause"]) == (0, ""))
+        #expect(try ctl(deckd, ["seek", "0:06"]).status == 0)
+        #expect(try ctl(deckd, ["seek", "-0:02"]).status == 0)
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{position}}"]).output == "0:04\n")
     }
 
     /// A call while Tone is paused leaves it paused: now playing does not say "interrupted" during
