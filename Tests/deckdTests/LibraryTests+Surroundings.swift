@@ -195,49 +195,6 @@ extension LibraryTests {
         #expect(car!.deckd.stop() == 0)
     }
 
-    /// Names are listed as people read them: "Album 2" before "Album 10", "Track 9" before "Track 10".
-    @Test func numberedNamesAreListedInTheirNumbersOrder() throws {
-        let media = TemporaryDirectory()
-        for (name, album) in [("Track 10", "Album 10"), ("Track 9", "Album 2"), ("track 1", "album 1")] {
-            _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.2",
-                                                   "-metadata", "album=\(album)", media.path + "/\(name).flac"])
-        }
-        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
-        let car = try Car(folders: [media.path])
-        #expect(car.deckd.waitForLog("library: 3 tracks"), "\(car.deckd.log)")
-        _ = try car.deckctl(["launch", "org.deck.library"])
-        func order(_ path: String, _ names: [String]) throws {
-            let level = try car.deckctl(["select", path])
-            let at = names.map { level.range(of: "] \($0) — ")?.lowerBound }
-            #expect(at.allSatisfy { $0 != nil } && at.compactMap { $0 } == at.compactMap { $0 }.sorted(), "\(level)")
-        }
-        try order("/1", ["album 1", "Album 2", "Album 10"])
-        try order("/3", ["track 1", "Track 9", "Track 10"])
-        #expect(car.deckd.stop() == 0)
-    }
-
-    /// An album marked a compilation, in FLAC, MP3 and M4A, is one album under Various Artists,
-    /// not one per track's artist; an album artist, where named, still wins.
-    @Test func aCompilationIsOneAlbumUnderVariousArtists() throws {
-        let media = TemporaryDirectory()
-        for (number, artist, format) in [(1, "Ann", "flac"), (2, "Bob", "mp3"), (3, "Cy", "m4a")] {
-            _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.2",
-                                                   "-metadata", "album=Hits", "-metadata", "artist=\(artist)", "-metadata", "track=\(number)",
-                                                   "-metadata", "title=Song \(number)", "-metadata", "compilation=1", media.path + "/\(number).\(format)"])
-        }
-        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.2", "-metadata", "album=Mix",
-                                               "-metadata", "artist=Dee", "-metadata", "album_artist=DJ Dee", "-metadata", "compilation=1", media.path + "/4.flac"])
-        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
-        let car = try Car(folders: [media.path])
-        #expect(car.deckd.waitForLog("library: 4 tracks"), "\(car.deckd.log)")
-        _ = try car.deckctl(["launch", "org.deck.library"])
-        let albums = try car.deckctl(["select", "/1"])
-        #expect(albums.contains("] Hits — Various Artists") && albums.contains("] Mix — DJ Dee") && !albums.contains("] Hits — Ann"), "\(albums)")
-        let hits = try car.deckctl(["select", "/1/0"])
-        #expect(["Song 1 — Ann", "Song 2 — Bob", "Song 3 — Cy"].allSatisfy(hits.contains), "\(hits)")
-        #expect(car.deckd.stop() == 0)
-    }
-
     /// A folder or a track asked for by a path spelt another way (with the slash a shell's
     /// completion leaves, `./`, `//`, `..`) plays as the scan's; so does the media folder itself.
     @Test func aPathSpeltAnotherWayIsTheScansOne() throws {
