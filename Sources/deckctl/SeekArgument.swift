@@ -15,7 +15,7 @@ struct SeekArgument: Equatable {
         for (index, part) in parts.enumerated() {
             // Hours and minutes are whole; minutes and seconds after a colon are under 60.
             let whole = index < parts.count - 1
-            guard part.first.map({ ("0"..."9").contains($0) }) == true, !whole || part.allSatisfy({ ("0"..."9").contains($0) }),
+            guard part.first != "+", part.first != "-", !whole || part.allSatisfy({ ("0"..."9").contains($0) }),
                   let value = Double(plainDecimal: part), index == 0 || value < 60 else { return nil }
             total = total * 60 + value
         }

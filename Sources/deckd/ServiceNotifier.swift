@@ -75,7 +75,7 @@ final class ServiceNotifier {
         let result = sd_notify(0, state)
         guard result < 0, !toldFailure else { return }
         toldFailure = true
-        let socket = String(cString: getenv("NOTIFY_SOCKET"))
+        let socket = getenv("NOTIFY_SOCKET").map { String(cString: $0) } ?? ""
         runtime.logger.warning("deckd", "cannot notify the service manager at NOTIFY_SOCKET=\"\(socket)\": \(String(cString: strerror(-result))); "
                                + "a Type=notify unit waits for READY=1 until its start timeout")
     }

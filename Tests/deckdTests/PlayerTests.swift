@@ -40,6 +40,7 @@ import Testing
             #expect(try ctl(deckd, ["seek", odd]).status == 2, "seek \(odd)")
         }
         #expect(try ctl(deckd, ["seek", "2.5"]).status == 0)
+        #expect(try ctl(deckd, ["seek", ".5"]).status == 0)
         // A time as now-playing prints it, and a skip given that way (paused, so the position holds).
         #expect(try ctl(deckd, ["pause"]) == (0, ""))
         #expect(try ctl(deckd, ["seek", "0:06"]).status == 0)
