@@ -307,6 +307,9 @@ sleep 1
 "$bin/deckctl" --socket "$work/prompt.sock" session | sed 's/^/  /'
 for _ in $(seq 100); do grep -q "org.deck.prompts abandoned focus" "$work/prompt.log" && break; sleep 0.05; done
 sleep 1
+echo "  a text espeak-ng crashes on ('.a' 90 times) is refused, and the next prompt is said:"
+"$bin/deckctl" --socket "$work/prompt.sock" launch org.deck.prompts "$(printf '.a%.0s' $(seq 90))" 2>&1 | sed 's/.*: start failed: /  /' || true
+"$bin/deckctl" --socket "$work/prompt.sock" launch org.deck.prompts "Then keep left." | sed 's/^/  /'
 kill -TERM "$prompting"; wait "$prompting" || true
 for window in "0.2:0.9" "1.3:2.5" "4.5:5.0"; do
   level=$(ffmpeg -v info -nostdin -i "$work/prompt.opus" -af "atrim=${window},bandpass=f=440:width_type=q:w=8,volumedetect" -f null - 2>&1 \
