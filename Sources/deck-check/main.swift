@@ -130,6 +130,7 @@ func render(_ results: [(bundle: String, id: String?, findings: [Finding])], jso
     return lines.map { PrintableText.escaping($0, maxBytes: .max) }.joined(separator: "\n")
 }
 
+StandardDescriptors.openClosedOnes()
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     if options.listRules {

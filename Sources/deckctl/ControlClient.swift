@@ -176,6 +176,7 @@ enum ControlClient {
     ] + completionCommands
 
     static func run(_ arguments: [String]) -> Int32 {
+        StandardDescriptors.openClosedOnes()
         // A parent may have spawned us with these blocked; `now-playing --follow` must still end on them.
         var unblocked = sigset_t()
         sigemptyset(&unblocked)

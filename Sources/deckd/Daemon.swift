@@ -4,6 +4,7 @@ import Glibc
 /// The `deckd` process: options and config in, the runtime running until a signal, a clean exit.
 enum Daemon {
     static func run(_ arguments: [String]) -> Int32 {
+        StandardDescriptors.openClosedOnes()
         // A client that hangs up, or a closed stderr pipe, must cost a write error, never the process.
         signal(SIGPIPE, SIG_IGN)
         let options: DaemonOptions

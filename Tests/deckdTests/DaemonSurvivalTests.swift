@@ -53,6 +53,29 @@ import Testing
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
     }
 
+    @Test func startedWithItsStandardDescriptorsClosedItNeverWritesItsLogIntoItsOwnPipes() throws {
+        // As an init system that closes them, or `deckd <&- >&- 2>&-`: the numbers 0–2 would go to
+        // libuv's signal pipe, which nobody drains, and the loop would block once 64 KiB were logged.
+        let daemon = try DeckdProcess(["--plugins", firstParty, "--play", "org.deck.tone", "--log-level", "debug"],
+                                      launcher: ["/bin/sh", "-c", "exec \"$0\" \"$@\" <&- >&- 2>&-"])
+        _ = try daemon.deckctl(["now-playing"], seconds: 20) { $0.contains("playing") }
+        for descriptor in 0...2 {
+            let target = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(daemon.process.processIdentifier)/fd/\(descriptor)")
+            #expect(target == "/dev/null", "descriptor \(descriptor) is \(target)")
+        }
+        // Each command logs a debug line of about 90 bytes: 1,000 of them are more than a pipe holds.
+        let client = LineClient(path: daemon.socket)
+        defer { client.close() }
+        var answered = 0
+        for id in 1...1_000 {
+            guard client.call("player.togglePlayPause", id: id)?.contains(#""result""#) == true else { break }
+            answered += 1
+        }
+        #expect(answered == 1_000)
+        #expect(try daemon.deckctl(["status"]).status == 0)
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func sighupRescansThePluginFoldersAndSigusr1ReportsWithoutStopping() throws {
         let dir = TemporaryDirectory()
         let daemon = try DeckdProcess(["--plugins", dir.path])
