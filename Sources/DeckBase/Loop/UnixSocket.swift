@@ -9,8 +9,14 @@ public enum UnixSocket {
     /// deckd's control socket unless told otherwise: `$XDG_RUNTIME_DIR/deck.sock`, else
     /// `/tmp/deck-$UID.sock`.
     public static var defaultControlPath: String {
-        if let dir = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !dir.isEmpty { return dir + "/deck.sock" }
-        return "/tmp/deck-\(getuid()).sock"
+        controlPath(runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }, uid: getuid())
+    }
+
+    /// The default path for a runtime folder and a uid. A relative folder is passed over, as the
+    /// XDG spec asks: deckd and its clients, started in different folders, would not meet.
+    static func controlPath(runtimeDirectory: String?, uid: uid_t) -> String {
+        if let folder = runtimeDirectory, folder.hasPrefix("/") { return folder + "/deck.sock" }
+        return "/tmp/deck-\(uid).sock"
     }
 
     /// The socket of deckd run as a system service (deckd.service's `--socket`).
