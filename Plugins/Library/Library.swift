@@ -346,7 +346,7 @@ final class Library: DeckAudioPlugin {
         guard let statePath, !queue.isEmpty else { return }
         saved = LibraryState(queue: queue.map { tracks[$0].path }, index: position,
                              position: elapsed ?? player.current?.elapsed ?? 0)
-        if !saved.write(to: statePath) { host.log(.warning, "cannot save \(statePath)") }
+        if let problem = saved.write(to: statePath) { host.log(.warning, "cannot save \(statePath): \(problem)") }
     }
 }
 

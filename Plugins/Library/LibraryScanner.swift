@@ -260,6 +260,6 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
     private func save(_ tracks: [Track]) {
         defer { malloc_trim(0) }
         guard let indexPath, let data = try? JSONEncoder().encode(tracks) else { return }
-        if !FileBytes.write(Array(data), to: indexPath) { host.log(.warning, "cannot save the library index \(indexPath)") }
+        if let problem = FileBytes.write(Array(data), to: indexPath) { host.log(.warning, "cannot save the library index \(indexPath): \(problem)") }
     }
 }

@@ -16,8 +16,9 @@ struct LibraryState: Codable, Equatable {
         return state
     }
 
-    func write(to path: String) -> Bool {
-        guard let data = try? JSONEncoder().encode(self) else { return false }
+    /// Saves the state at `path`: nil, or why it could not.
+    func write(to path: String) -> String? {
+        guard let data = try? JSONEncoder().encode(self) else { return "it cannot be encoded" }
         return FileBytes.write(Array(data), to: path)
     }
 }

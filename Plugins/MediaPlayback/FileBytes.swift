@@ -22,19 +22,19 @@ public enum FileBytes {
         }
     }
 
-    /// Writes `bytes` to `path` through a temporary file renamed over it (never half a file).
-    @discardableResult
-    public static func write(_ bytes: [UInt8], to path: String) -> Bool {
+    /// Writes `bytes` to `path` through a temporary file renamed over it (never half a file): nil,
+    /// or why it could not, in the system's words.
+    public static func write(_ bytes: [UInt8], to path: String) -> String? {
         let temporary = path + ".new"
-        guard let file = fopen(temporary, "wb") else { return false }
-        let written = fwrite(bytes, 1, bytes.count, file)
-        let flushed = fflush(file) == 0 && fsync(fileno(file)) == 0
+        guard let file = fopen(temporary, "wb") else { return String(cString: strerror(errno)) }
+        let written = fwrite(bytes, 1, bytes.count, file) == bytes.count && fflush(file) == 0 && fsync(fileno(file)) == 0
+        let problem = written ? nil : String(cString: strerror(errno))
         fclose(file)
-        guard written == bytes.count, flushed else {
+        if let problem {
             unlink(temporary)
-            return false
+            return problem
         }
-        return rename(temporary, path) == 0
+        return rename(temporary, path) == 0 ? nil : String(cString: strerror(errno))
     }
 
     /// The folder `path` is in ("." for a bare name).

@@ -264,7 +264,7 @@ final class Radio: DeckAudioPlugin {
 
     func save() {
         guard let statePath else { return }
-        if !FileBytes.write(saved.encoded, to: statePath) { host.log(.warning, "cannot save \(statePath)") }
+        if let problem = FileBytes.write(saved.encoded, to: statePath) { host.log(.warning, "cannot save \(statePath): \(problem)") }
     }
 }
 

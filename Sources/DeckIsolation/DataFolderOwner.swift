@@ -12,6 +12,24 @@ enum DataFolderOwner {
         return change(folder, to: uid, depth: 0)
     }
 
+    /// The first folder above `folder` that `uid` may not pass through, named with the fix; nil
+    /// when each lets it. A state folder of mode 0700 (or `/root`) would keep every app from its data.
+    static func unreachable(_ folder: String, by uid: UInt32) -> String? {
+        var above = AtomicFile.split(folder).folder
+        while true {
+            var info = stat()
+            guard stat(above, &info) == 0 else { return "cannot stat \(above): \(String(cString: strerror(errno)))" }
+            // The host's group is its uid's number (`give`), and it has no others.
+            let search: mode_t = info.st_uid == uid ? 0o100 : info.st_gid == uid ? 0o010 : 0o001
+            if info.st_mode & search == 0 {
+                return "its host (uid \(uid)) cannot reach \(folder): \(above) has mode \(String(info.st_mode & 0o777, radix: 8)), "
+                    + "which lets no other user pass through; run 'chmod o+x \(above)' or choose a dataDirectory others may pass through"
+            }
+            guard above != "/" else { return nil }
+            above = AtomicFile.split(above).folder
+        }
+    }
+
     private static func change(_ path: String, to uid: UInt32, depth: Int) -> String? {
         guard lchown(path, uid, uid) == 0 else { return "cannot give \(path) to uid \(uid): \(String(cString: strerror(errno)))" }
         var info = stat()

@@ -201,7 +201,7 @@ package final class IsolatingCodeLoader: PluginCodeLoader {
             }
             busyUIDs?.insert(uid)
             arguments.uid = uid
-            if let folder = plan.dataFolder, let problem = DataFolderOwner.give(folder, to: uid) {
+            if let folder = plan.dataFolder, let problem = DataFolderOwner.give(folder, to: uid) ?? DataFolderOwner.unreachable(folder, by: uid) {
                 logger.warning("isolation", "\(id)'s data folder: \(problem)")
             }
         }

@@ -162,6 +162,15 @@ import Testing
         deckd = try daemon(["--state", state, "--resume"])
         #expect(deckd.waitForLog("resumeOnStart: resuming org.deck.tone"))
         #expect(try ctl(deckd, ["now-playing", "--format", "{{title}} {{status}}"]).output == "Sine 1000 Hz playing\n")
+        deckd.process.terminate()
+        deckd.process.waitUntilExit()
+
+        // The app that played last was removed since: the log says so in words.
+        let saved = try String(contentsOfFile: state, encoding: .utf8)
+        try saved.replacingOccurrences(of: "org.deck.tone", with: "org.example.removed").write(toFile: state, atomically: true, encoding: .utf8)
+        deckd = try daemon(["--state", state, "--resume"])
+        #expect(deckd.waitForLog("resumeOnStart: org.example.removed did not resume: "
+                                 + "org.example.removed, which played last, is not loaded and active\n"), "\(deckd.log)")
     }
 
     @Test func aKillDuringSavesLeavesTheOldOrTheNewStateNeverATornOne() throws {

@@ -239,4 +239,28 @@ import Testing
         #expect(deckd.log.contains("org.deck.test.radio: permissions not granted by policy, its sandbox keeps it from: media, network"))
         #expect(deckd.stop() == 0)
     }
+
+    /// deckd as root keeping its state in a folder of mode 0700 (as under /root): the hosts, on
+    /// uids of their own, cannot reach their data folders beside it. The log names the folder and
+    /// the fix, and an app that cannot save says why.
+    @Test func aDataFolderTheHostsCannotReachIsNamedWithTheFix() throws {
+        let dir = TemporaryDirectory()
+        let closed = dir.path + "/closed"
+        #expect(mkdir(closed, 0o700) == 0)
+        let firstParty = Paths.binDir + "/plugins"  // Library among them, which saves its index at start
+        let deckd = try DeckdProcess(["--plugins", firstParty, "--state", closed + "/state.json", "--isolation", "process"])
+        #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
+        #expect(deckd.log.contains("org.deck.library's data folder: its host (uid "), "\(deckd.log)")
+        #expect(deckd.log.contains("cannot reach \(closed)/apps/org.deck.library: \(closed) has mode 700, which lets no other user pass through; "
+                                   + "run 'chmod o+x \(closed)'"), "\(deckd.log)")
+        #expect(deckd.waitForLog("cannot save the library index \(closed)/apps/org.deck.library/library.json: Permission denied"), "\(deckd.log)")
+        #expect(deckd.stop() == 0)
+
+        // Once others may pass through, nothing is said.
+        #expect(chmod(closed, 0o711) == 0)
+        let again = try DeckdProcess(["--plugins", firstParty, "--state", closed + "/state.json", "--isolation", "process"])
+        #expect(again.waitForLog("library: 0 tracks"), "\(again.log)")
+        #expect(!again.log.contains("data folder") && !again.log.contains("cannot save"), "\(again.log)")
+        #expect(again.stop() == 0)
+    }
 }

@@ -7,13 +7,20 @@ import DeckSession
 /// last one that did), takes the owner's `deck.now-playing` calls, routes remote commands to it
 /// with a timeout, and remembers the last source to resume. Loop-thread-confined.
 public final class PlayerCoordinator {
-    /// How a remote command ended, for the caller (RPC, MPRIS).
-    public enum Outcome: Equatable, Sendable {
+    /// How a remote command ended, for the caller (RPC, MPRIS); its description is for the log.
+    public enum Outcome: Equatable, Sendable, CustomStringConvertible {
         case done(CommandResult, owner: String)
         /// Refused before reaching any plugin, with the reason.
         case notEnabled(String)
         case noPlayer(String)
         case failed(String)
+
+        public var description: String {
+            switch self {
+            case .done(let result, let owner): "\(owner) answered \(result.name)"
+            case .notEnabled(let reason), .noPlayer(let reason), .failed(let reason): reason
+            }
+        }
     }
 
     public let center: NowPlayingCenter
