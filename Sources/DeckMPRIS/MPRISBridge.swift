@@ -10,8 +10,9 @@ import Glibc
 /// when the owner answers. Loop-thread-confined.
 public final class MPRISBridge {
     public static let busName = "org.mpris.MediaPlayer2.deck"
-    /// The name this player owns on the bus.
-    public let name: String
+    /// The name this player owns on the bus: the one asked for, or with `.instance<pid>` when
+    /// another process holds that.
+    public internal(set) var name: String
     /// How MPRIS clients show the player (`Identity`).
     let identity: String
     static let objectPath = "/org/mpris/MediaPlayer2"
@@ -25,7 +26,7 @@ public final class MPRISBridge {
     let loop: EventLoop
     let logger: Logger
     private let route: Router
-    private var bus: OpaquePointer?
+    private(set) var bus: OpaquePointer?
     private var objectSlot: OpaquePointer?
     private let watcher: FileWatcher
     private let timer: LoopTimer
@@ -87,19 +88,7 @@ public final class MPRISBridge {
             guard let message, let context else { return 0 }
             return Unmanaged<MPRISBridge>.fromOpaque(context).takeUnretainedValue().handle(message)
         }, context)
-        if status >= 0 {
-            status = sd_bus_request_name_async(bus, nil, name, 0, { reply, context, _ in
-                guard let reply, let context else { return 0 }
-                let bridge = Unmanaged<MPRISBridge>.fromOpaque(context).takeUnretainedValue()
-                if let error = sd_bus_message_get_error(reply), let name = error.pointee.name {
-                    let detail = error.pointee.message.map { String(cString: $0) } ?? ""
-                    bridge.logger.error("mpris", "cannot own \(bridge.name): \(String(cString: name)) \(detail)")
-                } else {
-                    bridge.logger.info("mpris", "on the session bus as \(bridge.name)")
-                }
-                return 0
-            }, context)
-        }
+        if status >= 0 { status = requestName() }
         guard status >= 0 else {
             close()
             throw .bus("cannot serve \(MPRISBridge.objectPath): \(String(cString: strerror(-status)))")

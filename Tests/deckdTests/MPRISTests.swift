@@ -77,6 +77,24 @@ import Testing
         #expect(deckd.process.isRunning)
     }
 
+    /// A second deckd on the same session bus is a second player, `deck.instance<pid>`, as MPRIS
+    /// asks of a second instance: not queued behind the first and logged as if it owned the name.
+    @Test func aSecondDeckdOnTheBusIsASecondInstance() throws {
+        let (bus, first) = try toneOnTheBus()
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        let second = try DeckdProcess.firstParty(["--mpris"], environment: environment)
+        let instance = "deck.instance\(second.process.processIdentifier)"
+        #expect(second.waitForLog("mpris: org.mpris.MediaPlayer2.deck is held by another process; asking for org.mpris.MediaPlayer2.\(instance)"),
+                "\(second.log)")
+        #expect(second.waitForLog("mpris: on the session bus as org.mpris.MediaPlayer2.\(instance)\n"), "\(second.log)")
+        #expect(try runProgram("/usr/bin/playerctl", ["-l"], environment: environment).output == "deck\n\(instance)\n")
+        #expect(try second.deckctl(["launch", "org.deck.tone", "sine-1000"]).status == 0)
+        let titles = try runProgram("/usr/bin/playerctl", ["-a", "metadata", "--format", "{{playerName}}: {{title}}"], environment: environment)
+        #expect(titles.output.split(separator: "\n").sorted() == ["deck: Sweep 20 Hz to 20 kHz", "deck: Sine 1000 Hz"].sorted(), "\(titles.output)")
+        #expect(second.stop() == 0)
+        #expect(first.stop() == 0)
+    }
+
     /// Artwork an app hands over as bytes reaches MPRIS clients as a file in deckd's runtime
     /// folder, which goes when deckd stops.
     @Test func artworkHandedOverAsBytesIsAFileForMPRISClients() throws {
