@@ -131,8 +131,9 @@ enum Daemon {
         return ControlServer.TCPListener(address: address, token: try readToken(tokenFile))
     }
 
-    /// The token file's first line. Like ssh with a private key, a file another user owns or that
-    /// group or others can read is refused, naming the fix.
+    /// The token file's first line, without a byte order mark or spaces around it. Like ssh with a
+    /// private key, a file another user owns or that group or others can read is refused, naming
+    /// the fix; so is a token no client could send (not text).
     static func readToken(_ path: String) throws(UsageError) -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw UsageError("cannot read --token-file \(path): \(String(cString: strerror(errno)))") }
@@ -148,7 +149,12 @@ enum Daemon {
         }
         var bytes = [UInt8](repeating: 0, count: 4096)
         let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        let firstLine = String(decoding: bytes[..<max(count, 0)].prefix { $0 != 10 }, as: UTF8.self)
+        var line = bytes[..<max(count, 0)].prefix { $0 != 10 }
+        if line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }  // as a Windows editor saves it
+        guard let firstLine = String(validating: line, as: UTF8.self),
+              !firstLine.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !$0.properties.isWhitespace }) else {
+            throw UsageError("the token in \(path) is not text a client could send; make one with 'openssl rand -hex 32 > \(path)'")
+        }
         let token = String(firstLine.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
         guard token.count >= 16 else { throw UsageError("the token in \(path) must be at least 16 characters") }
         return token

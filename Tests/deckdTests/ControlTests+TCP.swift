@@ -6,9 +6,9 @@ import Testing
 /// The control API over TCP: login with a token, limits that keep the owner in, slow failures.
 extension ControlTests {
     /// A deckd that also serves TCP on a free loopback port, with a token file only its user reads.
-    func tcpDaemon(_ extra: [String] = []) throws -> (DeckdProcess, port: Int, dir: TemporaryDirectory) {
+    func tcpDaemon(_ extra: [String] = [], tokenFile: String = "correct-horse-battery-staple\n") throws -> (DeckdProcess, port: Int, dir: TemporaryDirectory) {
         let dir = TemporaryDirectory()
-        try "correct-horse-battery-staple\n".write(toFile: dir.path + "/token", atomically: true, encoding: .utf8)
+        try tokenFile.write(toFile: dir.path + "/token", atomically: true, encoding: .utf8)
         chmod(dir.path + "/token", 0o600)
         // A second to log in, not the default three: the tests wait for it to pass.
         try #"{"control": {"loginTimeoutMs": 1000}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
@@ -92,6 +92,29 @@ extension ControlTests {
         #expect(Date().timeIntervalSince(started) < 5)
         #expect(deckd.waitForLog("idle for 300 ms (control.idleTimeoutMs)"))
         #expect(deckd.stop() == 0)
+    }
+
+    /// As a Windows editor saves it: a byte order mark and CRLF are not part of the token.
+    @Test func aTokenFileWithAByteOrderMarkAndCRLFHoldsTheTokenAlone() throws {
+        let (deckd, port, _) = try tcpDaemon(tokenFile: "\u{FEFF}correct-horse-battery-staple\r\nsecond line\r\n")
+        let client = LineClient(port: port)
+        client.send(line: #"{"jsonrpc":"2.0","method":"auth.login","params":{"token":"correct-horse-battery-staple"},"id":1}"#)
+        #expect(client.readLine() == #"{"id":1,"jsonrpc":"2.0","result":true}"#)
+        #expect(deckd.stop() == 0)
+    }
+
+    /// Random bytes (`head -c 32 /dev/urandom`) are no token a client could send in JSON: deckd
+    /// would start and nobody could log in.
+    @Test func aTokenThatIsNotTextIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let token = dir.path + "/token"
+        #expect(FileManager.default.createFile(atPath: token, contents: Data([0x41, 0xFF, 0x00, 0x12] + Array(repeating: 0x42, count: 20)),
+                                               attributes: [.posixPermissions: 0o600]))
+        let result = try runProgram(Paths.binDir + "/deckd", ["--tcp", "127.0.0.1:0", "--token-file", token, "--socket", dir.path + "/d.sock",
+                                                               "--state", "none", "--sink", "file:\(dir.path)/out.opus"])
+        #expect(result.status == 2)
+        #expect(result.output.hasPrefix("deckd: the token in \(token) is not text a client could send; make one with 'openssl rand -hex 32 > \(token)'"),
+                "\(result.output)")
     }
 
     @Test func aTokenFileOthersCanReadIsRefused() throws {
