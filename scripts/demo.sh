@@ -23,7 +23,7 @@ cat "$work/extra/Broken.deckplugin/manifest.json"
 step "deckd: first-party Swift plugin + C example + the broken bundle, under examples/configs/policy.json"
 echo "(the policy grants Tone audio and Hello only communication, so Hello loads without audio)"
 "$bin/deckd" --plugins "$bin/plugins" --plugins examples/plugin-c/build --plugins "$work/extra" \
-  --policy examples/configs/policy.json --socket "$work/first.sock" 2> "$work/deckd.log" &
+  --policy examples/configs/policy.json --socket "$work/first.sock" --state none 2> "$work/deckd.log" &
 pid=$!
 for _ in $(seq 100); do grep -q "deckd: ready" "$work/deckd.log" && break; sleep 0.05; done
 sleep 0.3

@@ -12,6 +12,7 @@ public final class StateFile {
     private let timer: any SchedulerTimer
     private let delay: UInt64
     private let writer: Writer
+    private let lock: StateLock?
     private var pending: JSONValue?
     private var scheduled = false
 
@@ -24,6 +25,10 @@ public final class StateFile {
         delay = UInt64(max(0, delayMilliseconds))
         do { timer = try scheduler.makeTimer() } catch { throw .loop(error) }
         writer = Writer(path: path, logger: logger)
+        do { lock = try StateLock(for: path) } catch {
+            timer.close()
+            throw error
+        }
     }
 
     private static func checkOwnership(_ path: String) throws(StateFileError) {
@@ -117,6 +122,7 @@ public final class StateFile {
     public func close() {
         flush()
         timer.close()
+        lock?.release()
     }
 
     /// Saves written to disk, for tests and benchmarks.
@@ -196,11 +202,13 @@ public enum StateFileError: Error, Equatable, Sendable, CustomStringConvertible 
     case notAFile(String)
     /// The document parses but a value in it does not fit (out of range, wrong type).
     case invalid(String)
+    /// Another runtime keeps the same file.
+    case inUse(String)
     case loop(LoopError)
 
     public var description: String {
         switch self {
-        case .unsafe(let message), .invalid(let message), .notAFile(let message): message
+        case .unsafe(let message), .invalid(let message), .notAFile(let message), .inUse(let message): message
         case .loop(let error): "\(error)"
         }
     }

@@ -249,6 +249,19 @@ private let onLog: EmbeddingAPI.LogFunction = { user, level, source, message in
         #expect(deck_runtime_destroy(rt) == 0)
     }
 
+    /// Runtimes in one process are apart as two deckds are: one state file is one runtime's.
+    @Test func aSecondHandleGivenTheSameStateFileIsRefusedUntilTheFirstIsDestroyed() throws {
+        let dir = TemporaryDirectory()
+        let config = #"{"logLevel": "error", "state": {"path": "\#(dir.path)/state.json"}}"#
+        let first = try create(config)
+        var error: UnsafeMutablePointer<CChar>?
+        #expect(deck_runtime_create(config, &error) == nil)
+        #expect(error.map { String(cString: $0) }?.contains("is kept by another runtime (process \(getpid()))") == true)
+        deck_runtime_free(error)
+        #expect(deck_runtime_destroy(first) == 0)
+        #expect(deck_runtime_destroy(try create(config)) == 0)
+    }
+
     @Test func modeTwoRunsInsideTheIntegratorsLoopWokenByTheWakeup() throws {
         let rt = try create()
         let seen = Observed()

@@ -27,7 +27,7 @@ import Testing
         var info = stat()
         stat(dir.path + "/state.json", &info)
         #expect(info.st_mode & 0o777 == 0o600)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["state.json"])  // no temporary left
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [".state.json.lock", "state.json"])  // no temporary left
     }
 
     @Test(arguments: ["{\"version\": 1, \"lastSource\": ", "[1, 2]", "\u{0}\u{0}\u{0}"])
@@ -37,7 +37,7 @@ import Testing
         let log = LogCapture()
         let file = try StateFile(path: path, delayMilliseconds: 0, scheduler: try EventLoop(), logger: log.logger)
         #expect(file.load() == nil)
-        let kept = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0 != ".state.json.lock" }
         #expect(kept.count == 1 && kept[0].hasPrefix("state.json.corrupt-"))
         #expect(try String(contentsOfFile: dir.path + "/" + kept[0], encoding: .utf8) == content)
         #expect(log.all.contains { $0.level == .warning && $0.message.contains("starting without saved state (the file is kept as") })
@@ -61,7 +61,7 @@ import Testing
         let log = LogCapture()
         let file = try StateFile(path: path, delayMilliseconds: 0, scheduler: try EventLoop(), logger: log.logger)
         #expect(file.load() == nil)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == others.sorted())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == (others + [".state.json.lock"]).sorted())
         #expect(log.all.contains { $0.message == "removed \(dir.path)/.deck-tmp.state.json.Ab12Cd, left by a save that did not finish" })
         file.close()
     }

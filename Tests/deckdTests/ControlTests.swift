@@ -161,7 +161,7 @@ import Testing
         var info = stat()
         #expect(stat(deckd.socket, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o600)
-        let second = try runProgram(Paths.binDir + "/deckd", ["--plugins", firstParty, "--socket", deckd.socket], timeout: 20)
+        let second = try runProgram(Paths.binDir + "/deckd", ["--plugins", firstParty, "--socket", deckd.socket, "--state", "none"], timeout: 20)
         #expect(second.status == 1)
         #expect(second.output.contains("another deckd is answering on \(deckd.socket)"))
         #expect(try ctl(deckd, ["status"]).status == 0)

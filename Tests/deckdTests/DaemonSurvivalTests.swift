@@ -33,7 +33,7 @@ import Testing
         let dir = TemporaryDirectory()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: deckd)
-        process.arguments = ["--plugins", firstParty, "--socket", dir.path + "/d.sock", "--sink", "http://127.0.0.1:0/s.opus"]
+        process.arguments = ["--plugins", firstParty, "--socket", dir.path + "/d.sock", "--sink", "http://127.0.0.1:0/s.opus", "--state", "none"]
         let pipe = Pipe()
         process.standardError = pipe
         try process.run()
@@ -232,10 +232,11 @@ import Testing
 
     @Test func socketPathsTheKernelWouldCutOrCannotHoldAreRefused() throws {
         let long = "/tmp/" + String(repeating: "s", count: 110) + ".sock"
-        let tooLong = try runProgram(deckd, ["--plugins", firstParty, "--socket", long, "--sink", "http://127.0.0.1:0/s.opus"])
+        let tooLong = try runProgram(deckd, ["--plugins", firstParty, "--socket", long, "--sink", "http://127.0.0.1:0/s.opus", "--state", "none"])
         #expect(tooLong.status == 1)
         #expect(tooLong.output.contains("the path is 120 bytes; a Unix socket path must be under 108 bytes"))
-        let missing = try runProgram(deckd, ["--plugins", firstParty, "--socket", "/nonexistent/dir/d.sock", "--sink", "http://127.0.0.1:0/s.opus"])
+        let missing = try runProgram(deckd, ["--plugins", firstParty, "--socket", "/nonexistent/dir/d.sock", "--sink", "http://127.0.0.1:0/s.opus",
+                                             "--state", "none"])
         #expect(missing.status == 1)
         #expect(missing.output.contains("cannot open the control socket /nonexistent/dir/d.sock: the folder /nonexistent/dir does not exist"))
     }

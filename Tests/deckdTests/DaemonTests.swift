@@ -159,6 +159,25 @@ import Testing
         #expect(open.output.contains("the state folder \(dir.path)/open is writable by group or others (mode 777)"), "\(open.output)")
     }
 
+    /// Two deckds given one state file would both write it and hand the apps' data folders back and
+    /// forth: the second is refused while the first runs, and a first that was killed lets go.
+    @Test func aStateFileKeptByAnotherDeckdIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let state = dir.path + "/state.json"
+        let first = try DeckdProcess(["--plugins", Paths.corePlugins, "--state", state])
+        #expect(first.waitForLog("deckd: ready"), "\(first.log)")
+        let second = try runProgram(deckd, ["--plugins", Paths.corePlugins, "--state", state, "--socket", dir.path + "/second.sock",
+                                            "--sink", "file:\(dir.path)/second.opus"], timeout: 20)
+        #expect(second.status == 1)
+        #expect(second.output.contains("the state file \(state) is kept by another runtime (process \(first.process.processIdentifier)); "
+                                       + "give each deckd a state file of its own (--state FILE, or --state none)"), "\(second.output)")
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        let third = try DeckdProcess(["--plugins", Paths.corePlugins, "--state", state])
+        #expect(third.waitForLog("deckd: ready"), "\(third.log)")
+        #expect(third.stop() == 0)
+    }
+
     @Test func aConfigFileSetsDirectoriesPolicyAndLevelWithRelativePaths() throws {
         let dir = TemporaryDirectory()
         try FileManager.default.createSymbolicLink(atPath: dir.path + "/plugins", withDestinationPath: examples)

@@ -194,7 +194,7 @@ import Testing
         // A temporary file a kill left behind is cleared at the next start (beside the state file:
         // the config, and `apps`, the plugins' data folders).
         let deckd = try daemon(["--config", config])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["apps", "deck.json", "state.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [".state.json.lock", "apps", "deck.json", "state.json"])
         _ = deckd
     }
 }
