@@ -193,7 +193,7 @@ enum ControlClient {
             case "--version": print("deckctl \(version)"); return 0
             case "--json": json = true
             case "--socket":
-                guard let path = rest.popFirst() else { return report(.usage("--socket needs a path")) }
+                guard let path = rest.popFirst(), !path.isEmpty else { return report(.usage("--socket needs a path")) }
                 socketPath = path
             case "--zone":
                 guard let name = rest.popFirst(), !name.isEmpty else { return report(.usage("--zone needs a zone id (deckctl zones lists them)")) }

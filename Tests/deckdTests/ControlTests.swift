@@ -153,6 +153,12 @@ import Testing
         #expect(noDaemon.status == 3)
         #expect(noDaemon.output.contains("cannot connect to /nonexistent/deck.sock"))
         #expect(noDaemon.output.contains("Start it with `deckd`"))
+        for (path, reason) in [("/tmp", "it is a folder, not a socket"), ("/etc/passwd", "it is a file, not a socket")] {
+            let notASocket = try runProgram(deckctl, ["--socket", path, "status"])
+            #expect(notASocket.status == 3 && notASocket.output.hasPrefix("deckctl: cannot connect to \(path): \(reason)"), "\(notASocket.output)")
+        }
+        let empty = try runProgram(deckctl, ["--socket", "", "status"])
+        #expect(empty.status == 2 && empty.output.hasPrefix("deckctl: --socket needs a path"), "\(empty.output)")
         #expect(deckd.stop() == 0)
     }
 
@@ -178,6 +184,8 @@ import Testing
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
         close(fd)  // the file stays; nobody answers on it
+        let stale = try runProgram(deckctl, ["--socket", path, "status"])
+        #expect(stale.status == 3 && stale.output.contains("no process serves this socket: the deckd that made it has stopped"), "\(stale.output)")
         let deckd = try daemon(["--socket", path])
         #expect(try runProgram(deckctl, ["--socket", path, "status"]).status == 0)
         #expect(deckd.stop() == 0)

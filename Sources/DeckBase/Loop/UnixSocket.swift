@@ -41,11 +41,22 @@ public enum UnixSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard status == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = errno == ECONNREFUSED ? refusal(at: path) : String(cString: strerror(errno))
             close(fd)
             return .failure(.system(reason))
         }
         return .success(fd)
+    }
+
+    /// What a refused connection means here: a socket no process serves, or no socket at all.
+    private static func refusal(at path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "Connection refused" }
+        switch info.st_mode & S_IFMT {
+        case S_IFSOCK: return "Connection refused (no process serves this socket: the deckd that made it has stopped)"
+        case S_IFDIR: return "it is a folder, not a socket"
+        default: return "it is a file, not a socket"
+        }
     }
 }
 
