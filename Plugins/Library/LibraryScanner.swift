@@ -52,7 +52,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
     /// scan could have written (a damaged or edited file) is left out, so its file is read again.
     static func savedIndex(_ path: String?) -> [Track] {
         guard let path, let bytes = FileBytes.read(path, maxBytes: 256 << 20) else { return [] }
-        return ((try? JSONDecoder().decode([Track].self, from: Data(bytes))) ?? []).filter(\.isPlausible)
+        return Track.groupingAlbumsByFolder(((try? JSONDecoder().decode([Track].self, from: Data(bytes))) ?? []).filter(\.isPlausible))
     }
 
     func start(known: [Track]) {
@@ -91,6 +91,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
         guard force || Monotonic.seconds - lastPublished >= 1 else { return }
         lastPublished = Monotonic.seconds
         var progress = progress
+        progress.tracks = Track.groupingAlbumsByFolder(progress.tracks)
         progress.tree = LibraryTree(tracks: progress.tracks, folders: folders, limit: limit.load(ordering: .relaxed))
         latest.withLock { $0 = progress }
         try? host.requestCallback()
@@ -108,6 +109,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
                 if !changes.addMounts(around: folders) || (!folders.isEmpty && !watched.contains(true)) { warnUnwatched("the media folders (inotify, /proc/self/mountinfo)") }
             }
             guard var progress = scan(known: known, first: first, changes: changes) else { return }
+            progress.tracks = Track.groupingAlbumsByFolder(progress.tracks)
             if first || progress.tracks != known || progress.problems != problems {
                 progress.scanning = false
                 progress.measuring = progress.tracks.contains { $0.loudness == nil }

@@ -8,6 +8,8 @@ struct Track: Codable, Equatable, Sendable {
     var artist: String
     var album: String
     var albumArtist: String
+    /// Whether the file named the album artist (nil in an index saved before this was kept).
+    var albumArtistTagged: Bool?
     var trackNumber: Int?
     var discNumber: Int?
     var genre: String?
@@ -34,10 +36,12 @@ struct Track: Codable, Equatable, Sendable {
         self.signature = signature
         title = tags["title"] ?? (name.contains(".") ? String(name[..<name.lastIndex(of: ".")!]) : name)
         artist = tags["artist"] ?? tags["album_artist"] ?? "Unknown Artist"
-        album = tags["album"] ?? "Unknown Album"
+        album = tags["album"] ?? Track.unknownAlbum
         // A track marked part of a compilation (ID3's TCMP, MP4's cpil, a COMPILATION comment) is
         // under Various Artists when no album artist is named, not split by each track's artist.
-        albumArtist = tags["album_artist"] ?? tags["albumartist"] ?? (tags["compilation"] == "1" ? "Various Artists" : artist)
+        let named = tags["album_artist"] ?? tags["albumartist"] ?? (tags["compilation"] == "1" ? Track.variousArtists : nil)
+        albumArtist = named ?? artist
+        albumArtistTagged = named != nil
         trackNumber = Track.leadingNumber(tags["track"])
         discNumber = Track.leadingNumber(tags["disc"])
         genre = tags["genre"]
@@ -57,6 +61,9 @@ struct Track: Codable, Equatable, Sendable {
             && within(duration, 0...MediaSource.positions.upperBound) && within(loudness, -78...42) && within(albumLoudness, -78...42)
             && signature.count == 3
     }
+
+    static let unknownAlbum = "Unknown Album"
+    static let variousArtists = "Various Artists"
 
     /// "3/12" → 3; nil for anything that is not a small positive number.
     static func leadingNumber(_ text: String?) -> Int? {

@@ -46,4 +46,33 @@ extension LibraryTests {
         #expect(["Song 1 — Ann", "Song 2 — Bob", "Song 3 — Cy"].allSatisfy(hits.contains), "\(hits)")
         #expect(car.deckd.stop() == 0)
     }
+
+    /// Files that name no album artist (nor a compilation), as many rips are: a folder's album by
+    /// several artists is one album, under the artist of most of its tracks, else Various Artists;
+    /// an album of the same name in another folder stays apart.
+    @Test func aFoldersAlbumBySeveralArtistsIsOneAlbum() throws {
+        let media = TemporaryDirectory()
+        let files: [(folder: String, album: String, artist: String)] = [
+            ("Film", "Film", "Ann"), ("Film", "Film", "Bob"), ("Film", "Film", "Cy"),
+            ("Best", "Best", "Dee"), ("Best", "Best", "Dee"), ("Best", "Best", "Dee feat. Eve"),
+            ("Other", "Best", "Fay"),
+        ]
+        for (number, file) in files.enumerated() {
+            try FileManager.default.createDirectory(atPath: media.path + "/" + file.folder, withIntermediateDirectories: true)
+            _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.2",
+                                                   "-metadata", "album=\(file.album)", "-metadata", "artist=\(file.artist)", "-metadata", "track=\(number + 1)",
+                                                   "-metadata", "title=Song \(number + 1)", media.path + "/\(file.folder)/\(number + 1).flac"])
+        }
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
+        let car = try Car(folders: [media.path])
+        #expect(car.deckd.waitForLog("library: 7 tracks"), "\(car.deckd.log)")
+        _ = try car.deckctl(["launch", "org.deck.library"])
+        let albums = try car.deckctl(["select", "/1"])
+        let rows = albums.split(separator: "\n").filter { $0.contains("] Best") || $0.contains("] Film") }
+            .map { $0.split(separator: "] ").last!.replacingOccurrences(of: " ›", with: "") }
+        #expect(Set(rows) == ["Best — Dee", "Best — Fay", "Film — Various Artists"], "\(albums)")
+        let artists = try car.deckctl(["select", "/0"])
+        #expect(!artists.contains("Dee feat. Eve") && !artists.contains("] Ann"), "\(artists)")
+        #expect(car.deckd.stop() == 0)
+    }
 }
