@@ -67,14 +67,16 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
         guard thread == nil else { return }
         cancellation = Cancellation()
         var budget = PictureBudget()
-        latest.withLock { $0 = read(&budget) }
+        let path = path, signature = FileBytes.signature(path)  // taken before the read: a change meanwhile is read again
+        let first = read(&budget)
+        latest.withLock { $0 = first }
         guard let changes = FileChangeWatch() else { return host.log(.error, "no pipe to watch \(path) with") }
         self.changes = changes
         let token = FFmpegLog.start(host)
         logToken = token
-        thread = WorkerThread.start(background: true) { [self] in
+        thread = WorkerThread.start(background: true) { [self, budget] in
             FFmpegLog.attribute(to: token)
-            watch(changes)
+            watch(changes, first: (path, signature, first, budget))
         }
         if thread == nil { host.log(.error, "no thread to watch \(path)") }
     }
@@ -111,20 +113,28 @@ final class StationWatcher: @unchecked Sendable {  // `thread`, `changes` and `c
     /// The list's file now: the first candidate that exists, else the last.
     var path: String { candidates.first { FileBytes.signature($0) != nil } ?? candidates.last ?? "stations.json" }
 
-    private func watch(_ changes: FileChangeWatch) {
-        var seen: (path: String, signature: [Int]?)?
+    /// Fetches the pictures of the list `start()` read, then reads the list again whenever its
+    /// file changes, fetching those pictures too.
+    private func watch(_ changes: FileChangeWatch, first: (path: String, signature: [Int]?, update: Update, budget: PictureBudget)) {
+        var seen = (path: first.path, signature: first.signature)
+        var pending: (update: Update, budget: PictureBudget)? = (first.update, first.budget)
         while !cancellation.isCancelled {
             // Watched before it looks, so a change made meanwhile ends the wait; a folder not there
             // yet is looked for twice a second.
             let folders = candidates.map { changes.add(folder: FileBytes.folder(of: $0), only: [FileBytes.name(of: $0)]) }
             candidates.forEach(changes.add(file:))
             let path = path, signature = FileBytes.signature(path)
-            if seen == nil || seen!.path != path || seen!.signature != signature {
+            if seen.path != path || seen.signature != signature {
                 seen = (path, signature)
                 var budget = PictureBudget()
                 let update = read(&budget)
                 publish(update)
-                if case .loaded(let list, _, _, _) = update {
+                pending = (update, budget)
+            }
+            if let pass = pending {
+                pending = nil
+                var budget = pass.budget
+                if case .loaded(let list, _, _, _) = pass.update {
                     // A list changed meanwhile ends the pass, even in the middle of a fetch that hangs.
                     fetchPictures(of: list, Cancellation(with: cancellation) { FileBytes.signature(path) != signature }, &budget)
                 }

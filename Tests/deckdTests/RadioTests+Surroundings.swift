@@ -23,6 +23,7 @@ extension RadioTests {
         _ = try car.deckd.deckctl(["launch", "org.deck.radio", "One"])  // the foreground app, whose tree `select` browses
         let genres = try car.deckctl(["select", "/1"])
         #expect(genres.contains("[/1/0] Pop") && !genres.contains("[/1/1]"), "a blank genre is no genre: \(genres)")
+        #expect(car.deckd.log.components(separatedBy: "stations from").count == 2, "the list is read once at start: \(car.deckd.log)")
 
         // A station not in the list's shape leaves the others (the file as a Windows editor saves it).
         try ("\u{FEFF}" + #"{"station": [{"name": "Three", "streamURL": "http://127.0.0.1:9/d.mp3", "genre": null}, {"name": "No stream"}, "#
