@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Writes log records to systemd's journal over its native protocol (one datagram a record), with
 /// the fields tools filter on: `PRIORITY`, `DECK_SOURCE`, `DECK_PLUGIN`, `MESSAGE_ID`.
@@ -9,6 +10,8 @@ public final class JournalWriter: Sendable {
     public let socketPath: String
     public let identifier: String
     private let descriptor: Int32
+    /// Set once standard error was told that the journal does not take records.
+    private let fellBack = Atomic<Bool>(false)
 
     /// Opens a datagram socket for `socketPath`; nil when the path cannot be a Unix socket address.
     public init?(socketPath: String = JournalWriter.defaultSocket, identifier: String) {
@@ -87,10 +90,16 @@ public final class JournalWriter: Sendable {
     }
 
     /// A logger sink: each record to the journal, or as a text line on standard error when the journal
-    /// does not take it, so nothing is lost.
+    /// does not take it, so nothing is lost; the first time, a line there says why.
     public var sink: @Sendable (LogRecord) -> Void {
         { [self] record in
-            if !write(record) { Logger.standardError(record) }
+            guard !write(record) else { return }
+            let reason = String(cString: strerror(errno))
+            if !fellBack.exchange(true, ordering: .relaxed) {
+                Logger.standardError(LogRecord(level: .warning, source: "log", message: "the journal at \(socketPath) does not take records "
+                                               + "(\(reason)): they go to standard error while it does not"))
+            }
+            Logger.standardError(record)
         }
     }
 }
