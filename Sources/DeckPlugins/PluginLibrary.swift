@@ -2,7 +2,7 @@ import Glibc
 
 /// An opened plugin library. Swift libraries are never `dlclose`d (unloading a Swift image is
 /// unsafe: its metadata stays registered with the Swift runtime). Loop-thread-confined.
-final class PluginLibrary {
+package final class PluginLibrary {
     let path: String
     private var handle: UnsafeMutableRawPointer?
     /// Whether the library links the Swift runtime (a `DT_NEEDED` on libswiftCore).
@@ -12,8 +12,12 @@ final class PluginLibrary {
         dlerror()
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             var message = dlerror().map { String(cString: $0) } ?? "unknown error"
+            let name = path.split(separator: "/").last ?? ""
             if let machine = ELFMachine(file: path), machine != .host {
-                message = "\(path.split(separator: "/").last ?? "") is built for \(machine); this machine is \(ELFMachine.host): build it for this one (\(message))"
+                message = "\(name) is built for \(machine); this machine is \(ELFMachine.host): build it for this one (\(message))"
+            } else if PluginLibrary.isOnNoexecMount(path) {
+                message = "\(name) is on a file system mounted noexec, where no code may be mapped: install the bundle on one that "
+                    + "allows it, or mount this one without noexec (\(message))"
             }
             throw PluginLoadError(bundle: path, reason: .dlopenFailed(message))
         }
@@ -21,6 +25,15 @@ final class PluginLibrary {
         self.handle = handle
         isSwift = PluginLibrary.neededLibraries(of: handle).contains { $0.hasPrefix("libswiftCore") }
     }
+
+    /// Whether `path` is on a file system mounted `noexec` (a USB stick, a hardened /tmp or /home).
+    package static func isOnNoexecMount(_ path: String) -> Bool {
+        var info = statvfs()
+        return statvfs(path, &info) == 0 && info.f_flag & noexecFlag != 0
+    }
+
+    /// `ST_NOEXEC`, which Swift's Glibc module does not carry over.
+    private static let noexecFlag: UInt = 8
 
     func symbol(_ name: String) -> UnsafeMutableRawPointer? {
         guard let handle else { return nil }

@@ -102,6 +102,10 @@ struct BundleInspector {
             report("library.elf", "built for \(ELFMachine(code: image.machine))\(image.isSharedObject ? "" : ", not as a shared object"); "
                    + "this machine is \(ELFMachine.host)", at: path)
         }
+        if PluginLibrary.isOnNoexecMount(real) {
+            report("library.elf", "it is on a file system mounted noexec, where the runtime cannot map its code: install the bundle on "
+                   + "one that allows it", at: path)
+        }
         if !image.exports.contains(where: { $0.name == "deck_plugin_entry" }) {
             report("library.entry", "deck_plugin_entry is not exported: the runtime has nothing to call (declare it with DECK_EXPORT)", at: path)
         }

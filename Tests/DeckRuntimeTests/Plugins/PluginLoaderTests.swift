@@ -154,6 +154,22 @@ import DeckTestSupport
         #expect(ELFMachine(code: 183).description == "AArch64 (ELF machine 183)" && ELFMachine(code: 9999).description == "ELF machine 9999")
     }
 
+    /// A bundle on a USB stick or a hardened /tmp, mounted noexec: dlopen says only "failed to map
+    /// segment"; the refusal, and deck-check, name the mount option.
+    @Test func aLibraryOnANoexecMountIsRefusedNamingIt() throws {
+        try #require(geteuid() == 0, "mounting takes root, as the tests run in CI")
+        let mount = dir.path + "/stick"
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: false)
+        #expect(try runProgram("/bin/mount", ["-t", "tmpfs", "-o", "noexec,size=16m", "tmpfs", mount]).status == 0)
+        defer { _ = try? runProgram("/bin/umount", ["--lazy", mount]) }
+        let bundle = try Fixture.bundle(in: mount)
+        guard case .dlopenFailed(let message) = try refusal(bundle) else { Issue.record("expected dlopen failure"); return }
+        #expect(message.hasPrefix("libfixture.so is on a file system mounted noexec, where no code may be mapped: install the bundle on one "
+                                  + "that allows it, or mount this one without noexec ("), "\(message)")
+        let checked = try runProgram(Paths.binDir + "/deck-check", ["--static", bundle])
+        #expect(checked.status == 1 && checked.output.contains("error [library.elf] it is on a file system mounted noexec"), "\(checked.output)")
+    }
+
     @Test func anEntryInitReturningFalseIsRefused() throws {
         let bundle = try Fixture.bundle(in: dir.path, defines: ["FIXTURE_ENTRY_INIT_FAILS"])
         #expect(try refusal(bundle) == .entryInitFailed)
