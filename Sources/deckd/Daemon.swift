@@ -24,8 +24,9 @@ enum Daemon {
         }
 
         let configuration: RuntimeConfiguration
+        var stateNotice: String?
         do {
-            configuration = try makeConfiguration(options)
+            configuration = try makeConfiguration(options, stateNotice: &stateNotice)
         } catch {
             printError("deckd: \(error)\nEvery key, its range and unit: docs/integrator-guide.md; flags: 'deckd --help'.")
             return 2
@@ -39,6 +40,7 @@ enum Daemon {
             return 2
         }
         let logger = makeLogger(options, level: configuration.logLevel)
+        if let stateNotice { logger.warning("state", stateNotice) }
         IsolationSettings.hideFromPlugins()
         do {
             try serve(configuration: configuration, play: options.play, socket: options.socketPath ?? UnixSocket.defaultControlPath,
@@ -61,8 +63,9 @@ enum Daemon {
 
     static let defaultSink = "http://127.0.0.1:8000/stream.opus"
 
-    /// Defaults, then the config file, then the flags.
-    static func makeConfiguration(_ options: DaemonOptions) throws(ConfigurationError) -> RuntimeConfiguration {
+    /// Defaults, then the config file, then the flags; `stateNotice` says why no state is kept when
+    /// the default state file cannot be had.
+    static func makeConfiguration(_ options: DaemonOptions, stateNotice: inout String?) throws(ConfigurationError) -> RuntimeConfiguration {
         var configuration = RuntimeConfiguration()
         configuration.pluginDirectories = [defaultPluginDirectory()]
         configuration.sinks = [defaultSink]
@@ -87,7 +90,12 @@ enum Daemon {
         case "none"?: configuration.state.path = nil
         case let path?: configuration.state.path = AbsolutePath.resolve(path)
         case nil where configuration.state.path == nil && configuration.audio.durationSamples == nil:
-            configuration.state.path = defaultStatePath()
+            switch defaultStatePath() {
+            case .success(let path): configuration.state.path = path
+            case .failure(let missing):
+                stateNotice = "no state is kept: \(missing.reason); the volumes and the last source start afresh at each start "
+                    + "(give --state FILE, or --state none to say so)"
+            }
         case nil: break
         }
         if configuration.dataDirectory == nil, let state = configuration.state.path, let slash = state.lastIndex(of: "/") {
@@ -99,9 +107,9 @@ enum Daemon {
 
     /// As root `/var/lib/deck/state.json` (its folder 0711: plugins' hosts, which run as other
     /// uids, pass through it to their data folders); else `$XDG_STATE_HOME/deck/state.json`, else
-    /// `~/.local/state/deck/state.json` (0700). Folders are made when missing; nil when there is
-    /// no home or a folder cannot be made.
-    static func defaultStatePath() -> String? {
+    /// `~/.local/state/deck/state.json` (0700). Folders are made when missing; why not when there
+    /// is no home or a folder cannot be made.
+    static func defaultStatePath() -> Result<String, DefaultStateMissing> {
         let base: String
         if let state = getenv("XDG_STATE_HOME").map({ String(cString: $0) }), state.hasPrefix("/") {
             base = state
@@ -110,14 +118,21 @@ enum Daemon {
         } else if let home = getenv("HOME").map({ String(cString: $0) }), home.hasPrefix("/") {
             base = home + "/.local/state"
         } else {
-            return nil
+            return .failure(DefaultStateMissing(reason: "neither XDG_STATE_HOME nor HOME is an absolute path"))
         }
         var folder = ""
         for part in (base + "/deck").split(separator: "/") {
             folder += "/\(part)"
-            if mkdir(folder, geteuid() == 0 ? 0o711 : 0o700) != 0 && errno != EEXIST { return nil }
+            if mkdir(folder, geteuid() == 0 ? 0o711 : 0o700) != 0 && errno != EEXIST {
+                return .failure(DefaultStateMissing(reason: "cannot make \(folder) (\(String(cString: strerror(errno))))"))
+            }
         }
-        return folder + "/state.json"
+        return .success(folder + "/state.json")
+    }
+
+    /// Why the default state file cannot be had.
+    struct DefaultStateMissing: Error {
+        let reason: String
     }
 
     /// The TCP listener asked for: a loopback address unless remote access is explicit, and a token.

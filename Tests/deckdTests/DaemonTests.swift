@@ -159,6 +159,21 @@ import Testing
         #expect(open.output.contains("the state folder \(dir.path)/open is writable by group or others (mode 777)"), "\(open.output)")
     }
 
+    /// A service user whose home does not exist (`nobody`'s /nonexistent) has no default state
+    /// folder: deckd runs, and says the volumes and the last source are not kept.
+    @Test func withoutADefaultStateFolderDeckdSaysNothingIsKept() throws {
+        let deckd = try DeckdProcess(["--plugins", Paths.corePlugins], environment: ["XDG_STATE_HOME": "/proc/deck-state"])
+        #expect(deckd.waitForLog("deckd: ready"), "\(deckd.log)")
+        #expect(deckd.log.contains("warning state: no state is kept: cannot make /proc/deck-state (No such file or directory); the volumes "
+                                   + "and the last source start afresh at each start (give --state FILE, or --state none to say so)"),
+                "\(deckd.log)")
+        #expect(deckd.stop() == 0)
+        let told = try DeckdProcess(["--plugins", Paths.corePlugins, "--state", "none"], environment: ["XDG_STATE_HOME": "/proc/deck-state"])
+        #expect(told.waitForLog("deckd: ready"), "\(told.log)")
+        #expect(!told.log.contains("no state is kept"), "--state none says so: \(told.log)")
+        #expect(told.stop() == 0)
+    }
+
     /// Two deckds given one state file would both write it and hand the apps' data folders back and
     /// forth: the second is refused while the first runs, and a first that was killed lets go.
     @Test func aStateFileKeptByAnotherDeckdIsRefused() throws {
