@@ -39,6 +39,8 @@ final class Prompts: DeckAudioPlugin {
         }
         let spoken: Speech
         do { spoken = try Speech.synthesize(text) } catch { throw DeckError(.internal, "\(error)") }
+        // Ducking what plays for a silence would only be a dip in the music.
+        guard spoken.isAudible else { throw DeckError(.invalid, "there is no word to say in the text; give the sentence to say as the item") }
         // A transient request never waits (AAOS's rule): a prompt is said now or not at all.
         switch try host.requestFocus(context: "navigation", type: .gainTransientMayDuck) {
         case .granted:

@@ -7,6 +7,10 @@ struct Speech {
 
     var frames: Int { samples.count / 2 }
 
+    /// Whether any of it is louder than −50 dBFS: espeak-ng says a text of punctuation alone
+    /// ("...", a dash) as a few milliseconds of silence.
+    var isAudible: Bool { samples.contains { abs($0) > 0.003 } }
+
     /// Synthesises `text` (synchronously, on the calling thread, in a child process that espeak-ng
     /// may crash) and resamples it to 48 kHz stereo.
     static func synthesize(_ text: String, voice: String = "en") throws -> Speech {

@@ -64,6 +64,14 @@ import Testing
         let deckd = try DeckdProcess.firstParty(["--state", "none"])
         let refused = try deckd.deckctl(["call", "apps.launch", #"{"id":"org.deck.prompts","item":"   "}"#])
         #expect(refused.status != 0 && refused.output.contains("give the sentence to say as the item"), "\(refused.output)")
+        // Punctuation alone is said as a few milliseconds of silence, which would only dip the music.
+        for text in ["...", "\u{2014}", "\u{200B}", "?!"] {
+            let silent = try deckd.deckctl(["launch", "org.deck.prompts", text])
+            #expect(silent.status == 1 && silent.output.contains("there is no word to say in the text"), "\(text): \(silent.output)")
+        }
+        #expect(!deckd.log.contains("org.deck.prompts asked for navigation"), "no focus asked for: \(deckd.log)")
+        let said = try deckd.deckctl(["launch", "org.deck.prompts", "Turn left."])
+        #expect(said.status == 0, "\(said.output)")
         #expect(try deckd.deckctl(["status"]).status == 0)
         #expect(deckd.stop() == 0)
     }
