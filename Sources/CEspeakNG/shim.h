@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* espeak-ng's synthesis callback for deck_espeak_spawn: writes the samples to the descriptor in
@@ -31,7 +32,11 @@ static inline int deck_espeak_write(short *wav, int count, espeak_EVENT *events)
 static inline pid_t deck_espeak_spawn(const char *text, int input, int output) {
     pid_t pid = fork();
     if (pid != 0) return pid;
+    /* Only the samples' descriptor stays: a child of deckd (Prompts inline) would otherwise hold
+       its listening sockets and its state file's lock while it speaks. */
     close(input);
+    if (output > 3) syscall(SYS_close_range, 3u, (unsigned)output - 1, 0u);
+    syscall(SYS_close_range, (unsigned)output + 1, ~0u, 0u);
     struct rlimit none = {0, 0};
     setrlimit(RLIMIT_CORE, &none);
     /* A crash ends the child at once, unreported: not through the Swift runtime's backtracer (half
