@@ -30,6 +30,11 @@ public final class DeckImageCache {
             if let id = entry.id, !unchanged { toRemove.insert(id) }
             entries[key] = nil
         }
+        // The same picture under another key (one logo for 50 stations) is the id the host gave it.
+        if let shared = entries.values.first(where: { $0.id != nil && DeckImageCache.equal($0.bytes, bytes) }) {
+            entries[key] = (bytes, shared.id, removals)
+            return shared.id
+        }
         do throws(DeckError) {
             let id = try host.addImage(bytes)
             entries[key] = (bytes, id, removals)

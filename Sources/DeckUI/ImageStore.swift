@@ -1,4 +1,5 @@
 import DeckMedia
+import Glibc
 
 /// The images one app handed over: one copy of each distinct set of bytes, under the id it was
 /// first given, kept until the app removes it or goes, within a budget for all of them together
@@ -29,7 +30,7 @@ struct ImageStore {
     /// The id of `bytes`: the one they were given if they are kept already, else a new one from `newID`.
     mutating func add(_ bytes: [UInt8], newID: () -> UInt64) throws(UIError) -> UInt64 {
         let fingerprint = ImageStore.fingerprint(bytes)
-        if let id = idsByFingerprint[fingerprint]?.first(where: { byID[$0]?.bytes == bytes }) { return id }
+        if let id = idsByFingerprint[fingerprint]?.first(where: { byID[$0].map { ImageStore.equal($0.bytes, bytes) } ?? false }) { return id }
         let id = newID()
         let artwork: Artwork
         do {
@@ -56,6 +57,13 @@ struct ImageStore {
         idsByFingerprint[fingerprint]?.removeAll { $0 == id }
         if idsByFingerprint[fingerprint]?.isEmpty == true { idsByFingerprint[fingerprint] = nil }
         totalBytes -= artwork.bytes.count
+    }
+
+    /// Whether two images hold the same bytes, at memcmp's speed.
+    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBytes { a in
+            b.withUnsafeBytes { b in a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) }
+        }
     }
 
     /// FNV-1a over 64-bit words (and the tail's bytes), seeded with the length: about 8 GB/s here.
