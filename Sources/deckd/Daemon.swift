@@ -31,6 +31,10 @@ enum Daemon {
             printError("deckd: \(error)\nEvery key, its range and unit: docs/integrator-guide.md; flags: 'deckd --help'.")
             return 2
         }
+        if configuration.sinks.isEmpty, configuration.audio.durationSamples != nil {
+            printError("deckd: --duration renders into the sinks, and there are none (\"sinks\": [] in the config); give --sink URI")
+            return 2
+        }
 
         let tcp: ControlServer.TCPListener?
         do {
@@ -41,6 +45,7 @@ enum Daemon {
         }
         let logger = makeLogger(options, level: configuration.logLevel)
         if let stateNotice { logger.warning("state", stateNotice) }
+        if configuration.sinks.isEmpty { logger.warning("sinks", "no sinks: the audio goes nowhere until a client adds one (sinks.add)") }
         IsolationSettings.hideFromPlugins()
         do {
             try serve(configuration: configuration, play: options.play, socket: options.socketPath ?? UnixSocket.defaultControlPath,

@@ -159,6 +159,18 @@ import Testing
         #expect(open.output.contains("the state folder \(dir.path)/open is writable by group or others (mode 777)"), "\(open.output)")
     }
 
+    /// A config with `"sinks": []`: a render would make nothing anywhere and is refused; a daemon
+    /// says its audio goes nowhere until a client adds a sink.
+    @Test func withoutSinksARenderIsRefusedAndADaemonSaysSo() throws {
+        let dir = TemporaryDirectory()
+        try #"{"sinks": []}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let base = ["--config", dir.path + "/deck.json", "--plugins", Paths.corePlugins, "--socket", dir.path + "/d.sock", "--state", "none"]
+        let render = try runProgram(deckd, base + ["--freewheel", "--duration", "1", "--play", "org.deck.tone"], timeout: 20)
+        #expect(render.status == 2 && render.output.hasPrefix("deckd: --duration renders into the sinks, and there are none"), "\(render.output)")
+        let daemon = try runProgram(deckd, base, timeout: 2)  // ended by the timeout
+        #expect(daemon.output.contains("warning sinks: no sinks: the audio goes nowhere until a client adds one (sinks.add)"), "\(daemon.output)")
+    }
+
     /// A service user whose home does not exist (`nobody`'s /nonexistent) has no default state
     /// folder: deckd runs, and says the volumes and the last source are not kept.
     @Test func withoutADefaultStateFolderDeckdSaysNothingIsKept() throws {
