@@ -82,7 +82,7 @@ let package = Package(
                 exclude: ["manifest.json"]),
 
         .target(name: "SwiftUIFixture", dependencies: ["DeckSDK"], path: "Tests/Fixtures/SwiftUIFixture"),
-        .target(name: "DeckTestSupport", dependencies: ["DeckRuntime"], path: "Tests/DeckTestSupport"),
+        .target(name: "DeckTestSupport", dependencies: ["DeckRuntime", "CProcess"], path: "Tests/DeckTestSupport"),
         // One test target per layer; DeckRuntimeTests holds what needs the whole runtime and its
         // plugins (the suites `make test` runs in both isolation modes, with deckdTests).
         .testTarget(name: "DeckABITests", dependencies: ["DeckABI", "DeckTestSupport", "CDeckPlugin"]),

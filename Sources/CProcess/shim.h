@@ -63,6 +63,7 @@ static inline int deck_child_ended(pid_t pid) {
    module's system headers differ from every other module's). */
 extern const char *sigabbrev_np(int sig);
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+extern int pipe2(int fds[2], int flags);
 typedef struct { const char *dli_fname; void *dli_fbase; const char *dli_sname; void *dli_saddr; } deck_dl_info;
 extern int dladdr(const void *address, deck_dl_info *info);
 

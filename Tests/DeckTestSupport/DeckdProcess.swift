@@ -6,7 +6,7 @@ import Foundation
 /// names its sinks, it streams to an HTTP sink on a free port: never the default 8000, so the
 /// tests and a running deckd never collide.
 public final class DeckdProcess {
-    public let process = Process()
+    public let process: ChildProgram
     private let logPath: String
     private let dir = TemporaryDirectory()
 
@@ -14,21 +14,14 @@ public final class DeckdProcess {
     /// which gets deckd's path and arguments after its own.
     public init(_ arguments: [String], launcher: [String] = [], environment: [String: String] = [:]) throws {
         logPath = dir.path + "/deckd.log"
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let deckd = Paths.binDir + "/deckd"
         let full = arguments + (arguments.contains("--sink") ? [] : ["--sink", "http://127.0.0.1:0/stream.opus"])
             + (arguments.contains("--isolation") ? [] : ["--isolation", TestIsolation.mode.rawValue])
-        process.executableURL = URL(fileURLWithPath: launcher.first ?? deckd)
-        process.arguments = launcher.isEmpty ? full : Array(launcher.dropFirst()) + [deckd] + full
         // Each daemon gets its own control socket ($XDG_RUNTIME_DIR/deck.sock) and its own state
         // file ($XDG_STATE_HOME/deck/state.json) in its own folder.
-        process.environment = ProcessInfo.processInfo.environment
-            .merging(["XDG_RUNTIME_DIR": dir.path, "XDG_STATE_HOME": dir.path]) { _, new in new }
-            .merging(environment) { _, new in new }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process.standardError = log
-        process.standardOutput = log
-        try process.run()
+        process = try ChildProgram(launcher.first ?? deckd, launcher.isEmpty ? full : Array(launcher.dropFirst()) + [deckd] + full,
+                                   environment: ["XDG_RUNTIME_DIR": dir.path, "XDG_STATE_HOME": dir.path].merging(environment) { _, new in new },
+                                   output: .file(logPath))
     }
 
     /// deckd loading one fixture app (built with `defines`) from `dir`/plugins, keeping no state and
@@ -75,14 +68,16 @@ public final class DeckdProcess {
     /// Waits until the output has made `count` more frames than now; throws when it has not within
     /// `seconds` (a stalled output, or a machine too slow for what follows to mean anything).
     public func waitForFrames(_ count: Int, seconds: Double = 10) throws {
-        let start = try frames(), deadline = Date().addingTimeInterval(seconds)
-        var made = 0
+        let began = Date(), start = try frames(), deadline = Date().addingTimeInterval(seconds)
+        var made = 0, reads: [String] = []
         while made < count {
             guard Date() < deadline else {
-                throw CommandFailure(description: "the output made \(made) of \(count) frames in \(seconds) s; deckd's log ends:\n\(log.suffix(3_000))")
+                let status = (try? runProgram(Paths.binDir + "/deckctl", ["--socket", socket, "--json", "status"]).output) ?? ""
+                throw CommandFailure(description: "the output made \(made) of \(count) frames in \(seconds) s (read at \(reads.suffix(40).joined(separator: ", "))); status: \(status)\ndeckd's log ends:\n\(log.suffix(3_000))")
             }
             usleep(20_000)
             made = try frames() - start
+            reads.append(String(format: "%.2f s: %d", Date().timeIntervalSince(began), made))
         }
     }
 

@@ -6,8 +6,8 @@ public final class IcecastServer {
     public let port: Int
     public static let password = "deck"
     private let dir: TemporaryDirectory
-    private let server: Process
-    private var sources: [String: Process] = [:]
+    private let server: ChildProgram
+    private var sources: [String: ChildProgram] = [:]
 
     public init() throws {
         let dir = TemporaryDirectory()
@@ -18,19 +18,13 @@ public final class IcecastServer {
 
     /// icecast2 answering on a free port. It exits at once when its port was taken between the
     /// kernel's pick and its own bind: then it starts again on another, up to three times.
-    private static func start(in folder: String) throws -> (Process, Int) {
+    private static func start(in folder: String) throws -> (ChildProgram, Int) {
         var failure = ""
         for _ in 0..<3 {
             let port = try FreePort.tcp()
             try configuration(port: port, folder: folder).write(toFile: folder + "/icecast.xml", atomically: true, encoding: .utf8)
-            let server = Process()
-            server.executableURL = URL(fileURLWithPath: "/usr/bin/icecast2")
-            server.arguments = ["-c", folder + "/icecast.xml"]
-            server.standardOutput = FileHandle.nullDevice
             // Until it has opened its error log, icecast says why it stops on stderr.
-            _ = FileManager.default.createFile(atPath: folder + "/stderr.log", contents: nil)
-            server.standardError = FileHandle(forWritingAtPath: folder + "/stderr.log")
-            try server.run()
+            let server = try ChildProgram("/usr/bin/icecast2", ["-c", folder + "/icecast.xml"], output: .file(folder + "/stderr.log"))
             let settled = waitFor { !server.isRunning || (try? get("/status-json.xsl", port: port)) != nil }
             if settled && server.isRunning { return (server, port) }
             let said = ["stderr.log", "error.log"].map { (try? String(contentsOfFile: folder + "/" + $0, encoding: .utf8)) ?? "" }.joined()
@@ -79,16 +73,10 @@ public final class IcecastServer {
         case "aac": (["-c:a", "aac", "-b:a", "96k"], "adts", "audio/aac")
         default: (["-c:a", "libmp3lame", "-b:a", "128k"], "mp3", "audio/mpeg")
         }
-        let source = Process()
-        source.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        source.arguments = ["-loglevel", "error", "-re", "-f", "lavfi", "-i", "sine=f=\(frequency):r=48000",
-                            "-af", "volume=\(volume * 2)", "-ac", "2"] + encoder
+        sources[mount] = try ChildProgram("/usr/bin/ffmpeg", ["-loglevel", "error", "-re", "-f", "lavfi", "-i", "sine=f=\(frequency):r=48000",
+                                                              "-af", "volume=\(volume * 2)", "-ac", "2"] + encoder
             + (title.map { ["-metadata", "title=\($0)"] } ?? []) + (artist.map { ["-metadata", "artist=\($0)"] } ?? [])
-            + ["-content_type", type, "-f", format, "icecast://source:\(IcecastServer.password)@127.0.0.1:\(port)\(mount)"]
-        source.standardOutput = FileHandle.nullDevice
-        source.standardError = FileHandle.nullDevice
-        try source.run()
-        sources[mount] = source
+            + ["-content_type", type, "-f", format, "icecast://source:\(IcecastServer.password)@127.0.0.1:\(port)\(mount)"])
         guard IcecastServer.waitFor({ ((try? IcecastServer.get("/status-json.xsl", port: port)) ?? "").contains(url(mount)) }) else {
             throw CommandFailure(description: "the \(mount) source did not connect to icecast")
         }
@@ -146,7 +134,7 @@ public enum FreePort {
     /// A loopback TCP socket bound to a port of the kernel's pick, listening when asked: the port
     /// stays taken until the caller closes `fd`.
     public static func held(listening: Bool = true) throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

@@ -57,27 +57,6 @@ public struct CommandFailure: Error, CustomStringConvertible {
     public init(description: String) { self.description = description }
 }
 
-/// Runs a program to completion and returns its exit status and combined output; one still
-/// running after `timeout` seconds is killed (and the test sees its non-zero status).
-@discardableResult
-public func runProgram(_ path: String, _ arguments: [String], environment: [String: String] = [:],
-                       timeout: Double = 120) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-    defer { watchdog.cancel() }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
-
 /// Builds C fixture plugins from Tests/Fixtures/fixture-plugin.c with plain `cc`.
 public enum Fixture {
     /// Libraries compiled by this test process, by source text and defines: each is built once
