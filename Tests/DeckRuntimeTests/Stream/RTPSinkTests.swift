@@ -29,13 +29,15 @@ import Testing
         #expect(throws: SinkError.cannotOpen("rtp://255.255.255.255:5004?pt=96", RTPSink.notBroadcast)) {
             try harness.runtime.output.addSink("rtp://255.255.255.255:5004")
         }
-        // A subnet on loopback whose broadcast address is 203.0.113.255 (TEST-NET-3, unused by other tests).
-        let added = try runProgram("/sbin/ip", ["address", "add", "203.0.113.1/24", "brd", "+", "dev", "lo"])
+        // A subnet on loopback of TEST-NET-3 (unused by other tests), a half for each isolation mode,
+        // whose test processes run at once: its broadcast address is 203.0.113.127 or .255.
+        let (address, broadcast) = TestIsolation.mode == .inline ? ("203.0.113.1/25", "203.0.113.127") : ("203.0.113.129/25", "203.0.113.255")
+        let added = try runProgram("/sbin/ip", ["address", "add", address, "brd", "+", "dev", "lo"])
         try #require(added.status == 0, "\(added.output)")
-        defer { _ = try? runProgram("/sbin/ip", ["address", "del", "203.0.113.1/24", "dev", "lo"]) }
-        try harness.runtime.output.addSink("rtp://203.0.113.255:\(try freePort())")
+        defer { _ = try? runProgram("/sbin/ip", ["address", "del", address, "dev", "lo"]) }
+        try harness.runtime.output.addSink("rtp://\(broadcast):\(try freePort())")
         try playTone(harness)
-        let sink = try #require(harness.sink("rtp://203.0.113.255"))
+        let sink = try #require(harness.sink("rtp://\(broadcast)"))
         #expect(sink.status.packets == 0 && sink.status.errors >= 40, "\(sink.status)")
         #expect(sink.status.lastError?.hasSuffix("permission denied (EACCES): is it a broadcast address? \(RTPSink.notBroadcast)") == true,
                 "\(sink.status.lastError ?? "")")
