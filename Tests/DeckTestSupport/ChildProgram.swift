@@ -11,7 +11,7 @@ import Synchronization
 /// status` that took 9 s). Here the child closes every descriptor from 3 up as it starts, and the
 /// output pipe is close-on-exec, so no other child keeps it.
 public final class ChildProgram: Sendable {
-    /// Where the child's standard output and error both go.
+    /// Where the child's standard output or error goes.
     public enum Output: Sendable {
         case null
         /// A file, created or truncated.
@@ -23,27 +23,33 @@ public final class ChildProgram: Sendable {
     public enum TerminationReason: Sendable { case exit, uncaughtSignal }
 
     public let processIdentifier: Int32
-    /// The read end of the output pipe (with `.pipe`), closed when this value goes away.
-    public let output: Int32?
+    /// The read end of the pipe that `.pipe` names, until `closeOutput` or this value goes away.
+    public var output: Int32? { pipe.withLock { $0 } }
+    private let pipe: Mutex<Int32?>
     /// The wait status, once reaped.
     private let ended = Mutex<Int32?>(nil)
 
-    public init(_ path: String, _ arguments: [String], environment: [String: String] = [:], output destination: Output = .null) throws {
+    /// Starts `path` with its output to `output` and its errors to `errors`, or with the output when nil.
+    public init(_ path: String, _ arguments: [String], environment: [String: String] = [:], output destination: Output = .null,
+                errors: Output? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         var ends: [Int32] = [-1, -1]
-        switch destination {
-        case .null:
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        case .file(let file):
-            posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        case .pipe:
-            guard pipe2(&ends, O_CLOEXEC) == 0 else { throw CommandFailure(description: "pipe2: \(String(cString: strerror(errno)))") }
-            posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+        for (descriptor, place) in [(Int32(1), destination), (2, errors)] {
+            switch place {
+            case nil:
+                posix_spawn_file_actions_adddup2(&actions, 1, descriptor)
+            case .null:
+                posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_WRONLY, 0)
+            case .file(let file):
+                posix_spawn_file_actions_addopen(&actions, descriptor, file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            case .pipe:
+                if ends[0] < 0, pipe2(&ends, O_CLOEXEC) != 0 { throw CommandFailure(description: "pipe2: \(String(cString: strerror(errno)))") }
+                posix_spawn_file_actions_adddup2(&actions, ends[1], descriptor)
+            }
         }
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -66,11 +72,20 @@ public final class ChildProgram: Sendable {
             throw CommandFailure(description: "cannot run \(path): \(String(cString: strerror(spawned)))")
         }
         processIdentifier = pid
-        output = ends[0] >= 0 ? ends[0] : nil
+        pipe = Mutex(ends[0] >= 0 ? ends[0] : nil)
     }
 
-    deinit {
-        if let output { close(output) }
+    deinit { closeOutput() }
+
+    /// The output pipe read as a file handle that leaves closing to this value.
+    public var outputHandle: FileHandle? { output.map { FileHandle(fileDescriptor: $0, closeOnDealloc: false) } }
+
+    /// Closes the output pipe's read end: the child's next write to it fails (EPIPE) or ends it (SIGPIPE).
+    public func closeOutput() {
+        pipe.withLock { end in
+            if let open = end { close(open) }
+            end = nil
+        }
     }
 
     /// Whether it has not ended; reaps it once it has.

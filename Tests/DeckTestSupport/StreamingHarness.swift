@@ -61,7 +61,7 @@ public final class StreamingHarness {
     }
 
     /// Turns the loop while `process` runs, up to `seconds`.
-    public func run(while process: Process, seconds: Double = 60) {
+    public func run(while process: ChildProgram, seconds: Double = 60) {
         turnLoop(runtime.loop, seconds: seconds) { !process.isRunning }
         if process.isRunning { process.terminate() }
     }

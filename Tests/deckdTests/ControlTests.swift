@@ -51,15 +51,10 @@ import Testing
     @Test func eventsArriveAsTheyHappen() throws {
         let dir = TemporaryDirectory()
         let deckd = try daemon(["--output-dir", dir.path])
-        let events = Process()
-        events.executableURL = URL(fileURLWithPath: deckctl)
-        events.arguments = ["--socket", deckd.socket, "events", "sinks.changed"]
-        let pipe = Pipe()
-        events.standardOutput = pipe
-        try events.run()
+        let events = try ChildProgram(deckctl, ["--socket", deckd.socket, "events", "sinks.changed"], output: .pipe, errors: .null)
         // The subscription races the first change: add sinks until one is heard of.
         let heard = Mutex(Data())
-        let fd = pipe.fileHandleForReading.fileDescriptor
+        let fd = try #require(events.output)
         Thread {  // plain read(2), retried on EINTR, until deckctl's end of the pipe closes
             var chunk = [UInt8](repeating: 0, count: 4096)
             while true {

@@ -31,19 +31,15 @@ import Testing
 
     @Test func aClosedLogPipeDoesNotKillIt() throws {
         let dir = TemporaryDirectory()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: deckd)
-        process.arguments = ["--plugins", firstParty, "--socket", dir.path + "/d.sock", "--sink", "http://127.0.0.1:0/s.opus", "--state", "none"]
-        let pipe = Pipe()
-        process.standardError = pipe
-        try process.run()
+        let process = try ChildProgram(deckd, ["--plugins", firstParty, "--socket", dir.path + "/d.sock", "--sink", "http://127.0.0.1:0/s.opus",
+                                               "--state", "none"], errors: .pipe)
         // As `deckd 2>&1 | head`: read up to the ready line, then the reader goes away.
         var seen: [UInt8] = []
-        while let byte = try pipe.fileHandleForReading.read(upToCount: 1)?.first {
+        while let byte = try process.outputHandle?.read(upToCount: 1)?.first {
             seen.append(byte)
             if byte == 10 && String(decoding: seen, as: UTF8.self).contains("deckd: ready") { break }
         }
-        try pipe.fileHandleForReading.close()
+        process.closeOutput()
         kill(process.processIdentifier, SIGUSR1)  // a log line into the closed pipe
         let status = try runProgram(deckctl, ["--socket", dir.path + "/d.sock", "status"])
         #expect(status.status == 0)
@@ -246,20 +242,15 @@ import Testing
         chmod(dir.path, 0o777)
         let path = dir.path + "/stranger.sock"
         // A stranger (uid 65534) listens where deckctl will look.
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        server.arguments = ["-c", """
+        let server = try ChildProgram("/usr/bin/python3", ["-c", """
             import os, socket, sys, time
             os.setgid(65534); os.setuid(65534)
             s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
             print("listening", flush=True)
             c, _ = s.accept(); time.sleep(5)
-            """, path]
-        let pipe = Pipe()
-        server.standardOutput = pipe
-        try server.run()
+            """, path], output: .pipe)
         defer { server.terminate() }
-        _ = try pipe.fileHandleForReading.read(upToCount: 9)
+        _ = try server.outputHandle?.read(upToCount: 9)
         let result = try runProgram(deckctl, ["--socket", path, "status"])
         #expect(result.status == 3)
         #expect(result.output.contains("it is served by uid 65534"))

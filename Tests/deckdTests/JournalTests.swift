@@ -10,16 +10,12 @@ import Testing
     /// `systemd-journald NAMESPACE`: its native socket, and journalctl's reading of what it stored.
     final class Journald {
         let namespace = "decktest\(getpid())x\(UInt32.random(in: 0...UInt32.max))"
-        private let process = Process()
+        private let process: ChildProgram
 
         var socket: String { "/run/systemd/journal.\(namespace)/socket" }
 
         init() throws {
-            process.executableURL = URL(fileURLWithPath: "/lib/systemd/systemd-journald")
-            process.arguments = [namespace]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            process = try ChildProgram("/lib/systemd/systemd-journald", [namespace])
             guard waitUntil(seconds: 10, { FileManager.default.fileExists(atPath: socket) }) else {
                 throw CommandFailure(description: "systemd-journald \(namespace) made no socket")
             }

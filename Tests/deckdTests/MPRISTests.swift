@@ -7,7 +7,7 @@ import Testing
 @Suite struct MPRISTests {
     /// A private `dbus-daemon` for one test, stopped with it.
     final class SessionBus {
-        let process = Process()
+        let process: ChildProgram
         let address: String
 
         /// Keeps `folder` (and the bus's socket in it) for as long as the bus runs.
@@ -20,16 +20,13 @@ import Testing
 
         init(in dir: String) throws {
             address = "unix:path=\(dir)/bus"
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-            process.arguments = ["--session", "--nofork", "--nosyslog", "--address=\(address)"]
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            process = try ChildProgram("/usr/bin/dbus-daemon", ["--session", "--nofork", "--nosyslog", "--address=\(address)"])
             let deadline = Date().addingTimeInterval(5)
             while !FileManager.default.fileExists(atPath: "\(dir)/bus") && Date() < deadline { usleep(10_000) }
         }
 
         deinit {
-            kill(process.processIdentifier, SIGKILL)  // it may have inherited a mask that blocks SIGTERM
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }
@@ -197,15 +194,8 @@ import Testing
         let client = LineClient(path: deckd.socket)
         #expect(client.call("session.get")?.contains(#""result""#) == true)
         let peers = try (0..<64).map { _ in
-            let peer = Process()
-            peer.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
-            peer.arguments = ["--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.deck", "/org/mpris/MediaPlayer2",
-                              "org.mpris.MediaPlayer2.Player.PlayPause"]
-            peer.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-            peer.standardOutput = FileHandle.nullDevice
-            peer.standardError = FileHandle.nullDevice
-            try peer.run()
-            return peer
+            try ChildProgram("/usr/bin/dbus-send", ["--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.deck", "/org/mpris/MediaPlayer2",
+                                                    "org.mpris.MediaPlayer2.Player.PlayPause"], environment: environment)
         }
         // Round trips while the peers' calls arrive: the longest is what a client waited behind them.
         var longest = 0.0, whilePeersRan = 0

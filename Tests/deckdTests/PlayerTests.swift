@@ -105,17 +105,10 @@ import Testing
     @Test func followPrintsALinePerChangeIntoAPipeAndFailsWhenDeckdGoes() throws {
         let deckd = try daemon()
         #expect(try ctl(deckd, ["launch", "org.deck.tone", "sine-1000"]).status == 0)
-        let follow = Process()
-        follow.executableURL = URL(fileURLWithPath: deckctl)
-        follow.arguments = ["--socket", deckd.socket, "now-playing", "--follow", "--format", "{{title}} {{status}}"]
         let dir = TemporaryDirectory()
-        let output = dir.path + "/follow.txt"
-        _ = FileManager.default.createFile(atPath: output, contents: nil)
-        follow.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        let errors = dir.path + "/errors.txt"
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        follow.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-        try follow.run()
+        let output = dir.path + "/follow.txt", errors = dir.path + "/errors.txt"
+        let follow = try ChildProgram(deckctl, ["--socket", deckd.socket, "now-playing", "--follow", "--format", "{{title}} {{status}}"],
+                                      output: .file(output), errors: .file(errors))
         func lines() -> [Substring] { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n") }
         #expect(waitUntil(seconds: 10) { !lines().isEmpty }, "the first line, then the changes")
         #expect(try ctl(deckd, ["pause"]).status == 0)
@@ -123,11 +116,7 @@ import Testing
         #expect(waitUntil(seconds: 10) { lines().last == "Sine 1000 Hz paused" })
         #expect(try ctl(deckd, ["next"]).status == 0)
         #expect(waitUntil(seconds: 10) { lines().last == "Sweep 20 Hz to 20 kHz playing" })
-        let events = Process()
-        events.executableURL = URL(fileURLWithPath: deckctl)
-        events.arguments = ["--socket", deckd.socket, "events", "apps.changed"]
-        events.standardError = FileHandle.nullDevice
-        try events.run()
+        let events = try ChildProgram(deckctl, ["--socket", deckd.socket, "events", "apps.changed"])
         usleep(300_000)
         #expect(deckd.stop() == 0)
         follow.waitUntilExit()

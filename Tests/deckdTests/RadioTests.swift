@@ -346,17 +346,13 @@ import Testing
 
 /// Tests/Fixtures/odd-http-server.py: a redirect, playlists, a 404, garbage, a slow stream and pictures.
 final class OddServer {
-    private let process = Process()
+    private let process: ChildProgram
     let port: Int
 
     init(target: String, slowFile: String = "/dev/null") throws {
-        let pipe = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Paths.repoRoot + "/Tests/Fixtures/odd-http-server.py", target, slowFile]
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let line = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
+        process = try ChildProgram("/usr/bin/python3", [Paths.repoRoot + "/Tests/Fixtures/odd-http-server.py", target, slowFile],
+                                   output: .pipe, errors: .null)
+        let line = String(decoding: process.outputHandle?.availableData ?? Data(), as: UTF8.self)
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw CommandFailure(description: "the odd server did not say its port: \(line)")
         }
@@ -369,7 +365,7 @@ final class OddServer {
     func picturesSent() throws -> Int { Int(try runProgram("/usr/bin/curl", ["-sf", url("/picture-count")]).output) ?? -1 }
 
     deinit {
-        kill(process.processIdentifier, SIGKILL)  // the test process may block SIGTERM, which children inherit
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 }

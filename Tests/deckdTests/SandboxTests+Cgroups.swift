@@ -56,16 +56,13 @@ extension SandboxTests {
     /// alone (it once made deckd signal pid 0, its own process group, and die).
     @Test func aGroupOfAnotherPidNamespaceIsNotStale() throws {
         let runner = try #require(SandboxTests.runnerCgroup())
-        let elsewhere = Process()
-        elsewhere.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        elsewhere.arguments = ["60"]
-        try elsewhere.run()
+        let elsewhere = try ChildProgram("/bin/sleep", ["60"])
         // Named after a live pid of this namespace, so the deckds other suites start meanwhile (in
         // this namespace) see a live owner; inside the new namespace that pid means nothing.
         let group = "\(runner)/deck-\(elsewhere.processIdentifier)-1"
         try #require(mkdir(group, 0o755) == 0 && mkdir(group + "/host-1", 0o755) == 0, "cgroups cannot be made here: \(group)")
         defer {
-            kill(elsewhere.processIdentifier, SIGKILL)  // the runner's blocked signals are inherited: SIGTERM would wait
+            kill(elsewhere.processIdentifier, SIGKILL)
             elsewhere.waitUntilExit()
             rmdir(group + "/host-1")
             rmdir(group)

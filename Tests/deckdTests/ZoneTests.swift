@@ -49,12 +49,8 @@ import Testing
         #expect(try deckd.deckctl(["sinks"]).output.split(separator: "\n").count == 2, "without --zone, every sink")
         // Events followed with --zone are that zone's: the front's key between two of the rear's is not shown.
         let heard = dir.path + "/rear-events.txt"
-        #expect(FileManager.default.createFile(atPath: heard, contents: nil))
-        let events = Process()
-        events.executableURL = URL(fileURLWithPath: Paths.binDir + "/deckctl")
-        events.arguments = ["--socket", deckd.socket, "--zone", "rear", "events", "volume.changed"]
-        events.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: heard))
-        try events.run()
+        let events = try ChildProgram(Paths.binDir + "/deckctl", ["--socket", deckd.socket, "--zone", "rear", "events", "volume.changed"],
+                                      output: .file(heard), errors: .null)
         func rearLines() -> [Substring] { ((try? String(contentsOfFile: heard, encoding: .utf8)) ?? "").split(separator: "\n") }
         var tries = 0
         while rearLines().isEmpty, tries < 50 {  // the subscription races the first key

@@ -1,3 +1,4 @@
+import DeckTestSupport
 import Foundation
 import Testing
 @testable import DeckBase
@@ -7,17 +8,13 @@ import Testing
 @Suite struct PluginProcessesTests {
     /// A `sleep` started by this process, ended and reaped when the test ends.
     final class Sleeper {
-        let process = Process()
+        let process: ChildProgram
         var pid: pid_t { process.processIdentifier }
 
-        init() throws {
-            process.executableURL = URL(fileURLWithPath: "/bin/sleep")
-            process.arguments = ["30"]
-            try process.run()
-        }
+        init() throws { process = try ChildProgram("/bin/sleep", ["30"]) }
 
         deinit {
-            kill(pid, SIGKILL)  // SIGTERM may be blocked in this process, and so in its children
+            kill(pid, SIGKILL)
             process.waitUntilExit()
         }
     }

@@ -27,13 +27,11 @@ import Testing
         try harness.start()
         harness.run(for: 0.7)  // the stream is under way before the client arrives
         let dir = TemporaryDirectory()
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-v", "error", "-nostdin", "-y", "-i", "http://127.0.0.1:\(try port(harness))/stream.opus",
-                            "-t", "1.5", "-f", "f32le", "-ac", "2", "-ar", "48000", dir.path + "/out.f32"]
-        try ffmpeg.run()
+        let ffmpeg = try ChildProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-i", "http://127.0.0.1:\(try port(harness))/stream.opus",
+                                                          "-t", "1.5", "-f", "f32le", "-ac", "2", "-ar", "48000", dir.path + "/out.f32"],
+                                      output: .file(dir.path + "/ffmpeg.log"))
         harness.run(while: ffmpeg, seconds: 30)
-        #expect(ffmpeg.terminationStatus == 0)
+        #expect(ffmpeg.terminationStatus == 0, "\((try? String(contentsOfFile: dir.path + "/ffmpeg.log", encoding: .utf8)) ?? "")")
         let decoded = try AudioAnalysis.readF32Stereo(dir.path + "/out.f32")
         #expect(abs(decoded.frames - 72_000) <= 960)
         #expect(abs(try AudioAnalysis.dominantFrequency(decoded.left, start: 0) - 440) < 3)

@@ -56,15 +56,13 @@ import Testing
         #expect(description.contains("a=rtpmap:97 opus/48000/2\r\n"))
         #expect(description.contains("a=fmtp:97 sprop-stereo=1;"))
 
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-v", "error", "-nostdin", "-y", "-protocol_whitelist", "file,udp,rtp", "-i", sdp,
-                            "-t", "1.5", "-f", "f32le", "-ac", "2", "-ar", "48000", dir.path + "/out.f32"]
-        try ffmpeg.run()
+        let ffmpeg = try ChildProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-protocol_whitelist", "file,udp,rtp", "-i", sdp,
+                                                          "-t", "1.5", "-f", "f32le", "-ac", "2", "-ar", "48000", dir.path + "/out.f32"],
+                                      output: .file(dir.path + "/ffmpeg.log"))
         harness.run(for: 0.5)  // ffmpeg is listening before the tone starts
         try harness.runtime.focus.play(pluginID: "org.deck.tone", item: "sine-1000")
         harness.run(while: ffmpeg, seconds: 30)
-        #expect(ffmpeg.terminationStatus == 0)
+        #expect(ffmpeg.terminationStatus == 0, "\((try? String(contentsOfFile: dir.path + "/ffmpeg.log", encoding: .utf8)) ?? "")")
         let decoded = try AudioAnalysis.readF32Stereo(dir.path + "/out.f32")
         #expect(decoded.frames >= 48_000)
         #expect(abs(try AudioAnalysis.dominantFrequency(decoded.left, start: decoded.frames - 40_000) - 1000) < 3)
