@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <semaphore.h>
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +58,14 @@ static inline int deck_reap_child(int pidfd, pid_t pid, int *code, int *status) 
 static inline int deck_child_ended(pid_t pid) {
     siginfo_t info = {0};
     return waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+/* Flushes stdout: 0, or the errno of the write that failed now (EIO for one that failed earlier,
+   whose errno is gone). Clears the stream's error either way. */
+static inline int deck_flush_standard_output(void) {
+    int code = fflush(stdout) != 0 ? (errno ? errno : EIO) : ferror(stdout) ? EIO : 0;
+    clearerr(stdout);
+    return code;
 }
 
 /* glibc's, declared here because its header hides them without _GNU_SOURCE (which would make this

@@ -1,3 +1,4 @@
+import CProcess
 import DeckBase
 import Glibc
 
@@ -164,7 +165,7 @@ enum ControlClient {
                 } else {
                     print("\(message.value["method"].display): \(message.value["params"].text(pretty: false))")
                 }
-                fflush(nil)  // each line as it comes, also into a pipe
+                try ControlClient.flushOutput()  // each line as it comes, also into a pipe
             }
             throw .runtime("deckd closed the connection")  // it stopped: a watcher must not take that for an end
         },
@@ -225,6 +226,24 @@ enum ControlClient {
             return 0
         } catch {
             return report(error)
+        }
+    }
+
+    /// Writes out what `print` buffered. Output lost to a full disk, a failing device or a reader
+    /// gone (SIGPIPE ignored) is an error, as for `echo > /dev/full`, never a silent success.
+    static func flushOutput() throws(ClientError) {
+        let code = deck_flush_standard_output()
+        guard code == 0 else { throw .runtime("cannot write the output: \(String(cString: strerror(code)))") }
+    }
+
+    /// The exit status once the output is written: 1 when it could not be, unless already an error.
+    static func finish(_ status: Int32) -> Int32 {
+        do {
+            try flushOutput()
+            return status
+        } catch {
+            let failure = report(error)
+            return status == 0 ? failure : status
         }
     }
 

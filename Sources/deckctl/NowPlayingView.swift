@@ -37,13 +37,13 @@ struct NowPlayingView {
         var state = try session.call("nowPlaying.get")
         var stamp = MonotonicClock.seconds
         var shown = print(state.value, age: 0, live: terminal)
-        fflush(nil)
+        try ControlClient.flushOutput()
         _ = try session.call("events.subscribe", "{\"topics\":[\"nowPlaying.changed\"]}")
         while true {
             guard let line = try session.readLine(timeoutMilliseconds: terminal ? 500 : -1) else {
                 if !session.isClosed {
                     print(state.value, age: MonotonicClock.seconds - stamp, live: true)
-                    fflush(nil)
+                    try ControlClient.flushOutput()
                     continue
                 }
                 throw .runtime("deckd closed the connection")  // it stopped: a watcher must not take that for an end
@@ -52,7 +52,7 @@ struct NowPlayingView {
             state = JSONDocument.Result(document: message, key: "params")
             stamp = MonotonicClock.seconds
             shown = print(state.value, age: 0, live: terminal, unless: shown)
-            fflush(nil)
+            try ControlClient.flushOutput()
         }
     }
 

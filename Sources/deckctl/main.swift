@@ -1,3 +1,3 @@
 import Glibc
 
-exit(ControlClient.run(CommandLine.arguments))
+exit(ControlClient.finish(ControlClient.run(CommandLine.arguments)))

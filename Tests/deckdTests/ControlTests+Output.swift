@@ -1,0 +1,37 @@
+import DeckTestSupport
+import Foundation
+import Testing
+
+/// deckctl's own output: what it cannot write is an error, as for `echo > /dev/full`.
+extension ControlTests {
+    /// An answer or a help text written to a full disk is named on stderr with status 1, not a
+    /// success whose output went nowhere.
+    @Test func outputToAFullDiskIsAnError() throws {
+        let deckd = try daemon()
+        for arguments in [["--socket", deckd.socket, "status"], ["--help"]] {
+            let result = try runProgram("/bin/sh", ["-c", "exec \"$@\" > /dev/full", "sh", deckctl] + arguments)
+            #expect(result.status == 1 && result.output == "deckctl: cannot write the output: No space left on device\n",
+                    "\(arguments): \(result.status) \(result.output)")
+        }
+        #expect(deckd.stop() == 0)
+    }
+
+    /// A follower whose reader went away while SIGPIPE is ignored (as many parents leave it) ends
+    /// at the next change, saying why, rather than follow into nothing for good.
+    @Test func aFollowerWhoseReaderIsGoneEnds() throws {
+        let deckd = try daemon(["--play", "org.deck.tone"])
+        let dir = TemporaryDirectory()
+        let errors = dir.path + "/errors.txt"
+        let pipeline = try ChildProgram("/bin/sh", ["-c", "trap '' PIPE; \"$0\" --socket \"$1\" now-playing --follow 2> \"$2\" | head -c 1 > /dev/null",
+                                                    deckctl, deckd.socket, errors])
+        var changes = 0
+        while pipeline.isRunning && changes < 50 {
+            usleep(200_000)
+            changes += 1
+            _ = try ctl(deckd, [changes % 2 == 0 ? "play" : "pause"])
+        }
+        #expect(!pipeline.isRunning, "deckctl went on after \(changes) changes")
+        #expect(try String(contentsOfFile: errors, encoding: .utf8) == "deckctl: cannot write the output: Broken pipe\n")
+        #expect(deckd.stop() == 0)
+    }
+}
