@@ -61,7 +61,7 @@ let package = Package(
         .executableTarget(name: "deckd", dependencies: ["DeckRuntime", "CMalloc", "CSystemd", "CProcess"]),
         .executableTarget(name: "deck-plugin-host", dependencies: ["DeckIsolation"]),
         .executableTarget(name: "deckctl", dependencies: ["DeckBase", "CProcess"]),
-        .executableTarget(name: "deck-check", dependencies: ["DeckBase", "DeckPlugins", "COgg", "COpus"]),
+        .executableTarget(name: "deck-check", dependencies: ["DeckBase", "DeckPlugins", "COgg", "COpus", "CProcess"]),
         .executableTarget(name: "deck-bench", dependencies: ["DeckRuntime", "DeckEmbed", "COpus", "CDeckPlugin", "CFFmpeg", "CJansson", "CProcess"]),
         .target(name: "DeckFuzz", dependencies: ["DeckRuntime", "DeckIsolation", "MediaPlayback", "CFFmpeg"]),
         .executableTarget(name: "deck-fuzz", dependencies: ["DeckFuzz", "CFuzzer"]),

@@ -1,3 +1,4 @@
+import CProcess
 import DeckBase
 import Glibc
 
@@ -23,7 +24,8 @@ let usage = """
       --media DIR     a media folder to give it (repeatable; for apps holding the media permission)
       --deckd PATH    the runtime to run it under (default: the deckd beside deck-check)
 
-    Exit status: 0 no errors, 1 errors found, 2 usage error, 3 a check could not run.
+    Exit status: 0 no errors, 1 errors found, 2 usage error, 3 a check could not run or
+    the report could not be written.
     """
 
 struct Options {
@@ -65,7 +67,7 @@ struct Options {
                 seconds = number
             case "--help", "-h":
                 print(usage)
-                exit(0)
+                finish(0)
             default:
                 guard !argument.hasPrefix("-") else { throw .usage("unknown option \(argument)") }
                 guard !argument.isEmpty else { throw .usage("a bundle's path is empty") }
@@ -143,7 +145,7 @@ do {
         } else {
             for rule in CheckRule.all { print("\(rule.id.padding(22)) \(rule.severity.rawValue.padding(8)) \(rule.stage.rawValue.padding(8)) \(rule.summary)") }
         }
-        exit(0)
+        finish(0)
     }
     var results: [(bundle: String, id: String?, findings: [Finding])] = []
     for bundle in options.bundles {
@@ -151,13 +153,24 @@ do {
         results.append((bundle, id, findings))
     }
     print(render(results, json: options.json))
-    exit(results.contains { $0.findings.contains { $0.rule.severity == .error } } ? 1 : 0)
+    finish(results.contains { $0.findings.contains { $0.rule.severity == .error } } ? 1 : 0)
 } catch .usage(let message) {
     printError("deck-check: \(message)\n\(usage)\n")
     exit(2)
 } catch {
     printError("deck-check: \(error)\n")
     exit(3)
+}
+
+/// Exits with `status` once the output is written; with 3 when it cannot be (a full disk): a
+/// report lost is a check that did not run, never a clean one.
+func finish(_ status: Int32) -> Never {
+    let code = deck_flush_standard_output()
+    if code != 0 {
+        printError("deck-check: cannot write the report: \(String(cString: strerror(code)))\n")
+        exit(3)
+    }
+    exit(status)
 }
 
 func printError(_ text: String) {

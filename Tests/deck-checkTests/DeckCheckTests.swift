@@ -287,4 +287,13 @@ import Testing
         let empty = try runProgram(DeckCheckTests.tool, [""])
         #expect(empty.status == 2 && empty.output.hasPrefix("deck-check: a bundle's path is empty"), "\(empty.output)")
     }
+
+    /// A report that cannot be written (a full disk) is a check that did not run, not a clean one.
+    @Test func aReportThatCannotBeWrittenIsNoPass() throws {
+        for arguments in [["--static", Paths.toneBundle], ["--json", "--static", Paths.toneBundle], ["--list-rules"]] {
+            let result = try runProgram("/bin/sh", ["-c", "exec \"$@\" > /dev/full", "sh", DeckCheckTests.tool] + arguments)
+            #expect(result.status == 3 && result.output == "deck-check: cannot write the report: No space left on device\n",
+                    "\(arguments): \(result.status) \(result.output)")
+        }
+    }
 }
