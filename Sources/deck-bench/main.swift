@@ -1,3 +1,10 @@
+import DeckBase
 import Glibc
 
-exit(Bench.run(CommandLine.arguments))
+let status = Bench.run(CommandLine.arguments)
+// Figures lost to a full disk are no run to record.
+if let reason = StandardDescriptors.flushOutput() {
+    printError("deck-bench: cannot write the output: \(reason)")
+    exit(status == 0 ? 1 : status)
+}
+exit(status)

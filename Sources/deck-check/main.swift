@@ -1,4 +1,3 @@
-import CProcess
 import DeckBase
 import Glibc
 
@@ -165,9 +164,8 @@ do {
 /// Exits with `status` once the output is written; with 3 when it cannot be (a full disk): a
 /// report lost is a check that did not run, never a clean one.
 func finish(_ status: Int32) -> Never {
-    let code = deck_flush_standard_output()
-    if code != 0 {
-        printError("deck-check: cannot write the report: \(String(cString: strerror(code)))\n")
+    if let reason = StandardDescriptors.flushOutput() {
+        printError("deck-check: cannot write the report: \(reason)\n")
         exit(3)
     }
     exit(status)

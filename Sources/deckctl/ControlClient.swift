@@ -1,4 +1,3 @@
-import CProcess
 import DeckBase
 import Glibc
 
@@ -232,8 +231,7 @@ enum ControlClient {
     /// Writes out what `print` buffered. Output lost to a full disk, a failing device or a reader
     /// gone (SIGPIPE ignored) is an error, as for `echo > /dev/full`, never a silent success.
     static func flushOutput() throws(ClientError) {
-        let code = deck_flush_standard_output()
-        guard code == 0 else { throw .runtime("cannot write the output: \(String(cString: strerror(code)))") }
+        if let reason = StandardDescriptors.flushOutput() { throw .runtime("cannot write the output: \(reason)") }
     }
 
     /// The exit status once the output is written: 1 when it could not be, unless already an error.

@@ -14,13 +14,11 @@ enum Daemon {
             printError("deckd: \(error.message)\nTry 'deckd --help' for more information.")
             return 2
         }
-        if options.showHelp {
-            print(DaemonOptions.usage)
-            return 0
-        }
-        if options.showVersion {
-            print("deckd \(DeckVersion.string) (plugin ABI \(PluginABI.major).\(PluginABI.minor))")
-            return 0
+        if options.showHelp || options.showVersion {
+            print(options.showHelp ? DaemonOptions.usage : "deckd \(DeckVersion.string) (plugin ABI \(PluginABI.major).\(PluginABI.minor))")
+            guard let reason = StandardDescriptors.flushOutput() else { return 0 }
+            printError("deckd: cannot write the output: \(reason)")
+            return 1
         }
 
         let configuration: RuntimeConfiguration

@@ -9,13 +9,18 @@ import Testing
     let firstParty = Paths.corePlugins
     let examples = Paths.repoRoot + "/examples/plugin-c/build"
 
-    @Test func helpAndVersionExitZero() throws {
+    @Test func helpAndVersionExitZeroUnlessTheyCannotBeWritten() throws {
         let help = try runProgram(deckd, ["--help"])
         #expect(help.status == 0)
         #expect(help.output.hasPrefix("usage: deckd [--config FILE] [--plugins DIR]..."))
         let version = try runProgram(deckd, ["--version"])
         #expect(version.status == 0)
         #expect(version.output == "deckd 0.1.0 (plugin ABI 1.6)\n")
+        // Written to a full disk, they are lost, and the exit status says so (as deckctl's and deck-bench's).
+        for tool in [deckd, Paths.binDir + "/deck-bench"] {
+            let lost = try runProgram("/bin/sh", ["-c", "exec \"$0\" --help > /dev/full", tool])
+            #expect(lost.status == 1 && lost.output.hasSuffix(": cannot write the output: No space left on device\n"), "\(tool): \(lost.output)")
+        }
     }
 
     @Test(arguments: [
