@@ -1,15 +1,10 @@
-internal import CProcess
+import CProcess
 import Foundation
 import Synchronization
 
 /// A program run beside the tests that inherits no descriptor but its standard three, with
-/// signals at their defaults and none blocked.
-///
-/// Foundation's `Process` closes the descriptors it found open when it began to spawn, so a child
-/// could inherit those other threads opened meanwhile: a deckd or an encoder started by one test
-/// then held another test's output pipe, whose reader waited for that process to end (a `deckctl
-/// status` that took 9 s). Here the child closes every descriptor from 3 up as it starts, and the
-/// output pipe is close-on-exec, so no other child keeps it.
+/// signals at their defaults and none blocked. (With Foundation's `Process`, a child could inherit
+/// descriptors other threads opened as it spawned: a deckd then held another test's output pipe.)
 public final class ChildProgram: Sendable {
     /// Where the child's standard output or error goes.
     public enum Output: Sendable {

@@ -1,4 +1,5 @@
 import DeckBase
+import CProcess
 import DeckRuntime
 import Foundation
 
@@ -72,7 +73,7 @@ public final class DeckdProcess {
         var made = 0, reads: [String] = []
         while made < count {
             guard Date() < deadline else {
-                let status = (try? runProgram(Paths.binDir + "/deckctl", ["--socket", socket, "--json", "status"]).output) ?? ""
+                let status = (try? runProgram(Paths.binDir + "/deckctl", ["--socket", socket, "--json", "status"], timeout: 5).output) ?? ""
                 throw CommandFailure(description: "the output made \(made) of \(count) frames in \(seconds) s (read at \(reads.suffix(40).joined(separator: ", "))); status: \(status)\ndeckd's log ends:\n\(log.suffix(3_000))")
             }
             usleep(20_000)
