@@ -54,8 +54,9 @@ import Testing
         let events = try ChildProgram(deckctl, ["--socket", deckd.socket, "events", "sinks.changed"], output: .pipe, errors: .null)
         // The subscription races the first change: add sinks until one is heard of.
         let heard = Mutex(Data())
-        let fd = try #require(events.output)
+        let fd = try #require(events.output), readerDone = DispatchSemaphore(value: 0)
         Thread {  // plain read(2), retried on EINTR, until deckctl's end of the pipe closes
+            defer { readerDone.signal() }
             var chunk = [UInt8](repeating: 0, count: 4096)
             while true {
                 let count = read(fd, &chunk, chunk.count)
@@ -71,6 +72,7 @@ import Testing
         }
         #expect(deckd.stop() == 0)  // closing the socket ends the events command
         events.waitUntilExit()
+        #expect(readerDone.wait(timeout: .now() + 10) == .success, "the pipe ends with deckctl")  // and all it wrote was read
         let output = String(decoding: heard.withLock { $0 }, as: UTF8.self)
         #expect(output.hasPrefix(#"sinks.changed: {"seq":"#))
         #expect(output.contains(#""sinks":[{"#))
