@@ -44,6 +44,10 @@ enum Daemon {
         let logger = makeLogger(options, level: configuration.logLevel)
         if let stateNotice { logger.warning("state", stateNotice) }
         if configuration.sinks.isEmpty { logger.warning("sinks", "no sinks: the audio goes nowhere until a client adds one (sinks.add)") }
+        if configuration.audio.freewheel, configuration.audio.durationSamples == nil {
+            logger.warning("audio", "--freewheel without --duration: the output renders as fast as the machine allows, "
+                           + "keeping a core busy and the sinks filling, until deckd is stopped")
+        }
         IsolationSettings.hideFromPlugins()
         do {
             try serve(configuration: configuration, play: options.play, socket: options.socketPath ?? UnixSocket.defaultControlPath,

@@ -176,6 +176,19 @@ import Testing
         #expect(daemon.output.contains("warning sinks: no sinks: the audio goes nowhere until a client adds one (sinks.add)"), "\(daemon.output)")
     }
 
+    /// `--freewheel` is meant for a render of `--duration`; without one, deckd says it will render
+    /// flat out until stopped.
+    @Test func freewheelWithoutADurationIsWarnedOf() throws {
+        let dir = TemporaryDirectory()
+        let daemon = try runProgram(deckd, ["--plugins", Paths.corePlugins, "--socket", dir.path + "/d.sock", "--state", "none", "--freewheel",
+                                            "--sink", "file:\(dir.path)/out.opus"], timeout: 2)  // ended by the timeout
+        #expect(daemon.output.contains("warning audio: --freewheel without --duration: the output renders as fast as the machine allows, "
+                                       + "keeping a core busy and the sinks filling, until deckd is stopped"), "\(daemon.output)")
+        let render = try runProgram(deckd, ["--plugins", Paths.corePlugins, "--socket", dir.path + "/d.sock", "--state", "none", "--freewheel",
+                                            "--duration", "0.1", "--play", "org.deck.tone", "--sink", "file:\(dir.path)/render.opus"], timeout: 20)
+        #expect(render.status == 0 && !render.output.contains("--freewheel without --duration"), "\(render.output)")
+    }
+
     /// A service user whose home does not exist (`nobody`'s /nonexistent) has no default state
     /// folder: deckd runs, and says the volumes and the last source are not kept.
     @Test func withoutADefaultStateFolderDeckdSaysNothingIsKept() throws {
