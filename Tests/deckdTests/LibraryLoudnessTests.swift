@@ -4,7 +4,10 @@ import Testing
 
 /// The Library's loudness: albums matched to one another and to a radio station, measured on the
 /// output by ffmpeg's ebur128 filter, and an album of hundreds of tracks measured in constant memory.
-extension LibraryTests {
+/// A suite of its own, so that its minute of playing in real time overlaps LibraryTests'.
+@Suite(.serialized) struct LibraryLoudnessTests {
+    typealias Car = LibraryTests.Car
+
     @Test func albumsMastered10LUApartPlayWithin1LUAndAQuietPassageIsNotLifted() throws {
         let car = try Car()
         #expect(car.deckd.waitForLog("library: loudness measured for 15 tracks", seconds: 60), "\(car.deckd.log)")

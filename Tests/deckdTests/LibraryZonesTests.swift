@@ -2,7 +2,9 @@ import DeckTestSupport
 import Foundation
 import Testing
 
-extension LibraryTests {
+/// The Library and the Radio in two zones: a suite of its own, so that its playing in real time
+/// overlaps LibraryTests'.
+@Suite struct LibraryZonesTests {
     /// Two zones as two cars, with the first-party apps: the Library plays an album in the rear, the
     /// Radio a station from a local Icecast server in the front. A call in the front pauses the
     /// radio while the rear plays on; a navigation prompt of the front's ducks the front only; a
