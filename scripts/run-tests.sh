@@ -9,9 +9,10 @@
 #     suites beside it) and the shell completion test (it types into an interactive zsh through a
 #     pseudo-terminal, which a loaded machine can stall);
 #  3. the first-party apps' suites (Radio and Library start Icecast servers and ffmpeg encoders of
-#     their own; beside the first shards their load slowed other suites' timing checks), three at
-#     once: the Library's, the Radio's with the two-zone test, and four playback tests again with
-#     the plugins inline.
+#     their own; beside the first shards their load slowed other suites' timing checks), two at
+#     once: the Library's, and the Radio's with the two-zone test;
+#  4. alone, four playback tests again with the plugins inline (a freewheel render waits at most
+#     40 ms a frame for its decoder, which a machine loaded by more can miss).
 # Exits non-zero when any run failed.
 #
 #   scripts/run-tests.sh BUNDLE.xctest
@@ -43,9 +44,9 @@ run load "$bundle" --testing-library swift-testing --filter 'IsolationLoadTests'
 run completion "$bundle" --testing-library swift-testing --filter 'CompletionTests'
 run apps-library "$bundle" --testing-library swift-testing --filter 'LibraryTests|LibraryLoudnessTests' &
 run apps-radio "$bundle" --testing-library swift-testing --filter 'RadioTests|LibraryZonesTests' &
-run apps-inline env DECK_TEST_ISOLATION=inline "$bundle" --testing-library swift-testing \
-    --filter 'RadioTests/(opusAndMP3Mounts|aFreewheelRecording)|LibraryTests/(anAlbumPlaysGapless|aFreewheelRender)' &
 wait
+run apps-inline env DECK_TEST_ISOLATION=inline "$bundle" --testing-library swift-testing \
+    --filter 'RadioTests/(opusAndMP3Mounts|aFreewheelRecording)|LibraryTests/(anAlbumPlaysGapless|aFreewheelRender)'
 
 runs='deckd-process suites-serial suites-process inline load completion apps-library apps-radio apps-inline'
 failed=0
