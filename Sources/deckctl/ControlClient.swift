@@ -155,7 +155,7 @@ enum ControlClient {
             let topics = args.isEmpty ? ControlClient.topics : args
             let params = "{\"topics\":[" + topics.map(JSONDocument.quote).joined(separator: ",") + "]}"
             _ = try session.call("events.subscribe", params)
-            while let line = try session.readLine() {
+            while let line = try session.readLine(following: true) {
                 guard let message = JSONDocument(line) else { continue }
                 // Bound to a zone: another zone's notifications are not this one's (those of no zone are).
                 if let zone = session.zone, let about = message.value["params"]["zone"].string, about != zone { continue }

@@ -40,7 +40,7 @@ struct NowPlayingView {
         try ControlClient.flushOutput()
         _ = try session.call("events.subscribe", "{\"topics\":[\"nowPlaying.changed\"]}")
         while true {
-            guard let line = try session.readLine(timeoutMilliseconds: terminal ? 500 : -1) else {
+            guard let line = try session.readLine(timeoutMilliseconds: terminal ? 500 : -1, following: true) else {
                 if !session.isClosed {
                     print(state.value, age: MonotonicClock.seconds - stamp, live: true)
                     try ControlClient.flushOutput()

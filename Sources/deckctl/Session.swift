@@ -93,17 +93,26 @@ final class Session {
     }
 
     /// The next line from deckd, or nil when it closes the connection or, with a timeout (ms, -1
-    /// for none), when nothing came in time.
-    func readLine(timeoutMilliseconds: Int32 = -1) throws(ClientError) -> String? {
+    /// for none), when nothing came in time. `following`: a reader of standard output that goes
+    /// away meanwhile (`deckctl events | head -n 1`) ends the wait, as `tail -f` ends, rather than
+    /// the write of a line that may never come.
+    func readLine(timeoutMilliseconds: Int32 = -1, following: Bool = false) throws(ClientError) -> String? {
         while true {
             if let newline = buffer.firstIndex(of: 10) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
                 return line
             }
-            if timeoutMilliseconds >= 0 {
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                if poll(&poller, 1, timeoutMilliseconds) == 0 { return nil }
+            if timeoutMilliseconds >= 0 || following {
+                // Standard output is watched for nothing but its errors: a pipe without a reader, a hung-up terminal.
+                var pollers = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: 1, events: 0, revents: 0)]
+                let ready = poll(&pollers, following ? 2 : 1, timeoutMilliseconds)
+                if ready == 0 { return nil }
+                if ready < 0 {
+                    guard errno == EINTR else { throw .runtime("waiting for deckd failed: \(String(cString: strerror(errno)))") }
+                    continue
+                }
+                if following, pollers[1].revents != 0 { try Session.outputGone() }
             }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = recv(fd, &chunk, chunk.count, 0)
@@ -114,6 +123,16 @@ final class Session {
             guard count > 0 else { throw .runtime("reading from deckd failed: \(String(cString: strerror(errno)))") }
             buffer += chunk[..<count]
         }
+    }
+}
+
+extension Session {
+    /// Standard output's reader is gone: ends as the next line's write would, by SIGPIPE where it
+    /// is not ignored, else naming the write's error.
+    fileprivate static func outputGone() throws(ClientError) -> Never {
+        var newline = UInt8(ascii: "\n")
+        let reason = write(1, &newline, 1) < 0 ? String(cString: strerror(errno)) : "its reader hung up"
+        throw .runtime("cannot write the output: \(reason)")
     }
 }
 

@@ -34,4 +34,35 @@ extension ControlTests {
         #expect(try String(contentsOfFile: errors, encoding: .utf8) == "deckctl: cannot write the output: Broken pipe\n")
         #expect(deckd.stop() == 0)
     }
+
+    /// `deckctl events | head -n 1` ends once head has its line, as `tail -f | head -n 1` does,
+    /// though nothing changes after: a follower notices its reader going, not only its next write.
+    /// Killed by SIGPIPE as the write would have been, or, with SIGPIPE ignored, saying why.
+    @Test(arguments: ["", "trap '' PIPE; "])
+    func aFollowerEndsWithItsReaderEvenWhenNothingChanges(preamble: String) throws {
+        let deckd = try daemon()
+        let dir = TemporaryDirectory()
+        for (index, command) in ["now-playing --follow", "events"].enumerated() {
+            let errors = "\(dir.path)/errors\(index).txt"
+            let pipeline = try ChildProgram("/bin/sh", ["-c", preamble + "{ \"$0\" --socket \"$1\" \(command) 2> \"$2\"; echo $? > \"$2.status\"; } | head -n 1 > /dev/null",
+                                                        deckctl, deckd.socket, errors])
+            if command == "events" {
+                usleep(300_000)  // subscribed by then; one change for head's line, and none after it
+                _ = try ctl(deckd, ["volume", "40"])
+            }
+            let deadline = Date().addingTimeInterval(5)
+            while pipeline.isRunning && Date() < deadline { usleep(20_000) }
+            #expect(!pipeline.isRunning, "\(command) went on after its reader ended")
+            pipeline.terminate()
+            pipeline.waitUntilExit()
+            let status = try String(contentsOfFile: errors + ".status", encoding: .utf8)
+            let said = try String(contentsOfFile: errors, encoding: .utf8)
+            if preamble.isEmpty {
+                #expect(status == "\(128 + SIGPIPE)\n" && said.isEmpty, "\(command): status \(status), said \(said)")
+            } else {
+                #expect(status == "1\n" && said == "deckctl: cannot write the output: Broken pipe\n", "\(command): status \(status), said \(said)")
+            }
+        }
+        #expect(deckd.stop() == 0)
+    }
 }
