@@ -94,20 +94,23 @@ enum ControlClient {
                 summary: "show the volume groups, or step, set or mute one (the keys' group by default)") { session, args throws(ClientError) in
             guard args.count <= 2 else { throw .usage("volume takes at most a group and a change") }
             let change = args.last.flatMap { $0.first == "+" || $0.first == "-" || Int($0) != nil || $0 == "mute" || $0 == "unmute" ? $0 : nil }
-            let group = args.count == 2 || (args.count == 1 && change == nil) ? args[0] : nil
+            var group = args.count == 2 || (args.count == 1 && change == nil) ? args[0] : nil
             if args.count == 2 && change == nil { throw .usage("volume's change must be +N, -N, N, mute or unmute, not \(args[1])") }
-            let (method, params): (String, String?) = switch change {
-            case nil: ("volume.get", nil)
-            case "mute", "unmute":
-                ("volume.mute", "{\"group\":\(JSONDocument.quote(group ?? "media")),\"muted\":\(change == "mute")}")
-            case let step? where step.first == "+" || step.first == "-":
-                ("volume.adjust", "{\"steps\":\(Int(step.dropFirst(step.first == "+" ? 1 : 0)) ?? 0)"
-                    + (group.map { ",\"group\":\(JSONDocument.quote($0))" } ?? "") + "}")
-            case let index?: ("volume.set", "{\"group\":\(JSONDocument.quote(group ?? "media")),\"index\":\(index)}")
-            }
-            if let change, change.first == "+" || change.first == "-",
+            let isStep = change?.first == "+" || change?.first == "-"
+            if let change, isStep,
                change.count == 1 || !change.dropFirst().allSatisfy({ ("0"..."9").contains($0) }) || Int(change.dropFirst()) == nil {
                 throw .usage("volume steps must be +N or -N, N a whole number, not \(change)")
+            }
+            // A level or a mute without a group is for the group the keys act on (a call's during one), as a step is.
+            if group == nil, change != nil, !isStep {
+                group = try session.call("volume.get").value["keys"].string ?? "media"
+            }
+            let named = group.map { ",\"group\":\(JSONDocument.quote($0))" } ?? ""
+            let (method, params): (String, String?) = switch change {
+            case nil: ("volume.get", nil)
+            case "mute", "unmute": ("volume.mute", "{\"muted\":\(change == "mute")\(named)}")
+            case let step? where isStep: ("volume.adjust", "{\"steps\":\(Int(step.dropFirst(step.first == "+" ? 1 : 0)) ?? 0)\(named)}")
+            case let index?: ("volume.set", "{\"index\":\(index)\(named)}")
             }
             let state = try session.call(method, params).value
             let shown = group ?? state["adjusted"].string

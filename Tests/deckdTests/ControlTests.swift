@@ -364,6 +364,16 @@ extension ControlTests {
             #expect(try ctl(deckd, ["volume", "media", odd]).status == 2, "volume media \(odd)")
         }
         #expect(try ctl(deckd, ["volume", "media"]).output == "media  37/40  -4.5 dB\n")
+        // Without a group, a level or a mute is the keys' group's too (media while nothing else plays), shown alone.
+        #expect(try ctl(deckd, ["volume", "30"]).output == "media  30/40  -15.0 dB\n")
+        #expect(try ctl(deckd, ["volume", "mute"]).output == "media  30/40  silent  muted\n")
+        #expect(try ctl(deckd, ["volume", "unmute"]).output == "media  30/40  -15.0 dB\n")
+        let phone = LineClient(path: deckd.socket)  // during a call, the call's
+        #expect(phone.call("session.request", #"{"context":"call","type":"gainTransient","name":"phone"}"#)?.contains("granted") == true)
+        #expect(try ctl(deckd, ["volume", "12"]).output == "call  12/40  -42.0 dB\n")
+        #expect(try ctl(deckd, ["volume", "mute"]).output == "call  12/40  silent  muted\n")
+        phone.close()
+        #expect(try ctl(deckd, ["volume", "media"]).output == "media  30/40  -15.0 dB\n")
         // A group that does not exist is named as such, not shown as nothing.
         for absent in ["medai", "1e20"] {
             let shown = try ctl(deckd, ["volume", absent])

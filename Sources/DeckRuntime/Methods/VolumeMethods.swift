@@ -12,8 +12,13 @@ struct VolumeMethods {
         let zones = zones
         let group = RPCMethod.Param("group", VolumeMethods.groupSchema, "a volume group, e.g. media")
         return [
-            RPCMethod("volume.get", "Every volume group: its contexts, index, range, mute and level in dB.", params: [zones.param],
-                      result: VolumeMethods.stateSchema) { call throws(RPCError) in VolumeMethods.state(try zones.zone(of: call).focus.session) },
+            RPCMethod("volume.get", "Every volume group: its contexts, index, range, mute and level in dB; and which group the "
+                      + "volume keys act on now (keys).", params: [zones.param], result: VolumeMethods.getSchema) { call throws(RPCError) in
+                let focus = try zones.zone(of: call).focus
+                guard case .object(var state) = VolumeMethods.state(focus.session) else { return .null }
+                state["keys"] = .string(focus.activeVolumeGroup)
+                return .object(state)
+            },
             RPCMethod("volume.set", "Set a group's index.", params: [group, .init("index", Schema.integer(in: 0...100)), zones.param],
                       result: VolumeMethods.stateSchema, errors: [-32004]) { call throws(RPCError) in
                 let focus = try zones.zone(of: call).focus
@@ -73,6 +78,9 @@ struct VolumeMethods {
     ]))
 
     static let stateSchema = Schema.object(["groups": groupsSchema])
+
+    /// `volume.get` also names the group the volume keys act on now.
+    static let getSchema = Schema.object(["groups": groupsSchema, "keys": Schema.string])
 
     /// `volume.adjust` also names the group it stepped.
     static let adjustedSchema = Schema.object(["groups": groupsSchema, "adjusted": Schema.string])

@@ -57,10 +57,13 @@ import Testing
                 == "Command failed: the safety group cannot be muted: emergency and safety sounds always play")
         #expect(try dispatcher.answer("volume.set", #"{"group":"safety","index":0}"#)["error"]?["code"] == -32004)
 
-        // The volume keys act on the most important context playing: media by default, the call during one.
+        // The volume keys act on the most important context playing: media by default, the call during
+        // one; volume.get names that group (keys), so a client can set or mute it as well.
+        #expect(try dispatcher.answer("volume.get")["result"]?["keys"] == "media")
         _ = try dispatcher.answer("volume.adjust", #"{"steps":-5}"#)
         #expect(runtime.session.volume.group(named: "media")?.index == 15)
         #expect(runtime.focus.requestFocus(FocusRequest(owner: .integrator("phone"), context: .call, type: .gainTransient)) == .granted)
+        #expect(try dispatcher.answer("volume.get")["result"]?["keys"] == "call")
         _ = try dispatcher.answer("volume.adjust", #"{"steps":-100}"#)
         #expect(runtime.session.volume.group(named: "call")?.index == 0)  // clamped at the bottom
         #expect(runtime.session.volume.group(named: "media")?.index == 15)
