@@ -137,8 +137,9 @@ enum ControlClient {
                 if ids == ["all"] {
                     params = "{}"
                 } else {
-                    guard ids.allSatisfy({ Int($0) != nil }) else { throw .usage("sinks select takes sink ids (see deckctl sinks) or all") }
-                    params = "{\"ids\":[\(ids.joined(separator: ","))]}"
+                    let numbers = ids.compactMap { Int($0) }  // as numbers: "+1" and "007" are ids too, but not JSON
+                    guard numbers.count == ids.count else { throw .usage("sinks select takes sink ids (see deckctl sinks) or all") }
+                    params = "{\"ids\":[\(numbers.map(String.init).joined(separator: ","))]}"
                 }
                 method = "sinks.select"
             }

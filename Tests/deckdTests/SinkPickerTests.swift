@@ -38,6 +38,10 @@ import Testing
         let empty = try deckd.deckctl(["call", "sinks.select", #"{"ids":[]}"#])
         #expect(empty.status == 1)
         #expect(empty.output.contains("\"ids\" must be a non-empty array of sink ids (omit it for every sink)"))
+        // An id spelt with a sign or zeros is still that id; one that cannot be is named by its place.
+        #expect(try deckd.deckctl(["sinks", "select", "+2", "002"]).output.contains("2  Rear seats  file:\(dir.path)/rear.opus  headphones  app audio  "))
+        #expect(try deckd.deckctl(["sinks", "select", "2", "-1"])
+                == (1, "deckctl: -32602 Invalid params: \"ids\"[1] is not a sink id: ids are whole numbers from 0 (sinks.list lists them)\n"))
         deckd.process.terminate()
         deckd.process.waitUntilExit()
         let saved = try JSONValue.parse(contentsOfFile: state)

@@ -68,9 +68,12 @@ struct SinksMethods {
                 let zone = try zones.zone(of: call)
                 var ids: [Int]?
                 if let value = call.optional("ids"), value != .null {
-                    guard let list = value.arrayValue?.compactMap({ $0.integer(in: SinksMethods.ids) }), !list.isEmpty,
-                          list.count == value.arrayValue?.count else {
+                    guard let items = value.arrayValue, !items.isEmpty else {
                         throw .invalidParams("\"ids\" must be a non-empty array of sink ids (omit it for every sink)")
+                    }
+                    let list = items.compactMap { $0.integer(in: SinksMethods.ids) }
+                    if let odd = items.firstIndex(where: { $0.integer(in: SinksMethods.ids) == nil }) {
+                        throw .invalidParams("\"ids\"[\(odd)] is not a sink id: ids are whole numbers from 0 (sinks.list lists them)")
                     }
                     ids = list
                 }
