@@ -110,7 +110,7 @@ enum ControlClient {
             case nil: ("volume.get", nil)
             case "mute", "unmute": ("volume.mute", "{\"muted\":\(change == "mute")\(named)}")
             case let step? where isStep: ("volume.adjust", "{\"steps\":\(Int(step.dropFirst(step.first == "+" ? 1 : 0)) ?? 0)\(named)}")
-            case let index?: ("volume.set", "{\"index\":\(index)\(named)}")
+            case let index?: ("volume.set", "{\"index\":\(Int(index) ?? 0)\(named)}")  // as a number: 007 is 7, not JSON
             }
             let state = try session.call(method, params).value
             let shown = group ?? state["adjusted"].string

@@ -356,6 +356,7 @@ extension ControlTests {
         #expect(try ctl(deckd, ["volume", "media", "+1"]).output == "media  37/40  -4.5 dB\n")
         #expect(try ctl(deckd, ["volume", "alerts", "20"]).output == "alerts  20/40  -30.0 dB\n")
         #expect(try ctl(deckd, ["volume", "alerts", "mute"]).output == "alerts  20/40  silent  muted\n")
+        #expect(try ctl(deckd, ["volume", "alerts", "007"]).output == "alerts  7/40  -49.5 dB\n")  // still a level; and it unmutes
         let safety = try ctl(deckd, ["volume", "safety", "mute"])
         #expect(safety.status == 1)
         #expect(safety.output.contains("the safety group cannot be muted"))
