@@ -65,7 +65,8 @@ public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
     private static func hostAndPort(_ authority: String, in text: String) throws(SinkError) -> (String, Int) {
         var host = authority
         var portText = ""
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw .invalidURI(text, "an IPv6 address goes in closed brackets, e.g. [::1]:8000") }
             host = String(authority[authority.index(after: authority.startIndex)..<close])
             let after = authority[authority.index(after: close)...]
             guard after.hasPrefix(":") else { throw .invalidURI(text, "expected HOST:PORT") }
@@ -77,6 +78,7 @@ public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
             throw .invalidURI(text, "expected HOST:PORT")
         }
         if host == "localhost" { host = "127.0.0.1" }
+        guard !host.contains("["), !host.contains("]") else { throw .invalidURI(text, "a bracket belongs around an IPv6 address only, e.g. [::1]:8000") }
         guard !host.isEmpty, let port = SocketAddress.port(portText[...]) else {
             throw .invalidURI(text, "expected HOST:PORT with a port from 0 to 65535")
         }

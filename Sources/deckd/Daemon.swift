@@ -146,7 +146,9 @@ enum Daemon {
     static func makeTCPListener(_ options: DaemonOptions) throws(UsageError) -> ControlServer.TCPListener? {
         guard let text = options.tcp, let tokenFile = options.tokenFile else { return nil }
         let address: SocketAddress
-        do { address = try SocketAddress(hostPort: text) } catch { throw UsageError("--tcp must be HOST:PORT: \(error)") }
+        do { address = try SocketAddress(hostPort: text) } catch {
+            throw UsageError("--tcp must be an IP address and a port from 0 to 65535 (127.0.0.1:7700, [::1]:7700), not '\(text)'")
+        }
         guard address.isLoopback || options.tcpAllowRemote else {
             throw UsageError("--tcp \(text) is not a loopback address; add --tcp-allow-remote to expose the control API")
         }

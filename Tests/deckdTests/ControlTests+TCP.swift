@@ -130,6 +130,10 @@ extension ControlTests {
     @Test(arguments: [(["--tcp", "127.0.0.1:7700"], "deckd: --tcp needs --token-file: TCP clients must log in"),
                       (["--token-file", "/dev/null"], "deckd: --token-file goes with --tcp HOST:PORT"),
                       (["--tcp-allow-remote"], "deckd: --tcp-allow-remote goes with --tcp HOST:PORT"),
+                      (["--tcp", "127.0.0.1:99999", "--token-file", "/dev/null"],
+                       "deckd: --tcp must be an IP address and a port from 0 to 65535 (127.0.0.1:7700, [::1]:7700), not '127.0.0.1:99999'"),
+                      (["--tcp", "car.local:7700", "--token-file", "/dev/null"],
+                       "deckd: --tcp must be an IP address and a port from 0 to 65535 (127.0.0.1:7700, [::1]:7700), not 'car.local:7700'"),
                       (["--tcp", "0.0.0.0:7700", "--token-file", "/dev/null"],
                        "deckd: --tcp 0.0.0.0:7700 is not a loopback address; add --tcp-allow-remote to expose the control API")])
     func tcpMisuseIsAUsageError(arguments: [String], message: String) throws {
