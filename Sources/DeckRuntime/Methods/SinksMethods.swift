@@ -71,11 +71,10 @@ struct SinksMethods {
                     guard let items = value.arrayValue, !items.isEmpty else {
                         throw .invalidParams("\"ids\" must be a non-empty array of sink ids (omit it for every sink)")
                     }
-                    let list = items.compactMap { $0.integer(in: SinksMethods.ids) }
                     if let odd = items.firstIndex(where: { $0.integer(in: SinksMethods.ids) == nil }) {
                         throw .invalidParams("\"ids\"[\(odd)] is not a sink id: ids are whole numbers from 0 (sinks.list lists them)")
                     }
-                    ids = list
+                    ids = items.compactMap { $0.integer(in: SinksMethods.ids) }
                 }
                 do throws(SinkError) { try output.select(ids, zone: zone.index) } catch { throw .commandFailed(error.description) }
                 events.sinksChanged()
