@@ -43,12 +43,16 @@ extension ControlTests {
         let deckd = try daemon()
         let dir = TemporaryDirectory()
         for (index, command) in ["now-playing --follow", "events"].enumerated() {
-            let errors = "\(dir.path)/errors\(index).txt"
-            let pipeline = try ChildProgram("/bin/sh", ["-c", preamble + "{ \"$0\" --socket \"$1\" \(command) 2> \"$2\"; echo $? > \"$2.status\"; } | head -n 1 > /dev/null",
-                                                        deckctl, deckd.socket, errors])
-            if command == "events" {
-                usleep(300_000)  // subscribed by then; one change for head's line, and none after it
-                _ = try ctl(deckd, ["volume", "40"])
+            let errors = "\(dir.path)/errors\(index).txt", line = "\(dir.path)/line\(index).txt"
+            let pipeline = try ChildProgram("/bin/sh", ["-c", preamble + "{ \"$0\" --socket \"$1\" \(command) 2> \"$2\"; echo $? > \"$2.status\"; } | head -n 1 > \"$3\"",
+                                                        deckctl, deckd.socket, errors, line])
+            // Changes until head has its line (events prints none before one), and none after it.
+            var level = 40
+            let asked = Date().addingTimeInterval(10)
+            while (try? String(contentsOfFile: line, encoding: .utf8))?.isEmpty ?? true, pipeline.isRunning, Date() < asked {
+                level = 79 - level
+                _ = try ctl(deckd, ["volume", "media", "\(level)"])
+                usleep(200_000)
             }
             let deadline = Date().addingTimeInterval(5)
             while pipeline.isRunning && Date() < deadline { usleep(20_000) }
