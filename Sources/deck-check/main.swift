@@ -47,6 +47,7 @@ struct Options {
         }
         func rules(_ flag: String) throws(CheckError) -> Set<String> {
             let ids = Set(try value(flag).split(separator: ",").map(String.init))
+            guard !ids.isEmpty else { throw .usage("\(flag) needs rule ids, e.g. \(flag) render.silent (see --list-rules)") }
             if let unknown = ids.first(where: { CheckRule.named($0) == nil }) { throw .usage("\(flag): no rule \"\(unknown)\" (see --list-rules)") }
             return ids
         }
@@ -59,7 +60,10 @@ struct Options {
             case "--skip": skip = try rules(argument)
             case "--item": item = try value(argument)
             case "--deckd": deckd = try value(argument)
-            case "--media": media.append(try value(argument))
+            case "--media":
+                let folder = try value(argument)
+                guard !folder.isEmpty else { throw .usage("a media folder's path is empty") }
+                media.append(folder)
             case "--seconds":
                 let text = try value(argument)
                 guard let number = Double(plainDecimal: text), (1...60).contains(number) else { throw .usage("--seconds must be 1 to 60, got \(text)") }
@@ -74,6 +78,8 @@ struct Options {
             }
         }
         if bundles.isEmpty && !listRules { throw .usage("name at least one bundle") }
+        // Nothing checked must not read as clean.
+        if let only, only.isSubset(of: skip) { throw .usage("--only and --skip leave no rule to check") }
     }
 
     func wants(_ rule: CheckRule) -> Bool { (only?.contains(rule.id) ?? true) && !skip.contains(rule.id) }

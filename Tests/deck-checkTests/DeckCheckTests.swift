@@ -273,6 +273,14 @@ import Testing
         #expect(rules.allSatisfy { ($0["doc"] as? String ?? "").hasPrefix("docs/") && ["error", "warning", "info"].contains($0["severity"] as? String ?? "") })
         let refused = try runProgram(DeckCheckTests.tool, ["--only", "no.such.rule", Paths.toneBundle])
         #expect(refused.status == 2 && refused.output.contains("no rule \"no.such.rule\""), "\(refused.output)")
+        // A choice that leaves nothing to check is refused, never reported clean.
+        for (arguments, said) in [(["--only", ""], "--only needs rule ids, e.g. --only render.silent (see --list-rules)"),
+                                  (["--skip", ","], "--skip needs rule ids, e.g. --skip render.silent (see --list-rules)"),
+                                  (["--only", "render.silent", "--skip", "render.silent,render.clipping"], "--only and --skip leave no rule to check"),
+                                  (["--media", ""], "a media folder's path is empty")] {
+            let result = try runProgram(DeckCheckTests.tool, arguments + ["/nonexistent/Absent.deckplugin"])
+            #expect(result.status == 2 && result.output.hasPrefix("deck-check: \(said)\n"), "\(arguments): \(result.output)")
+        }
     }
 
     /// A path with no bundle is one finding that says so, not a cascade; an empty one is a usage error.
