@@ -79,7 +79,9 @@ struct Options {
         }
         if bundles.isEmpty && !listRules { throw .usage("name at least one bundle") }
         // Nothing checked must not read as clean.
-        if let only, only.isSubset(of: skip) { throw .usage("--only and --skip leave no rule to check") }
+        if !CheckRule.all.contains(where: { wants($0) && (!staticOnly || $0.stage == .static) }) {
+            throw .usage(staticOnly ? "--only and --skip leave no static rule to check (--static runs only those)" : "--only and --skip leave no rule to check")
+        }
     }
 
     func wants(_ rule: CheckRule) -> Bool { (only?.contains(rule.id) ?? true) && !skip.contains(rule.id) }

@@ -277,6 +277,7 @@ import Testing
         for (arguments, said) in [(["--only", ""], "--only needs rule ids, e.g. --only render.silent (see --list-rules)"),
                                   (["--skip", ","], "--skip needs rule ids, e.g. --skip render.silent (see --list-rules)"),
                                   (["--only", "render.silent", "--skip", "render.silent,render.clipping"], "--only and --skip leave no rule to check"),
+                                  (["--static", "--only", "render.silent"], "--only and --skip leave no static rule to check (--static runs only those)"),
                                   (["--media", ""], "a media folder's path is empty")] {
             let result = try runProgram(DeckCheckTests.tool, arguments + ["/nonexistent/Absent.deckplugin"])
             #expect(result.status == 2 && result.output.hasPrefix("deck-check: \(said)\n"), "\(arguments): \(result.output)")
