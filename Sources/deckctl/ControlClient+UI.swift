@@ -24,12 +24,13 @@ extension ControlClient {
         },
         Command(name: "display", usage: "display [--driving on|off] [--attached on|off]",
                 summary: "the display profile, or change it") { session, args throws(ClientError) in
-            var members: [String] = []
+            var members: [String] = [], given: Set<String> = []
             var rest = args[...]
             while let flag = rest.popFirst() {
                 guard ["--driving", "--attached"].contains(flag), let value = rest.popFirst(), ["on", "off"].contains(value) else {
                     throw .usage("display takes --driving on|off and --attached on|off")
                 }
+                guard given.insert(flag).inserted else { throw .usage("\(flag) is given twice; give it once") }
                 members.append("\"\(flag.dropFirst(2))\":\(value == "on")")
             }
             let method = members.isEmpty ? "display.get" : "display.set"

@@ -36,6 +36,8 @@ import Testing
         #expect(try deckd.deckctl(["select", "999"]) == (1, "deckctl: -32602 Invalid params: no item 999 on org.deck.tone's screen; ui.get lists the ids\n"))
         #expect(try deckd.deckctl(["select", "x"]).status == 2)
         #expect(try deckd.deckctl(["display", "--driving", "maybe"]).status == 2)
+        #expect(try deckd.deckctl(["display", "--driving", "on", "--driving", "off"])
+                == (2, "deckctl: --driving is given twice; give it once\nTry 'deckctl --help' for more information.\n"))
 
         #expect(try deckd.deckctl(["display", "--attached", "off"]).output.contains("detached"))
         #expect(try deckd.deckctl(["ui"]).output == "the display is detached (deckctl display --attached on); audio plays on\n")
