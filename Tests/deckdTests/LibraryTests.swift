@@ -5,9 +5,8 @@ import Synchronization
 import Testing
 
 /// The Library app (Plugins/Library) on a library made by ffmpeg at test time
-/// (Tests/Fixtures/make-library.sh): the scan, the browse tree, playback with its commands, resume,
-/// and loudness matched across albums and against a radio station, measured on the output by
-/// ffmpeg's ebur128 filter.
+/// (Tests/Fixtures/make-library.sh): the scan, the browse tree, playback with its commands, resume.
+/// Its loudness (LibraryLoudnessTests) and its zones (LibraryZonesTests) are suites of their own.
 @Suite(.serialized) struct LibraryTests {
     /// One library per test process: making it takes seconds.
     static let music: String = {
