@@ -150,7 +150,7 @@ public final class HTTPStreamSink: Sink {
         // The query is not part of the mount, as at Icecast: players add their own (`?cache=…`);
         // escapes are decoded on both sides, as a player may send `/%C3%BC.opus` for `/ü.opus`.
         guard let asked = HTTPRequestHead.decoded(request.target.prefix { $0 != "?" }), asked == HTTPRequestHead.decoded(path[...]) else {
-            return reject(client, status: "404 Not Found", reason: "\(request.method) \(request.target)")
+            return reject(client, status: "404 Not Found", reason: "\(request.method) \(request.target)", headOnly: request.method == "HEAD")
         }
         client.timer?.close()
         let head = "HTTP/1.1 200 OK\r\nContent-Type: audio/ogg\r\nCache-Control: no-cache, no-store\r\n"
@@ -178,8 +178,9 @@ public final class HTTPStreamSink: Sink {
 
     /// Answers `status` and closes. A client's mistake (404, 405, 400…) or a full house (503) is
     /// logged, once per burst, but is not an error of the sink. `now` answers with what the kernel
-    /// takes at once and closes in the same turn (a full house must not hold descriptors).
-    private func reject(_ client: HTTPClient, status: String, reason: String, extra: String = "", now: Bool = false) {
+    /// takes at once and closes in the same turn (a full house must not hold descriptors). The
+    /// answer to a HEAD has the GET's headers and no content (RFC 9110 9.3.2).
+    private func reject(_ client: HTTPClient, status: String, reason: String, extra: String = "", now: Bool = false, headOnly: Bool = false) {
         guard !client.isClosing else { return }
         client.isClosing = true
         client.timer?.close()
@@ -187,7 +188,7 @@ public final class HTTPStreamSink: Sink {
         if log { context.logger.warning("sinks", "\(uri): answered \(status): \(reason)\(LogThrottle.suffix(held))") }
         let body = status + "\n"
         let response = "HTTP/1.1 \(status)\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n"
-            + extra + "Connection: close\r\n\r\n" + body
+            + extra + "Connection: close\r\n\r\n" + (headOnly ? "" : body)
         client.connection.stopReading()
         if now {
             client.connection.writeNow(Array(response.utf8))

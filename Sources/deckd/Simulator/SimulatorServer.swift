@@ -47,6 +47,8 @@ final class SimulatorServer {
         var isAnswered = false
         /// Set while its request runs (a remote command is answered when its app answers).
         var isCalling = false
+        /// Set for a HEAD request: its answer has the GET's headers and no content (RFC 9110 9.3.2).
+        var isHead = false
 
         init(stream: StreamConnection) { self.stream = stream }
 
@@ -147,6 +149,7 @@ final class SimulatorServer {
         guard let request = HTTPRequestHead.parse(connection.received[..<headLength]) else {
             return answer(connection, status: "400 Bad Request", text: "malformed request")
         }
+        connection.isHead = request.method == "HEAD"
         let header = { (name: String) in request.headers.first { $0.name.lowercased() == name }?.value }
         // One of each, or which one a proxy in front would have read is anyone's guess (request smuggling).
         if let twice = ["host", "content-length", "content-type", "origin", "transfer-encoding"].first(where: { name in
@@ -165,7 +168,7 @@ final class SimulatorServer {
             startEvents(on: connection)
         case ("GET", _), ("HEAD", _):
             guard let file = page.file(request.target) else { return answer(connection, status: "404 Not Found", text: "no \(request.target)") }
-            answer(connection, status: "200 OK", type: file.type, body: request.method == "HEAD" ? [] : file.bytes)
+            answer(connection, status: "200 OK", type: file.type, body: file.bytes)
         case ("POST", "/rpc"):
             guard header("content-type")?.lowercased().hasPrefix("application/json") == true else {
                 return answer(connection, status: "415 Unsupported Media Type", text: "POST /rpc takes Content-Type: application/json")
@@ -247,7 +250,7 @@ final class SimulatorServer {
         connection.isAnswered = true
         connection.timer?.close()
         connection.stream.stopReading()
-        connection.stream.write(SimulatorServer.response(status: status, type: type, body: body, extra: extra)) { [weak self, weak connection] _ in
+        connection.stream.write(SimulatorServer.response(status: status, type: type, body: body, extra: extra, content: !connection.isHead)) { [weak self, weak connection] _ in
             if let connection { self?.drop(connection) }
         }
     }
@@ -266,10 +269,11 @@ final class SimulatorServer {
         if log { logger.warning("simulator", "\(reason)\(LogThrottle.suffix(held))") }
     }
 
-    private static func response(status: String, type: String, body: [UInt8], extra: String = "") -> [UInt8] {
+    /// The whole response; without `content`, its head alone, as a HEAD is answered.
+    private static func response(status: String, type: String, body: [UInt8], extra: String = "", content: Bool = true) -> [UInt8] {
         let head = "HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\nCache-Control: no-store\r\n"
             + "X-Content-Type-Options: nosniff\r\n\(extra)Connection: close\r\nServer: Deck/\(DeckVersion.string)\r\n\r\n"
-        return Array(head.utf8) + body
+        return Array(head.utf8) + (content ? body : [])
     }
 }
 
