@@ -145,7 +145,10 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
             }
         }
         func visit(_ folder: String, depth: Int) {
-            guard !cancellation.isCancelled, depth <= LibraryScanner.maxDepth else { return }
+            guard !cancellation.isCancelled else { return }
+            guard depth <= LibraryScanner.maxDepth else {
+                return report("skipped the folder \(folder): it is more than \(LibraryScanner.maxDepth) folders below its media folder")
+            }
             let watched = changes?.add(folder: folder) ?? true
             guard let directory = opendir(folder) else {
                 report("cannot read the folder \(folder): \(String(cString: strerror(errno)))")
@@ -208,7 +211,12 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
                 if first { publish(progress, force: read + reused == LibraryScanner.firstBatch) }
             }
         }
-        for folder in folders { visit(folder, depth: 0) }
+        // A folder reached twice (a link back up to a media folder, one media folder inside another) is read once.
+        for folder in folders {
+            var info = stat()
+            if stat(folder, &info) == 0, !visited.insert(FileBytes.identity(info)).inserted { continue }
+            visit(folder, depth: 0)
+        }
         guard !cancellation.isCancelled else { return nil }
         failures = failed
         if unwatched > 0 { warnUnwatched("\(unwatched) folders (fs.inotify.max_user_watches)") }

@@ -39,6 +39,26 @@ extension LibraryTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// A folder reached twice, through a link back up or as a media folder inside another, is read
+    /// once, so no track shows twice; one nested deeper than the scan goes is reported.
+    @Test func aFolderReachedTwiceIsReadOnceAndOneTooDeepIsReported() throws {
+        let media = TemporaryDirectory()
+        let track = try Data(contentsOf: URL(fileURLWithPath: LibraryTests.music + "/Odd names/no tags at all.mp3"))
+        try FileManager.default.createDirectory(atPath: media.path + "/Artist/Album", withIntermediateDirectories: true)
+        try track.write(to: URL(fileURLWithPath: media.path + "/one.mp3"))
+        try track.write(to: URL(fileURLWithPath: media.path + "/Artist/two.mp3"))
+        #expect(symlink("../..", media.path + "/Artist/Album/up") == 0)
+        let cut = (0..<24).reduce(media.path + "/Artist") { path, _ in path + "/d" }  // 25 folders below media.path
+        try FileManager.default.createDirectory(atPath: cut, withIntermediateDirectories: true)
+        try track.write(to: URL(fileURLWithPath: cut + "/deep.mp3"))
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", media.path])
+        let car = try Car(folders: [media.path, media.path + "/Artist"])
+        #expect(car.deckd.waitForLog("library: 2 tracks (2 read, 0 unchanged)"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("skipped the folder \(cut): it is more than 24 folders below its media folder"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("; 1 problems"), "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// A folder of broken files logs the first 20 and counts the rest in the scan's summary, which
     /// the runtime's log budget would otherwise have suppressed.
     @Test func aFolderOfBrokenFilesLogsTheFirst20AndTheSummaryCountsTheRest() throws {
