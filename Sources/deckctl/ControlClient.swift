@@ -13,7 +13,7 @@ enum ControlClient {
     }
 
     static let usage = """
-        usage: deckctl [--socket PATH] [--zone ZONE] [--json] COMMAND [ARGS...]
+        usage: deckctl [--socket PATH] [--zone ZONE] [--timeout SECONDS] [--json] COMMAND [ARGS...]
 
         Controls a running deckd over its JSON-RPC socket
         (default: $XDG_RUNTIME_DIR/deck.sock, else /tmp/deck-$UID.sock; when that is not there
@@ -23,7 +23,8 @@ enum ControlClient {
         \(commands.map { "  \($0.usage.padding(28))\($0.summary)" }.joined(separator: "\n"))
 
         deckctl COMMAND --help shows one command. --json prints the raw JSON result. --zone acts on an
-        audio zone (deckctl zones lists them) instead of the primary one.
+        audio zone (deckctl zones lists them) instead of the primary one. --timeout is how long to
+        wait for deckd to answer (default 30 s; 0 waits for ever; events and --follow wait on).
         Exit status: 0 success, 1 runtime error, 2 usage error, 3 cannot connect.
         """
 
@@ -189,6 +190,7 @@ enum ControlClient {
         var socketPath = UnixSocket.clientControlPath
         var json = false
         var zone: String?
+        var timeoutMilliseconds = 30_000
         var rest = arguments.dropFirst()
         while let argument = rest.first, argument.hasPrefix("-") {
             rest.removeFirst()
@@ -202,6 +204,11 @@ enum ControlClient {
             case "--zone":
                 guard let name = rest.popFirst(), !name.isEmpty else { return report(.usage("--zone needs a zone id (deckctl zones lists them)")) }
                 zone = name
+            case "--timeout":
+                guard let text = rest.popFirst(), let milliseconds = ControlClient.milliseconds(text) else {
+                    return report(.usage("--timeout needs seconds from 0 to 86400, such as 5 or 2.5 (0 waits for ever)"))
+                }
+                timeoutMilliseconds = milliseconds
             default: return report(.usage("unknown option \(argument)"))
             }
         }
@@ -209,7 +216,7 @@ enum ControlClient {
         guard let command = commands.first(where: { $0.name == name }) else { return report(.usage("unknown command \(name)")) }
         let args = Array(rest)
         if args.contains("--help") || args.contains("-h") {
-            print("usage: deckctl [--socket PATH] [--zone ZONE] [--json] \(command.usage)\n\n\(command.summary)")
+            print("usage: deckctl [--socket PATH] [--zone ZONE] [--timeout SECONDS] [--json] \(command.usage)\n\n\(command.summary)")
             return 0
         }
         // A command whose usage names no arguments refuses them rather than ignore what was meant.
@@ -219,7 +226,7 @@ enum ControlClient {
             return 0
         }
         do {
-            let session = try Session(path: socketPath, json: json)
+            let session = try Session(path: socketPath, json: json, timeoutMilliseconds: timeoutMilliseconds)
             // Bound once: every call that names no zone acts on it.
             if let zone {
                 _ = try session.call("zones.bind", "{\"zone\":\(JSONDocument.quote(zone))}")
@@ -230,6 +237,15 @@ enum ControlClient {
         } catch {
             return report(error)
         }
+    }
+
+    /// `--timeout`'s seconds (digits, a fraction allowed, at most a day) in milliseconds, a
+    /// fraction of one rounded up; nil for anything else.
+    static func milliseconds(_ text: String) -> Int? {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }), parts[0].count <= 5,
+              let seconds = Double(text), seconds <= 86_400 else { return nil }
+        return Int((seconds * 1000).rounded(.up))
     }
 
     /// Writes out what `print` buffered. Output lost to a full disk, a failing device or a reader

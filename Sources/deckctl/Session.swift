@@ -11,10 +11,13 @@ final class Session {
     private var nextID = 1
     /// True once deckd closed the connection.
     private(set) var isClosed = false
+    /// How long a call waits for deckd to take the connection and answer (`--timeout`); 0: for ever.
+    private let timeoutMilliseconds: Int
 
-    init(path: String, json: Bool) throws(ClientError) {
+    init(path: String, json: Bool, timeoutMilliseconds: Int) throws(ClientError) {
         self.json = json
-        switch UnixSocket.connect(path) {
+        self.timeoutMilliseconds = timeoutMilliseconds
+        switch UnixSocket.connect(path, timeoutMilliseconds: timeoutMilliseconds) {
         case .success(let fd): self.fd = fd
         case .failure(let error): throw .cannotConnect(path, error.description)
         }
@@ -60,6 +63,7 @@ final class Session {
         }
         let sent = request.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
         if sent != request.utf8.count {
+            if sent < 0 && errno == EAGAIN { throw notAnswered(method) }  // its socket buffer full for the whole timeout
             let reason = String(cString: strerror(errno))
             // deckd says why it turns a connection away (too many open) before it closes it.
             while let line = try? readLine(timeoutMilliseconds: 100), let said = JSONDocument(line) {
@@ -67,7 +71,12 @@ final class Session {
             }
             throw .runtime("the connection to deckd broke: \(reason)")
         }
-        while let line = try readLine() {
+        let deadline = MonotonicClock.milliseconds + timeoutMilliseconds
+        while true {
+            let left = timeoutMilliseconds == 0 ? -1 : Int32(clamping: max(0, deadline - MonotonicClock.milliseconds))
+            guard let line = try readLine(timeoutMilliseconds: left) else {
+                throw isClosed ? .runtime("deckd closed the connection") : notAnswered(method)
+            }
             guard let response = JSONDocument(line) else { throw .runtime("deckd sent something that is not JSON") }
             if let refusal = Session.connectionError(response) { throw refusal }
             guard response.value["id"].int == id else { continue }  // a notification
@@ -75,7 +84,11 @@ final class Session {
             if error.exists { throw .runtime("\(error["code"].display) \(error["message"].display)") }
             return JSONDocument.Result(document: response)
         }
-        throw .runtime("deckd closed the connection")
+    }
+
+    private func notAnswered(_ method: String) -> ClientError {
+        let seconds = timeoutMilliseconds % 1000 == 0 ? "\(timeoutMilliseconds / 1000)" : "\(Double(timeoutMilliseconds) / 1000)"
+        return .runtime("deckd did not answer \(method) within \(seconds) s: is it stopped or stuck? (--timeout SECONDS waits longer, 0 for ever)")
     }
 
     /// The error of a response without an id: one about the connection (turned away, a line

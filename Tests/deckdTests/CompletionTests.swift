@@ -89,6 +89,24 @@ import Testing
         #expect(deckd.stop() == 0)
     }
 
+    /// A deckd that does not answer (stopped) holds no shell's prompt: each asks it with a 2 s
+    /// `--timeout` and completes the static words; `--timeout`'s value is not taken for the command.
+    @Test func aStoppedDeckdDoesNotHoldTheCompletion() throws {
+        let deckd = try DeckdProcess.firstParty()
+        let socket = ["deckctl", "--socket", deckd.socket]
+        #expect(try bash(["deckctl", "--ti"]) == ["--timeout"])
+        #expect(try bash(socket + ["--timeout", "5", "st"]) == ["status", "stop"])
+        #expect(Set(try fish("deckctl --timeout 5 display --driving ")) == ["on", "off"])
+        kill(deckd.process.processIdentifier, SIGSTOP)
+        defer { kill(deckd.process.processIdentifier, SIGCONT) }
+        let started = Date()
+        #expect(try bash(socket + ["launch", ""]) == ["--help"])
+        #expect(try fish("deckctl --socket \(deckd.socket) launch ").isEmpty)
+        #expect(Date().timeIntervalSince(started) < 10, "each shell gave up after 2 s")
+        kill(deckd.process.processIdentifier, SIGCONT)
+        #expect(deckd.stop() == 0)
+    }
+
     /// With no deckd to ask, commands still complete and nothing else is printed.
     @Test func withoutADeckdOnlyTheStaticWordsComplete() throws {
         let dir = TemporaryDirectory()

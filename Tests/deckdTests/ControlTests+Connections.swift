@@ -2,7 +2,8 @@ import DeckTestSupport
 import Foundation
 import Testing
 
-/// How many control clients deckd takes: the connection limit, and the descriptors it keeps free.
+/// How many control clients deckd takes: the connection limit, and the descriptors it keeps free;
+/// how long deckctl waits for a deckd that takes no connection or gives no answer.
 extension ControlTests {
     @Test func theConnectionAfterTheLimitIsRefusedWithOverloaded() throws {
         let deckd = try daemon()
@@ -38,5 +39,41 @@ extension ControlTests {
         open.forEach { $0.close() }
         #expect(try deckd.deckctl(["status"]).status == 0, "served again once clients left")
         #expect(deckd.stop() == 0)
+    }
+
+    /// A deckd stopped (SIGSTOP) fails a command once `--timeout` passes instead of holding it for
+    /// ever, and answers it again once continued; a socket that takes no new connection fails the
+    /// connect the same way. A timeout that is not seconds is a usage error.
+    @Test func aStoppedDeckdFailsACommandWhenItsTimeoutPasses() throws {
+        let deckd = try daemon()
+        #expect(try ctl(deckd, ["status"]).status == 0)
+        kill(deckd.process.processIdentifier, SIGSTOP)
+        let started = Date()
+        let stuck = try ctl(deckd, ["--timeout", "0.5", "volume"])
+        let waited = Date().timeIntervalSince(started)
+        kill(deckd.process.processIdentifier, SIGCONT)
+        #expect(stuck == (1, "deckctl: deckd did not answer volume.get within 0.5 s: is it stopped or stuck? (--timeout SECONDS waits longer, 0 for ever)\n"))
+        #expect(waited >= 0.5 && waited < 5, "waited \(waited) s")
+        #expect(try ctl(deckd, ["--timeout", "0", "volume", "media"]).output.hasPrefix("media  40/40"))
+        for text in ["", "-1", "1e3", "86401", ".5", "5.", "0x1", "99999999999999999999"] {
+            #expect(try ctl(deckd, ["--timeout", text, "status"]) == (2, "deckctl: --timeout needs seconds from 0 to 86400, such as 5 or 2.5 (0 waits for ever)\n"
+                                                                        + "Try 'deckctl --help' for more information.\n"), "--timeout \(text)")
+        }
+        #expect(deckd.stop() == 0)
+
+        // A listening socket whose one place in the queue is taken: the next connect waits for a place.
+        let dir = TemporaryDirectory(), path = dir.path + "/full.sock"
+        let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0 && listen(server, 0) == 0)
+        let queued = LineClient(path: path)
+        let full = try runProgram(deckctl, ["--socket", path, "--timeout", "0.5", "status"])
+        #expect(full.status == 3 && full.output.hasPrefix("deckctl: cannot connect to \(path): not accepted within 500 ms: "
+                                                          + "the server takes no new connections (is it stopped or stuck?)"), "\(full.output)")
+        queued.close()
+        close(server)
     }
 }

@@ -145,7 +145,7 @@ import Testing
                     && refused.output.contains("refused to play \(item.isEmpty ? "the empty item \"\"" : item): "), "\(refused.output)")
         }
         let help = try ctl(deckd, ["sinks", "--help"])
-        #expect(help.status == 0 && help.output.hasPrefix("usage: deckctl [--socket PATH] [--zone ZONE] [--json] sinks"))
+        #expect(help.status == 0 && help.output.hasPrefix("usage: deckctl [--socket PATH] [--zone ZONE] [--timeout SECONDS] [--json] sinks"))
         let noDaemon = try runProgram(deckctl, ["--socket", "/nonexistent/deck.sock", "status"])
         #expect(noDaemon.status == 3)
         #expect(noDaemon.output.contains("cannot connect to /nonexistent/deck.sock"))

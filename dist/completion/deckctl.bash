@@ -1,8 +1,9 @@
 # bash completion for deckctl: commands and flags, and from a running deckd (the one --socket
-# names, else the default, in the zone --zone names) app ids, sink ids, volume groups, zones and method names.
+# names, else the default, in the zone --zone names) app ids, sink ids, volume groups, zones and method names;
+# a deckd that does not answer within 2 s completes none rather than hold the prompt.
 
 _deckctl_words() {
-    deckctl "${_deckctl_socket[@]}" "${_deckctl_zone[@]}" complete "$1" 2>/dev/null
+    deckctl --timeout 2 "${_deckctl_socket[@]}" "${_deckctl_zone[@]}" complete "$1" 2>/dev/null
 }
 
 _deckctl() {
@@ -13,6 +14,7 @@ _deckctl() {
         case ${COMP_WORDS[i]} in
             --socket) _deckctl_socket=(--socket "${COMP_WORDS[i+1]}"); ((i++)) ;;
             --zone) _deckctl_zone=(--zone "${COMP_WORDS[i+1]}"); ((i++)) ;;
+            --timeout) ((i++)) ;;
             -*) ;;
             *) command=${COMP_WORDS[i]}; at=$i; break ;;
         esac
@@ -28,7 +30,7 @@ _deckctl() {
     fi
     local words="" argument=$((COMP_CWORD - at))
     if [[ -z $command ]]; then
-        words="--socket --zone --json --help --version $(_deckctl_words commands)"
+        words="--socket --zone --timeout --json --help --version $(_deckctl_words commands)"
     else
         case $command in
             launch|ui) ((argument == 1)) && words=$(_deckctl_words apps) ;;

@@ -1,5 +1,6 @@
 # fish completion for deckctl: commands and flags, and from a running deckd (the one --socket
-# names, else the default, in the zone --zone names) app ids, sink ids, volume groups, zones and method names.
+# names, else the default, in the zone --zone names) app ids, sink ids, volume groups, zones and method names;
+# a deckd that does not answer within 2 s completes none rather than hold the prompt.
 
 function __deckctl_words
     set -l tokens (commandline -opc)
@@ -15,7 +16,7 @@ function __deckctl_words
             end
         end
     end
-    deckctl $socket $zone complete $argv 2>/dev/null
+    deckctl --timeout 2 $socket $zone complete $argv 2>/dev/null
 end
 
 # Succeeds when the command typed is one of $argv[2..] and $argv[1] arguments follow it ("any": any number).
@@ -24,7 +25,7 @@ function __deckctl_at
     set -e tokens[1]
     while set -q tokens[1]
         switch $tokens[1]
-            case --socket --zone
+            case --socket --zone --timeout
                 set -e tokens[1]
             case '-*'
             case '*'
@@ -45,6 +46,7 @@ end
 complete -c deckctl -f
 complete -c deckctl -n __deckctl_no_command -l socket -r -F -d 'the control socket'
 complete -c deckctl -n __deckctl_no_command -l zone -x -a '(__deckctl_words zones)' -d 'act on this audio zone'
+complete -c deckctl -n __deckctl_no_command -l timeout -x -d 'seconds to wait for an answer (0: for ever)'
 complete -c deckctl -n __deckctl_no_command -l json -d 'print the raw JSON result'
 complete -c deckctl -n __deckctl_no_command -l help -d 'print the help'
 complete -c deckctl -n __deckctl_no_command -l version -d 'print the version'

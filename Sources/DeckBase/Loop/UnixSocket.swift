@@ -30,10 +30,16 @@ public enum UnixSocket {
     }
 
     /// Connects to the socket at `path`: the connected descriptor (close-on-exec), or the reason.
-    public static func connect(_ path: String) -> Result<Int32, UnixSocketError> {
+    /// A `timeoutMilliseconds` over 0 bounds the connect and every later send: a server that
+    /// takes no new connections (its queue full, the process stopped) fails it rather than hangs it.
+    public static func connect(_ path: String, timeoutMilliseconds: Int = 0) -> Result<Int32, UnixSocketError> {
         guard path.utf8.count <= maxPathBytes else { return .failure(.pathTooLong(path.utf8.count, maxPathBytes)) }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failure(.system(String(cString: strerror(errno)))) }
+        if timeoutMilliseconds > 0 {
+            var limit = timeval(tv_sec: timeoutMilliseconds / 1000, tv_usec: timeoutMilliseconds % 1000 * 1000)
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
@@ -41,7 +47,12 @@ public enum UnixSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard status == 0 else {
-            let reason = errno == ECONNREFUSED ? refusal(at: path) : String(cString: strerror(errno))
+            let reason = switch errno {
+            case ECONNREFUSED: refusal(at: path)
+            case EAGAIN: "not accepted within \(timeoutMilliseconds % 1000 == 0 ? "\(timeoutMilliseconds / 1000) s" : "\(timeoutMilliseconds) ms"): "
+                + "the server takes no new connections (is it stopped or stuck?)"
+            default: String(cString: strerror(errno))
+            }
             close(fd)
             return .failure(.system(reason))
         }
