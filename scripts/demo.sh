@@ -5,6 +5,13 @@ bin="$1"
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2> /dev/null || true; rm -rf "$work"' EXIT  # a step that fails leaves no deckd behind
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Waits for the deckd PID logging to LOG to be ready; one that ended or never got there shows its log and ends the demo.
+ready() {
+  for _ in $(seq 200); do grep -q "deckd: ready" "$1" && return 0; kill -0 "$2" 2> /dev/null || break; sleep 0.05; done
+  cat "$1"
+  echo "deckd did not start${3:+ ($3)}; the demo stops here" >&2
+  exit 1
+}
 
 step "deckd --version"
 "$bin/deckd" --version
@@ -25,7 +32,7 @@ echo "(the policy grants Tone audio and Hello only communication, so Hello loads
 "$bin/deckd" --plugins "$bin/plugins" --plugins examples/plugin-c/build --plugins "$work/extra" \
   --policy examples/configs/policy.json --socket "$work/first.sock" --state none 2> "$work/deckd.log" &
 pid=$!
-for _ in $(seq 100); do grep -q "deckd: ready" "$work/deckd.log" && break; sleep 0.05; done
+ready "$work/deckd.log" "$pid"
 sleep 0.3
 step "SIGTERM: plugins deactivated and destroyed in reverse order, exit status 0"
 kill -TERM "$pid"
@@ -52,7 +59,7 @@ export DBUS_SESSION_BUS_ADDRESS="unix:path=$work/bus"
 for _ in $(seq 100); do [ -S "$work/bus" ] && break; sleep 0.05; done
 "$bin/deckd" --socket "$sock" --state "$work/state.json" --mpris --play org.deck.tone:sine-1000 2> "$work/live.log" &
 pid=$!
-for _ in $(seq 100); do grep -q "deckd: ready" "$work/live.log" && break; sleep 0.05; done
+ready "$work/live.log" "$pid" "its embedded default listens on 127.0.0.1:8000: ss -ltnp \"sport = :8000\" shows what holds the port"
 sleep 1
 ffmpeg -v error -nostdin -y -i http://127.0.0.1:8000/stream.opus -t 2 -ac 1 "$work/live.wav"
 echo "ffmpeg recorded $(ffprobe -v error -show_entries format=duration -of csv=p=0 "$work/live.wav") s from the live stream"
@@ -130,7 +137,7 @@ grep -E "sink|output|client|playing|control|session|SIGUSR1|rescan|mpris|nowplay
 step "State survives a restart: the last source and the volumes come back, nothing plays until asked"
 "$bin/deckd" --socket "$sock" --state "$work/state.json" --sink "file:$work/resumed.opus" 2> "$work/restart.log" &
 pid=$!
-for _ in $(seq 100); do grep -q "deckd: ready" "$work/restart.log" && break; sleep 0.05; done
+ready "$work/restart.log" "$pid"
 grep "state:" "$work/restart.log" | sed 's/^/  /'
 "$bin/deckctl" --socket "$sock" session
 "$bin/deckctl" --socket "$sock" play
@@ -146,7 +153,7 @@ JSON
   --sink "file:$work/cabin.opus?name=Cabin&kind=speakers" --sink "file:$work/rear.opus?name=Rear%20seats&kind=headphones" \
   --play org.deck.tone:sine-440 2> "$work/picker.log" &
 pid=$!
-for _ in $(seq 100); do grep -q "deckd: ready" "$work/picker.log" && break; sleep 0.05; done
+ready "$work/picker.log" "$pid"
 sleep 1
 "$bin/deckctl" --socket "$work/picker.sock" sinks select 2
 sleep 1
@@ -168,7 +175,7 @@ cat "$work/zones.json"
 "$bin/deckd" --config "$work/zones.json" --plugins "$bin/plugins" --plugins examples/ui-c/build --socket "$work/zones.sock" --state none \
   --sink "file:$work/zone-front.opus?name=Front&kind=speakers" --sink "file:$work/zone-rear.opus?name=Rear&kind=headphones" 2> "$work/zones.log" &
 pid=$!
-for _ in $(seq 100); do grep -q "deckd: ready" "$work/zones.log" && break; sleep 0.05; done
+ready "$work/zones.log" "$pid"
 "$bin/deckctl" --socket "$work/zones.sock" --zone rear launch org.deck.tone sine-440
 "$bin/deckctl" --socket "$work/zones.sock" --zone front launch org.example.stations e659
 "$bin/deckctl" --socket "$work/zones.sock" zones | sed 's/^/  /'
@@ -204,7 +211,7 @@ step "A small complete audio app in C (examples/ui-c): its screen, a station pla
 "$bin/deckd" --plugins examples/ui-c/build --socket "$work/stations.sock" --state none --sink "file:$work/stations.opus" \
   2> "$work/stations.log" &
 stations=$!
-for _ in $(seq 100); do grep -q "deckd: ready" "$work/stations.log" && break; sleep 0.05; done
+ready "$work/stations.log" "$stations"
 "$bin/deckctl" --socket "$work/stations.sock" ui | sed 's/^/  /'
 "$bin/deckctl" --socket "$work/stations.sock" select /0/2 > /dev/null
 echo "  now playing: $("$bin/deckctl" --socket "$work/stations.sock" now-playing --format '{{title}} · {{artist}} · {{status}}')"
@@ -225,7 +232,7 @@ chmod o+x "$work"  # the host process runs as a uid of its own: it must reach th
 chmod -R go-w,o+rX "$work/watch"
 "$bin/deckd" --watch --plugins "$work/watch" --socket "$work/watch.sock" --state none --sink "file:$work/watch.opus" 2> "$work/watch.log" &
 watcher=$!
-for _ in $(seq 100); do grep -q "deckd: ready" "$work/watch.log" && break; sleep 0.05; done
+ready "$work/watch.log" "$watcher"
 "$bin/deckctl" --socket "$work/watch.sock" launch org.deck.tone sine-440 > /dev/null
 sleep 3
 cp "$work/watch/Tone.deckplugin/libTone.so" "$work/libTone.new" && mv "$work/libTone.new" "$work/watch/Tone.deckplugin/libTone.so"
@@ -240,7 +247,7 @@ step "The head unit simulator: deckd --simulator, driven in headless Chromium as
 "$bin/deckd" --plugins "$bin/plugins" --simulator 127.0.0.1:0 --socket "$work/sim.sock" --state none \
   --sink "file:$work/sim.opus" --sink http://127.0.0.1:0/stream.opus 2> "$work/sim.log" &
 simulator=$!
-for _ in $(seq 100); do grep -q "deckd: ready" "$work/sim.log" && break; sleep 0.05; done
+ready "$work/sim.log" "$simulator"
 grep -o "head unit simulator on [^ ]*" "$work/sim.log" | sed 's/^/  /'
 "$bin/deckctl" --socket "$work/sim.sock" launch org.deck.tone silence > /dev/null
 mkdir -p .build/demo-simulator

@@ -48,6 +48,10 @@ public final class StreamServer: LoopHandle {
             guard status >= 0 else { return owner.onAcceptError?(LoopError("accepting a connection", code: status)) ?? () }
             owner.accept()
         }
+        // libuv binds a TCP socket for real at listen: a port someone holds fails here.
+        if case .tcp(let socketAddress) = address, status == UV_EADDRINUSE.rawValue {
+            throw LoopError("listening on \(socketAddress) (another program holds the port)", code: status)
+        }
         try LoopError.check(status, "listening")
     }
 

@@ -223,7 +223,7 @@ import Testing
         }
         let (held, heldPort) = try FreePort.held()
         defer { close(held) }
-        #expect(throws: SinkError.cannotOpen("http://127.0.0.1:\(heldPort)/b.opus", "listening: address already in use (EADDRINUSE)")) {
+        #expect(throws: SinkError.cannotOpen("http://127.0.0.1:\(heldPort)/b.opus", "listening on 127.0.0.1:\(heldPort) (another program holds the port): address already in use (EADDRINUSE)")) {
             try harness.runtime.output.addSink("http://127.0.0.1:\(heldPort)/b.opus")
         }
     }
