@@ -50,7 +50,8 @@ public struct EntitlementPolicy: Sendable, Equatable {
                     throw .invalid("\"permissions.plugins\" must be an object of plugin id to permission list")
                 }
                 for (id, list) in entries {
-                    pluginPermissions[id] = try EntitlementPolicy.names(list, at: "permissions.plugins.\(id)", as: Permission.self)
+                    pluginPermissions[try EntitlementPolicy.pluginID(id, in: "permissions.plugins")] =
+                        try EntitlementPolicy.names(list, at: "permissions.plugins.\(id)", as: Permission.self)
                 }
             }
         }
@@ -59,8 +60,19 @@ public struct EntitlementPolicy: Sendable, Equatable {
         pluginGrants = [:]
         if let plugins = members["plugins"] {
             guard case .object(let entries) = plugins else { throw .invalid("\"plugins\" must be an object of plugin id to entitlement list") }
-            for (id, value) in entries { pluginGrants[id] = try EntitlementPolicy.names(value, at: "plugins.\(id)", as: Entitlement.self) }
+            for (id, value) in entries {
+                pluginGrants[try EntitlementPolicy.pluginID(id, in: "plugins")] = try EntitlementPolicy.names(value, at: "plugins.\(id)", as: Entitlement.self)
+            }
         }
+    }
+
+    /// `id`, a key of the object at `path`, when a plugin can have it (manifests hold reverse-DNS
+    /// ids); a key no plugin can have would never apply, whatever was meant.
+    static func pluginID(_ id: String, in path: String) throws(PolicyError) -> String {
+        guard PluginManifest.isReverseDNS(id) else {
+            throw .invalid("\"\(path)\" names \(PrintableText.excerpt(JSONValue.string(id).encoded())), which is not a plugin id (reverse-DNS, e.g. \"org.deck.radio\")")
+        }
+        return id
     }
 
     /// What the policy lets plugin `id` have.

@@ -43,7 +43,7 @@ public struct IsolationPolicy: Sendable, Equatable {
             if let value = members["default"] { defaultMode = try mode(value, at: "isolation.default") }
             if let plugins = members["plugins"] {
                 guard case .object(let entries) = plugins else { throw .invalid("\"isolation.plugins\" must be an object of plugin id to mode") }
-                for (id, value) in entries { pluginModes[id] = try mode(value, at: "isolation.plugins.\(id)") }
+                for (id, value) in entries { pluginModes[try EntitlementPolicy.pluginID(id, in: "isolation.plugins")] = try mode(value, at: "isolation.plugins.\(id)") }
             }
         default: throw .invalid("\"isolation\" must be \"process\", \"inline\" or an object with \"default\" and \"plugins\"")
         }

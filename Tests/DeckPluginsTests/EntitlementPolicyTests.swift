@@ -72,6 +72,12 @@ import DeckTestSupport
         (JSONValue.object(["isolation": ["plugins": ["org.x.y": true]]]),
          "policy: \"isolation.plugins.org.x.y\" must be \"process\" or \"inline\", got true"),
         (JSONValue.object(["isolation": ["mode": "inline"]]), "policy: unknown key \"isolation.mode\" (expected \"default\" and \"plugins\")"),
+        // A key no plugin's id can be would never apply: a space, a missing dot, nothing at all.
+        (JSONValue.object(["plugins": ["": ["audio"]]]), "policy: \"plugins\" names \"\", which is not a plugin id (reverse-DNS, e.g. \"org.deck.radio\")"),
+        (JSONValue.object(["permissions": ["plugins": ["org.x.y ": ["media"]]]]),
+         "policy: \"permissions.plugins\" names \"org.x.y \", which is not a plugin id (reverse-DNS, e.g. \"org.deck.radio\")"),
+        (JSONValue.object(["isolation": ["plugins": ["radio": "inline"]]]),
+         "policy: \"isolation.plugins\" names \"radio\", which is not a plugin id (reverse-DNS, e.g. \"org.deck.radio\")"),
     ] as [(JSONValue, String)])
     func malformedPoliciesAreRefusedWithTheKey(json: JSONValue, message: String) {
         #expect(throws: PolicyError.invalid(String(message.dropFirst("policy: ".count)))) {
