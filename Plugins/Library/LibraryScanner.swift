@@ -157,7 +157,7 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
             if !watched { unwatched += 1 }
             var names: [(name: String, isUTF8: Bool)] = []
             while let entry = readdir(directory) {
-                let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+                let bytes = FileBytes.entryName(entry)
                 let name = String(decoding: bytes, as: UTF8.self)
                 if !name.hasPrefix(".") { names.append((name, String(validating: bytes, as: UTF8.self) != nil)) }
             }

@@ -29,7 +29,7 @@ public enum CoverImage {
         guard let directory = opendir(FileBytes.folder(of: path)) else { return nil }
         var found: [Int: String] = [:]
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = String(decoding: FileBytes.entryName(entry), as: UTF8.self)
             if let rank = folderCoverNames.firstIndex(of: name.lowercased()), found[rank] == nil { found[rank] = name }
         }
         closedir(directory)

@@ -67,6 +67,15 @@ public enum FileBytes {
 
     /// The file's device and inode as a key. Their bits are kept as they are: overlayfs (xino) and
     /// FUSE file systems give inode numbers with the top bit set, which `Int(_:)` would trap on.
+    /// The name in a directory entry, as bytes up to its NUL. `d_name` is declared 256 bytes, but
+    /// an entry in readdir's buffer is only as long as its name: the last one's array runs past
+    /// the buffer's end, so the whole array must not be read (a heap over-read, or a fault at a
+    /// page's end).
+    public static func entryName(_ entry: UnsafePointer<dirent>) -> [UInt8] {
+        let name = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!
+        return Array(UnsafeRawBufferPointer(start: name, count: strlen(name.assumingMemoryBound(to: CChar.self))))
+    }
+
     public static func identity(_ info: stat) -> [Int] {
         [Int(truncatingIfNeeded: info.st_dev), Int(truncatingIfNeeded: info.st_ino)]
     }

@@ -60,13 +60,7 @@ struct BundleInspector {
             }
             let isFolder = info.st_mode & S_IFMT == S_IFDIR
             if info.st_mode & S_IROTH == 0 || (isFolder && info.st_mode & S_IXOTH == 0) { unreadable.append(path) }
-            guard isFolder, let folder = opendir(path) else { return }
-            var names: [String] = []
-            while let entry = readdir(folder) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." { names.append(name) }
-            }
-            closedir(folder)
+            guard isFolder, let names = FolderEntries.names(in: path) else { return }
             for name in names.sorted() { visit(path + "/" + name, depth: depth + 1) }
         }
         visit(bundle, depth: 0)

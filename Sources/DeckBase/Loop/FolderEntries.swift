@@ -18,12 +18,21 @@ public enum FolderEntries {
         }.map(\.name)
     }
 
+    /// The name in a directory entry, as bytes up to its NUL. `d_name` is declared 256 bytes, but
+    /// an entry in readdir's buffer is only as long as its name: the last one's array runs past
+    /// the buffer's end, so the whole array must not be read (a heap over-read, or a fault at a
+    /// page's end).
+    static func name(of entry: UnsafePointer<dirent>) -> String {
+        let name = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!
+        return String(cString: name.assumingMemoryBound(to: CChar.self))
+    }
+
     private static func entries(in folder: String) -> [(name: String, type: UInt8)]? {
         guard let directory = opendir(folder) else { return nil }
         defer { closedir(directory) }
         var entries: [(name: String, type: UInt8)] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = FolderEntries.name(of: entry)
             if name != "." && name != ".." { entries.append((name, entry.pointee.d_type)) }
         }
         return entries
