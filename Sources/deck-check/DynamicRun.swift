@@ -47,8 +47,8 @@ struct DynamicRun {
         let process = try Spawned(deckd, ["--config", work + "/deck.json", "--plugins", work + "/plugins", "--state", "none",
                                           "--sink", "file:\(output)", "--socket", work + "/deck.sock", "--insecure-plugins"], log: log)
         defer { process.stop() }
-        guard let runtime = RuntimeConnection(socket: work + "/deck.sock", seconds: 10) else {
-            throw .setup("deckd did not open its socket:\n\(Spawned.tail(log))")
+        guard let runtime = RuntimeConnection(socket: work + "/deck.sock", of: process, seconds: 10) else {
+            throw .setup(process.failure("did not open its socket", log: log))
         }
         let launched = exercise(runtime, output: output, work: work)
         let lines = Spawned.text(log).split(separator: "\n")

@@ -37,16 +37,22 @@ struct InlineLifecycle {
     mutating func run(plays: Bool) {
         let log = work + "/inline.log", socket = work + "/inline.sock"
         mkdir(work + "/inline-plugins", 0o755)
-        guard let process = try? Spawned(deckd, ["--config", config, "--plugins", work + "/inline-plugins", "--state", "none",
-                                                 "--sink", "file:\(work)/inline.opus", "--socket", socket, "--insecure-plugins",
-                                                 "--isolation", "inline"], log: log,
-                                          // One malloc arena: new threads' arenas would look like growth.
-                                          environment: ["MALLOC_ARENA_MAX=1"]),
-              let runtime = RuntimeConnection(socket: socket, seconds: 10) else {
-            findings.append(("lifecycle.repeat", "the inline runtime did not start: \(Spawned.tail(log))"))
+        let process: Spawned
+        do {
+            process = try Spawned(deckd, ["--config", config, "--plugins", work + "/inline-plugins", "--state", "none",
+                                          "--sink", "file:\(work)/inline.opus", "--socket", socket, "--insecure-plugins",
+                                          "--isolation", "inline"], log: log,
+                                  // One malloc arena: new threads' arenas would look like growth.
+                                  environment: ["MALLOC_ARENA_MAX=1"])
+        } catch {
+            findings.append(("lifecycle.repeat", "the inline runtime did not start: \(error)"))
             return
         }
         defer { process.stop() }
+        guard let runtime = RuntimeConnection(socket: socket, of: process, seconds: 10) else {
+            findings.append(("lifecycle.repeat", "the inline runtime did not start: " + process.failure("did not open its socket", log: log)))
+            return
+        }
         var baseline: (threads: Set<String>, descriptors: [String: String], resident: Int)?
         var residents: [Int] = []
         for cycle in 1...InlineLifecycle.cycles {

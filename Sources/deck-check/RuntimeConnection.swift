@@ -14,7 +14,8 @@ final class RuntimeConnection {
     private var buffer: [UInt8] = []
     private var nextID = 1
 
-    init?(socket path: String, seconds: Double) {
+    /// Connects to `process`'s socket once it opens, waiting `seconds` at most and not past its end.
+    init?(socket path: String, of process: Spawned, seconds: Double) {
         let deadline = Monotonic.now + seconds
         while true {
             let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -31,7 +32,7 @@ final class RuntimeConnection {
                 return
             }
             close(fd)
-            guard Monotonic.now < deadline else { return nil }
+            guard Monotonic.now < deadline, process.isRunning else { return nil }
             usleep(50_000)
         }
     }

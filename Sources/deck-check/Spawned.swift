@@ -36,6 +36,20 @@ final class Spawned {
         return status == nil
     }
 
+    /// How it ended ("exited with status 0", "was killed by signal 9"), or nil while it runs.
+    var ending: String? {
+        guard !isRunning, let status else { return nil }
+        let signal = status & 0x7f
+        return signal == 0 ? "exited with status \((status >> 8) & 0xff)" : "was killed by signal \(signal)"
+    }
+
+    /// What `deckd` could not do, with how it ended if it did and the end of its log.
+    func failure(_ what: String, log: String) -> String {
+        var said = Spawned.tail(log)
+        while said.last?.isNewline == true { said.removeLast() }
+        return "deckd \(what)" + (ending.map { " (it \($0))" } ?? "") + (said.isEmpty ? "; its log is empty" : ":\n\(said)")
+    }
+
     /// SIGTERM, then SIGKILL after 5 s.
     func stop() {
         guard isRunning else { return }

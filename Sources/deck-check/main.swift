@@ -63,6 +63,9 @@ struct Options {
             case "--media":
                 let folder = try value(argument)
                 guard !folder.isEmpty else { throw .usage("a media folder's path is empty") }
+                var info = stat()
+                let missing = stat(folder, &info) == 0 ? "" : " (\(String(cString: strerror(errno))))"
+                guard missing.isEmpty, info.st_mode & S_IFMT == S_IFDIR else { throw .usage("--media \(folder) is not a folder\(missing)") }
                 media.append(folder)
             case "--seconds":
                 let text = try value(argument)
@@ -77,6 +80,7 @@ struct Options {
                 bundles.append(argument)
             }
         }
+        if listRules, let bundle = bundles.first { throw .usage("--list-rules lists the rules and checks no bundle, not \(bundle)") }
         if bundles.isEmpty && !listRules { throw .usage("name at least one bundle") }
         // Nothing checked must not read as clean.
         if !CheckRule.all.contains(where: { wants($0) && (!staticOnly || $0.stage == .static) }) {

@@ -278,9 +278,28 @@ import Testing
                                   (["--skip", ","], "--skip needs rule ids, e.g. --skip render.silent (see --list-rules)"),
                                   (["--only", "render.silent", "--skip", "render.silent,render.clipping"], "--only and --skip leave no rule to check"),
                                   (["--static", "--only", "render.silent"], "--only and --skip leave no static rule to check (--static runs only those)"),
-                                  (["--media", ""], "a media folder's path is empty")] {
+                                  (["--media", ""], "a media folder's path is empty"),
+                                  (["--media", "/nonexistent/music"], "--media /nonexistent/music is not a folder (No such file or directory)"),
+                                  (["--media", "/etc/passwd"], "--media /etc/passwd is not a folder"),
+                                  (["--list-rules"], "--list-rules lists the rules and checks no bundle, not /nonexistent/Absent.deckplugin")] {
             let result = try runProgram(DeckCheckTests.tool, arguments + ["/nonexistent/Absent.deckplugin"])
             #expect(result.status == 2 && result.output.hasPrefix("deck-check: \(said)\n"), "\(arguments): \(result.output)")
+        }
+    }
+
+    /// A runtime that ends before it opens its socket is said at once, with how it ended and its
+    /// last words, as a check that could not run (3), not after a 10 s wait with nothing to read.
+    @Test func aRuntimeThatEndsAtStartIsNamedAtOnce() throws {
+        let dir = TemporaryDirectory()
+        let fake = dir.path + "/deckd"
+        try "#!/bin/sh\necho 'deckd: the config is wrong' >&2\nexit 2\n".write(toFile: fake, atomically: true, encoding: .utf8)
+        chmod(fake, 0o755)
+        for (deckd, said) in [(fake, "deck-check: deckd did not open its socket (it exited with status 2):\ndeckd: the config is wrong\n"),
+                              ("/bin/true", "deck-check: deckd did not open its socket (it exited with status 0); its log is empty\n")] {
+            let started = Date()
+            let result = try runProgram(DeckCheckTests.tool, ["--deckd", deckd, Paths.toneBundle])
+            #expect(result.status == 3 && result.output.hasSuffix(said), "\(result.output)")
+            #expect(Date().timeIntervalSince(started) < 5, "it did not wait out the 10 s")
         }
     }
 
