@@ -13,11 +13,11 @@ import Testing
     }
 
     /// The fixture's bundle in `dir`/plugins and a deckd watching it.
-    private func watching(in dir: TemporaryDirectory) throws -> (bundle: String, deckd: DeckdProcess) {
+    private func watching(in dir: TemporaryDirectory, _ extra: [String] = []) throws -> (bundle: String, deckd: DeckdProcess) {
         let plugins = dir.path + "/plugins"
         let bundle = try Fixture.bundle(in: plugins)
         _ = try runProgram("/bin/chmod", ["-R", "go-w,o+rX", plugins])
-        let deckd = try DeckdProcess(["--plugins", plugins, "--state", "none", "--sink", "file:\(dir.path)/out.opus", "--watch"])
+        let deckd = try DeckdProcess(["--plugins", plugins, "--state", "none", "--sink", "file:\(dir.path)/out.opus", "--watch"] + extra)
         #expect(deckd.waitForLog("watching the bundles"), "\(deckd.log)")
         return (bundle, deckd)
     }
@@ -38,6 +38,26 @@ import Testing
         while Date() < deadline, !playing.contains("1:30") { playing = try deckd.deckctl(["now-playing"]).output; usleep(100_000) }
         #expect(playing.contains("sine-440") && playing.contains("playing") && playing.contains("/ 1:30"), "the new code plays: \(playing)")
         #expect(try deckd.deckctl(["apps"]).output.contains("org.deck.test.fixture  1.0.0  active"))
+        #expect(deckd.stop() == 0)
+    }
+
+    /// A host that crashes as its bundle changes (a library copied over in place changes the code
+    /// under it) is not left disabled, as it would be without `--watch`: the changed bundle is
+    /// loaded once it holds still and plays on from where it was.
+    @Test func aHostThatCrashesAsItsBundleChangesIsLoadedAgainAndPlaysOn() throws {
+        let dir = TemporaryDirectory()
+        let (bundle, deckd) = try watching(in: dir, ["--isolation", "process"])
+        _ = try deckd.deckctl(["launch", "org.deck.test.fixture", "sine-440"])
+        try deckd.waitForFrames(150)
+        let host = try #require(try deckd.apps().first { $0["id"]?.stringValue == "org.deck.test.fixture" }?["pid"]?.intValue)
+        try rebuild(bundle, defines: ["FIXTURE_DURATION=90"], in: dir.path)
+        kill(pid_t(host), SIGSEGV)  // as the old code, changed under it, would
+        #expect(deckd.waitForLog("org.deck.test.fixture crashed: its process"), "\(deckd.log)")
+        #expect(deckd.waitForLog("resuming org.deck.test.fixture sine-440 at "), "\(deckd.log)")
+        #expect(!deckd.log.contains("stays disabled") && !deckd.log.contains("already loaded"), "\(deckd.log)")
+        #expect(try deckd.deckctl(["apps"]).output.contains("org.deck.test.fixture  1.0.0  active"), "\(deckd.log)")
+        #expect(try deckd.deckctl(["now-playing"], seconds: 5, when: { $0.contains("/ 1:30") && $0.contains("playing") }).contains("sine-440"),
+                "the new code plays")
         #expect(deckd.stop() == 0)
     }
 

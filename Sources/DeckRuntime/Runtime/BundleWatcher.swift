@@ -4,7 +4,8 @@ import DeckPlugins
 /// Reloads a plugin whose bundle changed (`watchPlugins`, `deckd --watch`): every half second
 /// each watched bundle's manifest and library are compared with what was last acted on, and one
 /// that changed and then held still for a check (a build finished writing it) is reloaded by the
-/// supervisor. A bundle the reload refused stays watched and is loaded once it changes again.
+/// supervisor. A bundle the reload refused stays watched and is loaded once it changes again; one
+/// whose host crashed as it changed (a library copied over in place) is revived, playing again.
 /// Loop-thread-confined.
 final class BundleWatcher {
     static let intervalMilliseconds: UInt64 = 500
@@ -40,13 +41,12 @@ final class BundleWatcher {
                 seen[bundle] = now
                 continue
             }
-            if let loaded = registry.first(where: { $0.bundlePath == bundle }), !loaded.hasCrashed {
-                let plugin = supervisor.reload(loaded.id)
-                watched[bundle] = (plugin?.manifest.library ?? known.library, plugin?.fingerprint ?? now)
+            let plugin: PluginInstance? = if let loaded = registry.first(where: { $0.bundlePath == bundle }) {
+                loaded.hasCrashed ? supervisor.revive(bundle: bundle) : supervisor.reload(loaded.id)
             } else {
-                let plugin = supervisor.load(bundle: bundle)
-                watched[bundle] = (plugin?.manifest.library ?? known.library, plugin?.fingerprint ?? now)
+                supervisor.load(bundle: bundle)
             }
+            watched[bundle] = (plugin?.manifest.library ?? known.library, plugin?.fingerprint ?? now)
         }
         settling = seen
     }

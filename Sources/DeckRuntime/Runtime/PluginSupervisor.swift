@@ -24,6 +24,9 @@ final class PluginSupervisor {
     private(set) var abandoned: [String] = []
     /// Runs when the list of apps or their states changed.
     var onAppsChanged: (() -> Void)?
+    /// Set while a `BundleWatcher` reloads changed bundles: a plugin whose host crashed on its
+    /// bundle changing (a library copied over in place) waits for it, and plays again then.
+    var bundlesWatched = false
 
     init(settings: IsolationSettings, registry: PluginRegistry, zones: ZoneSet, scheduler: any Scheduler, logger: Logger,
          retire: @escaping (PluginInstance) -> Void) {
@@ -104,15 +107,17 @@ final class PluginSupervisor {
     /// Loads a crashed plugin again from its bundle and activates it; one that was playing is
     /// asked to play again (its last item and position when it owned now playing). A bundle whose
     /// files changed since it loaded is not restarted by itself (`onPurpose` false): the plugin
-    /// stays disabled until a client loads or launches it, naming what changed.
+    /// stays disabled until a client loads or launches it, or the bundle watcher reloads it,
+    /// naming what changed.
     private func restart(_ id: String, onPurpose: Bool = false) {
         guard let dead = registry.plugin(id: id), dead.hasCrashed else { return }
         let bundle = dead.bundlePath
         if !onPurpose, let changes = BundleFingerprint(bundle: bundle, library: dead.manifest.library).changes(since: dead.fingerprint) {
             dead.markCrashed(disabled: true)
-            resumeAfterRestart.remove(id)
+            if !bundlesWatched { resumeAfterRestart.remove(id) }
             logger.error("plugins", plugin: id, event: .pluginDisabled, "\(id) is not restarted: its bundle changed since it was loaded (\(changes)); "
-                         + "it stays disabled until apps.load or apps.launch loads it on purpose")
+                         + (bundlesWatched ? "it is loaded again once the bundle holds still (watching the bundles)"
+                                           : "it stays disabled until apps.load or apps.launch loads it on purpose"))
             onAppsChanged?()
             return
         }

@@ -233,6 +233,7 @@ public final class Runtime {
             do {
                 watcher = try BundleWatcher(registry: plugins, supervisor: supervisor, scheduler: scheduler)
                 watcher?.start()
+                supervisor.bundlesWatched = true
                 logger.info("plugins", "watching the bundles: one that changes is reloaded")
             } catch {
                 logger.error("plugins", "cannot watch the bundles: \(error)")
