@@ -9,7 +9,9 @@ for dir in Plugins/*/; do
   bundle="$bin/plugins/$name.deckplugin"
   mkdir -p "$bundle"
   find "$dir" -maxdepth 1 -type f ! -name '*.swift' -exec cp {} "$bundle/" \;
-  cp "$bin/lib$name.so" "$bundle/lib$name.so"
+  # A new file renamed in: copied over in place, the old library's code would change under a running host.
+  cp "$bin/lib$name.so" "$bundle/.lib$name.so.new"
+  mv -f "$bundle/.lib$name.so.new" "$bundle/lib$name.so"
   chmod -R go-w "$bundle"
   chmod -R o+rX "$bundle"
 done
