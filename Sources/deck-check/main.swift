@@ -66,7 +66,7 @@ struct Options {
                 var info = stat()
                 let missing = stat(folder, &info) == 0 ? "" : " (\(String(cString: strerror(errno))))"
                 guard missing.isEmpty, info.st_mode & S_IFMT == S_IFDIR else { throw .usage("--media \(folder) is not a folder\(missing)") }
-                media.append(folder)
+                media.append(AbsolutePath.resolve(folder))  // the test runtime's config reads paths from its own folder
             case "--seconds":
                 let text = try value(argument)
                 guard let number = Double(plainDecimal: text), (1...60).contains(number) else { throw .usage("--seconds must be 1 to 60, got \(text)") }
@@ -106,7 +106,7 @@ func check(_ bundle: String, options: Options) throws(CheckError) -> (id: String
     let blocking: Set<String> = ["manifest.valid", "manifest.abi", "bundle.library", "library.elf", "library.entry", "library.needed"]
     if !options.staticOnly, let manifest = inspector.manifest, !findings.contains(where: { blocking.contains($0.rule.id) }),
        CheckRule.all.contains(where: { $0.stage == .dynamic && options.wants($0) }) {
-        var run = DynamicRun(bundle: inspector.bundle, id: manifest.id, item: options.item, deckd: options.deckd ?? besideSelf("deckd"),
+        var run = DynamicRun(bundle: AbsolutePath.resolve(inspector.bundle), id: manifest.id, item: options.item, deckd: options.deckd ?? besideSelf("deckd"),
                              seconds: options.seconds, media: options.media,
                              wants: { id in CheckRule.named(id).map(options.wants) ?? false })
         try run.run()

@@ -287,6 +287,18 @@ import Testing
         }
     }
 
+    /// A media folder named relative to the working folder reaches the test runtime as that
+    /// folder, not one relative to the runtime's config: the Library finds its track there.
+    @Test func aRelativeMediaFolderIsTheOneInTheWorkingFolder() throws {
+        let dir = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/music", withIntermediateDirectories: true)
+        _ = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=4", dir.path + "/music/a.flac"])
+        _ = try runProgram("/bin/chmod", ["-R", "o+rX", dir.path])
+        let run = try runProgram("/bin/sh", ["-c", "cd \"$1\" && exec \"$2\" --json --seconds 1 --media music --item \"$1/music/a.flac\" \"$3\"", "sh",
+                                             dir.path, DeckCheckTests.tool, Paths.binDir + "/plugins/Library.deckplugin"], timeout: 120)
+        #expect(run.status == 0 && !run.output.contains("the library is empty"), "\(run.output)")
+    }
+
     /// A runtime that ends before it opens its socket is said at once, with how it ended and its
     /// last words, as a check that could not run (3), not after a 10 s wait with nothing to read.
     @Test func aRuntimeThatEndsAtStartIsNamedAtOnce() throws {

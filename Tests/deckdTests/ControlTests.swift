@@ -116,6 +116,11 @@ import Testing
         try Data().write(to: URL(fileURLWithPath: dir.path + "/File.deckplugin"))
         let file = try ctl(deckd, ["call", "apps.load", #"{"path":"\#(dir.path)/File.deckplugin"}"#])
         #expect(file.output.contains("not a bundle directory (a bundle is NAME.deckplugin/ holding manifest.json and the library)"), "\(file.output)")
+        // A path relative to the client's folder would name another place in deckd's.
+        for path in ["Tone.deckplugin", ""] {
+            let relative = try ctl(deckd, ["call", "apps.load", #"{"path":"\#(path)"}"#])
+            #expect(relative == (1, "deckctl: -32602 Invalid params: \"path\" must be absolute (/…/NAME.deckplugin), not \"\(path)\"\n"), "\(relative)")
+        }
         #expect(try ctl(deckd, ["status"]).output.contains("apps: 2 loaded, 0 refused"))
         #expect(deckd.stop() == 0)
     }

@@ -17,9 +17,11 @@ struct AppsMethods {
             RPCMethod("apps.list", "Loaded apps with state, effective entitlements and permissions, and refused bundles.",
                       result: AppsMethods.listSchema) { _ in AppsMethods.list(registry, zones: zones) },
             RPCMethod("apps.load", "Load and activate the bundle at a path (a crashed or disabled app from it starts again).",
-                      params: [.init("path", Schema.string(maxLength: Schema.pathMax), "a NAME.deckplugin folder")],
+                      params: [.init("path", Schema.string(maxLength: Schema.pathMax), "the absolute path of a NAME.deckplugin folder")],
                       result: AppsMethods.appSchema, errors: [-32004]) { call throws(RPCError) in
                 let path = try call.string("path")
+                // The client's working folder is not deckd's: a relative path would name another place.
+                guard path.hasPrefix("/") else { throw .invalidParams("\"path\" must be absolute (/…/NAME.deckplugin), not \(JSONValue.string(path).encoded())") }
                 if let plugin = supervisor.revive(bundle: path) {
                     return AppsMethods.describe(plugin, zones: zones)
                 }
