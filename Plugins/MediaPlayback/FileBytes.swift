@@ -65,8 +65,6 @@ public enum FileBytes {
         return [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_size)] + identity(info)
     }
 
-    /// The file's device and inode as a key. Their bits are kept as they are: overlayfs (xino) and
-    /// FUSE file systems give inode numbers with the top bit set, which `Int(_:)` would trap on.
     /// The name in a directory entry, as bytes up to its NUL. `d_name` is declared 256 bytes, but
     /// an entry in readdir's buffer is only as long as its name: the last one's array runs past
     /// the buffer's end, so the whole array must not be read (a heap over-read, or a fault at a
@@ -76,6 +74,8 @@ public enum FileBytes {
         return Array(UnsafeRawBufferPointer(start: name, count: strlen(name.assumingMemoryBound(to: CChar.self))))
     }
 
+    /// The file's device and inode as a key. Their bits are kept as they are: overlayfs (xino) and
+    /// FUSE file systems give inode numbers with the top bit set, which `Int(_:)` would trap on.
     public static func identity(_ info: stat) -> [Int] {
         [Int(truncatingIfNeeded: info.st_dev), Int(truncatingIfNeeded: info.st_ino)]
     }

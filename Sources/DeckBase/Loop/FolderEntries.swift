@@ -18,10 +18,8 @@ public enum FolderEntries {
         }.map(\.name)
     }
 
-    /// The name in a directory entry, as bytes up to its NUL. `d_name` is declared 256 bytes, but
-    /// an entry in readdir's buffer is only as long as its name: the last one's array runs past
-    /// the buffer's end, so the whole array must not be read (a heap over-read, or a fault at a
-    /// page's end).
+    /// The name in a directory entry, read up to its NUL: not as the whole 256-byte `d_name`, which
+    /// for readdir's last entry runs past the end of its buffer.
     static func name(of entry: UnsafePointer<dirent>) -> String {
         let name = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!
         return String(cString: name.assumingMemoryBound(to: CChar.self))
