@@ -135,7 +135,10 @@ public final class PluginInstance {
         let status = timed("start") { code.start(item: item) }
         guard status == .ok else {
             let reason = host.lastLoggedError
-            let named = item.map { $0.isEmpty ? "the empty item \"\"" : PrintableText.excerpt($0) } ?? "its default item"
+            // Quoted where a space at an end, or all spaces, would not show.
+            let named = item.map { item in
+                item.isEmpty ? "the empty item \"\"" : item.first!.isWhitespace || item.last!.isWhitespace ? "\"\(PrintableText.excerpt(item))\"" : PrintableText.excerpt(item)
+            } ?? "its default item"
             throw PluginCallError(status: status, message: "\(id) refused to play \(named)" + (reason.isEmpty ? "" : ": \(reason)"))
         }
     }

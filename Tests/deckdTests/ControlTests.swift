@@ -143,11 +143,13 @@ import Testing
             #expect(extra.status == 2 && extra.output.hasPrefix("deckctl: \(command) takes no arguments, not org.deck.tone"), "\(extra)")
         }
         // Tone's items are its words exactly: no frequency out of range, no sign slipped past the dash.
-        for item in ["sine-0", "sine--5", "stereo-440--660", "sine-24000", ""] {
+        // An item that is empty, or has a space at an end, is quoted so that what was sent shows.
+        for (item, named) in [("sine-0", "sine-0"), ("sine--5", "sine--5"), ("stereo-440--660", "stereo-440--660"), ("sine-24000", "sine-24000"),
+                              ("", "the empty item \"\""), ("sine-440 ", "\"sine-440 \""), ("  ", "\"  \"")] {
             let refused = try ctl(deckd, ["launch", "org.deck.tone", item])
             #expect(refused.status == 1 && refused.output.contains("unknown item \"\(item)\"")
                     && refused.output.contains("each F from 1 to under 24000 Hz")
-                    && refused.output.contains("refused to play \(item.isEmpty ? "the empty item \"\"" : item): "), "\(refused.output)")
+                    && refused.output.contains("refused to play \(named): "), "\(refused.output)")
         }
         let help = try ctl(deckd, ["sinks", "--help"])
         #expect(help.status == 0 && help.output.hasPrefix("usage: deckctl [--socket PATH] [--zone ZONE] [--timeout SECONDS] [--json] sinks"))
