@@ -26,6 +26,10 @@ struct AppsMethods {
                     return AppsMethods.describe(plugin, zones: zones)
                 }
                 guard let plugin = registry.load(path, recordFailure: false) else {
+                    if case .duplicateID(let id, let first)? = registry.lastLoadFailure?.reason {
+                        throw .commandFailed("\(id) is already loaded, from \(first): apps.reload loads it again from its bundle; "
+                                             + "apps.unload first to load it from another")
+                    }
                     throw .commandFailed(registry.lastLoadFailure?.reasonText ?? "not loaded")
                 }
                 do throws(PluginCallError) {

@@ -178,10 +178,14 @@ final class PluginSupervisor {
         return plugin
     }
 
-    /// A crashed or disabled plugin a client asks for by id or bundle comes back now, its crash
-    /// count forgiven; nil when no such plugin crashed.
+    /// A crashed or disabled plugin a client asks for by id or bundle (however its path is
+    /// written: `Tone.deckplugin/`, a link) comes back now, its crash count forgiven; nil when no
+    /// such plugin crashed.
     func revive(id: String? = nil, bundle: String? = nil) -> PluginInstance? {
-        guard let dead = registry.first(where: { $0.hasCrashed && ($0.id == id || $0.bundlePath == bundle) }) else { return nil }
+        let real = bundle.flatMap(AbsolutePath.real)
+        guard let dead = registry.first(where: { plugin in
+            plugin.hasCrashed && (plugin.id == id || plugin.bundlePath == bundle || (real != nil && AbsolutePath.real(plugin.bundlePath) == real))
+        }) else { return nil }
         let id = dead.id
         forgive(id)
         restart(id, onPurpose: true)

@@ -348,7 +348,8 @@ import Testing
     }
 
     /// A plugin whose bundle changed while it ran is not restarted after a crash (the code that
-    /// would run is not the code that was checked), naming what changed; apps.load loads it on purpose.
+    /// would run is not the code that was checked), naming what changed; apps.load loads it on purpose,
+    /// its bundle's path however written (a trailing slash), and says how to load a live one again.
     @Test func aCrashedPluginWhoseBundleChangedIsNotRestartedUntilLoadedOnPurpose() throws {
         let harness = try harness(dir.path + "/integrity.opus") { $0.isolation.restartDelayMilliseconds = 100 }
         let maps = try maps(harness)
@@ -361,8 +362,11 @@ import Testing
                                      + "it stays disabled until apps.load or apps.launch loads it on purpose"))
         harness.run(for: 0.3)
         #expect(harness.runtime.plugins.plugin(id: maps.id)?.state == .disabled)
-        let answer = try harness.runtime.makeDispatcher().answer("apps.load", #"{"path":"\#(bundle)"}"#)
+        let answer = try harness.runtime.makeDispatcher().answer("apps.load", #"{"path":"\#(bundle)/"}"#)
         #expect(answer["result"]?["state"] == "active", "\(answer)")
+        let again = try harness.runtime.makeDispatcher().answer("apps.load", #"{"path":"\#(bundle)"}"#)
+        #expect(again["error"]?["message"] == .string("Command failed: org.example.maps is already loaded, from \(bundle): apps.reload loads it again "
+                                                      + "from its bundle; apps.unload first to load it from another"), "\(again)")
     }
 
     /// A plugin that runs as a uid of its own must be able to read its bundle: a bundle in a folder
