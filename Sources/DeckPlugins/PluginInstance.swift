@@ -137,7 +137,8 @@ public final class PluginInstance {
             let reason = host.lastLoggedError
             // Quoted where a space at an end, or all spaces, would not show.
             let named = item.map { item in
-                item.isEmpty ? "the empty item \"\"" : item.first!.isWhitespace || item.last!.isWhitespace ? "\"\(PrintableText.excerpt(item))\"" : PrintableText.excerpt(item)
+                let shown = PrintableText.excerpt(item)
+                return item.isEmpty ? "the empty item \"\"" : shown.first!.isWhitespace || shown.last!.isWhitespace ? "\"\(shown)\"" : shown
             } ?? "its default item"
             throw PluginCallError(status: status, message: "\(id) refused to play \(named)" + (reason.isEmpty ? "" : ": \(reason)"))
         }
