@@ -9,7 +9,11 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 ready() {
   for _ in $(seq 200); do grep -q "deckd: ready" "$1" && return 0; kill -0 "$2" 2> /dev/null || break; sleep 0.05; done
   cat "$1"
-  echo "deckd did not start${3:+ ($3)}; the demo stops here" >&2
+  if grep -q "another program holds the port" "$1"; then
+    echo "deckd did not start: a port it listens on is taken (its embedded default is 127.0.0.1:8000; ss -ltnp shows by whom)" >&2
+  else
+    echo "deckd did not start; the demo stops here" >&2
+  fi
   exit 1
 }
 
@@ -59,7 +63,7 @@ export DBUS_SESSION_BUS_ADDRESS="unix:path=$work/bus"
 for _ in $(seq 100); do [ -S "$work/bus" ] && break; sleep 0.05; done
 "$bin/deckd" --socket "$sock" --state "$work/state.json" --mpris --play org.deck.tone:sine-1000 2> "$work/live.log" &
 pid=$!
-ready "$work/live.log" "$pid" "its embedded default listens on 127.0.0.1:8000: ss -ltnp \"sport = :8000\" shows what holds the port"
+ready "$work/live.log" "$pid"
 sleep 1
 ffmpeg -v error -nostdin -y -i http://127.0.0.1:8000/stream.opus -t 2 -ac 1 "$work/live.wav"
 echo "ffmpeg recorded $(ffprobe -v error -show_entries format=duration -of csv=p=0 "$work/live.wav") s from the live stream"
