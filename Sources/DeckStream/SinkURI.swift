@@ -20,6 +20,11 @@ public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
             let (host, port) = try SinkURI.hostAndPort(String(rest[..<slash]), in: text)
             let path = slash == rest.endIndex ? "/" : String(rest[slash...])
             guard !path.contains("?"), !path.contains(" ") else { throw .invalidURI(text, "the path may not contain '?' or spaces") }
+            // What no player could ask for: a fragment is never sent, a malformed escape never matches.
+            guard !path.contains("#") else { throw .invalidURI(text, "the path may not contain '#': players do not send what follows it") }
+            guard HTTPRequestHead.decoded(path[...]) != nil else {
+                throw .invalidURI(text, "a %-escape in the path must be % and two hex digits, of UTF-8 (%C3%BC for ü)")
+            }
             self = .http(host: host, port: port, path: path)
         } else if text.hasPrefix("rtp://") {
             let rest = text.dropFirst(6)

@@ -27,6 +27,10 @@ import Testing
         ("http://[::1]]:80/x", "expected HOST:PORT"),
         ("http://::1]:80/x", "a bracket belongs around an IPv6 address only, e.g. [::1]:8000"),
         ("http://127.0.0.1:80/x?y", "the path may not contain '?' or spaces"),
+        // A mount no player could reach: the fragment is never sent, the escape never matches.
+        ("http://127.0.0.1:80/a#b", "the path may not contain '#': players do not send what follows it"),
+        ("http://127.0.0.1:80/%zz.opus", "a %-escape in the path must be % and two hex digits, of UTF-8 (%C3%BC for ü)"),
+        ("http://127.0.0.1:80/%FF.opus", "a %-escape in the path must be % and two hex digits, of UTF-8 (%C3%BC for ü)"),
         ("rtp://127.0.0.1:0", "an RTP sink needs a destination port"),
         ("rtp://127.0.0.1:5004?pt=8", "pt must be a dynamic payload type, 96 to 127"),
         ("rtp://127.0.0.1:5004?ttl=3", "unknown query item 'ttl' (known: pt, sdp)"),
