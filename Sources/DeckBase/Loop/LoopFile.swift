@@ -52,6 +52,7 @@ public final class LoopFile {
                 throw regular ? .exists(path) : (info.st_mode & S_IFMT) == S_IFLNK ? .symbolicLink(path) : .notRegular(path)
             case ELOOP: throw .symbolicLink(path)
             case ENXIO: throw mode == .pipe ? .noReader(path) : .notRegular(path)
+            case ENOENT where mode == .pipe: throw .noPipe(path)
             case let code: throw .system(path, String(cString: strerror(code)))
             }
         }
@@ -140,6 +141,7 @@ public enum LoopFileError: Error, Equatable, Sendable, CustomStringConvertible {
     case notRegular(String)
     case notPipe(String)
     case noReader(String)
+    case noPipe(String)
     case system(String, String)
 
     public var description: String {
@@ -149,6 +151,7 @@ public enum LoopFileError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notRegular(let path): "\(path) is not a regular file (a FIFO, socket or device); to write into a pipe, add ?pipe to the URI"
         case .notPipe(let path): "\(path) is not a FIFO or character device, which ?pipe asks for"
         case .noReader(let path): "nobody is reading the FIFO \(path); start its reader first"
+        case .noPipe(let path): "\(path) does not exist; ?pipe writes into a FIFO that is there (mkfifo makes one), and creates no file"
         case .system(let path, let reason): "cannot create \(path): \(reason)"
         }
     }

@@ -59,6 +59,9 @@ import DeckTestSupport
         var received = [UInt8](repeating: 0, count: 3)
         #expect(read(reader, &received, 3) == 3 && received == [7, 8, 9])
         #expect(throws: LoopFileError.notPipe(existing)) { _ = try LoopFile(loop: loop, path: existing, mode: .pipe) }
+        // A pipe asked for that is not there is said so, not as a file that could not be created.
+        #expect(throws: LoopFileError.noPipe(dir.path + "/absent")) { _ = try LoopFile(loop: loop, path: dir.path + "/absent", mode: .pipe) }
+        #expect(LoopFileError.noPipe("/x").description == "/x does not exist; ?pipe writes into a FIFO that is there (mkfifo makes one), and creates no file")
 
         // Overwriting is explicit, and then truncates a regular file.
         let file = try LoopFile(loop: loop, path: existing, mode: .overwrite)
