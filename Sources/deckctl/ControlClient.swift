@@ -25,6 +25,7 @@ enum ControlClient {
         deckctl COMMAND --help shows one command. --json prints the raw JSON result. --zone acts on an
         audio zone (deckctl zones lists them) instead of the primary one. --timeout is how long to
         wait for deckd to answer (default 30 s; 0 waits for ever; events and --follow wait on).
+        These options may also follow the command (deckctl status --json); -- ends them.
         Exit status: 0 success, 1 runtime error, 2 usage error, 3 cannot connect.
         """
 
@@ -192,29 +193,49 @@ enum ControlClient {
         var zone: String?
         var timeoutMilliseconds = 30_000
         var rest = arguments.dropFirst()
-        while let argument = rest.first, argument.hasPrefix("-") {
-            rest.removeFirst()
+        /// Takes a global option (and its value) off `rest`: true when `argument` was one.
+        func global(_ argument: String) throws(ClientError) -> Bool {
             switch argument {
-            case "--help", "-h": print(usage); return 0
-            case "--version": print("deckctl \(version)"); return 0
             case "--json": json = true
             case "--socket":
-                guard let path = rest.popFirst(), !path.isEmpty else { return report(.usage("--socket needs a path")) }
+                guard let path = rest.popFirst(), !path.isEmpty else { throw .usage("--socket needs a path") }
                 socketPath = path
             case "--zone":
-                guard let name = rest.popFirst(), !name.isEmpty else { return report(.usage("--zone needs a zone id (deckctl zones lists them)")) }
+                guard let name = rest.popFirst(), !name.isEmpty else { throw .usage("--zone needs a zone id (deckctl zones lists them)") }
                 zone = name
             case "--timeout":
                 guard let text = rest.popFirst(), let milliseconds = ControlClient.milliseconds(text) else {
-                    return report(.usage("--timeout needs seconds from 0 to 86400, such as 5 or 2.5 (0 waits for ever)"))
+                    throw .usage("--timeout needs seconds from 0 to 86400, such as 5 or 2.5 (0 waits for ever)")
                 }
                 timeoutMilliseconds = milliseconds
-            default: return report(.usage("unknown option \(argument)"))
+            default: return false
             }
+            return true
         }
-        guard let name = rest.popFirst() else { return report(.usage("no command given")) }
+        var args: [String] = []
+        do throws(ClientError) {
+            while let argument = rest.first, argument.hasPrefix("-") {
+                rest.removeFirst()
+                switch argument {
+                case "--help", "-h": print(usage); return 0
+                case "--version": print("deckctl \(version)"); return 0
+                default: guard try global(argument) else { throw .usage("unknown option \(argument)") }
+                }
+            }
+            // After the command the global options may come too (deckctl status --json); `--` ends them.
+            while let argument = rest.popFirst() {
+                if argument == "--" {
+                    args += rest
+                    break
+                }
+                if try !global(argument) { args.append(argument) }
+            }
+        } catch {
+            return report(error)
+        }
+        guard !args.isEmpty else { return report(.usage("no command given")) }
+        let name = args.removeFirst()
         guard let command = commands.first(where: { $0.name == name }) else { return report(.usage("unknown command \(name)")) }
-        let args = Array(rest)
         if args.contains("--help") || args.contains("-h") {
             print("usage: deckctl [--socket PATH] [--zone ZONE] [--timeout SECONDS] [--json] \(command.usage)\n\n\(command.summary)")
             return 0
