@@ -264,7 +264,7 @@ enum ControlClient {
     /// fraction of one rounded up; nil for anything else.
     static func milliseconds(_ text: String) -> Int? {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }), parts[0].count <= 5,
+        guard parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }),
               let seconds = Double(text), seconds <= 86_400 else { return nil }
         return Int((seconds * 1000).rounded(.up))
     }

@@ -63,12 +63,8 @@ extension ControlTests {
 
         // A listening socket whose one place in the queue is taken: the next connect waits for a place.
         let dir = TemporaryDirectory(), path = dir.path + "/full.sock"
-        let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        #expect(bound == 0 && listen(server, 0) == 0)
+        let server = boundSocket(at: path)
+        #expect(listen(server, 0) == 0)
         let queued = LineClient(path: path)
         let full = try runProgram(deckctl, ["--socket", path, "--timeout", "0.5", "status"])
         #expect(full.status == 3 && full.output.hasPrefix("deckctl: cannot connect to \(path): not accepted within 500 ms: "

@@ -13,6 +13,16 @@ import Testing
 
     func ctl(_ daemon: DeckdProcess, _ arguments: [String]) throws -> (status: Int32, output: String) { try daemon.deckctl(arguments) }
 
+    /// A Unix stream socket bound at `path` (not listening): its descriptor.
+    func boundSocket(at path: String) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        return fd
+    }
+
     @Test func everyCommandInHumanAndJSONForm() throws {
         let dir = TemporaryDirectory()
         let deckd = try daemon(["--sink", "file:\(dir.path)/out.opus"])
@@ -182,12 +192,7 @@ import Testing
     @Test func aStaleSocketFileIsReplaced() throws {
         let dir = TemporaryDirectory()
         let path = dir.path + "/stale.sock"
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        close(fd)  // the file stays; nobody answers on it
+        close(boundSocket(at: path))  // the file stays; nobody answers on it
         let stale = try runProgram(deckctl, ["--socket", path, "status"])
         #expect(stale.status == 3 && stale.output.contains("no process serves this socket: the deckd that made it has stopped"), "\(stale.output)")
         let deckd = try daemon(["--socket", path])
