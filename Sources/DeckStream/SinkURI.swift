@@ -7,7 +7,8 @@ public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
     case http(host: String, port: Int, path: String)
     case rtp(host: String, port: Int, payloadType: Int, sdpPath: String?)
 
-    public init(_ text: String) throws(SinkError) {
+    public init(_ written: String) throws(SinkError) {
+        let text = SinkURI.lowercasingScheme(written)
         if text.hasPrefix("file:") {
             var path = String(text.dropFirst(5))
             let pipe = path.hasSuffix("?pipe")
@@ -54,6 +55,13 @@ public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
         } else {
             throw .invalidURI(text, "expected file:PATH, http://HOST:PORT/PATH or rtp://HOST:PORT?pt=96&sdp=PATH")
         }
+    }
+
+    /// `text` with its scheme in lower case (RFC 3986: `HTTP://` is `http://`); the rest as written.
+    public static func lowercasingScheme(_ text: String) -> String {
+        guard let colon = text.firstIndex(of: ":"), text[..<colon].utf8.allSatisfy({ (65...90).contains($0) || (97...122).contains($0) }),
+              text[..<colon].utf8.contains(where: { (65...90).contains($0) }) else { return text }
+        return text[..<colon].lowercased() + text[colon...]
     }
 
     public var description: String {

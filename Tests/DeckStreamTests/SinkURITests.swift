@@ -9,6 +9,10 @@ import Testing
         ("http://[::1]:8000/s", .http(host: "::1", port: 8000, path: "/s")),
         ("rtp://127.0.0.1:5004", .rtp(host: "127.0.0.1", port: 5004, payloadType: 96, sdpPath: nil)),
         ("rtp://127.0.0.1:5004?pt=111&sdp=/tmp/s.sdp", .rtp(host: "127.0.0.1", port: 5004, payloadType: 111, sdpPath: "/tmp/s.sdp")),
+        // A scheme is the same in any case (RFC 3986); the rest is kept as written.
+        ("FILE:Out.opus", .file(path: "Out.opus")),
+        ("HTTP://127.0.0.1:8000/Car.opus", .http(host: "127.0.0.1", port: 8000, path: "/Car.opus")),
+        ("Rtp://127.0.0.1:5004?pt=97", .rtp(host: "127.0.0.1", port: 5004, payloadType: 97, sdpPath: nil)),
     ])
     func parsesTheThreeKinds(text: String, uri: SinkURI) throws {
         #expect(try SinkURI(text) == uri)

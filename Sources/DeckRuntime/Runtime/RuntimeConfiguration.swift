@@ -129,7 +129,7 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 guard let list = value.arrayValue, let uris = Optional(list.compactMap(\.stringValue)), uris.count == list.count else {
                     throw .invalid(path, "\"sinks\" must be an array of sink URIs")
                 }
-                sinks = uris.map { $0.hasPrefix("file:") && !$0.hasPrefix("file:/") ? "file:" + resolve(String($0.dropFirst(5))) : $0 }
+                sinks = uris.map(SinkURI.lowercasingScheme).map { $0.hasPrefix("file:") && !$0.hasPrefix("file:/") ? "file:" + resolve(String($0.dropFirst(5))) : $0 }
                 for uri in sinks {
                     do { _ = try SinkLabel.parse(uri) } catch { throw .invalid(path, "sinks: \(error)") }
                 }
