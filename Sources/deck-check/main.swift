@@ -45,6 +45,11 @@ struct Options {
             guard let next = rest.popFirst() else { throw .usage("\(flag) needs a value") }
             return next
         }
+        func text(_ flag: String) throws(CheckError) -> String {
+            let given = try value(flag)
+            guard !given.isEmpty else { throw .usage("\(flag) needs a value, not an empty one") }
+            return given
+        }
         func rules(_ flag: String) throws(CheckError) -> Set<String> {
             let ids = Set(try value(flag).split(separator: ",").map(String.init))
             guard !ids.isEmpty else { throw .usage("\(flag) needs rule ids, e.g. \(flag) render.silent (see --list-rules)") }
@@ -58,8 +63,8 @@ struct Options {
             case "--list-rules": listRules = true
             case "--only": only = try rules(argument)
             case "--skip": skip = try rules(argument)
-            case "--item": item = try value(argument)
-            case "--deckd": deckd = try value(argument)
+            case "--item": item = try text(argument)
+            case "--deckd": deckd = try text(argument)
             case "--media":
                 let folder = try value(argument)
                 guard !folder.isEmpty else { throw .usage("a media folder's path is empty") }

@@ -99,9 +99,11 @@ struct DaemonOptions {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             func value() throws(UsageError) -> String {
-                if let inlineValue { return inlineValue }
-                guard let next = remaining.popFirst(), !next.hasPrefix("--") else { throw UsageError("\(flag) needs a value") }
-                return next
+                guard let given = inlineValue ?? remaining.popFirst(), inlineValue != nil || !given.hasPrefix("--") else {
+                    throw UsageError("\(flag) needs a value")
+                }
+                guard !given.isEmpty else { throw UsageError("\(flag) needs a value, not an empty one") }
+                return given
             }
             func noValue() throws(UsageError) {
                 if inlineValue != nil { throw UsageError("\(flag) takes no value") }

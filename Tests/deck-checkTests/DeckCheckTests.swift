@@ -279,6 +279,8 @@ import Testing
                                   (["--only", "render.silent", "--skip", "render.silent,render.clipping"], "--only and --skip leave no rule to check"),
                                   (["--static", "--only", "render.silent"], "--only and --skip leave no static rule to check (--static runs only those)"),
                                   (["--media", ""], "a media folder's path is empty"),
+                                  (["--deckd", ""], "--deckd needs a value, not an empty one"),
+                                  (["--item", ""], "--item needs a value, not an empty one"),
                                   (["--media", "/nonexistent/music"], "--media /nonexistent/music is not a folder (No such file or directory)"),
                                   (["--media", "/etc/passwd"], "--media /etc/passwd is not a folder"),
                                   (["--list-rules"], "--list-rules lists the rules and checks no bundle, not /nonexistent/Absent.deckplugin")] {

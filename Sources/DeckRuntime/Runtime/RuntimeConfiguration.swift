@@ -105,12 +105,13 @@ public struct RuntimeConfiguration: Sendable, Equatable {
             switch key {
             case "baseDirectory": break  // read first: the other paths depend on it
             case "plugins":
-                guard let list = value.arrayValue, let dirs = Optional(list.compactMap(\.stringValue)), dirs.count == list.count else {
+                guard let list = value.arrayValue, let dirs = Optional(list.compactMap(\.stringValue)), dirs.count == list.count,
+                      !dirs.contains("") else {
                     throw .invalid(path, "\"plugins\" must be an array of directory paths")
                 }
                 pluginDirectories = dirs.map(resolve)
             case "policy":
-                guard let policyFile = value.stringValue else { throw .invalid(path, "\"policy\" must be a file path") }
+                guard let policyFile = value.stringValue, !policyFile.isEmpty else { throw .invalid(path, "\"policy\" must be a file path") }
                 try loadPolicy(resolve(policyFile))
             case "logLevel":
                 guard let name = value.stringValue, let level = LogLevel(name: name) else {

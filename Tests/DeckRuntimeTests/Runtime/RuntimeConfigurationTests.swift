@@ -63,6 +63,9 @@ import Testing
         (#"{"encoder": {"vbr": true}}"#, "unknown key \"encoder.vbr\" (known: bitrate, complexity, frameMs, application, fec, packetLoss, dtx)"),
         (#"{"http": {"maxHeadBytes": 0}}"#, "http.maxHeadBytes is 0, out of range (256 to 65536 bytes)"),
         (#"{"http": {"maxQueuedBytes": 9223372036854775807}}"#, "http.maxQueuedBytes is 9223372036854775807, out of range (16384 to 67108864 bytes)"),
+        // An empty path is a slip, never the config's own folder.
+        (#"{"plugins": ["plugins", ""]}"#, "\"plugins\" must be an array of directory paths"),
+        (#"{"policy": ""}"#, "\"policy\" must be a file path"),
         (#"{"sinks": "file:x.opus"}"#, "\"sinks\" must be an array of sink URIs"),
         (#"{"sinks": ["ftp://x"]}"#, "sinks: invalid sink ftp://x: expected file:PATH, http://HOST:PORT/PATH or rtp://HOST:PORT?pt=96&sdp=PATH"),
         (#"{"sinks": ["http://127.0.0.1:1/x?kind=car"]}"#, "sinks: invalid sink http://127.0.0.1:1/x?kind=car: kind= must be one of speakers, headphones, bluetooth, network, recording"),
