@@ -7,6 +7,10 @@ enum Daemon {
         StandardDescriptors.openClosedOnes()
         // A client that hangs up, or a closed stderr pipe, must cost a write error, never the process.
         signal(SIGPIPE, SIG_IGN)
+        // SIGHUP and SIGUSR1 wait until their watchers start: by default either ends the process, so
+        // a reload asked as deckd starts (or while it loads its plugins) would stop it instead.
+        var early = sigset_t([SIGHUP, SIGUSR1])
+        pthread_sigmask(SIG_BLOCK, &early, nil)
         let options: DaemonOptions
         do {
             options = try DaemonOptions.parse(Array(arguments.dropFirst()))
@@ -260,12 +264,7 @@ enum Daemon {
                         + "once something plays (--play, --resume or a client)")
         }
 
-        // A parent may have spawned us with these blocked; we must hear them (TERM and INT reach the guard).
         let handled = [SIGHUP, SIGUSR1]
-        var unblocked = sigset_t()
-        sigemptyset(&unblocked)
-        (handled + [SIGCHLD]).forEach { sigaddset(&unblocked, $0) }
-        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         var watchers: [SignalWatcher] = []
         let notifier = ServiceNotifier(runtime: runtime)
         // A process becomes deckd's child only when its parent ends (a host, an orphan adopted
@@ -321,6 +320,10 @@ enum Daemon {
         } catch {
             throw .runtime(.loop(error))
         }
+        // Heard from now on, also when a parent spawned us with them blocked; one that came while
+        // they were blocked is handled as the loop starts (TERM and INT reach the guard).
+        var unblocked = sigset_t(handled + [SIGCHLD])
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         logger.info("deckd", "ready: \(runtime.plugins.count) plugin(s) loaded, \(runtime.plugins.loadFailures.count) refused")
         do { try notifier.ready() } catch { throw .runtime(.loop(error)) }
         runtime.loop.run()

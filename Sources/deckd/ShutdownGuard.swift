@@ -39,12 +39,7 @@ final class ShutdownGuard: @unchecked Sendable {  // `thread` and the descriptor
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
-    private static var signalSet: sigset_t {
-        var set = sigset_t()
-        sigemptyset(&set)
-        signals.forEach { sigaddset(&set, $0) }
-        return set
-    }
+    private static var signalSet: sigset_t { sigset_t(signals) }
 
     func start() {
         var set = ShutdownGuard.signalSet

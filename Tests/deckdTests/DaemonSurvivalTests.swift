@@ -87,6 +87,20 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: daemon.socket) == false)
     }
 
+    /// A reload or a status asked as deckd starts (here: pending before it runs, from a parent
+    /// that had them blocked) is done once deckd is ready, never the default end of the process.
+    @Test func sighupAndSigusr1ThatComeAsItStartsAreHandledOnceItIsReady() throws {
+        let launcher = "import os, signal, sys\n"
+            + "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP, signal.SIGUSR1})\n"
+            + "os.kill(os.getpid(), signal.SIGHUP); os.kill(os.getpid(), signal.SIGUSR1)\n"
+            + "os.execv(sys.argv[1], sys.argv[1:])"
+        let daemon = try DeckdProcess(["--plugins", firstParty, "--state", "none"], launcher: ["/usr/bin/python3", "-c", launcher])
+        #expect(daemon.waitForLog("SIGHUP received: rescanning the plugin folders"))
+        #expect(daemon.waitForLog("SIGUSR1 received: "))
+        #expect(try ctl(daemon, ["status"]).status == 0)
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func fifosAndDevicesNeverFreezeTheLoop() throws {
         let dir = TemporaryDirectory()
         mkfifo(dir.path + "/config.json", 0o600)
