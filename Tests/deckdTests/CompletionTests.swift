@@ -69,7 +69,8 @@ import Testing
         #expect(deckd.stop() == 0)
     }
 
-    /// A `--zone` on the line completes that zone's sinks, not every zone's.
+    /// A `--zone` on the line, before the command or after it, completes that zone's sinks, not
+    /// every zone's; the global options after the command are not counted as its arguments.
     @Test func aZoneOnTheLineCompletesThatZonesSinks() throws {
         let dir = TemporaryDirectory()
         let config = dir.path + "/zones.json"
@@ -86,6 +87,16 @@ import Testing
         #expect(try bash(socket + ["--zone", ""]) == ["front", "rear"])
         #expect(Set(try fish(line + "sinks select ")) == ["all", "2"])
         #expect(Set(try zsh(line + "sinks select ")) == ["all", "2"])
+
+        let after = "deckctl sinks --socket \(deckd.socket) select --zone rear --json "
+        #expect(try bash(["deckctl", "sinks", "--socket", deckd.socket, "select", "--zone", "rear", "--json", ""]) == ["all", "2", "--help"])
+        #expect(try bash(socket + ["sinks", "select", "--zone", ""]) == ["front", "rear"])
+        #expect(try bash(socket + ["launch", "--timeout", "5", ""]).contains("org.deck.tone"))
+        #expect(try bash(socket + ["launch", "--timeout", ""]).isEmpty)
+        #expect(Set(try fish(after)) == ["all", "2"])
+        #expect(Set(try fish("deckctl --socket \(deckd.socket) launch --zone ")) == ["front", "rear"])
+        #expect(Set(try zsh(after)) == ["all", "2"])
+        #expect(Set(try zsh("deckctl launch --socket \(deckd.socket) --json ")) == ["org.deck.prompts", "org.deck.tone"])
         #expect(deckd.stop() == 0)
     }
 

@@ -19,6 +19,24 @@ _deckctl() {
             *) command=${COMP_WORDS[i]}; at=$i; break ;;
         esac
     done
+    # The global options may follow the command too (until --): they are not its arguments.
+    local argument=1 ended=0
+    for ((i = at + 1; at > 0 && i < COMP_CWORD; i++)); do
+        if ((!ended)); then
+            case ${COMP_WORDS[i]} in
+                --socket) _deckctl_socket=(--socket "${COMP_WORDS[i+1]}"); ((i++)); continue ;;
+                --zone) _deckctl_zone=(--zone "${COMP_WORDS[i+1]}"); ((i++)); continue ;;
+                --timeout) ((i++)); continue ;;
+                --json) continue ;;
+                --) ended=1; continue ;;
+            esac
+        fi
+        ((argument++))
+    done
+    if [[ $prev == --timeout ]] && ((!ended)); then
+        COMPREPLY=()
+        return
+    fi
     if [[ $prev == --socket ]]; then
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         return
@@ -28,7 +46,7 @@ _deckctl() {
         mapfile -t COMPREPLY < <(compgen -W "$(_deckctl_words zones)" -- "$cur")
         return
     fi
-    local words="" argument=$((COMP_CWORD - at))
+    local words=""
     if [[ -z $command ]]; then
         words="--socket --zone --timeout --json --help --version $(_deckctl_words commands)"
     else

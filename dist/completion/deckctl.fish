@@ -35,7 +35,31 @@ function __deckctl_at
     end
     set -q tokens[1]; or return 1
     contains -- $tokens[1] $argv[2..-1]; or return 1
-    test $argv[1] = any; or test (math (count $tokens) - 1) -eq $argv[1]
+    test $argv[1] = any; and return 0
+    # The global options may follow the command too (until --): they are not its arguments.
+    set -e tokens[1]
+    set -l arguments 0
+    set -l ended 0
+    while set -q tokens[1]
+        if test $ended = 0
+            switch $tokens[1]
+                case --socket --zone --timeout
+                    set -e tokens[1]
+                    set -e tokens[1]
+                    continue
+                case --json
+                    set -e tokens[1]
+                    continue
+                case --
+                    set ended 1
+                    set -e tokens[1]
+                    continue
+            end
+        end
+        set arguments (math $arguments + 1)
+        set -e tokens[1]
+    end
+    test $arguments -eq $argv[1]
 end
 
 function __deckctl_no_command
@@ -44,10 +68,12 @@ function __deckctl_no_command
 end
 
 complete -c deckctl -f
-complete -c deckctl -n __deckctl_no_command -l socket -r -F -d 'the control socket'
-complete -c deckctl -n __deckctl_no_command -l zone -x -a '(__deckctl_words zones)' -d 'act on this audio zone'
-complete -c deckctl -n __deckctl_no_command -l timeout -x -d 'seconds to wait for an answer (0: for ever)'
-complete -c deckctl -n __deckctl_no_command -l json -d 'print the raw JSON result'
+# The global options, before the command or after it.
+complete -c deckctl -l socket -r -F -d 'the control socket'
+complete -c deckctl -l zone -x -a '(__deckctl_words zones)' -d 'act on this audio zone'
+complete -c deckctl -l timeout -x -d 'seconds to wait for an answer (0: for ever)'
+complete -c deckctl -l json -d 'print the raw JSON result'
+# The rest before the command only.
 complete -c deckctl -n __deckctl_no_command -l help -d 'print the help'
 complete -c deckctl -n __deckctl_no_command -l version -d 'print the version'
 complete -c deckctl -n __deckctl_no_command -a '(__deckctl_words commands)'
