@@ -33,9 +33,27 @@ enum DataFolderOwner {
     private static func change(_ path: String, to uid: UInt32, depth: Int) -> String? {
         guard lchown(path, uid, uid) == 0 else { return "cannot give \(path) to uid \(uid): \(String(cString: strerror(errno)))" }
         var info = stat()
-        guard depth < 64, lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
-        for name in FolderEntries.names(in: path) ?? [] {
-            if let problem = change("\(path)/\(name)", to: uid, depth: depth + 1) { return problem }
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        let folder = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { return "cannot read \(path): \(String(cString: strerror(errno)))" }
+        return changeEntries(of: folder, at: path, to: uid, depth: 1)
+    }
+
+    /// Gives what the folder open as `folder` (at `path`) holds to `uid`, by the names as its entries
+    /// hold them: an app may name its files in bytes that are not UTF-8. Closes `folder`.
+    private static func changeEntries(of folder: Int32, at path: String, to uid: UInt32, depth: Int) -> String? {
+        defer { close(folder) }
+        guard let names = FolderEntries.rawNames(inOpen: folder) else { return "cannot read \(path): \(String(cString: strerror(errno)))" }
+        for name in names {
+            let shown = "\(path)/\(String(decoding: name.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))"
+            guard fchownat(folder, name, uid, uid, AT_SYMLINK_NOFOLLOW) == 0 else {
+                return "cannot give \(shown) to uid \(uid): \(String(cString: strerror(errno)))"
+            }
+            var info = stat()
+            guard depth < 64, fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
+            let child = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard child >= 0 else { return "cannot read \(shown): \(String(cString: strerror(errno)))" }
+            if let problem = changeEntries(of: child, at: shown, to: uid, depth: depth + 1) { return problem }
         }
         return nil
     }

@@ -18,11 +18,34 @@ public enum FolderEntries {
         }.map(\.name)
     }
 
+    /// The names in the folder open as `descriptor`, as its entries hold them (bytes that need not
+    /// be UTF-8, each ending in NUL), for the `*at` calls; nil when it cannot be read. `descriptor`
+    /// stays open.
+    public static func rawNames(inOpen descriptor: Int32) -> [[CChar]]? {
+        let copy = dup(descriptor)
+        guard copy >= 0 else { return nil }
+        guard let directory = fdopendir(copy) else {
+            close(copy)
+            return nil
+        }
+        defer { closedir(directory) }
+        var names: [[CChar]] = []
+        while let entry = readdir(directory) {
+            let name = nameStart(of: entry)
+            let bytes = Array(UnsafeBufferPointer(start: name, count: strlen(name) + 1))
+            if bytes != [46, 0] && bytes != [46, 46, 0] { names.append(bytes) }
+        }
+        return names
+    }
+
     /// The name in a directory entry, read up to its NUL: not as the whole 256-byte `d_name`, which
     /// for readdir's last entry runs past the end of its buffer.
     static func name(of entry: UnsafePointer<dirent>) -> String {
-        let name = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!
-        return String(cString: name.assumingMemoryBound(to: CChar.self))
+        String(cString: nameStart(of: entry))
+    }
+
+    private static func nameStart(of entry: UnsafePointer<dirent>) -> UnsafePointer<CChar> {
+        (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!).assumingMemoryBound(to: CChar.self)
     }
 
     private static func entries(in folder: String) -> [(name: String, type: UInt8)]? {
