@@ -155,11 +155,11 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
                 return
             }
             if !watched { unwatched += 1 }
-            var names: [(name: String, isUTF8: Bool)] = []
+            var names: [(name: String, bytes: [UInt8]?)] = []  // bytes: those of a name that is not UTF-8 text
             while let entry = readdir(directory) {
                 let bytes = FileBytes.entryName(entry)
                 let name = String(decoding: bytes, as: UTF8.self)
-                if !name.hasPrefix(".") { names.append((name, String(validating: bytes, as: UTF8.self) != nil)) }
+                if !name.hasPrefix(".") { names.append((name, String(validating: bytes, as: UTF8.self) == nil ? bytes : nil)) }
             }
             closedir(directory)
             /// A music file that cannot be read: a problem, reported the first time it is met.
@@ -168,11 +168,15 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
                 if failures[path]?.problem != problem { report(problem) } else { progress.problems.append(problem) }
                 failed[path] = (signature, problem)
             }
-            for (name, isUTF8) in names.sorted(by: { $0.name < $1.name }) {
+            for (name, bytes) in names.sorted(by: { $0.name < $1.name }) {
                 let path = "\(folder)/\(name)"
                 // A path is text here and for FFmpeg's callers: a name that is not UTF-8 cannot be opened.
-                guard isUTF8 else {
-                    if Track.isMusic(name) { skip(path, [], "its name is not UTF-8 text (\u{FFFD} marks the bytes); rename the file") }
+                if let bytes {
+                    if Track.isMusic(name) {
+                        skip(path, [], "its name is not UTF-8 text (\u{FFFD} marks the bytes); rename the file")
+                    } else if LibraryScanner.isFolder(Array(folder.utf8) + [UInt8(ascii: "/")] + bytes) {
+                        report("skipped the folder \(path) and what it holds: its name is not UTF-8 text (\u{FFFD} marks the bytes); rename it")
+                    }
                     continue
                 }
                 var info = stat()
@@ -226,6 +230,13 @@ final class LibraryScanner: @unchecked Sendable {  // `thread`, `changes` and `l
                      + (unlogged > 0 ? " (\(unlogged) new ones not logged: only the first \(LibraryScanner.maxLoggedProblems) of a scan are)" : ""))
         }
         return progress
+    }
+
+    /// Whether the path `bytes` (which need not be UTF-8) names a folder, links followed.
+    static func isFolder(_ bytes: [UInt8]) -> Bool {
+        var info = stat()
+        let found = (bytes + [0]).withUnsafeBufferPointer { path in path.withMemoryRebound(to: CChar.self) { stat($0.baseAddress!, &info) } }
+        return found == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// What a file that is not a regular one is, in words.

@@ -58,6 +58,10 @@ package struct PluginLoader {
         func refuse(_ reason: PluginLoadError.Reason) -> PluginLoadError { PluginLoadError(bundle: bundlePath, reason: reason) }
 
         guard let realBundle = AbsolutePath.real(bundlePath) else {
+            // Listed, yet not found by its name: the name's bytes were not UTF-8, and U+FFFD took their place.
+            if errno == ENOENT && bundlePath.contains("\u{FFFD}") {
+                throw refuse(.notADirectory("its name is not UTF-8 text (\u{FFFD} marks the bytes), so it cannot be opened by it; rename the folder"))
+            }
             throw refuse(.notADirectory("no bundle there: \(String(cString: strerror(errno)))"))
         }
         guard PluginLoader.isDirectory(realBundle) else {

@@ -15,7 +15,8 @@ extension LibraryTests {
     }
 
     /// A music file the Library cannot open by its name (not UTF-8) or at all (a link to nothing,
-    /// a FIFO, an empty file) is reported, not passed over in silence.
+    /// a FIFO, an empty file), and a folder it cannot open by its name, are reported, not passed
+    /// over in silence.
     @Test func aNameThatIsNotUTF8ALinkToNothingAndAFIFOAreReportedNotPassedOver() throws {
         let media = TemporaryDirectory()
         let track = try Data(contentsOf: URL(fileURLWithPath: LibraryTests.music + "/Odd names/no tags at all.mp3"))
@@ -24,6 +25,10 @@ extension LibraryTests {
         let fd = open(raw, O_CREAT | O_WRONLY, 0o644)
         #expect(fd >= 0 && track.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == track.count)
         close(fd)
+        let folder = Array((media.path + "/Caf").utf8CString.dropLast()) + [CChar(bitPattern: 0xE9)] + [0]  // "Café" in Latin-1
+        #expect(mkdir(folder, 0o755) == 0)
+        try track.write(to: URL(fileURLWithPath: media.path + "/inner.mp3"))
+        #expect(rename(media.path + "/inner.mp3", Array(folder.dropLast()) + Array("/inner.mp3".utf8CString)) == 0)
         symlink(media.path + "/nowhere.flac", media.path + "/gone.flac")
         #expect(mkfifo(media.path + "/pipe.ogg", 0o644) == 0)
         #expect(FileManager.default.createFile(atPath: media.path + "/empty.flac", contents: Data()))
@@ -31,11 +36,12 @@ extension LibraryTests {
         let car = try Car(folders: [media.path])
         #expect(car.deckd.waitForLog("library: 1 tracks (1 read, 0 unchanged)"), "\(car.deckd.log)")
         #expect(car.deckd.log.contains("skipped \(media.path)/bad\u{FFFD}name.mp3: its name is not UTF-8 text"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("skipped the folder \(media.path)/Caf\u{FFFD} and what it holds: its name is not UTF-8 text"), "\(car.deckd.log)")
         #expect(car.deckd.log.contains("skipped \(media.path)/gone.flac: No such file or directory"), "\(car.deckd.log)")
         #expect(car.deckd.log.contains("skipped \(media.path)/pipe.ogg: it is a FIFO, not a regular file: only files are played"), "\(car.deckd.log)")
         #expect(car.deckd.log.contains("skipped \(media.path)/empty.flac: it is empty (0 bytes): a copy not made yet, or one that failed"), "\(car.deckd.log)")
         #expect(!car.deckd.log.contains("FFmpeg"), "an empty file is not handed to FFmpeg: \(car.deckd.log)")
-        #expect(car.deckd.log.contains("; 4 problems"), "\(car.deckd.log)")
+        #expect(car.deckd.log.contains("; 5 problems"), "\(car.deckd.log)")
         #expect(car.deckd.stop() == 0)
     }
 

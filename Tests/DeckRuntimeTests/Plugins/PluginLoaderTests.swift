@@ -207,6 +207,24 @@ import DeckTestSupport
         runtime.shutdown()
     }
 
+    /// A bundle folder named in bytes that are not UTF-8 cannot be opened by a path made of text:
+    /// it is refused saying so, not as missing.
+    @Test func aBundleFolderNamedInBytesThatAreNotUTF8IsRefusedSayingSo() throws {
+        let plugins = dir.path + "/plugins"
+        let bundle = try Fixture.bundle(in: plugins, name: "Cafe")
+        let latin1 = Array((plugins + "/Caf").utf8CString.dropLast()) + [CChar(bitPattern: 0xE9)] + Array(".deckplugin".utf8CString)
+        #expect(rename(bundle, latin1) == 0)
+        var configuration = RuntimeConfiguration()
+        configuration.policy = .grantAll
+        configuration.pluginDirectories = [plugins]
+        let runtime = try Runtime(configuration: configuration, logger: log.logger)
+        runtime.plugins.loadFolders()
+        let failure = try #require(runtime.plugins.loadFailures.last)
+        #expect(failure.bundle == plugins + "/Caf\u{FFFD}.deckplugin")
+        #expect(failure.reason == .notADirectory("its name is not UTF-8 text (\u{FFFD} marks the bytes), so it cannot be opened by it; rename the folder"))
+        runtime.shutdown()
+    }
+
     @Test func entitlementsThePolicyDoesNotGrantAreDroppedWithAWarning() throws {
         let bundle = try Fixture.bundle(in: dir.path, manifest: ["entitlements": ["audio", "maps"]])
         let policy = EntitlementPolicy(defaultGrants: [.audio], pluginGrants: [:])
