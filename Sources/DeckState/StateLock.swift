@@ -1,15 +1,23 @@
 import DeckBase
 import Glibc
 
-/// A runtime's hold on its state file: an open-file-description lock on `.NAME.lock` beside it,
-/// so a second runtime (another deckd, another libdeck handle) given the same file is refused
-/// rather than both writing it and handing the apps' data folders back and forth. The kernel lets
-/// go when the descriptor closes, a crash included; the file stays.
-final class StateLock {
+/// A runtime's hold on what it alone writes, its state file or its apps' data folders: an
+/// open-file-description lock on `.NAME.lock` beside it, so a second runtime (another deckd,
+/// another libdeck handle) given the same one is refused rather than both writing it and handing
+/// the apps' data folders back and forth. The kernel lets go when the descriptor closes, a crash
+/// included; the file stays.
+public final class StateLock {
+    /// What a lock keeps, for the message that names it.
+    public enum Kept: Sendable {
+        case stateFile
+        /// `dataDirectory`, the apps' data folders.
+        case dataDirectory
+    }
+
     private var descriptor: Int32
 
     /// Nil when no lock file can be made there (a read-only folder, where saves fail and say so).
-    init?(for path: String) throws(StateFileError) {
+    public init?(for path: String, keeping kept: Kept = .stateFile) throws(StateFileError) {
         let (folder, name) = AtomicFile.split(path)
         let lockPath = "\(folder)/.\(name).lock"
         descriptor = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -22,8 +30,14 @@ final class StateLock {
             let holder = StateLock.holder(descriptor)
             release()
             guard held else { return nil }  // a file system without locks: as before, unguarded
-            throw .inUse("the state file \(path) is kept by another runtime\(holder.map { " (process \($0))" } ?? ""); "
-                         + "give each deckd a state file of its own (--state FILE, or --state none)")
+            let process = holder.map { " (process \($0))" } ?? ""
+            let message = switch kept {
+            case .stateFile:
+                "the state file \(path) is kept by another runtime\(process); give each deckd a state file of its own (--state FILE, or --state none)"
+            case .dataDirectory:
+                "the apps' data folders \(path) (dataDirectory) are kept by another runtime\(process); give each deckd a dataDirectory of its own"
+            }
+            throw .inUse(message)
         }
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
@@ -40,7 +54,7 @@ final class StateLock {
         return count > 0 ? Int32(String(decoding: bytes[..<count].prefix { $0 != 10 }, as: UTF8.self)) : nil
     }
 
-    func release() {
+    public func release() {
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
     }

@@ -226,6 +226,23 @@ import Testing
         #expect(third.stop() == 0)
     }
 
+    /// So would two given state files of their own and one `dataDirectory` (a config file they share).
+    @Test func appsDataFoldersKeptByAnotherDeckdAreRefused() throws {
+        let dir = TemporaryDirectory()
+        try #"{"dataDirectory": "apps"}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let first = try DeckdProcess(["--plugins", Paths.corePlugins, "--config", dir.path + "/deck.json", "--state", dir.path + "/one.json"])
+        #expect(first.waitForLog("deckd: ready"), "\(first.log)")
+        let second = try runProgram(deckd, ["--plugins", Paths.corePlugins, "--config", dir.path + "/deck.json", "--state", dir.path + "/two.json",
+                                            "--socket", dir.path + "/second.sock", "--sink", "file:\(dir.path)/second.opus"], timeout: 20)
+        #expect(second.status == 1)
+        #expect(second.output.contains("the apps' data folders \(dir.path)/apps (dataDirectory) are kept by another runtime "
+                                       + "(process \(first.process.processIdentifier)); give each deckd a dataDirectory of its own"), "\(second.output)")
+        #expect(first.stop() == 0)
+        let third = try DeckdProcess(["--plugins", Paths.corePlugins, "--config", dir.path + "/deck.json", "--state", dir.path + "/two.json"])
+        #expect(third.waitForLog("deckd: ready"), "\(third.log)")
+        #expect(third.stop() == 0)
+    }
+
     @Test func aConfigFileSetsDirectoriesPolicyAndLevelWithRelativePaths() throws {
         let dir = TemporaryDirectory()
         try FileManager.default.createSymbolicLink(atPath: dir.path + "/plugins", withDestinationPath: examples)

@@ -36,6 +36,8 @@ public final class Runtime {
     let publisher: EventPublisher
     /// The last source, the volumes and the sinks chosen, across restarts.
     package let state: StateKeeper
+    /// This runtime's hold on `dataDirectory`, let go at shutdown.
+    private let dataLock: StateLock?
     /// Starts isolated plugins' hosts; owns their cgroups and the zygote.
     package let codeLoader: IsolatingCodeLoader
     /// What marks a plugin's process for the sinks' listeners and receivers and the MPRIS player's
@@ -129,6 +131,12 @@ public final class Runtime {
                                            scheduler: scheduler)
             stateFile = try configuration.state.path.map { path throws(StateFileError) in
                 try StateFile(path: path, delayMilliseconds: configuration.state.saveDelayMilliseconds, scheduler: scheduler, logger: logger)
+            }
+            dataLock = try configuration.dataDirectory.flatMap { [stateFile] folder throws(StateFileError) in
+                do throws(StateFileError) { return try StateLock(for: folder, keeping: .dataDirectory) } catch {
+                    stateFile?.close()  // its timer is a loop handle, closed before it is freed
+                    throw error
+                }
             }
         } catch let error as LoopError {
             throw .loop(error)
@@ -360,6 +368,7 @@ public final class Runtime {
         }
         mprisPlayers.forEach { $0.close() }
         state.close()
+        dataLock?.release()
         publisher.close()
         interface.close()
     }
