@@ -134,13 +134,15 @@ import Testing
         let host = String(url.dropFirst("http://".count).dropLast())
         // A HEAD is answered with the head a GET would get, Content-Length included, and no content.
         let page = try runProgram("/usr/bin/curl", ["-s", "--max-time", "5", url]).output
-        for (target, answer) in [("/", "HTTP/1.1 200 OK\r"), ("/nope", "HTTP/1.1 404 Not Found\r")] {
+        for (target, answer) in [("/", "HTTP/1.1 200 OK\r"), ("/nope", "HTTP/1.1 404 Not Found\r"), ("/events", "HTTP/1.1 200 OK\r")] {
             let raw = LineClient(port: Int(host.split(separator: ":").last!)!)
             raw.send(line: "HEAD \(target) HTTP/1.1\r\nHost: \(host)\r\n\r")
             let lines = Array(sequence(first: raw.readLine()) { _ in raw.readLine() }.prefix { $0 != nil }.compactMap { $0 })
             raw.close()
             #expect(lines.first == answer && lines.last == "\r", "HEAD \(target): \(lines)")
             if target == "/" { #expect(lines.contains("Content-Length: \(page.utf8.count)\r"), "\(lines)") }
+            // The event stream's head: no length, as its GET has none, and no stream after it.
+            if target == "/events" { #expect(lines.contains("Content-Type: text/event-stream\r") && !lines.contains { $0.hasPrefix("Content-Length") }, "\(lines)") }
         }
         // Headers a proxy and deckd could read two ways, and lengths that are not lengths.
         for twice in ["Host: deck.example.com\r\nContent-Length: 46", "Content-Length: 46\r\nContent-Length: 4"] {

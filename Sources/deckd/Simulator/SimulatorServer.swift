@@ -166,6 +166,8 @@ final class SimulatorServer {
         switch (request.method, request.target) {
         case ("GET", "/events"):
             startEvents(on: connection)
+        case ("HEAD", "/events"):
+            finish(connection, with: Array(SimulatorServer.eventStreamHead.utf8))
         case ("GET", _), ("HEAD", _):
             guard let file = page.file(request.target) else { return answer(connection, status: "404 Not Found", text: "no \(request.target)") }
             answer(connection, status: "200 OK", type: file.type, body: file.bytes)
@@ -225,9 +227,7 @@ final class SimulatorServer {
         }
         rpc.topics = Set(events.topics)
         connection.events = rpc
-        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n"
-            + "Server: Deck/\(DeckVersion.string)\r\n\r\nretry: 1000\n\n"
-        connection.stream.write(Array(head.utf8))
+        connection.stream.write(Array((SimulatorServer.eventStreamHead + "retry: 1000\n\n").utf8))
         events.add(rpc)
     }
 
@@ -246,14 +246,23 @@ final class SimulatorServer {
 
     /// Writes a whole response and closes once it is out.
     private func answer(_ connection: Connection, status: String, type: String, body: [UInt8], extra: String = "") {
+        finish(connection, with: SimulatorServer.response(status: status, type: type, body: body, extra: extra, content: !connection.isHead))
+    }
+
+    /// Writes `bytes`, the last the connection gets, and closes once they are out.
+    private func finish(_ connection: Connection, with bytes: [UInt8]) {
         guard !connection.isAnswered else { return }
         connection.isAnswered = true
         connection.timer?.close()
         connection.stream.stopReading()
-        connection.stream.write(SimulatorServer.response(status: status, type: type, body: body, extra: extra, content: !connection.isHead)) { [weak self, weak connection] _ in
+        connection.stream.write(bytes) { [weak self, weak connection] _ in
             if let connection { self?.drop(connection) }
         }
     }
+
+    /// The head of `/events`' answer: a stream without a length, ended by closing.
+    private static let eventStreamHead = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n"
+        + "Server: Deck/\(DeckVersion.string)\r\n\r\n"
 
     private func drop(_ connection: Connection) {
         if let rpc = connection.events {
