@@ -38,11 +38,13 @@ struct DynamicRun {
         chmod(work, 0o711)  // host processes run as uids of their own and pass through to their data folders
         defer { _ = Glibc.system("rm -rf '\(work)'") }
         mkdir(work + "/plugins", 0o755)
+        // Each runtime its own apps' data folders, as two deckds must have: the inline one runs beside.
         let folders: JSONValue = .array(media.map { .string($0) })
-        let config = JSONValue.object(["dataDirectory": .string(work + "/data"), "isolation": ["mediaFolders": folders]]).encoded()
-        guard let file = fopen(work + "/deck.json", "w") else { throw .setup("cannot write \(work)/deck.json") }
-        fputs(config, file)
-        fclose(file)
+        for (config, data) in [("deck.json", "data"), ("inline.json", "inline-data")] {
+            guard let file = fopen("\(work)/\(config)", "w") else { throw .setup("cannot write \(work)/\(config)") }
+            fputs(JSONValue.object(["dataDirectory": .string("\(work)/\(data)"), "isolation": ["mediaFolders": folders]]).encoded(), file)
+            fclose(file)
+        }
         let output = work + "/out.opus", log = work + "/deckd.log"
         let process = try Spawned(deckd, ["--config", work + "/deck.json", "--plugins", work + "/plugins", "--state", "none",
                                           "--sink", "file:\(output)", "--socket", work + "/deck.sock", "--insecure-plugins"], log: log)
@@ -145,7 +147,7 @@ struct DynamicRun {
     }
 
     private mutating func repeatLifecycle(work: String, plays: Bool) {
-        var inline = InlineLifecycle(bundle: bundle, id: id, item: item, deckd: deckd, config: work + "/deck.json", work: work)
+        var inline = InlineLifecycle(bundle: bundle, id: id, item: item, deckd: deckd, config: work + "/inline.json", work: work)
         inline.run(plays: plays)
         for (rule, reason) in inline.findings where wants(rule) { report(rule, reason) }
         guard let times = inline.renderTimes, let calls = times["calls"]?.intValue, calls > 0 else {
