@@ -45,7 +45,7 @@ enum DataFolderOwner {
         defer { close(folder) }
         guard let names = FolderEntries.rawNames(inOpen: folder) else { return "cannot read \(path): \(String(cString: strerror(errno)))" }
         for name in names {
-            let shown = "\(path)/\(String(decoding: name.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))"
+            let shown = "\(path)/\(FolderEntries.text(of: name))"
             guard fchownat(folder, name, uid, uid, AT_SYMLINK_NOFOLLOW) == 0 else {
                 return "cannot give \(shown) to uid \(uid): \(String(cString: strerror(errno)))"
             }

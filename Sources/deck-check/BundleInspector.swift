@@ -51,19 +51,26 @@ struct BundleInspector {
             return false
         }
         var unreadable: [String] = []
-        func visit(_ path: String, depth: Int) {
+        /// Walked by descriptor and by the names as the folders hold them: a file named in bytes
+        /// that are not UTF-8 is checked too (and shown with U+FFFD for them).
+        func visit(_ path: String, in parent: Int32, named name: [CChar], depth: Int) {
             var info = stat()
-            guard depth < 8, lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFLNK else { return }
+            guard depth < 8, fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT != S_IFLNK else { return }
             if info.st_mode & (S_IWGRP | S_IWOTH) != 0 {
                 report("bundle.ownership", "writable by group or others (mode \(String(info.st_mode & 0o7777, radix: 8))): "
                        + "another user could change the code the runtime loads; chmod go-w", at: path)
             }
             let isFolder = info.st_mode & S_IFMT == S_IFDIR
             if info.st_mode & S_IROTH == 0 || (isFolder && info.st_mode & S_IXOTH == 0) { unreadable.append(path) }
-            guard isFolder, let names = FolderEntries.names(in: path) else { return }
-            for name in names.sorted() { visit(path + "/" + name, depth: depth + 1) }
+            guard isFolder else { return }
+            let folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard folder >= 0 else { return }
+            defer { close(folder) }
+            for child in (FolderEntries.rawNames(inOpen: folder) ?? []).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                visit(path + "/" + FolderEntries.text(of: child), in: folder, named: child, depth: depth + 1)
+            }
         }
-        visit(bundle, depth: 0)
+        visit(bundle, in: AT_FDCWD, named: Array(bundle.utf8CString), depth: 0)
         if !unreadable.isEmpty {
             report("bundle.readable", "\(unreadable.count) file(s) or folder(s) others cannot read, e.g. \(unreadable[0]): "
                    + "a host process running as a uid of its own cannot load them; chmod -R o+rX", at: unreadable[0])

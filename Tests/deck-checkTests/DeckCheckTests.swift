@@ -62,6 +62,15 @@ import Testing
         #expect(result.findings.contains { $0.rule == "permissions.network" && $0.reason.contains("connect") || $0.reason.contains("socket") }, "\(result.raw)")
         let skipped = try check(["--static", "--skip", "library.exports,bundle.ownership,permissions.network", open])
         #expect(skipped.status == 0 && skipped.findings.isEmpty, "\(skipped.raw)")
+        // A file named in bytes that are not UTF-8 is looked at too.
+        let latin = try Fixture.bundle(in: dir.path, name: "Latin")
+        let name = Array((latin + "/Caf").utf8CString.dropLast()) + [CChar(bitPattern: 0xE9)] + Array(".png".utf8CString)
+        let file = Glibc.open(name, O_CREAT | O_WRONLY, 0o644)
+        #expect(file >= 0 && fchmod(file, 0o666) == 0)
+        close(file)
+        let caught = try check(["--static", "--only", "bundle.ownership", latin])
+        #expect(caught.status == 1 && caught.findings.count == 1 && caught.findings[0].reason.contains("666"), "\(caught.raw)")
+        #expect(caught.raw.contains("Latin.deckplugin/Caf\u{FFFD}.png"), "\(caught.raw)")
     }
 
     @Test func aLibraryLinkingALocalServicesClientDeclaresServices() throws {

@@ -38,6 +38,11 @@ public enum FolderEntries {
         return names
     }
 
+    /// A name `rawNames` gave, as text: U+FFFD in place of bytes that are not UTF-8.
+    public static func text(of rawName: [CChar]) -> String {
+        String(decoding: rawName.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The name in a directory entry, read up to its NUL: not as the whole 256-byte `d_name`, which
     /// for readdir's last entry runs past the end of its buffer.
     static func name(of entry: UnsafePointer<dirent>) -> String {
