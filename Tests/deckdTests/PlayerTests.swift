@@ -181,9 +181,9 @@ import Testing
             #expect(saved["volumes"]?["media"]?["index"]?.intValue != nil)
         }
         // A temporary file a kill left behind is cleared at the next start (beside the state file:
-        // the config, and `apps`, the plugins' data folders).
+        // the config, `apps`, the plugins' data folders, and the locks on both).
         let deckd = try daemon(["--config", config])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [".state.json.lock", "apps", "deck.json", "state.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [".apps.lock", ".state.json.lock", "apps", "deck.json", "state.json"])
         _ = deckd
     }
 }
