@@ -232,7 +232,9 @@ import Testing
         try #"{"dataDirectory": "apps"}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
         let first = try DeckdProcess(["--plugins", Paths.corePlugins, "--config", dir.path + "/deck.json", "--state", dir.path + "/one.json"])
         #expect(first.waitForLog("deckd: ready"), "\(first.log)")
-        let second = try runProgram(deckd, ["--plugins", Paths.corePlugins, "--config", dir.path + "/deck.json", "--state", dir.path + "/two.json",
+        // However the folder is written: here with a slash after it.
+        try #"{"dataDirectory": "apps/"}"#.write(toFile: dir.path + "/other.json", atomically: true, encoding: .utf8)
+        let second = try runProgram(deckd, ["--plugins", Paths.corePlugins, "--config", dir.path + "/other.json", "--state", dir.path + "/two.json",
                                             "--socket", dir.path + "/second.sock", "--sink", "file:\(dir.path)/second.opus"], timeout: 20)
         #expect(second.status == 1)
         #expect(second.output.contains("the apps' data folders \(dir.path)/apps (dataDirectory) are kept by another runtime "

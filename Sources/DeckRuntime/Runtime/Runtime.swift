@@ -133,7 +133,8 @@ public final class Runtime {
                 try StateFile(path: path, delayMilliseconds: configuration.state.saveDelayMilliseconds, scheduler: scheduler, logger: logger)
             }
             dataLock = try configuration.dataDirectory.flatMap { [stateFile] folder throws(StateFileError) in
-                do throws(StateFileError) { return try StateLock(for: folder, keeping: .dataDirectory) } catch {
+                // By its real path: `apps/`, `./apps` or a link to it is one folder, with one lock.
+                do throws(StateFileError) { return try StateLock(for: AbsolutePath.real(folder) ?? folder, keeping: .dataDirectory) } catch {
                     stateFile?.close()  // its timer is a loop handle, closed before it is freed
                     throw error
                 }
