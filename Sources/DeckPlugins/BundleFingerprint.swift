@@ -9,6 +9,7 @@ public struct BundleFingerprint: Equatable, Sendable {
         var modified: Int, changed: Int
     }
 
+    /// The manifest's, then the library's.
     let files: [File]
 
     /// The fingerprint of `bundle`'s manifest and `library` now; a file that cannot be read counts
@@ -21,6 +22,13 @@ public struct BundleFingerprint: Equatable, Sendable {
                         modified: info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec,
                         changed: info.st_ctim.tv_sec * 1_000_000_000 + info.st_ctim.tv_nsec)
         }
+    }
+
+    /// Whether the bundle lacks what it loads from, with nothing yet to say it was rebuilt: its
+    /// manifest is gone, or its library is under a manifest unchanged since `earlier` (a build
+    /// that removes the bundle, or its library, before it writes the new one).
+    public func isTakenAway(since earlier: BundleFingerprint) -> Bool {
+        files[0].size < 0 || (files[1].size < 0 && files[0] == earlier.files[0])
     }
 
     /// The files that differ from `earlier`, named, or nil when none does.

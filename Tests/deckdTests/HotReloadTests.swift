@@ -61,6 +61,30 @@ import Testing
         #expect(deckd.stop() == 0)
     }
 
+    /// A build that removes the bundle before it writes the new one (a clean build) does not stop
+    /// the plugin: it plays on as loaded meanwhile, and the new bundle is reloaded from where it was.
+    @Test func aBundleTakenAwayPlaysOnAsLoadedAndIsReloadedOnceBack() throws {
+        let dir = TemporaryDirectory()
+        let (bundle, deckd) = try watching(in: dir)
+        _ = try deckd.deckctl(["launch", "org.deck.test.fixture", "sine-440"])
+        try deckd.waitForFrames(150)
+        #expect(rename(bundle, dir.path + "/removed") == 0)
+        #expect(deckd.waitForLog("org.deck.test.fixture's bundle is taken away (manifest.json is gone, libfixture.so is gone): "
+                                 + "it runs on as loaded"), "\(deckd.log)")
+        usleep(1_200_000)  // more than two of the watcher's checks
+        #expect(try deckd.deckctl(["apps"]).output.contains("org.deck.test.fixture  1.0.0  active"), "\(deckd.log)")
+        #expect(try deckd.deckctl(["now-playing"]).output.contains("playing"), "\(deckd.log)")
+
+        let built = try Fixture.bundle(in: dir.path + "/scratch", defines: ["FIXTURE_DURATION=90"])
+        _ = try runProgram("/bin/chmod", ["-R", "go-w,o+rX", built])
+        #expect(rename(built, bundle) == 0)
+        #expect(deckd.waitForLog("resuming org.deck.test.fixture sine-440 at "), "\(deckd.log)")
+        #expect(!deckd.log.contains("no bundle there") && !deckd.log.contains("was not reloaded"), "\(deckd.log)")
+        #expect(try deckd.deckctl(["now-playing"], seconds: 5, when: { $0.contains("/ 1:30") && $0.contains("playing") }).contains("sine-440"),
+                "the new code plays")
+        #expect(deckd.stop() == 0)
+    }
+
     @Test func aRefusedRebuildIsReportedAndLoadedOnceFixed() throws {
         let dir = TemporaryDirectory()
         let (bundle, deckd) = try watching(in: dir)

@@ -240,7 +240,7 @@ public final class Runtime {
         plugins.activateAll()
         if configuration.watchPlugins {
             do {
-                watcher = try BundleWatcher(registry: plugins, supervisor: supervisor, scheduler: scheduler)
+                watcher = try BundleWatcher(registry: plugins, supervisor: supervisor, scheduler: scheduler, logger: logger)
                 watcher?.start()
                 supervisor.bundlesWatched = true
                 logger.info("plugins", "watching the bundles: one that changes is reloaded")
