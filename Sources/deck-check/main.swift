@@ -45,6 +45,7 @@ struct Options {
             guard let next = rest.popFirst() else { throw .usage("\(flag) needs a value") }
             return next
         }
+        /// A value that may not be empty (a path, an item).
         func text(_ flag: String) throws(CheckError) -> String {
             let given = try value(flag)
             guard !given.isEmpty else { throw .usage("\(flag) needs a value, not an empty one") }
