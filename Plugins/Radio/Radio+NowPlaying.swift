@@ -16,7 +16,7 @@ extension Radio: DeckNowPlayingPlugin {
                                   album: station.name, duration: nil, elapsed: 0, state: .playing)
             info.isLive = true
             info.mediaType = .audio
-            info.rate = 1
+            info.rate = status == .playing ? 1 : 0  // no time passes while it connects or buffers
             info.artwork = images[station.id]
             try host.setNowPlaying(info, refused: &refusedArtwork)
             let current = stations.firstIndex { $0.id == station.id }, shown = QueueWindow.range(count: stations.count, current: current)

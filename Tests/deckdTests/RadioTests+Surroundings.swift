@@ -39,6 +39,20 @@ extension RadioTests {
 
     /// A stream URL that cannot reach a server (a port past 65535, no host, half an IPv6 address,
     /// a space) is left out naming why, rather than retried six times as a dropped stream.
+    /// A station whose server has not answered yet shows no time passing: its clock starts with
+    /// its audio.
+    @Test func aStationStillConnectingShowsNoTimePassing() throws {
+        let odd = try OddServer(target: "http://127.0.0.1:1/none")
+        let car = try Car(stations: [("Silent", odd.url("/silent"), "Test")])
+        _ = try car.deckctl(["launch", "org.deck.radio", "Silent"])
+        #expect(try car.waitForNowPlaying("Silent"))
+        usleep(2_500_000)
+        let state = try JSONValue.parse(try car.deckctl(["--json", "call", "nowPlaying.get"]))
+        #expect(state["playbackState"] == "playing" && state["rate"]?.doubleValue == 0 && state["elapsed"]?.doubleValue == 0, "\(state.encoded())")
+        #expect(try car.deckctl(["now-playing"]).contains("playing  0:00"))
+        #expect(car.deckd.stop() == 0)
+    }
+
     @Test func aStreamURLThatCannotReachAServerIsLeftOutNamingWhy() throws {
         let car = try Car(stations: [("Far port", "http://127.0.0.1:99999/x", "Pop"), ("Negative", "http://127.0.0.1:-1/x", "Pop"),
                                      ("Nowhere", "http:///x", "Pop"), ("Half", "http://[::1/x", "Pop"), ("Spaced", "http://127.0.0.1:9/a b.mp3", "Pop"),
