@@ -230,6 +230,22 @@ import Testing
         #expect(!absent.output.contains("playing"))
     }
 
+    /// `file:/dev/stdout?pipe` streams to standard output when it is a pipe (`deckd … | ffplay -`);
+    /// when it is a regular file, that is refused as for any path that is not a pipe.
+    @Test func standardOutputTakesTheStreamWhenItIsAPipe() throws {
+        let dir = TemporaryDirectory()
+        let run = "\"$0\" --plugins \"$1\" --freewheel --duration 0.5 --play org.deck.tone:sine-440 --state none "
+            + "--socket \"$2/d.sock\" --sink 'file:/dev/stdout?pipe'"
+        let piped = try runProgram("/bin/sh", ["-c", "(\(run) 2>\"$2/log\"; echo $? > \"$2/status\") | cat > \"$2/out.opus\"",
+                                               deckd, firstParty, dir.path], timeout: 30)
+        #expect(piped.status == 0 && (try? String(contentsOfFile: dir.path + "/status", encoding: .utf8)) == "0\n",
+                "\((try? String(contentsOfFile: dir.path + "/log", encoding: .utf8)) ?? "")")
+        let info = try AudioAnalysis.opusinfo(dir.path + "/out.opus")
+        #expect(info.status == 0 && info.warnings.isEmpty && info.output.contains("Playback length: 0m:00.5"), "\(info.output)")
+        let file = try runProgram("/bin/sh", ["-c", "\(run) > \"$2/file.opus\"", deckd, firstParty, dir.path], timeout: 30)
+        #expect(file.status == 1 && file.output.contains("/dev/stdout is not a FIFO or character device, which ?pipe asks for"), "\(file.output)")
+    }
+
     /// --duration with nothing to play says what it waits for, and counts from the client's play.
     @Test func aDurationWithNothingToPlaySaysItWaitsAndEndsAfterAClientsPlay() throws {
         let dir = TemporaryDirectory()

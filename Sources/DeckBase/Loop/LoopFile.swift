@@ -5,6 +5,9 @@ import Glibc
 /// wakes nobody; failures reach the loop while it runs, and always before a close's completion
 /// (an open file does not keep the loop running; a close does). Loop-thread-confined.
 public final class LoopFile {
+    /// The path that names standard output for `.pipe`.
+    public static let standardOutput = "/dev/stdout"
+
     public let path: String
     private let writer: FileWriter
     /// Rung by the writer with news: a failed write, the file deleted, the file closed.
@@ -36,6 +39,9 @@ public final class LoopFile {
 
     /// Opens `path` for writing without blocking the loop: never through a symbolic link, and never
     /// a FIFO or device unless `mode` is `.pipe`. Opening is synchronous, writing is not.
+    /// `/dev/stdout` with `.pipe` is the process's standard output when that is a pipe
+    /// (`deckd --sink 'file:/dev/stdout?pipe' | ffplay -`): opened anew through its link, so its
+    /// non-blocking writes leave the descriptor the process shares with its parent as it was.
     public init(loop: EventLoop, path: String, mode: OpenMode = .create, permissions: Int32 = 0o644) throws(LoopFileError) {
         self.path = path
         let creation: Int32 = switch mode {
@@ -43,7 +49,9 @@ public final class LoopFile {
         case .overwrite: O_CREAT
         case .pipe: 0
         }
-        let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | creation, mode_t(permissions))
+        let standardOutput = mode == .pipe && path == LoopFile.standardOutput
+        let fd = Glibc.open(standardOutput ? "/proc/self/fd/1" : path,
+                            O_WRONLY | O_CLOEXEC | (standardOutput ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_NOCTTY | creation, mode_t(permissions))
         guard fd >= 0 else {
             switch errno {
             case EEXIST:
