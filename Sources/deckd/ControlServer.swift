@@ -362,7 +362,8 @@ final class ControlServer {
         guard (info.st_mode & S_IFMT) == S_IFSOCK else { throw .cannotListen(path, "a file that is not a socket is in the way") }
         if case .success(let fd) = UnixSocket.connect(path) {
             Glibc.close(fd)
-            throw .inUse(path)
+            // In a shared folder (/tmp, the default without XDG_RUNTIME_DIR) it may be another user's program.
+            throw info.st_uid == geteuid() ? .inUse(path) : .heldByAnotherUser(path, uid: info.st_uid)
         }
         unlink(path)
     }
@@ -371,11 +372,14 @@ final class ControlServer {
 enum ControlServerError: Error, CustomStringConvertible {
     case cannotListen(String, String)
     case inUse(String)
+    case heldByAnotherUser(String, uid: uid_t)
 
     var description: String {
         switch self {
         case .cannotListen(let path, let reason): "cannot open the control socket \(path): \(reason)"
         case .inUse(let path): "another deckd is answering on \(path); stop it or pass --socket PATH"
+        case .heldByAnotherUser(let path, let uid):
+            "a program of uid \(uid), not yours (uid \(geteuid())), answers on \(path); pass --socket PATH in a folder of your own"
         }
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// How many control clients deckd takes: the connection limit, and the descriptors it keeps free;
-/// how long deckctl waits for a deckd that takes no connection or gives no answer.
+/// how long deckctl waits for a deckd that takes no connection or gives no answer; a socket path
+/// another user's program holds.
 extension ControlTests {
     @Test func theConnectionAfterTheLimitIsRefusedWithOverloaded() throws {
         let deckd = try daemon()
@@ -71,5 +72,21 @@ extension ControlTests {
                                                           + "the server takes no new connections (is it stopped or stuck?)"), "\(full.output)")
         queued.close()
         close(server)
+    }
+
+    /// A socket another user's program answers on (at the shared /tmp default, say) is named as
+    /// that, not as another deckd, and left alone.
+    @Test func aSocketAnotherUserServesIsNamedAsTheirs() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/theirs.sock"
+        let fd = boundSocket(at: path)
+        defer { close(fd) }
+        #expect(listen(fd, 4) == 0 && lchown(path, 65_534, 65_534) == 0)
+        let refused = try runProgram(Paths.binDir + "/deckd", ["--plugins", firstParty, "--socket", path, "--state", "none"], timeout: 20)
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("a program of uid 65534, not yours (uid \(geteuid())), answers on \(path); "
+                                        + "pass --socket PATH in a folder of your own"), "\(refused.output)")
+        var info = stat()
+        #expect(lstat(path, &info) == 0 && info.st_uid == 65_534, "left as it was")
     }
 }
