@@ -55,7 +55,8 @@ struct DaemonOptions {
           --tcp-allow-remote   let --tcp listen on an address other than loopback
           --sink URI           send the Opus stream to URI (repeatable; replaces the default
                                http://127.0.0.1:8000/stream.opus): file:PATH.opus,
-                               http://HOST:PORT/PATH, rtp://HOST:PORT?pt=96&sdp=PATH
+                               http://HOST:PORT/PATH, rtp://HOST:PORT?pt=96&sdp=PATH;
+                               file:PATH?pipe into a FIFO, file:/dev/stdout?pipe into a pipe
           --output-dir DIR     the folder where clients may add file sinks (sinks.add); without it
                                they may not
           --overwrite-files    let file sinks replace existing regular files (never links or FIFOs)
