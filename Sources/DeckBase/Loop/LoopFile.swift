@@ -6,7 +6,7 @@ import Glibc
 /// (an open file does not keep the loop running; a close does). Loop-thread-confined.
 public final class LoopFile {
     /// The path that names standard output for `.pipe`.
-    public static let standardOutput = "/dev/stdout"
+    private static let standardOutputPath = "/dev/stdout"
 
     public let path: String
     private let writer: FileWriter
@@ -49,7 +49,7 @@ public final class LoopFile {
         case .overwrite: O_CREAT
         case .pipe: 0
         }
-        let standardOutput = mode == .pipe && path == LoopFile.standardOutput
+        let standardOutput = mode == .pipe && path == LoopFile.standardOutputPath
         let fd = Glibc.open(standardOutput ? "/proc/self/fd/1" : path,
                             O_WRONLY | O_CLOEXEC | (standardOutput ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_NOCTTY | creation, mode_t(permissions))
         guard fd >= 0 else {
