@@ -7,6 +7,12 @@ extension Library: DeckNowPlayingPlugin {
     static let commands: Set<RemoteCommand.Kind> = [.play, .pause, .togglePlayPause, .stop, .next, .previous, .seek, .skip,
                                                     .setShuffle, .setRepeat]
 
+    /// The commands that do something now: next only while a track follows or the queue repeats
+    /// all, so a head unit greys it out at the queue's end and MPRIS's CanGoNext is false there.
+    var enabledCommands: Set<RemoteCommand.Kind> {
+        position + 1 < queue.count || repeatMode == .all ? Library.commands : Library.commands.subtracting([.next])
+    }
+
     func publish(elapsed: Double) {
         guard let track = currentTrack else { return }
         do {
@@ -25,7 +31,7 @@ extension Library: DeckNowPlayingPlugin {
                 host.log(.warning, "the queue not published: \(error.message)")  // the commands still are
             }
             try host.setModes(shuffle: shuffle, repeat: repeatMode)
-            try host.enableCommands(Library.commands, skipForward: 15, skipBackward: 15)
+            try host.enableCommands(enabledCommands, skipForward: 15, skipBackward: 15)
             try host.setNowPlayingContent([track.path])
         } catch {
             host.log(.warning, "now playing not published: \(error.message)")
@@ -78,6 +84,7 @@ extension Library: DeckNowPlayingPlugin {
         case .setRepeat(let mode):
             repeatMode = mode
             try? host.setModes(shuffle: shuffle, repeat: mode)
+            try? host.enableCommands(enabledCommands, skipForward: 15, skipBackward: 15)
         default:
             return .commandFailed
         }

@@ -142,6 +142,28 @@ import Testing
         #expect(car.deckd.stop() == 0)
     }
 
+    /// At the queue's last track with repeat off no track follows: next is not enabled (a head unit
+    /// greys it out, MPRIS's CanGoNext is false) and is refused as disabled; repeat all enables it.
+    @Test func nextIsEnabledOnlyWhileATrackFollowsOrTheQueueRepeats() throws {
+        let car = try Car()
+        #expect(car.deckd.waitForLog("library: 15 tracks"))
+        #expect(try car.deckctl(["launch", "org.deck.library", "\(LibraryTests.music)/Loud Band/Loud Album/05 Track 5.m4a"]).contains("active"))
+        #expect(try car.waitFor(#""next""#, in: ["--json", "now-playing"]), "track 6 follows track 5")
+        _ = try car.deckctl(["next"])
+        let last = try car.output(of: ["--json", "now-playing"]) { $0.contains("Loud Album 6") }
+        #expect(last.contains(#""previous""#) && !last.contains(#""next""#), "\(last)")
+        let refused = try car.deckd.deckctl(["next"])
+        #expect(refused.status == 1 && refused.output.contains("-32009") && refused.output.contains("does not carry out next"),
+                "\(refused.output)")
+        #expect(try car.deckctl(["now-playing"]).contains("Loud Album 6"), "it plays on")
+
+        _ = try car.deckctl(["call", "player.setRepeat", #"{"mode":"all"}"#])
+        #expect(try car.waitFor(#""next""#, in: ["--json", "now-playing"]), "round to the first track")
+        _ = try car.deckctl(["next"])
+        #expect(try car.waitFor("Loud Album 1 — Loud Band", in: ["now-playing"]), "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// A call while the Library is paused leaves it paused: its now playing does not say
     /// "interrupted", during the call or after, and play then plays on where it paused.
     @Test func aPausedLibraryStaysPausedThroughACall() throws {
