@@ -148,8 +148,8 @@ public final class RPCConnection {
     /// The client's own name, when its transport gives one (a libdeck client handle's): the default
     /// owner name of the integrator focus it requests.
     public let clientName: String?
-    /// The audio zone the client's calls act on when they name none (`zones.bind`); nil: the
-    /// primary zone.
+    /// The audio zone the client's calls act on when they name none (`zones.bind`); nil: never
+    /// bound, so the primary zone, and `apps.launch` plays an app in the zone it is in.
     public var zone: String?
 
     public init(token: String? = nil, clientName: String? = nil, send: @escaping (String) -> Void) {

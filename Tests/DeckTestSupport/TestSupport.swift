@@ -177,10 +177,11 @@ public func turnLoop(_ loop: EventLoop, seconds: Double = 5, until condition: ()
 }
 
 extension RPCDispatcher {
-    /// Calls `method` with `params` (JSON text) on a fresh connection and returns the whole answer.
-    public func answer(_ method: String, _ params: String = "{}") throws -> JSONValue {
+    /// Calls `method` with `params` (JSON text) on `connection` (a fresh one by default) and
+    /// returns the whole answer.
+    public func answer(_ method: String, _ params: String = "{}", connection: RPCConnection = RPCConnection { _ in }) throws -> JSONValue {
         let request = #"{"jsonrpc":"2.0","method":"\#(method)","params":\#(params),"id":1}"#
-        guard let text = handle(request, connection: RPCConnection { _ in }) else {
+        guard let text = handle(request, connection: connection) else {
             throw CommandFailure(description: "\(method) was not answered")
         }
         return try JSONValue.parse(text)

@@ -24,7 +24,7 @@ struct ZonesMethods {
                       result: Schema.object(["zone": Schema.string])) { call throws(RPCError) in
                 guard call.optional("zone") != nil else { throw .invalidParams("\"zone\" is required (a zone id, or null)") }
                 let zone = try call.optionalString("zone").map(zones.zone(named:)) ?? zones.primary
-                call.connection.zone = zone.index == 0 ? nil : zone.id
+                call.connection.zone = zone.id  // the primary too: its launches play there, not in an app's own zone
                 return ["zone": .string(zone.id)]
             },
         ]

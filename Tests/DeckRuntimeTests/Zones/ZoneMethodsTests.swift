@@ -40,6 +40,13 @@ import Testing
         let twice = try rpc.answer("apps.launch", #"{"id":"org.example.library","zone":"front"}"#)
         #expect(twice["error"]?["code"] == -32004)
         #expect(twice["error"]?["message"]?.stringValue?.contains("plays in zone rear; an app plays in one zone at a time") == true)
+        // So it is from a connection bound to the front, the primary zone (`deckctl --zone front launch`).
+        let frontHMI = RPCConnection { _ in }
+        #expect(try rpc.answer("zones.bind", #"{"zone":"front"}"#, connection: frontHMI)["result"]?["zone"] == "front")
+        let bound = try rpc.answer("apps.launch", #"{"id":"org.example.library","item":"sine-440"}"#, connection: frontHMI)
+        #expect(bound["error"]?["message"]?.stringValue?.contains("plays in zone rear") == true, "\(bound)")
+        #expect(try rpc.answer("apps.launch", #"{"id":"org.example.library","item":"sine-440"}"#)["result"]?["zone"] == "rear",
+                "an unbound connection launches it where it is")
 
         let moved = try rpc.answer("apps.move", #"{"id":"org.example.library","zone":"front"}"#)
         #expect(moved["result"]?["zone"] == "front", "\(moved)")
