@@ -125,7 +125,8 @@ enum ControlClient {
             for item in rows {
                 let level = item["decibels"].text(pretty: false) == "null" ? "silent" : "\(item["decibels"].display) dB"
                 print("\(item["name"].display)  \(item["index"].display)/\(item["maxIndex"].display)  \(level)"
-                    + (item["muted"].bool == true ? "  muted" : ""))
+                    + (item["muted"].bool == true ? "  muted" : "")
+                    + (shown == nil && item["name"].string == state["keys"].string ? "  ◂ keys" : ""))  // what the keys step now
             }
         },
         Command(name: "sinks", usage: "sinks [select ID...|all]",

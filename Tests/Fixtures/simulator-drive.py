@@ -146,6 +146,7 @@ def tour():
     click("#vol-down")
     wait.until(lambda d: level() == found["mediaBefore"] - 2)
     found["mediaAfter"] = level()
+    found["keysGroups"] = driver.execute_script('return [...document.querySelectorAll(".group.keys")].map(e => e.dataset.group)')
 
     # A burst of volume changes from a socket client: the page keeps up, no notification lost.
     before = stats()["events"]

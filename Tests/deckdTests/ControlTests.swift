@@ -363,7 +363,7 @@ extension ControlTests {
 extension ControlTests {
     @Test func volumeFromTheCommandLine() throws {
         let deckd = try daemon()
-        #expect(try ctl(deckd, ["volume"]).output.hasPrefix("media  40/40  0.0 dB\nnavigation  40/40  0.0 dB\n"))
+        #expect(try ctl(deckd, ["volume"]).output.hasPrefix("media  40/40  0.0 dB  ◂ keys\nnavigation  40/40  0.0 dB\n"))
         #expect(try ctl(deckd, ["volume", "-4"]).output == "media  36/40  -6.0 dB\n")  // the keys' group: media
         #expect(try ctl(deckd, ["volume", "media", "+1"]).output == "media  37/40  -4.5 dB\n")
         #expect(try ctl(deckd, ["volume", "alerts", "20"]).output == "alerts  20/40  -30.0 dB\n")

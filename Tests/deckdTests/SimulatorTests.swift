@@ -62,6 +62,7 @@ import Testing
         // The volume keys stepped media twice, as the runtime now says too.
         let before = page["mediaBefore"] as? Int ?? 0
         #expect(page["mediaAfter"] as? Int == before - 2)
+        #expect(page["keysGroups"] as? [String] == ["media"], "the group the keys step is marked, after volume.changed too: \(page)")
         let volume = try JSONSerialization.jsonObject(with: Data(try deckd.deckctl(["--json", "volume"]).output.utf8)) as? [String: Any]
         let media = (volume?["groups"] as? [[String: Any]])?.first { $0["name"] as? String == "media" }
         #expect(media?["index"] as? Int == before - 2, "\(volume ?? [:])")

@@ -313,8 +313,9 @@ function drawVolume() {
   const box = document.getElementById("volume");
   box.replaceChildren();
   for (const group of (state.volume && state.volume.groups) || []) {
-    const row = element("div", "group");
+    const row = element("div", group.name === state.volume.keys ? "group keys" : "group");
     row.dataset.group = group.name;
+    if (group.name === state.volume.keys) row.title = "The volume keys step this group now";
     const meter = element("meter");
     meter.min = group.minIndex;
     meter.max = group.maxIndex;

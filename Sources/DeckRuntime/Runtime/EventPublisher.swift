@@ -5,8 +5,9 @@ import DeckPlugins
 
 /// Publishes the runtime's notifications on its event hub, each payload as its `*.get` method
 /// answers, built only for a topic a connection subscribes to: `nowPlaying.changed`,
-/// `queue.changed` and `ui.changed` at most once per window, and `session.changed` once per change
-/// of `session.get` or of someone's focus. A zone's notifications carry its id (`"zone"`).
+/// `queue.changed` and `ui.changed` at most once per window, `session.changed` once per change
+/// of `session.get` or of someone's focus, and `volume.changed` also when the group the volume
+/// keys act on changes. A zone's notifications carry its id (`"zone"`).
 /// Loop-thread-confined.
 final class EventPublisher {
     /// Topics the runtime publishes.
@@ -28,6 +29,8 @@ final class EventPublisher {
     private let uiNotices: [NotificationCoalescer]
     /// What each zone's last `session.changed` said, so every change of `session.get` is published once.
     private var publishedSessions: [Int: JSONValue] = [:]
+    /// The group each zone's volume keys acted on at its last `volume.changed`.
+    private var publishedKeys: [Int: String] = [:]
 
     init(registry: PluginRegistry, zones: ZoneSet, interface: InterfaceCoordinator, output: Output, pins: [AudioContext: String],
          coalesceMilliseconds: Int, scheduler: any Scheduler) throws(LoopError) {
@@ -45,6 +48,7 @@ final class EventPublisher {
         }
         (nowPlayingNotices, queueNotices, uiNotices) = (nowPlaying, queue, ui)
         for zone in zones.list {
+            publishedKeys[zone.index] = zone.focus.activeVolumeGroup
             let center = zone.player.center
             nowPlayingNotices[zone.index].send = { [unowned self] in publish("nowPlaying.changed", center.nowPlayingJSON(now: scheduler.now), zone: zone) }
             queueNotices[zone.index].send = { [unowned self] in publish("queue.changed", center.queueJSON, zone: zone) }
@@ -54,7 +58,10 @@ final class EventPublisher {
 
     func appsChanged() { publish("apps.changed", AppsMethods.list(registry, zones: zones)) }
     func sinksChanged() { publish("sinks.changed", ["sinks": SinksMethods.list(output, pins: pins, zones: zones)]) }
-    func volumeChanged(_ zone: Zone) { publish("volume.changed", VolumeMethods.state(zone.focus.session), zone: zone) }
+    func volumeChanged(_ zone: Zone) {
+        publishedKeys[zone.index] = zone.focus.activeVolumeGroup
+        publish("volume.changed", VolumeMethods.state(zone.focus), zone: zone)
+    }
     func interfaceChanged() { uiNotices.forEach { $0.changed() } }
 
     /// Now playing or the queue of `zone` changed; the screen too when it shows the primary zone's.
@@ -69,6 +76,7 @@ final class EventPublisher {
     /// `session.changed`: the zone's state as `session.get` has it, plus what changed for whom,
     /// whenever either is new.
     func sessionChanged(_ zone: Zone, _ changes: [(owner: String, change: String)]) {
+        if zone.focus.activeVolumeGroup != publishedKeys[zone.index] { volumeChanged(zone) }  // a call began: the keys step its group
         guard hub.isWanted("session.changed") else { return }
         let state = SessionMethods.state(zone.focus)
         guard state != publishedSessions[zone.index] || !changes.isEmpty, case .object(var payload) = state else { return }

@@ -33,9 +33,10 @@ import Testing
         let keys = RPCConnection { seen.append($0) }
         keys.topics = ["volume.changed"]
         runtime.events.add(keys)
-        try change()
-        #expect(seen.count == 1)
-        #expect(try JSONValue.parse(seen[0])["params"]?["seq"]?.intValue == Int64(notes.count) + 1)
-        #expect(runtime.events.sequence == notes.count + 1)
+        try change()  // the step, then the keys' group: the chime's while it plays, media again after
+        let keysSeen = try seen.map { try JSONValue.parse($0)["params"] }
+        #expect(keysSeen.map { $0?["keys"]?.stringValue } == ["media", "alerts", "media"], "\(seen)")
+        #expect(keysSeen.compactMap { $0?["seq"]?.intValue } == Array((Int64(notes.count) + 1)...(Int64(notes.count) + 3)))
+        #expect(runtime.events.sequence == notes.count + 3)
     }
 }

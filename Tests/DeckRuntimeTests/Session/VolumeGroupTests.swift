@@ -64,9 +64,13 @@ import Testing
         #expect(runtime.session.volume.group(named: "media")?.index == 15)
         #expect(runtime.focus.requestFocus(FocusRequest(owner: .integrator("phone"), context: .call, type: .gainTransient)) == .granted)
         #expect(try dispatcher.answer("volume.get")["result"]?["keys"] == "call")
+        #expect(notes.last?.contains(#""keys":"call""#) == true, "the keys' new group is published as it changes: \(notes)")
         _ = try dispatcher.answer("volume.adjust", #"{"steps":-100}"#)
         #expect(runtime.session.volume.group(named: "call")?.index == 0)  // clamped at the bottom
         #expect(runtime.session.volume.group(named: "media")?.index == 15)
+        notes.removeAll()
+        runtime.focus.abandonFocus(.integrator("phone"))
+        #expect(notes.count == 1 && notes.first?.contains(#""keys":"media""#) == true, "the call ended: \(notes)")
 
         // Turning a muted group's volume unmutes it, as in AAOS; muting keeps the level to come back to.
         for (method, params, index) in [("volume.set", #"{"group":"media","index":18}"#, 18), ("volume.adjust", #"{"group":"media","steps":1}"#, 19)] {
