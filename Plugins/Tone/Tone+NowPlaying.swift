@@ -4,6 +4,13 @@ import DeckSDK
 extension Tone: DeckNowPlayingPlugin {
     static let commands: Set<RemoteCommand.Kind> = [.play, .pause, .togglePlayPause, .stop, .next, .previous, .seek, .setRepeat]
 
+    /// The commands that do something now: next and previous only where the queue has a signal
+    /// that way or repeats all, so a head unit greys them out at its ends (MPRIS's CanGoNext).
+    var enabledCommands: Set<RemoteCommand.Kind> {
+        guard repeatMode != .all, let item, let index = queue.firstIndex(of: item) else { return Tone.commands }
+        return Tone.commands.subtracting((index + 1 < queue.count ? [] : [.next]) + (index > 0 ? [] : [.previous]))
+    }
+
     /// Seconds into the current item.
     var elapsed: Double { Double(framesRendered.load(ordering: .relaxed)) / Signal.sampleRate }
 
@@ -23,7 +30,7 @@ extension Tone: DeckNowPlayingPlugin {
                 host.log(.warning, "the queue not published: \(error.message)")  // the commands still are
             }
             try host.setModes(shuffle: .off, repeat: repeatMode)
-            try host.enableCommands(Tone.commands, skipForward: 5, skipBackward: 5)
+            try host.enableCommands(enabledCommands, skipForward: 5, skipBackward: 5)
         } catch {
             host.log(.warning, "now playing not published: \(error.message)")
         }
@@ -68,6 +75,7 @@ extension Tone: DeckNowPlayingPlugin {
         case .setRepeat(let mode):
             repeatMode = mode
             try? host.setModes(shuffle: .off, repeat: mode)
+            try? host.enableCommands(enabledCommands, skipForward: 5, skipBackward: 5)
         default:
             return .commandFailed
         }

@@ -48,6 +48,26 @@ import Testing
         #expect(try ctl(deckd, ["now-playing", "--format", "{{position}}"]).output == "0:04\n")
     }
 
+    /// Previous and next are enabled only where Tone's queue has a signal that way (or repeats
+    /// all): a head unit greys them out at its ends, and a press there is refused as disabled.
+    @Test func toneEnablesPreviousAndNextOnlyWhereItsQueueGoesOn() throws {
+        let deckd = try daemon()
+        func commands() throws -> Set<String> {
+            let info = try JSONSerialization.jsonObject(with: Data(try ctl(deckd, ["--json", "now-playing"]).output.utf8)) as? [String: Any]
+            return Set(info?["commands"] as? [String] ?? [])
+        }
+        #expect(try ctl(deckd, ["launch", "org.deck.tone", "stereo-440-660"]).status == 0)
+        #expect(try commands().isSuperset(of: ["next", "play"]) && !commands().contains("previous"), "the first signal")
+        #expect(try ctl(deckd, ["previous"]).output.contains("-32009 Command disabled: org.deck.tone does not carry out previous"))
+        #expect(try ctl(deckd, ["launch", "org.deck.tone", "silence"]).status == 0)
+        #expect(try commands().contains("previous") && !commands().contains("next"), "the last signal")
+        #expect(try ctl(deckd, ["next"]).output.contains("-32009"))
+        #expect(try ctl(deckd, ["call", "player.setRepeat", #"{"mode":"all"}"#]).status == 0)
+        #expect(try commands().isSuperset(of: ["next", "previous"]))
+        #expect(try ctl(deckd, ["next"]).status == 0)
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{title}}"]).output == "Stereo 440 Hz left, 660 Hz right\n", "round to the first")
+    }
+
     /// A call while Tone is paused leaves it paused: now playing does not say "interrupted" during
     /// the call, nor "playing" after it while nothing sounds.
     @Test func aPausedToneStaysPausedThroughACall() throws {
