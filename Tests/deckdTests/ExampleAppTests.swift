@@ -49,6 +49,8 @@ import Testing
         #expect(try deckd.deckctl(["now-playing", "--format", "{{title}} · {{artist}} · {{status}}"]).output == "120 BPM · Metronome · playing\n")
         #expect(try deckd.deckctl(["next"]).status == 0)
         #expect(try deckd.deckctl(["now-playing", "--format", "{{title}}"]).output == "150 BPM\n")
+        #expect(try deckd.deckctl(["next"]).status == 0)
+        #expect(try deckd.deckctl(["next"]).output.contains("-32009"), "the fastest tempo has no next: it is greyed out")
         #expect(try deckd.deckctl(["pause"]).status == 0)
         #expect(try deckd.deckctl(["now-playing", "--format", "{{status}}"]).output == "paused\n")
         #expect(try deckd.deckctl(["--json", "ui"]).output.contains(#""detail":"paused""#))

@@ -96,7 +96,12 @@ extension Metronome: DeckNowPlayingPlugin {
             try? host.setNowPlaying(info)
             try? host.setQueue(Metronome.tempos.map { QueueEntry(id: Metronome.item($0), title: "\($0) BPM", artist: "Metronome") },
                                current: Metronome.tempos.firstIndex(of: tempo))
-            try? host.enableCommands([.play, .pause, .togglePlayPause, .stop, .next, .previous])
+            // Next and previous only where a tempo lies that way: at the ends the head unit greys them out.
+            let index = Metronome.tempos.firstIndex(of: tempo) ?? 0
+            var commands: Set<RemoteCommand.Kind> = [.play, .pause, .togglePlayPause, .stop]
+            if index > 0 { commands.insert(.previous) }
+            if index + 1 < Metronome.tempos.count { commands.insert(.next) }
+            try? host.enableCommands(commands)
         } else {
             try? host.setPosition(elapsed: 0, rate: 0, state: .stopped)
         }
