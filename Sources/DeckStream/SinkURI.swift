@@ -1,11 +1,14 @@
 import DeckBase
 
 /// A sink address as users write it: `file:PATH.opus` (`file:PATH?pipe` for an existing FIFO or
-/// character device), `http://HOST:PORT/PATH`, `rtp://HOST:PORT?pt=96&sdp=PATH`.
+/// character device, `file:-` for standard output), `http://HOST:PORT/PATH`, `rtp://HOST:PORT?pt=96&sdp=PATH`.
 public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
     case file(path: String, pipe: Bool = false)
     case http(host: String, port: Int, path: String)
     case rtp(host: String, port: Int, payloadType: Int, sdpPath: String?)
+
+    /// The path of `file:-`: standard output (`file:/dev/stdout?pipe`).
+    public static let standardOutput = "-"
 
     public init(_ written: String) throws(SinkError) {
         let text = SinkURI.lowercasingScheme(written)
@@ -14,7 +17,8 @@ public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
             let pipe = path.hasSuffix("?pipe")
             if pipe { path.removeLast(5) }
             guard !path.isEmpty else { throw .invalidURI(text, "a file sink needs a path, e.g. file:out.opus") }
-            self = .file(path: path, pipe: pipe)
+            // `file:-` is standard output, as `-` is to ffmpeg and opusenc: written when it is a pipe.
+            self = path == SinkURI.standardOutput ? .file(path: "/dev/stdout", pipe: true) : .file(path: path, pipe: pipe)
         } else if text.hasPrefix("http://") {
             let rest = text.dropFirst(7)
             let slash = rest.firstIndex(of: "/") ?? rest.endIndex

@@ -56,7 +56,7 @@ struct DaemonOptions {
           --sink URI           send the Opus stream to URI (repeatable; replaces the default
                                http://127.0.0.1:8000/stream.opus): file:PATH.opus,
                                http://HOST:PORT/PATH, rtp://HOST:PORT?pt=96&sdp=PATH;
-                               file:PATH?pipe into a FIFO, file:/dev/stdout?pipe into a pipe
+                               file:PATH?pipe into a FIFO, file:- into standard output (a pipe)
           --output-dir DIR     the folder where clients may add file sinks (sinks.add); without it
                                they may not
           --overwrite-files    let file sinks replace existing regular files (never links or FIFOs)

@@ -13,6 +13,10 @@ import Testing
         ("FILE:Out.opus", .file(path: "Out.opus")),
         ("HTTP://127.0.0.1:8000/Car.opus", .http(host: "127.0.0.1", port: 8000, path: "/Car.opus")),
         ("Rtp://127.0.0.1:5004?pt=97", .rtp(host: "127.0.0.1", port: 5004, payloadType: 97, sdpPath: nil)),
+        // `-` is standard output, as to ffmpeg; a name that only starts with it is a file.
+        ("file:-", .file(path: "/dev/stdout", pipe: true)),
+        ("file:-?pipe", .file(path: "/dev/stdout", pipe: true)),
+        ("file:-x.opus", .file(path: "-x.opus")),
     ])
     func parsesTheThreeKinds(text: String, uri: SinkURI) throws {
         #expect(try SinkURI(text) == uri)

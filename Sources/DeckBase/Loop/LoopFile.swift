@@ -6,7 +6,7 @@ import Glibc
 /// (an open file does not keep the loop running; a close does). Loop-thread-confined.
 public final class LoopFile {
     /// The path that names standard output for `.pipe`.
-    private static let standardOutputPath = "/dev/stdout"
+    static let standardOutputPath = "/dev/stdout"
 
     public let path: String
     private let writer: FileWriter
@@ -38,7 +38,8 @@ public final class LoopFile {
     }
 
     /// Opens `path` for writing without blocking the loop: never through a symbolic link, and never
-    /// a FIFO or device unless `mode` is `.pipe`. Opening is synchronous, writing is not.
+    /// a FIFO or device unless `mode` is `.pipe`, and never a terminal, which a binary stream would
+    /// garble. Opening is synchronous, writing is not.
     /// `/dev/stdout` with `.pipe` is the process's standard output when that is a pipe
     /// (`deckd --sink 'file:/dev/stdout?pipe' | ffplay -`): opened anew through its link, so its
     /// non-blocking writes leave the descriptor the process shares with its parent as it was.
@@ -69,6 +70,10 @@ public final class LoopFile {
         guard mode == .pipe ? type == S_IFIFO || type == S_IFCHR : type == S_IFREG else {
             Glibc.close(fd)
             throw mode == .pipe ? .notPipe(path) : .notRegular(path)
+        }
+        if isatty(fd) != 0 {
+            Glibc.close(fd)
+            throw .terminal(path)
         }
         if mode == .overwrite && ftruncate(fd, 0) != 0 {
             let reason = String(cString: strerror(errno))
@@ -150,6 +155,7 @@ public enum LoopFileError: Error, Equatable, Sendable, CustomStringConvertible {
     case notPipe(String)
     case noReader(String)
     case noPipe(String)
+    case terminal(String)
     case system(String, String)
 
     public var description: String {
@@ -157,9 +163,15 @@ public enum LoopFileError: Error, Equatable, Sendable, CustomStringConvertible {
         case .exists(let path): "\(path) already exists; choose a new name, or allow overwriting (files.overwrite, --overwrite-files)"
         case .symbolicLink(let path): "\(path) is a symbolic link; output files are never written through links"
         case .notRegular(let path): "\(path) is not a regular file (a FIFO, socket or device); to write into a pipe, add ?pipe to the URI"
+        case .notPipe(LoopFile.standardOutputPath):
+            "standard output is not a pipe: the stream goes there only when deckd's output is piped to a reader (deckd … | ffplay -); "
+                + "to record it, name a file (file:out.opus)"
         case .notPipe(let path): "\(path) is not a FIFO or character device, which ?pipe asks for"
         case .noReader(let path): "nobody is reading the FIFO \(path); start its reader first"
         case .noPipe(let path): "\(path) does not exist; ?pipe writes into a FIFO that is there (mkfifo makes one), and creates no file"
+        case .terminal(let path):
+            "\(path == LoopFile.standardOutputPath ? "standard output" : path) is a terminal, which the binary stream would garble; "
+                + "pipe it to a player (deckd … | ffplay -) or name a file (file:out.opus)"
         case .system(let path, let reason): "cannot create \(path): \(reason)"
         }
     }

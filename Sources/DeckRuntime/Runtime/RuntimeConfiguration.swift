@@ -130,7 +130,10 @@ public struct RuntimeConfiguration: Sendable, Equatable {
                 guard let list = value.arrayValue, let uris = Optional(list.compactMap(\.stringValue)), uris.count == list.count else {
                     throw .invalid(path, "\"sinks\" must be an array of sink URIs")
                 }
-                sinks = uris.map(SinkURI.lowercasingScheme).map { $0.hasPrefix("file:") && !$0.hasPrefix("file:/") ? "file:" + resolve(String($0.dropFirst(5))) : $0 }
+                sinks = uris.map(SinkURI.lowercasingScheme).map { uri in
+                    let path = uri.dropFirst(5).prefix { $0 != "?" }  // `file:-` is standard output, not a file beside the config
+                    return uri.hasPrefix("file:") && !path.hasPrefix("/") && path != SinkURI.standardOutput ? "file:" + resolve(String(uri.dropFirst(5))) : uri
+                }
                 for uri in sinks {
                     do { _ = try SinkLabel.parse(uri) } catch { throw .invalid(path, "sinks: \(error)") }
                 }

@@ -17,7 +17,7 @@ import Testing
         try #"{"default": ["audio"]}"#.write(toFile: dir.path + "/policy.json", atomically: true, encoding: .utf8)
         let configuration = try apply("""
             {"plugins": ["plugins", "/abs"], "policy": "policy.json", "logLevel": "debug", "insecurePlugins": true,
-             "sinks": ["file:out.opus", "http://127.0.0.1:9000/s.opus", "FILE:Cabin.opus"],
+             "sinks": ["file:out.opus", "http://127.0.0.1:9000/s.opus", "FILE:Cabin.opus", "file:-?name=Out", "file:-x.opus"],
              "encoder": {"bitrate": 96000, "complexity": 7, "frameMs": 40, "application": "voip", "fec": true,
                          "packetLoss": 10, "dtx": true},
              "http": {"maxQueuedBytes": 40960, "maxHeadBytes": 1024, "headTimeoutMs": 250, "maxClients": 3, "allowRemoteListeners": true},
@@ -31,7 +31,8 @@ import Testing
         #expect(configuration.policy.defaultGrants == [.audio])
         #expect(configuration.logLevel == .debug)
         #expect(configuration.allowInsecurePlugins)
-        #expect(configuration.sinks == ["file:\(dir.path)/out.opus", "http://127.0.0.1:9000/s.opus", "file:\(dir.path)/Cabin.opus"])
+        #expect(configuration.sinks == ["file:\(dir.path)/out.opus", "http://127.0.0.1:9000/s.opus", "file:\(dir.path)/Cabin.opus",
+                                        "file:-?name=Out", "file:\(dir.path)/-x.opus"], "file:- is standard output")
         let encoder = configuration.audio.encoder
         #expect((encoder.bitrate, encoder.complexity, encoder.application) == (96_000, 7, .voip))
         #expect(encoder.inbandFEC && encoder.dtx && encoder.expectedPacketLoss == 10)
