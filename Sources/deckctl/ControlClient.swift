@@ -85,7 +85,7 @@ enum ControlClient {
                 print("output: \(state["active"].bool == true ? "active" : "inactive")")
                 for holder in state["holders"].elements {
                     print("\(holder["owner"].display)  \(holder["context"].display)  \(holder["type"].display)  "
-                        + "\(holder["state"].display)  gain \(holder["gain"].display)")
+                        + "\(holder["state"].display)  gain \(ControlClient.level(holder["gain"].number ?? 0))")
                 }
                 if state["pending"].string == nil, state["pending"]["owner"].exists {
                     print("pending: \(state["pending"]["owner"].display) \(state["pending"]["context"].display)")
@@ -268,6 +268,13 @@ enum ControlClient {
         guard parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }),
               let seconds = Double(text), seconds <= 86_400 else { return nil }
         return Int((seconds * 1000).rounded(.up))
+    }
+
+    /// A linear gain as the volume groups' levels are shown: "-1.5 dB", "silent" at 0.
+    static func level(_ gain: Double) -> String {
+        guard gain > 0, gain.isFinite else { return "silent" }
+        let tenths = (200 * log10(gain)).rounded() / 10
+        return "\(tenths == 0 ? 0 : tenths) dB"  // never "-0.0"
     }
 
     /// Writes out what `print` buffered. Output lost to a full disk, a failing device or a reader

@@ -41,7 +41,7 @@ import Testing
 
         result = try ctl(deckd, ["launch", "org.deck.tone", "sine-440"])
         #expect(result == (0, "org.deck.tone: active\n"))
-        #expect(try ctl(deckd, ["session"]).output == "output: active\norg.deck.tone  music  gain  playing  gain 1.0\n")
+        #expect(try ctl(deckd, ["session"]).output == "output: active\norg.deck.tone  music  gain  playing  gain 0.0 dB\n")
         #expect(try ctl(deckd, ["--json", "session"]).output.contains(#""state":"playing""#))
 
         let sinks = try ctl(deckd, ["sinks"]).output

@@ -341,7 +341,7 @@ import Testing
             // After the library's prompt, well over a whole pass of its 6 s track before the station takes over,
             // so a restart is heard clear of the prompt however late the prompt came.
             try car.deckd.waitForFrames(app == "org.deck.library" ? 450 : 150)
-            #expect(try car.deckctl(["session"]).contains("\(app)  music  gain  playing  gain 1.0"))
+            #expect(try car.deckctl(["session"]).contains("\(app)  music  gain  playing  gain 0.0 dB"))
         }
         #expect(car.deckd.stop() == 0)
 
