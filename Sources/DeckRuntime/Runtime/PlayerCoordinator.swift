@@ -40,6 +40,9 @@ public final class PlayerCoordinator {
     /// choice, so pause, stop and toggle go to it, to call its start off.
     private var waitingForFocus: String?
     private var pending: [UInt64: (owner: String, command: RemoteCommand, deadline: UInt64, reply: (Outcome) -> Void)] = [:]
+    /// Per app, command and answer other than success: logged at most once per 10 s, so a client
+    /// pressing next at a queue's end in a loop does not flood the journal (which then drops lines).
+    private var refusalLogs: [String: LogThrottle] = [:]
 
     init(limits: NowPlayingLimits, plugins: PluginDirectory, scheduler: any Scheduler, logger: Logger) throws(LoopError) {
         center = NowPlayingCenter(limits: limits)
@@ -223,7 +226,9 @@ public final class PlayerCoordinator {
     private func finish(_ token: UInt64, _ outcome: Outcome) {
         guard let entry = pending.removeValue(forKey: token) else { return }
         if case .done(let result, let owner) = outcome, result != .success {
-            logger.info("nowplaying", "\(owner) answered \(entry.command.kind.name): \(result.name)")
+            let said = "\(owner) answered \(entry.command.kind.name): \(result.name)"
+            let (log, held) = refusalLogs[said, default: LogThrottle()].admit(now: scheduler.now)
+            if log { logger.info("nowplaying", said + LogThrottle.suffix(held)) }
         }
         entry.reply(outcome)
         armTimeout()

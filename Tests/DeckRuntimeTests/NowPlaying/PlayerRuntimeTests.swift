@@ -109,6 +109,10 @@ import DeckABI
         let answer = try harness.runtime.makeDispatcher().answer("player.next")
         #expect(answer["error"]?["code"] == .int(Int64(code)))
         #expect(answer["error"]?["message"] == .string(message))
+        // Pressed again and again, it is logged once, not once a press.
+        for _ in 0..<20 { _ = try harness.runtime.makeDispatcher().answer("player.next") }
+        #expect(harness.log.messages(from: "nowplaying").filter { $0.hasPrefix("org.example.radio answered next:") }.count == 1,
+                "\(harness.log.messages(from: "nowplaying"))")
     }
 
     @Test func aLateAnswerGoesOutWhenTheOwnerCompletesIt() throws {
