@@ -85,7 +85,8 @@ final class Radio: DeckAudioPlugin {
 
     /// `item` is a station's id (its stream URL) or its name; nil: the last one played, else the first.
     func start(item: String?) throws {
-        let wanted = item ?? currentID ?? saved.last ?? stations.first?.id
+        // With no item, the station played last while the list still has it (an updated list may not), else the first.
+        let wanted = item ?? [currentID, saved.last].compactMap { $0 }.first { id in stations.contains { $0.id == id } } ?? stations.first?.id
         guard let station = stations.first(where: { $0.id == wanted || $0.name == wanted }) else {
             throw DeckError(.invalid, stations.isEmpty ? "the station list is empty (\(watcher.path))" : "no station \"\(wanted ?? "")\"")
         }

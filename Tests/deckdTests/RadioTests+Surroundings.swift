@@ -100,6 +100,21 @@ extension RadioTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// The station played last left the list (an updated list): Radio launched with no item, or play
+    /// pressed, tunes in the list's first instead of refusing for a station that is gone.
+    @Test func withNoItemTheFirstStationPlaysOnceTheLastOneLeftTheList() throws {
+        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop")])
+        _ = try car.deckctl(["launch", "org.deck.radio", "Two"])
+        #expect(try car.waitForNowPlaying("Two"), "\(car.deckd.log)")
+        _ = try car.deckctl(["stop"])
+        try RadioTests.write([("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Three", "http://127.0.0.1:9/c.mp3", "Pop")], to: car.stationsPath)
+        #expect(car.deckd.waitForLog("2 stations from", times: 2), "\(car.deckd.log)")
+        let launched = try car.deckd.deckctl(["launch", "org.deck.radio"])
+        #expect(launched.status == 0, "\(launched.output)")
+        #expect(try car.waitForNowPlaying("One"), "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// A stream URL longer than a row key or a queue item's id may be (a token in its query) keeps
     /// the screen and the queue: its row and its favourite's row play it.
     @Test func aStationWhoseStreamURLIsLongerThanARowKeyShowsAndPlaysFromItsRows() throws {
