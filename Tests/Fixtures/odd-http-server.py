@@ -6,11 +6,13 @@
 their rate, as an overloaded server; /silent -> nothing at all for a minute, as a server that hangs;
 /picture/NAME -> a small PNG (each NAME's own), counted; /picture-count -> how many were sent;
 /picture-cut/NAME -> half a PNG, its Content-Length saying the whole; /picture-stall/NAME -> half
-a PNG with no Content-Length, then nothing for a minute."""
-import http.server, socketserver, struct, sys, threading, time, zlib
+a PNG with no Content-Length, then nothing for a minute; /files/NAME -> the file NAME in the folder
+argv[3] names (an HLS playlist and its segments)."""
+import http.server, os, socketserver, struct, sys, threading, time, zlib
 
 TARGET = sys.argv[1]
 SLOW_FILE = sys.argv[2]
+FOLDER = sys.argv[3] if len(sys.argv) > 3 else None
 
 PICTURES = 0
 PICTURES_LOCK = threading.Lock()
@@ -86,6 +88,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.send(200, "image/png", png(11)[:30])
                 self.wfile.flush()
                 time.sleep(60)
+            elif self.path.startswith("/files/") and FOLDER and "/" not in self.path[7:]:
+                with open(os.path.join(FOLDER, self.path[7:]), "rb") as file:
+                    body = file.read()
+                self.send(200, "application/vnd.apple.mpegurl" if self.path.endswith(".m3u8") else "video/mp2t", body)
             elif self.path == "/picture-count":
                 self.send(200, "text/plain", str(PICTURES).encode())
             elif self.path.startswith("/silent"):

@@ -219,6 +219,21 @@ import Testing
         #expect(heard.contains { abs($0 - 770) < 5 } && heard.contains { abs($0 - 880) < 5 }, "770 Hz then 880 Hz: \(heard)")
     }
 
+    /// A broadcaster's HLS stream (an .m3u8 whose segments are fetched as they come) plays.
+    @Test func anHLSStationPlays() throws {
+        let segments = TemporaryDirectory()
+        let made = try runProgram("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "lavfi", "-i", "sine=frequency=550:duration=8", "-c:a", "aac",
+                                                      "-b:a", "64k", "-f", "hls", "-hls_time", "1", "-hls_list_size", "0", segments.path + "/live.m3u8"])
+        try #require(made.status == 0, "\(made.output)")
+        let server = try OddServer(target: "http://127.0.0.1:9/", folder: segments.path)
+        let car = try Car(stations: [("Deck HLS", server.url("/files/live.m3u8"), "Test")])
+        _ = try car.deckctl(["launch", "org.deck.radio", "Deck HLS"])
+        try car.deckd.waitForFrames(150)
+        #expect(try car.deckctl(["ui", "org.deck.radio"]).contains("Deck HLS · Live"), "\(car.deckd.log)")
+        #expect(car.deckd.stop() == 0)
+        #expect(try frequencies(car.output).filter { abs($0 - 550) < 5 }.count >= 2, "550 Hz from the segments")
+    }
+
     @Test func redirectsAndPlaylistsAreFollowed() throws {
         let icecast = try IcecastServer()
         try icecast.startSource("/live.mp3", codec: "mp3", frequency: 660)
@@ -349,8 +364,9 @@ final class OddServer {
     private let process: ChildProgram
     let port: Int
 
-    init(target: String, slowFile: String = "/dev/null") throws {
-        process = try ChildProgram("/usr/bin/python3", [Paths.repoRoot + "/Tests/Fixtures/odd-http-server.py", target, slowFile],
+    /// `folder`: what `/files/NAME` serves.
+    init(target: String, slowFile: String = "/dev/null", folder: String? = nil) throws {
+        process = try ChildProgram("/usr/bin/python3", [Paths.repoRoot + "/Tests/Fixtures/odd-http-server.py", target, slowFile] + (folder.map { [$0] } ?? []),
                                    output: .pipe, errors: .null)
         let line = String(decoding: process.outputHandle?.availableData ?? Data(), as: UTF8.self)
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
