@@ -18,7 +18,7 @@ public enum SinkURI: Sendable, Equatable, CustomStringConvertible {
             if pipe { path.removeLast(5) }
             guard !path.isEmpty else { throw .invalidURI(text, "a file sink needs a path, e.g. file:out.opus") }
             // `file:-` is standard output, as `-` is to ffmpeg and opusenc: written when it is a pipe.
-            self = path == SinkURI.standardOutput ? .file(path: "/dev/stdout", pipe: true) : .file(path: path, pipe: pipe)
+            self = path == SinkURI.standardOutput ? .file(path: LoopFile.standardOutputPath, pipe: true) : .file(path: path, pipe: pipe)
         } else if text.hasPrefix("http://") {
             let rest = text.dropFirst(7)
             let slash = rest.firstIndex(of: "/") ?? rest.endIndex

@@ -6,7 +6,7 @@ import Glibc
 /// (an open file does not keep the loop running; a close does). Loop-thread-confined.
 public final class LoopFile {
     /// The path that names standard output for `.pipe`.
-    static let standardOutputPath = "/dev/stdout"
+    public static let standardOutputPath = "/dev/stdout"
 
     public let path: String
     private let writer: FileWriter
@@ -41,7 +41,7 @@ public final class LoopFile {
     /// a FIFO or device unless `mode` is `.pipe`, and never a terminal, which a binary stream would
     /// garble. Opening is synchronous, writing is not.
     /// `/dev/stdout` with `.pipe` is the process's standard output when that is a pipe
-    /// (`deckd --sink 'file:/dev/stdout?pipe' | ffplay -`): opened anew through its link, so its
+    /// (`deckd --sink file:- | ffplay -`): opened anew through its link, so its
     /// non-blocking writes leave the descriptor the process shares with its parent as it was.
     public init(loop: EventLoop, path: String, mode: OpenMode = .create, permissions: Int32 = 0o644) throws(LoopFileError) {
         self.path = path
