@@ -45,6 +45,7 @@ enum Daemon {
             printError("deckd: \(error.message)\nTry 'deckd --help' for more information.")
             return 2
         }
+        if options.checkConfig { return check(configuration, options) }
         let logger = makeLogger(options, level: configuration.logLevel)
         if let stateNotice { logger.warning("state", stateNotice) }
         if configuration.sinks.isEmpty { logger.warning("sinks", "no sinks: the audio goes nowhere until a client adds one (sinks.add)") }
@@ -100,7 +101,7 @@ enum Daemon {
         switch options.statePath {
         case "none"?: configuration.state.path = nil
         case let path?: configuration.state.path = AbsolutePath.resolve(path)
-        case nil where configuration.state.path == nil && configuration.audio.durationSamples == nil:
+        case nil where configuration.state.path == nil && configuration.audio.durationSamples == nil && !options.checkConfig:
             switch defaultStatePath() {
             case .success(let path): configuration.state.path = path
             case .failure(let missing):
@@ -369,7 +370,7 @@ enum Daemon {
         return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
     }
 
-    private static func printError(_ message: String) {
+    static func printError(_ message: String) {
         _ = (message + "\n").utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     }
 }

@@ -27,6 +27,7 @@ struct DaemonOptions {
     var durationSeconds: Double?
     var showHelp = false
     var showVersion = false
+    var checkConfig = false
 
     static let usage = """
         usage: deckd [--config FILE] [--plugins DIR]... [--policy FILE] [--socket PATH]
@@ -36,7 +37,7 @@ struct DaemonOptions {
                      [--log-target auto|journal|stderr] [--journal-socket PATH]
                      [--state FILE|none] [--resume] [--mpris] [--watch] [--simulator HOST:PORT] [--insecure-plugins]
                      [--isolation process|inline]
-                     [--help] [--version]
+                     [--check-config] [--help] [--version]
 
         Runs the Deck plugin runtime until SIGINT or SIGTERM (or until --duration of audio is made).
         SIGHUP rescans the plugin folders for new bundles; SIGUSR1 logs a status line.
@@ -82,10 +83,14 @@ struct DaemonOptions {
           --insecure-plugins   load bundles writable by group/others or owned by another user
           --isolation MODE     where plugins the policy does not name run: process (default: each
                                in a deck-plugin-host process of its own) or inline (in deckd)
+          --check-config       read the config, policy and flags as a start would, say what is wrong
+                               (status 2) or sum them up (status 0), and exit: nothing is loaded,
+                               opened or made
           --help, --version    print this help or the version and exit
 
-        Exit status: 0 after a clean shutdown, 1 on a runtime failure (including an output with
-        nowhere to go, or a --play that could not start), 2 on a usage or config error.
+        Exit status: 0 after a clean shutdown (or a valid --check-config), 1 on a runtime failure
+        (including an output with nowhere to go, or a --play that could not start), 2 on a usage or
+        config error.
         """
 
     /// Parses `arguments` (without the program name); `--flag=value` and `--flag value` both work.
@@ -165,6 +170,7 @@ struct DaemonOptions {
                 options.durationSeconds = seconds
             case "--help", "-h": try noValue(); options.showHelp = true
             case "--version": try noValue(); options.showVersion = true
+            case "--check-config": try noValue(); options.checkConfig = true
             default:
                 throw UsageError(argument.hasPrefix("-") ? "unknown option \(flag)" : "unexpected argument '\(argument)'")
             }

@@ -57,6 +57,21 @@ import Testing
         #expect(typo.output.hasSuffix("Every key, its range and unit: docs/integrator-guide.md; flags: 'deckd --help'.\n"))
     }
 
+    /// `--check-config` reads what a start reads and sums it up, or names what is wrong, and exits
+    /// having loaded, opened and made nothing: no state folder, no socket, no file sink.
+    @Test func checkConfigSumsUpAValidConfigurationOrNamesWhatIsWrongAndMakesNothing() throws {
+        let dir = TemporaryDirectory()
+        try #"{"sinks": ["file:out.opus"], "session": {"duckDb": -20}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let arguments = ["--check-config", "--config", dir.path + "/deck.json", "--socket", dir.path + "/d.sock"]
+        let valid = try runProgram(deckd, arguments, environment: ["XDG_STATE_HOME": dir.path + "/state"])
+        #expect(valid.status == 0 && valid.output.hasPrefix("deckd: the configuration is valid (\(dir.path)/deck.json):\n"), "\(valid.output)")
+        #expect(valid.output.contains("  sinks: file:\(dir.path)/out.opus\n") && valid.output.contains("  zones: primary\n"), "\(valid.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["deck.json"], "nothing made")
+        try #"{"session": {"duckDb": 5}}"#.write(toFile: dir.path + "/deck.json", atomically: true, encoding: .utf8)
+        let invalid = try runProgram(deckd, arguments)
+        #expect(invalid.status == 2 && invalid.output.hasPrefix("deckd: \(dir.path)/deck.json: session.duckDb must be -96 to 0 dB"), "\(invalid.output)")
+    }
+
     @Test func loadsPluginsRunsUntilSIGTERMAndShutsDownInReverseOrder() throws {
         let daemon = try DeckdProcess(["--plugins", firstParty, "--plugins", examples])
         #expect(daemon.waitForLog("deckd: ready: 3 plugin(s) loaded, 0 refused"))

@@ -1,0 +1,20 @@
+import DeckRuntime
+import Glibc
+
+extension Daemon {
+    /// `--check-config`: the configuration read as a start reads it was valid (else the caller has
+    /// said why, status 2); what it sums up to goes to standard output, as `nginx -t` says.
+    static func check(_ configuration: RuntimeConfiguration, _ options: DaemonOptions) -> Int32 {
+        let zones = configuration.effectiveZones
+        let state = options.statePath == "none" ? "none" : configuration.state.path ?? "the default"
+        print("deckd: the configuration is valid" + (options.configFile.map { " (\($0))" } ?? "") + ":\n"
+              + "  plugins from \(configuration.pluginDirectories.joined(separator: ", "))\n"
+              + "  policy: \(configuration.policyPath ?? "none (every declared entitlement is granted)")\n"
+              + "  sinks: \(configuration.sinks.isEmpty ? "none" : configuration.sinks.joined(separator: ", "))\n"
+              + "  zones: \(zones.map(\.id).joined(separator: ", "))\n"
+              + "  state: \(state)")
+        guard let reason = StandardDescriptors.flushOutput() else { return 0 }
+        printError("deckd: cannot write the output: \(reason)")
+        return 1
+    }
+}
