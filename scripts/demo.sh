@@ -31,6 +31,11 @@ cat > "$work/extra/Broken.deckplugin/manifest.json" <<'JSON'
 JSON
 cat "$work/extra/Broken.deckplugin/manifest.json"
 
+step "deckd --check-config: the audio zones example and the policy, checked without starting anything"
+"$bin/deckd" --check-config --config examples/configs/zones.json --policy examples/configs/policy.json --state none
+echo '{"session": {"duckDb": 6}}' > "$work/bad.json"
+"$bin/deckd" --check-config --config "$work/bad.json" || echo "(exit status $?: a config error, named)"
+
 step "deckd: first-party Swift plugin + C example + the broken bundle, under examples/configs/policy.json"
 echo "(the policy grants Tone audio and Hello only communication, so Hello loads without audio)"
 "$bin/deckd" --plugins "$bin/plugins" --plugins examples/plugin-c/build --plugins "$work/extra" \
