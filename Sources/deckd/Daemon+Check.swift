@@ -8,7 +8,7 @@ extension Daemon {
         let zones = configuration.effectiveZones
         let state = options.statePath == "none" ? "none" : configuration.state.path ?? "the default"
         print("deckd: the configuration is valid" + (options.configFile.map { " (\($0))" } ?? "") + ":\n"
-              + "  plugins from \(configuration.pluginDirectories.joined(separator: ", "))\n"
+              + "  plugins from \(configuration.pluginDirectories.map { access($0, F_OK) == 0 ? $0 : "\($0) (not there)" }.joined(separator: ", "))\n"
               + "  policy: \(configuration.policyPath ?? "none (every declared entitlement is granted)")\n"
               + "  sinks: \(configuration.sinks.isEmpty ? "none" : configuration.sinks.joined(separator: ", "))\n"
               + "  zones: \(zones.map(\.id).joined(separator: ", "))\n"
