@@ -21,9 +21,9 @@ extension Library: DeckUIPlugin, DeckContentPlugin {
     }
 
     var statusText: String {
-        if scanning { return "Scanning… \(listedTrackCount) tracks so far" }
-        if measuring { return "\(listedTrackCount) tracks · measuring loudness" }
-        return "\(listedTrackCount) tracks" + (problems.isEmpty ? "" : " · \(problems.count) skipped")
+        if scanning { return "Scanning… \(Track.counted(listedTrackCount)) so far" }
+        if measuring { return "\(Track.counted(listedTrackCount)) · measuring loudness" }
+        return Track.counted(listedTrackCount) + (problems.isEmpty ? "" : " · \(problems.count) skipped")
     }
 
     var screen: DeckTemplate {

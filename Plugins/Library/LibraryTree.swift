@@ -69,7 +69,7 @@ struct LibraryTree: Sendable {
             }
             let subfolders = deeper.keys.sorted(by: NaturalOrder.less).map { build($0, deeper[$0]!) }
             let name = folder.split(separator: "/").last.map(String.init) ?? folder
-            return BrowseNode(id: "folder:\(folder)", title: name, subtitle: "\(members.count) tracks",
+            return BrowseNode(id: "folder:\(folder)", title: name, subtitle: Track.counted(members.count),
                               children: BrowseNode.sectioned(subfolders + direct.map(trackNode), limit: limit))
         }
         let nodes = roots.map { root in build(root, tracks.indices.filter { tracks[$0].path.hasPrefix(root + "/") }) }

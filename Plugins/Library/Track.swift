@@ -3,6 +3,9 @@ import MediaPlayback
 
 /// One music file as the scan found it: its tags, length, loudness and the file's signature.
 struct Track: Codable, Equatable, Sendable {
+    /// "1 track", "12 tracks": a count as the screen and the browse tree show it.
+    static func counted(_ count: Int) -> String { "\(count) track\(count == 1 ? "" : "s")" }
+
     var path: String
     var title: String
     var artist: String

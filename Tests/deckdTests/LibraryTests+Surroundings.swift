@@ -97,7 +97,7 @@ extension LibraryTests {
         #expect(car.deckd.waitForLog("library: loudness measured for 1 tracks"), "\(car.deckd.log)")
         _ = try car.deckctl(["launch", "org.deck.library"])
         _ = try car.deckctl(["pause"])
-        let shown = try car.waitFor("Albums · 1 tracks", in: ["ui", "org.deck.library"])
+        let shown = try car.waitFor("Albums · 1 track\n", in: ["ui", "org.deck.library"])
         let screen = try car.deckctl(["ui", "org.deck.library"])
         #expect(shown, "the screen follows the scan: \(screen)")
         let row = try #require(screen.split(separator: "\n").first { $0.contains("] 交響曲交響曲") }, "the album's row: \(screen)")
