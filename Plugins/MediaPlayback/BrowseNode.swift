@@ -55,13 +55,14 @@ public final class BrowseNode: @unchecked Sendable {  // Built whole on one thre
 
     /// `nodes` as they are when they fit in `limit`, else in sections of `limit` (nested as
     /// needed, titled by their first and last names), so a head unit that shows `limit` rows
-    /// reaches every one.
+    /// reaches every one. A last section of one would be a tap for nothing: that node stands itself.
     public static func sectioned(_ nodes: [BrowseNode], limit: Int) -> [BrowseNode] {
         let limit = max(2, limit)
         guard nodes.count > limit else { return nodes }
         let chunk = max(limit, (nodes.count + limit - 1) / limit)
         let sections = stride(from: 0, to: nodes.count, by: chunk).map { start -> BrowseNode in
             let members = Array(nodes[start..<min(start + chunk, nodes.count)])
+            if members.count == 1 { return members[0] }
             let title = "\(members.first!.title.prefix(16)) – \(members.last!.title.prefix(16))"
             return BrowseNode(id: "section:\(members.first!.id)", title: title, subtitle: "\(members.count) items",
                               children: sectioned(members, limit: limit), isSection: true)
