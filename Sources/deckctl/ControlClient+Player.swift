@@ -58,7 +58,8 @@ extension ControlClient {
                 for (index, item) in queue["items"].elements.enumerated() {
                     let title = item["title"].string ?? item["key"].display
                     let duration = item["duration"].number.map { "  " + NowPlayingView.clock($0) } ?? ""
-                    Swift.print("\(index == current ? "▶" : " ") \(item["id"].display)  \(title)\(duration)  (\(item["key"].display))")
+                    // Its place, as now-playing's {{queueIndex}} counts (the item's id is in --json).
+                    Swift.print("\(index == current ? "▶" : " ") \(index + 1)  \(title)\(duration)  (\(item["key"].display))")
                 }
                 Swift.print("shuffle \(queue["shuffle"].display), repeat \(queue["repeat"].display)")
             }

@@ -32,6 +32,11 @@ import Testing
         let queue = try ctl(deckd, ["queue"]).output
         #expect(queue.contains("▶ 4  Pink noise  (pink-noise)\n"))
         #expect(queue.hasSuffix("shuffle off, repeat off\n"))
+        // A signal not in the queue joins at its front: the list counts places, as {{queueIndex}} does, not ids.
+        #expect(try ctl(deckd, ["launch", "org.deck.tone", "sine-440"]).status == 0)
+        #expect(try ctl(deckd, ["queue"]).output.hasPrefix("▶ 1  Sine 440 Hz  (sine-440)\n  2  Stereo 440 Hz left, 660 Hz right"))
+        #expect(try ctl(deckd, ["now-playing", "--format", "{{queueIndex}} of {{queueCount}}"]).output == "1 of 6\n")
+        _ = try ctl(deckd, ["launch", "org.deck.tone", "sweep"])
         #expect(try ctl(deckd, ["call", "player.like"]).output.contains("-32009 Command disabled: org.deck.tone does not carry out like"))
         #expect(try ctl(deckd, ["now-playing", "--format", "{{nope}}"]).status == 2)
         #expect(try ctl(deckd, ["seek", "soon"]).status == 2)
