@@ -125,6 +125,13 @@ def tour():
     ctl("play")
     wait.until(lambda d: text("#np-state").startswith("playing"))
     found["noReload"] = driver.execute_script("return window.loadedOnce === true")
+    # At the queue's last signal, Next is greyed out, as the app enabled it no more.
+    ctl("launch", "org.deck.tone", "silence")
+    wait.until(lambda d: text("#np-title") == "Silence")
+    found["lastSignalButtons"] = driver.execute_script(
+        'return [...document.querySelectorAll("#np-buttons button")].map(b => b.dataset.command + (b.disabled ? " off" : " on"))')
+    ctl("launch", "org.deck.tone", "sine-1000")  # the clicked row's signal again, which the output is judged on
+    wait.until(lambda d: text("#np-title") == row_text)
 
     # Driving: the list is cut and the cut is marked.
     found["rowsParked"] = len(driver.find_elements(By.CSS_SELECTOR, "#body .row"))

@@ -55,6 +55,7 @@ import Testing
         #expect(page["listenedSeconds"] as? Double ?? 0 > 1 && (page["listenedFrom"] as? String)?.hasSuffix("/stream.opus") == true, "\(page)")
         #expect((page["pausedFromOutside"] as? String)?.hasPrefix("paused · org.deck.tone") == true, "\(page)")
         #expect(page["noReload"] as? Bool == true)
+        #expect(page["lastSignalButtons"] as? [String] == ["player.previous on", "player.togglePlayPause on", "player.next off"], "\(page)")
         // Driving cuts the list and says by how much.
         let parked = page["rowsParked"] as? Int ?? 0, driving = page["rowsDriving"] as? Int ?? 0
         #expect(driving < parked && driving > 0, "\(parked) rows parked, \(driving) driving")

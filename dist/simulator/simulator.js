@@ -181,6 +181,13 @@ function drawTemplate(template, body) {
   if (!sections.length && !buttons.length && template.type !== "nowPlaying") body.append(element("div", "empty", `(${template.type})`));
 }
 
+// Whether a remote button does anything now, as a head unit greys them: what the owner enabled
+// (play/pause resumes the last source when nothing owns now playing).
+function canSend(np, command) {
+  const name = command.slice("player.".length);
+  return (name === "togglePlayPause" && !np.owner) || (np.commands || []).includes(name);
+}
+
 function drawNowPlaying(template, body) {
   const np = state.ui.nowPlaying || state.nowPlaying || {};
   const box = element("div", "nowplaying");
@@ -197,6 +204,7 @@ function drawNowPlaying(template, body) {
   for (const [label, command] of [["Previous", "player.previous"], ["Play / pause", "player.togglePlayPause"], ["Next", "player.next"]]) {
     const button = element("button", "", label);
     button.type = "button";
+    button.disabled = !canSend(np, command);
     button.onclick = () => act(command);
     controls.append(button);
   }
@@ -278,6 +286,7 @@ function drawNowPlayingPanel() {
   document.getElementById("np-title").textContent = np.title || "—";
   document.getElementById("np-artist").textContent = [(np.artists || []).join(", "), np.album].filter(Boolean).join(" · ");
   document.getElementById("np-state").textContent = np.owner ? `${np.playbackState} · ${np.owner}${np.live ? " · live" : ""}` : "nothing plays";
+  for (const button of document.querySelectorAll("#np-buttons button")) button.disabled = !canSend(np, button.dataset.command);
   artwork(document.getElementById("np-art"), np);
   tick();
 }
