@@ -6,6 +6,11 @@ import MediaPlayback
 extension Radio: DeckNowPlayingPlugin {
     static let commands: Set<RemoteCommand.Kind> = [.play, .pause, .togglePlayPause, .stop, .next, .previous]
 
+    /// The commands that do something now: next and previous only when they reach another station.
+    var enabledCommands: Set<RemoteCommand.Kind> {
+        stations.count > 1 || (current == nil && !stations.isEmpty) ? Radio.commands : Radio.commands.subtracting([.next, .previous])
+    }
+
     /// The title the stream gives now, if any.
     var streamTitle: String? { streamTags["title"] ?? streamTags["streamtitle"] }
 
@@ -27,7 +32,7 @@ extension Radio: DeckNowPlayingPlugin {
             } catch {
                 host.log(.warning, "the queue not published: \(error.message)")  // the commands still are
             }
-            try host.enableCommands(Radio.commands)
+            try host.enableCommands(enabledCommands)
             try host.setNowPlayingContent([station.id])
         } catch {
             host.log(.warning, "now playing not published: \(error.message)")

@@ -224,7 +224,8 @@ final class Radio: DeckAudioPlugin {
                 host.log(.warning, "left out of \(path): \(skipped.prefix(3).joined(separator: "; "))\(more)")
             }
             if changed { rebuildTree() }
-            refreshScreen()
+            // While it owns now playing (it plays, or a pause keeps it), the queue and the commands follow the list.
+            if changed, current != nil, streamOpen || status == .paused { publish() } else { refreshScreen() }
         case .pictures(let more):
             images.merge(more) { $1 }
             if let currentID, more[currentID] != nil { publish() } else { refreshScreen() }  // publish refreshes the screen too

@@ -115,6 +115,20 @@ extension RadioTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// Next and previous are enabled only when they reach another station; the queue and the
+    /// commands follow the station list as it changes while a station plays.
+    @Test func nextAndPreviousAreEnabledOnlyWithAnotherStationToGoTo() throws {
+        let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop")])
+        _ = try car.deckctl(["launch", "org.deck.radio", "One"])
+        let alone = try car.deckctl(["--json", "now-playing"])
+        #expect(alone.contains(#""pause""#) && !alone.contains(#""next""#) && !alone.contains(#""previous""#), "\(alone)")
+        try RadioTests.write([("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop")], to: car.stationsPath)
+        let two = try car.deckd.deckctl(["--json", "now-playing"], seconds: 10) { $0.contains(#""next""#) && $0.contains(#""previous""#) }
+        #expect(two.contains(#""next""#) && two.contains(#""previous""#), "\(car.deckd.log)")
+        #expect(try car.deckctl(["queue"]).contains("2  Two"), "the queue follows the list")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// A stream URL longer than a row key or a queue item's id may be (a token in its query) keeps
     /// the screen and the queue: its row and its favourite's row play it.
     @Test func aStationWhoseStreamURLIsLongerThanARowKeyShowsAndPlaysFromItsRows() throws {
