@@ -147,13 +147,31 @@ final class Library: DeckAudioPlugin {
             return (node.entryIndexes, 0, 0)
         }
         if item.hasPrefix("album:") || item.hasPrefix("folder:") || item.hasPrefix("artist:") || item.hasPrefix("genre:") {
-            guard let node = find(item, in: tree.tabs) else { throw DeckError(.invalid, "no \(item) in the library") }
+            guard let node = find(item, in: tree.tabs) ?? findAsTyped(item) else {
+                throw DeckError(.invalid, "no \(item) in the library" + (item.hasPrefix("album:") ? " (album:ARTIST – ALBUM, as the Albums tab names it)" : ""))
+            }
             return (node.entryIndexes, 0, 0)
         }
         guard let index = byPath[FileBytes.normalized(item)] else { throw DeckError(.invalid, "no track \(item) in the library") }
         let album = listed.filter { tracks[$0].albumKey == tracks[index].albumKey }
         let order = find("album:\(tracks[index].albumKey)", in: tree.tabs)?.entryIndexes ?? album
         return (order, order.firstIndex(of: index) ?? 0, 0)
+    }
+
+    /// The container `item` names as a person types it: in any case, and `-` for the dash between
+    /// an album's artist and title (`album:pink floyd - animals`); nil unless exactly one matches.
+    private func findAsTyped(_ item: String) -> BrowseNode? {
+        func folded(_ id: String) -> String { id.lowercased().replacing(" – ", with: " - ") }
+        let wanted = folded(item)
+        var matches: [BrowseNode] = []
+        func walk(_ nodes: [BrowseNode]) {
+            for node in nodes where node.entry == nil {
+                if folded(node.id) == wanted, !matches.contains(where: { $0.id == node.id }) { matches.append(node) }
+                walk(node.children)
+            }
+        }
+        walk(tree.tabs)
+        return matches.count == 1 ? matches[0] : nil
     }
 
     func find(_ id: String, in nodes: [BrowseNode]) -> BrowseNode? {

@@ -25,6 +25,21 @@ extension LibraryTests {
         #expect(car.deckd.stop() == 0)
     }
 
+    /// An album, artist or genre given as a person types it (any case, `-` for the album's dash)
+    /// plays when it names one; one that names none is refused saying how an album is named.
+    @Test func anAlbumTypedInAnyCaseWithAHyphenPlays() throws {
+        let car = try Car()
+        #expect(car.deckd.waitForLog("library: 15 tracks"), "\(car.deckd.log)")
+        #expect(try car.deckd.deckctl(["launch", "org.deck.library", "album:quiet band - quiet album"]).status == 0, "\(car.deckd.log)")
+        #expect(try car.waitFor("Quiet Album 1 — Quiet Band", in: ["now-playing"]), "\(car.deckd.log)")
+        #expect(try car.deckd.deckctl(["launch", "org.deck.library", "artist:LOUD BAND"]).status == 0)
+        #expect(try car.waitFor("Loud Album 1 — Loud Band", in: ["now-playing"]), "\(car.deckd.log)")
+        let none = try car.deckd.deckctl(["launch", "org.deck.library", "album:Nobody - Nothing"])
+        #expect(none.status == 1 && none.output.contains("no album:Nobody - Nothing in the library (album:ARTIST – ALBUM, as the Albums tab names it)"),
+                "\(none.output)")
+        #expect(car.deckd.stop() == 0)
+    }
+
     /// An album marked a compilation, in FLAC, MP3 and M4A, is one album under Various Artists,
     /// not one per track's artist; an album artist, where named, still wins.
     @Test func aCompilationIsOneAlbumUnderVariousArtists() throws {
