@@ -87,7 +87,9 @@ final class Radio: DeckAudioPlugin {
     func start(item: String?) throws {
         // With no item, the station played last while the list still has it (an updated list may not), else the first.
         let wanted = item ?? [currentID, saved.last].compactMap { $0 }.first { id in stations.contains { $0.id == id } } ?? stations.first?.id
-        guard let station = stations.first(where: { $0.id == wanted || $0.name == wanted }) else {
+        // A name as a person types it, in any case, when it names one station.
+        let typed = stations.filter { $0.name.lowercased() == wanted?.lowercased() }
+        guard let station = stations.first(where: { $0.id == wanted || $0.name == wanted }) ?? (typed.count == 1 ? typed[0] : nil) else {
             throw DeckError(.invalid, stations.isEmpty ? "the station list is empty (\(watcher.path))" : "no station \"\(wanted ?? "")\"")
         }
         switch try host.requestFocus(context: "music", acceptsDelayed: true) {

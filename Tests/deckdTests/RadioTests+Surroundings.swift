@@ -101,7 +101,8 @@ extension RadioTests {
     }
 
     /// The station played last left the list (an updated list): Radio launched with no item, or play
-    /// pressed, tunes in the list's first instead of refusing for a station that is gone.
+    /// pressed, tunes in the list's first instead of refusing for a station that is gone. A name
+    /// typed in another case names its station.
     @Test func withNoItemTheFirstStationPlaysOnceTheLastOneLeftTheList() throws {
         let car = try Car(stations: [("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop")])
         _ = try car.deckctl(["launch", "org.deck.radio", "Two"])
@@ -112,6 +113,9 @@ extension RadioTests {
         let launched = try car.deckd.deckctl(["launch", "org.deck.radio"])
         #expect(launched.status == 0, "\(launched.output)")
         #expect(try car.waitForNowPlaying("One"), "\(car.deckd.log)")
+        // A station's name typed in another case is that station.
+        #expect(try car.deckd.deckctl(["launch", "org.deck.radio", "three"]).status == 0)
+        #expect(try car.waitForNowPlaying("Three"), "\(car.deckd.log)")
         #expect(car.deckd.stop() == 0)
     }
 
