@@ -21,9 +21,10 @@ public struct VolumeGroups: Sendable, Equatable {
         /// The lowest index allowed: `minIndex`, and never silence for a protected group.
         public var lowestIndex: Int { canSilence ? minIndex : max(minIndex, 1) }
 
-        /// The group's level in dB; nil is silence (index 0, or muted).
+        /// The group's level in dB, to 0.01 dB (three steps of 0.1 are -0.3, not -0.30000000000000004);
+        /// nil is silence (index 0, or muted).
         public var decibels: Double? {
-            muted || index == 0 ? nil : Double(index - maxIndex) * stepDecibels
+            muted || index == 0 ? nil : (Double(index - maxIndex) * stepDecibels * 100).rounded() / 100
         }
 
         public var gain: Float { decibels.map { Float(pow(10, $0 / 20)) } ?? 0 }

@@ -124,6 +124,8 @@ import Testing
         #expect(throws: VolumeError.indexOutOfRange("entertainment", 4, 5, 20)) { try groups.set("entertainment", index: 4) }
         #expect(throws: VolumeError.cannotMute("chimes")) { try groups.mute("chimes", true) }
         #expect(groups.gain(for: .navigation) == 1)  // in no group: full level
+        let fine = try apply(#"{"session": {"volumeGroups": [{"name": "media", "contexts": ["music"], "stepDb": 0.1, "index": 37}]}}"#)
+        #expect(fine.session.volumeGroups.group(named: "media")?.decibels == -0.3, "as a person reads it, not -0.30000000000000004")
     }
 
     @Test func clientFileSinksAreConfinedToTheOutputFolder() throws {
