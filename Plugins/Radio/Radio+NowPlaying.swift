@@ -17,8 +17,10 @@ extension Radio: DeckNowPlayingPlugin {
     func publish() {
         guard let station = current else { return }
         do {
+            // Published again while paused or through a call (a new list, a picture), it says so still.
+            let state: PlaybackState = status == .paused ? .paused : status == .interrupted ? .interrupted : .playing
             var info = NowPlaying(title: streamTitle ?? station.name, artists: streamTags["artist"].map { [$0] } ?? [],
-                                  album: station.name, duration: nil, elapsed: 0, state: .playing)
+                                  album: station.name, duration: nil, elapsed: 0, state: state)
             info.isLive = true
             info.mediaType = .audio
             info.rate = status == .playing ? 1 : 0  // no time passes while it connects or buffers

@@ -168,8 +168,16 @@ final class Radio: DeckAudioPlugin {
     }
 
     private func handle(_ event: PlayerEvent) {
-        // What the stopped stream said before an interruption is moot until it is tuned again.
-        guard status != .interrupted else { return }
+        if case .loudness(_, let estimate) = event {
+            if let currentID {
+                saved.loudness[currentID] = (estimate * 10).rounded() / 10
+                save()
+            }
+            return
+        }
+        // What the stream said as it was stopped (a pause, a stop, a call) is moot until it is tuned
+        // again: a drop it reported then would show a paused station reconnecting, and "playing".
+        guard status != .interrupted, streamOpen else { return }
         switch event {
         case .opened(_, let tags, _, _):
             if case .reconnecting = status {
@@ -190,11 +198,8 @@ final class Radio: DeckAudioPlugin {
             host.log(.error, "\(current?.name ?? "the stream") cannot play: \(reason)")
             status = .failed(reason)
             stop()
-        case .loudness(_, let estimate):
-            if let currentID {
-                saved.loudness[currentID] = (estimate * 10).rounded() / 10
-                save()
-            }
+        case .loudness:
+            break
         }
     }
 

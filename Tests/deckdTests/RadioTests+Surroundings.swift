@@ -126,10 +126,15 @@ extension RadioTests {
         _ = try car.deckctl(["launch", "org.deck.radio", "One"])
         let alone = try car.deckctl(["--json", "now-playing"])
         #expect(alone.contains(#""pause""#) && !alone.contains(#""next""#) && !alone.contains(#""previous""#), "\(alone)")
+        _ = try car.deckctl(["pause"])  // a paused station keeps now playing, and stays paused as the list changes
+        usleep(800_000)  // past the drop its connection reported as it was stopped (a retry in 0.5 s)
+        let paused = try car.deckctl(["ui", "org.deck.radio"]) + car.deckctl(["now-playing"])
+        #expect(paused.contains("paused") && !paused.contains("Reconnecting") && !paused.contains("playing "), "\(paused)")
         try RadioTests.write([("One", "http://127.0.0.1:9/a.mp3", "Pop"), ("Two", "http://127.0.0.1:9/b.mp3", "Pop")], to: car.stationsPath)
         let two = try car.deckd.deckctl(["--json", "now-playing"], seconds: 10) { $0.contains(#""next""#) && $0.contains(#""previous""#) }
         #expect(two.contains(#""next""#) && two.contains(#""previous""#), "\(car.deckd.log)")
         #expect(try car.deckctl(["queue"]).contains("2  Two"), "the queue follows the list")
+        #expect(try car.deckctl(["now-playing"]).contains("paused"), "\(car.deckd.log)")
         #expect(car.deckd.stop() == 0)
     }
 
