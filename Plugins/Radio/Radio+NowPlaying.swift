@@ -18,7 +18,12 @@ extension Radio: DeckNowPlayingPlugin {
         guard let station = current else { return }
         do {
             // Published again while paused or through a call (a new list, a picture), it says so still.
-            let state: PlaybackState = status == .paused ? .paused : status == .interrupted ? .interrupted : .playing
+            let state: PlaybackState = switch status {
+            case .paused: .paused
+            case .interrupted: .interrupted
+            case .idle, .failed: .stopped
+            default: .playing
+            }
             var info = NowPlaying(title: streamTitle ?? station.name, artists: streamTags["artist"].map { [$0] } ?? [],
                                   album: station.name, duration: nil, elapsed: 0, state: state)
             info.isLive = true

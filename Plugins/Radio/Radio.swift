@@ -146,6 +146,10 @@ final class Radio: DeckAudioPlugin {
 
     var isFailed: Bool { if case .failed = status { true } else { false } }
 
+    /// Whether a station it tuned owns now playing: it plays, or a pause or a call keeps it (a
+    /// publish by an app that lost it to another is refused, and logged).
+    var ownsNowPlaying: Bool { current != nil && (streamOpen || status == .paused) }
+
     func render(frames: Int, into samples: UnsafeMutablePointer<Float>) -> Int {
         player.render(frames: frames, into: samples)
     }
@@ -231,11 +235,11 @@ final class Radio: DeckAudioPlugin {
                 host.log(.warning, "left out of \(path): \(skipped.prefix(3).joined(separator: "; "))\(more)")
             }
             if changed { rebuildTree() }
-            // While it owns now playing (it plays, or a pause keeps it), the queue and the commands follow the list.
-            if changed, current != nil, streamOpen || status == .paused { publish() } else { refreshScreen() }
+            // While it owns now playing, the queue and the commands follow the list.
+            if changed, ownsNowPlaying { publish() } else { refreshScreen() }
         case .pictures(let more):
             images.merge(more) { $1 }
-            if let currentID, more[currentID] != nil { publish() } else { refreshScreen() }  // publish refreshes the screen too
+            if let currentID, more[currentID] != nil, ownsNowPlaying { publish() } else { refreshScreen() }  // publish refreshes the screen too
         case .failed(let reason):
             host.log(.warning, "station list kept as it was: \(reason)")
         }
