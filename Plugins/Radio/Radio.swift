@@ -203,7 +203,7 @@ final class Radio: DeckAudioPlugin {
             status = .failed(reason)
             stop()
         case .loudness:
-            break
+            break  // kept above, whatever became of the stream
         }
     }
 
