@@ -172,16 +172,10 @@ final class Radio: DeckAudioPlugin {
     }
 
     private func handle(_ event: PlayerEvent) {
-        if case .loudness(_, let estimate) = event {
-            if let currentID {
-                saved.loudness[currentID] = (estimate * 10).rounded() / 10
-                save()
-            }
-            return
-        }
         // What the stream said as it was stopped (a pause, a stop, a call) is moot until it is tuned
         // again: a drop it reported then would show a paused station reconnecting, and "playing".
-        guard status != .interrupted, streamOpen else { return }
+        // Its loudness estimate is kept whatever became of it.
+        if case .loudness = event {} else { guard status != .interrupted, streamOpen else { return } }
         switch event {
         case .opened(_, let tags, _, _):
             if case .reconnecting = status {
@@ -202,8 +196,11 @@ final class Radio: DeckAudioPlugin {
             host.log(.error, "\(current?.name ?? "the stream") cannot play: \(reason)")
             status = .failed(reason)
             stop()
-        case .loudness:
-            break  // kept above, whatever became of the stream
+        case .loudness(_, let estimate):
+            if let currentID {
+                saved.loudness[currentID] = (estimate * 10).rounded() / 10
+                save()
+            }
         }
     }
 
